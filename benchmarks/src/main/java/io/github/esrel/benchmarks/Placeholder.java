@@ -1,0 +1,1 @@
+package io.github.esrel.benchmarks; final class Placeholder {}

@@ -1,0 +1,1 @@
+package io.github.esrel.routing; final class Placeholder {}

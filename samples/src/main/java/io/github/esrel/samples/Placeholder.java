@@ -1,0 +1,1 @@
+package io.github.esrel.samples; final class Placeholder {}

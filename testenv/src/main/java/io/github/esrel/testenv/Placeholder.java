@@ -1,0 +1,1 @@
+package io.github.esrel.testenv; final class Placeholder {}
