@@ -1,0 +1,28 @@
+package io.github.esrel.routing;
+
+import java.util.Objects;
+
+/**
+ * A document's {@code _id} and optional routing value: all that decides its shard.
+ *
+ * @param id the document id, not empty
+ * @param routing the routing value, or {@code null} to route by id
+ */
+public record DocRef(String id, String routing) {
+
+    public DocRef {
+        Objects.requireNonNull(id, "id cannot be null");
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("id must not be empty");
+        }
+    }
+
+    /** A document routed by its id. */
+    public static DocRef of(String id) {
+        return new DocRef(id, null);
+    }
+
+    public static DocRef of(String id, String routing) {
+        return new DocRef(id, routing);
+    }
+}

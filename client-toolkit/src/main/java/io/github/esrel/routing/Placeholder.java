@@ -1,1 +1,0 @@
-package io.github.esrel.routing; final class Placeholder {}

@@ -1,0 +1,138 @@
+package io.github.esrel.routing;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Computes, in pure Java and without the cluster, the shard Elasticsearch puts a document on: the
+ * same arithmetic as the server's {@code IndexRouting} (Murmur3 over UTF-16LE, {@code floorMod}, the
+ * legacy or modulo function, partition offsets). Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * RoutingCalculator calc = RoutingClient.of(b -> b.client(es)).calculator("orders");
+ * int shard = calc.shard("order-1", "tenant-7");
+ * Distribution d = calc.distribution(docs);          // how evenly do these land?
+ * List<String> r = calc.routingValuesForShard(3, 10, "tenant-");   // values that land on shard 3
+ * }</pre>
+ *
+ * <p>It cannot compute shards of indices that route on document fields ({@code index.routing_path},
+ * time series): {@link RoutingClient} refuses to build a spec for those.
+ */
+public final class RoutingCalculator {
+
+    private final RoutingSpec spec;
+
+    private RoutingCalculator(RoutingSpec spec) {
+        this.spec = Objects.requireNonNull(spec, "spec cannot be null");
+    }
+
+    public static RoutingCalculator of(RoutingSpec spec) {
+        return new RoutingCalculator(spec);
+    }
+
+    public RoutingSpec spec() {
+        return spec;
+    }
+
+    /**
+     * The shard of the document with this id and routing: where Elasticsearch indexes it, and where a
+     * get, update or delete with the same id and routing looks for it.
+     *
+     * @param routing the routing value, or {@code null} to route by id
+     * @throws IllegalArgumentException if the id is null or empty, or if routing is null on an index
+     *     that is partitioned or requires routing (Elasticsearch rejects such requests too)
+     */
+    public int shard(String id, String routing) {
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("id must not be empty");
+        }
+        if (routing == null) {
+            requireNoRouting(id);
+            return spec.function().shard(Murmur3.hash(id), spec);
+        }
+        int offset = spec.isPartitioned() ? Math.floorMod(Murmur3.hash(id), spec.routingPartitionSize()) : 0;
+        return spec.function().shard(Murmur3.hash(routing) + offset, spec);
+    }
+
+    /**
+     * The shards a search with this routing visits, ascending and without duplicates: one shard, or up
+     * to {@code routing_partition_size} shards on a partitioned index.
+     */
+    public int[] searchShards(String routing) {
+        Objects.requireNonNull(routing, "routing cannot be null");
+        int hash = Murmur3.hash(routing);
+        return Arrays.stream(searchShardsUnsorted(hash)).distinct().sorted().toArray();
+    }
+
+    private int[] searchShardsUnsorted(int hash) {
+        int[] shards = new int[spec.routingPartitionSize()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = spec.function().shard(hash + i, spec);
+        }
+        return shards;
+    }
+
+    /**
+     * How these documents spread over the shards.
+     *
+     * @throws IllegalArgumentException as {@link #shard(String, String)} for any document
+     */
+    public Distribution distribution(Iterable<DocRef> docs) {
+        long[] counts = new long[spec.numberOfShards()];
+        for (DocRef doc : docs) {
+            counts[shard(doc.id(), doc.routing())]++;
+        }
+        return new Distribution(counts);
+    }
+
+    /**
+     * Finds routing values that land on the given shard: {@code prefix + n} for n = 0, 1, 2, … kept
+     * when they route to {@code shard}. This is seed 002's remedy for skew: pick the routing of each
+     * tenant or category so that the big ones go to different shards. On a partitioned index the
+     * value's first partition shard (offset 0) is the one matched.
+     *
+     * @param count how many values to return
+     * @throws IllegalArgumentException if the shard is out of range or count is negative
+     */
+    public List<String> routingValuesForShard(int shard, int count, String prefix) {
+        if (shard < 0 || shard >= spec.numberOfShards()) {
+            throw new IllegalArgumentException("shard must be between 0 and " + (spec.numberOfShards() - 1)
+                + ", got " + shard);
+        }
+        if (count < 0) {
+            throw new IllegalArgumentException("count must not be negative, got " + count);
+        }
+        String p = prefix == null ? "" : prefix;
+        List<String> values = new ArrayList<>(count);
+        // Each value hits a given shard with probability 1/number_of_shards, so this ends quickly.
+        for (long n = 0; values.size() < count; n++) {
+            String candidate = p + n;
+            if (spec.function().shard(Murmur3.hash(candidate), spec) == shard) {
+                values.add(candidate);
+            }
+        }
+        return values;
+    }
+
+    private void requireNoRouting(String id) {
+        if (spec.isPartitioned()) {
+            throw new IllegalArgumentException("index " + describeIndex() + " is partitioned (routing_partition_size="
+                + spec.routingPartitionSize() + "): document [" + id + "] needs a routing value");
+        }
+        if (spec.routingRequired()) {
+            throw new IllegalArgumentException("index " + describeIndex()
+                + " requires routing (_routing.required): document [" + id + "] needs a routing value");
+        }
+    }
+
+    private String describeIndex() {
+        return spec.index() == null ? "(hypothetical)" : "[" + spec.index() + "]";
+    }
+
+    @Override
+    public String toString() {
+        return "RoutingCalculator{" + spec + '}';
+    }
+}
