@@ -43,6 +43,14 @@ class RoutingCalculatorMatchesServerTest {
         }
     }
 
+    @Test
+    void defaultRoutingNumShardsMatchesServerForEveryShardCount() {
+        for (int n = 1; n <= RoutingSpec.MAX_SHARDS; n++) {
+            assertEquals(org.elasticsearch.cluster.metadata.MetadataCreateIndexService.calculateNumRoutingShards(
+                n, org.elasticsearch.index.IndexVersion.current()), RoutingSpec.defaultRoutingNumShards(n), "shards " + n);
+        }
+    }
+
     static Stream<Arguments> configurations() {
         List<Arguments> args = new ArrayList<>();
         for (RoutingFunction f : RoutingFunction.values()) {
