@@ -1,1 +1,0 @@
-package io.github.esrel.benchmarks; final class Placeholder {}

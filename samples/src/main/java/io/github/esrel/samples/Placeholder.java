@@ -1,1 +1,0 @@
-package io.github.esrel.samples; final class Placeholder {}
