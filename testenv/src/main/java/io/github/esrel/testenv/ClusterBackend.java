@@ -1,0 +1,64 @@
+package io.github.esrel.testenv;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs the nodes of one {@link EsCluster}. One instance per start: {@link #close()} ends it for
+ * good. Node indices are checked by the caller.
+ */
+interface ClusterBackend extends AutoCloseable {
+
+  /** {@code local}, {@code docker} or {@code external}. */
+  String name();
+
+  /** Brings the cluster up (green, all nodes joined); on failure leaves nothing running. */
+  void start();
+
+  List<URI> httpUris();
+
+  /** HTTP headers every request needs, such as authentication; empty for test nodes. */
+  default Map<String, String> headers() {
+    return Map.of();
+  }
+
+  String version();
+
+  int size();
+
+  boolean pluginInstalled();
+
+  default boolean supportsNodeControl() {
+    return false;
+  }
+
+  default void stopNode(int i) {
+    throw noNodeControl();
+  }
+
+  default void killNode(int i) {
+    throw noNodeControl();
+  }
+
+  default void startNode(int i) {
+    throw noNodeControl();
+  }
+
+  /** The node's main log file, or {@code null} if the backend has none on this machine. */
+  default Path nodeLog(int i) {
+    return null;
+  }
+
+  /** Stops what this backend started and deletes its data; idempotent, never throws. */
+  @Override
+  void close();
+
+  private UnsupportedOperationException noNodeControl() {
+    return new UnsupportedOperationException(
+        "the " + name() + " backend cannot stop or start single nodes; run with -D"
+            + TestenvProperties.BACKEND + "=local, or skip with"
+            + " assumeTrue(cluster.supportsNodeControl())");
+  }
+}

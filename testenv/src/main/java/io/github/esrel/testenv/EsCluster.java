@@ -1,0 +1,385 @@
+package io.github.esrel.testenv;
+
+import static java.util.Objects.requireNonNull;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
+import co.elastic.clients.transport.rest5_client.low_level.Node;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.message.BasicHeader;
+
+/**
+ * A real Elasticsearch cluster for tests, with the esrel plugin installed unless disabled.
+ *
+ * <p>Where the nodes run is chosen by the system property {@code esrel.testenv.backend}:
+ * {@code local} (unpacked distribution, one process per node), {@code docker} (Testcontainers),
+ * {@code external} (an already running cluster named by {@code esrel.testenv.url}) or {@code auto}
+ * (the default: Docker when available, else local).
+ *
+ * <p>With JUnit 5, annotate the test class with {@link EsrelTest @EsrelTest} and a static field
+ * with {@link Cluster @Cluster}. Without JUnit:
+ *
+ * <pre>{@code
+ * try (EsCluster cluster = EsCluster.builder().nodes(3).build()) {
+ *   cluster.start();
+ *   cluster.client().index(i -> i.index("fs").id("1").document(Map.of("a", 1)));
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safety: {@link #start()}, {@link #close()} and the node controls are serialized; the
+ * clients are thread-safe. Accessors other than {@link #start()} and {@link #close()} throw
+ * {@link IllegalStateException} unless the cluster is started. A closed cluster can be started
+ * again: it then comes up fresh, with new data.
+ */
+public final class EsCluster implements AutoCloseable {
+
+  private final ClusterSpec spec;
+  private volatile Running running;
+
+  private EsCluster(ClusterSpec spec) {
+    this.spec = spec;
+  }
+
+  /** Returns a builder for a 1-node cluster with the esrel plugin installed. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Starts the cluster and waits until every node answers and the cluster is green; does nothing
+   * if it is already started.
+   *
+   * @throws EsClusterException if a node does not start or the cluster is not green within the
+   *     start timeout; whatever was started is stopped again first
+   */
+  public synchronized void start() {
+    if (running != null) {
+      return;
+    }
+    ClusterBackend backend = Backends.create(spec);
+    try {
+      backend.start();
+      running = new Running(backend, newRestClient(backend));
+    } catch (RuntimeException | Error e) {
+      backend.close();
+      throw e;
+    }
+  }
+
+  /** The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. */
+  public ElasticsearchClient client() {
+    return running().client;
+  }
+
+  /** The low-level client under {@link #client()}, for raw HTTP requests. */
+  public Rest5Client restClient() {
+    return running().restClient;
+  }
+
+  /** The HTTP address of every node, in node order (stopped nodes included). */
+  public List<URI> httpUris() {
+    return running().backend.httpUris();
+  }
+
+  /** The HTTP address of the first node. */
+  public URI httpUri() {
+    return httpUris().get(0);
+  }
+
+  /** The Elasticsearch version of the nodes, e.g. {@code 9.5.3}. */
+  public String version() {
+    return running().backend.version();
+  }
+
+  /** The number of nodes. */
+  public int size() {
+    return running().backend.size();
+  }
+
+  /** Whether the esrel plugin is installed on the nodes. */
+  public boolean pluginInstalled() {
+    return running().backend.pluginInstalled();
+  }
+
+  /** The backend that runs the nodes: {@code local}, {@code docker} or {@code external}. */
+  public String backendName() {
+    return running().backend.name();
+  }
+
+  /**
+   * Whether {@link #stopNode}, {@link #killNode} and {@link #startNode} work on this backend (only
+   * {@code local} supports them). Tests of failover can {@code assumeTrue} it.
+   */
+  public boolean supportsNodeControl() {
+    return running().backend.supportsNodeControl();
+  }
+
+  /**
+   * Stops node {@code i} gracefully (SIGTERM), killing it if it has not exited after 15 s; its data
+   * is kept for {@link #startNode}.
+   *
+   * @throws IndexOutOfBoundsException if there is no node {@code i}
+   * @throws UnsupportedOperationException if the backend cannot control nodes
+   */
+  public synchronized void stopNode(int i) {
+    backendForNode(i).stopNode(i);
+  }
+
+  /**
+   * Kills node {@code i} at once (SIGKILL), as a crash would; its data is kept for {@link
+   * #startNode}.
+   *
+   * @throws IndexOutOfBoundsException if there is no node {@code i}
+   * @throws UnsupportedOperationException if the backend cannot control nodes
+   */
+  public synchronized void killNode(int i) {
+    backendForNode(i).killNode(i);
+  }
+
+  /**
+   * Starts the stopped or killed node {@code i} again with its data and waits until it answers and
+   * has joined the cluster. Cluster health is not awaited: use {@link #waitForHealth}.
+   *
+   * @throws IllegalStateException if the node is running
+   * @throws EsClusterException if the node does not come back within the start timeout
+   */
+  public synchronized void startNode(int i) {
+    ClusterBackend backend = backendForNode(i);
+    backend.startNode(i);
+    // A port taken meanwhile makes the node come back on new ports: tell the client.
+    running.restClient.setNodes(
+        backend.httpUris().stream().map(u -> new Node(HttpHost.create(u))).toList());
+  }
+
+  /**
+   * Waits until the cluster health is at least {@code status}.
+   *
+   * @param status {@code green} or {@code yellow}
+   * @throws IllegalArgumentException if {@code status} is neither
+   * @throws EsClusterException if the status is not reached within {@code timeout}
+   */
+  public void waitForHealth(String status, Duration timeout) {
+    requireNonNull(status, "status cannot be null");
+    requireNonNull(timeout, "timeout cannot be null");
+    if (!status.equals("green") && !status.equals("yellow")) {
+      throw new IllegalArgumentException("status must be green or yellow, got '" + status + "'");
+    }
+    ClusterBackend backend = running().backend;
+    ClusterHealth.await(
+            new EsHttp(backend.headers()), backend.httpUris(), status, 0, timeout, () -> {})
+        .ifPresent(
+            failure -> {
+              throw new EsClusterException("cluster is not " + status + ": " + failure);
+            });
+  }
+
+  /**
+   * The main log file of node {@code i}, or {@code null} when the backend has no local log file
+   * (docker, external).
+   */
+  public Path nodeLog(int i) {
+    return backendForNode(i).nodeLog(i);
+  }
+
+  /** Stops every node and deletes its data (an external cluster is left running); idempotent. */
+  @Override
+  public synchronized void close() {
+    Running r = running;
+    if (r == null) {
+      return;
+    }
+    running = null;
+    try {
+      r.transport.close();
+    } catch (IOException e) {
+      // The nodes are about to go away; a failing client close changes nothing for them.
+    } finally {
+      r.backend.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    Running r = running;
+    return "EsCluster{" + spec + (r == null ? ", not started}" : ", " + r.backend.name() + " " + r.backend.httpUris() + "}");
+  }
+
+  private Running running() {
+    Running r = running;
+    if (r == null) {
+      throw new IllegalStateException(
+          "EsCluster is not started: call start(), or annotate the field with @Cluster in an"
+              + " @EsrelTest class");
+    }
+    return r;
+  }
+
+  private ClusterBackend backendForNode(int i) {
+    ClusterBackend backend = running().backend;
+    if (i < 0 || i >= backend.size()) {
+      throw new IndexOutOfBoundsException(
+          "node " + i + " does not exist: the cluster has nodes 0.." + (backend.size() - 1));
+    }
+    return backend;
+  }
+
+  private static Rest5Client newRestClient(ClusterBackend backend) {
+    Header[] headers =
+        backend.headers().entrySet().stream()
+            .map(e -> new BasicHeader(e.getKey(), e.getValue()))
+            .toArray(Header[]::new);
+    return Rest5Client.builder(backend.httpUris()).setDefaultHeaders(headers).build();
+  }
+
+  /** The backend with its clients; one per start, so a restarted cluster gets fresh ones. */
+  private static final class Running {
+    final ClusterBackend backend;
+    final Rest5Client restClient;
+    final Rest5ClientTransport transport;
+    final ElasticsearchClient client;
+
+    Running(ClusterBackend backend, Rest5Client restClient) {
+      this.backend = backend;
+      this.restClient = restClient;
+      this.transport = new Rest5ClientTransport(restClient, new JacksonJsonpMapper());
+      this.client = new ElasticsearchClient(transport);
+    }
+  }
+
+  /**
+   * Configures an {@link EsCluster}. Setters validate at once; {@link #build()} may be called more
+   * than once, each result is independent and immutable.
+   */
+  public static final class Builder {
+
+    private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]");
+    private static final Pattern VERSION = Pattern.compile("[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)?");
+    private static final Pattern SETTING_KEY = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
+    /** Settings testenv derives itself; overriding them would break starting or reaching nodes. */
+    private static final Set<String> MANAGED_SETTINGS =
+        Set.of(
+            "cluster.name", "node.name", "network.host", "http.port", "transport.port",
+            "path.data", "path.logs", "discovery.type", "discovery.seed_hosts",
+            "cluster.initial_master_nodes");
+
+    private int nodes = 1;
+    private boolean plugin = true;
+    private String heap;
+    private final Map<String, String> settings = new LinkedHashMap<>();
+    private Duration startTimeout = Duration.ofSeconds(120);
+    private String version = TestenvProperties.esVersion();
+
+    private Builder() {}
+
+    /**
+     * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more
+     * form a cluster in which every node is master-eligible.
+     *
+     * @throws IllegalArgumentException if {@code nodes < 1}
+     */
+    public Builder nodes(int nodes) {
+      if (nodes < 1) {
+        throw new IllegalArgumentException("nodes must be at least 1, got " + nodes);
+      }
+      this.nodes = nodes;
+      return this;
+    }
+
+    /**
+     * Whether to install the esrel plugin; default {@code true}. The plugin zip comes from the
+     * system property {@code esrel.plugin.zip}, else from {@code
+     * es-plugin/target/esrel-plugin-*-es<version>.zip} in a directory above the working directory;
+     * {@link #start()} fails naming both places if neither has it.
+     */
+    public Builder plugin(boolean plugin) {
+      this.plugin = plugin;
+      return this;
+    }
+
+    /**
+     * JVM heap per node, such as {@code 512m} or {@code 1g}; default {@code 512m} for one node,
+     * {@code 256m} each for more.
+     *
+     * @throws IllegalArgumentException if it is not a positive number followed by k, m or g
+     */
+    public Builder heap(String heap) {
+      requireNonNull(heap, "heap cannot be null");
+      if (!HEAP.matcher(heap).matches()) {
+        throw new IllegalArgumentException("heap must look like 512m or 1g, got '" + heap + "'");
+      }
+      this.heap = heap;
+      return this;
+    }
+
+    /**
+     * Adds a setting to every node's {@code elasticsearch.yml} (a later call with the same key
+     * wins); none by default. The value is written as a string, which Elasticsearch parses like any
+     * setting value (a list as {@code "a,b"}). Ignored by the external backend.
+     *
+     * @throws IllegalArgumentException if the key is not a setting name, or is one testenv manages
+     *     itself: cluster and node names, network, ports, paths, discovery
+     */
+    public Builder setting(String key, String value) {
+      requireNonNull(key, "setting key cannot be null");
+      requireNonNull(value, "value of setting '" + key + "' cannot be null");
+      if (!SETTING_KEY.matcher(key).matches()) {
+        throw new IllegalArgumentException("'" + key + "' is not a setting name");
+      }
+      if (MANAGED_SETTINGS.contains(key)) {
+        throw new IllegalArgumentException(
+            "setting '" + key + "' is managed by testenv and cannot be set; managed: "
+                + MANAGED_SETTINGS);
+      }
+      settings.put(key, value);
+      return this;
+    }
+
+    /**
+     * How long {@link #start()} and {@link #startNode} wait for nodes to come up; default 120 s.
+     *
+     * @throws IllegalArgumentException if it is not positive
+     */
+    public Builder startTimeout(Duration startTimeout) {
+      requireNonNull(startTimeout, "startTimeout cannot be null");
+      if (startTimeout.isNegative() || startTimeout.isZero()) {
+        throw new IllegalArgumentException("startTimeout must be positive, got " + startTimeout);
+      }
+      this.startTimeout = startTimeout;
+      return this;
+    }
+
+    /**
+     * Elasticsearch version; default the system property {@code esrel.es.version} (set by the
+     * build), else {@code 9.5.3}. The external backend checks nothing against it.
+     *
+     * @throws IllegalArgumentException if it is not a version like {@code 9.5.3}
+     */
+    public Builder version(String version) {
+      requireNonNull(version, "version cannot be null");
+      if (!VERSION.matcher(version).matches()) {
+        throw new IllegalArgumentException("version must look like 9.5.3, got '" + version + "'");
+      }
+      this.version = version;
+      return this;
+    }
+
+    /** Returns a new, not yet started cluster with this configuration. */
+    public EsCluster build() {
+      String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
+      return new EsCluster(
+          new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version));
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.github.esrel.testenv;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import java.lang.reflect.Field;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionConfigurationException;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.ModifierSupport;
+
+/**
+ * Starts the {@link Cluster @Cluster} fields of a test class and closes them when their scope
+ * ends: static fields around the class, instance fields around each test method. Clusters are
+ * kept in the JUnit store, which closes them even when tests or other callbacks fail.
+ *
+ * <p>Also resolves parameters of type {@link EsCluster}, {@link ElasticsearchClient} and {@link
+ * Rest5Client} (in test, lifecycle and constructor methods) from the class's only {@code @Cluster}
+ * field.
+ *
+ * <p>Usually applied through {@link EsrelTest @EsrelTest}.
+ */
+public final class EsClusterExtension
+    implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
+
+  private static final ExtensionContext.Namespace NAMESPACE =
+      ExtensionContext.Namespace.create(EsClusterExtension.class);
+
+  /** Creates the extension; JUnit does this. */
+  public EsClusterExtension() {}
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    for (Field field : clusterFields(context.getRequiredTestClass(), ModifierSupport::isStatic)) {
+      start(context, field, null);
+    }
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) {
+    Object instance = context.getRequiredTestInstance();
+    for (Field field : clusterFields(instance.getClass(), ModifierSupport::isNotStatic)) {
+      start(context, field, instance);
+    }
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    Class<?> type = parameter.getParameter().getType();
+    return type == EsCluster.class || type == ElasticsearchClient.class || type == Rest5Client.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    Class<?> testClass = context.getRequiredTestClass();
+    List<Field> fields = clusterFields(testClass, f -> true);
+    if (fields.size() != 1) {
+      throw new ParameterResolutionException(
+          testClass.getName() + " has " + fields.size() + " @Cluster fields, so the "
+              + parameter.getParameter().getType().getSimpleName() + " parameter of "
+              + parameter.getDeclaringExecutable().getName() + " is ambiguous or has no source;"
+              + " declare exactly one @Cluster field, or use the fields directly");
+    }
+    Field field = fields.get(0);
+    Optional<Object> instance = context.getTestInstance();
+    if (!ModifierSupport.isStatic(field) && instance.isEmpty()) {
+      throw new ParameterResolutionException(
+          "@Cluster field " + field.getName() + " is per test method; it cannot be injected into "
+              + parameter.getDeclaringExecutable().getName() + ": make the field static");
+    }
+    EsCluster cluster = read(field, instance.orElse(null));
+    // Started by beforeAll/beforeEach, which run before any method that can take parameters.
+    Class<?> type = parameter.getParameter().getType();
+    if (type == ElasticsearchClient.class) {
+      return cluster.client();
+    }
+    return type == Rest5Client.class ? cluster.restClient() : cluster;
+  }
+
+  private static void start(ExtensionContext context, Field field, Object instance) {
+    EsCluster cluster = read(field, instance);
+    // Stored before start: a cluster that fails halfway is closed by JUnit too.
+    context.getStore(NAMESPACE).put(field, cluster);
+    cluster.start();
+  }
+
+  private static List<Field> clusterFields(Class<?> testClass, Predicate<Field> filter) {
+    return AnnotationSupport.findAnnotatedFields(testClass, Cluster.class, filter);
+  }
+
+  private static EsCluster read(Field field, Object instance) {
+    String name = field.getDeclaringClass().getSimpleName() + "." + field.getName();
+    if (!EsCluster.class.isAssignableFrom(field.getType())) {
+      throw new ExtensionConfigurationException(
+          "@Cluster field " + name + " must be of type EsCluster, not "
+              + field.getType().getName());
+    }
+    Object value;
+    try {
+      field.setAccessible(true);
+      value = field.get(instance);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new ExtensionConfigurationException("cannot read @Cluster field " + name, e);
+    }
+    if (value == null) {
+      throw new ExtensionConfigurationException(
+          "@Cluster field " + name + " is null; initialise it with EsCluster.builder().build()");
+    }
+    return (EsCluster) value;
+  }
+}

@@ -1,0 +1,75 @@
+package io.github.esrel.testenv;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Plain HTTP GETs for probing nodes while they start, before (and independently of) the
+ * Elasticsearch client, which would mark a node that is not up yet as dead.
+ */
+final class EsHttp {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient CLIENT =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+
+  private final Map<String, String> headers;
+
+  EsHttp(Map<String, String> headers) {
+    this.headers = Map.copyOf(headers);
+  }
+
+  /** A response: the status and the body parsed as JSON (a missing node if it was not JSON). */
+  record Response(int status, JsonNode body) {
+    boolean ok() {
+      return status / 100 == 2;
+    }
+  }
+
+  /**
+   * GETs {@code pathAndQuery} (starting with {@code /}) from the node at {@code base}.
+   *
+   * @throws IOException if the node does not answer within {@code timeout}
+   */
+  Response get(URI base, String pathAndQuery, Duration timeout) throws IOException {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(timeout).GET();
+    headers.forEach(request::header);
+    HttpResponse<String> response;
+    try {
+      response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for " + base, e);
+    }
+    return new Response(response.statusCode(), parse(response.body()));
+  }
+
+  /** Whether the node at {@code base} answers any HTTP request (even with an error status). */
+  boolean answers(URI base) {
+    try {
+      get(base, "/_cluster/health?local=true", Duration.ofSeconds(2));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static JsonNode parse(String body) {
+    try {
+      return JSON.readTree(body);
+    } catch (IOException e) {
+      return JSON.missingNode();
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package io.github.esrel.testenv;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * One Elasticsearch process of a local cluster, with its own directory: {@code config/} (a copy
+ * of the distribution's, used through {@code ES_PATH_CONF}), {@code data/}, {@code logs/}, {@code
+ * tmp/}, the pid file and the launcher's output. Not thread-safe: {@link LocalBackend} serializes
+ * access, except for {@link #kill()} from the shutdown hook, which only signals processes.
+ */
+final class LocalNode {
+
+  enum Status {
+    STOPPED,
+    STARTING,
+    RUNNING,
+    FAILED
+  }
+
+  private static final Duration KILL_WAIT = Duration.ofSeconds(10);
+
+  private final int index;
+  private final String clusterName;
+  private final Path dir;
+  private NodePorts ports;
+  /** {@code bin/elasticsearch -d}: exits once the node is up, or with an error if it is not. */
+  private volatile Process launcher;
+  /** The daemonized node process, known once the launcher has exited successfully. */
+  private volatile ProcessHandle server;
+  private String failure;
+
+  LocalNode(Path clusterDir, String clusterName, int index, NodePorts ports) {
+    this.dir = clusterDir.resolve(ElasticsearchYml.nodeName(index));
+    this.clusterName = clusterName;
+    this.index = index;
+    this.ports = ports;
+  }
+
+  String name() {
+    return ElasticsearchYml.nodeName(index);
+  }
+
+  NodePorts ports() {
+    return ports;
+  }
+
+  void ports(NodePorts newPorts) {
+    this.ports = newPorts;
+  }
+
+  URI httpUri() {
+    return URI.create("http://127.0.0.1:" + ports.http());
+  }
+
+  /** Elasticsearch's main log file. */
+  Path log() {
+    return dir.resolve("logs").resolve(clusterName + ".log");
+  }
+
+  Path configDir() {
+    return dir.resolve("config");
+  }
+
+  /** Creates the node's directories with a copy of the distribution's config directory. */
+  void prepare(Path esHome) {
+    try {
+      for (String sub : List.of("data", "logs", "tmp")) {
+        Files.createDirectories(dir.resolve(sub));
+      }
+      Path source = esHome.resolve("config");
+      try (Stream<Path> files = Files.walk(source)) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          Files.copy(file, configDir().resolve(source.relativize(file).toString()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare " + dir, e);
+    }
+  }
+
+  /** Writes {@code elasticsearch.yml} for the current ports; takes effect at the next launch. */
+  void writeConfig(List<NodePorts> allPorts, Map<String, String> userSettings) {
+    String yml =
+        ElasticsearchYml.render(
+            clusterName, index, allPorts, dir.resolve("data"), dir.resolve("logs"), userSettings);
+    try {
+      Files.writeString(configDir().resolve("elasticsearch.yml"), yml, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the config of " + name(), e);
+    }
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  /** Starts {@code bin/elasticsearch -d} without waiting; {@link #poll()} follows it. */
+  void launch(Path esHome, Path jdk, String heap, NodeUser user) {
+    try {
+      Files.deleteIfExists(pidFile()); // left by a killed node
+      List<String> command = new ArrayList<>(user.commandPrefix());
+      // Passed through env(1) rather than the process environment: runuser resets some variables.
+      command.addAll(
+          List.of(
+              "env",
+              "ES_JAVA_HOME=" + jdk,
+              "ES_PATH_CONF=" + configDir(),
+              "ES_JAVA_OPTS=-Xms" + heap + " -Xmx" + heap,
+              "ES_TMPDIR=" + dir.resolve("tmp"),
+              esHome.resolve("bin/elasticsearch").toString(),
+              "-d",
+              "-p",
+              pidFile().toString()));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(launcherOutput().toFile());
+      // Options meant for the test JVM would end up in both Elasticsearch JVMs.
+      builder.environment().remove("JAVA_TOOL_OPTIONS");
+      builder.environment().remove("_JAVA_OPTIONS");
+      launcher = builder.start();
+      server = null;
+      failure = null;
+    } catch (IOException e) {
+      throw new EsClusterException("cannot launch " + name() + " of " + clusterName + ": " + e, e);
+    }
+  }
+
+  /** Advances and returns the status; {@link #failure()} says why when it is FAILED. */
+  Status poll() {
+    if (server != null) {
+      if (server.isAlive()) {
+        return Status.RUNNING;
+      }
+      failure = "its process " + server.pid() + " died";
+      server = null;
+      return Status.FAILED;
+    }
+    Process starting = launcher;
+    if (starting == null) {
+      return failure == null ? Status.STOPPED : Status.FAILED;
+    }
+    if (starting.isAlive()) {
+      return Status.STARTING;
+    }
+    launcher = null;
+    if (starting.exitValue() != 0) {
+      failure = "bin/elasticsearch exited with code " + starting.exitValue();
+      return Status.FAILED;
+    }
+    server = readPid().flatMap(ProcessHandle::of).orElse(null);
+    if (server == null) {
+      failure = "bin/elasticsearch exited 0 but no process is running for pid file " + pidFile();
+      return Status.FAILED;
+    }
+    return poll();
+  }
+
+  String failure() {
+    return failure;
+  }
+
+  boolean isRunning() {
+    return poll() == Status.RUNNING;
+  }
+
+  /**
+   * Stops the node with SIGTERM, then SIGKILL if it has not exited after {@code grace}. A node
+   * still starting is killed.
+   */
+  void stop(Duration grace) {
+    if (launcher != null) {
+      kill();
+      return;
+    }
+    Optional<ProcessHandle> process = process();
+    if (process.isPresent() && !(process.get().destroy() && awaitExit(process.get(), grace))) {
+      kill();
+      return;
+    }
+    forget();
+  }
+
+  /** Kills the node and its launcher with SIGKILL and waits until they are gone. */
+  void kill() {
+    List<ProcessHandle> victims = new ArrayList<>();
+    Process starting = launcher;
+    if (starting != null) {
+      starting.descendants().forEach(victims::add);
+      victims.add(starting.toHandle());
+    }
+    process().ifPresent(victims::add);
+    victims.forEach(ProcessHandle::destroyForcibly);
+    for (ProcessHandle victim : victims) {
+      if (!awaitExit(victim, KILL_WAIT)) {
+        throw new EsClusterException(
+            "process " + victim.pid() + " of " + name() + " is still alive "
+                + KILL_WAIT.toSeconds() + " s after SIGKILL");
+      }
+    }
+    forget();
+  }
+
+  /** Log tails for an error message: the node's log, and the launcher's output if any. */
+  String diagnostics() {
+    String log = LogTail.of(log(), 60);
+    String output = LogTail.of(launcherOutput(), 20);
+    StringBuilder text = new StringBuilder();
+    if (!log.isEmpty()) {
+      text.append("\n--- last lines of ").append(log()).append(" ---\n").append(log);
+    }
+    if (!output.isEmpty()) {
+      text.append("\n--- output of bin/elasticsearch ---\n").append(output);
+    }
+    return text.length() == 0 ? " (the node wrote no log)" : text.toString();
+  }
+
+  /** Whether the last start failed because a port was taken. */
+  boolean failedToBind() {
+    String text = LogTail.of(log(), 200) + LogTail.of(launcherOutput(), 200);
+    return text.contains("BindException") || text.contains("Address already in use");
+  }
+
+  /**
+   * The running node process, from memory or else from the pid file (a launcher killed mid-start
+   * may have left a node behind).
+   */
+  private Optional<ProcessHandle> process() {
+    ProcessHandle known = server;
+    if (known != null) {
+      return Optional.of(known);
+    }
+    return readPid().flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive);
+  }
+
+  private void forget() {
+    launcher = null;
+    server = null;
+    failure = null;
+    try {
+      Files.deleteIfExists(pidFile());
+    } catch (IOException e) {
+      // The next launch deletes it again before starting.
+    }
+  }
+
+  private Optional<Long> readPid() {
+    return readPid(pidFile());
+  }
+
+  static Optional<Long> readPid(Path pidFile) {
+    try {
+      return Optional.of(Long.parseLong(Files.readString(pidFile).trim()));
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  private Path pidFile() {
+    return dir.resolve("es.pid");
+  }
+
+  private Path launcherOutput() {
+    return dir.resolve("launcher.log");
+  }
+
+  private static boolean awaitExit(ProcessHandle process, Duration timeout) {
+    try {
+      process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      return !process.isAlive();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return !process.isAlive();
+    }
+  }
+}

@@ -1,1 +1,0 @@
-package io.github.esrel.testenv; final class Placeholder {}

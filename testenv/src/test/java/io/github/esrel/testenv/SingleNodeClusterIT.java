@@ -1,0 +1,52 @@
+package io.github.esrel.testenv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.transport.rest5_client.low_level.Request;
+import co.elastic.clients.transport.rest5_client.low_level.Response;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import java.io.IOException;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+@EsrelTest
+class SingleNodeClusterIT {
+
+  @Cluster
+  static final EsCluster cluster = EsCluster.builder().plugin(false).build();
+
+  @Test
+  void shouldIndexAndGetADocument() throws IOException {
+    ElasticsearchClient client = cluster.client();
+
+    client.index(i -> i.index("docs").id("1").document(Map.of("name", "a")).refresh(co.elastic.clients.elasticsearch._types.Refresh.True));
+    @SuppressWarnings("rawtypes")
+    GetResponse<Map> got = client.get(g -> g.index("docs").id("1"), Map.class);
+
+    assertThat(got.found()).isTrue();
+    assertThat(got.source()).containsEntry("name", "a");
+  }
+
+  @Test
+  void shouldDescribeTheRunningCluster() {
+    assertThat(cluster.backendName()).isEqualTo("local");
+    assertThat(cluster.size()).isEqualTo(1);
+    assertThat(cluster.version()).isEqualTo(TestenvProperties.esVersion());
+    assertThat(cluster.pluginInstalled()).isFalse();
+    assertThat(cluster.supportsNodeControl()).isTrue();
+    assertThat(cluster.httpUris()).containsExactly(cluster.httpUri());
+    assertThat(cluster.httpUri().getPort()).isLessThan(32768);
+    assertThat(cluster.nodeLog(0)).exists();
+  }
+
+  @Test
+  void shouldInjectTheClusterAndItsClients(EsCluster injected, ElasticsearchClient client, Rest5Client rest)
+      throws IOException {
+    assertThat(injected).isSameAs(cluster);
+    assertThat(client).isSameAs(cluster.client());
+    Response response = rest.performRequest(new Request("GET", "/_cluster/health"));
+    assertThat(response.getStatusCode()).isEqualTo(200);
+  }
+}
