@@ -1,0 +1,54 @@
+package io.github.esrel.plugin.routing;
+
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.common.io.stream.Writeable;
+import org.elasticsearch.xcontent.XContentBuilder;
+
+import java.io.IOException;
+
+/**
+ * The index parameters that decide where documents go, as reported in every response.
+ *
+ * @param numberOfShards       primary shards
+ * @param routingNumShards     the hash space of the legacy function; kept from the source index by split and shrink
+ * @param routingFactor        {@code routingNumShards / numberOfShards} (used by the legacy function only)
+ * @param routingPartitionSize shards a routing value spreads over ({@code index.routing_partition_size}, 1 = not partitioned)
+ * @param function             the routing function the index uses
+ */
+public record RoutingParameters(
+    int numberOfShards,
+    int routingNumShards,
+    int routingFactor,
+    int routingPartitionSize,
+    RoutingFunctionType function
+) implements Writeable {
+
+    /** Reads what {@link #writeTo} wrote. */
+    public static RoutingParameters readFrom(StreamInput in) throws IOException {
+        return new RoutingParameters(in.readVInt(), in.readVInt(), in.readVInt(), in.readVInt(), in.readEnum(RoutingFunctionType.class));
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeVInt(numberOfShards);
+        out.writeVInt(routingNumShards);
+        out.writeVInt(routingFactor);
+        out.writeVInt(routingPartitionSize);
+        out.writeEnum(function);
+    }
+
+    /** True if a routing value spreads over several shards, so the shard also depends on the id. */
+    public boolean partitioned() {
+        return routingPartitionSize > 1;
+    }
+
+    /** Writes the fields into the object being built. */
+    public void toXContentFields(XContentBuilder builder) throws IOException {
+        builder.field("number_of_shards", numberOfShards);
+        builder.field("routing_num_shards", routingNumShards);
+        builder.field("routing_factor", routingFactor);
+        builder.field("routing_partition_size", routingPartitionSize);
+        builder.field("routing_function", function.jsonName());
+    }
+}

@@ -1,0 +1,61 @@
+package io.github.esrel.plugin.routing.action;
+
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.common.io.stream.Writeable;
+import org.elasticsearch.core.Nullable;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One document of a batch: its id and the routing it would be indexed with.
+ *
+ * @param id      the document id
+ * @param routing the custom routing, or null to route by id; an empty routing counts as none, as it does
+ *                when Elasticsearch indexes a document
+ */
+public record RoutingCalcDoc(String id, @Nullable String routing) implements Writeable {
+
+    /** Elasticsearch refuses longer ids when indexing, so no such document can exist. */
+    static final int MAX_ID_BYTES = 512;
+
+    public RoutingCalcDoc {
+        routing = normalizeRouting(routing);
+    }
+
+    /** Reads what {@link #writeTo} wrote. */
+    public static RoutingCalcDoc readFrom(StreamInput in) throws IOException {
+        return new RoutingCalcDoc(in.readString(), in.readOptionalString());
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeString(id);
+        out.writeOptionalString(routing);
+    }
+
+    /** Empty routing means "no routing", as in Elasticsearch's index and get requests. */
+    static String normalizeRouting(String routing) {
+        return routing == null || routing.isEmpty() ? null : routing;
+    }
+
+    /** The problem with an id, or null if it is a possible document id. */
+    static String idProblem(String id) {
+        if (id == null) {
+            return "id is required";
+        }
+        if (id.isEmpty()) {
+            return "id must not be empty";
+        }
+        int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_ID_BYTES) {
+            return "id [" + shorten(id) + "] is too long, must be no longer than " + MAX_ID_BYTES + " bytes but was: " + bytes;
+        }
+        return null;
+    }
+
+    private static String shorten(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+    }
+}

@@ -1,0 +1,51 @@
+package io.github.esrel.plugin.routing.action;
+
+import io.github.esrel.plugin.routing.RoutingCalculator;
+
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.action.support.ActionFilters;
+import org.elasticsearch.action.support.HandledTransportAction;
+import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
+import org.elasticsearch.cluster.project.ProjectResolver;
+import org.elasticsearch.cluster.service.ClusterService;
+import org.elasticsearch.common.util.concurrent.EsExecutors;
+import org.elasticsearch.injection.guice.Inject;
+import org.elasticsearch.tasks.Task;
+import org.elasticsearch.transport.TransportService;
+
+/**
+ * Runs {@link RoutingCalcAction} on the node that received it, against its current cluster state. The work
+ * is pure computation over metadata (microseconds per doc), so it runs on the calling thread.
+ */
+public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCalcRequest, RoutingCalcResponse> {
+
+    private final ClusterService clusterService;
+    private final ProjectResolver projectResolver;
+    private final IndexNameExpressionResolver indexNameExpressionResolver;
+    private final RoutingCalculator calculator;
+
+    @Inject
+    public TransportRoutingCalcAction(
+        TransportService transportService,
+        ActionFilters actionFilters,
+        ClusterService clusterService,
+        ProjectResolver projectResolver,
+        IndexNameExpressionResolver indexNameExpressionResolver,
+        RoutingCalculator calculator
+    ) {
+        super(RoutingCalcAction.NAME, transportService, actionFilters, RoutingCalcRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
+        this.clusterService = clusterService;
+        this.projectResolver = projectResolver;
+        this.indexNameExpressionResolver = indexNameExpressionResolver;
+        this.calculator = calculator;
+    }
+
+    @Override
+    protected void doExecute(Task task, RoutingCalcRequest request, ActionListener<RoutingCalcResponse> listener) {
+        // completeWith routes every exception to the listener: the caller always gets an answer.
+        ActionListener.completeWith(
+            listener,
+            () -> calculator.calculate(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request)
+        );
+    }
+}
