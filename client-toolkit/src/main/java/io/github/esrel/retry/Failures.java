@@ -1,0 +1,80 @@
+package io.github.esrel.retry;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+import co.elastic.clients.elasticsearch._types.ErrorResponse;
+
+import java.util.function.Predicate;
+
+/**
+ * Classifies failures from Elasticsearch: the HTTP status of an exception (looking through causes,
+ * so esrel's own exceptions that wrap the client's are classified alike) and the ready-made retry
+ * predicates of {@link RetryPolicy}.
+ */
+public final class Failures {
+
+    /** Status of a version conflict ({@code version_conflict_engine_exception}). */
+    public static final int CONFLICT = 409;
+    /** Status of a rejection: a full write queue, a circuit breaker ({@code es_rejected_execution_exception}). */
+    public static final int TOO_MANY_REQUESTS = 429;
+
+    private Failures() {}
+
+    /**
+     * The HTTP status Elasticsearch answered with: from the first {@link ElasticsearchException} in
+     * the cause chain, or from an esrel capability exception in it ({@link HasStatus}). 0 when there
+     * was no answer (an I/O failure).
+     */
+    public static int status(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ElasticsearchException ee) {
+                return ee.status();
+            }
+            if (t instanceof HasStatus s && s.status() != 0) {
+                return s.status();
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return 0;
+    }
+
+    /** True for a 409 version conflict. */
+    public static boolean isVersionConflict(Throwable failure) {
+        return status(failure) == CONFLICT;
+    }
+
+    /** True for a 429 rejection (full queue, circuit breaker): retrying later usually succeeds. */
+    public static boolean isRejected(Throwable failure) {
+        return status(failure) == TOO_MANY_REQUESTS;
+    }
+
+    /** {@link #isVersionConflict} as a retry predicate. */
+    public static Predicate<Throwable> versionConflict() {
+        return Failures::isVersionConflict;
+    }
+
+    /** {@link #isRejected} as a retry predicate. */
+    public static Predicate<Throwable> rejected() {
+        return Failures::isRejected;
+    }
+
+    /**
+     * An exception standing for a failed item of a bulk response (which has a status and an error but
+     * no exception), so that the same retry predicates judge single requests and bulk items.
+     */
+    public static ElasticsearchException ofBulkItem(int status, ErrorCause error) {
+        ErrorCause cause = error != null ? error : ErrorCause.of(e -> e.type("unknown").reason("status " + status));
+        return new ElasticsearchException("bulk", ErrorResponse.of(r -> r.status(status).error(cause)));
+    }
+
+    /**
+     * Implemented by esrel's capability exceptions, which carry the status of the Elasticsearch
+     * answer they wrap.
+     */
+    public interface HasStatus {
+        /** The HTTP status, or 0 when there was no answer. */
+        int status();
+    }
+}
