@@ -56,14 +56,16 @@ final class Artifacts {
    * the working directory or above it.
    */
   static Path pluginZip(String version) {
+    return pluginZip(version, TestenvProperties.pluginZip(), Path.of("").toAbsolutePath());
+  }
+
+  static Path pluginZip(String version, Optional<Path> configured, Path start) {
     String suffix = "-es" + version + ".zip";
-    Optional<Path> configured = TestenvProperties.pluginZip();
     if (configured.isPresent()
         && Files.isRegularFile(configured.get())
         && configured.get().getFileName().toString().endsWith(suffix)) {
       return configured.get();
     }
-    Path start = Path.of("").toAbsolutePath();
     for (Path dir = start; dir != null; dir = dir.getParent()) {
       Optional<Path> built = newestPluginZip(dir.resolve("es-plugin/target"), suffix);
       if (built.isPresent()) {

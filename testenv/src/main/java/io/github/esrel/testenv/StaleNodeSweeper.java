@@ -83,10 +83,16 @@ final class StaleNodeSweeper {
     LOG.info("Removed stale cluster directory {}", cluster);
   }
 
-  /** A pid can be reused: only a process started with this node's config directory counts. */
+  /**
+   * A pid can be reused: only an Elasticsearch process whose command line names this node's
+   * directory (its temp directory is there) counts.
+   */
   private static boolean isNodeOf(ProcessHandle process, Path nodeDir) {
     return process.isAlive()
-        && process.info().commandLine().map(c -> c.contains(nodeDir.resolve("config").toString()))
+        && process
+            .info()
+            .commandLine()
+            .map(c -> c.contains("org.elasticsearch") && c.contains(nodeDir + "/"))
             .orElse(false);
   }
 

@@ -3,12 +3,13 @@ package io.github.esrel.testenv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.transport.rest5_client.low_level.Request;
 import co.elastic.clients.transport.rest5_client.low_level.Response;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 @EsrelTest
@@ -20,13 +21,13 @@ class SingleNodeClusterIT {
   @Test
   void shouldIndexAndGetADocument() throws IOException {
     ElasticsearchClient client = cluster.client();
+    ObjectNode doc = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("name", "a");
 
-    client.index(i -> i.index("docs").id("1").document(Map.of("name", "a")).refresh(co.elastic.clients.elasticsearch._types.Refresh.True));
-    @SuppressWarnings("rawtypes")
-    GetResponse<Map> got = client.get(g -> g.index("docs").id("1"), Map.class);
+    client.index(i -> i.index("docs").id("1").document(doc).refresh(Refresh.True));
+    GetResponse<ObjectNode> got = client.get(g -> g.index("docs").id("1"), ObjectNode.class);
 
     assertThat(got.found()).isTrue();
-    assertThat(got.source()).containsEntry("name", "a");
+    assertThat(got.source().path("name").asText()).isEqualTo("a");
   }
 
   @Test
@@ -37,13 +38,13 @@ class SingleNodeClusterIT {
     assertThat(cluster.pluginInstalled()).isFalse();
     assertThat(cluster.supportsNodeControl()).isTrue();
     assertThat(cluster.httpUris()).containsExactly(cluster.httpUri());
-    assertThat(cluster.httpUri().getPort()).isLessThan(32768);
+    assertThat(cluster.httpUri().getPort()).isLessThan(32_768);
     assertThat(cluster.nodeLog(0)).exists();
   }
 
   @Test
-  void shouldInjectTheClusterAndItsClients(EsCluster injected, ElasticsearchClient client, Rest5Client rest)
-      throws IOException {
+  void shouldInjectTheClusterAndItsClients(
+      EsCluster injected, ElasticsearchClient client, Rest5Client rest) throws IOException {
     assertThat(injected).isSameAs(cluster);
     assertThat(client).isSameAs(cluster.client());
     Response response = rest.performRequest(new Request("GET", "/_cluster/health"));

@@ -1,0 +1,86 @@
+package io.github.esrel.testenv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.HealthStatus;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.time.Duration;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/** One 3-node cluster taken through a crash and a graceful stop of single nodes, in order. */
+@EsrelTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MultiNodeClusterIT {
+
+  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(60);
+
+  @Cluster
+  static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+
+  @Test
+  @Order(1)
+  void shouldFormAGreenClusterWithAReplicatedIndex() throws IOException {
+    ElasticsearchClient client = cluster.client();
+    // 3 shards x 2 copies on 3 nodes: every node holds copies, so losing any turns it yellow.
+    client.indices()
+        .create(
+            c -> c.index("docs").settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
+    cluster.waitForHealth("green", HEALTH_TIMEOUT);
+
+    assertThat(client.cluster().health().numberOfNodes()).isEqualTo(3);
+    assertThat(cluster.httpUris()).hasSize(3).doesNotHaveDuplicates();
+    index("before");
+  }
+
+  @Test
+  @Order(2)
+  void shouldServeReadsAndWritesAfterANodeIsKilled() throws IOException {
+    cluster.killNode(2);
+
+    assertThat(Processes.elasticsearchUnder(cluster.nodeLog(2).getParent().getParent())).isEmpty();
+    cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
+    assertThat(cluster.client().cluster().health(h -> h.waitForNodes("2")).status())
+        .isEqualTo(HealthStatus.Yellow);
+    index("while-down");
+    assertThat(count()).isEqualTo(2);
+  }
+
+  @Test
+  @Order(3)
+  void shouldBringAKilledNodeBackWithItsData() throws IOException {
+    cluster.startNode(2);
+
+    cluster.waitForHealth("green", HEALTH_TIMEOUT);
+    assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
+    assertThat(count()).isEqualTo(2);
+  }
+
+  @Test
+  @Order(4)
+  void shouldStopAndRestartANodeGracefully() throws IOException {
+    cluster.stopNode(0);
+    cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
+    index("while-stopped");
+
+    cluster.startNode(0);
+
+    cluster.waitForHealth("green", HEALTH_TIMEOUT);
+    assertThat(count()).isEqualTo(3);
+  }
+
+  private static void index(String id) throws IOException {
+    ObjectNode doc = new ObjectMapper().createObjectNode().put("id", id);
+    cluster.client().index(i -> i.index("docs").id(id).document(doc).refresh(Refresh.True));
+  }
+
+  private static long count() throws IOException {
+    return cluster.client().count(c -> c.index("docs")).count();
+  }
+}
