@@ -1,0 +1,64 @@
+package io.github.esrel.occ;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a {@link BulkUpdate} did: one {@link Outcome} per item, in the order the items were added.
+ *
+ * @param items the outcome of each item, in request order
+ * @param rounds rounds run (1 when nothing conflicted)
+ * @param took wall time of the whole job, backoff included
+ */
+public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) {
+
+    public BulkOutcome {
+        items = List.copyOf(items);
+    }
+
+    /** The outcome of the i-th item added. */
+    public Outcome<T> item(int i) {
+        return items.get(i);
+    }
+
+    public long count(Outcome.Status status) {
+        return items.stream().filter(o -> o.status() == status).count();
+    }
+
+    /** Items counted per status. */
+    public Map<Outcome.Status, Long> counts() {
+        Map<Outcome.Status, Long> counts = new EnumMap<>(Outcome.Status.class);
+        items.forEach(o -> counts.merge(o.status(), 1L, Long::sum));
+        return counts;
+    }
+
+    /** Version conflicts met by all items together. */
+    public long conflicts() {
+        return items.stream().mapToLong(Outcome::conflicts).sum();
+    }
+
+    /** True when no item gave up or failed. */
+    public boolean complete() {
+        return items.stream().noneMatch(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED);
+    }
+
+    /**
+     * This outcome, if {@link #complete()}.
+     *
+     * @throws OccConflictException for the first item that gave up on conflicts, if any
+     * @throws OccException for the first item that failed otherwise
+     */
+    public BulkOutcome<T> orThrow() {
+        items.stream().filter(Outcome::gaveUp).findFirst().ifPresent(Outcome::orThrow);
+        items.stream().filter(o -> o.status() == Outcome.Status.FAILED).findFirst().ifPresent(Outcome::orThrow);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "BulkOutcome{items=" + items.size() + ", rounds=" + rounds + ", took=" + took.toMillis() + "ms, "
+            + counts() + ", conflicts=" + conflicts() + '}';
+    }
+}

@@ -1,0 +1,412 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.MgetResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import co.elastic.clients.elasticsearch.core.get.GetResult;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.retry.StopReason;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Optimistic updates of many documents at once: each round reads the pending documents with one
+ * {@code _mget} per batch, applies each item's function and writes the changed documents with one
+ * {@code _bulk} per batch, every write conditional on the seq_no/primary term just read. Items that
+ * meet a version conflict (or a 429) stay pending and only they are re-read in the next round, after
+ * the policy's backoff; the rest are done. Each item has its own attempt count under the retry policy.
+ *
+ * <pre>{@code
+ * BulkOutcome<Shirt> done = occ.bulk(Shirt.class)
+ *     .update("designs", "1", null, s -> s.withVotes(s.votes() + 1))
+ *     .upsert("designs", "2", null, () -> new Shirt("new", 0), s -> s.withVotes(s.votes() + 1))
+ *     .listener(myListener)
+ *     .execute();
+ * }</pre>
+ *
+ * <p>Items keep their own routing. Several items for the same document are fine: they conflict with
+ * one another and are applied one after the other across rounds. A function that throws makes its
+ * item {@code FAILED} (the exception's message in {@link Outcome#error()}) without stopping the others.
+ * A failure of a whole request (I/O, or an error other than 429 for the request as a whole) stops the
+ * job with an {@link OccException}; items written before stay written.
+ *
+ * <p>Not thread-safe: build and execute on one thread; the builder can be executed once.
+ */
+public final class BulkUpdate<T> {
+
+    /** Default documents per {@code _mget} and per {@code _bulk} request. */
+    public static final int DEFAULT_BATCH_SIZE = 500;
+
+    private final Occ occ;
+    private final Class<T> type;
+    private final List<Item<T>> items = new ArrayList<>();
+    private BulkUpdateListener listener = BulkUpdateListener.NO_OP;
+    private RetryPolicy policy;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private boolean executed;
+
+    BulkUpdate(Occ occ, Class<T> type) {
+        this.occ = occ;
+        this.type = type;
+        this.policy = occ.retryPolicy();
+    }
+
+    /** Adds a document to update with {@code fn} (nothing happens if it does not exist: NOT_FOUND). */
+    public BulkUpdate<T> update(String index, String id, String routing, UnaryOperator<T> fn) {
+        Occ.check(index, id);
+        items.add(new Item<>(items.size(), index, id, routing, null, Objects.requireNonNull(fn, "fn cannot be null")));
+        return this;
+    }
+
+    /** Adds a document to create with {@code fn.apply(initial.get())} if absent, else update with {@code fn}. */
+    public BulkUpdate<T> upsert(String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
+        Occ.check(index, id);
+        items.add(new Item<>(items.size(), index, id, routing, Objects.requireNonNull(initial, "initial cannot be null"),
+            Objects.requireNonNull(fn, "fn cannot be null")));
+        return this;
+    }
+
+    /** Default {@link BulkUpdateListener#NO_OP}. */
+    public BulkUpdate<T> listener(BulkUpdateListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+        return this;
+    }
+
+    /** Default: the {@link Occ}'s policy. Attempts are counted per item; the deadline is per item too. */
+    public BulkUpdate<T> retryPolicy(RetryPolicy policy) {
+        this.policy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
+        return this;
+    }
+
+    /**
+     * Documents per {@code _mget} and {@code _bulk} request. Default {@value #DEFAULT_BATCH_SIZE}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public BulkUpdate<T> batchSize(int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
+        }
+        this.batchSize = batchSize;
+        return this;
+    }
+
+    /** Items added so far. */
+    public int size() {
+        return items.size();
+    }
+
+    /**
+     * Runs the rounds until every item is done.
+     *
+     * @throws OccException when a whole request fails (see the class comment)
+     * @throws IllegalStateException if already executed
+     */
+    public BulkOutcome<T> execute() {
+        if (executed) {
+            throw new IllegalStateException("this bulk update was already executed");
+        }
+        executed = true;
+        long start = System.nanoTime();
+        @SuppressWarnings("unchecked")
+        Outcome<T>[] outcomes = new Outcome[items.size()];
+        for (Item<T> item : items) {
+            item.attempts = policy.attempts();
+            item.start = start;
+        }
+        List<Item<T>> pending = new ArrayList<>(items);
+        int round = 0;
+        while (!pending.isEmpty()) {
+            round++;
+            int number = round;
+            int size = pending.size();
+            Errors.safely(() -> listener.beforeRound(number, size), "BulkUpdateListener.beforeRound");
+            long roundStart = System.nanoTime();
+            Counts counts = new Counts();
+            List<Item<T>> next = new ArrayList<>();
+            Duration wait = Duration.ZERO;
+            try {
+                for (int from = 0; from < pending.size(); from += batchSize) {
+                    List<Item<T>> batch = pending.subList(from, Math.min(from + batchSize, pending.size()));
+                    wait = max(wait, runBatch(batch, outcomes, next, counts));
+                }
+            } catch (IOException | ElasticsearchException e) {
+                Errors.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
+                int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
+                throw new OccException("bulk optimistic update failed in round " + round + " ("
+                    + java.util.Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
+                    + " items done): " + e.getMessage(), status, e);
+            }
+            BulkRound done = new BulkRound(round, size, counts.written, counts.noops, counts.notFound, counts.conflicts,
+                counts.rejected, next.size(), counts.gaveUp, counts.failed, Occ.since(roundStart));
+            Errors.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
+            pending = next;
+            if (!pending.isEmpty() && !wait.isZero()) {
+                try {
+                    policy.sleeper().sleep(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    for (Item<T> item : pending) {
+                        outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
+                    }
+                    pending = List.of();
+                }
+            }
+        }
+        return new BulkOutcome<>(List.of(outcomes), round, Occ.since(start));
+    }
+
+    /** Reads, applies and writes one batch; returns the longest backoff its retried items asked for. */
+    private Duration runBatch(List<Item<T>> batch, Outcome<T>[] outcomes, List<Item<T>> next, Counts counts)
+        throws IOException {
+        MgetResponse<ObjectNode> read = occ.client().mget(m -> {
+            for (Item<T> item : batch) {
+                m.docs(d -> {
+                    d.index(item.index).id(item.id);
+                    if (item.routing != null) {
+                        d.routing(item.routing);
+                    }
+                    return d;
+                });
+            }
+            return m;
+        }, ObjectNode.class);
+        List<Item<T>> toWrite = new ArrayList<>();
+        List<BulkOperation> ops = new ArrayList<>();
+        Duration wait = Duration.ZERO;
+        for (int i = 0; i < batch.size(); i++) {
+            Item<T> item = batch.get(i);
+            MultiGetResponseItem<ObjectNode> got = read.docs().get(i);
+            if (got.isFailure()) {
+                ElasticsearchException e = Failures.ofBulkItem(statusOf(got.failure().error().type()), got.failure().error());
+                if (item.initial != null && Errors.hasType(e, "index_not_found_exception")) {
+                    prepareCreate(item, outcomes, toWrite, ops, counts);
+                    continue;
+                }
+                Optional<Duration> retry = e.status() == 429 ? item.attempts.onFailure(e) : Optional.empty();
+                if (retry.isPresent()) {
+                    counts.rejected++;
+                    next.add(item);
+                    wait = max(wait, retry.get());
+                } else {
+                    counts.failed++;
+                    outcomes[item.position] = occ.finish(item.failed("read failed: " + Errors.fullReason(e)));
+                }
+                continue;
+            }
+            GetResult<ObjectNode> doc = got.result();
+            if (!doc.found()) {
+                if (occ.routingCheck() && !item.routingChecked) {
+                    item.routingChecked = true;
+                    try {
+                        Errors.checkRouting(occ.client(), item.index, item.id, item.routing);
+                    } catch (OccException wrongRouting) {
+                        counts.failed++;
+                        outcomes[item.position] = occ.finish(item.failed(wrongRouting.getMessage()));
+                        continue;
+                    }
+                }
+                if (item.initial == null) {
+                    counts.notFound++;
+                    outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOT_FOUND, null, -1, -1, -1));
+                } else {
+                    prepareCreate(item, outcomes, toWrite, ops, counts);
+                }
+                continue;
+            }
+            T nextValue;
+            ObjectNode tree;
+            try {
+                T current = occ.json().toValue(doc.source(), type, item.index, item.id);
+                nextValue = Objects.requireNonNull(item.fn.apply(current), "the update function returned null");
+                tree = occ.json().toTree(nextValue, item.index, item.id);
+            } catch (RuntimeException e) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+                continue;
+            }
+            item.last = nextValue;
+            if (Json.sameSource(doc.source(), tree)) {
+                counts.noops++;
+                outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOOP, nextValue, doc.seqNo(),
+                    doc.primaryTerm(), doc.version()));
+                continue;
+            }
+            String concrete = doc.index();
+            long seqNo = doc.seqNo();
+            long term = doc.primaryTerm();
+            toWrite.add(item);
+            ops.add(BulkOperation.of(op -> op.index(x -> {
+                x.index(concrete).id(item.id).document(tree).ifSeqNo(seqNo).ifPrimaryTerm(term);
+                if (item.routing != null) {
+                    x.routing(item.routing);
+                }
+                return x;
+            })));
+        }
+        if (ops.isEmpty()) {
+            return wait;
+        }
+        BulkResponse written;
+        try {
+            written = occ.client().bulk(b -> b.operations(ops).refresh(occ.refresh()));
+        } catch (ElasticsearchException e) {
+            if (e.status() != 429) {
+                throw e;
+            }
+            for (Item<T> item : toWrite) {
+                wait = max(wait, retryOrGiveUp(item, e, outcomes, next, counts));
+            }
+            return wait;
+        }
+        for (int i = 0; i < toWrite.size(); i++) {
+            Item<T> item = toWrite.get(i);
+            BulkResponseItem r = written.items().get(i);
+            if (r.error() == null) {
+                counts.written++;
+                Outcome.Status status = "created".equals(r.result()) ? Outcome.Status.CREATED : Outcome.Status.UPDATED;
+                outcomes[item.position] = occ.finish(item.outcome(status, item.last, orMinus1(r.seqNo()),
+                    orMinus1(r.primaryTerm()), orMinus1(r.version())));
+            } else {
+                wait = max(wait, retryOrGiveUp(item, Failures.ofBulkItem(r.status(), r.error()), outcomes, next, counts));
+            }
+        }
+        return wait;
+    }
+
+    private void prepareCreate(Item<T> item, Outcome<T>[] outcomes, List<Item<T>> toWrite, List<BulkOperation> ops,
+                               Counts counts) {
+        T created;
+        ObjectNode tree;
+        try {
+            created = Objects.requireNonNull(item.fn.apply(Objects.requireNonNull(item.initial.get(),
+                "initial value supplier returned null")), "the update function returned null");
+            tree = occ.json().toTree(created, item.index, item.id);
+        } catch (RuntimeException e) {
+            counts.failed++;
+            outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+            return;
+        }
+        item.last = created;
+        toWrite.add(item);
+        ops.add(BulkOperation.of(op -> op.create(c -> {
+            c.index(item.index).id(item.id).document(tree);
+            if (item.routing != null) {
+                c.routing(item.routing);
+            }
+            return c;
+        })));
+    }
+
+    private Duration retryOrGiveUp(Item<T> item, ElasticsearchException e, Outcome<T>[] outcomes, List<Item<T>> next,
+                                   Counts counts) {
+        boolean conflict = e.status() == 409;
+        if (conflict) {
+            counts.conflicts++;
+            item.conflicts++;
+            occ.conflict(item.index, item.id, item.attempts.attempt());
+        } else if (e.status() == 429) {
+            counts.rejected++;
+        }
+        Optional<Duration> delay = item.attempts.onFailure(e);
+        if (delay.isPresent()) {
+            next.add(item);
+            return delay.get();
+        }
+        if (conflict) {
+            counts.gaveUp++;
+            outcomes[item.position] = occ.finish(item.gaveUp(item.attempts.stopReason()));
+        } else {
+            counts.failed++;
+            outcomes[item.position] = occ.finish(item.failed(Errors.fullReason(e)));
+        }
+        return Duration.ZERO;
+    }
+
+    /** Multi-get failures carry a type but no status; the ones that matter here. */
+    private static int statusOf(String type) {
+        if (type == null) {
+            return 500;
+        }
+        return switch (type) {
+            case "index_not_found_exception" -> 404;
+            case "routing_missing_exception", "illegal_argument_exception" -> 400;
+            case "es_rejected_execution_exception", "circuit_breaking_exception" -> 429;
+            default -> 500;
+        };
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private static long orMinus1(Long v) {
+        return v == null ? -1 : v;
+    }
+
+    @Override
+    public String toString() {
+        return "BulkUpdate{items=" + items.size() + ", batchSize=" + batchSize + ", policy=" + policy + '}';
+    }
+
+    private static final class Counts {
+        int written;
+        int noops;
+        int notFound;
+        int conflicts;
+        int rejected;
+        int gaveUp;
+        int failed;
+    }
+
+    private static final class Item<T> {
+        final int position;
+        final String index;
+        final String id;
+        final String routing;
+        final Supplier<T> initial;
+        final UnaryOperator<T> fn;
+        Attempts attempts;
+        long start;
+        int conflicts;
+        T last;
+        boolean routingChecked;
+
+        Item(int position, String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
+            this.position = position;
+            this.index = index;
+            this.id = id;
+            this.routing = routing;
+            this.initial = initial;
+            this.fn = fn;
+        }
+
+        Outcome<T> outcome(Outcome.Status status, T value, long seqNo, long primaryTerm, long version) {
+            return new Outcome<>(index, id, routing, status, value, seqNo, primaryTerm, version, attempts.attempt(),
+                conflicts, StopReason.NONE, null, Occ.since(start));
+        }
+
+        Outcome<T> gaveUp(StopReason reason) {
+            return new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, last, -1, -1, -1, attempts.attempt(),
+                conflicts, reason, null, Occ.since(start));
+        }
+
+        Outcome<T> failed(String error) {
+            return new Outcome<>(index, id, routing, Outcome.Status.FAILED, last, -1, -1, -1, attempts.attempt(),
+                conflicts, attempts.stopReason(), error, Occ.since(start));
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
+import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+import java.util.Objects;
+
+/** Turns Elasticsearch failures into messages that name the value and the fix. */
+final class Errors {
+
+    private static final Logger log = LoggerFactory.getLogger(Errors.class);
+
+    /** The module that provides painless; the integ-test distribution ships without it. */
+    static final String PAINLESS_MODULE = "lang-painless";
+
+    private Errors() {}
+
+    static String where(String index, String id, String routing) {
+        return "[" + index + "][" + id + "]" + (routing == null ? "" : " (routing [" + routing + "])");
+    }
+
+    static boolean hasType(ElasticsearchException e, String type) {
+        for (ErrorCause c = e.error(); c != null; c = c.causedBy()) {
+            if (type.equals(c.type())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every type and reason of the error and its causes, for messages and matching. */
+    static String fullReason(ElasticsearchException e) {
+        StringBuilder sb = new StringBuilder();
+        for (ErrorCause c = e.error(); c != null; c = c.causedBy()) {
+            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
+        }
+        if (e.error() != null && e.error().rootCause() != null) {
+            for (ErrorCause c : e.error().rootCause()) {
+                sb.append("; root cause [").append(c.type()).append("] ").append(c.reason());
+            }
+        }
+        return sb.toString();
+    }
+
+    /** A failure of a read or write of one document, with a message naming the value and the fix. */
+    static OccException translate(String what, String index, String id, String routing, ElasticsearchException e) {
+        if (hasType(e, "routing_missing_exception")) {
+            return new OccException(what + " " + where(index, id, routing) + " failed: index [" + index
+                + "] requires a routing value (_routing.required: true in its mapping); pass the routing the document"
+                + " was written with", e.status(), e);
+        }
+        if (hasType(e, "index_not_found_exception")) {
+            return new OccException(what + " " + where(index, id, routing) + " failed: no such index [" + index + "]",
+                e.status(), e);
+        }
+        return new OccException(what + " " + where(index, id, routing) + " failed: " + fullReason(e), e.status(), e);
+    }
+
+    static OccException io(String what, String index, String id, String routing, Exception e) {
+        return new OccException(what + " " + where(index, id, routing) + " failed: " + e, 0, e);
+    }
+
+    /**
+     * Seed 002: a routed document read without its routing (or with another one) is looked for on the
+     * wrong shard and is simply "not found". Looks for the id on every shard and, if it lives there under
+     * another routing, fails with a message naming it. Best effort: only documents visible to search
+     * (refreshed) are seen, and a failed search proves nothing (it is ignored).
+     *
+     * @throws OccException (status 404) if the id exists in the index with another routing
+     */
+    static void checkRouting(ElasticsearchClient client, String index, String id, String routing) {
+        SearchResponse<Void> found;
+        try {
+            found = client.search(s -> s.index(index).size(10).source(src -> src.fetch(false))
+                .query(q -> q.ids(i -> i.values(id))), Void.class);
+        } catch (Exception e) {
+            log.debug("routing check of {} failed, ignored", where(index, id, routing), e);
+            return;
+        }
+        for (Hit<Void> hit : found.hits().hits()) {
+            if (!Objects.equals(hit.routing(), routing)) {
+                String elsewhere = hit.routing() == null ? "without routing" : "with routing [" + hit.routing() + "]";
+                String asked = routing == null ? "without routing" : "with routing [" + routing + "]";
+                throw new OccException("document [" + id + "] is not found in [" + index + "] " + asked
+                    + ", but it exists in [" + hit.index() + "] " + elsewhere + ": a routed document lives on the shard"
+                    + " of its routing value and every get, update and delete must pass that same routing"
+                    + (hit.routing() == null ? " (none)" : " (\"" + hit.routing() + "\")")
+                    + "; writing it with another routing would create a second copy on another shard", 404, null);
+            }
+        }
+    }
+
+    /** True when the failure is a scripted update that could not run its script. */
+    static boolean isScriptFailure(ElasticsearchException e) {
+        String all = fullReason(e).toLowerCase(java.util.Locale.ROOT);
+        return all.contains("script") || all.contains("painless");
+    }
+
+    /**
+     * Whether every node has the {@code lang-painless} module. Node info may be forbidden to the
+     * caller: then the answer is unknown ({@code null}).
+     */
+    static Boolean painlessOnEveryNode(ElasticsearchClient client) {
+        try {
+            Map<String, NodeInfo> nodes = client.nodes().info(n -> n.metric(NodesInfoMetric.Plugins)).nodes();
+            return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.modules() != null
+                && n.modules().stream().anyMatch(m -> PAINLESS_MODULE.equals(m.name())));
+        } catch (Exception e) {
+            log.debug("cannot read the modules of the nodes", e);
+            return null;
+        }
+    }
+
+    /** Calls a listener so that whatever it throws cannot break the operation. */
+    static void safely(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            log.warn("listener failed in {}; ignored", what, e);
+        }
+    }
+}

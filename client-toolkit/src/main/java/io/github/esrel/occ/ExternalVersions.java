@@ -1,0 +1,394 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch._types.Result;
+import co.elastic.clients.elasticsearch._types.VersionType;
+import co.elastic.clients.elasticsearch.core.DeleteResponse;
+import co.elastic.clients.elasticsearch.core.IndexResponse;
+import io.github.esrel.internal.RestCall;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes and deletes documents whose versions live in another system (a database's row version, an
+ * event's sequence number), so that Elasticsearch keeps the newest data whatever order the writes
+ * arrive in. The rules of seed 004 ("Elasticsearch versioning support"), as they hold today:
+ *
+ * <ul>
+ *   <li>With {@code version_type=external} Elasticsearch stores the version you give and does not
+ *       increment it. A write is accepted only if the given version is <em>strictly greater</em> than the
+ *       stored one; {@code external_gte} also accepts an <em>equal</em> version (for re-sending the same
+ *       data, e.g. a replay; it lets equal-version writes overwrite each other, so use it only when that
+ *       is harmless). A refused write is a 409 and is reported here as {@link ExternalWrite.Status#STALE},
+ *       a value, not an error: with external versions old news is expected.</li>
+ *   <li>Versions are numbers in {@code [0, 2^63 - 1]} that must grow with every change in the source of
+ *       truth; gaps are fine (a time-based version works).</li>
+ *   <li>Send the version (and version type) with <em>every</em> write and delete of such a document. A
+ *       write without it falls back to internal versioning and bumps the version by one, which breaks the
+ *       ordering. For the same reason the {@code _update} API refuses external versions: read, change and
+ *       index the whole document with its external version instead.</li>
+ *   <li>A delete is remembered as a tombstone carrying its version, so a late, older write does not
+ *       bring the document back, <em>but only for {@code index.gc_deletes}</em> (default 60 s). After
+ *       that the delete is forgotten and a late older write creates the document again. Measured on
+ *       9.5.3 with {@code index.gc_deletes: 1s}: a late write 0.5 s after the delete is refused, one
+ *       after 0.9 s or more is accepted (the node's cached clock ticks every 200 ms), with no refresh or
+ *       flush needed.</li>
+ * </ul>
+ *
+ * <p>esrel detects the last case where it can: it remembers the deletes <em>this instance</em> made (for
+ * {@link Builder#rememberDeletesFor}, default 1 hour) and reports a later older write that Elasticsearch
+ * nevertheless accepted as {@link ExternalWrite.Status#RECREATED}, explaining the delete, its age and the
+ * index's {@code gc_deletes}. Deletes made by other processes cannot be seen; for a durable guarantee
+ * raise {@code index.gc_deletes} above your longest delay, or keep deletes as documents (a "deleted"
+ * flag carrying the version) and delete them later.
+ *
+ * <pre>{@code
+ * ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
+ * ext.index("designs", "1", null, 526, shirt);      // CREATED / UPDATED, or STALE if 526 is old news
+ * ext.delete("designs", "1", null, 1000);
+ * ExternalWrite late = ext.index("designs", "1", null, 999, shirt);   // STALE within gc_deletes, RECREATED after
+ * }</pre>
+ *
+ * <p>Thread-safe.
+ */
+public final class ExternalVersions {
+
+    /** "current version [10] is higher or equal to the one provided [9]". */
+    private static final Pattern CURRENT_VERSION = Pattern.compile("current version \\[(\\d+)]");
+    private static final Duration DEFAULT_GC_DELETES = Duration.ofSeconds(60);
+
+    private final ElasticsearchClient client;
+    private final boolean gte;
+    private final Refresh refresh;
+    private final Duration rememberDeletesFor;
+    private final int maxRememberedDeletes;
+    private final LongSupplier nanoClock;
+    private final Map<Key, Tombstone> deletes;
+    private final Map<String, Duration> gcDeletes = new ConcurrentHashMap<>();
+
+    private ExternalVersions(Builder b) {
+        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.gte = b.gte;
+        this.refresh = b.refresh;
+        this.rememberDeletesFor = b.rememberDeletesFor;
+        this.maxRememberedDeletes = b.maxRememberedDeletes;
+        this.nanoClock = b.nanoClock;
+        int max = b.maxRememberedDeletes;
+        this.deletes = new LinkedHashMap<>(16, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Key, Tombstone> eldest) {
+                return size() > max;
+            }
+        };
+    }
+
+    public static ExternalVersions of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code external_gte} when true, {@code external} otherwise. */
+    public boolean greaterOrEqual() {
+        return gte;
+    }
+
+    /**
+     * Indexes {@code document} with external version {@code version}.
+     *
+     * @param document any object the client's mapper serializes to a JSON object
+     * @return {@code CREATED}, {@code UPDATED}, {@code STALE} (refused: the stored version, or a remembered
+     *     delete's, is newer or equal) or {@code RECREATED} (see the class comment)
+     * @throws IllegalArgumentException if {@code version} is negative
+     * @throws OccException for any failure other than a version conflict
+     */
+    public ExternalWrite index(String index, String id, String routing, long version, Object document) {
+        Occ.check(index, id);
+        checkVersion(version);
+        Objects.requireNonNull(document, "document cannot be null");
+        try {
+            IndexResponse r = client.index(i -> {
+                i.index(index).id(id).version(version).versionType(versionType()).document(document).refresh(refresh);
+                if (routing != null) {
+                    i.routing(routing);
+                }
+                return i;
+            });
+            Tombstone deleted = takeRememberedDelete(index, id, routing);
+            if (r.result() == Result.Created && deleted != null && refuses(deleted.version, version)) {
+                return new ExternalWrite(index, id, routing, ExternalWrite.Status.RECREATED, version, r.version(), r.seqNo(),
+                    r.primaryTerm(), recreatedExplanation(index, id, version, deleted));
+            }
+            ExternalWrite.Status status = r.result() == Result.Created ? ExternalWrite.Status.CREATED : ExternalWrite.Status.UPDATED;
+            return new ExternalWrite(index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                return stale(index, id, routing, version, e);
+            }
+            throw Errors.translate("external-version write of", index, id, routing, e);
+        } catch (IOException e) {
+            throw Errors.io("external-version write of", index, id, routing, e);
+        }
+    }
+
+    /**
+     * Deletes the document with external version {@code version}: applied only if {@code version} is
+     * greater than the stored one (or equal, with {@code external_gte}). The delete's version is kept as a
+     * tombstone for {@code index.gc_deletes} by Elasticsearch, and remembered by this instance for
+     * {@link Builder#rememberDeletesFor}.
+     *
+     * @return {@code DELETED}, {@code NOT_FOUND} (no document, tombstone recorded anyway) or {@code STALE}
+     */
+    public ExternalWrite delete(String index, String id, String routing, long version) {
+        Occ.check(index, id);
+        checkVersion(version);
+        try {
+            DeleteResponse r = client.delete(d -> {
+                d.index(index).id(id).version(version).versionType(versionType()).refresh(refresh);
+                if (routing != null) {
+                    d.routing(routing);
+                }
+                return d;
+            });
+            remember(index, id, routing, version);
+            ExternalWrite.Status status = r.result() == Result.NotFound ? ExternalWrite.Status.NOT_FOUND
+                : ExternalWrite.Status.DELETED;
+            return new ExternalWrite(index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                return stale(index, id, routing, version, e);
+            }
+            throw Errors.translate("external-version delete of", index, id, routing, e);
+        } catch (IOException e) {
+            throw Errors.io("external-version delete of", index, id, routing, e);
+        }
+    }
+
+    /**
+     * The index's {@code index.gc_deletes}: how long Elasticsearch remembers deletes. Read once per index
+     * and cached.
+     *
+     * @throws OccException if the settings cannot be read
+     */
+    public Duration gcDeletes(String index) {
+        Duration cached = gcDeletes.get(index);
+        if (cached != null) {
+            return cached;
+        }
+        try {
+            JsonObject answer = RestCall.get("/" + RestCall.segment(index) + "/_settings/index.gc_deletes",
+                Map.of("include_defaults", "true", "flat_settings", "true")).send(client).toJson().asJsonObject();
+            Duration value = DEFAULT_GC_DELETES;
+            for (JsonValue perIndex : answer.values()) {
+                JsonObject o = perIndex.asJsonObject();
+                for (String part : new String[] {"defaults", "settings"}) {
+                    JsonObject settings = o.getJsonObject(part);
+                    if (settings != null && settings.get("index.gc_deletes") instanceof JsonString str) {
+                        value = parseTime(str.getString());
+                    }
+                }
+            }
+            gcDeletes.put(index, value);
+            return value;
+        } catch (ElasticsearchException e) {
+            throw new OccException("cannot read index.gc_deletes of [" + index + "]: " + Errors.fullReason(e), e.status(), e);
+        } catch (IOException e) {
+            throw new OccException("cannot read index.gc_deletes of [" + index + "]: " + e, 0, e);
+        }
+    }
+
+    /** Parses Elasticsearch time values: 60s, 1m, 500ms, 2h, 1d (a bare number is milliseconds). */
+    static Duration parseTime(String s) {
+        String v = s.trim().toLowerCase(java.util.Locale.ROOT);
+        Matcher m = Pattern.compile("(-?\\d+)(nanos|micros|ms|s|m|h|d)?").matcher(v);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a time value: [" + s + "]");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "ms" : m.group(2);
+        return switch (unit) {
+            case "nanos" -> Duration.ofNanos(n);
+            case "micros" -> Duration.ofNanos(n * 1000);
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+
+    private ExternalWrite stale(String index, String id, String routing, long version, ElasticsearchException e) {
+        String reason = e.error() == null ? "" : String.valueOf(e.error().reason());
+        Matcher m = CURRENT_VERSION.matcher(reason);
+        long current = m.find() ? Long.parseLong(m.group(1)) : -1;
+        Tombstone deleted = remembered(index, id, routing);
+        String why;
+        if (deleted != null && current == deleted.version) {
+            why = "Elasticsearch still remembers the delete of [" + index + "][" + id + "] at version " + current
+                + " (deleted " + age(deleted) + " ago, within index.gc_deletes), so version " + version + " is old news";
+        } else {
+            why = "Elasticsearch holds version " + (current < 0 ? "(unknown)" : String.valueOf(current)) + " of [" + index + "]["
+                + id + "], which is " + (gte ? "higher than" : "higher than or equal to") + " the provided " + version
+                + " (" + (gte ? "external_gte" : "external") + " versioning), so this write is old news";
+        }
+        return new ExternalWrite(index, id, routing, ExternalWrite.Status.STALE, version, current, -1, -1, why);
+    }
+
+    private String recreatedExplanation(String index, String id, long version, Tombstone deleted) {
+        String gc;
+        try {
+            gc = "index.gc_deletes of [" + index + "] is " + gcDeletes(index).toMillis() + " ms";
+        } catch (OccException e) {
+            gc = "index.gc_deletes could not be read (" + e.getMessage() + ")";
+        }
+        return "[" + index + "][" + id + "] was deleted at version " + deleted.version + " by this client " + age(deleted)
+            + " ago; " + gc + ", so Elasticsearch had forgotten the delete and accepted the older version " + version
+            + " as a new document. The document now holds old data: delete it again with a version above " + version
+            + ", raise index.gc_deletes above the longest delay of your writes, or keep deletes as documents";
+    }
+
+    private String age(Tombstone t) {
+        return Duration.ofNanos(nanoClock.getAsLong() - t.nanos).toMillis() + " ms";
+    }
+
+    private boolean refuses(long storedVersion, long requested) {
+        return gte ? requested < storedVersion : requested <= storedVersion;
+    }
+
+    private VersionType versionType() {
+        return gte ? VersionType.ExternalGte : VersionType.External;
+    }
+
+    private void remember(String index, String id, String routing, long version) {
+        synchronized (deletes) {
+            deletes.put(new Key(index, id, routing), new Tombstone(version, nanoClock.getAsLong()));
+        }
+    }
+
+    private Tombstone remembered(String index, String id, String routing) {
+        synchronized (deletes) {
+            Key key = new Key(index, id, routing);
+            Tombstone t = deletes.get(key);
+            if (t != null && nanoClock.getAsLong() - t.nanos > rememberDeletesFor.toNanos()) {
+                deletes.remove(key);
+                return null;
+            }
+            return t;
+        }
+    }
+
+    /** The remembered delete of the document, forgotten now that a write has been applied over it. */
+    private Tombstone takeRememberedDelete(String index, String id, String routing) {
+        synchronized (deletes) {
+            Tombstone t = remembered(index, id, routing);
+            if (t != null) {
+                deletes.remove(new Key(index, id, routing));
+            }
+            return t;
+        }
+    }
+
+    private static void checkVersion(long version) {
+        if (version < 0) {
+            throw new IllegalArgumentException("external versions must be between 0 and 2^63-1, got " + version);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ExternalVersions{versionType=" + (gte ? "external_gte" : "external") + ", rememberDeletesFor="
+            + rememberDeletesFor + ", maxRememberedDeletes=" + maxRememberedDeletes + '}';
+    }
+
+    private record Key(String index, String id, String routing) {}
+
+    private record Tombstone(long version, long nanos) {}
+
+    /** Builder for {@link ExternalVersions}. Not thread-safe. */
+    public static final class Builder {
+        private ElasticsearchClient client;
+        private boolean gte;
+        private Refresh refresh;
+        private Duration rememberDeletesFor = Duration.ofHours(1);
+        private int maxRememberedDeletes = 100_000;
+        private LongSupplier nanoClock = System::nanoTime;
+
+        private Builder() {}
+
+        /** Required. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /**
+         * Use {@code external_gte} (equal versions accepted) instead of {@code external} (strictly
+         * greater). Default false.
+         */
+        public Builder greaterOrEqual(boolean gte) {
+            this.gte = gte;
+            return this;
+        }
+
+        /** The {@code refresh} parameter of every write. Default: not sent. */
+        public Builder refresh(Refresh refresh) {
+            this.refresh = refresh;
+            return this;
+        }
+
+        /**
+         * How long this instance remembers its own deletes to detect {@code RECREATED}. Default 1 hour.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder rememberDeletesFor(Duration d) {
+            Objects.requireNonNull(d, "rememberDeletesFor cannot be null");
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("rememberDeletesFor must not be negative, got " + d);
+            }
+            this.rememberDeletesFor = d;
+            return this;
+        }
+
+        /**
+         * The most deletes remembered (the oldest are forgotten first). Default 100,000.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxRememberedDeletes(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("maxRememberedDeletes must not be negative, got " + n);
+            }
+            this.maxRememberedDeletes = n;
+            return this;
+        }
+
+        /** The clock for remembered deletes, in nanoseconds. Default {@link System#nanoTime}. */
+        public Builder nanoClock(LongSupplier nanoClock) {
+            this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
+            return this;
+        }
+
+        public ExternalVersions build() {
+            return new ExternalVersions(this);
+        }
+    }
+}

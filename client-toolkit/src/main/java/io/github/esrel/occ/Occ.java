@@ -1,0 +1,557 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch._types.Result;
+import co.elastic.clients.elasticsearch.core.CreateResponse;
+import co.elastic.clients.elasticsearch.core.DeleteResponse;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.IndexRequest;
+import co.elastic.clients.elasticsearch.core.IndexResponse;
+import co.elastic.clients.elasticsearch.core.UpdateResponse;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.retry.StopReason;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Optimistic concurrency for Elasticsearch documents: read a document as a typed object, apply a pure
+ * function, write the result back only if nobody changed the document in between
+ * ({@code if_seq_no} + {@code if_primary_term}), and on a version conflict (409) re-read and re-apply
+ * under a {@link RetryPolicy}. Concurrent writers lose no update (seed 004's vote counter).
+ *
+ * <pre>{@code
+ * Occ occ = Occ.of(b -> b.client(es));
+ * Outcome<Shirt> vote = occ.update("designs", "1", null, Shirt.class, s -> s.withVotes(s.votes() + 1));
+ * vote.orThrow();                                  // CONFLICT (gave up) becomes an OccConflictException
+ *
+ * occ.upsert("designs", "2", null, Shirt.class, () -> new Shirt("new", 0), s -> s.withVotes(s.votes() + 1));
+ * occ.bulk(Shirt.class).update("designs", "1", null, s -> s.withVotes(s.votes() + 1)).execute();
+ * }</pre>
+ *
+ * <h2>Guarantees and rules</h2>
+ * <ul>
+ *   <li>The function must be pure: it may run several times (once per attempt) and must not mutate its
+ *       argument in ways that matter outside. If it throws, the exception propagates unchanged and nothing
+ *       is written. It must not return {@code null}.</li>
+ *   <li>The function's value <em>replaces the whole source</em>. Fields your type does not map are lost,
+ *       unless the type keeps them (a {@code Map}, an {@code ObjectNode}, or {@code @JsonAnySetter}).</li>
+ *   <li>No write happens when the new value serializes to the same JSON as the stored source (numbers
+ *       compared by value): the outcome is {@link Outcome.Status#NOOP} and seq_no stays as it was.</li>
+ *   <li>Routing is passed on every read and write. A routed document read without its routing (or with
+ *       another one) is "not found" on the wrong shard (seed 002); on such a miss esrel searches for the
+ *       id and, if it lives under another routing, throws an {@link OccException} (404) naming it, so an
+ *       upsert never creates a second copy on another shard. Indices with {@code _routing.required} fail
+ *       with a message saying so.</li>
+ *   <li>Giving up after conflicts is an {@link Outcome} with status {@link Outcome.Status#CONFLICT} (use
+ *       {@link Outcome#orThrow()} to make it an {@link OccConflictException}); every other failure is an
+ *       {@link OccException} that keeps the cause. Rejections (429) are retried under the same policy.</li>
+ * </ul>
+ *
+ * <p>Thread-safe; holds no connection of its own. The client must use a {@link JacksonJsonpMapper}
+ * (the default setup), whose {@link ObjectMapper} maps sources to the caller's types.
+ */
+public final class Occ {
+
+    private final ElasticsearchClient client;
+    private final RetryPolicy policy;
+    private final OccListener listener;
+    private final Refresh refresh;
+    private final boolean routingCheck;
+    private final Json json;
+
+    private Occ(Builder b) {
+        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.policy = b.policy;
+        this.listener = b.listener;
+        this.refresh = b.refresh;
+        this.routingCheck = b.routingCheck;
+        JsonpMapper jsonp = client._jsonpMapper();
+        if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
+            throw new IllegalArgumentException("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper"
+                + " (got " + jsonp.getClass().getName() + ")");
+        }
+        this.json = new Json(jackson.objectMapper());
+    }
+
+    /** Builds an updater with a lambda, in the style of the elasticsearch-java client. */
+    public static Occ of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public RetryPolicy retryPolicy() {
+        return policy;
+    }
+
+    /**
+     * Reads a document with what a later conditional write needs.
+     *
+     * @return empty when there is no such document
+     * @throws OccException if the index does not exist (404), the id exists under another routing (404),
+     *     the index requires routing (400), or the read fails
+     */
+    public <T> Optional<Versioned<T>> get(String index, String id, String routing, Class<T> type) {
+        check(index, id);
+        Objects.requireNonNull(type, "type cannot be null");
+        try {
+            GetResponse<ObjectNode> got = read(index, id, routing);
+            if (!got.found()) {
+                if (routingCheck) {
+                    Errors.checkRouting(client, index, id, routing);
+                }
+                return Optional.empty();
+            }
+            return Optional.of(new Versioned<>(got.index(), id, routing, json.toValue(got.source(), type, index, id),
+                got.seqNo(), got.primaryTerm(), got.version()));
+        } catch (ElasticsearchException e) {
+            throw Errors.translate("get", index, id, routing, e);
+        } catch (IOException e) {
+            throw Errors.io("get", index, id, routing, e);
+        }
+    }
+
+    /** {@link #update(String, String, String, Class, UnaryOperator)} for a document routed by its id. */
+    public <T> Outcome<T> update(String index, String id, Class<T> type, UnaryOperator<T> fn) {
+        return update(index, id, null, type, fn);
+    }
+
+    /**
+     * Reads the document, applies {@code fn}, writes the result if the document is unchanged since the
+     * read; on a conflict, re-reads and re-applies, under the retry policy.
+     *
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written), {@code NOT_FOUND} or
+     *     {@code CONFLICT} (gave up)
+     * @throws OccException see the class comment
+     */
+    public <T> Outcome<T> update(String index, String id, String routing, Class<T> type, UnaryOperator<T> fn) {
+        Objects.requireNonNull(fn, "fn cannot be null");
+        return run(index, id, routing, type, null, fn, null);
+    }
+
+    /**
+     * Create-if-absent, then update: when the document does not exist it is created
+     * ({@code op_type=create}) with {@code fn.apply(initial.get())}; when it exists, as
+     * {@link #update(String, String, String, Class, UnaryOperator)}. If another writer creates it first,
+     * the create fails with a conflict and this operation re-reads and applies {@code fn} on top of the
+     * winner's value: exactly one creator, nobody's change lost.
+     *
+     * <p>An upsert into a missing index creates the document (and the index, if the cluster
+     * auto-creates indices).
+     *
+     * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT}
+     */
+    public <T> Outcome<T> upsert(String index, String id, String routing, Class<T> type, Supplier<T> initial,
+                                 UnaryOperator<T> fn) {
+        Objects.requireNonNull(initial, "initial cannot be null");
+        Objects.requireNonNull(fn, "fn cannot be null");
+        return run(index, id, routing, type, initial, fn, null);
+    }
+
+    /**
+     * Deletes the document if {@code condition} holds for its current value and it has not changed
+     * between the read and the delete; on a conflict, re-reads and re-tests, under the retry policy.
+     *
+     * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false), {@code NOT_FOUND}
+     *     or {@code CONFLICT}
+     */
+    public <T> Outcome<T> deleteIf(String index, String id, String routing, Class<T> type, Predicate<? super T> condition) {
+        Objects.requireNonNull(condition, "condition cannot be null");
+        return run(index, id, routing, type, null, null, condition);
+    }
+
+    /**
+     * One conditional write of a value the caller computed from {@code seen} (seed 004's "send the
+     * version you read"): succeeds only if the document still has {@code seen}'s seq_no and primary term.
+     * Not retried, since esrel cannot recompute the value: on a conflict, read again and decide.
+     *
+     * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written) or {@code CONFLICT} (changed or
+     *     deleted since {@code seen})
+     */
+    public <T> Outcome<T> replace(Versioned<T> seen, T value) {
+        Objects.requireNonNull(seen, "seen cannot be null");
+        Objects.requireNonNull(value, "value cannot be null");
+        long start = System.nanoTime();
+        ObjectNode tree = json.toTree(value, seen.index(), seen.id());
+        if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
+            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.NOOP, value, seen.seqNo(),
+                seen.primaryTerm(), seen.version(), 1, 0, StopReason.NONE, null, since(start)));
+        }
+        try {
+            IndexResponse w = client.index(i -> {
+                i.index(seen.index()).id(seen.id()).document(tree).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm());
+                return routed(i.refresh(refresh), seen.routing());
+            });
+            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.UPDATED, value, w.seqNo(),
+                w.primaryTerm(), w.version(), 1, 0, StopReason.NONE, null, since(start)));
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                conflict(seen.index(), seen.id(), 1);
+                return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.CONFLICT, value, -1, -1, -1,
+                    1, 1, StopReason.NOT_RETRYABLE, null, since(start)));
+            }
+            throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+        } catch (IOException e) {
+            throw Errors.io("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+        }
+    }
+
+    /**
+     * Deletes the document only if it still has {@code seen}'s seq_no and primary term. Not retried.
+     *
+     * @return {@code DELETED} or {@code CONFLICT} (changed or already deleted since {@code seen})
+     */
+    public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
+        Objects.requireNonNull(seen, "seen cannot be null");
+        long start = System.nanoTime();
+        try {
+            DeleteResponse d = client.delete(r -> {
+                r.index(seen.index()).id(seen.id()).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()).refresh(refresh);
+                if (seen.routing() != null) {
+                    r.routing(seen.routing());
+                }
+                return r;
+            });
+            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.DELETED, seen.value(),
+                d.seqNo(), d.primaryTerm(), d.version(), 1, 0, StopReason.NONE, null, since(start)));
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                conflict(seen.index(), seen.id(), 1);
+                return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.CONFLICT, seen.value(),
+                    -1, -1, -1, 1, 1, StopReason.NOT_RETRYABLE, null, since(start)));
+            }
+            throw Errors.translate("conditional delete of", seen.index(), seen.id(), seen.routing(), e);
+        } catch (IOException e) {
+            throw Errors.io("conditional delete of", seen.index(), seen.id(), seen.routing(), e);
+        }
+    }
+
+    /**
+     * Passthrough to the update API with a painless script and {@code retry_on_conflict}: the server
+     * reads, runs the script and writes, retrying internally up to {@code retryOnConflict} times (seed
+     * 004). Needs the {@value Errors#PAINLESS_MODULE} module on the cluster; the optimistic
+     * {@link #update(String, String, String, Class, UnaryOperator)} needs no scripting and works
+     * everywhere.
+     *
+     * @param params script parameters (mapped to JSON), may be empty
+     * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing),
+     *     {@code NOT_FOUND}, or {@code CONFLICT} (the server's retries ran out); {@code attempts} is 1
+     *     (the server's internal retries are not reported)
+     * @throws OccException (400) naming the missing {@value Errors#PAINLESS_MODULE} module when the
+     *     cluster cannot run painless (the test distribution cannot), or for any other failure
+     * @throws IllegalArgumentException if {@code retryOnConflict} is negative
+     */
+    public Outcome<Void> scriptedUpdate(String index, String id, String routing, String painless,
+                                        Map<String, ?> params, int retryOnConflict) {
+        check(index, id);
+        Objects.requireNonNull(painless, "painless cannot be null");
+        if (retryOnConflict < 0) {
+            throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
+        }
+        Map<String, JsonData> jsonParams = new LinkedHashMap<>();
+        (params == null ? Map.<String, Object>of() : params).forEach((k, v) -> jsonParams.put(k, JsonData.of(v)));
+        long start = System.nanoTime();
+        try {
+            UpdateResponse<ObjectNode> r = client.update(u -> {
+                u.index(index).id(id).retryOnConflict(retryOnConflict).refresh(refresh)
+                    .script(s -> s.lang("painless").source(src -> src.scriptString(painless)).params(jsonParams));
+                if (routing != null) {
+                    u.routing(routing);
+                }
+                return u;
+            }, ObjectNode.class);
+            Outcome.Status status = r.result() == Result.NoOp ? Outcome.Status.NOOP
+                : r.result() == Result.Created ? Outcome.Status.CREATED
+                : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
+            return finish(new Outcome<>(r.index(), id, routing, status, null, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()),
+                r.version(), 1, 0, StopReason.NONE, null, since(start)));
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                conflict(index, id, 1);
+                return finish(new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, null, -1, -1, -1, 1, 1,
+                    StopReason.MAX_ATTEMPTS, "retry_on_conflict=" + retryOnConflict + " exhausted", since(start)));
+            }
+            if (e.status() == 404 && Errors.hasType(e, "document_missing_exception")) {
+                return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1, 1, 0,
+                    StopReason.NONE, null, since(start)));
+            }
+            if (e.status() == 400 && Errors.isScriptFailure(e) && Boolean.FALSE.equals(Errors.painlessOnEveryNode(client))) {
+                throw new OccException("scripted update of " + Errors.where(index, id, routing) + " failed: this cluster"
+                    + " cannot run painless scripts because the " + Errors.PAINLESS_MODULE + " module is not installed on every"
+                    + " node (Elasticsearch's integ-test distribution ships without it). Use Occ.update(...), the optimistic"
+                    + " read-modify-write with if_seq_no/if_primary_term, which needs no scripting. Server said: "
+                    + Errors.fullReason(e), e.status(), e);
+            }
+            throw Errors.translate("scripted update of", index, id, routing, e);
+        } catch (IOException e) {
+            throw Errors.io("scripted update of", index, id, routing, e);
+        }
+    }
+
+    /**
+     * Whether every node can run painless (has the {@value Errors#PAINLESS_MODULE} module), so that
+     * {@link #scriptedUpdate} can work; {@code false} also when node info cannot be read.
+     */
+    public boolean scriptingAvailable() {
+        return Boolean.TRUE.equals(Errors.painlessOnEveryNode(client));
+    }
+
+    /**
+     * Starts a bulk optimistic update of many documents of one type: each is read, changed and written
+     * conditionally; only the items that conflict are re-read and retried.
+     */
+    public <T> BulkUpdate<T> bulk(Class<T> type) {
+        Objects.requireNonNull(type, "type cannot be null");
+        return new BulkUpdate<>(this, type);
+    }
+
+    // --- the read-modify-write loop ---------------------------------------------------------------
+
+    private <T> Outcome<T> run(String index, String id, String routing, Class<T> type, Supplier<T> initial,
+                               UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
+        check(index, id);
+        Objects.requireNonNull(type, "type cannot be null");
+        long start = System.nanoTime();
+        Attempts attempts = policy.attempts();
+        int conflicts = 0;
+        boolean routingChecked = !routingCheck;
+        T last = null;
+        String what = deleteIf != null ? "conditional delete of" : initial != null ? "upsert of" : "update of";
+        while (true) {
+            try {
+                GetResponse<ObjectNode> got = readForWrite(index, id, routing, initial != null);
+                if (got == null || !got.found()) {
+                    if (!routingChecked) {
+                        routingChecked = true;
+                        Errors.checkRouting(client, index, id, routing);
+                    }
+                    if (initial == null) {
+                        return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1,
+                            attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+                    }
+                    T created = Objects.requireNonNull(fn.apply(Objects.requireNonNull(initial.get(),
+                        "initial value supplier returned null")), "the update function returned null");
+                    last = created;
+                    ObjectNode tree = json.toTree(created, index, id);
+                    CreateResponse c = client.create(r -> {
+                        r.index(index).id(id).document(tree).refresh(refresh);
+                        if (routing != null) {
+                            r.routing(routing);
+                        }
+                        return r;
+                    });
+                    return finish(new Outcome<>(c.index(), id, routing, Outcome.Status.CREATED, created, c.seqNo(),
+                        c.primaryTerm(), c.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+                }
+                String concrete = got.index();
+                T current = json.toValue(got.source(), type, index, id);
+                if (deleteIf != null) {
+                    last = current;
+                    if (!deleteIf.test(current)) {
+                        return finish(new Outcome<>(concrete, id, routing, Outcome.Status.NOOP, current, got.seqNo(),
+                            got.primaryTerm(), got.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+                    }
+                    DeleteResponse d = client.delete(r -> {
+                        r.index(concrete).id(id).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm()).refresh(refresh);
+                        if (routing != null) {
+                            r.routing(routing);
+                        }
+                        return r;
+                    });
+                    return finish(new Outcome<>(concrete, id, routing, Outcome.Status.DELETED, current, d.seqNo(),
+                        d.primaryTerm(), d.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+                }
+                T next = Objects.requireNonNull(fn.apply(current), "the update function returned null");
+                last = next;
+                ObjectNode tree = json.toTree(next, index, id);
+                if (Json.sameSource(got.source(), tree)) {
+                    return finish(new Outcome<>(concrete, id, routing, Outcome.Status.NOOP, next, got.seqNo(),
+                        got.primaryTerm(), got.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+                }
+                IndexResponse w = client.index(i -> {
+                    i.index(concrete).id(id).document(tree).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm());
+                    return routed(i.refresh(refresh), routing);
+                });
+                return finish(new Outcome<>(concrete, id, routing, Outcome.Status.UPDATED, next, w.seqNo(),
+                    w.primaryTerm(), w.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+            } catch (ElasticsearchException e) {
+                if (e.status() == 409) {
+                    conflicts++;
+                    conflict(index, id, attempts.attempt());
+                    if (attempts.retryAfter(e)) {
+                        continue;
+                    }
+                    return finish(new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, last, -1, -1, -1,
+                        attempts.attempt(), conflicts, attempts.stopReason(), null, since(start)));
+                }
+                if (policy.retryOn().test(e) && attempts.retryAfter(e)) {
+                    continue;
+                }
+                OccException failure = Errors.translate(what, index, id, routing, e);
+                if (e.status() == 429) {
+                    failure = new OccException(failure.getMessage() + " (rejected " + attempts.attempt() + " time(s); "
+                        + attempts.stopReason() + ")", 429, e);
+                }
+                throw failure;
+            } catch (IOException e) {
+                throw Errors.io(what, index, id, routing, e);
+            }
+        }
+    }
+
+    /** A realtime get; for an upsert, a missing index reads as a missing document (null). */
+    private GetResponse<ObjectNode> readForWrite(String index, String id, String routing, boolean upsert) throws IOException {
+        try {
+            return read(index, id, routing);
+        } catch (ElasticsearchException e) {
+            if (upsert && e.status() == 404 && Errors.hasType(e, "index_not_found_exception")) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
+        return client.get(g -> {
+            g.index(index).id(id);
+            if (routing != null) {
+                g.routing(routing);
+            }
+            return g;
+        }, ObjectNode.class);
+    }
+
+    // --- shared with BulkUpdate -------------------------------------------------------------------
+
+    ElasticsearchClient client() {
+        return client;
+    }
+
+    Json json() {
+        return json;
+    }
+
+    Refresh refresh() {
+        return refresh;
+    }
+
+    boolean routingCheck() {
+        return routingCheck;
+    }
+
+    <T> Outcome<T> finish(Outcome<T> outcome) {
+        Errors.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
+        return outcome;
+    }
+
+    void conflict(String index, String id, int attempt) {
+        Errors.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
+    }
+
+    static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    private static <D> IndexRequest.Builder<D> routed(IndexRequest.Builder<D> b, String routing) {
+        if (routing != null) {
+            b.routing(routing);
+        }
+        return b;
+    }
+
+    private static long orMinus1(Long v) {
+        return v == null ? -1 : v;
+    }
+
+    static void check(String index, String id) {
+        if (index == null || index.isBlank()) {
+            throw new IllegalArgumentException("index must not be empty, got [" + index + "]");
+        }
+        if (id == null || id.isEmpty()) {
+            throw new IllegalArgumentException("id must not be empty, got [" + id + "]");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + '}';
+    }
+
+    /** Builder for {@link Occ}. Not thread-safe. */
+    public static final class Builder {
+        private ElasticsearchClient client;
+        private RetryPolicy policy = RetryPolicy.defaults();
+        private OccListener listener = OccListener.NO_OP;
+        private Refresh refresh;
+        private boolean routingCheck = true;
+
+        private Builder() {}
+
+        /** Required. Its {@link JacksonJsonpMapper} maps sources to your types. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /**
+         * How conflicts (409) and rejections (429) are retried: attempts, backoff, deadline. Default
+         * {@link RetryPolicy#defaults()} (10 attempts, jittered exponential backoff from 5 ms to 500 ms).
+         * Heavily contended documents (many writers on one counter) need more attempts.
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
+            return this;
+        }
+
+        /** Hears conflicts and outcomes, e.g. {@link OccMetrics}. Default {@link OccListener#NO_OP}. */
+        public Builder listener(OccListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+            return this;
+        }
+
+        /**
+         * The {@code refresh} parameter of every write. Default: not sent (the index's refresh interval
+         * applies; reads by id are realtime anyway).
+         */
+        public Builder refresh(Refresh refresh) {
+            this.refresh = refresh;
+            return this;
+        }
+
+        /**
+         * Whether a miss is checked for the same id under another routing (one search per miss, see the
+         * class comment). Default true.
+         */
+        public Builder routingCheck(boolean routingCheck) {
+            this.routingCheck = routingCheck;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the client does not use a {@link JacksonJsonpMapper}
+         */
+        public Occ build() {
+            return new Occ(this);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package io.github.esrel.occ;
+
+import io.github.esrel.retry.Failures;
+
+/**
+ * An optimistic-concurrency operation failed in a way the caller did not ask for: the cluster could
+ * not be reached or refused the request (a missing index, a bad mapping, a rejection that outlasted
+ * the retry policy), a routed document was addressed without its routing, or a scripted update ran
+ * on a cluster without scripting. The cause keeps the client's exception (with the status and
+ * Elasticsearch's error body).
+ *
+ * <p>Running out of attempts against concurrent writers is <em>not</em> reported with this type but
+ * as an {@link Outcome} with status {@link Outcome.Status#CONFLICT}; {@link Outcome#orThrow()} turns
+ * that into an {@link OccConflictException}, a subclass.
+ */
+public class OccException extends RuntimeException implements Failures.HasStatus {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+
+    public OccException(String message, int status, Throwable cause) {
+        super(message, cause);
+        this.status = status;
+    }
+
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    @Override
+    public int status() {
+        return status;
+    }
+}

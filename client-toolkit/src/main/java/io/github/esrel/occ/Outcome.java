@@ -1,0 +1,210 @@
+package io.github.esrel.occ;
+
+import io.github.esrel.retry.StopReason;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What an optimistic operation did to one document: whether it wrote, how many attempts and
+ * conflicts it took, and the document's sequence number, primary term and version afterwards.
+ *
+ * <p>Expected outcomes are values: a missing document ({@link Status#NOT_FOUND}), a function that
+ * changed nothing ({@link Status#NOOP}), and giving up after version conflicts
+ * ({@link Status#CONFLICT}) are statuses, not exceptions. Call {@link #orThrow()} to treat giving up
+ * as an error. Immutable.
+ *
+ * @param <T> the caller's document type
+ */
+public final class Outcome<T> {
+
+    /** What happened to the document. */
+    public enum Status {
+        /** An existing document was replaced with the function's value. */
+        UPDATED,
+        /** The document did not exist and was created (upsert). */
+        CREATED,
+        /** Deleted. */
+        DELETED,
+        /**
+         * Nothing was written: the function returned a value equal to the stored one (update), or the
+         * condition was false (delete-if). seq_no/primary_term are those of the document as read.
+         */
+        NOOP,
+        /** No such document; nothing was written. */
+        NOT_FOUND,
+        /**
+         * Gave up on version conflicts: other writers kept changing the document until the retry policy
+         * ran out ({@link #stopReason()} says which limit), or a single conditional write found the
+         * document changed since it was read. Nothing was written by this operation.
+         */
+        CONFLICT,
+        /**
+         * Bulk only: the item failed with an error that retrying does not fix ({@link #error()}).
+         * Single-document operations throw {@link OccException} instead.
+         */
+        FAILED
+    }
+
+    private final String index;
+    private final String id;
+    private final String routing;
+    private final Status status;
+    private final T value;
+    private final long seqNo;
+    private final long primaryTerm;
+    private final long version;
+    private final int attempts;
+    private final int conflicts;
+    private final StopReason stopReason;
+    private final String error;
+    private final Duration took;
+
+    Outcome(String index, String id, String routing, Status status, T value, long seqNo, long primaryTerm,
+            long version, int attempts, int conflicts, StopReason stopReason, String error, Duration took) {
+        this.index = Objects.requireNonNull(index);
+        this.id = Objects.requireNonNull(id);
+        this.routing = routing;
+        this.status = Objects.requireNonNull(status);
+        this.value = value;
+        this.seqNo = seqNo;
+        this.primaryTerm = primaryTerm;
+        this.version = version;
+        this.attempts = attempts;
+        this.conflicts = conflicts;
+        this.stopReason = stopReason == null ? StopReason.NONE : stopReason;
+        this.error = error;
+        this.took = took == null ? Duration.ZERO : took;
+    }
+
+    public String index() {
+        return index;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** The routing the operation used, or {@code null}. */
+    public String routing() {
+        return routing;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    /**
+     * The document's value: as written ({@code UPDATED}, {@code CREATED}), as stored ({@code NOOP}),
+     * as it was before deletion ({@code DELETED}), the last value computed before giving up
+     * ({@code CONFLICT}, when the function ran); {@code null} otherwise.
+     */
+    public T value() {
+        return value;
+    }
+
+    /** {@code _seq_no} after the operation (of the document as read for {@code NOOP}); -1 when unknown. */
+    public long seqNo() {
+        return seqNo;
+    }
+
+    /** {@code _primary_term} after the operation; -1 when unknown. */
+    public long primaryTerm() {
+        return primaryTerm;
+    }
+
+    /** {@code _version} after the operation; -1 when unknown. */
+    public long version() {
+        return version;
+    }
+
+    /** Attempts made (reads and conditional writes count as one attempt together), at least 1. */
+    public int attempts() {
+        return attempts;
+    }
+
+    /** Version conflicts (409) met on the way; {@code attempts() - 1} or fewer retries were for them. */
+    public int conflicts() {
+        return conflicts;
+    }
+
+    /** Why retrying stopped, for {@code CONFLICT} and {@code FAILED}; {@link StopReason#NONE} otherwise. */
+    public StopReason stopReason() {
+        return stopReason;
+    }
+
+    /** The error of a {@code FAILED} bulk item ({@code type: reason}), or a hint for {@code NOT_FOUND}; else null. */
+    public String error() {
+        return error;
+    }
+
+    /** Wall time of the whole operation, retries and backoff included. */
+    public Duration took() {
+        return took;
+    }
+
+    /** True if this operation wrote (updated, created or deleted) the document. */
+    public boolean written() {
+        return status == Status.UPDATED || status == Status.CREATED || status == Status.DELETED;
+    }
+
+    /** True for {@link Status#CONFLICT}. */
+    public boolean gaveUp() {
+        return status == Status.CONFLICT;
+    }
+
+    /**
+     * This outcome, unless it gave up or failed.
+     *
+     * @throws OccConflictException for {@link Status#CONFLICT}
+     * @throws OccException for {@link Status#FAILED}
+     */
+    public Outcome<T> orThrow() {
+        if (status == Status.CONFLICT) {
+            throw new OccConflictException(this);
+        }
+        if (status == Status.FAILED) {
+            throw new OccException(describe(), 0, null);
+        }
+        return this;
+    }
+
+    /** The document as now stored, for a later conditional write or delete; only when it exists. */
+    public Versioned<T> versioned() {
+        if (status == Status.DELETED || status == Status.NOT_FOUND || seqNo < 0) {
+            throw new IllegalStateException("no stored document to refer to: " + describe());
+        }
+        return new Versioned<>(index, id, routing, value, seqNo, primaryTerm, version);
+    }
+
+    /** One line for logs and exceptions. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        sb.append('[').append(index).append("][").append(id).append(']');
+        if (routing != null) {
+            sb.append(" routing [").append(routing).append(']');
+        }
+        sb.append(' ').append(status);
+        switch (status) {
+            case CONFLICT -> sb.append(": gave up after ").append(attempts).append(" attempt(s) and ")
+                .append(conflicts).append(" version conflict(s) (").append(stopReason).append(')');
+            case FAILED -> sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
+            default -> {
+                sb.append(" after ").append(attempts).append(" attempt(s)");
+                if (seqNo >= 0) {
+                    sb.append(", seq_no ").append(seqNo).append(", primary_term ").append(primaryTerm)
+                        .append(", version ").append(version);
+                }
+                if (error != null) {
+                    sb.append(": ").append(error);
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "Outcome{" + describe() + '}';
+    }
+}
