@@ -1,0 +1,296 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.json.JsonData;
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.retry.StopReason;
+import io.github.esrel.testenv.Cluster;
+import io.github.esrel.testenv.EsCluster;
+import io.github.esrel.testenv.EsrelTest;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.github.esrel.occ.VoteCounterIT.runConcurrently;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The rules around the optimistic loop on a real node: no-op detection, conditional deletes and
+ * replaces, giving up, routing carried through (seed 002), external versions and delete tombstones
+ * (seed 004), and the scripted update on a cluster without painless.
+ */
+@EsrelTest
+class VersioningIT {
+
+    @Cluster
+    static final EsCluster cluster = EsCluster.builder().build();
+
+    private final ElasticsearchClient es = cluster.client();
+    private final Occ occ = Occ.of(b -> b.client(es));
+
+    record Shirt(String name, long votes) {
+        Shirt vote() {
+            return new Shirt(name, votes + 1);
+        }
+    }
+
+    @Test
+    void shouldNotWriteWhenTheFunctionReturnsAnEqualValue() throws IOException {
+        createIndex("noop", 1);
+        es.index(i -> i.index("noop").id("1").document(Map.of("name", "es", "votes", 5)));
+        GetResponse<Shirt> before = es.get(g -> g.index("noop").id("1"), Shirt.class);
+
+        Outcome<Shirt> same = occ.update("noop", "1", Shirt.class, s -> new Shirt(s.name(), s.votes()));
+        assertThat(same.status()).isEqualTo(Outcome.Status.NOOP);
+        assertThat(same.written()).isFalse();
+        assertThat(same.seqNo()).isEqualTo(before.seqNo());
+        assertThat(same.version()).isEqualTo(before.version());
+        assertThat(es.get(g -> g.index("noop").id("1"), Shirt.class).seqNo()).isEqualTo(before.seqNo());
+
+        Outcome<Shirt> changed = occ.update("noop", "1", Shirt.class, Shirt::vote);
+        assertThat(changed.status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(changed.seqNo()).isGreaterThan(before.seqNo());
+        assertThat(changed.version()).isEqualTo(before.version() + 1);
+        assertThat(changed.value().votes()).isEqualTo(6);
+        assertThat(changed.attempts()).isEqualTo(1);
+
+        assertThat(occ.update("noop", "missing", Shirt.class, Shirt::vote).status()).isEqualTo(Outcome.Status.NOT_FOUND);
+    }
+
+    @Test
+    void shouldGiveUpWithAValueWhenTheDocumentKeepsChanging() throws IOException {
+        createIndex("busy", 1);
+        es.index(i -> i.index("busy").id("1").document(new Shirt("es", 0)));
+        AtomicInteger interfering = new AtomicInteger();
+        Occ threeAttempts = Occ.of(b -> b.client(es).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(3).backoff(Backoff.none()))));
+        // The function itself lets another writer in between each read and write: every write conflicts.
+        Outcome<Shirt> o = threeAttempts.update("busy", "1", Shirt.class, s -> {
+            try {
+                es.index(i -> i.index("busy").id("1").document(new Shirt("es", 1000 + interfering.incrementAndGet())));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return s.vote();
+        });
+        assertThat(o.status()).isEqualTo(Outcome.Status.CONFLICT);
+        assertThat(o.gaveUp()).isTrue();
+        assertThat(o.attempts()).isEqualTo(3);
+        assertThat(o.conflicts()).isEqualTo(3);
+        assertThat(o.stopReason()).isEqualTo(StopReason.MAX_ATTEMPTS);
+        assertThat(o.written()).isFalse();
+        assertThatThrownBy(o::orThrow).isInstanceOf(OccConflictException.class)
+            .hasMessageContaining("[busy][1] CONFLICT: gave up after 3 attempt(s) and 3 version conflict(s) (MAX_ATTEMPTS)");
+        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes()).isEqualTo(1003);
+    }
+
+    @Test
+    void shouldWriteAndDeleteOnlyWhatWasSeen() throws IOException {
+        createIndex("seen", 1);
+        es.index(i -> i.index("seen").id("1").document(new Shirt("es", 999)));
+        Versioned<Shirt> page = occ.get("seen", "1", null, Shirt.class).orElseThrow();   // the page shows 999 votes
+        Outcome<Shirt> first = occ.replace(page, page.value().vote());                   // seed 004: send what you read
+        assertThat(first.status()).isEqualTo(Outcome.Status.UPDATED);
+        Outcome<Shirt> second = occ.replace(page, page.value().vote());                  // Eve clicked on the same page
+        assertThat(second.status()).isEqualTo(Outcome.Status.CONFLICT);
+        assertThat(es.get(g -> g.index("seen").id("1"), Shirt.class).source().votes()).isEqualTo(1000);
+
+        assertThat(occ.deleteIfUnchanged(page).status()).isEqualTo(Outcome.Status.CONFLICT);
+        Outcome<Shirt> deleted = occ.deleteIfUnchanged(first.versioned());
+        assertThat(deleted.status()).isEqualTo(Outcome.Status.DELETED);
+        assertThat(occ.get("seen", "1", null, Shirt.class)).isEmpty();
+
+        es.index(i -> i.index("seen").id("2").document(new Shirt("old design", 3)));
+        assertThat(occ.deleteIf("seen", "2", null, Shirt.class, s -> s.votes() > 10).status()).isEqualTo(Outcome.Status.NOOP);
+        Outcome<Shirt> gone = occ.deleteIf("seen", "2", null, Shirt.class, s -> s.votes() < 10);
+        assertThat(gone.status()).isEqualTo(Outcome.Status.DELETED);
+        assertThat(gone.value().votes()).isEqualTo(3);
+        assertThat(occ.deleteIf("seen", "2", null, Shirt.class, s -> true).status()).isEqualTo(Outcome.Status.NOT_FOUND);
+    }
+
+    @Test
+    void shouldCarryRoutingAndNameItWhenADocumentIsAddressedWithoutIt() throws IOException {
+        createIndex("routed", 5);
+        es.index(i -> i.index("routed").id("shirt-1").routing("tenant-a").document(new Shirt("es", 0)).refresh(
+            co.elastic.clients.elasticsearch._types.Refresh.True));
+
+        Outcome<Shirt> withRouting = occ.update("routed", "shirt-1", "tenant-a", Shirt.class, Shirt::vote);
+        assertThat(withRouting.status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(withRouting.routing()).isEqualTo("tenant-a");
+        assertThat(es.get(g -> g.index("routed").id("shirt-1").routing("tenant-a"), Shirt.class).source().votes()).isEqualTo(1);
+
+        assertThatThrownBy(() -> occ.update("routed", "shirt-1", Shirt.class, Shirt::vote))
+            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(404))
+            .hasMessageContaining("document [shirt-1] is not found in [routed] without routing, but it exists in [routed]"
+                + " with routing [tenant-a]")
+            .hasMessageContaining("(\"tenant-a\")");
+        // An upsert with the wrong routing must not create a second copy on another shard.
+        assertThatThrownBy(() -> occ.upsert("routed", "shirt-1", "tenant-b", Shirt.class, () -> new Shirt("dup", 0), Shirt::vote))
+            .hasMessageContaining("with routing [tenant-b], but it exists in [routed] with routing [tenant-a]");
+        assertThatThrownBy(() -> occ.get("routed", "shirt-1", null, Shirt.class)).isInstanceOf(OccException.class);
+        es.indices().refresh(r -> r.index("routed"));
+        assertThat(es.count(c -> c.index("routed")).count()).isEqualTo(1);
+
+        BulkOutcome<Shirt> bulk = occ.bulk(Shirt.class)
+            .update("routed", "shirt-1", "tenant-a", Shirt::vote)
+            .update("routed", "shirt-1", null, Shirt::vote)
+            .execute();
+        assertThat(bulk.item(0).status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(bulk.item(1).status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(bulk.item(1).error()).contains("with routing [tenant-a]");
+
+        es.indices().create(c -> c.index("routing-required").settings(s -> s.numberOfShards("2").numberOfReplicas("0"))
+            .mappings(m -> m.routing(r -> r.required(true))));
+        assertThatThrownBy(() -> occ.update("routing-required", "1", Shirt.class, Shirt::vote))
+            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(400))
+            .hasMessageContaining("index [routing-required] requires a routing value (_routing.required: true in its mapping)");
+    }
+
+    @Test
+    void shouldNeverLetAnOlderExternalVersionOverwriteANewerOne() throws Exception {
+        createIndex("external", 1);
+        ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
+        List<Long> versions = new ArrayList<>();
+        for (long v = 1; v <= 60; v++) {
+            versions.add(v);
+        }
+        Collections.shuffle(versions, new Random(4));
+        AtomicInteger next = new AtomicInteger();
+        List<List<ExternalWrite>> results = runConcurrently(6, w -> {
+            List<ExternalWrite> mine = new ArrayList<>();
+            for (int i; (i = next.getAndIncrement()) < versions.size(); ) {
+                long v = versions.get(i);
+                mine.add(ext.index("external", "1", null, v, Map.of("name", "es", "votes", v * 10)));
+            }
+            return mine;
+        });
+        GetResponse<Shirt> stored = es.get(g -> g.index("external").id("1"), Shirt.class);
+        assertThat(stored.version()).isEqualTo(60);
+        assertThat(stored.source().votes()).isEqualTo(600);
+        List<ExternalWrite> all = results.stream().flatMap(List::stream).toList();
+        assertThat(all).hasSize(60);
+        assertThat(all).filteredOn(w -> w.status() == ExternalWrite.Status.STALE).isNotEmpty()
+            .allSatisfy(w -> {
+                assertThat(w.storedVersion()).isGreaterThanOrEqualTo(w.requestedVersion());
+                assertThat(w.explanation()).contains("higher than or equal to the provided " + w.requestedVersion());
+            });
+
+        ExternalWrite older = ext.index("external", "1", null, 59, Map.of("name", "late", "votes", 0));
+        assertThat(older.status()).isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(older.storedVersion()).isEqualTo(60);
+        assertThat(ext.index("external", "1", null, 60, Map.of("name", "same", "votes", 0)).status())
+            .as("external: strictly greater").isEqualTo(ExternalWrite.Status.STALE);
+        ExternalVersions gte = ExternalVersions.of(b -> b.client(es).greaterOrEqual(true));
+        assertThat(gte.index("external", "1", null, 60, Map.of("name", "replayed", "votes", 600)).status())
+            .as("external_gte: equal accepted").isEqualTo(ExternalWrite.Status.UPDATED);
+        assertThat(gte.index("external", "1", null, 59, Map.of("name", "late", "votes", 0)).status())
+            .isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(es.get(g -> g.index("external").id("1"), Shirt.class).source().name()).isEqualTo("replayed");
+    }
+
+    @Test
+    void shouldRefuseALateWriteWithinGcDeletesAndReportTheResurrectionAfterIt() throws Exception {
+        es.indices().create(c -> c.index("tombstones").settings(s -> s.numberOfShards("1").numberOfReplicas("0")
+            .otherSettings("index.gc_deletes", JsonData.of("1s"))));
+        ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
+        assertThat(ext.gcDeletes("tombstones")).isEqualTo(Duration.ofSeconds(1));
+
+        assertThat(ext.index("tombstones", "1", null, 526, Map.of("name", "es", "votes", 1003)).status())
+            .isEqualTo(ExternalWrite.Status.CREATED);
+        assertThat(ext.delete("tombstones", "1", null, 1000).status()).isEqualTo(ExternalWrite.Status.DELETED);
+
+        // Inside gc_deletes: the tombstone (version 1000) refuses the out-of-order older write.
+        ExternalWrite inside = ext.index("tombstones", "1", null, 999, Map.of("name", "es", "votes", 3001));
+        assertThat(inside.status()).isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(inside.storedVersion()).isEqualTo(1000);
+        assertThat(inside.explanation()).contains("still remembers the delete of [tombstones][1] at version 1000");
+        assertThat(es.get(g -> g.index("tombstones").id("1"), Shirt.class).found()).isFalse();
+
+        // Outside gc_deletes (plus the node's 200 ms clock tick): the delete is forgotten, no refresh or
+        // flush needed, and the late write brings the document back with old data.
+        Thread.sleep(1600);
+        ExternalWrite outside = ext.index("tombstones", "1", null, 998, Map.of("name", "es", "votes", 3000));
+        assertThat(outside.status()).isEqualTo(ExternalWrite.Status.RECREATED);
+        assertThat(outside.applied()).isTrue();
+        assertThat(outside.explanation())
+            .contains("was deleted at version 1000 by this client")
+            .contains("index.gc_deletes of [tombstones] is 1000 ms")
+            .contains("accepted the older version 998 as a new document");
+        GetResponse<Shirt> back = es.get(g -> g.index("tombstones").id("1"), Shirt.class);
+        assertThat(back.found()).isTrue();
+        assertThat(back.version()).isEqualTo(998);
+
+        // A delete of a missing document still leaves a tombstone.
+        assertThat(ext.delete("tombstones", "never", null, 50).status()).isEqualTo(ExternalWrite.Status.NOT_FOUND);
+        assertThat(ext.index("tombstones", "never", null, 49, Map.of("name", "x", "votes", 0)).status())
+            .isEqualTo(ExternalWrite.Status.STALE);
+        // Another client, which did not delete, cannot tell: it sees a plain CREATED after gc_deletes.
+        Thread.sleep(1600);
+        assertThat(ExternalVersions.of(b -> b.client(es)).index("tombstones", "never", null, 48, Map.of("name", "x", "votes", 0))
+            .status()).isEqualTo(ExternalWrite.Status.CREATED);
+    }
+
+    @Test
+    void shouldNameTheMissingPainlessModuleAndPointToTheOptimisticUpdate() throws IOException {
+        createIndex("scripted", 1);
+        es.index(i -> i.index("scripted").id("1").document(new Shirt("es", 0)));
+        assertThat(occ.scriptingAvailable()).isFalse();
+        assertThatThrownBy(() -> occ.scriptedUpdate("scripted", "1", null, "ctx._source.votes += params.n", Map.of("n", 1), 5))
+            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(400))
+            .hasMessageContaining("the lang-painless module is not installed")
+            .hasMessageContaining("Use Occ.update(...)");
+        assertThat(es.get(g -> g.index("scripted").id("1"), Shirt.class).source().votes()).isZero();
+    }
+
+    @Test
+    void shouldKeepWorkingWhenTheListenerThrows() throws IOException {
+        createIndex("listener", 1);
+        es.index(i -> i.index("listener").id("1").document(new Shirt("es", 0)));
+        OccListener broken = new OccListener() {
+            @Override
+            public void onOutcome(Outcome<?> outcome) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        Occ withBroken = Occ.of(b -> b.client(es).listener(broken));
+        assertThat(withBroken.update("listener", "1", Shirt.class, Shirt::vote).status()).isEqualTo(Outcome.Status.UPDATED);
+        BulkOutcome<Shirt> bulk = withBroken.bulk(Shirt.class).update("listener", "1", null, Shirt::vote)
+            .listener(new BulkUpdateListener() {
+                @Override
+                public void afterRound(BulkRound round) {
+                    throw new IllegalStateException("bulk listener bug");
+                }
+            }).execute();
+        assertThat(bulk.item(0).status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(es.get(g -> g.index("listener").id("1"), Shirt.class).source().votes()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldKeepFieldsTheTypeMapsWhenUsingAMap() throws IOException {
+        createIndex("maps", 1);
+        es.index(i -> i.index("maps").id("1").document(Map.of("name", "es", "votes", 1, "colour", "green")));
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Outcome<Map> o = occ.update("maps", "1", Map.class, m -> {
+            Map<String, Object> copy = new java.util.HashMap<>(m);
+            copy.put("votes", ((Number) m.get("votes")).intValue() + 1);
+            return copy;
+        });
+        assertThat(o.status()).isEqualTo(Outcome.Status.UPDATED);
+        Optional<Versioned<Map>> stored = occ.get("maps", "1", null, Map.class);
+        assertThat(stored.orElseThrow().value()).containsEntry("colour", "green").containsEntry("votes", 2);
+    }
+
+    private void createIndex(String index, int shards) throws IOException {
+        es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0")));
+    }
+}
