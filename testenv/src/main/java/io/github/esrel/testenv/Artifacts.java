@@ -35,8 +35,10 @@ final class Artifacts {
       if (Files.isRegularFile(configured.get())) {
         return configured.get();
       }
-      LOG.warn("{}={} does not exist; looking in the local Maven repository",
-          TestenvProperties.ES_DISTRIBUTION, configured.get());
+      LOG.warn(
+          "{}={} does not exist; looking in the local Maven repository",
+          TestenvProperties.ES_DISTRIBUTION,
+          configured.get());
     }
     Path inRepository =
         mavenRepository()
@@ -73,13 +75,21 @@ final class Artifacts {
       }
     }
     throw new EsClusterException(
-        "esrel plugin zip for Elasticsearch " + version + " not found: "
-            + TestenvProperties.PLUGIN_ZIP + " is "
-            + configured.map(p -> p + (Files.exists(p) ? " (another version)" : " (missing)"))
+        "esrel plugin zip for Elasticsearch "
+            + version
+            + " not found: "
+            + TestenvProperties.PLUGIN_ZIP
+            + " is "
+            + configured
+                .map(p -> p + (Files.exists(p) ? " (another version)" : " (missing)"))
                 .orElse("not set")
-            + ", and no es-plugin/target/esrel-plugin-*" + suffix + " exists in " + start
+            + ", and no es-plugin/target/esrel-plugin-*"
+            + suffix
+            + " exists in "
+            + start
             + " or above. Build it with: mvn -pl es-plugin package -Delasticsearch.version="
-            + version + " -- or use EsCluster.builder().plugin(false)");
+            + version
+            + " -- or use EsCluster.builder().plugin(false)");
   }
 
   private static Optional<Path> newestPluginZip(Path target, String suffix) {
@@ -105,25 +115,48 @@ final class Artifacts {
   private static void download(String version, Path expected) {
     String artifact = DISTRIBUTION_GROUP + ":elasticsearch:" + version + ":zip";
     List<String> command =
-        List.of("mvn", "-q", "-B", "dependency:get", "-Dtransitive=false", "-Dartifact=" + artifact);
-    LOG.info("Elasticsearch {} is not in {}; running: {}", version, expected.getParent(),
+        List.of(
+            "mvn", "-q", "-B", "dependency:get", "-Dtransitive=false", "-Dartifact=" + artifact);
+    LOG.info(
+        "Elasticsearch {} is not in {}; running: {}",
+        version,
+        expected.getParent(),
         String.join(" ", command));
     Commands.Result result;
     try {
       result = Commands.run(command, Map.of(), null, Duration.ofMinutes(10));
     } catch (EsClusterException e) {
       throw new EsClusterException(
-          "cannot download Elasticsearch " + version + " (" + e.getMessage() + "); run "
-              + String.join(" ", command) + " yourself or set -D"
-              + TestenvProperties.ES_DISTRIBUTION + "=/path/to/elasticsearch-" + version + ".zip",
+          "cannot download Elasticsearch "
+              + version
+              + " ("
+              + e.getMessage()
+              + "); run "
+              + String.join(" ", command)
+              + " yourself or set -D"
+              + TestenvProperties.ES_DISTRIBUTION
+              + "=/path/to/elasticsearch-"
+              + version
+              + ".zip",
           e);
     }
     if (!result.ok() || !Files.isRegularFile(expected)) {
       throw new EsClusterException(
-          "cannot download Elasticsearch " + version + ": " + String.join(" ", command)
-              + " exited " + result.exitCode() + " without producing " + expected + ":\n"
-              + LogTail.lastLines(result.output(), 20) + "\nCheck the version exists on Maven Central, or set -D"
-              + TestenvProperties.ES_DISTRIBUTION + "=/path/to/elasticsearch-" + version + ".zip");
+          "cannot download Elasticsearch "
+              + version
+              + ": "
+              + String.join(" ", command)
+              + " exited "
+              + result.exitCode()
+              + " without producing "
+              + expected
+              + ":\n"
+              + LogTail.lastLines(result.output(), 20)
+              + "\nCheck the version exists on Maven Central, or set -D"
+              + TestenvProperties.ES_DISTRIBUTION
+              + "=/path/to/elasticsearch-"
+              + version
+              + ".zip");
     }
   }
 }

@@ -23,7 +23,7 @@ final class Backends {
         reason = "auto; Testcontainers found Docker";
       } else {
         chosen = "local";
-        reason = "auto; Testcontainers found no Docker";
+        reason = "auto; no Docker found";
       }
     }
     LOG.info("esrel testenv: {} backend for {} ({})", chosen, spec, reason);

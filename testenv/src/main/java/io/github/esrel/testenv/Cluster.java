@@ -21,5 +21,4 @@ import java.lang.annotation.Target;
 @Target(ElementType.FIELD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface Cluster {
-}
+public @interface Cluster {}

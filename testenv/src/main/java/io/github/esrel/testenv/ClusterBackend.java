@@ -57,8 +57,11 @@ interface ClusterBackend extends AutoCloseable {
 
   private UnsupportedOperationException noNodeControl() {
     return new UnsupportedOperationException(
-        "the " + name() + " backend cannot stop or start single nodes; run with -D"
-            + TestenvProperties.BACKEND + "=local, or skip with"
+        "the "
+            + name()
+            + " backend cannot stop or start single nodes; run with -D"
+            + TestenvProperties.BACKEND
+            + "=local, or skip with"
             + " assumeTrue(cluster.supportsNodeControl())");
   }
 }

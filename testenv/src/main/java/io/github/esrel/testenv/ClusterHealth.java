@@ -23,9 +23,16 @@ final class ClusterHealth {
    * @return empty once reached, or on timeout what the cluster last answered
    */
   static Optional<String> await(
-      EsHttp http, List<URI> nodes, String status, int nodeCount, Duration timeout, Runnable check) {
+      EsHttp http,
+      List<URI> nodes,
+      String status,
+      int nodeCount,
+      Duration timeout,
+      Runnable check) {
     String query =
-        "/_cluster/health?timeout=" + POLL.toSeconds() + "s"
+        "/_cluster/health?timeout="
+            + POLL.toSeconds()
+            + "s"
             + (status != null ? "&wait_for_status=" + status : "")
             + (nodeCount > 0 ? "&wait_for_nodes=" + nodeCount : "");
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -46,9 +53,13 @@ final class ClusterHealth {
       }
       if (System.nanoTime() > deadline) {
         return Optional.of(
-            "health " + (status != null ? status : "any")
+            "health "
+                + (status != null ? status : "any")
                 + (nodeCount > 0 ? " with " + nodeCount + " nodes" : "")
-                + " not reached within " + timeout.toSeconds() + " s; last answer: " + last);
+                + " not reached within "
+                + timeout.toSeconds()
+                + " s; last answer: "
+                + last);
       }
     }
   }

@@ -41,8 +41,8 @@ final class DistributionCache {
   private DistributionCache() {}
 
   /**
-   * Returns the Elasticsearch home for {@code distributionZip} with {@code pluginZip} installed
-   * (if present), unpacking and installing on first use.
+   * Returns the Elasticsearch home for {@code distributionZip} with {@code pluginZip} installed (if
+   * present), unpacking and installing on first use.
    */
   @SuppressWarnings("try") // the file lock is held for the whole block, never referenced
   static synchronized Path install(
@@ -68,8 +68,12 @@ final class DistributionCache {
         unzip(distributionZip, dir);
         if (!Files.isRegularFile(home.resolve("bin/elasticsearch"))) {
           throw new EsClusterException(
-              distributionZip + " is not an Elasticsearch " + version + " distribution: "
-                  + home.resolve("bin/elasticsearch") + " is missing after unpacking it");
+              distributionZip
+                  + " is not an Elasticsearch "
+                  + version
+                  + " distribution: "
+                  + home.resolve("bin/elasticsearch")
+                  + " is missing after unpacking it");
         }
         if (pluginZip.isPresent()) {
           installPlugin(home, pluginZip.get(), jdk);
@@ -94,12 +98,17 @@ final class DistributionCache {
     Commands.Result result =
         Commands.run(
             command,
-            Map.of("ES_JAVA_HOME", jdk.toString(), "ES_PATH_CONF", home.resolve("config").toString()),
+            Map.of(
+                "ES_JAVA_HOME", jdk.toString(), "ES_PATH_CONF", home.resolve("config").toString()),
             home,
             Duration.ofMinutes(3));
     if (!result.ok()) {
       throw new EsClusterException(
-          "installing the esrel plugin " + pluginZip + " failed (exit " + result.exitCode() + "):\n"
+          "installing the esrel plugin "
+              + pluginZip
+              + " failed (exit "
+              + result.exitCode()
+              + "):\n"
               + LogTail.lastLines(result.output(), 40)
               + "\nA plugin installs only on the exact Elasticsearch version it was built for.");
     }
@@ -134,8 +143,8 @@ final class DistributionCache {
   }
 
   /**
-   * The distribution ships its config files as 660; a node running as another user copies them
-   * from here, and reads everything else in place.
+   * The distribution ships its config files as 660; a node running as another user copies them from
+   * here, and reads everything else in place.
    */
   private static void makeReadableByAll(Path dir) throws IOException {
     try (Stream<Path> paths = Files.walk(dir)) {

@@ -1,18 +1,21 @@
 package io.github.esrel.testenv;
 
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.elasticsearch.ElasticsearchContainer;
 import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * One node in the official Elasticsearch image through Testcontainers, with the plugin baked into
- * a derived image. Not verified on the machine this was written on (it has no Docker). Runs a
- * single node and offers no node control: a restarted container may get new host ports.
+ * One node in the official Elasticsearch image through Testcontainers, with the plugin baked into a
+ * derived image. Not verified on the machine this was written on (it has no Docker). Runs a single
+ * node and offers no node control: a restarted container may get new host ports.
  */
 final class DockerBackend implements ClusterBackend {
 
@@ -25,13 +28,41 @@ final class DockerBackend implements ClusterBackend {
     this.spec = spec;
   }
 
-  /** Whether Testcontainers can reach a Docker daemon; false if Testcontainers is missing. */
+  /**
+   * Whether Testcontainers can reach a Docker daemon; false if Testcontainers is missing. Asks
+   * Testcontainers only when something points at Docker, because without Docker its probe logs an
+   * alarming error in every test run.
+   */
   static boolean dockerAvailable() {
+    if (!dockerConfigured()) {
+      return false;
+    }
     try {
       return DockerClientFactory.instance().isDockerAvailable();
     } catch (LinkageError e) {
       return false;
     }
+  }
+
+  /** The places Testcontainers looks for a Docker daemon (environment, sockets, its config). */
+  private static boolean dockerConfigured() {
+    if (System.getenv("DOCKER_HOST") != null
+        || System.getenv("TESTCONTAINERS_HOST_OVERRIDE") != null) {
+      return true;
+    }
+    Path home = Path.of(System.getProperty("user.home"));
+    List<Path> places =
+        new ArrayList<>(
+            List.of(
+                Path.of("/var/run/docker.sock"),
+                home.resolve(".testcontainers.properties"),
+                home.resolve(".docker/run/docker.sock"),
+                home.resolve(".docker/desktop/docker.sock"),
+                home.resolve(".colima/default/docker.sock"),
+                home.resolve(".rd/docker.sock")));
+    Optional.ofNullable(System.getenv("XDG_RUNTIME_DIR"))
+        .ifPresent(dir -> places.add(Path.of(dir, "docker.sock")));
+    return places.stream().anyMatch(Files::exists);
   }
 
   @Override
@@ -43,8 +74,12 @@ final class DockerBackend implements ClusterBackend {
   public void start() {
     if (spec.nodes() != 1) {
       throw new EsClusterException(
-          "the docker backend runs single-node clusters, " + spec.nodes() + " nodes were asked"
-              + " for; use -D" + TestenvProperties.BACKEND + "=local");
+          "the docker backend runs single-node clusters, "
+              + spec.nodes()
+              + " nodes were asked"
+              + " for; use -D"
+              + TestenvProperties.BACKEND
+              + "=local");
     }
     DockerImageName image =
         spec.plugin()
@@ -66,7 +101,11 @@ final class DockerBackend implements ClusterBackend {
         .ifPresent(
             failure -> {
               throw new EsClusterException(
-                  "container " + node.getContainerName() + ": " + failure + "\n"
+                  "container "
+                      + node.getContainerName()
+                      + ": "
+                      + failure
+                      + "\n"
                       + LogTail.lastLines(node.getLogs(), 60));
             });
   }
@@ -77,7 +116,8 @@ final class DockerBackend implements ClusterBackend {
    */
   private DockerImageName imageWithPlugin(Path pluginZip) {
     String base = IMAGE + ":" + spec.version();
-    String tag = "esrel/elasticsearch:" + spec.version() + "-esrel-" + DistributionCache.sha256(pluginZip);
+    String tag =
+        "esrel/elasticsearch:" + spec.version() + "-esrel-" + DistributionCache.sha256(pluginZip);
     ImageFromDockerfile image =
         new ImageFromDockerfile(tag, false)
             .withFileFromPath("esrel-plugin.zip", pluginZip)
@@ -86,7 +126,8 @@ final class DockerBackend implements ClusterBackend {
                     dockerfile
                         .from(base)
                         .copy("esrel-plugin.zip", "/tmp/esrel-plugin.zip")
-                        .run("bin/elasticsearch-plugin install --batch file:///tmp/esrel-plugin.zip")
+                        .run(
+                            "bin/elasticsearch-plugin install --batch file:///tmp/esrel-plugin.zip")
                         .build());
     return DockerImageName.parse(image.get()).asCompatibleSubstituteFor(IMAGE);
   }

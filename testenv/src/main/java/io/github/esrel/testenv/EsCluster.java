@@ -23,10 +23,10 @@ import org.apache.hc.core5.http.message.BasicHeader;
 /**
  * A real Elasticsearch cluster for tests, with the esrel plugin installed unless disabled.
  *
- * <p>Where the nodes run is chosen by the system property {@code esrel.testenv.backend}:
- * {@code local} (unpacked distribution, one process per node), {@code docker} (Testcontainers),
- * {@code external} (an already running cluster named by {@code esrel.testenv.url}) or {@code auto}
- * (the default: Docker when available, else local).
+ * <p>Where the nodes run is chosen by the system property {@code esrel.testenv.backend}: {@code
+ * local} (unpacked distribution, one process per node), {@code docker} (Testcontainers), {@code
+ * external} (an already running cluster named by {@code esrel.testenv.url}) or {@code auto} (the
+ * default: Docker when available, else local).
  *
  * <p>With JUnit 5, annotate the test class with {@link EsrelTest @EsrelTest} and a static field
  * with {@link Cluster @Cluster}. Without JUnit:
@@ -39,9 +39,9 @@ import org.apache.hc.core5.http.message.BasicHeader;
  * }</pre>
  *
  * <p>Thread-safety: {@link #start()}, {@link #close()} and the node controls are serialized; the
- * clients are thread-safe. Accessors other than {@link #start()} and {@link #close()} throw
- * {@link IllegalStateException} unless the cluster is started. A closed cluster can be started
- * again: it then comes up fresh, with new data.
+ * clients are thread-safe. Accessors other than {@link #start()} and {@link #close()} throw {@link
+ * IllegalStateException} unless the cluster is started. A closed cluster can be started again: it
+ * then comes up fresh, with new data.
  */
 public final class EsCluster implements AutoCloseable {
 
@@ -58,8 +58,8 @@ public final class EsCluster implements AutoCloseable {
   }
 
   /**
-   * Starts the cluster and waits until every node answers and the cluster is green; does nothing
-   * if it is already started.
+   * Starts the cluster and waits until every node answers and the cluster is green; does nothing if
+   * it is already started.
    *
    * @throws EsClusterException if a node does not start or the cluster is not green within the
    *     start timeout; whatever was started is stopped again first
@@ -213,7 +213,11 @@ public final class EsCluster implements AutoCloseable {
   @Override
   public String toString() {
     Running r = running;
-    return "EsCluster{" + spec + (r == null ? ", not started}" : ", " + r.backend.name() + " " + r.backend.httpUris() + "}");
+    return "EsCluster{"
+        + spec
+        + (r == null
+            ? ", not started}"
+            : ", " + r.backend.name() + " " + r.backend.httpUris() + "}");
   }
 
   private Running running() {
@@ -265,13 +269,22 @@ public final class EsCluster implements AutoCloseable {
   public static final class Builder {
 
     private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]");
-    private static final Pattern VERSION = Pattern.compile("[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)?");
+    private static final Pattern VERSION =
+        Pattern.compile("[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)?");
     private static final Pattern SETTING_KEY = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
+
     /** Settings testenv derives itself; overriding them would break starting or reaching nodes. */
     private static final Set<String> MANAGED_SETTINGS =
         Set.of(
-            "cluster.name", "node.name", "network.host", "http.port", "transport.port",
-            "path.data", "path.logs", "discovery.type", "discovery.seed_hosts",
+            "cluster.name",
+            "node.name",
+            "network.host",
+            "http.port",
+            "transport.port",
+            "path.data",
+            "path.logs",
+            "discovery.type",
+            "discovery.seed_hosts",
             "cluster.initial_master_nodes");
 
     private int nodes = 1;
@@ -284,8 +297,8 @@ public final class EsCluster implements AutoCloseable {
     private Builder() {}
 
     /**
-     * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more
-     * form a cluster in which every node is master-eligible.
+     * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more form
+     * a cluster in which every node is master-eligible.
      *
      * @throws IllegalArgumentException if {@code nodes < 1}
      */
@@ -339,7 +352,9 @@ public final class EsCluster implements AutoCloseable {
       }
       if (MANAGED_SETTINGS.contains(key)) {
         throw new IllegalArgumentException(
-            "setting '" + key + "' is managed by testenv and cannot be set; managed: "
+            "setting '"
+                + key
+                + "' is managed by testenv and cannot be set; managed: "
                 + MANAGED_SETTINGS);
       }
       settings.put(key, value);

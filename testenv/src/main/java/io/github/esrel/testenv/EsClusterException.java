@@ -3,13 +3,12 @@ package io.github.esrel.testenv;
 import java.io.Serial;
 
 /**
- * A test cluster could not be prepared, started or controlled. The message says which node and
- * why, and for a local node that failed to start it carries the tail of that node's log.
+ * A test cluster could not be prepared, started or controlled. The message says which node and why,
+ * and for a local node that failed to start it carries the tail of that node's log.
  */
 public final class EsClusterException extends RuntimeException {
 
-  @Serial
-  private static final long serialVersionUID = 1L;
+  @Serial private static final long serialVersionUID = 1L;
 
   /** Creates an exception with a message that names the value at fault and the fix. */
   public EsClusterException(String message) {

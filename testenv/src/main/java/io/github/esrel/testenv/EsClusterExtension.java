@@ -17,9 +17,9 @@ import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.ModifierSupport;
 
 /**
- * Starts the {@link Cluster @Cluster} fields of a test class and closes them when their scope
- * ends: static fields around the class, instance fields around each test method. Clusters are
- * kept in the JUnit store, which closes them even when tests or other callbacks fail.
+ * Starts the {@link Cluster @Cluster} fields of a test class and closes them when their scope ends:
+ * static fields around the class, instance fields around each test method. Clusters are kept in the
+ * JUnit store, which closes them even when tests or other callbacks fail.
  *
  * <p>Also resolves parameters of type {@link EsCluster}, {@link ElasticsearchClient} and {@link
  * Rest5Client} (in test, lifecycle and constructor methods) from the class's only {@code @Cluster}
@@ -54,7 +54,9 @@ public final class EsClusterExtension
   @Override
   public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> type = parameter.getParameter().getType();
-    return type == EsCluster.class || type == ElasticsearchClient.class || type == Rest5Client.class;
+    return type == EsCluster.class
+        || type == ElasticsearchClient.class
+        || type == Rest5Client.class;
   }
 
   @Override
@@ -63,17 +65,25 @@ public final class EsClusterExtension
     List<Field> fields = clusterFields(testClass, f -> true);
     if (fields.size() != 1) {
       throw new ParameterResolutionException(
-          testClass.getName() + " has " + fields.size() + " @Cluster fields, so the "
-              + parameter.getParameter().getType().getSimpleName() + " parameter of "
-              + parameter.getDeclaringExecutable().getName() + " is ambiguous or has no source;"
+          testClass.getName()
+              + " has "
+              + fields.size()
+              + " @Cluster fields, so the "
+              + parameter.getParameter().getType().getSimpleName()
+              + " parameter of "
+              + parameter.getDeclaringExecutable().getName()
+              + " is ambiguous or has no source;"
               + " declare exactly one @Cluster field, or use the fields directly");
     }
     Field field = fields.get(0);
     Optional<Object> instance = context.getTestInstance();
     if (!ModifierSupport.isStatic(field) && instance.isEmpty()) {
       throw new ParameterResolutionException(
-          "@Cluster field " + field.getName() + " is per test method; it cannot be injected into "
-              + parameter.getDeclaringExecutable().getName() + ": make the field static");
+          "@Cluster field "
+              + field.getName()
+              + " is per test method; it cannot be injected into "
+              + parameter.getDeclaringExecutable().getName()
+              + ": make the field static");
     }
     EsCluster cluster = read(field, instance.orElse(null));
     // Started by beforeAll/beforeEach, which run before any method that can take parameters.
@@ -99,7 +109,9 @@ public final class EsClusterExtension
     String name = field.getDeclaringClass().getSimpleName() + "." + field.getName();
     if (!EsCluster.class.isAssignableFrom(field.getType())) {
       throw new ExtensionConfigurationException(
-          "@Cluster field " + name + " must be of type EsCluster, not "
+          "@Cluster field "
+              + name
+              + " must be of type EsCluster, not "
               + field.getType().getName());
     }
     Object value;

@@ -30,5 +30,4 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Inherited
 @ExtendWith(EsClusterExtension.class)
-public @interface EsrelTest {
-}
+public @interface EsrelTest {}

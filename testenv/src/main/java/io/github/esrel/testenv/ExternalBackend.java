@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A cluster someone else runs, named by {@code esrel.testenv.url} (comma-separated URLs), with
- * optional basic ({@code esrel.testenv.username}/{@code esrel.testenv.password}) or API key
- * ({@code esrel.testenv.api-key}) authentication. Only used when asked for: testenv never probes
+ * optional basic ({@code esrel.testenv.username}/{@code esrel.testenv.password}) or API key ({@code
+ * esrel.testenv.api-key}) authentication. Only used when asked for: testenv never probes
  * localhost:9200 on its own. It is checked, never started, stopped or wiped.
  */
 final class ExternalBackend implements ClusterBackend {
@@ -46,7 +46,10 @@ final class ExternalBackend implements ClusterBackend {
     List<String> urls = TestenvProperties.urls();
     if (urls.isEmpty()) {
       throw new EsClusterException(
-          "-D" + TestenvProperties.BACKEND + "=external needs -D" + TestenvProperties.URL
+          "-D"
+              + TestenvProperties.BACKEND
+              + "=external needs -D"
+              + TestenvProperties.URL
               + "=http://host:9200[,http://host2:9200]");
     }
     uris = urls.stream().map(URI::create).toList();
@@ -55,8 +58,12 @@ final class ExternalBackend implements ClusterBackend {
     JsonNode health = get(http, "/_cluster/health");
     size = health.path("number_of_nodes").asInt();
     version =
-        get(http, "/_nodes?filter_path=nodes.*.version").path("nodes").elements().next()
-            .path("version").asText();
+        get(http, "/_nodes?filter_path=nodes.*.version")
+            .path("nodes")
+            .elements()
+            .next()
+            .path("version")
+            .asText();
     Set<String> nodesWithPlugin = new HashSet<>();
     for (JsonNode plugin : get(http, "/_cat/plugins?format=json")) {
       if (plugin.path("component").asText().equals("esrel")) {
@@ -66,13 +73,21 @@ final class ExternalBackend implements ClusterBackend {
     pluginInstalled = nodesWithPlugin.size() == size;
     if (spec.plugin() && !pluginInstalled) {
       throw new EsClusterException(
-          "the external cluster at " + uris + " has the esrel plugin on " + nodesWithPlugin.size()
-              + " of its " + size + " nodes; install the plugin built for Elasticsearch " + version
+          "the external cluster at "
+              + uris
+              + " has the esrel plugin on "
+              + nodesWithPlugin.size()
+              + " of its "
+              + size
+              + " nodes; install the plugin built for Elasticsearch "
+              + version
               + " on every node (bin/elasticsearch-plugin install file:///.../esrel-plugin-*-es"
-              + version + ".zip) or use EsCluster.builder().plugin(false)");
+              + version
+              + ".zip) or use EsCluster.builder().plugin(false)");
     }
     if (spec.nodes() != size) {
-      LOG.warn("{} nodes were asked for; the external cluster at {} has {}", spec.nodes(), uris, size);
+      LOG.warn(
+          "{} nodes were asked for; the external cluster at {} has {}", spec.nodes(), uris, size);
     }
     LOG.info("Using external Elasticsearch {} cluster at {} ({} nodes)", version, uris, size);
   }
@@ -87,11 +102,16 @@ final class ExternalBackend implements ClusterBackend {
         }
         String hint =
             response.status() == 401 || response.status() == 403
-                ? " (set -D" + TestenvProperties.USERNAME + "/-D" + TestenvProperties.PASSWORD
-                    + " or -D" + TestenvProperties.API_KEY + ")"
+                ? " (set -D"
+                    + TestenvProperties.USERNAME
+                    + "/-D"
+                    + TestenvProperties.PASSWORD
+                    + " or -D"
+                    + TestenvProperties.API_KEY
+                    + ")"
                 : "";
-        failures += "\n  " + uri + path + " answered " + response.status() + hint + ": "
-            + response.body();
+        failures +=
+            "\n  " + uri + path + " answered " + response.status() + hint + ": " + response.body();
       } catch (IOException e) {
         failures += "\n  " + uri + path + ": " + e;
       }
@@ -113,12 +133,16 @@ final class ExternalBackend implements ClusterBackend {
             .orElseThrow(
                 () ->
                     new EsClusterException(
-                        "-D" + TestenvProperties.USERNAME + " is set but -D"
-                            + TestenvProperties.PASSWORD + " is not"));
+                        "-D"
+                            + TestenvProperties.USERNAME
+                            + " is set but -D"
+                            + TestenvProperties.PASSWORD
+                            + " is not"));
     String credentials = username.get() + ":" + password;
     return Map.of(
         "Authorization",
-        "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+        "Basic "
+            + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Override

@@ -11,9 +11,9 @@ import java.util.OptionalInt;
 import java.util.stream.Stream;
 
 /**
- * Finds a JDK that can run a given Elasticsearch version (9.x needs Java 21, 8.x Java 17), in
- * this order: the system property {@code esrel.testenv.java.home}; the running JVM; {@code
- * JAVA_HOME}; the newest JDK under the usual install roots.
+ * Finds a JDK that can run a given Elasticsearch version (9.x needs Java 21, 8.x Java 17), in this
+ * order: the system property {@code esrel.testenv.java.home}; the running JVM; {@code JAVA_HOME};
+ * the newest JDK under the usual install roots.
  */
 final class JdkLocator {
 
@@ -34,9 +34,20 @@ final class JdkLocator {
       OptionalInt found = javaVersion(home);
       if (found.orElse(0) < required) {
         throw new EsClusterException(
-            TestenvProperties.JAVA_HOME + "=" + home + " is not a JDK " + required + "+ ("
-                + (found.isPresent() ? "it is Java " + found.getAsInt() : "no readable release file")
-                + "); Elasticsearch " + esVersion + " needs Java " + required + " or newer");
+            TestenvProperties.JAVA_HOME
+                + "="
+                + home
+                + " is not a JDK "
+                + required
+                + "+ ("
+                + (found.isPresent()
+                    ? "it is Java " + found.getAsInt()
+                    : "no readable release file")
+                + "); Elasticsearch "
+                + esVersion
+                + " needs Java "
+                + required
+                + " or newer");
       }
       return home;
     }
@@ -50,10 +61,16 @@ final class JdkLocator {
         .orElseThrow(
             () ->
                 new EsClusterException(
-                    "Elasticsearch " + esVersion + " needs a JDK " + required
-                        + "+ and none was found (looked at this JVM, JAVA_HOME and " + INSTALL_ROOTS
-                        + "). Install one (e.g. apt-get install openjdk-" + required
-                        + "-jdk-headless) or set -D" + TestenvProperties.JAVA_HOME
+                    "Elasticsearch "
+                        + esVersion
+                        + " needs a JDK "
+                        + required
+                        + "+ and none was found (looked at this JVM, JAVA_HOME and "
+                        + INSTALL_ROOTS
+                        + "). Install one (e.g. apt-get install openjdk-"
+                        + required
+                        + "-jdk-headless) or set -D"
+                        + TestenvProperties.JAVA_HOME
                         + "=/path/to/jdk"));
   }
 

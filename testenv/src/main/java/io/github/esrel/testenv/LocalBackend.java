@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
 final class LocalBackend implements ClusterBackend {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalBackend.class);
+
   /** Launches per node when its ports turn out to be taken by the time it binds them. */
   private static final int LAUNCH_ATTEMPTS = 3;
+
   private static final Duration STOP_GRACE = Duration.ofSeconds(15);
   private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
@@ -32,8 +34,10 @@ final class LocalBackend implements ClusterBackend {
   private final String clusterName =
       "esrel-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private final EsHttp http = new EsHttp(Map.of());
+
   /** Copy-on-write: the shutdown hook reads it without the lock. */
   private final List<LocalNode> nodes = new CopyOnWriteArrayList<>();
+
   private Path clusterDir;
   private Path esHome;
   private Path jdk;
@@ -79,14 +83,20 @@ final class LocalBackend implements ClusterBackend {
     user.own(clusterDir);
     LOG.info(
         "Starting {}-node Elasticsearch {} cluster {} ({}) as user {} with Java {} in {}",
-        spec.nodes(), spec.version(), clusterName,
+        spec.nodes(),
+        spec.version(),
+        clusterName,
         plugin.map(p -> "plugin " + p.getFileName()).orElse("no plugin"),
-        user.describe(), jdk, clusterDir);
+        user.describe(),
+        jdk,
+        clusterDir);
     nodes.forEach(this::launch);
     awaitUp(nodes, spec.nodes(), "green");
     LOG.info(
         "Cluster {} is green after {} ms: {}",
-        clusterName, (System.nanoTime() - started) / 1_000_000, httpUris());
+        clusterName,
+        (System.nanoTime() - started) / 1_000_000,
+        httpUris());
   }
 
   @Override
@@ -185,13 +195,20 @@ final class LocalBackend implements ClusterBackend {
   private void awaitUp(List<LocalNode> starting, int nodeCount, String status) {
     long deadline = System.nanoTime() + spec.startTimeout().toNanos();
     int[] launches = new int[spec.nodes()];
-    while (!allRunning(starting, launches)) {
+    // The launcher returns once the node is up, so answering HTTP follows at once; checked anyway
+    // because the health requests below need not reach every node.
+    while (!allRunning(starting, launches) || !starting.stream().allMatch(this::answers)) {
       if (System.nanoTime() > deadline) {
         LocalNode slow =
             starting.stream().filter(n -> !n.isRunning()).findFirst().orElse(starting.get(0));
         throw new EsClusterException(
-            slow.name() + " of cluster " + clusterName + " did not start within "
-                + spec.startTimeout().toSeconds() + " s" + slow.diagnostics());
+            slow.name()
+                + " of cluster "
+                + clusterName
+                + " did not start within "
+                + spec.startTimeout().toSeconds()
+                + " s"
+                + slow.diagnostics());
       }
       ClusterHealth.sleep(POLL_INTERVAL);
     }
@@ -201,7 +218,11 @@ final class LocalBackend implements ClusterBackend {
             http, runningUris(), status, nodeCount, left, () -> allRunning(nodes, launches));
     if (timeout.isPresent()) {
       throw new EsClusterException(
-          "cluster " + clusterName + " did not form: " + timeout.get() + nodes.get(0).diagnostics());
+          "cluster "
+              + clusterName
+              + " did not form: "
+              + timeout.get()
+              + nodes.get(0).diagnostics());
     }
   }
 
@@ -214,15 +235,22 @@ final class LocalBackend implements ClusterBackend {
     boolean all = true;
     for (LocalNode node : candidates) {
       switch (node.poll()) {
-        case RUNNING -> { }
+        case RUNNING -> {}
         case STARTING -> all = false;
-        case STOPPED -> { } // stopped on purpose, by the test
+        case STOPPED -> {} // stopped on purpose, by the test
         case FAILED -> {
           int index = nodes.indexOf(node);
           if (!node.failedToBind() || ++launches[index] >= LAUNCH_ATTEMPTS) {
             throw new EsClusterException(
-                node.name() + " of cluster " + clusterName + " (Elasticsearch " + spec.version()
-                    + ", " + node.httpUri() + ") failed to start: " + node.failure()
+                node.name()
+                    + " of cluster "
+                    + clusterName
+                    + " (Elasticsearch "
+                    + spec.version()
+                    + ", "
+                    + node.httpUri()
+                    + ") failed to start: "
+                    + node.failure()
                     + node.diagnostics());
           }
           relaunchOnNewPorts(node);
@@ -233,13 +261,20 @@ final class LocalBackend implements ClusterBackend {
     return all;
   }
 
+  private boolean answers(LocalNode node) {
+    return node.poll() == LocalNode.Status.STOPPED || http.answers(node.httpUri());
+  }
+
   private void relaunchOnNewPorts(LocalNode node) {
     NodePorts taken = node.ports();
     node.ports(NodePorts.allocate(PortAllocator.DEFAULT));
     taken.release(PortAllocator.DEFAULT);
     LOG.warn(
         "{} of {} could not bind {} (taken meanwhile by another process); retrying on {}",
-        node.name(), clusterName, taken, node.ports());
+        node.name(),
+        clusterName,
+        taken,
+        node.ports());
     // Every node's seed hosts name the new transport port from its next start on.
     writeConfigs();
     launch(node);
@@ -255,9 +290,9 @@ final class LocalBackend implements ClusterBackend {
   }
 
   /**
-   * The configured work directory, unless the node user cannot reach it (a checkout under
-   * /root, mode 700): then a directory under the system temp directory, the same for every run
-   * from that checkout so stale clusters are still swept.
+   * The configured work directory, unless the node user cannot reach it (a checkout under /root,
+   * mode 700): then a directory under the system temp directory, the same for every run from that
+   * checkout so stale clusters are still swept.
    */
   private static Path workDir(NodeUser user) {
     Path configured = TestenvProperties.workDir();
@@ -270,7 +305,10 @@ final class LocalBackend implements ClusterBackend {
     LOG.warn(
         "User {} cannot reach {} (a parent directory is not traversable); using {} instead."
             + " Set -D{} to choose another directory.",
-        user.describe(), configured, fallback, TestenvProperties.WORK_DIR);
+        user.describe(),
+        configured,
+        fallback,
+        TestenvProperties.WORK_DIR);
     return fallback;
   }
 }

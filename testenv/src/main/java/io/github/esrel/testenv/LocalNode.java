@@ -17,8 +17,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * One Elasticsearch process of a local cluster, with its own directory: {@code config/} (a copy
- * of the distribution's, used through {@code ES_PATH_CONF}), {@code data/}, {@code logs/}, {@code
+ * One Elasticsearch process of a local cluster, with its own directory: {@code config/} (a copy of
+ * the distribution's, used through {@code ES_PATH_CONF}), {@code data/}, {@code logs/}, {@code
  * tmp/}, the pid file and the launcher's output. Not thread-safe: {@link LocalBackend} serializes
  * access, except for {@link #kill()} from the shutdown hook, which only signals processes.
  */
@@ -37,10 +37,13 @@ final class LocalNode {
   private final String clusterName;
   private final Path dir;
   private NodePorts ports;
+
   /** {@code bin/elasticsearch -d}: exits once the node is up, or with an error if it is not. */
   private volatile Process launcher;
+
   /** The daemonized node process, known once the launcher has exited successfully. */
   private volatile ProcessHandle server;
+
   private String failure;
 
   LocalNode(Path clusterDir, String clusterName, int index, NodePorts ports) {
@@ -209,8 +212,13 @@ final class LocalNode {
     for (ProcessHandle victim : victims) {
       if (!awaitExit(victim, KILL_WAIT)) {
         throw new EsClusterException(
-            "process " + victim.pid() + " of " + name() + " is still alive "
-                + KILL_WAIT.toSeconds() + " s after SIGKILL");
+            "process "
+                + victim.pid()
+                + " of "
+                + name()
+                + " is still alive "
+                + KILL_WAIT.toSeconds()
+                + " s after SIGKILL");
       }
     }
     forget();

@@ -124,10 +124,16 @@ final class NodeUser {
     // Another JVM may have created it at the same moment: check again rather than trust the code.
     if (!accountExists(name)) {
       throw new EsClusterException(
-          "cannot create user '" + name + "' to run Elasticsearch (it refuses to run as root):"
-              + " useradd exited " + result.exitCode() + ": " + result.output().strip()
+          "cannot create user '"
+              + name
+              + "' to run Elasticsearch (it refuses to run as root):"
+              + " useradd exited "
+              + result.exitCode()
+              + ": "
+              + result.output().strip()
               + ". Create the user yourself, or name an existing one with -D"
-              + TestenvProperties.USER + "=...");
+              + TestenvProperties.USER
+              + "=...");
     }
   }
 

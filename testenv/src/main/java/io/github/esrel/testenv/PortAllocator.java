@@ -10,11 +10,11 @@ import java.util.function.IntPredicate;
 import java.util.random.RandomGenerator;
 
 /**
- * Hands out loopback ports for nodes. They come from below the Linux ephemeral range (which
- * starts at 32768): outgoing connections take their local ports from that range, and a node
- * configured on such a port can find it taken at bind time. Each port is checked free by binding
- * it, and never handed out twice by this JVM until released; another process can still take it
- * before the node binds, which the caller handles by retrying with new ports.
+ * Hands out loopback ports for nodes. They come from below the Linux ephemeral range (which starts
+ * at 32768): outgoing connections take their local ports from that range, and a node configured on
+ * such a port can find it taken at bind time. Each port is checked free by binding it, and never
+ * handed out twice by this JVM until released; another process can still take it before the node
+ * binds, which the caller handles by retrying with new ports.
  */
 final class PortAllocator {
 
@@ -49,8 +49,13 @@ final class PortAllocator {
       }
     }
     throw new EsClusterException(
-        "found no free loopback port in [" + min + ", " + maxExclusive + ") after "
-            + ATTEMPTS_PER_PORT + " attempts; are that many servers running?");
+        "found no free loopback port in ["
+            + min
+            + ", "
+            + maxExclusive
+            + ") after "
+            + ATTEMPTS_PER_PORT
+            + " attempts; are that many servers running?");
   }
 
   synchronized void release(int port) {

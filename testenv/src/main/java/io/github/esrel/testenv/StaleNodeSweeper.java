@@ -24,6 +24,7 @@ final class StaleNodeSweeper {
 
   private static final Logger LOG = LoggerFactory.getLogger(StaleNodeSweeper.class);
   private static final String OWNER_FILE = "owner";
+
   /** A directory this young without an owner file may be one another JVM is creating. */
   private static final Duration UNOWNED_GRACE = Duration.ofMinutes(1);
 
@@ -75,7 +76,8 @@ final class StaleNodeSweeper {
                 try {
                   p.onExit().get(10, TimeUnit.SECONDS);
                 } catch (Exception e) {
-                  LOG.warn("Stale process {} did not exit after SIGKILL: {}", p.pid(), e.toString());
+                  LOG.warn(
+                      "Stale process {} did not exit after SIGKILL: {}", p.pid(), e.toString());
                 }
               });
     }

@@ -78,6 +78,8 @@ final class TestenvProperties {
 
   /** Blank counts as unset: Maven passes an undefined property as an empty string. */
   private static Optional<String> get(String name) {
-    return Optional.ofNullable(System.getProperty(name)).map(String::trim).filter(s -> !s.isEmpty());
+    return Optional.ofNullable(System.getProperty(name))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty());
   }
 }

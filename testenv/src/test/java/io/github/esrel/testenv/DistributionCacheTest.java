@@ -27,9 +27,13 @@ class DistributionCacheTest {
 
     DistributionCache.unzip(zip, tmp.resolve("out"));
 
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("out/es/bin/elasticsearch"))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(tmp.resolve("out/es/bin/elasticsearch"))))
         .isEqualTo("rwxr-xr-x");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("out/es/config/users"))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(tmp.resolve("out/es/config/users"))))
         .isEqualTo("rw-rw----");
   }
 
@@ -48,8 +52,10 @@ class DistributionCacheTest {
 
   @Test
   void shouldConvertModesToPermissions() {
-    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0754))).isEqualTo("rwxr-xr--");
-    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0))).isEqualTo("---------");
+    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0754)))
+        .isEqualTo("rwxr-xr--");
+    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0)))
+        .isEqualTo("---------");
   }
 
   private static void entry(ZipArchiveOutputStream out, String name, int mode) throws IOException {

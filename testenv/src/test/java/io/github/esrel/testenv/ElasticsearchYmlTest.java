@@ -35,7 +35,8 @@ class ElasticsearchYmlTest {
   @Test
   void shouldMakeEveryNodeOfALargerClusterFindTheOthers() {
     List<NodePorts> ports =
-        List.of(new NodePorts(12001, 12002), new NodePorts(12003, 12004), new NodePorts(12005, 12006));
+        List.of(
+            new NodePorts(12001, 12002), new NodePorts(12003, 12004), new NodePorts(12005, 12006));
 
     String yml = ElasticsearchYml.render("esrel-3", 1, ports, DATA, LOGS, Map.of());
 
@@ -61,7 +62,8 @@ class ElasticsearchYmlTest {
             Map.of("action.destructive_requires_name", "true", "node.attr.note", "say \"hi\"\\"));
 
     assertThat(yml.lines())
-        .contains("action.destructive_requires_name: \"true\"", "node.attr.note: \"say \\\"hi\\\"\\\\\"")
+        .contains(
+            "action.destructive_requires_name: \"true\"", "node.attr.note: \"say \\\"hi\\\"\\\\\"")
         .doesNotContain("action.destructive_requires_name: \"false\"");
   }
 }

@@ -16,7 +16,9 @@ class JdkLocatorTest {
 
   @Test
   void shouldParseTheFeatureVersionOfAReleaseFile() {
-    assertThat(JdkLocator.parseRelease(List.of("IMPLEMENTOR=\"Eclipse Adoptium\"", "JAVA_VERSION=\"21.0.2\"")))
+    assertThat(
+            JdkLocator.parseRelease(
+                List.of("IMPLEMENTOR=\"Eclipse Adoptium\"", "JAVA_VERSION=\"21.0.2\"")))
         .hasValue(21);
     assertThat(JdkLocator.parseRelease(List.of("JAVA_VERSION=\"1.8.0_292\""))).hasValue(8);
     assertThat(JdkLocator.parseRelease(List.of("JAVA_VERSION=\"25\""))).hasValue(25);

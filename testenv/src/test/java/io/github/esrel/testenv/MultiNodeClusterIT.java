@@ -21,17 +21,16 @@ class MultiNodeClusterIT {
 
   private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(60);
 
-  @Cluster
-  static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+  @Cluster static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
 
   @Test
   @Order(1)
   void shouldFormAGreenClusterWithAReplicatedIndex() throws IOException {
     ElasticsearchClient client = cluster.client();
     // 3 shards x 2 copies on 3 nodes: every node holds copies, so losing any turns it yellow.
-    client.indices()
-        .create(
-            c -> c.index("docs").settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
+    client
+        .indices()
+        .create(c -> c.index("docs").settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
     cluster.waitForHealth("green", HEALTH_TIMEOUT);
 
     assertThat(client.cluster().health().numberOfNodes()).isEqualTo(3);

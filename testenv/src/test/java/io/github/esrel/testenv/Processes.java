@@ -15,7 +15,9 @@ final class Processes {
             p ->
                 p.info()
                     .commandLine()
-                    .filter(c -> c.contains("org.elasticsearch.bootstrap") && c.contains(dir.toString()))
+                    .filter(
+                        c ->
+                            c.contains("org.elasticsearch.bootstrap") && c.contains(dir.toString()))
                     .isPresent())
         .toList();
   }

@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Test;
 @EsrelTest
 class SingleNodeClusterIT {
 
-  @Cluster
-  static final EsCluster cluster = EsCluster.builder().plugin(false).build();
+  @Cluster static final EsCluster cluster = EsCluster.builder().plugin(false).build();
 
   @Test
   void shouldIndexAndGetADocument() throws IOException {
     ElasticsearchClient client = cluster.client();
-    ObjectNode doc = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("name", "a");
+    ObjectNode doc =
+        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("name", "a");
 
     client.index(i -> i.index("docs").id("1").document(doc).refresh(Refresh.True));
     GetResponse<ObjectNode> got = client.get(g -> g.index("docs").id("1"), ObjectNode.class);
