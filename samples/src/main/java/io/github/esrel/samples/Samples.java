@@ -18,7 +18,7 @@ public final class Samples {
 
     /** Every sample, in the order they run. */
     public static List<Sample> all() {
-        return List.of(new RoutingSkewSample());
+        return List.of(new RoutingSkewSample(), new io.github.esrel.samples.votes.TshirtVotesSample());
     }
 
     private Samples() {}
