@@ -31,6 +31,7 @@ final class LocalBackend implements ClusterBackend {
   private static final Duration POLL_INTERVAL = Duration.ofMillis(200);
 
   private final ClusterSpec spec;
+  private final PortAllocator ports;
   private final String clusterName =
       "esrel-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
   private final EsHttp http = new EsHttp(Map.of());
@@ -45,7 +46,12 @@ final class LocalBackend implements ClusterBackend {
   private boolean closed;
 
   LocalBackend(ClusterSpec spec) {
+    this(spec, PortAllocator.DEFAULT);
+  }
+
+  LocalBackend(ClusterSpec spec, PortAllocator ports) {
     this.spec = spec;
+    this.ports = ports;
   }
 
   @Override
@@ -74,8 +80,7 @@ final class LocalBackend implements ClusterBackend {
     }
     NodeReaper.register(this);
     for (int i = 0; i < spec.nodes(); i++) {
-      LocalNode node =
-          new LocalNode(clusterDir, clusterName, i, NodePorts.allocate(PortAllocator.DEFAULT));
+      LocalNode node = new LocalNode(clusterDir, clusterName, i, NodePorts.allocate(ports));
       node.prepare(esHome);
       nodes.add(node);
     }
@@ -163,7 +168,7 @@ final class LocalBackend implements ClusterBackend {
     closed = true;
     NodeReaper.unregister(this);
     reap();
-    nodes.forEach(n -> n.ports().release(PortAllocator.DEFAULT));
+    nodes.forEach(n -> n.ports().release(ports));
   }
 
   /** Kills every node and deletes the cluster directory; without the lock, for the hook. */
@@ -267,8 +272,8 @@ final class LocalBackend implements ClusterBackend {
 
   private void relaunchOnNewPorts(LocalNode node) {
     NodePorts taken = node.ports();
-    node.ports(NodePorts.allocate(PortAllocator.DEFAULT));
-    taken.release(PortAllocator.DEFAULT);
+    node.ports(NodePorts.allocate(ports));
+    taken.release(ports);
     LOG.warn(
         "{} of {} could not bind {} (taken meanwhile by another process); retrying on {}",
         node.name(),
@@ -281,8 +286,8 @@ final class LocalBackend implements ClusterBackend {
   }
 
   private void writeConfigs() {
-    List<NodePorts> ports = nodes.stream().map(LocalNode::ports).toList();
-    nodes.forEach(n -> n.writeConfig(ports, spec.settings()));
+    List<NodePorts> allPorts = nodes.stream().map(LocalNode::ports).toList();
+    nodes.forEach(n -> n.writeConfig(allPorts, spec.settings()));
   }
 
   private List<URI> runningUris() {

@@ -3,8 +3,15 @@ package io.github.esrel.testenv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 /** Clusters used without JUnit's help, as samples and benchmarks do. */
@@ -42,6 +49,50 @@ class ClusterLifecycleIT {
 
     assertThatThrownBy(cluster::client).isInstanceOf(IllegalStateException.class);
     assertThat(clusterDirs()).isEmpty();
+  }
+
+  @Test
+  void shouldRelaunchANodeOnNewPortsWhenItsPortIsTaken() throws IOException {
+    int taken = PortAllocator.DEFAULT.next();
+    try (ServerSocket squatter = new ServerSocket()) {
+      squatter.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), taken));
+      // Hands out the squatted port first, as if another process had taken it after the check.
+      PortAllocator ports =
+          new PortAllocator(
+              10_000, 32_768, p -> p == taken || PortAllocator.canBind(p), firstly(taken));
+      ClusterSpec spec =
+          new ClusterSpec(
+              1, false, "384m", Map.of(), Duration.ofMinutes(2), TestenvProperties.esVersion());
+      LocalBackend backend = new LocalBackend(spec, ports);
+      try {
+        backend.start();
+
+        assertThat(backend.httpUris().get(0).getPort()).isNotEqualTo(taken);
+      } finally {
+        backend.close();
+      }
+    }
+  }
+
+  private static RandomGenerator firstly(int value) {
+    RandomGenerator random = RandomGenerator.getDefault();
+    return new RandomGenerator() {
+      private boolean first = true;
+
+      @Override
+      public long nextLong() {
+        return random.nextLong();
+      }
+
+      @Override
+      public int nextInt(int origin, int bound) {
+        if (first) {
+          first = false;
+          return value;
+        }
+        return random.nextInt(origin, bound);
+      }
+    };
   }
 
   private static java.util.List<Path> clusterDirs() {
