@@ -74,7 +74,7 @@ final class LocalNode {
     return dir.resolve("logs").resolve(clusterName + ".log");
   }
 
-  Path configDir() {
+  private Path configDir() {
     return dir.resolve("config");
   }
 
@@ -107,16 +107,12 @@ final class LocalNode {
     }
   }
 
-  Path dir() {
-    return dir;
-  }
-
   /** Starts {@code bin/elasticsearch -d} without waiting; {@link #poll()} follows it. */
   void launch(Path esHome, Path jdk, String heap, NodeUser user) {
     try {
       Files.deleteIfExists(pidFile()); // left by a killed node
       List<String> command = new ArrayList<>(user.commandPrefix());
-      // Passed through env(1) rather than the process environment: runuser resets some variables.
+      // Set through env(1), after runuser: it resets part of the environment it is given.
       command.addAll(
           List.of(
               "env",
