@@ -17,7 +17,7 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         String which = args.length == 0 ? "all" : args[0];
         PrintStream out = System.out;
-        List<String> known = List.of("routing");
+        List<String> known = List.of("routing", "occ");
         if (!which.equals("all") && !known.contains(which)) {
             throw new IllegalArgumentException("unknown benchmark [" + which + "]; known: " + known);
         }
@@ -27,6 +27,9 @@ public final class Benchmarks {
                 System.getProperty("java.version"));
             if (which.equals("all") || which.equals("routing")) {
                 new RoutingBenchmark(cluster.client(), out).run();
+            }
+            if (which.equals("all") || which.equals("occ")) {
+                new OccBenchmark(cluster.client(), out).run();
             }
         }
     }
