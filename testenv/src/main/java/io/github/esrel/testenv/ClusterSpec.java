@@ -1,6 +1,8 @@
 package io.github.esrel.testenv;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. */
@@ -13,6 +15,6 @@ record ClusterSpec(
     String version) {
 
   ClusterSpec {
-    settings = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(settings));
+    settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
   }
 }

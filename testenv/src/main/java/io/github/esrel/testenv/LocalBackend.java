@@ -40,6 +40,10 @@ final class LocalBackend implements ClusterBackend {
   private final List<LocalNode> nodes = new CopyOnWriteArrayList<>();
 
   private Path clusterDir;
+
+  /** Where the logs of nodes that failed to start are kept, since clusterDir is deleted. */
+  private Path failedLogs;
+
   private Path esHome;
   private Path jdk;
   private NodeUser user;
@@ -64,6 +68,7 @@ final class LocalBackend implements ClusterBackend {
     long started = System.nanoTime();
     user = NodeUser.detect();
     Path workDir = workDir(user);
+    failedLogs = workDir.resolve("failed-logs");
     StaleNodeSweeper.sweepOnce(workDir.resolve("clusters"));
     jdk = JdkLocator.find(spec.version());
     Optional<Path> plugin =
@@ -213,7 +218,7 @@ final class LocalBackend implements ClusterBackend {
                 + " did not start within "
                 + spec.startTimeout().toSeconds()
                 + " s"
-                + slow.diagnostics());
+                + slow.diagnostics(failedLogs));
       }
       ClusterHealth.sleep(POLL_INTERVAL);
     }
@@ -227,7 +232,7 @@ final class LocalBackend implements ClusterBackend {
               + clusterName
               + " did not form: "
               + timeout.get()
-              + nodes.get(0).diagnostics());
+              + nodes.get(0).diagnostics(failedLogs));
     }
   }
 
@@ -256,7 +261,7 @@ final class LocalBackend implements ClusterBackend {
                     + node.httpUri()
                     + ") failed to start: "
                     + node.failure()
-                    + node.diagnostics());
+                    + node.diagnostics(failedLogs));
           }
           relaunchOnNewPorts(node);
           all = false;

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -220,18 +221,25 @@ final class LocalNode {
     forget();
   }
 
-  /** Log tails for an error message: the node's log, and the launcher's output if any. */
-  String diagnostics() {
-    String log = LogTail.of(log(), 60);
-    String output = LogTail.of(launcherOutput(), 20);
-    StringBuilder text = new StringBuilder();
-    if (!log.isEmpty()) {
-      text.append("\n--- last lines of ").append(log()).append(" ---\n").append(log);
+  /**
+   * The tail of the node's log for an error message, or of the launcher's output when the node
+   * logged nothing (errors before its logging starts). The whole file is copied to {@code keepDir}
+   * first: the node's directory is deleted on close.
+   */
+  String diagnostics(Path keepDir) {
+    Path source = LogTail.of(log(), 1).isEmpty() ? launcherOutput() : log();
+    String tail = LogTail.of(source, 60);
+    if (tail.isEmpty()) {
+      return " (the node wrote no log)";
     }
-    if (!output.isEmpty()) {
-      text.append("\n--- output of bin/elasticsearch ---\n").append(output);
+    Path kept = keepDir.resolve(clusterName + "-" + name() + ".log");
+    try {
+      Files.createDirectories(keepDir);
+      Files.copy(source, kept, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      kept = source;
     }
-    return text.length() == 0 ? " (the node wrote no log)" : text.toString();
+    return "\n--- last lines of " + kept + " ---\n" + tail;
   }
 
   /** Whether the last start failed because a port was taken. */

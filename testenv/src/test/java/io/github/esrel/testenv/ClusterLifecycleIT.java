@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,7 @@ class ClusterLifecycleIT {
         .isInstanceOf(EsClusterException.class)
         .hasMessageContaining("node-0")
         .hasMessageContaining("failed to start")
+        .hasMessageContaining("--- last lines of")
         .hasMessageContaining("unknown setting [esrel.no.such.setting]");
 
     assertThatThrownBy(cluster::client).isInstanceOf(IllegalStateException.class);
@@ -95,12 +97,12 @@ class ClusterLifecycleIT {
     };
   }
 
-  private static java.util.List<Path> clusterDirs() {
+  private static List<Path> clusterDirs() {
     Path clusters = TestenvProperties.workDir().resolve("clusters");
     try (var dirs = Files.list(clusters)) {
       return dirs.toList();
-    } catch (java.io.IOException e) {
-      return java.util.List.of();
+    } catch (IOException e) {
+      return List.of();
     }
   }
 }

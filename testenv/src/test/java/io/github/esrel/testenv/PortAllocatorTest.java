@@ -9,13 +9,14 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class PortAllocatorTest {
 
-  private static final RandomGenerator SEEDED = new java.util.SplittableRandom(42);
+  private static final RandomGenerator SEEDED = new SplittableRandom(42);
 
   @Test
   void shouldHandOutPortsBelowTheEphemeralRange() {

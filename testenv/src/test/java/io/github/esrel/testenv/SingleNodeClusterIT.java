@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.transport.rest5_client.low_level.Request;
 import co.elastic.clients.transport.rest5_client.low_level.Response;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
@@ -20,8 +21,7 @@ class SingleNodeClusterIT {
   @Test
   void shouldIndexAndGetADocument() throws IOException {
     ElasticsearchClient client = cluster.client();
-    ObjectNode doc =
-        new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("name", "a");
+    ObjectNode doc = new ObjectMapper().createObjectNode().put("name", "a");
 
     client.index(i -> i.index("docs").id("1").document(doc).refresh(Refresh.True));
     GetResponse<ObjectNode> got = client.get(g -> g.index("docs").id("1"), ObjectNode.class);
