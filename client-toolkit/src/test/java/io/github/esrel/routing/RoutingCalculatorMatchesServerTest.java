@@ -7,7 +7,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class RoutingCalculatorMatchesServerTest {
 
     private static final int IDS = 100_000;
-    private static final List<String> IDS_SAMPLE = randomStrings(IDS, 42);
-    private static final List<String> ROUTINGS = randomStrings(2_000, 7);
+    private static final List<String> IDS_SAMPLE = RandomStrings.unicode(IDS, 42);
+    private static final List<String> ROUTINGS = RandomStrings.unicode(2_000, 7);
 
     @Test
     void murmur3MatchesServerOnRandomUnicodeStrings() {
@@ -94,30 +93,6 @@ class RoutingCalculatorMatchesServerTest {
             b.routingNumShards(routingNumShards);
         }
         return b.build();
-    }
-
-    /** ASCII, other BMP characters, supplementary characters (surrogate pairs) and lone surrogates, 1–40 chars. */
-    static List<String> randomStrings(int count, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        List<String> out = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            int len = 1 + random.nextInt(40);
-            StringBuilder sb = new StringBuilder(len * 2);
-            for (int j = 0; j < len; j++) {
-                int kind = random.nextInt(10);
-                if (kind < 5) {
-                    sb.append((char) (0x20 + random.nextInt(0x5F)));
-                } else if (kind < 8) {
-                    sb.append((char) (0xA0 + random.nextInt(0xD7FF - 0xA0)));
-                } else if (kind < 9) {
-                    sb.appendCodePoint(0x10000 + random.nextInt(0x10FFFF - 0x10000));
-                } else {
-                    sb.append((char) (0xD800 + random.nextInt(0x800)));
-                }
-            }
-            out.add(sb.toString());
-        }
-        return out;
     }
 
     private static String codePoints(String s) {

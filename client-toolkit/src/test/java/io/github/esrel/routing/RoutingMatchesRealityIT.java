@@ -51,7 +51,10 @@ class RoutingMatchesRealityIT {
 
     @Test
     void shouldMatchRealityOnAPartitionedIndex() throws IOException {
-        createIndex("partitioned", Map.of("index.number_of_shards", "6", "index.routing_partition_size", "3"));
+        // Elasticsearch only allows a routing partition when the mapping requires routing.
+        es.indices().create(c -> c.index("partitioned")
+            .settings(s -> s.numberOfShards("6").numberOfReplicas("0").routingPartitionSize(3))
+            .mappings(m -> m.routing(r -> r.required(true))));
         assertAgreesWithReality("partitioned", docs(DOCS, 15, 3));
     }
 
@@ -144,7 +147,8 @@ class RoutingMatchesRealityIT {
             bulk.operations(op -> op.index(i -> i.index(index).id(d.id()).routing(d.routing()).document(Map.of("n", 1))));
         }
         BulkResponse response = es.bulk(bulk.build());
-        assertThat(response.errors()).as("bulk errors").isFalse();
+        assertThat(response.errors()).as("bulk errors: %s", response.items().stream()
+            .filter(i -> i.error() != null).map(i -> i.error().reason()).findFirst().orElse("")).isFalse();
     }
 
     /**
@@ -153,7 +157,7 @@ class RoutingMatchesRealityIT {
      */
     private static List<DocRef> docs(int count, int tenants, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
-        List<String> ids = RoutingCalculatorMatchesServerTest.randomStrings(count, seed).stream()
+        List<String> ids = RandomStrings.unicode(count, seed).stream()
             .map(RoutingMatchesRealityIT::validId).toList();
         List<DocRef> docs = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
