@@ -3,6 +3,7 @@ package io.github.esrel.testenv;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -62,7 +63,13 @@ public final class EsClusterExtension
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     Class<?> testClass = context.getRequiredTestClass();
-    List<Field> fields = clusterFields(testClass, f -> true);
+    List<Field> fields = new ArrayList<>(clusterFields(testClass, f -> true));
+    // A @Nested class uses the clusters of the classes around it.
+    for (Class<?> outer = testClass.getEnclosingClass();
+        outer != null;
+        outer = outer.getEnclosingClass()) {
+      fields.addAll(clusterFields(outer, ModifierSupport::isStatic));
+    }
     if (fields.size() != 1) {
       throw new ParameterResolutionException(
           testClass.getName()
@@ -86,7 +93,9 @@ public final class EsClusterExtension
               + ": make the field static");
     }
     EsCluster cluster = read(field, instance.orElse(null));
-    // Started by beforeAll/beforeEach, which run before any method that can take parameters.
+    // Normally started already by beforeAll/beforeEach; not so for the constructor of a
+    // PER_CLASS test instance, which JUnit creates before beforeAll. Idempotent.
+    cluster.start();
     Class<?> type = parameter.getParameter().getType();
     if (type == ElasticsearchClient.class) {
       return cluster.client();

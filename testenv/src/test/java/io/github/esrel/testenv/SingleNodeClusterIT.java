@@ -11,6 +11,7 @@ import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 @EsrelTest
@@ -49,5 +50,15 @@ class SingleNodeClusterIT {
     assertThat(client).isSameAs(cluster.client());
     Response response = rest.performRequest(new Request("GET", "/_cluster/health"));
     assertThat(response.getStatusCode()).isEqualTo(200);
+  }
+
+  @Nested
+  class InANestedClass {
+
+    @Test
+    void shouldInjectTheClusterOfTheEnclosingClass(EsCluster injected) {
+      assertThat(injected).isSameAs(cluster);
+      assertThat(injected.client()).isNotNull();
+    }
   }
 }
