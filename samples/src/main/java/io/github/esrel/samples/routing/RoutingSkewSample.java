@@ -3,6 +3,7 @@ package io.github.esrel.samples.routing;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.routing.DocRef;
@@ -167,10 +168,14 @@ public final class RoutingSkewSample implements Sample {
         if (es.indices().exists(e -> e.index(index)).value()) {
             es.indices().delete(d -> d.index(index));
         }
-        es.indices().create(c -> c.index(index).settings(s -> {
-            settings.forEach((k, v) -> s.otherSettings(k, JsonData.of(v)));
-            return s.numberOfShards(String.valueOf(SHARDS)).numberOfReplicas("0");
-        }));
+        // Elasticsearch only accepts a routing partition when the mapping requires routing.
+        boolean partitioned = settings.containsKey("routing_partition_size");
+        es.indices().create(c -> c.index(index)
+            .settings(s -> {
+                settings.forEach((k, v) -> s.otherSettings(k, JsonData.of(v)));
+                return s.numberOfShards(String.valueOf(SHARDS)).numberOfReplicas("0");
+            })
+            .mappings(m -> m.routing(r -> r.required(partitioned))));
     }
 
     private static void bulk(ElasticsearchClient es, String index, List<DocRef> docs) throws IOException {
@@ -179,8 +184,10 @@ public final class RoutingSkewSample implements Sample {
             for (DocRef d : docs.subList(from, Math.min(from + 5000, docs.size()))) {
                 b.operations(op -> op.index(i -> i.index(index).id(d.id()).routing(d.routing()).document(Map.of("id", d.id()))));
             }
-            if (es.bulk(b.build()).errors()) {
-                throw new IllegalStateException("bulk indexing into " + index + " failed");
+            BulkResponse response = es.bulk(b.build());
+            if (response.errors()) {
+                throw new IllegalStateException("bulk indexing into " + index + " failed: " + response.items().stream()
+                    .filter(i -> i.error() != null).map(i -> i.error().reason()).findFirst().orElse("?"));
             }
         }
     }
