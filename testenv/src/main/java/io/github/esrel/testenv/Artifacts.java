@@ -40,14 +40,15 @@ final class Artifacts {
           TestenvProperties.ES_DISTRIBUTION,
           configured.get());
     }
+    Path repository = mavenRepository();
     Path inRepository =
-        mavenRepository()
+        repository
             .resolve(DISTRIBUTION_GROUP.replace('.', '/'))
             .resolve("elasticsearch")
             .resolve(version)
             .resolve(fileName);
     if (!Files.isRegularFile(inRepository)) {
-      download(version, inRepository);
+      download(version, repository, inRepository);
     }
     return inRepository;
   }
@@ -112,11 +113,17 @@ final class Artifacts {
         .orElse(Path.of(System.getProperty("user.home"), ".m2", "repository"));
   }
 
-  private static void download(String version, Path expected) {
+  private static void download(String version, Path repository, Path expected) {
     String artifact = DISTRIBUTION_GROUP + ":elasticsearch:" + version + ":zip";
     List<String> command =
         List.of(
-            "mvn", "-q", "-B", "dependency:get", "-Dtransitive=false", "-Dartifact=" + artifact);
+            "mvn",
+            "-q",
+            "-B",
+            "dependency:get",
+            "-Dtransitive=false",
+            "-Dmaven.repo.local=" + repository,
+            "-Dartifact=" + artifact);
     LOG.info(
         "Elasticsearch {} is not in {}; running: {}",
         version,

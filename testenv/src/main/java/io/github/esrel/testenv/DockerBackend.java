@@ -81,6 +81,12 @@ final class DockerBackend implements ClusterBackend {
               + TestenvProperties.BACKEND
               + "=local");
     }
+    if (!dockerAvailable()) {
+      throw new EsClusterException(
+          "the docker backend needs Docker and Testcontainers finds none; start Docker, or use -D"
+              + TestenvProperties.BACKEND
+              + "=local (or auto)");
+    }
     DockerImageName image =
         spec.plugin()
             ? imageWithPlugin(Artifacts.pluginZip(spec.version()))
