@@ -121,7 +121,7 @@ public final class BulkUpdate<T> {
         }
         executed = true;
         long start = System.nanoTime();
-        @SuppressWarnings("unchecked")
+        @SuppressWarnings({"unchecked", "rawtypes"})
         Outcome<T>[] outcomes = new Outcome[items.size()];
         for (Item<T> item : items) {
             item.attempts = policy.attempts();

@@ -1,0 +1,69 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.json.SimpleJsonpMapper;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Argument checks that fail before any request (the client points nowhere and is never called). */
+class OccValidationTest {
+
+    private final Rest5Client rest = Rest5Client.builder(URI.create("http://127.0.0.1:9")).build();
+    private final ElasticsearchClient es = new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper()));
+    private final Occ occ = Occ.of(b -> b.client(es));
+
+    @AfterEach
+    void close() throws IOException {
+        rest.close();
+    }
+
+    @Test
+    void shouldRequireAClientWithAJacksonMapper() {
+        assertThatThrownBy(() -> Occ.of(b -> b)).hasMessage("client cannot be null");
+        ElasticsearchClient simple = new ElasticsearchClient(new Rest5ClientTransport(rest, new SimpleJsonpMapper()));
+        assertThatThrownBy(() -> Occ.of(b -> b.client(simple)))
+            .hasMessageStartingWith("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper");
+    }
+
+    @Test
+    void shouldRejectMissingIndexIdOrFunctionNamingTheValue() {
+        assertThatThrownBy(() -> occ.update("", "1", Map.class, m -> m)).hasMessage("index must not be empty, got []");
+        assertThatThrownBy(() -> occ.update("i", "", Map.class, m -> m)).hasMessage("id must not be empty, got []");
+        assertThatThrownBy(() -> occ.update("i", "1", Map.class, null)).hasMessage("fn cannot be null");
+        assertThatThrownBy(() -> occ.upsert("i", "1", null, Map.class, null, m -> m)).hasMessage("initial cannot be null");
+        assertThatThrownBy(() -> occ.scriptedUpdate("i", "1", null, "ctx._source.n++", Map.of(), -1))
+            .hasMessage("retryOnConflict must not be negative, got -1");
+        assertThatThrownBy(() -> occ.bulk(Map.class).batchSize(0)).hasMessage("batchSize must be positive, got 0");
+        assertThatThrownBy(() -> occ.bulk(Map.class).update(null, "1", null, m -> m)).hasMessage("index must not be empty, got [null]");
+    }
+
+    @Test
+    void shouldExecuteAnEmptyBulkWithoutRequestsButOnlyOnce() {
+        BulkUpdate<Map> bulk = occ.bulk(Map.class);
+        BulkOutcome<Map> done = bulk.execute();
+        assertThat(done.items()).isEmpty();
+        assertThat(done.rounds()).isZero();
+        assertThat(done.complete()).isTrue();
+        assertThatThrownBy(bulk::execute).hasMessage("this bulk update was already executed");
+    }
+
+    @Test
+    void shouldRejectNegativeExternalVersions() {
+        ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
+        assertThatThrownBy(() -> ext.index("i", "1", null, -1, Map.of()))
+            .hasMessage("external versions must be between 0 and 2^63-1, got -1");
+        assertThatThrownBy(() -> ExternalVersions.of(b -> b.client(es).maxRememberedDeletes(-1)))
+            .hasMessage("maxRememberedDeletes must not be negative, got -1");
+        assertThat(ext).hasToString("ExternalVersions{versionType=external, rememberDeletesFor=PT1H, maxRememberedDeletes=100000}");
+    }
+}
