@@ -1,0 +1,424 @@
+package io.github.esrel.path;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An absolute, normalised, {@code /}-separated path: {@code /}, {@code /clinton},
+ * {@code /clinton/projects/elasticsearch/README.txt}. The one path type of esrel: tree locks are taken
+ * on it, and the file-system model indexes it (with {@link #hierarchyTokens()} as {@code path.tree}).
+ *
+ * <p>A valid path starts with {@code /}; every segment between slashes is non-empty, is neither
+ * {@code .} nor {@code ..}, contains no control character (U+0000–U+001F, U+007F–U+009F) and no
+ * unpaired surrogate; the whole path is at most {@value #MAX_LENGTH} characters. {@code /} alone is
+ * the root, of depth 0; it has no trailing slash in any other case.
+ *
+ * <pre>{@code
+ * TreePath p = TreePath.of("/clinton/projects/README.txt");
+ * p.depth();            // 3
+ * p.name();             // "README.txt"
+ * p.ancestors();        // [/, /clinton, /clinton/projects]
+ * p.hierarchyTokens();  // [/clinton, /clinton/projects, /clinton/projects/README.txt]
+ * p.rebase(TreePath.of("/clinton"), TreePath.of("/zach"));  // /zach/projects/README.txt
+ * TreePath.normalize("/a//b/./c/../d/");                    // /a/b/d
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe. Equality is by value. The natural order is by segments (a path sorts
+ * right before its descendants, and {@code /a/b} before {@code /a-b}), not by the raw string.
+ */
+public final class TreePath implements Comparable<TreePath> {
+
+    /** The longest path accepted, in UTF-16 characters. */
+    public static final int MAX_LENGTH = 4096;
+
+    /** The root, {@code /}: the ancestor of every other path. */
+    public static final TreePath ROOT = new TreePath("/", List.of());
+
+    private static final String SEPARATOR = "/";
+
+    private final String value;
+    private final List<String> segments;
+
+    private TreePath(String value, List<String> segments) {
+        this.value = value;
+        this.segments = segments;
+    }
+
+    /**
+     * Parses a path that must already be normalised.
+     *
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if it is not valid (see the class comment): relative, empty
+     *     segments ({@code //} or a trailing {@code /}), {@code .} or {@code ..} segments, control
+     *     characters, unpaired surrogates, or longer than {@value #MAX_LENGTH} characters. The
+     *     message names the value and the rule; {@link #normalize(String)} accepts the lenient forms.
+     */
+    public static TreePath of(String path) {
+        Objects.requireNonNull(path, "path cannot be null");
+        checkAbsoluteAndLength(path);
+        if (path.equals(SEPARATOR)) {
+            return ROOT;
+        }
+        if (path.endsWith(SEPARATOR)) {
+            throw invalid(path, "must not end with '/' (use TreePath.normalize to drop it)");
+        }
+        List<String> segments = new ArrayList<>();
+        int start = 1;
+        while (start <= path.length()) {
+            int end = path.indexOf('/', start);
+            if (end < 0) {
+                end = path.length();
+            }
+            String segment = path.substring(start, end);
+            if (segment.isEmpty()) {
+                throw invalid(path, "has an empty segment ('//'); use TreePath.normalize to collapse it");
+            }
+            if (segment.equals(".") || segment.equals("..")) {
+                throw invalid(path, "has a '" + segment + "' segment; paths must be normalised"
+                    + " (use TreePath.normalize to resolve it)");
+            }
+            checkSegmentChars(path, segment);
+            segments.add(segment);
+            start = end + 1;
+        }
+        return new TreePath(path, Collections.unmodifiableList(segments));
+    }
+
+    /**
+     * Parses an absolute path leniently: collapses repeated slashes, drops a trailing slash and
+     * {@code .} segments, and resolves {@code ..} against the segment before it.
+     * {@code normalize("/a//b/./c/../")} is {@code /a/b}.
+     *
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if it is relative, if a {@code ..} would climb above the root,
+     *     or if a segment or the result breaks the other rules of {@link #of(String)}
+     */
+    public static TreePath normalize(String path) {
+        Objects.requireNonNull(path, "path cannot be null");
+        checkAbsoluteAndLength(path);
+        List<String> segments = new ArrayList<>();
+        for (String segment : path.substring(1).split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".")) {
+                continue;
+            }
+            if (segment.equals("..")) {
+                if (segments.isEmpty()) {
+                    throw invalid(path, "climbs above the root with '..'");
+                }
+                segments.remove(segments.size() - 1);
+                continue;
+            }
+            checkSegmentChars(path, segment);
+            segments.add(segment);
+        }
+        return ofSegments(segments);
+    }
+
+    /**
+     * The path made of these segments ({@code /} for none).
+     *
+     * @throws IllegalArgumentException if a segment is empty, contains {@code /}, is {@code .} or
+     *     {@code ..}, or has forbidden characters, or if the path would be too long
+     */
+    public static TreePath ofSegments(List<String> segments) {
+        Objects.requireNonNull(segments, "segments cannot be null");
+        if (segments.isEmpty()) {
+            return ROOT;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String s : segments) {
+            Objects.requireNonNull(s, "segments cannot contain null");
+            checkSingleSegment(s);
+            sb.append('/').append(s);
+        }
+        return of(sb.toString());
+    }
+
+    /** {@link #ofSegments(List)} with varargs: {@code TreePath.ofSegments("a", "b")} is {@code /a/b}. */
+    public static TreePath ofSegments(String... segments) {
+        return ofSegments(List.of(segments));
+    }
+
+    /** True if {@link #of(String)} would accept {@code path}; false for null. */
+    public static boolean isValid(String path) {
+        if (path == null) {
+            return false;
+        }
+        try {
+            of(path);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** The path as a string, such as {@code /a/b}; the same as {@link #toString()}. */
+    public String value() {
+        return value;
+    }
+
+    /** The segments from the root down: {@code [a, b]} for {@code /a/b}, empty for the root. Unmodifiable. */
+    public List<String> segments() {
+        return segments;
+    }
+
+    /** The number of segments: 0 for {@code /}, 1 for {@code /a}, 2 for {@code /a/b}. */
+    public int depth() {
+        return segments.size();
+    }
+
+    /** True for {@code /}. */
+    public boolean isRoot() {
+        return segments.isEmpty();
+    }
+
+    /** The last segment ({@code c.txt} for {@code /a/b/c.txt}); the empty string for the root. */
+    public String name() {
+        return isRoot() ? "" : segments.get(segments.size() - 1);
+    }
+
+    /** The parent ({@code /a} for {@code /a/b}, {@code /} for {@code /a}); empty for the root. */
+    public Optional<TreePath> parent() {
+        if (isRoot()) {
+            return Optional.empty();
+        }
+        if (segments.size() == 1) {
+            return Optional.of(ROOT);
+        }
+        return Optional.of(new TreePath(value.substring(0, value.lastIndexOf('/')),
+            segments.subList(0, segments.size() - 1)));
+    }
+
+    /**
+     * The proper ancestors from the root down: {@code [/, /a, /a/b]} for {@code /a/b/c}; empty for the
+     * root. Locking a path takes a shared lock on each of these, in this order.
+     */
+    public List<TreePath> ancestors() {
+        List<TreePath> lineage = lineage();
+        return lineage.subList(0, lineage.size() - 1);
+    }
+
+    /** {@link #ancestors()} followed by this path: {@code [/, /a, /a/b]} for {@code /a/b}. */
+    public List<TreePath> lineage() {
+        List<TreePath> out = new ArrayList<>(segments.size() + 1);
+        out.add(ROOT);
+        int end = 0;
+        for (int i = 0; i < segments.size(); i++) {
+            end += 1 + segments.get(i).length();
+            out.add(new TreePath(value.substring(0, end), segments.subList(0, i + 1)));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * The values Elasticsearch's {@code path_hierarchy} tokenizer produces for this path, computed
+     * here so that a {@code path.tree} keyword field works on clusters without that tokenizer:
+     * {@code [/a, /a/b, /a/b/c]} for {@code /a/b/c}, {@code [/]} for the root. A {@code term} query on
+     * {@code path.tree} with a directory's path then finds everything at or below it.
+     */
+    public List<String> hierarchyTokens() {
+        if (isRoot()) {
+            return List.of(SEPARATOR);
+        }
+        List<String> out = new ArrayList<>(segments.size());
+        int end = 0;
+        for (String segment : segments) {
+            end += 1 + segment.length();
+            out.add(value.substring(0, end));
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * True if this path is {@code other} or below it, segment by segment: {@code /a/b} starts with
+     * {@code /a} and with itself, {@code /a/bc} does not start with {@code /a/b}. Every path starts
+     * with the root.
+     */
+    public boolean startsWith(TreePath other) {
+        Objects.requireNonNull(other, "other cannot be null");
+        if (other.isRoot()) {
+            return true;
+        }
+        return value.startsWith(other.value)
+            && (value.length() == other.value.length() || value.charAt(other.value.length()) == '/');
+    }
+
+    /** True if this path is a proper ancestor of {@code other} ({@code /a} of {@code /a/b}; not of itself). */
+    public boolean isAncestorOf(TreePath other) {
+        return other.startsWith(this) && !other.equals(this);
+    }
+
+    /** True if this path is a proper descendant of {@code other} ({@code /a/b} of {@code /a}; not of itself). */
+    public boolean isDescendantOf(TreePath other) {
+        return other.isAncestorOf(this);
+    }
+
+    /**
+     * True if one path is the other or an ancestor of it: the two lie on one branch. Two tree locks
+     * can only conflict on paths that are on one branch.
+     */
+    public boolean onSameBranch(TreePath other) {
+        return startsWith(other) || other.startsWith(this);
+    }
+
+    /** The deepest path that both start with ({@code /a} for {@code /a/b} and {@code /a/c}). */
+    public TreePath commonAncestor(TreePath other) {
+        Objects.requireNonNull(other, "other cannot be null");
+        int n = Math.min(depth(), other.depth());
+        int i = 0;
+        while (i < n && segments.get(i).equals(other.segments.get(i))) {
+            i++;
+        }
+        return i == depth() ? this : i == other.depth() ? other : lineage().get(i);
+    }
+
+    /**
+     * The child with this name: {@code /a} {@code .child("b")} is {@code /a/b}.
+     *
+     * @throws IllegalArgumentException if {@code name} is not a single valid segment (empty, contains
+     *     {@code /}, is {@code .} or {@code ..}, has control characters) or the result is too long
+     */
+    public TreePath child(String name) {
+        Objects.requireNonNull(name, "name cannot be null");
+        checkSingleSegment(name);
+        return of(isRoot() ? SEPARATOR + name : value + SEPARATOR + name);
+    }
+
+    /**
+     * The path of {@code relative} below this one: {@code /a} {@code .resolve("b/c")} is {@code /a/b/c}.
+     * The relative path must be normalised too (no empty, {@code .} or {@code ..} segments); the empty
+     * string gives this path.
+     *
+     * @throws IllegalArgumentException if {@code relative} starts with {@code /} or is not normalised
+     */
+    public TreePath resolve(String relative) {
+        Objects.requireNonNull(relative, "relative cannot be null");
+        if (relative.isEmpty()) {
+            return this;
+        }
+        if (relative.startsWith(SEPARATOR)) {
+            throw new IllegalArgumentException("\"" + relative + "\" is absolute; resolve takes a path relative to "
+                + value + " (or use TreePath.of)");
+        }
+        return of(isRoot() ? SEPARATOR + relative : value + SEPARATOR + relative);
+    }
+
+    /**
+     * This path moved from below {@code from} to below {@code to}: the directory rename.
+     * {@code /a/b/c.txt} {@code .rebase(/a, /x/y)} is {@code /x/y/b/c.txt}; {@code /a} itself becomes
+     * {@code /x/y}.
+     *
+     * @throws IllegalArgumentException if this path does not start with {@code from}, or the result is
+     *     too long
+     */
+    public TreePath rebase(TreePath from, TreePath to) {
+        Objects.requireNonNull(from, "from cannot be null");
+        Objects.requireNonNull(to, "to cannot be null");
+        if (!startsWith(from)) {
+            throw new IllegalArgumentException(value + " is not at or below " + from + "; cannot move it to " + to);
+        }
+        List<String> moved = new ArrayList<>(to.segments);
+        moved.addAll(segments.subList(from.depth(), depth()));
+        return ofSegments(moved);
+    }
+
+    /**
+     * The segments of this path below {@code ancestor}, joined with {@code /}: {@code b/c} for
+     * {@code /a/b/c} relative to {@code /a}; the empty string for the path itself.
+     *
+     * @throws IllegalArgumentException if this path does not start with {@code ancestor}
+     */
+    public String relativeTo(TreePath ancestor) {
+        if (!startsWith(ancestor)) {
+            throw new IllegalArgumentException(value + " is not at or below " + ancestor);
+        }
+        return String.join(SEPARATOR, segments.subList(ancestor.depth(), depth()));
+    }
+
+    @Override
+    public int compareTo(TreePath other) {
+        int n = Math.min(depth(), other.depth());
+        for (int i = 0; i < n; i++) {
+            int c = segments.get(i).compareTo(other.segments.get(i));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(depth(), other.depth());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TreePath other && value.equals(other.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+
+    private static void checkAbsoluteAndLength(String path) {
+        if (path.isEmpty()) {
+            throw new IllegalArgumentException("path must not be empty; the root is \"/\"");
+        }
+        if (path.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException("path is " + path.length() + " characters long, more than the "
+                + MAX_LENGTH + " allowed: \"" + path.substring(0, 40) + "...\"");
+        }
+        if (!path.startsWith(SEPARATOR)) {
+            throw invalid(path, "must be absolute (start with '/')");
+        }
+    }
+
+    private static void checkSingleSegment(String name) {
+        if (name.isEmpty() || name.contains(SEPARATOR) || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("\"" + escape(name) + "\" is not a single path segment"
+                + " (it must be non-empty, contain no '/' and not be '.' or '..')");
+        }
+    }
+
+    private static void checkSegmentChars(String path, String segment) {
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw invalid(path, String.format("contains the control character U+%04X", (int) c));
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < segment.length() && Character.isLowSurrogate(segment.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw invalid(path, String.format("contains an unpaired surrogate U+%04X", (int) c));
+            }
+            if (Character.isLowSurrogate(c)) {
+                throw invalid(path, String.format("contains an unpaired surrogate U+%04X", (int) c));
+            }
+        }
+    }
+
+    private static IllegalArgumentException invalid(String path, String rule) {
+        String shown = path.length() > 200 ? path.substring(0, 200) + "..." : path;
+        return new IllegalArgumentException("path \"" + escape(shown) + "\" " + rule);
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+                sb.append(String.format("\\u%04X", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}
