@@ -68,7 +68,7 @@ class OptimisticConcurrencyIT {
     void shouldLoseVotesWithANaiveReadIncrementWrite() throws Exception {
         createIndex("designs-naive");
         es.index(i -> i.index("designs-naive").id("1").document(new Shirt("elasticsearch", 0)));
-        int each = 50;
+        int each = 25;
         runConcurrently(WRITERS, w -> {
             for (int v = 0; v < each; v++) {
                 Shirt s = es.get(g -> g.index("designs-naive").id("1"), Shirt.class).source();
@@ -126,7 +126,7 @@ class OptimisticConcurrencyIT {
     @Test
     void shouldRetryOnlyTheConflictingItemsOfABulk() throws Exception {
         createIndex("designs-bulk");
-        int docs = 200;
+        int docs = 100;
         BulkUpdate<Shirt> create = occ.bulk(Shirt.class);
         for (int d = 0; d < docs; d++) {
             String id = "d" + d;
