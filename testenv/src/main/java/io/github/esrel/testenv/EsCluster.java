@@ -26,7 +26,7 @@ import org.apache.hc.core5.http.message.BasicHeader;
  * <p>Where the nodes run is chosen by the system property {@code esrel.testenv.backend}: {@code
  * local} (unpacked distribution, one process per node), {@code docker} (Testcontainers), {@code
  * external} (an already running cluster named by {@code esrel.testenv.url}) or {@code auto} (the
- * default: Docker when available, else local).
+ * default: Docker when Testcontainers finds it and the cluster has one node, else local).
  *
  * <p>With JUnit 5, annotate the test class with {@link EsrelTest @EsrelTest} and a static field
  * with {@link Cluster @Cluster}. Without JUnit:
