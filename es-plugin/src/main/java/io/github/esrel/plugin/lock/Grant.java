@@ -1,0 +1,88 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.common.io.stream.Writeable;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One granted lease: {@code mode} on {@code path}, and implicitly shared on every proper ancestor of it.
+ *
+ * @param path            the locked path
+ * @param mode            the mode on {@code path}
+ * @param owner           who holds it
+ * @param token           the fencing token, unique within the index's lock table and greater than every
+ *                        token issued before it there
+ * @param expiresAtMillis when the lease ends (epoch milliseconds, the granting node's clock)
+ * @param nonce           a random number identifying the request that created the grant, so that a retry
+ *                        of a write whose outcome was unknown recognises its own grant; never shown to clients
+ */
+public record Grant(String path, LockMode mode, String owner, long token, long expiresAtMillis, long nonce) implements Writeable {
+
+    private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
+        .withZone(ZoneOffset.UTC);
+
+    public Grant {
+        Objects.requireNonNull(path, "path cannot be null");
+        Objects.requireNonNull(mode, "mode cannot be null");
+        Objects.requireNonNull(owner, "owner cannot be null");
+    }
+
+    public static Grant readFrom(StreamInput in) throws IOException {
+        return new Grant(in.readString(), in.readEnum(LockMode.class), in.readString(), in.readLong(), in.readLong(), in.readLong());
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeString(path);
+        out.writeEnum(mode);
+        out.writeString(owner);
+        out.writeLong(token);
+        out.writeLong(expiresAtMillis);
+        out.writeLong(nonce);
+    }
+
+    /** Whether the lease is over at {@code nowMillis}: a lease is live while {@code now < expires_at}. */
+    public boolean expiredAt(long nowMillis) {
+        return nowMillis >= expiresAtMillis;
+    }
+
+    /** The expiry as ISO-8601 in UTC with milliseconds, e.g. {@code 2026-11-30T12:00:00.000Z}. */
+    public String expiresAt() {
+        return iso(expiresAtMillis);
+    }
+
+    /** Epoch milliseconds as ISO-8601 in UTC with milliseconds. */
+    public static String iso(long epochMillis) {
+        return ISO.format(Instant.ofEpochMilli(epochMillis));
+    }
+
+    /**
+     * Whether this grant and a request for {@code mode} on {@code path} cannot both hold. Each takes shared
+     * locks on its proper ancestors and its mode on its path, so they conflict exactly when
+     * <ul>
+     *   <li>the paths are equal and either mode is exclusive,</li>
+     *   <li>the requested path is a proper ancestor of this grant's and the request is exclusive, or</li>
+     *   <li>this grant's path is a proper ancestor of the requested one and this grant is exclusive.</li>
+     * </ul>
+     * Proper ancestors common to both are shared by both, which never conflicts.
+     */
+    public boolean conflictsWith(String otherPath, LockMode otherMode) {
+        if (path.equals(otherPath)) {
+            return mode == LockMode.EXCLUSIVE || otherMode == LockMode.EXCLUSIVE;
+        }
+        if (TreePath.isProperAncestor(otherPath, path)) {
+            return otherMode == LockMode.EXCLUSIVE;
+        }
+        if (TreePath.isProperAncestor(path, otherPath)) {
+            return mode == LockMode.EXCLUSIVE;
+        }
+        return false;
+    }
+}

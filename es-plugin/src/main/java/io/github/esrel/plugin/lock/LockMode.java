@@ -1,0 +1,32 @@
+package io.github.esrel.plugin.lock;
+
+import java.util.Locale;
+
+/**
+ * How a path is locked. Shared is compatible with shared; exclusive conflicts with every other lock on
+ * the same path. Every grant also takes a shared lock on each proper ancestor of its path.
+ */
+public enum LockMode {
+    EXCLUSIVE,
+    SHARED;
+
+    /** The name used in requests, responses and the stored table: {@code exclusive} or {@code shared}. */
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * Parses {@code exclusive} or {@code shared} (exactly, lowercase).
+     *
+     * @throws IllegalArgumentException naming the accepted values
+     */
+    public static LockMode parse(String value) {
+        if ("exclusive".equals(value)) {
+            return EXCLUSIVE;
+        }
+        if ("shared".equals(value)) {
+            return SHARED;
+        }
+        throw new IllegalArgumentException("mode must be [exclusive] or [shared], got [" + TreePath.shorten(String.valueOf(value)) + "]");
+    }
+}

@@ -1,0 +1,296 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.xcontent.XContentBuilder;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The lock table of one index: every grant and the last fencing token issued. Immutable; each operation
+ * returns the table after it. {@link TreeLockService} keeps one table per index in one document of the lock
+ * index and replaces it with compare-and-set, so every decision here is taken on a consistent snapshot.
+ *
+ * <p>Stored as
+ * <pre>
+ * {"namespace": "fs", "last_token": 1764504000000017, "updated_at": 1764504000123,
+ *  "grants": [{"path": "/a/b", "mode": "exclusive", "owner": "worker-7", "token": 1764504000000017,
+ *              "expires_at": 1764504060123, "nonce": -4102567348899437101}]}
+ * </pre>
+ *
+ * <p>Time is passed in by the caller ({@code now}, epoch milliseconds): a grant is live while
+ * {@code now < expires_at}, and an expired grant is ignored whether or not it has been pruned yet.
+ */
+public final class LockTable {
+
+    public static final LockTable EMPTY = new LockTable(0, List.of());
+
+    /**
+     * Tokens never fall below the clock in microsecond-sized steps ({@code now * 1000}). Together with
+     * {@code last_token + 1} this keeps tokens increasing even if the table is lost (the lock index deleted,
+     * an older snapshot restored) as long as clocks do not go back: a new table starts above every token a
+     * previous one can have reached, since no table issues anywhere near 1000 tokens per millisecond.
+     */
+    static final long TOKENS_PER_MILLI = 1000;
+
+    private final long lastToken;
+    private final List<Grant> grants;
+
+    public LockTable(long lastToken, List<Grant> grants) {
+        if (lastToken < 0) {
+            throw new IllegalArgumentException("last_token must not be negative, got " + lastToken);
+        }
+        this.lastToken = lastToken;
+        this.grants = List.copyOf(grants);
+    }
+
+    /** The last token issued (0 for a table that never issued one). */
+    public long lastToken() {
+        return lastToken;
+    }
+
+    /** Every stored grant, live or not. */
+    public List<Grant> grants() {
+        return grants;
+    }
+
+    /** The grants live at {@code now}. */
+    public List<Grant> live(long now) {
+        return grants.stream().filter(g -> g.expiredAt(now) == false).toList();
+    }
+
+    /** This table without the grants expired at {@code now}. */
+    public LockTable pruned(long now) {
+        List<Grant> live = live(now);
+        return live.size() == grants.size() ? this : new LockTable(lastToken, live);
+    }
+
+    /** The live grants that stand in the way of {@code mode} on {@code path}, in table order. */
+    public List<Grant> conflicts(String path, LockMode mode, long now) {
+        List<Grant> conflicts = new ArrayList<>();
+        for (Grant g : grants) {
+            if (g.expiredAt(now) == false && g.conflictsWith(path, mode)) {
+                conflicts.add(g);
+            }
+        }
+        return conflicts;
+    }
+
+    /**
+     * The token the next grant gets: {@code max(last_token + 1, now * 1000)}.
+     *
+     * @throws IllegalStateException when the 64-bit space is used up (in some 290,000 years)
+     */
+    public long nextToken(long now) {
+        if (lastToken == Long.MAX_VALUE) {
+            throw new IllegalStateException("the fencing token space is exhausted");
+        }
+        long clock = now > 0 && now < Long.MAX_VALUE / TOKENS_PER_MILLI ? now * TOKENS_PER_MILLI : 0;
+        return Math.max(lastToken + 1, clock);
+    }
+
+    /** The outcome of {@link #acquire}. */
+    public enum AcquireOutcome {
+        GRANTED,
+        CONFLICT,
+        FULL
+    }
+
+    /**
+     * @param table     the table after the request (unchanged unless a new grant was made)
+     * @param grant     the grant, when {@link AcquireOutcome#GRANTED}
+     * @param conflicts the grants in the way, when {@link AcquireOutcome#CONFLICT}
+     */
+    public record AcquireResult(AcquireOutcome outcome, LockTable table, @Nullable Grant grant, List<Grant> conflicts) {}
+
+    /**
+     * Grants {@code mode} on {@code path} (and shared on its proper ancestors) if no live grant conflicts and
+     * the table has room. A request whose grant is already in the table (same nonce: an earlier write of the
+     * same request that did succeed) gets that grant back.
+     *
+     * @param maxLocks the most live grants the table may hold
+     */
+    public AcquireResult acquire(String path, LockMode mode, String owner, long ttlMillis, long nonce, long now, int maxLocks) {
+        int live = 0;
+        for (Grant g : grants) {
+            if (g.expiredAt(now) == false) {
+                if (g.nonce() == nonce) {
+                    return new AcquireResult(AcquireOutcome.GRANTED, this, g, List.of());
+                }
+                live++;
+            }
+        }
+        List<Grant> conflicts = conflicts(path, mode, now);
+        if (conflicts.isEmpty() == false) {
+            return new AcquireResult(AcquireOutcome.CONFLICT, this, null, conflicts);
+        }
+        if (live >= maxLocks) {
+            return new AcquireResult(AcquireOutcome.FULL, this, null, List.of());
+        }
+        long token = nextToken(now);
+        Grant grant = new Grant(path, mode, owner, token, now + ttlMillis, nonce);
+        List<Grant> next = new ArrayList<>(live + 1);
+        next.addAll(live(now));
+        next.add(grant);
+        return new AcquireResult(AcquireOutcome.GRANTED, new LockTable(token, next), grant, List.of());
+    }
+
+    /** The outcome of {@link #release} and {@link #renew}. */
+    public enum HolderOutcome {
+        /** The grant was released or renewed. */
+        DONE,
+        /** No live grant on the path: never held, released or expired (404). */
+        NOT_HELD,
+        /** The path is held, but not by this owner and token (409). */
+        HELD_BY_OTHER
+    }
+
+    /**
+     * @param table   the table after the request
+     * @param grant   the grant released or renewed (after renewal), when {@link HolderOutcome#DONE}; null
+     *                when a release is reported done because an earlier attempt may have removed it
+     * @param holders the live grants on the path, when {@link HolderOutcome#HELD_BY_OTHER}
+     */
+    public record HolderResult(HolderOutcome outcome, LockTable table, @Nullable Grant grant, List<Grant> holders) {}
+
+    /**
+     * Releases the live grant with this path, owner and token, which frees its shared ancestor locks too.
+     *
+     * @param earlierWriteMayHaveApplied an earlier attempt of this very request wrote a table without the
+     *                                   grant and its outcome is unknown; then a missing grant counts as
+     *                                   released by that attempt
+     */
+    public HolderResult release(String path, String owner, long token, long now, boolean earlierWriteMayHaveApplied) {
+        Grant match = find(path, owner, token, now);
+        if (match != null) {
+            List<Grant> next = new ArrayList<>(grants.size());
+            for (Grant g : grants) {
+                if (g != match && g.expiredAt(now) == false) {
+                    next.add(g);
+                }
+            }
+            return new HolderResult(HolderOutcome.DONE, new LockTable(lastToken, next), match, List.of());
+        }
+        if (earlierWriteMayHaveApplied) {
+            return new HolderResult(HolderOutcome.DONE, this, null, List.of());
+        }
+        return notHeldOrHeldByOther(path, now);
+    }
+
+    /** Sets the expiry of the live grant with this path, owner and token to {@code now + ttlMillis}. */
+    public HolderResult renew(String path, String owner, long token, long ttlMillis, long now) {
+        Grant match = find(path, owner, token, now);
+        if (match == null) {
+            return notHeldOrHeldByOther(path, now);
+        }
+        Grant renewed = new Grant(match.path(), match.mode(), match.owner(), match.token(), now + ttlMillis, match.nonce());
+        List<Grant> next = new ArrayList<>(grants.size());
+        for (Grant g : grants) {
+            if (g == match) {
+                next.add(renewed);
+            } else if (g.expiredAt(now) == false) {
+                next.add(g);
+            }
+        }
+        return new HolderResult(HolderOutcome.DONE, new LockTable(lastToken, next), renewed, List.of());
+    }
+
+    @Nullable
+    private Grant find(String path, String owner, long token, long now) {
+        for (Grant g : grants) {
+            if (g.token() == token && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(now) == false) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    private HolderResult notHeldOrHeldByOther(String path, long now) {
+        List<Grant> holders = grants.stream().filter(g -> g.path().equals(path) && g.expiredAt(now) == false).toList();
+        return new HolderResult(holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
+    }
+
+    /** The live grants on {@code prefix} or below it, sorted by path, then token. */
+    public List<Grant> liveAtOrBelow(String prefix, long now) {
+        List<Grant> result = new ArrayList<>();
+        for (Grant g : grants) {
+            if (g.expiredAt(now) == false && TreePath.isAtOrBelow(g.path(), prefix)) {
+                result.add(g);
+            }
+        }
+        result.sort((a, b) -> {
+            int byPath = a.path().compareTo(b.path());
+            return byPath != 0 ? byPath : Long.compare(a.token(), b.token());
+        });
+        return Collections.unmodifiableList(result);
+    }
+
+    /** Writes the stored document (see the class comment). */
+    public XContentBuilder toXContent(XContentBuilder builder, String namespace, long now) throws IOException {
+        builder.startObject();
+        builder.field("namespace", namespace);
+        builder.field("last_token", lastToken);
+        builder.field("updated_at", now);
+        builder.startArray("grants");
+        for (Grant g : grants) {
+            builder.startObject()
+                .field("path", g.path())
+                .field("mode", g.mode().jsonName())
+                .field("owner", g.owner())
+                .field("token", g.token())
+                .field("expires_at", g.expiresAtMillis())
+                .field("nonce", g.nonce())
+                .endObject();
+        }
+        builder.endArray();
+        return builder.endObject();
+    }
+
+    /**
+     * Reads the stored document.
+     *
+     * @throws IllegalStateException if it is not a lock table (only the plugin writes the lock index)
+     */
+    public static LockTable fromSource(Map<String, Object> source) {
+        try {
+            long lastToken = ((Number) Objects.requireNonNull(source.get("last_token"), "last_token")).longValue();
+            List<?> stored = (List<?>) Objects.requireNonNull(source.get("grants"), "grants");
+            List<Grant> grants = new ArrayList<>(stored.size());
+            for (Object o : stored) {
+                Map<?, ?> g = (Map<?, ?>) o;
+                grants.add(
+                    new Grant(
+                        (String) g.get("path"),
+                        LockMode.parse((String) g.get("mode")),
+                        (String) g.get("owner"),
+                        ((Number) g.get("token")).longValue(),
+                        ((Number) g.get("expires_at")).longValue(),
+                        ((Number) g.get("nonce")).longValue()
+                    )
+                );
+            }
+            return new LockTable(lastToken, grants);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("the lock table document is corrupt: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof LockTable t && lastToken == t.lastToken && grants.equals(t.grants);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(lastToken, grants);
+    }
+
+    @Override
+    public String toString() {
+        return "LockTable[last_token=" + lastToken + ", grants=" + grants + "]";
+    }
+}

@@ -1,0 +1,73 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.cluster.metadata.IndexMetadata;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.indices.SystemIndexDescriptor;
+
+/**
+ * The system index holding the lock tables: one document per locked index (its name is the id). Net-new and
+ * internal, so ordinary document APIs cannot read or write it; the plugin reaches it from a stashed context
+ * with its {@link #ORIGIN}.
+ *
+ * <p>Settings: one shard, {@code auto_expand_replicas: 0-1} (a replica as soon as there is a second node, so
+ * an acknowledged grant survives the loss of the primary's node), and a short delayed allocation so a lost
+ * replica is rebuilt within seconds (the index holds a handful of small documents).
+ */
+public final class TreeLockIndex {
+
+    /** The index the lock tables live in. */
+    public static final String NAME = ".esrel-treelocks-1";
+    static final String PATTERN = ".esrel-treelocks-*";
+    /** Increment when the mappings change. */
+    static final int MAPPINGS_VERSION = 1;
+    /**
+     * The origin of every request the plugin sends to the lock index, also recorded in the descriptor
+     * (Elasticsearch uses it there to update the mappings of an older index). Without security an origin is
+     * only a marker. With security, Elasticsearch runs a request by its origin as one of its internal users
+     * and refuses origins it does not know, so a plugin cannot bring its own: {@code stack} is the general
+     * origin of Elasticsearch's own stack components and runs as the internal {@code _xpack} user, which may
+     * create, read and write system indices.
+     */
+    public static final String ORIGIN = "stack";
+
+    private TreeLockIndex() {}
+
+    public static SystemIndexDescriptor descriptor() {
+        return SystemIndexDescriptor.builder()
+            .setIndexPattern(PATTERN)
+            .setPrimaryIndex(NAME)
+            .setDescription("esrel tree locks: the lock table and fencing token counter of each locked index")
+            .setMappings(mappings())
+            .setSettings(settings())
+            .setOrigin(ORIGIN)
+            .setType(SystemIndexDescriptor.Type.INTERNAL_MANAGED)
+            .setNetNew()
+            .build();
+    }
+
+    static Settings settings() {
+        return Settings.builder()
+            .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, 1)
+            .put(IndexMetadata.SETTING_AUTO_EXPAND_REPLICAS, "0-1")
+            .put(IndexMetadata.SETTING_PRIORITY, Integer.MAX_VALUE)
+            .put("index.unassigned.node_left.delayed_timeout", "5s")
+            .build();
+    }
+
+    static String mappings() {
+        // The grants are stored, never searched: the table is read by id, in real time.
+        return """
+            {
+              "_doc": {
+                "_meta": {"%s": %d},
+                "dynamic": "strict",
+                "properties": {
+                  "namespace": {"type": "keyword"},
+                  "last_token": {"type": "long"},
+                  "updated_at": {"type": "date", "format": "epoch_millis"},
+                  "grants": {"type": "object", "enabled": false}
+                }
+              }
+            }""".formatted(SystemIndexDescriptor.VERSION_META_KEY, MAPPINGS_VERSION);
+    }
+}

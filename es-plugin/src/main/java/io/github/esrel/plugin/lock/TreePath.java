@@ -1,0 +1,155 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.core.Nullable;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Lock paths: absolute, {@code /}-separated and normalised. {@code /} is the root; every other path is
+ * {@code /} followed by one or more non-empty segments separated by single slashes. Segments {@code .}
+ * and {@code ..}, empty segments (a trailing slash, {@code //}), control characters and unpaired
+ * surrogates are refused rather than repaired, so that a path names one lock and only one. Paths are
+ * compared as strings: Unicode normalisation (NFC vs NFD) is the caller's business.
+ */
+public final class TreePath {
+
+    /** The longest path, in UTF-8 bytes. */
+    public static final int MAX_BYTES = 1024;
+    /** The most segments a path may have ({@code /} has none). */
+    public static final int MAX_DEPTH = 100;
+    /** The root: an exclusive lock on it excludes every other lock of the index. */
+    public static final String ROOT = "/";
+
+    private TreePath() {}
+
+    /**
+     * What is wrong with {@code path} as a lock path, or null if nothing is.
+     *
+     * @param field the name used in the message ({@code path})
+     */
+    @Nullable
+    public static String problem(String field, @Nullable String path) {
+        if (path == null) {
+            return field + " is required, e.g. \"/a/b/c.txt\"";
+        }
+        if (path.isEmpty()) {
+            return field + " must not be empty; use \"/\" for the root";
+        }
+        int bytes = path.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > MAX_BYTES) {
+            return field + " [" + shorten(path) + "] is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES + " are allowed";
+        }
+        if (path.charAt(0) != '/') {
+            return field + " [" + shorten(path) + "] must be absolute (start with \"/\")";
+        }
+        String charProblem = characterProblem(path);
+        if (charProblem != null) {
+            return field + " [" + shorten(path) + "] " + charProblem;
+        }
+        if (path.length() == 1) {
+            return null;
+        }
+        if (path.endsWith("/")) {
+            return field + " [" + shorten(path) + "] must not end with \"/\"; write [" + shorten(path.replaceAll("/+$", "")) + "]";
+        }
+        int depth = 0;
+        int start = 1;
+        while (start <= path.length()) {
+            int end = path.indexOf('/', start);
+            if (end < 0) {
+                end = path.length();
+            }
+            String segment = path.substring(start, end);
+            if (segment.isEmpty()) {
+                return field + " [" + shorten(path) + "] has an empty segment (\"//\"); paths must be normalised";
+            }
+            if (segment.equals(".") || segment.equals("..")) {
+                return field + " [" + shorten(path) + "] has a [" + segment + "] segment; paths must be normalised";
+            }
+            if (++depth > MAX_DEPTH) {
+                return field + " [" + shorten(path) + "] is too deep: more than " + MAX_DEPTH + " segments";
+            }
+            start = end + 1;
+        }
+        return null;
+    }
+
+    /**
+     * Checks a path.
+     *
+     * @return the path
+     * @throws IllegalArgumentException with {@link #problem}
+     */
+    public static String validate(String field, String path) {
+        String problem = problem(field, path);
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+        return path;
+    }
+
+    /** Whether {@code ancestor} is a proper ancestor of {@code path} (both valid). */
+    public static boolean isProperAncestor(String ancestor, String path) {
+        if (ancestor.length() >= path.length()) {
+            return false;
+        }
+        if (ancestor.equals(ROOT)) {
+            return true;
+        }
+        return path.startsWith(ancestor) && path.charAt(ancestor.length()) == '/';
+    }
+
+    /** Whether {@code path} is {@code prefix} or below it (both valid). */
+    public static boolean isAtOrBelow(String path, String prefix) {
+        return path.equals(prefix) || isProperAncestor(prefix, path);
+    }
+
+    /**
+     * A control character (U+0000–U+001F, U+007F–U+009F) or an unpaired surrogate, described, or null. Such
+     * strings cannot be stored and shown back faithfully, so they are refused in paths and owners alike.
+     */
+    @Nullable
+    static String characterProblem(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+                return String.format(java.util.Locale.ROOT, "contains the control character U+%04X at offset %d", (int) c, i);
+            }
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                return "contains an unpaired surrogate at offset " + i;
+            }
+            if (Character.isLowSurrogate(c)) {
+                return "contains an unpaired surrogate at offset " + i;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * At most 60 characters of {@code s}, for messages, with control characters and unpaired surrogates
+     * replaced by U+FFFD: an error message must always be valid JSON text.
+     */
+    static String shorten(String s) {
+        String head = s;
+        if (s.length() > 60) {
+            int end = Character.isHighSurrogate(s.charAt(59)) ? 59 : 60;
+            head = s.substring(0, end) + "...";
+        }
+        StringBuilder out = new StringBuilder(head.length());
+        for (int i = 0; i < head.length(); i++) {
+            char c = head.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < head.length() && Character.isLowSurrogate(head.charAt(i + 1))) {
+                out.append(c).append(head.charAt(++i));
+            } else if (Character.isSurrogate(c) || c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+                out.append('\ufffd');
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

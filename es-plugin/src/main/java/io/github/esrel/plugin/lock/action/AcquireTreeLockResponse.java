@@ -1,0 +1,120 @@
+package io.github.esrel.plugin.lock.action;
+
+import io.github.esrel.plugin.lock.Grant;
+
+import org.elasticsearch.action.ActionResponse;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.rest.RestStatus;
+import org.elasticsearch.xcontent.ToXContentObject;
+import org.elasticsearch.xcontent.XContentBuilder;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The answer to an acquire, both outcomes being ordinary responses:
+ * <pre>
+ * 200 {"acquired": true, "index": "fs", "path": "/a/b/c.txt", "mode": "exclusive", "owner": "worker-7",
+ *      "token": 1764504000000017, "expires_at": "2026-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}
+ * 409 {"acquired": false, "conflicts": [{"path": "/a", "mode": "exclusive", "owner": "worker-3",
+ *      "expires_at": "2026-11-30T12:00:41.000Z"}]}
+ * </pre>
+ * The conflicts are the grants standing in the way, each named by its own path and mode.
+ */
+public final class AcquireTreeLockResponse extends ActionResponse implements ToXContentObject {
+
+    private final String index;
+    @Nullable
+    private final Grant grant;
+    private final List<Grant> conflicts;
+
+    private AcquireTreeLockResponse(String index, @Nullable Grant grant, List<Grant> conflicts) {
+        this.index = Objects.requireNonNull(index, "index cannot be null");
+        this.grant = grant;
+        this.conflicts = List.copyOf(conflicts);
+    }
+
+    public static AcquireTreeLockResponse acquired(String index, Grant grant) {
+        return new AcquireTreeLockResponse(index, Objects.requireNonNull(grant, "grant cannot be null"), List.of());
+    }
+
+    public static AcquireTreeLockResponse conflict(String index, List<Grant> conflicts) {
+        return new AcquireTreeLockResponse(index, null, conflicts);
+    }
+
+    public AcquireTreeLockResponse(StreamInput in) throws IOException {
+        index = in.readString();
+        grant = in.readOptionalWriteable(Grant::readFrom);
+        conflicts = in.readCollectionAsList(Grant::readFrom);
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeString(index);
+        out.writeOptionalWriteable(grant);
+        out.writeCollection(conflicts);
+    }
+
+    public boolean acquired() {
+        return grant != null;
+    }
+
+    /** The concrete index (the lock namespace). */
+    public String index() {
+        return index;
+    }
+
+    @Nullable
+    public Grant grant() {
+        return grant;
+    }
+
+    public List<Grant> conflicts() {
+        return conflicts;
+    }
+
+    /** 200 when acquired, 409 when not. */
+    public RestStatus status() {
+        return acquired() ? RestStatus.OK : RestStatus.CONFLICT;
+    }
+
+    @Override
+    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject();
+        builder.field("acquired", acquired());
+        if (grant != null) {
+            builder.field("index", index);
+            builder.field("path", grant.path());
+            builder.field("mode", grant.mode().jsonName());
+            builder.field("owner", grant.owner());
+            builder.field("token", grant.token());
+            builder.field("expires_at", grant.expiresAt());
+            builder.field("expires_at_millis", grant.expiresAtMillis());
+        } else {
+            builder.startArray("conflicts");
+            for (Grant c : conflicts) {
+                builder.startObject()
+                    .field("path", c.path())
+                    .field("mode", c.mode().jsonName())
+                    .field("owner", c.owner())
+                    .field("expires_at", c.expiresAt())
+                    .endObject();
+            }
+            builder.endArray();
+        }
+        return builder.endObject();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AcquireTreeLockResponse r && index.equals(r.index) && Objects.equals(grant, r.grant) && conflicts.equals(r.conflicts);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index, grant, conflicts);
+    }
+}

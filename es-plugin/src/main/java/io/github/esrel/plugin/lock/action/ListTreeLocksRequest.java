@@ -1,0 +1,40 @@
+package io.github.esrel.plugin.lock.action;
+
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.core.Nullable;
+
+import java.io.IOException;
+import java.util.Objects;
+
+/** {@code GET /{index}/_treelock[?path=/a]}: the live grants on the path or below it (every grant without a path). */
+public final class ListTreeLocksRequest extends TreeLockRequest {
+
+    /** @param path the prefix, or null for the whole index */
+    public ListTreeLocksRequest(String index, @Nullable String path) {
+        super(index, path);
+    }
+
+    public ListTreeLocksRequest(StreamInput in) throws IOException {
+        super(in);
+    }
+
+    @Override
+    protected boolean pathRequired() {
+        return false;
+    }
+
+    @Override
+    public String getDescription() {
+        return "list tree locks under [" + (path() == null ? "/" : path()) + "] in [" + index() + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ListTreeLocksRequest r && index().equals(r.index()) && Objects.equals(path(), r.path());
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index(), path());
+    }
+}

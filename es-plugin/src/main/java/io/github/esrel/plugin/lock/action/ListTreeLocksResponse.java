@@ -1,0 +1,94 @@
+package io.github.esrel.plugin.lock.action;
+
+import io.github.esrel.plugin.lock.Grant;
+
+import org.elasticsearch.action.ActionResponse;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.xcontent.ToXContentObject;
+import org.elasticsearch.xcontent.XContentBuilder;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The live grants of an index, one entry per locked path (sorted), its holders sorted by token:
+ * <pre>
+ * {"index": "fs", "locks": [
+ *   {"path": "/a/b", "mode": "shared", "holders": [
+ *     {"owner": "worker-1", "token": 1764504000000017, "expires_at": "2026-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123},
+ *     {"owner": "worker-2", "token": 1764504000000018, "expires_at": "...", "expires_at_millis": ...}]},
+ *   {"path": "/c.txt", "mode": "exclusive", "holders": [...]}]}
+ * </pre>
+ * Only granted paths are listed; the shared locks each grant holds on its ancestors are implied.
+ */
+public final class ListTreeLocksResponse extends ActionResponse implements ToXContentObject {
+
+    private final String index;
+    private final List<Grant> grants;
+
+    /** @param grants live grants sorted by path, then token */
+    public ListTreeLocksResponse(String index, List<Grant> grants) {
+        this.index = Objects.requireNonNull(index, "index cannot be null");
+        this.grants = List.copyOf(grants);
+    }
+
+    public ListTreeLocksResponse(StreamInput in) throws IOException {
+        index = in.readString();
+        grants = in.readCollectionAsList(Grant::readFrom);
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        out.writeString(index);
+        out.writeCollection(grants);
+    }
+
+    public String index() {
+        return index;
+    }
+
+    public List<Grant> grants() {
+        return grants;
+    }
+
+    @Override
+    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+        builder.startObject();
+        builder.field("index", index);
+        builder.startArray("locks");
+        int i = 0;
+        while (i < grants.size()) {
+            Grant first = grants.get(i);
+            builder.startObject();
+            builder.field("path", first.path());
+            // Grants on one path are all shared or a single exclusive one: they never conflict with each other.
+            builder.field("mode", first.mode().jsonName());
+            builder.startArray("holders");
+            while (i < grants.size() && grants.get(i).path().equals(first.path())) {
+                Grant g = grants.get(i++);
+                builder.startObject()
+                    .field("owner", g.owner())
+                    .field("token", g.token())
+                    .field("expires_at", g.expiresAt())
+                    .field("expires_at_millis", g.expiresAtMillis())
+                    .endObject();
+            }
+            builder.endArray();
+            builder.endObject();
+        }
+        builder.endArray();
+        return builder.endObject();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ListTreeLocksResponse r && index.equals(r.index) && grants.equals(r.grants);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index, grants);
+    }
+}

@@ -1,0 +1,93 @@
+package io.github.esrel.plugin.lock.action;
+
+import org.elasticsearch.action.ActionRequestValidationException;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.xcontent.XContentParser;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@code POST /{index}/_treelock/release {"path", "owner", "token"}}: ends the grant with this path, owner and
+ * token, and with it the shared locks it took on the ancestors.
+ */
+public final class ReleaseTreeLockRequest extends TreeLockRequest {
+
+    public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17}";
+    private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
+    static {
+        FIELDS.put("path", TreeLockBodyParser.Type.STRING);
+        FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
+        FIELDS.put("token", TreeLockBodyParser.Type.INTEGER);
+    }
+
+    @Nullable
+    private final String owner;
+    private final long token;
+
+    /** @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate} */
+    public ReleaseTreeLockRequest(String index, String path, String owner, long token) {
+        super(index, path);
+        this.owner = owner;
+        this.token = token;
+    }
+
+    public ReleaseTreeLockRequest(StreamInput in) throws IOException {
+        super(in);
+        owner = in.readOptionalString();
+        token = in.readLong();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        super.writeTo(out);
+        out.writeOptionalString(owner);
+        out.writeLong(token);
+    }
+
+    public static ReleaseTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
+        Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
+        Long token = (Long) body.get("token");
+        if (token == null) {
+            throw new IllegalArgumentException("token is required: the fencing token acquire returned, e.g. " + EXAMPLE);
+        }
+        return new ReleaseTreeLockRequest(index, (String) body.get("path"), (String) body.get("owner"), token);
+    }
+
+    @Override
+    public ActionRequestValidationException validate() {
+        return validateToken(token, validateOwner(owner, super.validate()));
+    }
+
+    @Nullable
+    public String owner() {
+        return owner;
+    }
+
+    public long token() {
+        return token;
+    }
+
+    @Override
+    public String getDescription() {
+        return "release tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "] token [" + token + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ReleaseTreeLockRequest r
+            && index().equals(r.index())
+            && Objects.equals(path(), r.path())
+            && Objects.equals(owner, r.owner)
+            && token == r.token;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index(), path(), owner, token);
+    }
+}

@@ -1,0 +1,32 @@
+package io.github.esrel.plugin.lock.action;
+
+import org.elasticsearch.action.ActionResponse;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.xcontent.ToXContentObject;
+import org.elasticsearch.xcontent.XContentBuilder;
+
+import java.io.IOException;
+
+/**
+ * {@code 200 {"released": true}}. The other outcomes are errors: 404 when nothing is held on the path, 409
+ * when another owner or token holds it.
+ */
+public final class ReleaseTreeLockResponse extends ActionResponse implements ToXContentObject {
+
+    public static final ReleaseTreeLockResponse RELEASED = new ReleaseTreeLockResponse();
+
+    private ReleaseTreeLockResponse() {}
+
+    public static ReleaseTreeLockResponse readFrom(StreamInput in) {
+        return RELEASED;
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) {}
+
+    @Override
+    public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
+        return builder.startObject().field("released", true).endObject();
+    }
+}

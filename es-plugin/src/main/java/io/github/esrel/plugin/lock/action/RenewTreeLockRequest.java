@@ -1,0 +1,118 @@
+package io.github.esrel.plugin.lock.action;
+
+import org.elasticsearch.action.ActionRequestValidationException;
+import org.elasticsearch.action.ValidateActions;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.xcontent.XContentParser;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@code POST /{index}/_treelock/renew {"path", "owner", "token", "ttl"}}: the grant's lease ends {@code ttl}
+ * from now (default 60 s), instead of when it was going to. Only a live grant can be renewed.
+ */
+public final class RenewTreeLockRequest extends TreeLockRequest {
+
+    public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
+    private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
+    static {
+        FIELDS.put("path", TreeLockBodyParser.Type.STRING);
+        FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
+        FIELDS.put("token", TreeLockBodyParser.Type.INTEGER);
+        FIELDS.put("ttl", TreeLockBodyParser.Type.STRING);
+    }
+
+    @Nullable
+    private final String owner;
+    private final long token;
+    @Nullable
+    private final TimeValue ttl;
+
+    public RenewTreeLockRequest(String index, String path, String owner, long token, @Nullable TimeValue ttl) {
+        super(index, path);
+        this.owner = owner;
+        this.token = token;
+        this.ttl = ttl;
+    }
+
+    public RenewTreeLockRequest(StreamInput in) throws IOException {
+        super(in);
+        owner = in.readOptionalString();
+        token = in.readLong();
+        ttl = in.readOptionalTimeValue();
+    }
+
+    @Override
+    public void writeTo(StreamOutput out) throws IOException {
+        super.writeTo(out);
+        out.writeOptionalString(owner);
+        out.writeLong(token);
+        out.writeOptionalTimeValue(ttl);
+    }
+
+    public static RenewTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
+        Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
+        Long token = (Long) body.get("token");
+        if (token == null) {
+            throw new IllegalArgumentException("token is required: the fencing token acquire returned, e.g. " + EXAMPLE);
+        }
+        String ttl = (String) body.get("ttl");
+        return new RenewTreeLockRequest(
+            index,
+            (String) body.get("path"),
+            (String) body.get("owner"),
+            token,
+            ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl)
+        );
+    }
+
+    @Override
+    public ActionRequestValidationException validate() {
+        ActionRequestValidationException e = validateToken(token, validateOwner(owner, super.validate()));
+        if (ttl != null && ttl.millis() <= 0) {
+            e = ValidateActions.addValidationError("ttl must be at least 1ms, got [" + ttl.getStringRep() + "]", e);
+        }
+        return e;
+    }
+
+    @Nullable
+    public String owner() {
+        return owner;
+    }
+
+    public long token() {
+        return token;
+    }
+
+    /** The new lease, or null for the default. */
+    @Nullable
+    public TimeValue ttl() {
+        return ttl;
+    }
+
+    @Override
+    public String getDescription() {
+        return "renew tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "] token [" + token + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RenewTreeLockRequest r
+            && index().equals(r.index())
+            && Objects.equals(path(), r.path())
+            && Objects.equals(owner, r.owner)
+            && token == r.token
+            && Objects.equals(ttl, r.ttl);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index(), path(), owner, token, ttl);
+    }
+}

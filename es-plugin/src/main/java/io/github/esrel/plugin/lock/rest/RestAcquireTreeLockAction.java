@@ -1,0 +1,48 @@
+package io.github.esrel.plugin.lock.rest;
+
+import io.github.esrel.plugin.lock.action.AcquireTreeLockAction;
+import io.github.esrel.plugin.lock.action.AcquireTreeLockRequest;
+import io.github.esrel.plugin.lock.action.AcquireTreeLockResponse;
+
+import org.elasticsearch.client.internal.node.NodeClient;
+import org.elasticsearch.rest.BaseRestHandler;
+import org.elasticsearch.rest.RestRequest;
+import org.elasticsearch.rest.action.RestCancellableNodeClient;
+import org.elasticsearch.rest.action.RestToXContentListener;
+import org.elasticsearch.xcontent.XContentParser;
+
+import java.io.IOException;
+import java.util.List;
+
+import static org.elasticsearch.rest.RestRequest.Method.POST;
+
+/**
+ * {@code POST /{index}/_treelock/acquire}: 200 with the grant or 409 with the conflicts, both as ordinary
+ * bodies. The request is cancelled when the HTTP connection closes, which ends a wait.
+ */
+public class RestAcquireTreeLockAction extends BaseRestHandler {
+
+    @Override
+    public String getName() {
+        return "esrel_treelock_acquire_action";
+    }
+
+    @Override
+    public List<Route> routes() {
+        return List.of(new Route(POST, "/{index}/_treelock/acquire"));
+    }
+
+    @Override
+    protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) throws IOException {
+        String index = request.param("index");
+        AcquireTreeLockRequest acquire;
+        try (XContentParser parser = RestBodies.parser(request, AcquireTreeLockRequest.EXAMPLE)) {
+            acquire = AcquireTreeLockRequest.fromXContent(index, parser);
+        }
+        return channel -> new RestCancellableNodeClient(client, request.getHttpChannel()).execute(
+            AcquireTreeLockAction.INSTANCE,
+            acquire,
+            new RestToXContentListener<>(channel, AcquireTreeLockResponse::status)
+        );
+    }
+}

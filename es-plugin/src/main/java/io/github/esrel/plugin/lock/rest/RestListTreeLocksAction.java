@@ -1,0 +1,36 @@
+package io.github.esrel.plugin.lock.rest;
+
+import io.github.esrel.plugin.lock.action.ListTreeLocksAction;
+import io.github.esrel.plugin.lock.action.ListTreeLocksRequest;
+
+import org.elasticsearch.client.internal.node.NodeClient;
+import org.elasticsearch.rest.BaseRestHandler;
+import org.elasticsearch.rest.RestRequest;
+import org.elasticsearch.rest.action.RestToXContentListener;
+
+import java.util.List;
+
+import static org.elasticsearch.rest.RestRequest.Method.GET;
+
+/** {@code GET /{index}/_treelock[?path=/a]}: the live locks on the path or below it. */
+public class RestListTreeLocksAction extends BaseRestHandler {
+
+    @Override
+    public String getName() {
+        return "esrel_treelock_list_action";
+    }
+
+    @Override
+    public List<Route> routes() {
+        return List.of(new Route(GET, "/{index}/_treelock"));
+    }
+
+    @Override
+    protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) {
+        if (request.hasContent()) {
+            throw new IllegalArgumentException("GET /{index}/_treelock takes no body; filter with ?path=/a");
+        }
+        ListTreeLocksRequest list = new ListTreeLocksRequest(request.param("index"), request.param("path"));
+        return channel -> client.execute(ListTreeLocksAction.INSTANCE, list, new RestToXContentListener<>(channel));
+    }
+}
