@@ -2,6 +2,7 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.JsonData;
+import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.endpoints.SimpleEndpoint;
 
 import java.io.IOException;
@@ -44,16 +45,72 @@ public final class RestCall {
     }
 
     public JsonData send(ElasticsearchClient client) throws IOException {
-        SimpleEndpoint<RestCall, JsonData> endpoint = new SimpleEndpoint<>(
-            "esrel" + path.replace('/', '.'),
-            c -> c.method,
-            c -> c.path,
-            c -> Map.of(),
-            c -> c.query,
-            c -> c.body == null ? Map.of() : Map.of("Content-Type", "application/json"),
-            c -> c.body,
-            JsonData._DESERIALIZER);
-        return client._transport().performRequest(this, endpoint, client._transportOptions());
+        return client._transport().performRequest(this, new Endpoint(path, new int[0]), client._transportOptions());
+    }
+
+    /**
+     * Sends the call and returns the status with the JSON body, for a 2xx answer and for the error
+     * statuses listed in {@code expected}, whatever the shape of their body. {@link #send} cannot do
+     * this: the transport parses every error body as Elasticsearch's {@code {"error", "status"}} shape,
+     * and an endpoint that answers, say, 409 with its own document ({@code {"acquired": false, ...}})
+     * surfaces as a {@code TransportException} "Failed to decode error response" with the body lost.
+     * Other error statuses fail as with {@link #send}. The body is {@code null} when an expected error
+     * came without one.
+     */
+    public Answer exchange(ElasticsearchClient client, int... expected) throws IOException {
+        Endpoint endpoint = new Endpoint(path, expected.clone());
+        try {
+            JsonData body = client._transport().performRequest(this, endpoint, client._transportOptions());
+            return new Answer(endpoint.status, body);
+        } catch (TransportException e) {
+            if (endpoint.expects(e.statusCode())) {
+                return new Answer(e.statusCode(), null);
+            }
+            throw e;
+        }
+    }
+
+    /** The HTTP status and JSON body of an answer from {@link #exchange}. */
+    public record Answer(int status, JsonData body) {
+        public boolean ok() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    /**
+     * One endpoint per call: the transport tells an endpoint the status of the answer only through
+     * {@link #isError}, before decoding the body, on the calling thread; that is where it is recorded.
+     */
+    private static final class Endpoint extends SimpleEndpoint<RestCall, JsonData> {
+        private final int[] expected;
+        private int status;
+
+        Endpoint(String path, int[] expected) {
+            super("esrel" + path.replace('/', '.'),
+                c -> c.method,
+                c -> c.path,
+                c -> Map.of(),
+                c -> c.query,
+                c -> c.body == null ? Map.of() : Map.of("Content-Type", "application/json"),
+                c -> c.body,
+                JsonData._DESERIALIZER);
+            this.expected = expected;
+        }
+
+        boolean expects(int statusCode) {
+            for (int e : expected) {
+                if (e == statusCode) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public boolean isError(int statusCode) {
+            status = statusCode;
+            return super.isError(statusCode) && !expects(statusCode);
+        }
     }
 
     /** Percent-encodes one path segment (an index name, say). */

@@ -1,0 +1,79 @@
+package io.github.esrel.lock;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The outcome of an acquisition: either the held lock, or the live locks that stood in the way when
+ * the wait ran out. A busy lock is an expected outcome, so it is a value, not an exception.
+ *
+ * <pre>{@code
+ * AcquireResult<TreeLock> r = locks.acquire(LockRequest.exclusive("/clinton"));
+ * if (r.acquired()) {
+ *     try (TreeLock lock = r.lock().orElseThrow()) { ... }
+ * } else {
+ *     log.info("busy: {}", r.conflicts());
+ * }
+ * try (TreeLock lock = locks.acquire(request).orThrow()) { ... }   // busy becomes a TreeLockException (409)
+ * }</pre>
+ *
+ * @param <L> the handle: {@link TreeLock} or {@link DocumentLocks}
+ */
+public final class AcquireResult<L> {
+
+    private final L lock;
+    private final List<LockConflict> conflicts;
+    private final String what;
+
+    private AcquireResult(L lock, List<LockConflict> conflicts, String what) {
+        this.lock = lock;
+        this.conflicts = List.copyOf(conflicts);
+        this.what = what;
+    }
+
+    static <L> AcquireResult<L> acquired(L lock) {
+        return new AcquireResult<>(Objects.requireNonNull(lock), List.of(), String.valueOf(lock));
+    }
+
+    static <L> AcquireResult<L> busy(String what, List<LockConflict> conflicts) {
+        return new AcquireResult<>(null, conflicts, what);
+    }
+
+    /** True if the lock is held. */
+    public boolean acquired() {
+        return lock != null;
+    }
+
+    /** The held lock; empty when busy. The caller must close it. */
+    public Optional<L> lock() {
+        return Optional.ofNullable(lock);
+    }
+
+    /**
+     * The live locks in the way when the acquisition gave up; empty when acquired. May also be empty
+     * when busy, if the holders released between the refusal and the read that names them.
+     */
+    public List<LockConflict> conflicts() {
+        return conflicts;
+    }
+
+    /**
+     * The held lock.
+     *
+     * @throws TreeLockException (status 409, with the {@link TreeLockException#conflicts() conflicts})
+     *     when busy
+     */
+    public L orThrow() {
+        if (lock == null) {
+            throw new TreeLockException("cannot lock " + what + ": " + (conflicts.isEmpty() ? "busy" : "held as " + conflicts),
+                409, null, conflicts);
+        }
+        return lock;
+    }
+
+    @Override
+    public String toString() {
+        return lock != null ? "acquired " + lock : "busy " + what + " " + conflicts;
+    }
+}

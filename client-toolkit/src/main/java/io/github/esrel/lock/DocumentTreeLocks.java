@@ -1,0 +1,429 @@
+package io.github.esrel.lock;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.SortOrder;
+import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.json.JsonData;
+import io.github.esrel.lock.LockDocs.Change;
+import io.github.esrel.lock.LockDocs.Doc;
+import io.github.esrel.lock.LockDocs.Holder;
+import io.github.esrel.lock.LockDocs.Target;
+import io.github.esrel.path.TreePath;
+import jakarta.json.JsonObject;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * Tree locks for clusters without the esrel plugin: seed 000's lock documents, made safe without
+ * scripts and with leases. Needs only document reads and writes on one lock index (default
+ * {@value TreeLocks.Builder#DEFAULT_LOCK_INDEX}, hidden, created on first use); the test distribution,
+ * without painless and without {@code _delete_by_query}, is enough.
+ *
+ * <pre>{@code
+ * try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(es).index("fs"))) {
+ *     try (TreeLock lock = locks.acquire(LockRequest.exclusive("/clinton")).orThrow()) { ... }      // tree lock
+ *     try (TreeLock lock = locks.acquire(LockRequest.global()).orThrow()) { ... }                  // global lock
+ *     try (DocumentLocks docs = locks.lockDocuments(List.of("1", "2"), Duration.ZERO).orThrow()) { ... }
+ * }
+ * }</pre>
+ *
+ * <h2>How a tree lock is taken</h2>
+ * One lock document per path and namespace holds the live holders of that path (owner, mode, fencing
+ * token, lease end) and the last token issued for it. To lock P in mode M, the client walks P's
+ * lineage root first: for each path it reads the document, and if no live holder conflicts, writes it
+ * back with its own holder added ({@code op_type=create} if new, else {@code if_seq_no} +
+ * {@code if_primary_term} of the read); on a version conflict it reads again and decides again. If a
+ * live holder conflicts, it removes its holders from the paths taken so far (leaf first) and reports
+ * the conflict; a wait then pauses and starts over, holding nothing.
+ *
+ * <h2>Why it is safe</h2>
+ * <ul>
+ *   <li><b>Mutual exclusion per path.</b> Every grant on a path is a conditional write of that path's
+ *       document that is based on a read in which no live conflicting holder existed. Writes to one
+ *       document are linearizable on its primary, and a conditional write succeeds only if no write
+ *       came between the read and it. So of two conflicting grants on one path, the second one's read
+ *       sees the first's holder (or its write fails and is redone on a read that does): two conflicting
+ *       live holders never coexist on a document.</li>
+ *   <li><b>Tree semantics.</b> Two locks conflict only on a path where both have a holder (an exclusive
+ *       lock on {@code /a} meets a lock on {@code /a/b} on {@code /a}, where the latter holds a shared
+ *       lock), so per-path exclusion is tree exclusion. A holder on {@code /a/b} first holds
+ *       {@code /a}, so there is no window in which the leaf is held without the ancestors.</li>
+ *   <li><b>No deadlock.</b> Paths are taken in one global order (root first), a conflict releases
+ *       everything taken so far, and waiting happens only with nothing held.</li>
+ *   <li><b>Leases.</b> Holders carry {@code expires_at}; a holder whose lease has passed is ignored and
+ *       dropped by the next write, so a dead client's locks, ancestors included, are free after its
+ *       lease. All holders of one grant share one expiry, written before the first write; the handle
+ *       counts its lease from before that write too. Safety across clients assumes their clocks
+ *       agree to well within the lease ({@link TreeLocks.Builder#clock}); a holder that loses its
+ *       lease finds out on its next renewal and reports it.</li>
+ *   <li><b>Fencing tokens strictly increase per path.</b> Each grant on a path writes
+ *       {@code token = last + 1} into that path's document, in the same conditional write that adds
+ *       the holder, and the new holder carries it. Lock documents are never deleted (a free path keeps
+ *       its document with no holders), so {@code last} never goes back; two grants cannot both write
+ *       {@code last + 1} over the same {@code last}, since the second write's read is stale and it
+ *       fails. Hence every token is greater than all earlier ones for the path, across expiry and
+ *       client restarts, and across primary failover for every acknowledged write. Deleting the lock
+ *       index restarts tokens.</li>
+ * </ul>
+ *
+ * <h2>Costs and limits</h2>
+ * A lock at depth d costs d + 1 reads and d + 1 writes to acquire, as many again to release, and
+ * every lock writes the root document: the root is the hot spot under load. Waiting is polling with
+ * backoff, without fairness. {@link #list} refreshes the lock index. One document per path ever locked
+ * stays in the lock index. Use the plugin where it is installed: one request per operation, waiting on
+ * the server.
+ *
+ * <h2>Document locks</h2>
+ * {@link #lockDocuments} is seed 000's document locking: lock documents for many ids created (or
+ * taken over from expired holders) in one bulk request carrying the owner, all or nothing, leased and
+ * renewed like tree locks, and released by the owner with one bulk request of conditional writes (no
+ * {@code _delete_by_query}). They are independent of tree locks.
+ */
+public final class DocumentTreeLocks implements TreeLocks {
+
+    private final Engine engine;
+    private final LockDocs docs;
+    private final PathStore store = new PathStore();
+
+    DocumentTreeLocks(TreeLocks.Builder b) {
+        this.engine = new Engine(b);
+        this.docs = new LockDocs(Objects.requireNonNull(b.client, "client must be set"), b.lockIndex, b.clock,
+            b.createLockIndex, b.sleeper);
+    }
+
+    /** A provider on lock documents; creates the lock index on first use unless told not to. */
+    public static DocumentTreeLocks of(Function<TreeLocks.Builder, TreeLocks.Builder> fn) {
+        return new DocumentTreeLocks(fn.apply(new TreeLocks.Builder()));
+    }
+
+    /** The mapping of the lock index, for creating it yourself (with one shard: documents are tiny). */
+    public static TypeMapping lockIndexMapping() {
+        return LockDocs.mapping();
+    }
+
+    @Override
+    public String index() {
+        return engine.index;
+    }
+
+    /** The index holding the lock documents. */
+    public String lockIndex() {
+        return docs.lockIndex;
+    }
+
+    @Override
+    public Backend backend() {
+        return Backend.DOCUMENTS;
+    }
+
+    @Override
+    public AcquireResult<TreeLock> acquire(LockRequest request) {
+        Objects.requireNonNull(request, "request cannot be null");
+        return engine.acquire(store, request);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Refreshes the lock index first (so that paths locked for the first time are seen), then reads
+     * the lock documents with a search.
+     */
+    @Override
+    public List<LockInfo> list(TreePath prefix) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        engine.checkOpen();
+        return store.list(prefix);
+    }
+
+    /**
+     * Locks documents of the namespace's index by id, exclusively, all or nothing: seed 000's document
+     * locking, leased. The lock documents are written in one bulk request carrying the owner
+     * ({@code create} for ids never locked, a conditional {@code index} for ids whose holder released or
+     * expired); if any id is held by someone else, nothing stays locked and the result carries the
+     * conflicts (the document id in {@link LockConflict#path()}). Held documents are renewed in the
+     * background like tree locks. The provider's owner and lease apply.
+     *
+     * @param ids the document ids; duplicates are ignored
+     * @param maxWait how long to wait for the holders to go; zero fails fast
+     * @throws IllegalArgumentException if {@code ids} is empty or has a blank id
+     * @throws TreeLockException if the cluster cannot be reached or refuses the request
+     */
+    public AcquireResult<DocumentLocks> lockDocuments(Collection<String> ids, Duration maxWait) {
+        Objects.requireNonNull(ids, "ids cannot be null");
+        Objects.requireNonNull(maxWait, "maxWait cannot be null");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
+        }
+        List<String> unique = new ArrayList<>(new LinkedHashSet<>(ids));
+        if (unique.isEmpty()) {
+            throw new IllegalArgumentException("ids must not be empty");
+        }
+        for (String id : unique) {
+            if (id == null || id.isBlank()) {
+                throw new IllegalArgumentException("document ids must not be blank");
+            }
+        }
+        List<Target> targets = unique.stream().map(id -> new Target(engine.index, LockDocs.KIND_DOC, id, null)).toList();
+        String what = unique.size() + " document(s) of [" + engine.index + "]";
+        return engine.waitLoop(what, maxWait, false, ignored -> tryLockDocuments(unique, targets));
+    }
+
+    private Engine.Step<DocumentLocks> tryLockDocuments(List<String> ids, List<Target> targets) {
+        String grant = UUID.randomUUID().toString();
+        String owner = engine.owner;
+        Duration ttl = engine.ttl;
+        long sent = System.nanoTime();
+        long expiresAt = docs.now() + ttl.toMillis();
+        // One bulk round: every free id gets our holder; a held id gets nothing and names its holders.
+        List<List<LockConflict>> outcome = docs.updateAll(targets, doc -> {
+            long now = docs.now();
+            List<Holder> live = doc.live(now);
+            if (!live.isEmpty()) {
+                return Change.none(live.stream().map(Holder::conflict).toList());
+            }
+            long token = doc.token() + 1;
+            Holder h = new Holder(grant, owner, LockMode.EXCLUSIVE, token, expiresAt, doc.target().key(), LockMode.EXCLUSIVE);
+            return Change.write(token, List.of(h), List.<LockConflict>of());
+        });
+        List<LockConflict> conflicts = outcome.stream().flatMap(List::stream).toList();
+        if (!conflicts.isEmpty()) {
+            docs.updateAll(targets, removeHolder(grant));
+            return new Engine.Step<>(null, conflicts);
+        }
+        Lease.Ops ops = new DocumentOps(targets, grant);
+        LockStore.Grant g = new LockStore.Grant(0, Instant.ofEpochMilli(expiresAt), ops);
+        Lease lease = engine.newLease(ops, ttl, sent, g, true);
+        return new Engine.Step<>(new DocumentLocks(engine.index, ids, owner, lease), List.of());
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "DocumentTreeLocks{index=" + engine.index + ", lockIndex=" + docs.lockIndex + ", owner=" + engine.owner
+            + ", ttl=" + engine.ttl + '}';
+    }
+
+    /** Removes a grant's holder (and every dead holder); the result says whether ours was still live. */
+    private Function<Doc, Change<Boolean>> removeHolder(String grant) {
+        return doc -> {
+            Holder mine = doc.holder(grant);
+            if (mine == null) {
+                return Change.none(false);
+            }
+            long now = docs.now();
+            List<Holder> rest = doc.live(now).stream().filter(h -> !h.grant().equals(grant)).toList();
+            return Change.write(doc.token(), rest, mine.liveAt(now));
+        };
+    }
+
+    /** Extends a grant's holder to {@code expiresAt}, unless it is gone or already dead (lost). */
+    private Function<Doc, Change<Boolean>> renewHolder(String grant, long expiresAt) {
+        return doc -> {
+            long now = docs.now();
+            Holder mine = doc.holder(grant);
+            if (mine == null || !mine.liveAt(now)) {
+                return Change.none(false);
+            }
+            List<Holder> next = new ArrayList<>();
+            for (Holder h : doc.live(now)) {
+                next.add(h.grant().equals(grant) ? h.withExpiry(expiresAt) : h);
+            }
+            return Change.write(doc.token(), next, true);
+        };
+    }
+
+    /** Tree locks on lock documents. */
+    private final class PathStore implements LockStore {
+
+        @Override
+        public boolean waitsOnServer() {
+            return false;
+        }
+
+        @Override
+        public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            String grant = UUID.randomUUID().toString();
+            long expiresAt = docs.now() + ttl.toMillis();
+            List<TreePath> lineage = path.lineage();
+            List<Target> taken = new ArrayList<>(lineage.size());
+            long token = 0;
+            for (TreePath node : lineage) {
+                LockMode want = node.equals(path) ? mode : LockMode.SHARED;
+                Target target = target(node);
+                Object result = docs.update(target, doc -> {
+                    long now = docs.now();
+                    List<Holder> live = doc.live(now);
+                    List<LockConflict> conflicts = live.stream()
+                        .filter(h -> !h.mode().compatibleWith(want))
+                        .map(Holder::conflict)
+                        .toList();
+                    if (!conflicts.isEmpty()) {
+                        return Change.<Object>none(conflicts);
+                    }
+                    long next = doc.token() + 1;
+                    List<Holder> holders = new ArrayList<>(live);
+                    holders.add(new Holder(grant, owner, want, next, expiresAt, path.value(), mode));
+                    return Change.<Object>write(next, holders, next);
+                });
+                if (result instanceof List<?> conflicts) {
+                    rollback(taken, grant);
+                    @SuppressWarnings("unchecked")
+                    List<LockConflict> list = (List<LockConflict>) conflicts;
+                    return Attempt.busy(list);
+                }
+                taken.add(target);
+                token = (Long) result;
+            }
+            return Attempt.granted(new Grant(token, Instant.ofEpochMilli(expiresAt), new PathOps(taken, grant)));
+        }
+
+        private void rollback(List<Target> taken, String grant) {
+            for (int i = taken.size() - 1; i >= 0; i--) {
+                docs.update(taken.get(i), removeHolder(grant));
+            }
+        }
+
+        @Override
+        public List<LockInfo> list(TreePath prefix) {
+            docs.ensureIndex();
+            try {
+                docs.client.indices().refresh(r -> r.index(docs.lockIndex));
+            } catch (ElasticsearchException e) {
+                throw docs.failure("refresh the lock index", e);
+            } catch (IOException e) {
+                throw docs.failure("refresh the lock index", e);
+            }
+            List<Query> filters = new ArrayList<>();
+            filters.add(Query.of(q -> q.term(t -> t.field("ns").value(engine.index))));
+            filters.add(Query.of(q -> q.term(t -> t.field("kind").value(LockDocs.KIND_PATH))));
+            if (!prefix.isRoot()) {
+                filters.add(Query.of(q -> q.term(t -> t.field("tree").value(prefix.value()))));
+            }
+            List<LockInfo> out = new ArrayList<>();
+            List<FieldValue> after = null;
+            long now = docs.now();
+            while (true) {
+                List<FieldValue> from = after;
+                SearchResponse<JsonData> r;
+                try {
+                    r = docs.client.search(s -> {
+                        s.index(docs.lockIndex).size(1000).query(q -> q.bool(b -> b.filter(filters)))
+                            .sort(o -> o.field(f -> f.field("key").order(SortOrder.Asc)));
+                        if (from != null) {
+                            s.searchAfter(from);
+                        }
+                        return s;
+                    }, JsonData.class);
+                } catch (ElasticsearchException e) {
+                    throw docs.failure("search the lock index", e);
+                } catch (IOException e) {
+                    throw docs.failure("search the lock index", e);
+                }
+                List<Hit<JsonData>> hits = r.hits().hits();
+                for (Hit<JsonData> hit : hits) {
+                    JsonObject src = docs.source(hit.source());
+                    String key = src.getString("key");
+                    // Granted here, not an ancestor's shared part of a grant below: as the plugin lists.
+                    List<Holder> granted = LockDocs.holders(src).stream()
+                        .filter(h -> h.liveAt(now) && key.equals(h.forPath()))
+                        .sorted(java.util.Comparator.comparingLong(Holder::token))
+                        .toList();
+                    if (granted.isEmpty()) {
+                        continue;
+                    }
+                    out.add(new LockInfo(TreePath.of(key), granted.get(0).mode(), granted.stream()
+                        .map(h -> new LockInfo.Holder(h.owner(), h.token(), Instant.ofEpochMilli(h.expiresAt()))).toList()));
+                }
+                if (hits.size() < 1000) {
+                    return out;
+                }
+                after = hits.get(hits.size() - 1).sort();
+            }
+        }
+    }
+
+    private Target target(TreePath path) {
+        return new Target(engine.index, LockDocs.KIND_PATH, path.value(), path.hierarchyTokens());
+    }
+
+    /** Renew and release of a tree lock: its holders on the lineage, leaf first. */
+    private final class PathOps implements Lease.Ops {
+        private final List<Target> leafFirst;
+        private final String grant;
+
+        PathOps(List<Target> rootFirst, String grant) {
+            List<Target> reversed = new ArrayList<>(rootFirst);
+            java.util.Collections.reverse(reversed);
+            this.leafFirst = List.copyOf(reversed);
+            this.grant = grant;
+        }
+
+        @Override
+        public Lease.Renewal renew(Duration ttl) {
+            // The expiry is fixed before the first write, and the handle's own deadline is counted from
+            // before it too: no holder of this grant outlives what the handle believes.
+            long expiresAt = docs.now() + ttl.toMillis();
+            for (Target t : leafFirst) {
+                if (!docs.update(t, renewHolder(grant, expiresAt))) {
+                    return Lease.Renewal.lost("the lease on " + t.key() + " has ended (expired, or taken over after"
+                        + " expiry) before it was renewed");
+                }
+            }
+            return Lease.Renewal.ok(Instant.ofEpochMilli(expiresAt));
+        }
+
+        @Override
+        public boolean release() {
+            boolean held = true;
+            for (Target t : leafFirst) {
+                held &= docs.update(t, removeHolder(grant));
+            }
+            return held;
+        }
+    }
+
+    /** Renew and release of document locks: one multi-get and one bulk request each. */
+    private final class DocumentOps implements Lease.Ops {
+        private final List<Target> targets;
+        private final String grant;
+
+        DocumentOps(List<Target> targets, String grant) {
+            this.targets = targets;
+            this.grant = grant;
+        }
+
+        @Override
+        public Lease.Renewal renew(Duration ttl) {
+            long expiresAt = docs.now() + ttl.toMillis();
+            List<Boolean> renewed = docs.updateAll(targets, renewHolder(grant, expiresAt));
+            for (int i = 0; i < renewed.size(); i++) {
+                if (!renewed.get(i)) {
+                    return Lease.Renewal.lost("the lock on document " + targets.get(i).key() + " has ended before it was renewed");
+                }
+            }
+            return Lease.Renewal.ok(Instant.ofEpochMilli(expiresAt));
+        }
+
+        @Override
+        public boolean release() {
+            return docs.updateAll(targets, removeHolder(grant)).stream().allMatch(b -> b);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.github.esrel.lock;
+
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.Sleeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * What both providers share: defaults, the wait loop, the renewal threads and the open handles.
+ * Thread-safe.
+ */
+final class Engine {
+
+    private static final Logger log = LoggerFactory.getLogger(Engine.class);
+    private static final AtomicInteger PROVIDERS = new AtomicInteger();
+
+    /**
+     * The longest single server-side wait: a long {@code wait} is split into requests of at most this
+     * long, so that no request outlives the HTTP client's socket timeout (30 s by default).
+     */
+    static final Duration MAX_SERVER_WAIT = Duration.ofSeconds(10);
+
+    final String index;
+    final String owner;
+    final Duration ttl;
+    final TreeLockListener listener;
+    final Backoff waitBackoff;
+    final Sleeper sleeper;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final Set<Lease> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    Engine(TreeLocks.Builder b) {
+        this.index = requireIndex(b.index);
+        this.owner = b.owner != null ? b.owner : defaultOwner();
+        this.ttl = b.ttl;
+        this.listener = b.listener;
+        this.waitBackoff = b.waitBackoff;
+        this.sleeper = b.sleeper;
+        int id = PROVIDERS.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        this.scheduler = new ScheduledThreadPoolExecutor(b.renewalThreads, r -> {
+            Thread t = new Thread(r, "esrel-treelock-renewal-" + id + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** One step of a wait loop: the held lock, or the conflicts. */
+    record Step<L>(L lock, List<LockConflict> conflicts) {}
+
+    AcquireResult<TreeLock> acquire(LockStore store, LockRequest r) {
+        String who = r.owner() != null ? r.owner() : owner;
+        Duration leaseTtl = r.ttl() != null ? r.ttl() : ttl;
+        List<TreeLockListener> listeners = r.listener() == TreeLockListener.NO_OP ? List.of(listener) : List.of(listener, r.listener());
+        return waitLoop(r.toString(), r.maxWait(), store.waitsOnServer(), serverWait -> {
+            long sent = System.nanoTime();
+            LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
+            if (a.grant() == null) {
+                return new Step<>(null, a.conflicts());
+            }
+            Lease lease = newLease(a.grant().ops(), leaseTtl, sent, a.grant(), r.autoRenew());
+            return new Step<>(new TreeLock(index, r.path(), r.mode(), who, a.grant().token(), lease, listeners), List.of());
+        });
+    }
+
+    Lease newLease(Lease.Ops ops, Duration leaseTtl, long sentNanos, LockStore.Grant grant, boolean autoRenew) {
+        Lease[] self = new Lease[1];
+        Lease lease = new Lease(ops, leaseTtl, sentNanos, grant.expiresAt(), autoRenew ? scheduler : null,
+            () -> open.remove(self[0]));
+        self[0] = lease;
+        open.add(lease);
+        if (closed) {
+            // Raced with close(): do not leave a lock behind that nobody will release.
+            lease.release();
+            throw new IllegalStateException("the lock provider is closed");
+        }
+        return lease;
+    }
+
+    /**
+     * Attempts until granted or {@code maxWait} runs out. Between attempts it holds nothing and sleeps
+     * the wait backoff (or, when the server waits, asks it to wait up to {@link #MAX_SERVER_WAIT}).
+     *
+     * @throws TreeLockException if interrupted while waiting (the interrupt flag is set again)
+     */
+    <L> AcquireResult<L> waitLoop(String what, Duration maxWait, boolean serverWaits, Function<Duration, Step<L>> attempt) {
+        checkOpen();
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        for (int n = 1; ; n++) {
+            long left = deadline - System.nanoTime();
+            Duration serverWait = serverWaits && left > 0
+                ? Duration.ofNanos(Math.min(left, MAX_SERVER_WAIT.toNanos())) : Duration.ZERO;
+            Step<L> step = attempt.apply(serverWait);
+            if (step.lock() != null) {
+                return AcquireResult.acquired(step.lock());
+            }
+            left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return AcquireResult.busy(what, step.conflicts());
+            }
+            Duration pause = waitBackoff.delay(n);
+            try {
+                sleeper.sleep(Duration.ofNanos(Math.min(pause.toNanos(), left)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TreeLockException("interrupted while waiting to lock " + what, 0, e, step.conflicts());
+            }
+            checkOpen();
+        }
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the lock provider is closed");
+        }
+    }
+
+    /** Releases every open lock (best effort) and stops the renewal threads. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Lease lease : new ArrayList<>(open)) {
+            try {
+                lease.release();
+            } catch (RuntimeException e) {
+                log.warn("releasing a lock while closing the provider failed; it ends with its lease", e);
+            }
+        }
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    int openLocks() {
+        return open.size();
+    }
+
+    static String requireIndex(String index) {
+        if (index == null || index.isBlank()) {
+            throw new IllegalArgumentException("index must be set: locks are namespaced by the target index");
+        }
+        return index;
+    }
+
+    /** host-pid-random: unique per provider, readable in conflicts. */
+    static String defaultOwner() {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            host = "host";
+        }
+        return host + "-" + ProcessHandle.current().pid() + "-"
+            + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffL);
+    }
+}

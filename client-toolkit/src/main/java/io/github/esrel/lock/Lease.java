@@ -1,0 +1,281 @@
+package io.github.esrel.lock;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The life of one grant on the client: held until released or lost, renewed in the background, and
+ * never renewed once released.
+ *
+ * <p>Every renewal and the release run under {@link #io}. {@link #release()} first marks the lease
+ * released under that lock, so a renewal that is in flight finishes before the release is sent, and
+ * no renewal starts afterwards (it checks the state under the same lock). This is the guard against
+ * the bug class where a watchdog renewal racing with unlock re-extends a lock after it was released.
+ *
+ * <p>Local expiry is measured on {@link System#nanoTime()} from the moment the request that granted
+ * (or renewed) the lease was <em>sent</em>: the server's lease cannot have started earlier, so the
+ * client never believes it holds a lease the server already let go (clock rates aside).
+ */
+final class Lease {
+
+    private static final Logger log = LoggerFactory.getLogger(Lease.class);
+
+    /** What a backend does for a lease. Both may throw {@link TreeLockException} on I/O failures. */
+    interface Ops {
+        /** Extends the lease to {@code ttl} from now; a lost lease is a value, not an exception. */
+        Renewal renew(Duration ttl);
+
+        /** Releases what is left of the grant; true if it was still held. */
+        boolean release();
+    }
+
+    /** Events for the listeners of the handle; called under {@link #io}. */
+    interface Events {
+        void renewed();
+
+        void renewalFailed(TreeLockException e);
+
+        void lost(String reason);
+    }
+
+    record Renewal(boolean renewed, Instant expiresAt, String lostReason) {
+        static Renewal ok(Instant expiresAt) {
+            return new Renewal(true, expiresAt, null);
+        }
+
+        static Renewal lost(String reason) {
+            return new Renewal(false, null, reason);
+        }
+    }
+
+    enum State { HELD, LOST, RELEASED }
+
+    private final ReentrantLock io = new ReentrantLock();
+    private final Ops ops;
+    private final Duration ttl;
+    private final ScheduledExecutorService scheduler;
+    private final Runnable onEnd;
+    private Events events;
+    private volatile State state = State.HELD;
+    private volatile long deadlineNanos;
+    private volatile Instant expiresAt;
+    private volatile ScheduledFuture<?> next;
+    private volatile String lostReason;
+    private volatile TreeLockException lastFailure;
+
+    /**
+     * @param sentNanos {@link System#nanoTime()} when the granting request was sent
+     * @param scheduler where background renewals run, or {@code null} for none
+     * @param onEnd called once when the lease is released or lost (to forget it)
+     */
+    Lease(Ops ops, Duration ttl, long sentNanos, Instant expiresAt, ScheduledExecutorService scheduler, Runnable onEnd) {
+        this.ops = ops;
+        this.ttl = ttl;
+        this.deadlineNanos = sentNanos + ttl.toNanos();
+        this.expiresAt = expiresAt;
+        this.scheduler = scheduler;
+        this.onEnd = onEnd;
+    }
+
+    /** Sets the listeners' bridge and starts background renewal if there is a scheduler. */
+    void start(Events events) {
+        this.events = events;
+        if (scheduler != null) {
+            io.lock();
+            try {
+                schedule(renewInterval());
+            } finally {
+                io.unlock();
+            }
+        }
+    }
+
+    Duration ttl() {
+        return ttl;
+    }
+
+    Instant expiresAt() {
+        return expiresAt;
+    }
+
+    State state() {
+        return state;
+    }
+
+    String lostReason() {
+        return lostReason;
+    }
+
+    boolean isHeld() {
+        return state == State.HELD && System.nanoTime() - deadlineNanos < 0;
+    }
+
+    /**
+     * Renews now (for {@link TreeLock#renew()}).
+     *
+     * @return true if renewed; false if released or lost (the loss is reported to the listeners)
+     * @throws TreeLockException if the renewal failed without a verdict (I/O); the lease is still held
+     *     until it expires
+     */
+    boolean renew() {
+        io.lock();
+        try {
+            return renewLocked();
+        } finally {
+            io.unlock();
+        }
+    }
+
+    private boolean renewLocked() {
+        if (state != State.HELD) {
+            return false;
+        }
+        if (System.nanoTime() - deadlineNanos >= 0) {
+            TreeLockException last = lastFailure;
+            lostLocked("the lease expired at " + expiresAt + " before it was renewed"
+                + (last == null ? "" : ": renewals failed, last with " + last.getMessage()));
+            return false;
+        }
+        long sent = System.nanoTime();
+        Renewal r;
+        try {
+            r = ops.renew(ttl);
+        } catch (TreeLockException e) {
+            lastFailure = e;
+            throw e;
+        }
+        lastFailure = null;
+        if (!r.renewed()) {
+            lostLocked(r.lostReason());
+            return false;
+        }
+        deadlineNanos = sent + ttl.toNanos();
+        expiresAt = r.expiresAt();
+        fire(() -> events.renewed(), "onRenewed");
+        if (scheduler != null) {
+            schedule(renewInterval());
+        }
+        return true;
+    }
+
+    /** A background renewal: as {@link #renew()}, but failures are reported and retried, not thrown. */
+    private void tick() {
+        io.lock();
+        try {
+            if (state != State.HELD) {
+                return;
+            }
+            try {
+                renewLocked();
+            } catch (TreeLockException e) {
+                fire(() -> events.renewalFailed(e), "onRenewalFailed");
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    lostLocked("the lease expired at " + expiresAt + " before it was renewed: renewals failed, last with "
+                        + e.getMessage());
+                } else {
+                    // Retry soon, and wake up at the deadline at the latest to report the loss on time.
+                    schedule(Duration.ofNanos(Math.min(retryInterval().toNanos(), left)));
+                }
+            } catch (RuntimeException | Error e) {
+                if (e instanceof VirtualMachineError vme) {
+                    throw vme;
+                }
+                log.warn("renewal of a lease failed unexpectedly; retrying", e);
+                schedule(retryInterval());
+            }
+        } finally {
+            io.unlock();
+        }
+    }
+
+    /**
+     * Releases: after this returns (or throws), no renewal runs and no listener is called.
+     *
+     * @return true if the lease was held up to the release; false if it had been lost or released
+     * @throws TreeLockException if the release request failed (the lease then ends by itself)
+     */
+    boolean release() {
+        ScheduledFuture<?> f = next;
+        if (f != null) {
+            f.cancel(false);
+        }
+        io.lock();
+        try {
+            if (state == State.RELEASED) {
+                return false;
+            }
+            boolean wasHeld = isHeld();
+            boolean wasLost = state == State.LOST;
+            state = State.RELEASED;
+            cancelNext();
+            if (wasLost) {
+                return false;
+            }
+            onEnd.run();
+            return ops.release() && wasHeld;
+        } finally {
+            io.unlock();
+        }
+    }
+
+    private void lostLocked(String reason) {
+        state = State.LOST;
+        lostReason = reason;
+        cancelNext();
+        onEnd.run();
+        fire(() -> events.lost(reason), "onLost");
+        // Best effort: give back what may be left (the shared ancestor locks of a fallback grant).
+        try {
+            ops.release();
+        } catch (RuntimeException e) {
+            log.debug("cleanup after a lost lease failed; what is left expires with the lease", e);
+        }
+    }
+
+    private void schedule(Duration delay) {
+        cancelNext();
+        try {
+            next = scheduler.schedule(this::tick, Math.max(1, delay.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The provider is closing; it releases its open locks itself.
+            log.debug("renewal not scheduled: the provider is closed");
+        }
+    }
+
+    private void cancelNext() {
+        ScheduledFuture<?> f = next;
+        if (f != null) {
+            f.cancel(false);
+            next = null;
+        }
+    }
+
+    private Duration renewInterval() {
+        return ttl.dividedBy(3);
+    }
+
+    private Duration retryInterval() {
+        Duration d = ttl.dividedBy(10);
+        return d.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : d;
+    }
+
+    private static void fire(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            log.warn("lock listener failed in {}; ignored", what, e);
+        }
+    }
+}

@@ -1,0 +1,408 @@
+package io.github.esrel.lock;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.mapping.DynamicMapping;
+import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.MgetResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import co.elastic.clients.elasticsearch.core.get.GetResult;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
+import co.elastic.clients.json.JsonData;
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.Sleeper;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Lock documents and the only way they change: read, decide, write back conditionally
+ * ({@code op_type=create} for a new document, {@code if_seq_no}/{@code if_primary_term} for an existing
+ * one), and on a version conflict read again. No script, no delete, no by-query API.
+ *
+ * <p>Document shape ({@code _id} = {@code <namespace>:<key>}, or a SHA-256 of it past 512 bytes):
+ * <pre>{@code
+ * {"ns": "fs", "kind": "path", "key": "/clinton", "tree": ["/clinton"], "token": 17,
+ *  "holders": [{"grant": "3f0c…", "owner": "worker-7", "mode": "shared", "token": 17,
+ *               "expires_at": 1764496800000, "for_path": "/clinton/README.txt", "for_mode": "exclusive"}]}
+ * }</pre>
+ * {@code token} is the last fencing token issued for the key; holders whose {@code expires_at} (epoch
+ * milliseconds, written by the holder's clock) has passed are dead and dropped by the next write.
+ * Documents are never deleted.
+ */
+final class LockDocs {
+
+    static final String KIND_PATH = "path";
+    static final String KIND_DOC = "doc";
+    /** Elasticsearch's limit on {@code _id}, in UTF-8 bytes. */
+    private static final int MAX_ID_BYTES = 512;
+    /** Re-reads of one document changed under us before giving up: far beyond any real contention. */
+    private static final int MAX_CAS_ROUNDS = 10_000;
+
+    final ElasticsearchClient client;
+    final String lockIndex;
+    final Clock clock;
+    private final boolean createIndex;
+    private final Backoff casBackoff;
+    private final Sleeper sleeper;
+    private volatile boolean indexReady;
+
+    LockDocs(ElasticsearchClient client, String lockIndex, Clock clock, boolean createIndex, Sleeper sleeper) {
+        this.client = client;
+        this.lockIndex = lockIndex;
+        this.clock = clock;
+        this.createIndex = createIndex;
+        this.sleeper = sleeper;
+        // Re-reads after a conflicting write: someone else made progress, so start at once and spread out.
+        this.casBackoff = Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50));
+    }
+
+    /** A holder entry. {@code forPath}/{@code forMode}: the lock of which this entry is a part. */
+    record Holder(String grant, String owner, LockMode mode, long token, long expiresAt, String forPath, LockMode forMode) {
+
+        boolean liveAt(long now) {
+            return expiresAt > now;
+        }
+
+        Holder withExpiry(long expiresAt) {
+            return new Holder(grant, owner, mode, token, expiresAt, forPath, forMode);
+        }
+
+        LockConflict conflict() {
+            return new LockConflict(forPath, forMode, owner, Instant.ofEpochMilli(expiresAt));
+        }
+
+        Map<String, Object> toSource() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("grant", grant);
+            m.put("owner", owner);
+            m.put("mode", mode.jsonName());
+            m.put("token", token);
+            m.put("expires_at", expiresAt);
+            m.put("for_path", forPath);
+            m.put("for_mode", forMode.jsonName());
+            return m;
+        }
+
+        static Holder of(JsonObject o) {
+            return new Holder(o.getString("grant"), o.getString("owner"), LockMode.fromJsonName(o.getString("mode")),
+                o.getJsonNumber("token").longValue(), o.getJsonNumber("expires_at").longValue(),
+                o.getString("for_path", null), LockMode.fromJsonName(o.getString("for_mode", o.getString("mode"))));
+        }
+    }
+
+    /** What a lock document is about: its identity, written on creation. */
+    record Target(String ns, String kind, String key, List<String> tree) {
+        String id() {
+            return docId(ns, kind, key);
+        }
+    }
+
+    /** A lock document as read; {@code seqNo < 0} when it does not exist. */
+    record Doc(Target target, long seqNo, long primaryTerm, long token, List<Holder> holders) {
+        boolean exists() {
+            return seqNo >= 0;
+        }
+
+        List<Holder> live(long now) {
+            return holders.stream().filter(h -> h.liveAt(now)).toList();
+        }
+
+        Holder holder(String grant) {
+            return holders.stream().filter(h -> h.grant().equals(grant)).findFirst().orElse(null);
+        }
+    }
+
+    /**
+     * A decision on a document as read: write these holders (and the last token) and return
+     * {@code result}, or leave the document alone and return {@code result}.
+     */
+    record Change<R>(boolean write, long token, List<Holder> holders, R result) {
+        static <R> Change<R> write(long token, List<Holder> holders, R result) {
+            return new Change<>(true, token, holders, result);
+        }
+
+        static <R> Change<R> none(R result) {
+            return new Change<>(false, 0, null, result);
+        }
+    }
+
+    long now() {
+        return clock.millis();
+    }
+
+    /**
+     * Reads, decides with {@code fn}, writes conditionally; on a version conflict, reads and decides
+     * again. The write happens only if nobody changed the document since the read, so what {@code fn}
+     * decided holds at the moment of the write: this is what makes each step atomic without scripts.
+     */
+    <R> R update(Target target, Function<Doc, Change<R>> fn) {
+        ensureIndex();
+        for (int round = 1; ; round++) {
+            Doc doc = get(target);
+            Change<R> change = fn.apply(doc);
+            if (!change.write() || write(doc, change)) {
+                return change.result();
+            }
+            if (round >= MAX_CAS_ROUNDS) {
+                throw new TreeLockException("lock document " + target.id() + " in [" + lockIndex + "] kept changing: gave up after "
+                    + round + " conflicting writes", 409, null);
+            }
+            pause(round);
+        }
+    }
+
+    /**
+     * {@link #update} of many documents with one multi-get and one bulk request; the documents whose
+     * bulk write met a version conflict go through {@link #update} one by one. Results in the order of
+     * {@code targets}.
+     */
+    <R> List<R> updateAll(List<Target> targets, Function<Doc, Change<R>> fn) {
+        ensureIndex();
+        if (targets.isEmpty()) {
+            return List.of();
+        }
+        List<Doc> docs = getAll(targets);
+        List<R> results = new ArrayList<>(targets.size());
+        List<BulkOperation> ops = new ArrayList<>();
+        List<Integer> written = new ArrayList<>();
+        for (int i = 0; i < docs.size(); i++) {
+            Change<R> change = fn.apply(docs.get(i));
+            results.add(change.result());
+            if (change.write()) {
+                ops.add(operation(docs.get(i), change));
+                written.add(i);
+            }
+        }
+        if (ops.isEmpty()) {
+            return results;
+        }
+        BulkResponse response;
+        try {
+            response = client.bulk(b -> b.operations(ops));
+        } catch (ElasticsearchException e) {
+            throw failure("write lock documents", e);
+        } catch (IOException e) {
+            throw failure("write lock documents", e);
+        }
+        List<BulkResponseItem> items = response.items();
+        for (int j = 0; j < items.size(); j++) {
+            BulkResponseItem item = items.get(j);
+            if (item.error() == null) {
+                continue;
+            }
+            int i = written.get(j);
+            if (item.status() != 409) {
+                throw new TreeLockException("cannot write lock document " + targets.get(i).id() + " in [" + lockIndex + "]: "
+                    + item.error().type() + ": " + item.error().reason(), item.status(), null);
+            }
+            results.set(i, update(targets.get(i), fn));
+        }
+        return results;
+    }
+
+    Doc get(Target target) {
+        try {
+            GetResponse<JsonData> r = client.get(g -> g.index(lockIndex).id(target.id()), JsonData.class);
+            return r.found() ? parse(target, r.source(), r.seqNo(), r.primaryTerm()) : missing(target);
+        } catch (ElasticsearchException e) {
+            throw failure("read lock document " + target.id(), e);
+        } catch (IOException e) {
+            throw failure("read lock document " + target.id(), e);
+        }
+    }
+
+    List<Doc> getAll(List<Target> targets) {
+        List<String> ids = targets.stream().map(Target::id).toList();
+        MgetResponse<JsonData> r;
+        try {
+            r = client.mget(m -> m.index(lockIndex).ids(ids), JsonData.class);
+        } catch (ElasticsearchException e) {
+            throw failure("read lock documents", e);
+        } catch (IOException e) {
+            throw failure("read lock documents", e);
+        }
+        List<Doc> docs = new ArrayList<>(targets.size());
+        for (int i = 0; i < targets.size(); i++) {
+            MultiGetResponseItem<JsonData> item = r.docs().get(i);
+            if (item.isFailure()) {
+                throw new TreeLockException("cannot read lock document " + ids.get(i) + " in [" + lockIndex + "]: "
+                    + item.failure().error().reason(), 0, null);
+            }
+            GetResult<JsonData> g = item.result();
+            docs.add(g.found() ? parse(targets.get(i), g.source(), g.seqNo(), g.primaryTerm()) : missing(targets.get(i)));
+        }
+        return docs;
+    }
+
+    /** The source of a lock document as JSON. */
+    JsonObject source(JsonData data) {
+        return data.toJson(client._jsonpMapper()).asJsonObject();
+    }
+
+    private Doc parse(Target target, JsonData data, Long seqNo, Long primaryTerm) {
+        JsonObject src = source(data);
+        return new Doc(target, seqNo, primaryTerm, src.getJsonNumber("token").longValue(), holders(src));
+    }
+
+    static List<Holder> holders(JsonObject src) {
+        List<Holder> holders = new ArrayList<>();
+        if (src.get("holders") instanceof JsonArray arr) {
+            for (JsonValue v : arr) {
+                holders.add(Holder.of(v.asJsonObject()));
+            }
+        }
+        return holders;
+    }
+
+    private static Doc missing(Target target) {
+        return new Doc(target, -1, 0, 0, List.of());
+    }
+
+    private <R> boolean write(Doc doc, Change<R> change) {
+        Map<String, Object> source = sourceOf(doc.target(), change);
+        try {
+            if (doc.exists()) {
+                client.index(i -> i.index(lockIndex).id(doc.target().id()).document(source)
+                    .ifSeqNo(doc.seqNo()).ifPrimaryTerm(doc.primaryTerm()));
+            } else {
+                client.create(c -> c.index(lockIndex).id(doc.target().id()).document(source));
+            }
+            return true;
+        } catch (ElasticsearchException e) {
+            if (e.status() == 409) {
+                return false;
+            }
+            throw failure("write lock document " + doc.target().id(), e);
+        } catch (IOException e) {
+            throw failure("write lock document " + doc.target().id(), e);
+        }
+    }
+
+    private <R> BulkOperation operation(Doc doc, Change<R> change) {
+        Map<String, Object> source = sourceOf(doc.target(), change);
+        String id = doc.target().id();
+        if (doc.exists()) {
+            return BulkOperation.of(o -> o.index(x -> x.index(lockIndex).id(id).document(source)
+                .ifSeqNo(doc.seqNo()).ifPrimaryTerm(doc.primaryTerm())));
+        }
+        return BulkOperation.of(o -> o.create(x -> x.index(lockIndex).id(id).document(source)));
+    }
+
+    private static Map<String, Object> sourceOf(Target t, Change<?> change) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ns", t.ns());
+        m.put("kind", t.kind());
+        m.put("key", t.key());
+        if (t.tree() != null) {
+            m.put("tree", t.tree());
+        }
+        m.put("token", change.token());
+        m.put("holders", change.holders().stream().map(Holder::toSource).toList());
+        return m;
+    }
+
+    private void pause(int round) {
+        try {
+            sleeper.sleep(casBackoff.delay(Math.min(round, 30)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TreeLockException("interrupted while updating a lock document", 0, e);
+        }
+    }
+
+    /** Creates the lock index on first use, if allowed and missing. */
+    void ensureIndex() {
+        if (indexReady) {
+            return;
+        }
+        synchronized (this) {
+            if (indexReady) {
+                return;
+            }
+            try {
+                if (!client.indices().exists(e -> e.index(lockIndex)).value()) {
+                    if (!createIndex) {
+                        throw new TreeLockException("the lock index [" + lockIndex + "] does not exist; create it with"
+                            + " DocumentTreeLocks.lockIndexMapping(), or allow createLockIndex(true)", 404, null);
+                    }
+                    try {
+                        client.indices().create(c -> c.index(lockIndex)
+                            .settings(s -> s.numberOfShards("1").autoExpandReplicas("0-1").hidden(true))
+                            .mappings(mapping()));
+                    } catch (ElasticsearchException e) {
+                        if (e.error() == null || !"resource_already_exists_exception".equals(e.error().type())) {
+                            throw e;
+                        }
+                    }
+                }
+                indexReady = true;
+            } catch (ElasticsearchException e) {
+                throw failure("create the lock index", e);
+            } catch (IOException e) {
+                throw failure("create the lock index", e);
+            }
+        }
+    }
+
+    /** Only what searches need is indexed; holders are stored, not indexed. */
+    static TypeMapping mapping() {
+        return TypeMapping.of(m -> m.dynamic(DynamicMapping.False)
+            .properties("ns", p -> p.keyword(k -> k))
+            .properties("kind", p -> p.keyword(k -> k))
+            .properties("key", p -> p.keyword(k -> k))
+            .properties("tree", p -> p.keyword(k -> k))
+            .properties("token", p -> p.long_(l -> l))
+            .properties("holders", p -> p.object(o -> o.enabled(false))));
+    }
+
+    /** {@code ns:key}, or {@code ns:#sha256(key)} when that is longer than Elasticsearch allows. */
+    static String docId(String ns, String kind, String key) {
+        String prefix = ns + (KIND_PATH.equals(kind) ? ":" : ":" + kind + ":");
+        String id = prefix + key;
+        if (id.getBytes(StandardCharsets.UTF_8).length <= MAX_ID_BYTES) {
+            return id;
+        }
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return prefix + "#" + HexFormat.of().formatHex(hash);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    TreeLockException failure(String what, ElasticsearchException e) {
+        return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e.getMessage(), e.status(), e);
+    }
+
+    TreeLockException failure(String what, IOException e) {
+        return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e, 0, e);
+    }
+
+    static String string(JsonObject o, String key) {
+        return o.get(key) instanceof JsonString s ? s.getString() : null;
+    }
+
+    static long number(JsonObject o, String key) {
+        return o.get(key) instanceof JsonNumber n ? n.longValue() : 0;
+    }
+}

@@ -1,0 +1,240 @@
+package io.github.esrel.lock;
+
+import io.github.esrel.path.TreePath;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * What to lock and how: a path, a mode, and optionally the owner, the lease, how long to wait, and a
+ * listener. Immutable.
+ *
+ * <pre>{@code
+ * LockRequest.exclusive("/clinton/projects");                      // fail fast, provider defaults
+ * LockRequest.of(b -> b.path("/clinton").mode(LockMode.SHARED)
+ *     .ttl(Duration.ofSeconds(30)).maxWait(Duration.ofSeconds(5)));
+ * LockRequest.global();                                            // exclusive on "/": seed 000's global lock
+ * }</pre>
+ */
+public final class LockRequest {
+
+    /** The longest owner accepted, in UTF-8 bytes (the plugin's limit). */
+    public static final int MAX_OWNER_LENGTH = 256;
+
+    private final TreePath path;
+    private final LockMode mode;
+    private final String owner;
+    private final Duration ttl;
+    private final Duration wait;
+    private final boolean autoRenew;
+    private final TreeLockListener listener;
+
+    private LockRequest(Builder b) {
+        this.path = Objects.requireNonNull(b.path, "path cannot be null");
+        this.mode = b.mode;
+        this.owner = b.owner;
+        this.ttl = b.ttl;
+        this.wait = b.wait;
+        this.autoRenew = b.autoRenew;
+        this.listener = b.listener;
+    }
+
+    public static LockRequest of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * An exclusive lock on {@code path}, failing fast, with the provider's owner and lease.
+     *
+     * @throws IllegalArgumentException if the path is not valid ({@link TreePath#of})
+     */
+    public static LockRequest exclusive(String path) {
+        return of(b -> b.path(path).mode(LockMode.EXCLUSIVE));
+    }
+
+    /** A shared lock on {@code path}, failing fast, with the provider's owner and lease. */
+    public static LockRequest shared(String path) {
+        return of(b -> b.path(path).mode(LockMode.SHARED));
+    }
+
+    /**
+     * The global lock: exclusive on {@code /}. It conflicts with every lock in the namespace, and
+     * waits for none of them to be released unless given a wait ({@code toBuilder().maxWait(...)}).
+     */
+    public static LockRequest global() {
+        return of(b -> b.path(TreePath.ROOT).mode(LockMode.EXCLUSIVE));
+    }
+
+    public TreePath path() {
+        return path;
+    }
+
+    public LockMode mode() {
+        return mode;
+    }
+
+    /** The owner, or {@code null} for the provider's ({@link TreeLocks.Builder#owner}). */
+    public String owner() {
+        return owner;
+    }
+
+    /** The lease, or {@code null} for the provider's ({@link TreeLocks.Builder#ttl}). */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** How long to wait for conflicting locks to go; zero (the default) fails fast. */
+    public Duration maxWait() {
+        return wait;
+    }
+
+    /** Whether the handle renews its lease in the background until closed (the default). */
+    public boolean autoRenew() {
+        return autoRenew;
+    }
+
+    /** The listener of this lock only, called besides the provider's. */
+    public TreeLockListener listener() {
+        return listener;
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.path = path;
+        b.mode = mode;
+        b.owner = owner;
+        b.ttl = ttl;
+        b.wait = wait;
+        b.autoRenew = autoRenew;
+        b.listener = listener;
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        return mode.jsonName() + " " + path + (owner == null ? "" : " for " + owner)
+            + (ttl == null ? "" : " ttl " + ttl.toMillis() + "ms") + (wait.isZero() ? "" : " waiting up to " + wait.toMillis() + "ms")
+            + (autoRenew ? "" : " without renewal");
+    }
+
+    /** Builder for {@link LockRequest}. Not thread-safe. */
+    public static final class Builder {
+        private TreePath path;
+        private LockMode mode = LockMode.EXCLUSIVE;
+        private String owner;
+        private Duration ttl;
+        private Duration wait = Duration.ZERO;
+        private boolean autoRenew = true;
+        private TreeLockListener listener = TreeLockListener.NO_OP;
+
+        private Builder() {}
+
+        /** Required: the path to lock. */
+        public Builder path(TreePath path) {
+            this.path = Objects.requireNonNull(path, "path cannot be null");
+            return this;
+        }
+
+        /**
+         * Required: the path to lock, which must be normalised.
+         *
+         * @throws IllegalArgumentException if it is not ({@link TreePath#of}; use
+         *     {@link TreePath#normalize} first for lenient input)
+         */
+        public Builder path(String path) {
+            return path(TreePath.of(path));
+        }
+
+        /** Default {@link LockMode#EXCLUSIVE}. */
+        public Builder mode(LockMode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode cannot be null");
+            return this;
+        }
+
+        /**
+         * Who holds the lock, shown to those it blocks and needed to release it. Default: the
+         * provider's owner.
+         *
+         * @throws IllegalArgumentException if blank or longer than {@value #MAX_OWNER_LENGTH} UTF-8 bytes
+         */
+        public Builder owner(String owner) {
+            this.owner = checkOwner(owner);
+            return this;
+        }
+
+        /**
+         * The lease: the lock is gone this long after it was granted or last renewed, whether or not
+         * it was released. Default: the provider's (60 s unless configured). The plugin may cap it.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder ttl(Duration ttl) {
+            this.ttl = checkTtl(ttl);
+            return this;
+        }
+
+        /**
+         * How long to wait for the conflicting locks to be released or to expire. Default zero: fail
+         * fast. While waiting, no part of the tree is held, so waiting cannot deadlock; there is no
+         * fairness (a steady stream of shared lockers can starve an exclusive one).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder maxWait(Duration wait) {
+            Objects.requireNonNull(wait, "maxWait cannot be null");
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("maxWait must not be negative, got " + wait);
+            }
+            this.wait = wait;
+            return this;
+        }
+
+        /**
+         * Whether the handle renews its lease in the background (every third of the lease) until it is
+         * closed. Default {@code true}. Without it, the lock ends with its lease unless
+         * {@link TreeLock#renew()} is called.
+         */
+        public Builder autoRenew(boolean autoRenew) {
+            this.autoRenew = autoRenew;
+            return this;
+        }
+
+        /** A listener for this lock only, called besides the provider's. Default {@link TreeLockListener#NO_OP}. */
+        public Builder listener(TreeLockListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+            return this;
+        }
+
+        public LockRequest build() {
+            return new LockRequest(this);
+        }
+    }
+
+    static String checkOwner(String owner) {
+        Objects.requireNonNull(owner, "owner cannot be null");
+        if (owner.isBlank()) {
+            throw new IllegalArgumentException("owner must not be blank");
+        }
+        int bytes = owner.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bytes > MAX_OWNER_LENGTH) {
+            throw new IllegalArgumentException("owner must be at most " + MAX_OWNER_LENGTH + " UTF-8 bytes, got " + bytes);
+        }
+        return owner;
+    }
+
+    static Duration checkTtl(Duration ttl) {
+        Objects.requireNonNull(ttl, "ttl cannot be null");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
+        }
+        if (ttl.toMillis() < 1) {
+            throw new IllegalArgumentException("ttl must be at least 1 ms, got " + ttl);
+        }
+        return ttl;
+    }
+}

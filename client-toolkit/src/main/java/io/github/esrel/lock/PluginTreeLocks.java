@@ -1,0 +1,337 @@
+package io.github.esrel.lock;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import io.github.esrel.internal.Plugins;
+import io.github.esrel.internal.RestCall;
+import io.github.esrel.path.TreePath;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Tree locks served by the esrel plugin ({@code POST /{index}/_treelock/acquire|renew|release},
+ * {@code GET /{index}/_treelock}): each grant, renewal and release is one atomic request on the
+ * server, which also waits for conflicts to go. Locks live in the plugin's system index.
+ *
+ * <pre>{@code
+ * try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(es).index("fs"))) {
+ *     try (TreeLock lock = locks.acquire("/clinton", LockMode.EXCLUSIVE, Duration.ofSeconds(5)).orThrow()) {
+ *         ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>The target index must exist: the plugin resolves it (an alias of one index is fine) and
+ * namespaces locks by the concrete index. A wait longer than 10 s is split into several server-side waits, so no request outlives the HTTP
+ * client's socket timeout. An acquisition whose answer is lost (a timeout) may have been granted: that
+ * lock ends with its lease. Semantics as in {@link TreeLocks}. Thread-safe.
+ */
+public final class PluginTreeLocks implements TreeLocks {
+
+    private final Engine engine;
+    private final Store store;
+
+    PluginTreeLocks(TreeLocks.Builder b) {
+        this.engine = new Engine(b);
+        this.store = new Store(Objects.requireNonNull(b.client, "client must be set"), engine.index);
+    }
+
+    /**
+     * A provider on the plugin's API; does not check that the plugin is installed (the first request
+     * fails with a {@link TreeLockException} saying so if it is not).
+     */
+    public static PluginTreeLocks of(Function<TreeLocks.Builder, TreeLocks.Builder> fn) {
+        return new PluginTreeLocks(fn.apply(new TreeLocks.Builder()));
+    }
+
+    /**
+     * True if this cluster serves the tree-lock API: the list endpoint has a handler (it answers for
+     * {@code index}, or fails for a reason other than a missing handler, such as a missing index) and
+     * every node lists the esrel plugin (when node info may be read).
+     *
+     * @throws TreeLockException if the cluster cannot be asked
+     */
+    public static boolean available(ElasticsearchClient client, String index) {
+        try {
+            RestCall.get(base(index), Map.of("path", "/")).send(client);
+        } catch (ElasticsearchException e) {
+            if (isMissingHandler(e)) {
+                return false;
+            }
+            if (e.status() == 401) {
+                throw new TreeLockException("cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(),
+                    e.status(), e);
+            }
+            // Any other error (a missing index, a forbidden action) came from the handler: it is there.
+        } catch (IOException e) {
+            throw new TreeLockException("cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(), 0, e);
+        }
+        try {
+            return Plugins.esrelOnEveryNode(client);
+        } catch (ElasticsearchException | IOException e) {
+            return true; // node info may be forbidden; the endpoint answered
+        }
+    }
+
+    @Override
+    public String index() {
+        return engine.index;
+    }
+
+    @Override
+    public Backend backend() {
+        return Backend.PLUGIN;
+    }
+
+    @Override
+    public AcquireResult<TreeLock> acquire(LockRequest request) {
+        Objects.requireNonNull(request, "request cannot be null");
+        return engine.acquire(store, request);
+    }
+
+    @Override
+    public List<LockInfo> list(TreePath prefix) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        engine.checkOpen();
+        return store.list(prefix);
+    }
+
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PluginTreeLocks{index=" + engine.index + ", owner=" + engine.owner + ", ttl=" + engine.ttl + '}';
+    }
+
+    private static String base(String index) {
+        return "/" + RestCall.segment(index) + "/_treelock";
+    }
+
+    /** Elasticsearch answers a path no handler serves with "no handler found for uri ...". */
+    static boolean isMissingHandler(ElasticsearchException e) {
+        String reason = e.error() == null ? null : e.error().reason();
+        return (e.status() == 400 || e.status() == 404 || e.status() == 405)
+            && reason != null && reason.contains("no handler found");
+    }
+
+    /** The REST calls and their answers. */
+    static final class Store implements LockStore {
+        private final ElasticsearchClient client;
+        private final String index;
+        private final String base;
+
+        Store(ElasticsearchClient client, String index) {
+            this.client = client;
+            this.index = index;
+            this.base = base(index);
+        }
+
+        @Override
+        public boolean waitsOnServer() {
+            return true;
+        }
+
+        @Override
+        public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("path", path.value());
+            body.put("mode", mode.jsonName());
+            body.put("owner", owner);
+            body.put("ttl", millis(ttl));
+            if (!serverWait.isZero()) {
+                body.put("wait", millis(serverWait));
+            }
+            RestCall.Answer a = call("lock " + mode.jsonName() + " " + path, RestCall.post(base + "/acquire", Map.of(), body), 409);
+            JsonObject o = json(a);
+            if (a.status() == 409 || o == null || !JsonValue.TRUE.equals(o.get("acquired"))) {
+                return Attempt.busy(conflicts(o));
+            }
+            long token = o.getJsonNumber("token").longValue();
+            Instant expiresAt = instant(o, "expires_at");
+            return Attempt.granted(new Grant(token, expiresAt, new Ops(path, owner, token)));
+        }
+
+        @Override
+        public List<LockInfo> list(TreePath prefix) {
+            RestCall.Answer a = call("list locks under " + prefix, RestCall.get(base, Map.of("path", prefix.value())));
+            return locks(json(a));
+        }
+
+        /** Renew and release of one grant. */
+        private final class Ops implements Lease.Ops {
+            private final TreePath path;
+            private final String owner;
+            private final long token;
+
+            Ops(TreePath path, String owner, long token) {
+                this.path = path;
+                this.owner = owner;
+                this.token = token;
+            }
+
+            @Override
+            public Lease.Renewal renew(Duration ttl) {
+                Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "token", token, "ttl", millis(ttl));
+                RestCall.Answer a = call("renew " + path, RestCall.post(base + "/renew", Map.of(), body), 404, 409);
+                if (a.status() == 404) {
+                    return Lease.Renewal.lost("the server no longer holds " + path + " for token " + token
+                        + " (expired or released)" + reason(a));
+                }
+                if (a.status() == 409) {
+                    return Lease.Renewal.lost(path + " is held by another owner or token" + reason(a));
+                }
+                JsonObject o = json(a);
+                return Lease.Renewal.ok(o == null ? null : instant(o, "expires_at"));
+            }
+
+            @Override
+            public boolean release() {
+                Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "token", token);
+                RestCall.Answer a = call("release " + path, RestCall.post(base + "/release", Map.of(), body), 404, 409);
+                return a.ok();
+            }
+        }
+
+        private RestCall.Answer call(String what, RestCall call, int... expected) {
+            try {
+                return call.exchange(client, expected);
+            } catch (ElasticsearchException e) {
+                if (isMissingHandler(e)) {
+                    throw new TreeLockException("cannot " + what + " in [" + index + "]: the esrel plugin with tree locks"
+                        + " is not installed on this cluster; use DocumentTreeLocks, or TreeLocks.of to pick it", e.status(), e);
+                }
+                throw new TreeLockException("cannot " + what + " in [" + index + "]: " + e.getMessage(), e.status(), e);
+            } catch (IOException e) {
+                throw new TreeLockException("cannot " + what + " in [" + index + "]: " + e, 0, e);
+            }
+        }
+
+        private JsonObject json(RestCall.Answer a) {
+            if (a.body() == null) {
+                return null;
+            }
+            JsonValue v = a.body().toJson(client._jsonpMapper());
+            return v instanceof JsonObject o ? o : null;
+        }
+
+        private String reason(RestCall.Answer a) {
+            JsonObject o = json(a);
+            if (o == null) {
+                return "";
+            }
+            JsonValue error = o.get("error");
+            if (error instanceof JsonObject e && e.get("reason") instanceof JsonString r) {
+                return ": " + r.getString();
+            }
+            if (o.get("reason") instanceof JsonString r) {
+                return ": " + r.getString();
+            }
+            return "";
+        }
+    }
+
+    static String millis(Duration d) {
+        return d.toMillis() + "ms";
+    }
+
+    static List<LockConflict> conflicts(JsonObject o) {
+        List<LockConflict> out = new ArrayList<>();
+        if (o != null && o.get("conflicts") instanceof JsonArray arr) {
+            for (JsonValue v : arr) {
+                if (v instanceof JsonObject c) {
+                    out.add(new LockConflict(string(c, "path"), mode(string(c, "mode")), string(c, "owner"),
+                        instant(c, "expires_at")));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The list answer: {@code {"locks": [...]}}, or the array itself. */
+    static List<LockInfo> locks(JsonObject answer) {
+        List<LockInfo> out = new ArrayList<>();
+        if (answer == null || !(answer.get("locks") instanceof JsonArray arr)) {
+            return out;
+        }
+        for (JsonValue v : arr) {
+            if (!(v instanceof JsonObject l)) {
+                continue;
+            }
+            List<LockInfo.Holder> holders = new ArrayList<>();
+            if (l.get("holders") instanceof JsonArray hs) {
+                for (JsonValue hv : hs) {
+                    if (hv instanceof JsonObject h) {
+                        holders.add(new LockInfo.Holder(string(h, "owner"), number(h, "token"), instant(h, "expires_at")));
+                    }
+                }
+            }
+            LockMode mode = mode(string(l, "mode"));
+            out.add(new LockInfo(TreePath.of(string(l, "path")), mode == null ? LockMode.SHARED : mode, holders));
+        }
+        return out;
+    }
+
+    private static String string(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        return v instanceof JsonString s ? s.getString() : v == null || v == JsonValue.NULL ? null : v.toString();
+    }
+
+    private static long number(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        if (v instanceof JsonNumber n) {
+            return n.longValue();
+        }
+        if (v instanceof JsonString s) {
+            return Long.parseLong(s.getString());
+        }
+        return -1;
+    }
+
+    private static LockMode mode(String s) {
+        try {
+            return s == null ? null : LockMode.fromJsonName(s);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** {@code <key>_millis} if present, else {@code <key>} as ISO-8601 or epoch millis; null if absent. */
+    static Instant instant(JsonObject o, String key) {
+        if (o.get(key + "_millis") instanceof JsonNumber n) {
+            return Instant.ofEpochMilli(n.longValue());
+        }
+        JsonValue v = o.get(key);
+        if (v instanceof JsonNumber n) {
+            return Instant.ofEpochMilli(n.longValue());
+        }
+        if (v instanceof JsonString s) {
+            try {
+                return Instant.parse(s.getString());
+            } catch (DateTimeParseException e) {
+                try {
+                    return Instant.ofEpochMilli(Long.parseLong(s.getString()));
+                } catch (NumberFormatException ignored) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,288 @@
+package io.github.esrel.lock;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.path.TreePath;
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.Sleeper;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Hierarchical locks on paths, leased and fenced, namespaced by a target index: the provider
+ * interface. Two implementations with the same semantics: {@link PluginTreeLocks} on the esrel
+ * plugin's REST API (atomic on the server) and {@link DocumentTreeLocks} on lock documents (any
+ * cluster, no plugin, no scripts). {@link #of} picks the plugin when the cluster has it.
+ *
+ * <pre>{@code
+ * try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index("fs"))) {
+ *     AcquireResult<TreeLock> r = locks.acquire(LockRequest.of(l -> l
+ *         .path("/clinton").mode(LockMode.EXCLUSIVE).maxWait(Duration.ofSeconds(5))));
+ *     try (TreeLock lock = r.orThrow()) {
+ *         renameDirectory("/clinton", "/zach", lock.token());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Semantics</h2>
+ * <ul>
+ *   <li>Locking path P in mode M takes a shared lock on every proper ancestor of P and an M lock on P,
+ *       all or nothing. Shared is compatible with shared; exclusive conflicts with everything on the
+ *       same path. So an exclusive lock on a directory conflicts with every lock below it, and a lock
+ *       below an exclusively locked directory is refused. {@code /} is a path: exclusive on {@code /}
+ *       ({@link LockRequest#global()}) is the global lock.</li>
+ *   <li>Locks are not reentrant: a second exclusive request for a held path is refused, even from the
+ *       same owner.</li>
+ *   <li>Every grant is a lease ({@link Builder#ttl default 60 s}); a lease that ends is gone, with its
+ *       ancestor locks, without any cleanup by its holder. Handles renew their lease in the background
+ *       until closed.</li>
+ *   <li>Every grant carries a fencing token strictly greater than every earlier token for its path.</li>
+ *   <li>A busy lock is a value ({@link AcquireResult} with the conflicts); waiting
+ *       ({@link LockRequest.Builder#maxWait}) never holds part of a tree, so it cannot deadlock.</li>
+ * </ul>
+ *
+ * <p>Implementations are thread-safe. A provider owns a small pool of daemon threads for renewals;
+ * {@link #close()} releases the locks still open and stops them.
+ */
+public interface TreeLocks extends AutoCloseable {
+
+    /** Which implementation serves the locks. */
+    enum Backend {
+        /** {@link #PLUGIN} when the tree-lock endpoints answer, else {@link #DOCUMENTS}. */
+        AUTO,
+        /** {@link PluginTreeLocks}: the esrel plugin's {@code _treelock} REST API. */
+        PLUGIN,
+        /** {@link DocumentTreeLocks}: lock documents written with {@code if_seq_no}/{@code if_primary_term}. */
+        DOCUMENTS
+    }
+
+    /**
+     * The plugin's provider if the cluster serves the tree-lock API on every node, otherwise the
+     * lock-document fallback; the choice is made once, here.
+     *
+     * @throws TreeLockException if the cluster cannot be asked
+     */
+    static TreeLocks of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** The namespace: the target index whose paths are locked. */
+    String index();
+
+    /** {@link Backend#PLUGIN} or {@link Backend#DOCUMENTS}. */
+    Backend backend();
+
+    /**
+     * Locks a path, waiting up to the request's {@link LockRequest#maxWait()} for conflicting locks
+     * to go.
+     *
+     * @return the held lock (close it), or the conflicts that remained when the wait ran out
+     * @throws TreeLockException if the cluster cannot be reached or refuses the request, or the thread
+     *     is interrupted while waiting
+     * @throws IllegalStateException if the provider is closed
+     */
+    AcquireResult<TreeLock> acquire(LockRequest request);
+
+    /** {@link #acquire(LockRequest)} of {@code path} in {@code mode}, failing fast. */
+    default AcquireResult<TreeLock> acquire(String path, LockMode mode) {
+        return acquire(LockRequest.of(b -> b.path(path).mode(mode)));
+    }
+
+    /** {@link #acquire(LockRequest)} of {@code path} in {@code mode}, waiting up to {@code maxWait}. */
+    default AcquireResult<TreeLock> acquire(String path, LockMode mode, Duration maxWait) {
+        return acquire(LockRequest.of(b -> b.path(path).mode(mode).maxWait(maxWait)));
+    }
+
+    /**
+     * The live locks at or below {@code prefix}, by path: a snapshot, stale as soon as it returns.
+     * Only granted paths are listed, each with the mode it was granted in; the shared locks every grant
+     * holds on its ancestors are implied, not listed.
+     *
+     * @throws TreeLockException if the cluster cannot be reached or refuses the request
+     */
+    List<LockInfo> list(TreePath prefix);
+
+    /** {@link #list(TreePath)} of every live lock in the namespace. */
+    default List<LockInfo> list() {
+        return list(TreePath.ROOT);
+    }
+
+    /**
+     * Releases the locks acquired through this provider that are still open (best effort: a failed
+     * release ends with its lease) and stops renewing. Further acquisitions throw
+     * {@link IllegalStateException}. Idempotent.
+     */
+    @Override
+    void close();
+
+    /**
+     * Configuration shared by both providers. Setters validate at once; the fallback-only settings
+     * ({@link #lockIndex}, {@link #clock}, {@link #createLockIndex}) are ignored by the plugin's.
+     */
+    final class Builder {
+        /** Default lease. */
+        public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
+        /** Default lock index of the fallback. */
+        public static final String DEFAULT_LOCK_INDEX = "esrel-treelocks";
+        /** Default pause between attempts while waiting: 10 ms doubling up to 500 ms, jittered. */
+        public static final Backoff DEFAULT_WAIT_BACKOFF =
+            Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(500));
+
+        ElasticsearchClient client;
+        String index;
+        String owner;
+        Duration ttl = DEFAULT_TTL;
+        TreeLockListener listener = TreeLockListener.NO_OP;
+        Backoff waitBackoff = DEFAULT_WAIT_BACKOFF;
+        Sleeper sleeper = Sleeper.SYSTEM;
+        int renewalThreads = 1;
+        Backend backend = Backend.AUTO;
+        String lockIndex = DEFAULT_LOCK_INDEX;
+        Clock clock = Clock.systemUTC();
+        boolean createLockIndex = true;
+
+        Builder() {}
+
+        /** Required: the client whose transport (auth, TLS, nodes) is used. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /**
+         * Required: the namespace, by convention the target index whose documents the paths name
+         * ({@code fs}). Locks in different namespaces never interact. The index need not exist.
+         *
+         * @throws IllegalArgumentException if blank
+         */
+        public Builder index(String index) {
+            this.index = Engine.requireIndex(index);
+            return this;
+        }
+
+        /**
+         * The owner of locks requested without one: shown to the requests it blocks. Default:
+         * {@code <HOSTNAME>-<pid>-<random>}, unique per provider.
+         *
+         * @throws IllegalArgumentException if blank or longer than {@value LockRequest#MAX_OWNER_LENGTH} UTF-8 bytes
+         */
+        public Builder owner(String owner) {
+            this.owner = LockRequest.checkOwner(owner);
+            return this;
+        }
+
+        /**
+         * The lease of locks requested without one. Default {@link #DEFAULT_TTL 60 s}.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder ttl(Duration ttl) {
+            this.ttl = LockRequest.checkTtl(ttl);
+            return this;
+        }
+
+        /** Hears renewals and lost leases of every lock of this provider. Default {@link TreeLockListener#NO_OP}. */
+        public Builder listener(TreeLockListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+            return this;
+        }
+
+        /**
+         * The pause between attempts while a request waits (the fallback polls; the plugin waits on the
+         * server and pauses only between its requests). Default {@link #DEFAULT_WAIT_BACKOFF}. Also the
+         * pause between re-reads of a lock document another client changed under the fallback.
+         */
+        public Builder waitBackoff(Backoff waitBackoff) {
+            this.waitBackoff = Objects.requireNonNull(waitBackoff, "waitBackoff cannot be null");
+            return this;
+        }
+
+        /** How to pause; default {@link Sleeper#SYSTEM}. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
+            return this;
+        }
+
+        /**
+         * Daemon threads that renew leases in the background. Default 1: a renewal is one short request
+         * per lock every third of its lease.
+         *
+         * @throws IllegalArgumentException if less than 1
+         */
+        public Builder renewalThreads(int renewalThreads) {
+            if (renewalThreads < 1) {
+                throw new IllegalArgumentException("renewalThreads must be at least 1, got " + renewalThreads);
+            }
+            this.renewalThreads = renewalThreads;
+            return this;
+        }
+
+        /** Which implementation {@link #build()} returns. Default {@link Backend#AUTO}. */
+        public Builder backend(Backend backend) {
+            this.backend = Objects.requireNonNull(backend, "backend cannot be null");
+            return this;
+        }
+
+        /**
+         * Fallback only: the index holding the lock documents of every namespace. Default
+         * {@value #DEFAULT_LOCK_INDEX}. Never delete it while locks may be in use: fencing tokens
+         * restart with it.
+         *
+         * @throws IllegalArgumentException if blank
+         */
+        public Builder lockIndex(String lockIndex) {
+            if (lockIndex == null || lockIndex.isBlank()) {
+                throw new IllegalArgumentException("lockIndex must not be blank");
+            }
+            this.lockIndex = lockIndex;
+            return this;
+        }
+
+        /**
+         * Fallback only: the clock leases are written and judged with. Default {@link Clock#systemUTC()}.
+         * The fallback is as safe as the clocks of its clients agree: keep them synchronised (NTP) to
+         * well within the lease.
+         */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock cannot be null");
+            return this;
+        }
+
+        /**
+         * Fallback only: whether to create the lock index (hidden, one shard, {@code 0-1} replicas) on
+         * first use if it does not exist. Default {@code true}; without it, create the index yourself
+         * with {@link DocumentTreeLocks#lockIndexMapping()}.
+         */
+        public Builder createLockIndex(boolean createLockIndex) {
+            this.createLockIndex = createLockIndex;
+            return this;
+        }
+
+        /**
+         * The provider of the chosen {@link #backend}; for {@link Backend#AUTO}, the plugin's if the
+         * tree-lock endpoints answer on this cluster (and every node lists the plugin), else the fallback.
+         *
+         * @throws IllegalArgumentException if the client or the index is not set
+         * @throws TreeLockException if {@link Backend#AUTO} cannot ask the cluster
+         */
+        public TreeLocks build() {
+            Objects.requireNonNull(client, "client must be set");
+            Engine.requireIndex(index);
+            switch (backend) {
+                case PLUGIN:
+                    return new PluginTreeLocks(this);
+                case DOCUMENTS:
+                    return new DocumentTreeLocks(this);
+                default:
+                    return PluginTreeLocks.available(client, index) ? new PluginTreeLocks(this) : new DocumentTreeLocks(this);
+            }
+        }
+    }
+}
