@@ -1,0 +1,482 @@
+package io.github.esrel.fs;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch._types.VersionType;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.BulkRequest;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.IndexRequest;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
+import co.elastic.clients.json.JsonData;
+import io.github.esrel.lock.AcquireResult;
+import io.github.esrel.lock.LockConflict;
+import io.github.esrel.lock.LockMode;
+import io.github.esrel.lock.LockRequest;
+import io.github.esrel.lock.TreeLock;
+import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.path.TreePath;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * A file system kept in an Elasticsearch index (seed 000 §1.4–1.5), made safe for concurrent use with
+ * tree locks: one document per file ({@link FileDoc}), directories implied by paths, subtree search
+ * through {@code path.tree}, and renames that rewrite every file below a directory.
+ *
+ * <pre>{@code
+ * try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index("fs"))) {
+ *     FileTree fs = FileTree.of(b -> b.client(es).index("fs").locks(locks));
+ *     fs.createIndex();
+ *     fs.write("/clinton/projects/elasticsearch/README.txt", "Some text about Elasticsearch");
+ *     List<FileDoc> hits = fs.grep("/clinton", "elasticsearch");       // grep -r elasticsearch /clinton
+ *     RenameResult r = fs.renameDirectory("/clinton", "/zach");        // mv /clinton /zach
+ * }
+ * }</pre>
+ *
+ * <h2>Concurrency</h2>
+ * Every write holds an exclusive tree lock: a file write on the file's path, a rename on the source
+ * and the target. A rename therefore excludes every write and every other rename anywhere below or
+ * above its paths, and is refused (not queued) by default when another process holds a conflicting
+ * lock. Locks are leases: if a rename's process stalls past its lease, another process may lock the
+ * directory and write. The stale process's late writes are then refused by <em>fencing</em>:
+ * <ul>
+ *   <li>{@link Fencing#EXTERNAL_VERSION} (with the esrel plugin, whose tokens increase across the
+ *       whole namespace): every write carries its lock's token as an external version, so
+ *       Elasticsearch refuses a write whose token is not above the one already stored.</li>
+ *   <li>{@link Fencing#SEQ_NO} (with the lock-document fallback, whose tokens increase per path only,
+ *       so they cannot order writes made under locks on different paths): every rewrite is conditional
+ *       on the {@code _seq_no}/{@code _primary_term} the rename read, so a stale rename cannot
+ *       overwrite a file a newer writer changed.</li>
+ * </ul>
+ * The mode is chosen when the index is created and recorded in its mapping's {@code _meta}.
+ *
+ * <p>Thread-safe; holds no resources of its own.
+ */
+public final class FileTree {
+
+    private static final Logger log = LoggerFactory.getLogger(FileTree.class);
+
+    /** How late writes of a lock holder whose lease ended are refused. */
+    public enum Fencing {
+        /** Writes carry the lock's fencing token as {@code version_type=external}. Needs the plugin. */
+        EXTERNAL_VERSION,
+        /** Rewrites are conditional on the {@code _seq_no}/{@code _primary_term} read. Works everywhere. */
+        SEQ_NO
+    }
+
+    private final ElasticsearchClient es;
+    private final String index;
+    private final TreeLocks locks;
+    private final int batchSize;
+    private final Duration lockWait;
+    private final RenameListener listener;
+    private volatile Layout layout;
+
+    private FileTree(Builder b) {
+        this.es = Objects.requireNonNull(b.client, "client cannot be null");
+        this.index = Objects.requireNonNull(b.index, "index cannot be null");
+        this.locks = Objects.requireNonNull(b.locks, "locks cannot be null");
+        if (!locks.index().equals(index)) {
+            throw new IllegalArgumentException("the tree locks are for namespace [" + locks.index()
+                + "] but the file tree is index [" + index + "]: locks must be taken in the tree's own namespace");
+        }
+        this.batchSize = b.batchSize;
+        this.lockWait = b.lockWait;
+        this.listener = b.listener;
+    }
+
+    public static FileTree of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    /** The fencing mode for this tree's lock provider: external versions with the plugin, seq_no otherwise. */
+    public Fencing defaultFencing() {
+        return locks.backend() == TreeLocks.Backend.PLUGIN ? Fencing.EXTERNAL_VERSION : Fencing.SEQ_NO;
+    }
+
+    /**
+     * Creates the index unless it exists: {@code path.tree} analysed by the {@code path_hierarchy}
+     * tokenizer when the cluster has it (module analysis-common), else a keyword field the client fills
+     * (root {@code subobjects: false} lets {@code path} and {@code path.tree} be two fields).
+     *
+     * @return the fencing mode in force for the index
+     */
+    public Fencing createIndex() {
+        try {
+            if (!es.indices().exists(e -> e.index(index)).value()) {
+                Fencing mode = defaultFencing();
+                try {
+                    create(Mappings.withTokenizer(mode));
+                } catch (ElasticsearchException e) {
+                    if (!Mappings.isMissingTokenizer(e)) {
+                        throw e;
+                    }
+                    log.debug("no path_hierarchy tokenizer on this cluster; path.tree is computed by the client");
+                    create(Mappings.clientComputed(mode));
+                }
+            }
+        } catch (ElasticsearchException e) {
+            if (!"resource_already_exists_exception".equals(e.error().type())) {
+                throw new FsException("cannot create index [" + index + "]: " + e.getMessage(), e);
+            }
+        } catch (IOException e) {
+            throw new FsException("cannot create index [" + index + "]: " + e.getMessage(), e);
+        }
+        return layout().fencing;
+    }
+
+    private void create(String json) throws IOException {
+        es.indices().create(c -> c.index(index).withJson(new StringReader(json)));
+    }
+
+    /**
+     * Writes (creates or replaces) a file, under an exclusive lock on its path.
+     *
+     * @return the file as stored, or empty when another process holds a conflicting lock
+     */
+    public Optional<FileDoc> write(String path, String contents) {
+        TreePath file = TreePath.of(path);
+        if (file.isRoot()) {
+            throw new IllegalArgumentException("/ is a directory, not a file");
+        }
+        Objects.requireNonNull(contents, "contents cannot be null");
+        AcquireResult<TreeLock> r = locks.acquire(LockRequest.of(b -> b.path(file).mode(LockMode.EXCLUSIVE).maxWait(lockWait)));
+        if (!r.acquired()) {
+            return Optional.empty();
+        }
+        try (TreeLock lock = r.orThrow()) {
+            Optional<Stored> existing = find(file);
+            String id = existing.map(s -> s.doc.id()).orElseGet(() -> UUID.randomUUID().toString());
+            IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
+                .index(index).id(id).document(source(file, contents)).refresh(Refresh.WaitFor);
+            fence(req, lock.token(), existing.orElse(null));
+            long version = es.index(req.build()).version();
+            return Optional.of(new FileDoc(id, file, contents, version));
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("cannot write [" + path + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /** The file at this path, if any. */
+    public Optional<FileDoc> read(String path) {
+        try {
+            return find(TreePath.of(path)).map(s -> s.doc);
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("cannot read [" + path + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code grep -r text dir}: files at or below {@code dir} whose contents match {@code text}
+     * (full-text match), best first, at most 1,000.
+     */
+    public List<FileDoc> grep(String dir, String text) {
+        TreePath d = TreePath.of(dir);
+        try {
+            SearchResponse<Map> resp = es.search(s -> s.index(index).size(1000)
+                .query(q -> q.bool(b -> b.must(m -> m.match(mt -> mt.field("contents").query(text))).filter(below(d)))), Map.class);
+            List<FileDoc> out = new ArrayList<>();
+            resp.hits().hits().forEach(h -> out.add(toDoc(h)));
+            return out;
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("cannot search [" + dir + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /** Files at or below {@code dir} ({@code find dir -type f | wc -l}). */
+    public long count(String dir) {
+        TreePath d = TreePath.of(dir);
+        try {
+            es.indices().refresh(r -> r.index(index));
+            return es.count(c -> c.index(index).query(below(d))).count();
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("cannot count [" + dir + "]: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code mv from to} for one file, under exclusive locks on both paths. */
+    public RenameResult renameFile(String from, String to) {
+        TreePath src = TreePath.of(from);
+        TreePath dst = TreePath.of(to);
+        return withLocks(src, dst, (token, held) -> {
+            Optional<Stored> file = find(src);
+            if (file.isEmpty()) {
+                return refused("no file at " + src);
+            }
+            if (find(dst).isPresent() || count(dst.value()) > 0) {
+                return refused(dst + " already exists");
+            }
+            IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
+                .index(index).id(file.get().doc.id()).document(source(dst, file.get().doc.contents())).refresh(Refresh.WaitFor);
+            fence(req, token, file.get());
+            try {
+                es.index(req.build());
+            } catch (ElasticsearchException e) {
+                if (e.status() == 409) {
+                    return new RenameResult(RenameResult.Status.FENCED, 0, 1, token, List.of(),
+                        "a newer lock holder changed " + src + " first");
+                }
+                throw e;
+            }
+            return new RenameResult(RenameResult.Status.DONE, 1, 1, token, List.of(), "renamed " + src + " to " + dst);
+        });
+    }
+
+    /**
+     * {@code mv from to} for a directory: under exclusive tree locks on both paths, streams every file
+     * below {@code from} with a point-in-time and {@code search_after}, and rewrites {@code path} and
+     * {@code path.tree} through bulk requests, fenced (see the class comment). Progress goes to the
+     * listener. The locks are released at the end, whatever happens.
+     *
+     * @return {@link RenameResult.Status#DONE}, or why not
+     * @throws FsException if the cluster fails; files moved before the failure stay moved, and running
+     *     the same rename again moves the rest
+     */
+    public RenameResult renameDirectory(String from, String to) {
+        TreePath src = TreePath.of(from);
+        TreePath dst = TreePath.of(to);
+        if (src.isRoot()) {
+            throw new IllegalArgumentException("cannot rename /");
+        }
+        if (src.onSameBranch(dst)) {
+            throw new IllegalArgumentException("cannot rename " + src + " to " + dst + ": one is inside the other");
+        }
+        return withLocks(src, dst, (token, held) -> new DirectoryRename(this, src, dst, token, held).run());
+    }
+
+    // ---- internals shared with DirectoryRename
+
+    ElasticsearchClient es() {
+        return es;
+    }
+
+    String index() {
+        return index;
+    }
+
+    int batchSize() {
+        return batchSize;
+    }
+
+    RenameListener listener() {
+        return listener;
+    }
+
+    /** How the index was created, read once from its mapping's {@code _meta}. */
+    record Layout(Fencing fencing, boolean clientComputedTree) {}
+
+    Layout layout() {
+        Layout l = layout;
+        if (l == null) {
+            l = readLayout();
+            if (l.fencing == Fencing.EXTERNAL_VERSION && locks.backend() != TreeLocks.Backend.PLUGIN) {
+                throw new IllegalStateException("index [" + index + "] is fenced by external versions from the esrel plugin's"
+                    + " namespace-wide tokens, but these locks come from the " + locks.backend() + " provider, whose tokens"
+                    + " only increase per path: use the plugin's locks for this index");
+            }
+            layout = l;
+        }
+        return l;
+    }
+
+    static Query below(TreePath dir) {
+        if (dir.isRoot()) {
+            return Query.of(q -> q.matchAll(m -> m));
+        }
+        return Query.of(q -> q.term(t -> t.field("path.tree").value(FieldValue.of(dir.value()))));
+    }
+
+    Map<String, Object> source(TreePath file, String contents) {
+        TreePath dir = file.parent().orElse(TreePath.ROOT);
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("name", file.name());
+        doc.put("path", dir.value());
+        if (layout().clientComputedTree) {
+            doc.put("path.tree", dir.hierarchyTokens());
+        }
+        doc.put("contents", contents);
+        return doc;
+    }
+
+    /** Makes the write conditional: the token as external version, or the seq_no/primary_term read. */
+    void fence(IndexRequest.Builder<?> req, long token, Stored read) {
+        if (layout().fencing == Fencing.EXTERNAL_VERSION) {
+            req.version(token).versionType(VersionType.External);
+        } else if (read == null) {
+            req.opType(co.elastic.clients.elasticsearch._types.OpType.Create);
+        } else {
+            req.ifSeqNo(read.seqNo).ifPrimaryTerm(read.primaryTerm);
+        }
+    }
+
+    static FileDoc toDoc(Hit<Map> h) {
+        Map<?, ?> src = h.source();
+        TreePath dir = TreePath.of((String) src.get("path"));
+        long version = h.version() == null ? 0 : h.version();
+        return new FileDoc(h.id(), dir.child((String) src.get("name")), (String) src.get("contents"), version);
+    }
+
+    /** A file as read, with what a conditional write needs. */
+    record Stored(FileDoc doc, long seqNo, long primaryTerm) {
+        static Stored of(Hit<Map> h) {
+            return new Stored(toDoc(h), h.seqNo() == null ? -1 : h.seqNo(), h.primaryTerm() == null ? 0 : h.primaryTerm());
+        }
+    }
+
+    private Optional<Stored> find(TreePath file) throws IOException {
+        if (file.isRoot()) {
+            return Optional.empty();
+        }
+        es.indices().refresh(r -> r.index(index));
+        TreePath dir = file.parent().orElse(TreePath.ROOT);
+        SearchResponse<Map> resp = es.search(s -> s.index(index).size(2).version(true).seqNoPrimaryTerm(true)
+            .query(q -> q.bool(b -> b
+                .filter(f -> f.term(t -> t.field("path").value(FieldValue.of(dir.value()))))
+                .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))), Map.class);
+        List<Hit<Map>> hits = resp.hits().hits();
+        if (hits.size() > 1) {
+            throw new FsException(hits.size() + " documents claim path " + file + ": the index was written without esrel's locks", null);
+        }
+        return hits.stream().findFirst().map(Stored::of);
+    }
+
+    private Layout readLayout() {
+        try {
+            GetMappingResponse m = es.indices().getMapping(g -> g.index(index));
+            Map<String, JsonData> meta = m.mappings().values().iterator().next().mappings().meta();
+            if (meta == null || !meta.containsKey(Mappings.FENCING_KEY)) {
+                throw new IllegalStateException("index [" + index + "] was not created by FileTree.createIndex()");
+            }
+            return new Layout(Fencing.valueOf(meta.get(Mappings.FENCING_KEY).to(String.class)),
+                "client".equals(meta.get(Mappings.TREE_KEY).to(String.class)));
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("cannot read the mapping of [" + index + "]: " + e.getMessage(), e);
+        }
+    }
+
+    interface LockedAction {
+        /** @param held true while both leases are still held, as far as this process knows */
+        RenameResult run(long token, java.util.function.BooleanSupplier held) throws IOException;
+    }
+
+    /**
+     * Runs the action under exclusive locks on both paths, taken in path order and released at the end;
+     * if the second is busy the first is released at once (never wait while holding: no deadlock).
+     */
+    private RenameResult withLocks(TreePath a, TreePath b, LockedAction action) {
+        TreePath first = a.compareTo(b) <= 0 ? a : b;
+        TreePath second = first == a ? b : a;
+        AcquireResult<TreeLock> r1 = locks.acquire(LockRequest.of(l -> l.path(first).mode(LockMode.EXCLUSIVE).maxWait(lockWait)));
+        if (!r1.acquired()) {
+            return locked(r1.conflicts());
+        }
+        try (TreeLock l1 = r1.orThrow()) {
+            AcquireResult<TreeLock> r2 = locks.acquire(LockRequest.of(l -> l.path(second).mode(LockMode.EXCLUSIVE)));
+            if (!r2.acquired()) {
+                return locked(r2.conflicts());
+            }
+            try (TreeLock l2 = r2.orThrow()) {
+                // With namespace-wide tokens the later grant carries the larger one; fence with it.
+                return action.run(Math.max(l1.token(), l2.token()), () -> l1.isHeld() && l2.isHeld());
+            }
+        } catch (IOException | ElasticsearchException e) {
+            throw new FsException("rename " + a + " -> " + b + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static RenameResult locked(List<LockConflict> conflicts) {
+        return new RenameResult(RenameResult.Status.LOCKED, 0, 0, 0, conflicts, "locked by " + conflicts);
+    }
+
+    static RenameResult refused(String why) {
+        return new RenameResult(RenameResult.Status.REFUSED, 0, 0, 0, List.of(), why);
+    }
+
+    @Override
+    public String toString() {
+        return "FileTree{index=" + index + ", locks=" + locks.backend() + '}';
+    }
+
+    /** Builder for {@link FileTree}. */
+    public static final class Builder {
+        private ElasticsearchClient client;
+        private String index;
+        private TreeLocks locks;
+        private int batchSize = 500;
+        private Duration lockWait = Duration.ZERO;
+        private RenameListener listener = RenameListener.NO_OP;
+
+        private Builder() {}
+
+        /** Required. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /** Required: the index holding the files; also the lock namespace. */
+        public Builder index(String index) {
+            if (index == null || index.isBlank()) {
+                throw new IllegalArgumentException("index must not be empty");
+            }
+            this.index = index;
+            return this;
+        }
+
+        /** Required: the tree locks of the same namespace (the index name). */
+        public Builder locks(TreeLocks locks) {
+            this.locks = Objects.requireNonNull(locks, "locks cannot be null");
+            return this;
+        }
+
+        /**
+         * Files per bulk request in a directory rename. Default 500.
+         *
+         * @throws IllegalArgumentException unless between 1 and 10,000
+         */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1 || batchSize > 10_000) {
+                throw new IllegalArgumentException("batchSize must be between 1 and 10000, got " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /** How long a write or rename waits for a busy lock. Default zero: refuse at once. */
+        public Builder lockWait(Duration lockWait) {
+            if (lockWait == null || lockWait.isNegative()) {
+                throw new IllegalArgumentException("lockWait must be zero or positive, got " + lockWait);
+            }
+            this.lockWait = lockWait;
+            return this;
+        }
+
+        /** Default {@link RenameListener#NO_OP}. */
+        public Builder listener(RenameListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+            return this;
+        }
+
+        public FileTree build() {
+            return new FileTree(this);
+        }
+    }
+}

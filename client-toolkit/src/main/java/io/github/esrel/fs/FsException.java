@@ -1,0 +1,14 @@
+package io.github.esrel.fs;
+
+/**
+ * The file tree could not be read or written: the cluster failed or refused a request. Expected
+ * outcomes (a busy lock, a rename fenced off by a newer one) are {@link RenameResult}s, not this.
+ */
+public class FsException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    public FsException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,18 @@
+package io.github.esrel.fs;
+
+/**
+ * Hears the progress of a {@link FileTree#renameDirectory directory rename}. Every method has a
+ * no-op default. Called on the thread running the rename; an exception thrown by a listener is
+ * logged and ignored, it never breaks the rename.
+ */
+public interface RenameListener {
+
+    /** Does nothing. */
+    RenameListener NO_OP = new RenameListener() {};
+
+    /** The locks are held and {@code total} files were found below the directory. */
+    default void started(String from, String to, long total, long token) {}
+
+    /** {@code done} of {@code total} files have been rewritten. */
+    default void progress(long done, long total) {}
+}

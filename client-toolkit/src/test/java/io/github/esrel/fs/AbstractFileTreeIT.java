@@ -1,0 +1,185 @@
+package io.github.esrel.fs;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.lock.LockMode;
+import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.path.TreePath;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The file-system model of seed 000 against a real node, run once per lock provider (plugin and
+ * lock-document fallback): subtree search, file and directory renames, concurrent renames, progress.
+ */
+abstract class AbstractFileTreeIT {
+
+    abstract ElasticsearchClient es();
+
+    abstract TreeLocks.Backend backend();
+
+    String index;
+    TreeLocks locks;
+    FileTree fs;
+
+    @BeforeEach
+    void setUp() {
+        index = "fs-" + UUID.randomUUID().toString().substring(0, 8);
+        locks = locks("worker-1");
+        fs = FileTree.of(b -> b.client(es()).index(index).locks(locks).batchSize(100));
+        fs.createIndex();
+    }
+
+    @AfterEach
+    void tearDown() throws IOException {
+        locks.close();
+        es().indices().delete(d -> d.index(index));
+    }
+
+    TreeLocks locks(String owner) {
+        return TreeLocks.of(b -> b.client(es()).index(index).owner(owner).backend(backend()));
+    }
+
+    @Test
+    void shouldFindFilesInASubtreeLikeGrepR() {
+        write("/clinton/projects/elasticsearch/README.txt", "Some text about Elasticsearch");
+        write("/clinton/projects/kibana/README.txt", "Kibana shows Elasticsearch data");
+        write("/clinton/notes.txt", "nothing relevant");
+        write("/zach/README.txt", "Elasticsearch again");
+
+        assertThat(paths(fs.grep("/clinton", "elasticsearch")))
+            .containsExactlyInAnyOrder("/clinton/projects/elasticsearch/README.txt", "/clinton/projects/kibana/README.txt");
+        assertThat(paths(fs.grep("/clinton/projects/kibana", "elasticsearch"))).containsExactly("/clinton/projects/kibana/README.txt");
+        assertThat(paths(fs.grep("/", "elasticsearch"))).hasSize(3);
+        assertThat(paths(fs.grep("/clint", "elasticsearch"))).as("a prefix that is not a directory").isEmpty();
+    }
+
+    @Test
+    void shouldRenameAFile() {
+        write("/a/old.txt", "hello");
+        RenameResult r = fs.renameFile("/a/old.txt", "/b/new.txt");
+        assertThat(r.status()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(fs.read("/a/old.txt")).isEmpty();
+        assertThat(fs.read("/b/new.txt")).hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("hello"));
+        assertThat(fs.renameFile("/a/old.txt", "/c.txt").status()).isEqualTo(RenameResult.Status.REFUSED);
+    }
+
+    @Test
+    void shouldRenameADirectoryWithEverythingBelowIt() {
+        int files = 450;
+        bulkWrite("/clinton", files);
+        List<long[]> progress = new ArrayList<>();
+        FileTree withProgress = FileTree.of(b -> b.client(es()).index(index).locks(locks).batchSize(100)
+            .listener(new RenameListener() {
+                @Override
+                public void progress(long done, long total) {
+                    progress.add(new long[] {done, total});
+                }
+            }));
+
+        RenameResult r = withProgress.renameDirectory("/clinton", "/zach");
+
+        assertThat(r.status()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(r.moved()).isEqualTo(files);
+        assertThat(fs.count("/clinton")).isZero();
+        assertThat(fs.count("/zach")).isEqualTo(files);
+        assertThat(fs.count("/zach/projects/p3")).isEqualTo(files / 10);
+        assertThat(fs.read("/zach/projects/p7/file-7.txt")).hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("contents 7"));
+        assertThat(progress).extracting(p -> p[0]).containsExactly(100L, 200L, 300L, 400L, 450L);
+        assertThat(locks.list()).as("locks released at the end").isEmpty();
+    }
+
+    @Test
+    void shouldRefuseARenameIntoAnExistingDirectoryOrIntoItself() {
+        write("/a/x.txt", "1");
+        write("/b/y.txt", "2");
+        assertThat(fs.renameDirectory("/a", "/b").status()).isEqualTo(RenameResult.Status.REFUSED);
+        assertThatThrownBy(() -> fs.renameDirectory("/a", "/a/sub")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(fs.renameDirectory("/nothing", "/c").status()).isEqualTo(RenameResult.Status.REFUSED);
+    }
+
+    @Test
+    void shouldRefuseTheSecondOfTwoConcurrentRenames() throws Exception {
+        bulkWrite("/clinton", 300);
+        CountDownLatch firstIsRunning = new CountDownLatch(1);
+        CountDownLatch secondTried = new CountDownLatch(1);
+        FileTree first = FileTree.of(b -> b.client(es()).index(index).locks(locks).batchSize(100)
+            .listener(new RenameListener() {
+                @Override
+                public void progress(long done, long total) {
+                    firstIsRunning.countDown();
+                    await(secondTried);
+                }
+            }));
+        CompletableFuture<RenameResult> firstRename = CompletableFuture.supplyAsync(() -> first.renameDirectory("/clinton", "/zach"));
+        assertThat(firstIsRunning.await(60, TimeUnit.SECONDS)).isTrue();
+
+        RenameResult second;
+        try (TreeLocks otherProcess = locks("worker-2")) {
+            FileTree other = FileTree.of(b -> b.client(es()).index(index).locks(otherProcess));
+            second = other.renameDirectory("/clinton", "/bob");
+            assertThat(other.write("/clinton/new.txt", "x")).as("a write below the directory being renamed").isEmpty();
+        } finally {
+            secondTried.countDown();
+        }
+
+        assertThat(second.status()).isEqualTo(RenameResult.Status.LOCKED);
+        assertThat(second.conflicts()).anySatisfy(c -> {
+            assertThat(c.owner()).isEqualTo("worker-1");
+            assertThat(c.mode()).isEqualTo(LockMode.EXCLUSIVE);
+        });
+        assertThat(firstRename.get(120, TimeUnit.SECONDS).status()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(fs.count("/zach")).isEqualTo(300);
+        assertThat(fs.count("/bob")).isZero();
+    }
+
+    void write(String path, String contents) {
+        assertThat(fs.write(path, contents)).as("write %s", path).isPresent();
+    }
+
+    /**
+     * {@code count} files in 10 sub-directories of {@code dir}, bulk-indexed in the model's document
+     * layout (one locked write per file would only slow the test down).
+     */
+    void bulkWrite(String dir, int count) {
+        co.elastic.clients.elasticsearch.core.BulkRequest.Builder bulk = new co.elastic.clients.elasticsearch.core.BulkRequest.Builder()
+            .refresh(co.elastic.clients.elasticsearch._types.Refresh.True);
+        for (int i = 0; i < count; i++) {
+            TreePath file = p(dir + "/projects/p" + (i % 10) + "/file-" + i + ".txt");
+            java.util.Map<String, Object> source = fs.source(file, "contents " + i);
+            bulk.operations(op -> op.create(c -> c.index(index).id(UUID.randomUUID().toString()).document(source)));
+        }
+        try {
+            assertThat(es().bulk(bulk.build()).errors()).isFalse();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static List<String> paths(List<FileDoc> docs) {
+        return docs.stream().map(d -> d.path().value()).toList();
+    }
+
+    static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static TreePath p(String s) {
+        return TreePath.of(s);
+    }
+}
