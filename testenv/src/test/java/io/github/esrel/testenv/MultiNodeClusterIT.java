@@ -21,7 +21,10 @@ class MultiNodeClusterIT {
 
   private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(60);
 
-  @Cluster static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+  // 3 nodes on 2 cores take 40 s; much more than the default 120 s when other builds share them.
+  @Cluster
+  static final EsCluster cluster =
+      EsCluster.builder().nodes(3).plugin(false).startTimeout(Duration.ofMinutes(5)).build();
 
   @Test
   @Order(1)
