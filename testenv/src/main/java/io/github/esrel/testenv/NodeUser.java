@@ -11,6 +11,8 @@ import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,17 +34,23 @@ final class NodeUser {
     this.runAs = runAs;
   }
 
+  /** Accounts already checked (and announced) by this JVM. */
+  private static final Set<String> READY = ConcurrentHashMap.newKeySet();
+
   static NodeUser detect() {
     if (!isRoot()) {
       return new NodeUser(null);
     }
     String name = TestenvProperties.user();
-    ensureAccount(name);
-    LOG.info(
-        "Running as root, which Elasticsearch refuses: nodes run as user '{}' via runuser"
-            + " (change with -D{}=...)",
-        name,
-        TestenvProperties.USER);
+    if (!READY.contains(name)) {
+      ensureAccount(name);
+      READY.add(name);
+      LOG.info(
+          "Running as root, which Elasticsearch refuses: nodes run as user '{}' via runuser"
+              + " (change with -D{}=...)",
+          name,
+          TestenvProperties.USER);
+    }
     return new NodeUser(name);
   }
 
