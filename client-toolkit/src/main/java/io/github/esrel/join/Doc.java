@@ -1,0 +1,31 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.FieldValue;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One document a join or a grouping returned: where it lives, how it scored and sorted, and its
+ * source mapped to the caller's type.
+ *
+ * @param index the concrete index the document was read from
+ * @param id the document's {@code _id}
+ * @param score its score, or {@code null} when the search did not compute one
+ * @param sort its sort values ({@code hit.sort}), empty when the search was not sorted explicitly
+ * @param value the source mapped to the caller's type; {@code null} when the source was not fetched
+ * @param <T> the caller's document type
+ */
+public record Doc<T>(String index, String id, Double score, List<FieldValue> sort, T value) {
+
+    public Doc {
+        Objects.requireNonNull(index, "index cannot be null");
+        Objects.requireNonNull(id, "id cannot be null");
+        sort = sort == null ? List.of() : List.copyOf(sort);
+    }
+
+    /** {@code [index][id]}, for logs and messages. */
+    public String ref() {
+        return "[" + index + "][" + id + "]";
+    }
+}

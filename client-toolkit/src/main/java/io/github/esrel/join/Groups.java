@@ -1,0 +1,54 @@
+package io.github.esrel.join;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The groups a field-collapsing search returned, how it got them, and whether they are exact.
+ * Immutable.
+ *
+ * @param groups the groups, best score first
+ * @param form how Elasticsearch was asked
+ * @param totalHits documents matching the query (in any group or none), {@code -1} when unknown
+ * @param exact {@code false} when the groups may be incomplete (the terms form met more distinct
+ *     values than {@link Grouping.Builder#maxBuckets(int)}); {@link #note()} says why
+ * @param note why the result is not exact or how the form was chosen, or {@code null}
+ * @param requests one entry per round trip, in order
+ * @param took wall time
+ * @param <T> the document type
+ */
+public record Groups<T>(List<Group<T>> groups, Form form, long totalHits, boolean exact, String note,
+                        List<String> requests, Duration took) {
+
+    /** How the groups were computed. */
+    public enum Form {
+        /** {@code collapse} on the field with {@code inner_hits}: one search, groups paged by the server. */
+        COLLAPSE,
+        /**
+         * The seed's form: a {@code terms} aggregation ordered by {@code max(_score)} (a painless script)
+         * with {@code top_hits} per bucket. Needs the {@code lang-painless} module.
+         */
+        TERMS_SCRIPTED_MAX_SCORE,
+        /**
+         * A {@code terms} aggregation over every group with {@code top_hits} per bucket, ordered by each
+         * bucket's best score by esrel: the seed's form for clusters without scripting.
+         */
+        TERMS_CLIENT_ORDERED
+    }
+
+    public Groups {
+        groups = List.copyOf(groups);
+        Objects.requireNonNull(form, "form cannot be null");
+        requests = List.copyOf(requests);
+    }
+
+    public int roundTrips() {
+        return requests.size();
+    }
+
+    /** The group keys, in order. */
+    public List<String> keys() {
+        return groups.stream().map(Group::key).toList();
+    }
+}

@@ -1,0 +1,634 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.Time;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.util.ObjectBuilder;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Application-side joins (seed 000 §1.1): one query finds the parents' keys, one {@code terms} query
+ * finds their children, and the children come back paired with their typed parents. Both
+ * directions:
+ * <ul>
+ *   <li>{@link #childrenOf} — children of parents matching a query ("users named John → their blog
+ *       posts"): a page of parents in the parent order, each with its best children and their count;
+ *       the parent side pages with a point in time and {@code search_after} ({@link JoinResult#next()}).</li>
+ *   <li>{@link #childrenWhereParent} — children filtered by parent attributes ("popular posts whose
+ *       author is female"): the top children in the child order among the children of every
+ *       matching parent, paired with their parents.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * Join join = Join.of(b -> b.client(es));                       // cap: 10,000 parents per call
+ * JoinResult<User, Post> r = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, q -> q
+ *     .parents("users", p -> p.term(t -> t.field("gender").value("female")))
+ *     .children("posts", "user_id")
+ *     .childQuery(c -> c.term(t -> t.field("popularity").value("high")))
+ *     .size(20)));
+ * r.orThrow();                                  // over the cap: JoinCapExceededException, "denormalize ..."
+ * r.pairs().forEach(p -> show(p.child().value(), p.parent().value()));
+ * r.roundTrips();                               // 2 when the parents fit in one page
+ * }</pre>
+ *
+ * <h2>Round trips</h2>
+ * {@link #childrenWhereParent} takes two round trips when the matching parents fit in one page
+ * ({@link Builder#pageSize(int)}, at most the parent index's {@code index.max_result_window}; 10,000
+ * by default): one search for the parents, one search for the children. Keys beyond the child
+ * index's {@code index.max_terms_count} are split into batches that still travel in that one round
+ * trip ({@code _msearch}), so 65,536 keys take two round trips when the parent index lets one page
+ * hold them. More parents than one page take a point in time and one round trip per page. A third
+ * round trip reads {@code index.max_terms_count} when a join ships more keys than the default 65,536
+ * or the cluster rejects a batch (the limit was lowered); it is cached. Every request is listed in
+ * {@link JoinResult#requests()}.
+ *
+ * <h2>The fan-out cap (seed 003's trap)</h2>
+ * An application-side join is only as good as the number of parent keys it must read and ship. When
+ * the parent condition is broad and the child condition selective (1 user in 5,000 has a popular
+ * photo, 20 photos wanted), every matching parent must be read: that does not scale, and the answer
+ * is to copy the parent fields into the children (denormalize) and query the children alone. So
+ * every call reads at most {@link Builder#maxParents(int)} parents (10,000 by default) and says so:
+ * <ul>
+ *   <li>{@link #childrenWhereParent} counts the matching parents in its first round trip and, if
+ *       they exceed the cap, returns {@link JoinResult.Status#CAP_EXCEEDED} without querying the
+ *       children;</li>
+ *   <li>{@link #childrenOf} streams parents page by page and stops as soon as its page is full; if
+ *       it reads the cap first (only parents with children wanted, and few have them) it returns
+ *       what it found as {@link JoinResult.Status#PARTIAL}, with a cursor to continue.</li>
+ * </ul>
+ * Both carry {@link JoinResult#advice()} naming what to denormalize; {@link JoinResult#orThrow()}
+ * makes them a {@link JoinCapExceededException}. Memory stays bounded by the cap (parent keys, and
+ * parent sources unless {@link JoinQuery.ParentFetch#LAZY}).
+ *
+ * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
+ * collapses children on their key field, so it must hold a single value per child. Failures are
+ * {@link JoinException}s. Thread-safe; holds no connection of its own.
+ */
+public final class Join {
+
+    /** Default {@link Builder#maxParents(int)}. */
+    public static final int DEFAULT_MAX_PARENTS = 10_000;
+    /** Default {@link Builder#pageSize(int)}: Elasticsearch's default {@code index.max_result_window}. */
+    public static final int DEFAULT_PAGE_SIZE = 10_000;
+    /** Largest accepted {@link Builder#maxParents(int)}. */
+    public static final int MAX_PARENTS_LIMIT = 10_000_000;
+    /** Groups per collapse search (each is a hit, so at most the default {@code index.max_result_window}). */
+    static final int MAX_COLLAPSE_GROUPS = 10_000;
+
+    private final ElasticsearchClient es;
+    private final Searcher searcher;
+    private final JsonpMapper mapper;
+    private final int maxParents;
+    private final int pageSize;
+    private final TermsLimits limits;
+    private final Duration pitKeepAlive;
+    private final Time keepAlive;
+    private final boolean consistentPaging;
+
+    private Join(Builder b) {
+        this.es = Objects.requireNonNull(b.client, "client cannot be null");
+        this.searcher = new Searcher(es);
+        this.mapper = es._jsonpMapper();
+        this.maxParents = b.maxParents;
+        this.pageSize = b.pageSize;
+        this.limits = new TermsLimits(b.maxTermsCount);
+        this.pitKeepAlive = b.pitKeepAlive;
+        this.keepAlive = Time.of(t -> t.time(Math.max(1, pitKeepAlive.toSeconds()) + "s"));
+        this.consistentPaging = b.consistentPaging;
+    }
+
+    /** Builds a join with a lambda, in the style of the elasticsearch-java client. */
+    public static Join of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public int maxParents() {
+        return maxParents;
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    // --- children filtered by parent attributes ---------------------------------------------------
+
+    /**
+     * Children filtered by parent attributes: the children matching {@link JoinQuery#childQuery()}
+     * whose parent matches {@link JoinQuery#parentQuery()}, in the child sort, from
+     * {@link JoinQuery#from()} for {@link JoinQuery#size()}, each paired with its parent.
+     *
+     * <p>Reads every matching parent's key (up to the cap), then the children of those keys in one
+     * round trip (batched to the child index's {@code index.max_terms_count}, merged by esrel).
+     *
+     * @return {@link JoinResult.Status#COMPLETE}, or {@link JoinResult.Status#CAP_EXCEEDED} (no pairs)
+     *     when more parents match than {@link Builder#maxParents(int)}
+     * @throws JoinException if an index is missing, a key field cannot be searched, a source cannot be
+     *     mapped, or the cluster fails
+     * @throws IllegalArgumentException if several batches are needed and the child sort is not by score
+     *     or fields (esrel cannot merge it)
+     */
+    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q) {
+        Objects.requireNonNull(q, "query cannot be null");
+        long start = System.nanoTime();
+        Trips trips = new Trips();
+        Comparator<List<FieldValue>> order = SortValues.comparator(q.childSort());
+
+        Parents<P> parents = collectParents(q, trips);
+        if (parents.exceeded) {
+            return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), parents.total, parents.exact,
+                parents.read, -1, false, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start),
+                null, capExceededAdvice(q, parents), q.from());
+        }
+        List<String> keys = new ArrayList<>(parents.keys);
+        if (keys.isEmpty()) {
+            return new JoinResult<>(JoinResult.Status.COMPLETE, List.of(), List.of(), parents.total, parents.exact,
+                parents.read, 0, true, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start), null,
+                null, q.from());
+        }
+
+        int window = q.from() + q.size();
+        Batches<C> run = runBatches(q.childIndex(), keys, Integer.MAX_VALUE, batch -> Requests.childBatch(q, batch, window),
+            q.childType(), trips, "children of " + keys.size() + " parent key(s)");
+        List<Hit<C>> hits = new ArrayList<>();
+        long childrenMatched = 0;
+        boolean childrenExact = true;
+        for (ResponseBody<C> r : run.responses) {
+            hits.addAll(r.hits().hits());
+            if (r.hits().total() != null) {
+                childrenMatched += r.hits().total().value();
+                childrenExact &= r.hits().total().relation() == TotalHitsRelation.Eq;
+            }
+        }
+        if (run.responses.size() > 1) {
+            // Stable: ties keep batch order, as one search would keep shard order.
+            hits.sort((a, b) -> order.compare(a.sort(), b.sort()));
+            Set<String> seen = new HashSet<>();
+            hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
+        }
+        List<Hit<C>> page = hits.subList(Math.min(q.from(), hits.size()), Math.min(window, hits.size()));
+
+        Map<String, Doc<P>> parentDocs = parents.docs;
+        if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
+            parentDocs = fetchParents(q, page, parents.keys, trips);
+        }
+        List<Pair<P, C>> pairs = new ArrayList<>(page.size());
+        for (Hit<C> h : page) {
+            String key = matchingKey(h, q.childKey(), parents.keys);
+            Doc<P> parent = key == null ? null : parentDocs.get(key);
+            if (parent == null) {
+                // The child's key matched a batch but the parent is gone (deleted between the two reads).
+                continue;
+            }
+            pairs.add(new Pair<>(parent, doc(h)));
+        }
+        return new JoinResult<>(JoinResult.Status.COMPLETE, pairs, null, parents.total, parents.exact, parents.read,
+            childrenMatched, childrenExact, keys.size(), run.batches, run.limit, maxParents, trips.list(), since(start),
+            null, null, q.from());
+    }
+
+    /** The parent side of {@link #childrenWhereParent}: every matching key, or the news that there are too many. */
+    private static final class Parents<P> {
+        final Set<String> keys = new LinkedHashSet<>();
+        final Map<String, Doc<P>> docs = new HashMap<>();
+        long total;
+        boolean exact;
+        int read;
+        boolean exceeded;
+    }
+
+    private <P> Parents<P> collectParents(JoinQuery<P, ?> q, Trips trips) {
+        Parents<P> out = new Parents<>();
+        int first = Math.min(pageSize, maxParents);
+        ResponseBody<P> r = searcher.one("parent keys", q.parentIndex(),
+            Requests.parentKeys(q, null, keepAlive, List.of(), first, maxParents + 1), q.parentType(), trips);
+        out.total = r.hits().total().value();
+        out.exact = r.hits().total().relation() == TotalHitsRelation.Eq;
+        if (out.total > maxParents) {
+            out.exceeded = true;
+            out.read = r.hits().hits().size();
+            return out;
+        }
+        if (r.hits().hits().size() >= out.total) {
+            add(out, r.hits().hits(), q);
+            return out;
+        }
+        // More than one page: read them all again from one point in time, so that every page is
+        // from the same view of the index (the first page was read without one).
+        String pit = openPit(q.parentIndex(), trips);
+        try {
+            List<FieldValue> after = List.of();
+            while (true) {
+                ResponseBody<P> page = searcher.one("parent keys (point in time)", q.parentIndex(),
+                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1), q.parentType(), trips);
+                if (page.pitId() != null) {
+                    pit = page.pitId();
+                }
+                List<Hit<P>> hits = page.hits().hits();
+                add(out, hits, q);
+                if (out.read > maxParents) {
+                    out.exceeded = true;
+                    out.total = Math.max(out.total, out.read);
+                    out.exact = false;
+                    return out;
+                }
+                if (hits.size() < pageSize) {
+                    out.total = out.read;
+                    out.exact = true;
+                    return out;
+                }
+                after = hits.get(hits.size() - 1).sort();
+            }
+        } finally {
+            ParentPages.closePit(es, pit, q.parentIndex(), trips);
+        }
+    }
+
+    private <P> void add(Parents<P> out, List<Hit<P>> hits, JoinQuery<P, ?> q) {
+        boolean eager = q.parentFetch() == JoinQuery.ParentFetch.EAGER;
+        for (Hit<P> h : hits) {
+            out.read++;
+            String key = Keys.of(h, q.parentKey());
+            if (key != null && out.keys.add(key) && eager) {
+                out.docs.put(key, doc(h));
+            }
+        }
+    }
+
+    private <P> Map<String, Doc<P>> fetchParents(JoinQuery<P, ?> q, List<? extends Hit<?>> children, Set<String> keys,
+                                                 Trips trips) {
+        List<String> wanted = new ArrayList<>(new LinkedHashSet<>(children.stream()
+            .map(h -> matchingKey(h, q.childKey(), keys)).filter(Objects::nonNull).toList()));
+        ResponseBody<P> r = searcher.one("the " + wanted.size() + " parent(s) of the page", q.parentIndex(),
+            Requests.parentsByKey(q, wanted), q.parentType(), trips);
+        Map<String, Doc<P>> out = new HashMap<>();
+        for (Hit<P> h : r.hits().hits()) {
+            String key = Keys.of(h, q.parentKey());
+            if (key != null) {
+                out.putIfAbsent(key, doc(h));
+            }
+        }
+        return out;
+    }
+
+    private static String matchingKey(Hit<?> child, String childKey, Set<String> keys) {
+        for (String k : Keys.values(child.fields(), childKey)) {
+            if (keys.contains(k)) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    private String capExceededAdvice(JoinQuery<?, ?> q, Parents<?> p) {
+        return "application-side join stopped at its cap: the parent query on [" + q.parentIndex() + "] matches "
+            + (p.exact ? "" : "more than ") + String.format("%,d", p.exact ? p.total : (long) maxParents)
+            + " parents, more than maxParents=" + String.format("%,d", maxParents) + ". Picking the best children of [" + q.childIndex()
+            + "] in their own order needs the key of every matching parent, so nothing was shipped. Denormalize instead:"
+            + " copy the parent fields this query filters on into each child document (esrel's denormalized relations"
+            + " keep the copies up to date) and filter [" + q.childIndex() + "] alone, in one query. Otherwise narrow the"
+            + " parent query, or raise maxParents if the cluster can take terms queries of that size. Parent query: "
+            + brief(q.parentQuery());
+    }
+
+    // --- children of parents matching a query -----------------------------------------------------
+
+    /** The first page of {@link #childrenOf(JoinQuery, JoinCursor)}. */
+    public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q) {
+        return childrenOf(q, null);
+    }
+
+    /**
+     * Children of parents matching a query: {@link JoinQuery#size()} parents in the parent order
+     * ({@link JoinQuery#parentSort()}, by score by default), each with its best
+     * {@link JoinQuery#childrenPerParent()} children matching {@link JoinQuery#childQuery()} (field
+     * collapsing on the child key) and how many match in all.
+     *
+     * <p>With {@link JoinQuery#includeChildless()} {@code false}, parents without matching children
+     * are skipped and parents are read page after page ({@link Builder#pageSize(int)} at a time) until
+     * the page is full, all parents are read, or the cap is reached ({@link JoinResult.Status#PARTIAL}).
+     * Each page of parents costs one round trip for the parents and one for their children.
+     *
+     * @param cursor where to continue ({@link JoinResult#next()} of the previous page), or {@code null}
+     *     for the first page
+     * @return {@link JoinResult.Status#COMPLETE} or {@link JoinResult.Status#PARTIAL}; {@link JoinResult#next()}
+     *     is present while parents remain
+     * @throws JoinException if an index is missing, the child key cannot be collapsed on (not a
+     *     single-valued keyword or numeric field), a source cannot be mapped, the cursor's point in
+     *     time has expired (404), or the cluster fails
+     */
+    public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q, JoinCursor cursor) {
+        Objects.requireNonNull(q, "query cannot be null");
+        long start = System.nanoTime();
+        Trips trips = new Trips();
+        ParentPages<P> pages = new ParentPages<>(searcher, q, keepAlive, cursor, consistentPaging, trips);
+        List<ParentWithChildren<P, C>> out = new ArrayList<>();
+        int read = 0;
+        int keysShipped = 0;
+        int batches = 0;
+        int limit = limits.current(q.childIndex());
+        long parentsMatched = -1;
+        boolean parentsExact = false;
+        long childrenMatched = 0;
+        boolean exhausted = false;
+        boolean capped = false;
+        boolean done = false;
+        try {
+            while (out.size() < q.size()) {
+                if (read >= maxParents) {
+                    capped = true;
+                    break;
+                }
+                int wanted = q.includeChildless() ? q.size() - out.size() : Math.max(q.size(), pageSize);
+                ParentPages.Page<P> page = pages.fetch(Math.min(wanted, maxParents - read));
+                if (parentsMatched < 0) {
+                    parentsMatched = page.total();
+                    parentsExact = page.totalExact();
+                }
+                List<Hit<P>> hits = page.hits();
+                if (hits.isEmpty()) {
+                    exhausted = true;
+                    break;
+                }
+                List<String> keys = new ArrayList<>(new LinkedHashSet<>(hits.stream()
+                    .map(h -> Keys.of(h, q.parentKey())).filter(Objects::nonNull).toList()));
+                Map<String, ChildGroup<C>> groups = new HashMap<>();
+                if (!keys.isEmpty()) {
+                    Batches<Void> run = runBatches(q.childIndex(), keys, MAX_COLLAPSE_GROUPS,
+                        batch -> Requests.collapse(q.childIndex(), Requests.childrenOf(q.childQuery(), q.childKey(), batch),
+                            q.childKey(), 0, batch.size(), q.childrenPerParent(), q.childSort(), q.childSource()),
+                        Void.class, trips, "best " + q.childrenPerParent() + " children of each of " + keys.size() + " parents");
+                    keysShipped += keys.size();
+                    batches += run.batches;
+                    limit = run.limit;
+                    for (ResponseBody<Void> r : run.responses) {
+                        for (Hit<Void> group : r.hits().hits()) {
+                            String key = Keys.of(group, q.childKey());
+                            InnerHitsResult inner = group.innerHits().get(Requests.GROUP_HITS);
+                            List<Doc<C>> children = new ArrayList<>();
+                            long total = 0;
+                            if (inner != null) {
+                                for (Hit<JsonData> h : inner.hits().hits()) {
+                                    children.add(doc(h, q.childType()));
+                                }
+                                total = inner.hits().total() == null ? children.size() : inner.hits().total().value();
+                            }
+                            groups.put(key, new ChildGroup<>(children, total));
+                        }
+                    }
+                }
+                int consumed = 0;
+                for (Hit<P> h : hits) {
+                    consumed++;
+                    read++;
+                    ChildGroup<C> g = groups.get(Keys.of(h, q.parentKey()));
+                    if (g != null) {
+                        childrenMatched += g.total();
+                        out.add(new ParentWithChildren<>(doc(h), g.children(), g.total()));
+                    } else if (q.includeChildless()) {
+                        out.add(new ParentWithChildren<>(doc(h), List.of(), 0));
+                    }
+                    if (out.size() == q.size()) {
+                        break;
+                    }
+                }
+                pages.consumed(page, consumed);
+                if (!page.more() && consumed == hits.size()) {
+                    exhausted = true;
+                    break;
+                }
+            }
+            done = true;
+        } finally {
+            // On a failure, a point in time handed in with a cursor stays open so that the caller can retry.
+            if (exhausted || (!done && cursor == null)) {
+                pages.close();
+            }
+        }
+        if (exhausted) {
+            capped = false;
+        }
+        boolean partial = capped && out.size() < q.size();
+        List<Pair<P, C>> pairs = new ArrayList<>();
+        for (ParentWithChildren<P, C> p : out) {
+            p.children().forEach(c -> pairs.add(new Pair<>(p.parent(), c)));
+        }
+        String advice = partial ? partialAdvice(q, read, out.size()) : null;
+        return new JoinResult<>(partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE, pairs, out,
+            parentsMatched, parentsExact, read, childrenMatched, true, keysShipped, batches, limit, maxParents,
+            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, 0);
+    }
+
+    private String partialAdvice(JoinQuery<?, ?> q, int read, int found) {
+        return "application-side join stopped at its cap: read maxParents=" + String.format("%,d", maxParents)
+            + " parents of [" + q.parentIndex() + "] and only " + found + " of them have children in [" + q.childIndex()
+            + "] matching the child query (" + q.size() + " wanted). When few parents have matching children, a join"
+            + " must read parents by the thousand to fill a page. Denormalize instead: copy the parent fields the parent"
+            + " query filters on into each child document (esrel's denormalized relations keep the copies up to date)"
+            + " and query [" + q.childIndex() + "] alone. next() continues with the following parents. Parent query: "
+            + brief(q.parentQuery());
+    }
+
+    /**
+     * Releases the point in time of a cursor that will not be followed (otherwise it expires with
+     * {@link Builder#pitKeepAlive(Duration)}). Best effort; does nothing for a cursor without one.
+     */
+    public void close(JoinCursor cursor) {
+        if (cursor != null && cursor.pitId() != null) {
+            ParentPages.closePit(es, cursor.pitId(), "cursor", new Trips());
+        }
+    }
+
+    // --- shared --------------------------------------------------------------------------------------
+
+    private record ChildGroup<C>(List<Doc<C>> children, long total) {}
+
+    private record Batches<T>(List<ResponseBody<T>> responses, int batches, int limit) {}
+
+    /**
+     * Sends one search per batch of keys, all in one round trip. Batches hold at most the child
+     * index's {@code index.max_terms_count} keys (and at most {@code cap}); when the cluster rejects a
+     * batch because the limit is lower than believed, the limit is read again and the batches re-sent.
+     */
+    private <T> Batches<T> runBatches(String index, List<String> keys, int cap,
+                                      Function<List<String>, SearchRequest> request, Class<T> type, Trips trips,
+                                      String what) {
+        int limit = limits.current(index);
+        if (!limits.isKnown(index) && keys.size() > Math.min(limit, cap)) {
+            limit = limits.read(es, index, trips, null);
+        }
+        for (int attempt = 1; ; attempt++) {
+            int batchSize = Math.min(limit, cap);
+            List<List<String>> batches = Keys.batches(keys, batchSize);
+            List<SearchRequest> requests = new ArrayList<>(batches.size());
+            for (List<String> b : batches) {
+                requests.add(request.apply(b));
+            }
+            try {
+                return new Batches<>(searcher.run(what, index, requests, type, trips), batches.size(), limit);
+            } catch (Searcher.TermsLimitHit e) {
+                if (limits.isFixed() || attempt > 1) {
+                    throw new JoinException("searching [" + index + "] for " + what + " failed: " + e.reason
+                        + (limits.isFixed() ? " (this Join was built with maxTermsCount " + limit + ": lower it or leave it"
+                        + " unset so that esrel reads the index setting)" : ""), 400, e.getCause());
+                }
+                int reread = limits.read(es, index, trips, e.reason);
+                if (reread >= batchSize) {
+                    throw new JoinException("searching [" + index + "] for " + what + " failed although batches hold "
+                        + batchSize + " keys and index.max_terms_count reads " + reread + ": " + e.reason, 400, e.getCause());
+                }
+                limit = reread;
+            }
+        }
+    }
+
+    private String openPit(String index, Trips trips) {
+        try {
+            trips.add("open point in time [" + index + "]");
+            return es.openPointInTime(o -> o.index(index).keepAlive(keepAlive)).id();
+        } catch (co.elastic.clients.elasticsearch._types.ElasticsearchException e) {
+            throw Errors.translate("opening a point in time", index, e);
+        } catch (java.io.IOException e) {
+            throw Errors.io("opening a point in time", index, e);
+        }
+    }
+
+    static <T> Doc<T> doc(Hit<T> h) {
+        return new Doc<>(h.index(), h.id(), h.score(), h.sort(), h.source());
+    }
+
+    <T> Doc<T> doc(Hit<JsonData> h, Class<T> type) {
+        return Grouping.doc(h, type, mapper);
+    }
+
+    static String brief(Object query) {
+        String s = String.valueOf(query).replaceFirst("^Query: ", "");
+        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
+    }
+
+    private static Duration since(long start) {
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    @Override
+    public String toString() {
+        return "Join{maxParents=" + maxParents + ", pageSize=" + pageSize + ", maxTermsCount="
+            + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive=" + pitKeepAlive
+            + ", consistentPaging=" + consistentPaging + '}';
+    }
+
+    /** Builds a {@link Join}; only {@link #client} is required. */
+    public static final class Builder implements ObjectBuilder<Join> {
+
+        private ElasticsearchClient client;
+        private int maxParents = DEFAULT_MAX_PARENTS;
+        private int pageSize = DEFAULT_PAGE_SIZE;
+        private Integer maxTermsCount;
+        private Duration pitKeepAlive = Duration.ofMinutes(1);
+        private boolean consistentPaging;
+
+        Builder() {}
+
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /**
+         * The fan-out cap: the most parents one call reads (and whose keys it ships to the child side).
+         * Default {@value Join#DEFAULT_MAX_PARENTS}. See the class comment for what happens at the cap.
+         *
+         * @throws IllegalArgumentException if not in 1..{@value Join#MAX_PARENTS_LIMIT}
+         */
+        public Builder maxParents(int maxParents) {
+            if (maxParents < 1 || maxParents > MAX_PARENTS_LIMIT) {
+                throw new IllegalArgumentException("maxParents must be in 1.." + MAX_PARENTS_LIMIT + ", got " + maxParents);
+            }
+            this.maxParents = maxParents;
+            return this;
+        }
+
+        /**
+         * Parents read per search. Default {@value Join#DEFAULT_PAGE_SIZE}; at most the parent index's
+         * {@code index.max_result_window} (a larger page fails with a {@link JoinException} naming it).
+         * A join whose parents fit in one page needs no point in time.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder pageSize(int pageSize) {
+            if (pageSize < 1) {
+                throw new IllegalArgumentException("pageSize must be at least 1, got " + pageSize);
+            }
+            this.pageSize = pageSize;
+            return this;
+        }
+
+        /**
+         * Keys per {@code terms} query, instead of reading each child index's
+         * {@code index.max_terms_count} (the default: assumed 65,536 until a join needs more or the
+         * cluster rejects a batch, then read from the settings and cached).
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxTermsCount(int maxTermsCount) {
+            if (maxTermsCount < 1) {
+                throw new IllegalArgumentException("maxTermsCount must be at least 1, got " + maxTermsCount);
+            }
+            this.maxTermsCount = maxTermsCount;
+            return this;
+        }
+
+        /**
+         * How long a point in time stays open between two pages (default 1 minute).
+         *
+         * @throws IllegalArgumentException if shorter than one second
+         */
+        public Builder pitKeepAlive(Duration keepAlive) {
+            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
+            if (keepAlive.toSeconds() < 1) {
+                throw new IllegalArgumentException("pitKeepAlive must be at least 1s, got " + keepAlive);
+            }
+            this.pitKeepAlive = keepAlive;
+            return this;
+        }
+
+        /**
+         * Read the first page of {@link Join#childrenOf} from a point in time too, so that every page
+         * comes from one view of the parent index (default {@code false}: the first page is read
+         * directly, saving two round trips when all parents fit in it).
+         */
+        public Builder consistentPaging(boolean consistent) {
+            this.consistentPaging = consistent;
+            return this;
+        }
+
+        /** @throws NullPointerException if no client was given */
+        @Override
+        public Join build() {
+            Objects.requireNonNull(client, "client cannot be null");
+            return new Join(this);
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where the next page of {@link Join#childrenOf} starts on the parent side: after a given parent of
+ * a point in time (PIT) on the parent index. Immutable; {@link #token()} makes it a URL-safe string
+ * for a "next page" link and {@link #parse(String)} reads it back.
+ *
+ * <p>The PIT is opened when a join first needs a second page and closed when the last page has been
+ * read. A cursor that is abandoned keeps the PIT until its keep-alive runs out
+ * ({@link Join.Builder#pitKeepAlive}); {@link Join#close(JoinCursor)} releases it at once. A cursor
+ * used after its PIT expired fails with a {@link JoinException} (status 404).
+ */
+public final class JoinCursor {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String pitId;
+    private final List<FieldValue> searchAfter;
+    private final int offset;
+
+    JoinCursor(String pitId, List<FieldValue> searchAfter, int offset) {
+        this.pitId = pitId;
+        this.searchAfter = searchAfter == null ? List.of() : List.copyOf(searchAfter);
+        this.offset = offset;
+    }
+
+    /** The point in time the next pages read, or {@code null} if none is open yet. */
+    public String pitId() {
+        return pitId;
+    }
+
+    /** Sort values of the last parent returned (empty before the first PIT page). */
+    public List<FieldValue> searchAfter() {
+        return searchAfter;
+    }
+
+    /** Parents to skip at the start of the PIT: those returned before the PIT was opened. */
+    public int offset() {
+        return offset;
+    }
+
+    /** This cursor as a URL-safe string. */
+    public String token() {
+        ArrayNode a = JSON.createArrayNode();
+        a.add(pitId);
+        a.add(offset);
+        ArrayNode values = a.addArray();
+        for (FieldValue v : searchAfter) {
+            switch (v._kind()) {
+                case Long -> values.add(v.longValue());
+                case Double -> values.add(v.doubleValue());
+                case Boolean -> values.add(v.booleanValue());
+                case String -> values.add(v.stringValue());
+                case Null -> values.addNull();
+                default -> throw new IllegalStateException("cannot encode sort value " + v);
+            }
+        }
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(a.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Reads a cursor written by {@link #token()}.
+     *
+     * @throws IllegalArgumentException if the token is not one
+     */
+    public static JoinCursor parse(String token) {
+        Objects.requireNonNull(token, "token cannot be null");
+        try {
+            JsonNode a = JSON.readTree(Base64.getUrlDecoder().decode(token));
+            if (a == null || !a.isArray() || a.size() != 3 || !a.get(2).isArray()) {
+                throw new IllegalArgumentException("not a join cursor token: " + token);
+            }
+            List<FieldValue> values = new ArrayList<>();
+            for (JsonNode v : a.get(2)) {
+                if (v.isNull()) {
+                    values.add(FieldValue.NULL);
+                } else if (v.isIntegralNumber()) {
+                    values.add(FieldValue.of(v.longValue()));
+                } else if (v.isNumber()) {
+                    values.add(FieldValue.of(v.doubleValue()));
+                } else if (v.isBoolean()) {
+                    values.add(FieldValue.of(v.booleanValue()));
+                } else {
+                    values.add(FieldValue.of(v.asText()));
+                }
+            }
+            return new JoinCursor(a.get(0).isNull() ? null : a.get(0).asText(), values, a.get(1).asInt());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("not a join cursor token: " + token, e);
+        }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof JoinCursor c && Objects.equals(pitId, c.pitId) && offset == c.offset
+            && render(searchAfter).equals(render(c.searchAfter));
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(pitId, offset, render(searchAfter));
+    }
+
+    /** FieldValue has no equals or toString of its own. */
+    private static List<String> render(List<FieldValue> values) {
+        return values.stream().map(v -> v._kind() + ":" + v._get()).toList();
+    }
+
+    @Override
+    public String toString() {
+        return "JoinCursor{pit=" + (pitId == null ? "none" : pitId.substring(0, Math.min(12, pitId.length())) + "...")
+            + ", after=" + render(searchAfter) + ", offset=" + offset + '}';
+    }
+}

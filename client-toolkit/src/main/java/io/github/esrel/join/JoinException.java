@@ -1,0 +1,31 @@
+package io.github.esrel.join;
+
+import io.github.esrel.retry.Failures;
+
+/**
+ * A join or a grouping failed in a way the caller did not ask for: an index does not exist, a key
+ * field is not mapped as a keyword or number with doc values, a source cannot be mapped to the
+ * caller's type, or the cluster could not be reached or refused a request. The cause keeps the
+ * client's exception (with the HTTP status and Elasticsearch's error body).
+ *
+ * <p>Hitting the fan-out cap is <em>not</em> reported with this type but as a {@link JoinResult}
+ * whose status says so; {@link JoinResult#orThrow()} turns that into a
+ * {@link JoinCapExceededException}, a subclass.
+ */
+public class JoinException extends RuntimeException implements Failures.HasStatus {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+
+    public JoinException(String message, int status, Throwable cause) {
+        super(message, cause);
+        this.status = status;
+    }
+
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    @Override
+    public int status() {
+        return status;
+    }
+}

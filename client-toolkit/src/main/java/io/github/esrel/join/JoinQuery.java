@@ -1,0 +1,409 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.SortOptions;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.search.SourceConfig;
+import co.elastic.clients.util.ObjectBuilder;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * What to join: the parent side (index, query, the field holding each parent's key), the child side
+ * (index, the field holding the parent key in each child, the child query and sort) and how much to
+ * return. The same query serves both directions of {@link Join}. Immutable and thread-safe.
+ *
+ * <pre>{@code
+ * JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
+ *     .parents("users", p -> p.term(t -> t.field("gender").value("female")))
+ *     .children("posts", "user_id")                 // posts.user_id holds the user's _id
+ *     .childQuery(c -> c.term(t -> t.field("popularity").value("high")))
+ *     .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))
+ *     .size(20));
+ * }</pre>
+ *
+ * <p>Key fields: the parent key is {@code _id} unless {@link Builder#parentKey(String)} names a
+ * field; the child key field must be a {@code keyword} (or numeric) field with doc values holding
+ * one parent key per child. Keys are compared as strings ({@code 7} and {@code "7"} are the same key).
+ *
+ * @param <P> the parent type (a Jackson-mappable class)
+ * @param <C> the child type (a Jackson-mappable class)
+ */
+public final class JoinQuery<P, C> {
+
+    /** The key field that means "the parent's {@code _id}". */
+    public static final String ID = "_id";
+
+    /** How {@link Join#childrenWhereParent} reads the parents. */
+    public enum ParentFetch {
+        /**
+         * Read every matching parent's source together with its key: two round trips in all, but all
+         * matching parents travel and are held in memory (at most {@link Join.Builder#maxParents(int)};
+         * trim them with {@link Builder#parentSource(SourceConfig)}).
+         */
+        EAGER,
+        /**
+         * Read only the parents' keys, then, after the children are known, the parents of the returned
+         * children in one more round trip (three in all). Less data when many parents match and few
+         * children are returned.
+         */
+        LAZY
+    }
+
+    private final Class<P> parentType;
+    private final Class<C> childType;
+    private final String parentIndex;
+    private final Query parentQuery;
+    private final String parentKey;
+    private final List<SortOptions> parentSort;
+    private final SourceConfig parentSource;
+    private final String childIndex;
+    private final String childKey;
+    private final Query childQuery;
+    private final List<SortOptions> childSort;
+    private final SourceConfig childSource;
+    private final int size;
+    private final int from;
+    private final int childrenPerParent;
+    private final boolean includeChildless;
+    private final ParentFetch parentFetch;
+
+    private JoinQuery(Builder<P, C> b) {
+        this.parentType = b.parentType;
+        this.childType = b.childType;
+        this.parentIndex = b.parentIndex;
+        this.parentQuery = b.parentQuery;
+        this.parentKey = b.parentKey;
+        this.parentSort = b.parentSort;
+        this.parentSource = b.parentSource;
+        this.childIndex = b.childIndex;
+        this.childKey = b.childKey;
+        this.childQuery = b.childQuery;
+        this.childSort = b.childSort;
+        this.childSource = b.childSource;
+        this.size = b.size;
+        this.from = b.from;
+        this.childrenPerParent = b.childrenPerParent;
+        this.includeChildless = b.includeChildless;
+        this.parentFetch = b.parentFetch;
+    }
+
+    /** Builds a join query with a lambda, in the style of the elasticsearch-java client. */
+    public static <P, C> JoinQuery<P, C> of(Class<P> parentType, Class<C> childType,
+                                            Function<Builder<P, C>, Builder<P, C>> fn) {
+        return fn.apply(new Builder<>(parentType, childType)).build();
+    }
+
+    public static <P, C> Builder<P, C> builder(Class<P> parentType, Class<C> childType) {
+        return new Builder<>(parentType, childType);
+    }
+
+    /** A builder holding this query's settings, to derive another query. */
+    public Builder<P, C> toBuilder() {
+        Builder<P, C> b = new Builder<>(parentType, childType);
+        b.parentIndex = parentIndex;
+        b.parentQuery = parentQuery;
+        b.parentKey = parentKey;
+        b.parentSort = parentSort;
+        b.parentSource = parentSource;
+        b.childIndex = childIndex;
+        b.childKey = childKey;
+        b.childQuery = childQuery;
+        b.childSort = childSort;
+        b.childSource = childSource;
+        b.size = size;
+        b.from = from;
+        b.childrenPerParent = childrenPerParent;
+        b.includeChildless = includeChildless;
+        b.parentFetch = parentFetch;
+        return b;
+    }
+
+    public Class<P> parentType() {
+        return parentType;
+    }
+
+    public Class<C> childType() {
+        return childType;
+    }
+
+    public String parentIndex() {
+        return parentIndex;
+    }
+
+    public Query parentQuery() {
+        return parentQuery;
+    }
+
+    /** The parent key field, {@value #ID} by default. */
+    public String parentKey() {
+        return parentKey;
+    }
+
+    public boolean parentKeyIsId() {
+        return ID.equals(parentKey);
+    }
+
+    /** The order of parents in {@link Join#childrenOf}; empty means by score, best first. */
+    public List<SortOptions> parentSort() {
+        return parentSort;
+    }
+
+    /** Source filtering for parents, or {@code null} for the whole source. */
+    public SourceConfig parentSource() {
+        return parentSource;
+    }
+
+    public String childIndex() {
+        return childIndex;
+    }
+
+    /** The child field holding the parent's key. */
+    public String childKey() {
+        return childKey;
+    }
+
+    public Query childQuery() {
+        return childQuery;
+    }
+
+    /** The order of children; empty means by score, best first. */
+    public List<SortOptions> childSort() {
+        return childSort;
+    }
+
+    /** Source filtering for children, or {@code null} for the whole source. */
+    public SourceConfig childSource() {
+        return childSource;
+    }
+
+    /** Children per page for {@link Join#childrenWhereParent}; parents per page for {@link Join#childrenOf}. */
+    public int size() {
+        return size;
+    }
+
+    /** Children to skip ({@link Join#childrenWhereParent} only). */
+    public int from() {
+        return from;
+    }
+
+    /** The most children returned per parent by {@link Join#childrenOf}. */
+    public int childrenPerParent() {
+        return childrenPerParent;
+    }
+
+    /** Whether {@link Join#childrenOf} returns parents that have no matching child (a left join). */
+    public boolean includeChildless() {
+        return includeChildless;
+    }
+
+    public ParentFetch parentFetch() {
+        return parentFetch;
+    }
+
+    @Override
+    public String toString() {
+        return "JoinQuery{parents=" + parentIndex + " key " + parentKey + " where " + parentQuery
+            + ", children=" + childIndex + " key " + childKey + " where " + childQuery
+            + (childSort.isEmpty() ? "" : " sort " + childSort) + ", size=" + size + ", from=" + from
+            + ", childrenPerParent=" + childrenPerParent + ", includeChildless=" + includeChildless
+            + ", parentFetch=" + parentFetch + '}';
+    }
+
+    /** Builds a {@link JoinQuery}; {@link #parents}, {@link #children} are required. */
+    public static final class Builder<P, C> implements ObjectBuilder<JoinQuery<P, C>> {
+
+        private final Class<P> parentType;
+        private final Class<C> childType;
+        private String parentIndex;
+        private Query parentQuery = Query.of(q -> q.matchAll(m -> m));
+        private String parentKey = ID;
+        private List<SortOptions> parentSort = List.of();
+        private SourceConfig parentSource;
+        private String childIndex;
+        private String childKey;
+        private Query childQuery = Query.of(q -> q.matchAll(m -> m));
+        private List<SortOptions> childSort = List.of();
+        private SourceConfig childSource;
+        private int size = 10;
+        private int from;
+        private int childrenPerParent = 3;
+        private boolean includeChildless = true;
+        private ParentFetch parentFetch = ParentFetch.EAGER;
+
+        Builder(Class<P> parentType, Class<C> childType) {
+            this.parentType = Objects.requireNonNull(parentType, "parentType cannot be null");
+            this.childType = Objects.requireNonNull(childType, "childType cannot be null");
+        }
+
+        /**
+         * The parent side: the index (or alias, or pattern) and the query that selects parents.
+         *
+         * @throws IllegalArgumentException if the index is blank
+         */
+        public Builder<P, C> parents(String index, Query query) {
+            this.parentIndex = requireIndex(index, "parent");
+            this.parentQuery = Objects.requireNonNull(query, "parent query cannot be null");
+            return this;
+        }
+
+        public Builder<P, C> parents(String index, Function<Query.Builder, ObjectBuilder<Query>> query) {
+            return parents(index, Query.of(query));
+        }
+
+        /**
+         * The parent field whose value children refer to. Default {@value JoinQuery#ID}. A field must
+         * hold one value per parent, unique across parents.
+         */
+        public Builder<P, C> parentKey(String field) {
+            this.parentKey = requireField(field, "parent key");
+            return this;
+        }
+
+        /** Order of parents for {@link Join#childrenOf} (default: score, best first). */
+        public Builder<P, C> parentSort(SortOptions... sort) {
+            this.parentSort = List.copyOf(Arrays.asList(sort));
+            return this;
+        }
+
+        public Builder<P, C> parentSort(List<SortOptions> sort) {
+            this.parentSort = List.copyOf(sort);
+            return this;
+        }
+
+        /** Source filtering for parents (default: the whole source). */
+        public Builder<P, C> parentSource(SourceConfig source) {
+            this.parentSource = source;
+            return this;
+        }
+
+        /**
+         * The child side: the index (or alias, or pattern) and the child field holding the parent key.
+         *
+         * @throws IllegalArgumentException if either is blank
+         */
+        public Builder<P, C> children(String index, String keyField) {
+            this.childIndex = requireIndex(index, "child");
+            this.childKey = requireField(keyField, "child key");
+            return this;
+        }
+
+        /** The query children must also match (default: all children of the matching parents). */
+        public Builder<P, C> childQuery(Query query) {
+            this.childQuery = Objects.requireNonNull(query, "child query cannot be null");
+            return this;
+        }
+
+        public Builder<P, C> childQuery(Function<Query.Builder, ObjectBuilder<Query>> query) {
+            return childQuery(Query.of(query));
+        }
+
+        /**
+         * Order of children (default: score, best first). When a join needs several terms batches,
+         * esrel merges their pages itself and supports score and field sorts only.
+         */
+        public Builder<P, C> childSort(SortOptions... sort) {
+            this.childSort = List.copyOf(Arrays.asList(sort));
+            return this;
+        }
+
+        public Builder<P, C> childSort(List<SortOptions> sort) {
+            this.childSort = List.copyOf(sort);
+            return this;
+        }
+
+        /** Source filtering for children (default: the whole source). */
+        public Builder<P, C> childSource(SourceConfig source) {
+            this.childSource = source;
+            return this;
+        }
+
+        /**
+         * Children per page ({@link Join#childrenWhereParent}) or parents per page
+         * ({@link Join#childrenOf}). Default 10.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder<P, C> size(int size) {
+            if (size < 1) {
+                throw new IllegalArgumentException("size must be at least 1, got " + size);
+            }
+            this.size = size;
+            return this;
+        }
+
+        /**
+         * Children to skip, for the next pages of {@link Join#childrenWhereParent} (default 0).
+         * {@code from + size} must stay within the child index's {@code index.max_result_window}.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder<P, C> from(int from) {
+            if (from < 0) {
+                throw new IllegalArgumentException("from must not be negative, got " + from);
+            }
+            this.from = from;
+            return this;
+        }
+
+        /**
+         * The most children {@link Join#childrenOf} returns with each parent (default 3; 0 returns only
+         * the counts). At most the child index's {@code index.max_inner_result_window} (100 by default).
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder<P, C> childrenPerParent(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("childrenPerParent must not be negative, got " + n);
+            }
+            this.childrenPerParent = n;
+            return this;
+        }
+
+        /**
+         * Whether {@link Join#childrenOf} also returns parents without any matching child (default
+         * {@code true}, a left join). With {@code false} it keeps reading parents until it has
+         * {@link #size(int)} parents that have children, up to the join's fan-out cap.
+         */
+        public Builder<P, C> includeChildless(boolean include) {
+            this.includeChildless = include;
+            return this;
+        }
+
+        /** How {@link Join#childrenWhereParent} reads parents (default {@link ParentFetch#EAGER}). */
+        public Builder<P, C> parentFetch(ParentFetch fetch) {
+            this.parentFetch = Objects.requireNonNull(fetch, "parentFetch cannot be null");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException if the parent or the child side is missing
+         */
+        @Override
+        public JoinQuery<P, C> build() {
+            if (parentIndex == null) {
+                throw new IllegalArgumentException("the parent side is missing: call parents(index, query)");
+            }
+            if (childIndex == null) {
+                throw new IllegalArgumentException("the child side is missing: call children(index, keyField)");
+            }
+            return new JoinQuery<>(this);
+        }
+
+        private static String requireIndex(String index, String side) {
+            if (index == null || index.isBlank()) {
+                throw new IllegalArgumentException(side + " index cannot be blank");
+            }
+            return index;
+        }
+
+        private static String requireField(String field, String what) {
+            if (field == null || field.isBlank()) {
+                throw new IllegalArgumentException(what + " field cannot be blank");
+            }
+            return field;
+        }
+    }
+}

@@ -1,0 +1,204 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.SortOptions;
+import co.elastic.clients.elasticsearch._types.SortOrder;
+import co.elastic.clients.elasticsearch._types.Time;
+import co.elastic.clients.elasticsearch._types.aggregations.Aggregation;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.search.SourceConfig;
+import co.elastic.clients.util.NamedValue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The searches joins and groupings send, built in one place so that tests can look at them. */
+final class Requests {
+
+    /** Name of the inner hits / top hits that carry each group's documents. */
+    static final String GROUP_HITS = "group_hits";
+    /** Name of the terms aggregation of the terms form. */
+    static final String GROUPS = "groups";
+    /** Name of the seed's {@code max(_score)} sub-aggregation. */
+    static final String TOP_SCORE = "top_score";
+
+    private Requests() {}
+
+    static List<FieldValue> values(List<String> keys) {
+        List<FieldValue> out = new ArrayList<>(keys.size());
+        for (String k : keys) {
+            out.add(FieldValue.of(k));
+        }
+        return out;
+    }
+
+    /** {@code terms} on {@code field}, or {@code ids} for {@value JoinQuery#ID}. */
+    static Query keysIn(String field, List<String> keys) {
+        if (JoinQuery.ID.equals(field)) {
+            return Query.of(q -> q.ids(i -> i.values(keys)));
+        }
+        List<FieldValue> values = values(keys);
+        return Query.of(q -> q.terms(t -> t.field(field).terms(v -> v.value(values))));
+    }
+
+    /** {@code query} scored as given, restricted (without scoring) to children of these keys. */
+    static Query childrenOf(Query query, String childKey, List<String> keys) {
+        Query terms = keysIn(childKey, keys);
+        return Query.of(q -> q.bool(b -> b.must(query).filter(terms)));
+    }
+
+    /**
+     * A page of the parent side for {@link Join#childrenOf}: in the parent order, with a look-ahead
+     * hit that tells whether more follow.
+     *
+     * @param pitId the point in time to read, or {@code null} to read the index directly
+     * @param after sort values to continue after (PIT pages only), or empty
+     * @param from parents to skip (the first PIT page after a page read without a PIT)
+     */
+    static SearchRequest parentPage(JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int from,
+                                    int size) {
+        return SearchRequest.of(s -> {
+            if (pitId == null) {
+                s.index(q.parentIndex());
+            } else {
+                s.pit(p -> p.id(pitId).keepAlive(keepAlive));
+            }
+            s.query(q.parentQuery()).sort(SortValues.orDefault(q.parentSort())).trackScores(true).size(size + 1);
+            if (after != null && !after.isEmpty()) {
+                s.searchAfter(after);
+            } else if (from > 0) {
+                s.from(from);
+            }
+            if (q.parentSource() != null) {
+                s.source(q.parentSource());
+            }
+            if (!q.parentKeyIsId()) {
+                s.fields(f -> f.field(q.parentKey()));
+            }
+            return s;
+        });
+    }
+
+    /**
+     * A page of parent keys for {@link Join#childrenWhereParent}: in index order (no scoring; the
+     * order does not matter), counting matches up to {@code trackUpTo}.
+     *
+     * @param pitId the point in time, or {@code null} for the first page read directly
+     */
+    static SearchRequest parentKeys(JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size,
+                                    int trackUpTo) {
+        return SearchRequest.of(s -> {
+            if (pitId == null) {
+                s.index(q.parentIndex()).sort(so -> so.doc(d -> d));
+            } else {
+                s.pit(p -> p.id(pitId).keepAlive(keepAlive)).sort(so -> so.field(f -> f.field("_shard_doc")));
+            }
+            s.query(q.parentQuery()).size(size).trackTotalHits(t -> t.count(trackUpTo));
+            if (after != null && !after.isEmpty()) {
+                s.searchAfter(after);
+            }
+            if (q.parentFetch() == JoinQuery.ParentFetch.LAZY) {
+                s.source(src -> src.fetch(false));
+            } else if (q.parentSource() != null) {
+                s.source(q.parentSource());
+            }
+            if (!q.parentKeyIsId()) {
+                s.fields(f -> f.field(q.parentKey()));
+            }
+            return s;
+        });
+    }
+
+    /** The parents of these keys, for {@link JoinQuery.ParentFetch#LAZY}. */
+    static SearchRequest parentsByKey(JoinQuery<?, ?> q, List<String> keys) {
+        return SearchRequest.of(s -> {
+            s.index(q.parentIndex()).query(keysIn(q.parentKey(), keys)).size(keys.size());
+            if (q.parentSource() != null) {
+                s.source(q.parentSource());
+            }
+            if (!q.parentKeyIsId()) {
+                s.fields(f -> f.field(q.parentKey()));
+            }
+            return s;
+        });
+    }
+
+    /**
+     * The first {@code size} children of one batch of parent keys, in the child sort (made explicit
+     * so that hits carry the sort values batches are merged by).
+     */
+    static SearchRequest childBatch(JoinQuery<?, ?> q, List<String> keys, int size) {
+        return SearchRequest.of(s -> {
+            s.index(q.childIndex()).query(childrenOf(q.childQuery(), q.childKey(), keys))
+                .sort(SortValues.orDefault(q.childSort())).trackScores(true).size(size)
+                .fields(f -> f.field(q.childKey()));
+            if (q.childSource() != null) {
+                s.source(q.childSource());
+            }
+            return s;
+        });
+    }
+
+    /**
+     * Field collapsing: the best {@code groups} groups of {@code field} by their best hit's score,
+     * each with its top {@code perGroup} documents as inner hits. Documents without a value are left
+     * out (as the terms form leaves them out).
+     */
+    static SearchRequest collapse(String index, Query query, String field, int from, int groups, int perGroup,
+                                  List<SortOptions> perGroupSort, SourceConfig source) {
+        Query grouped = Query.of(q -> q.bool(b -> b.must(query).filter(f -> f.exists(e -> e.field(field)))));
+        return SearchRequest.of(s -> {
+            s.index(index).query(grouped).from(from).size(groups).source(src -> src.fetch(false))
+                .collapse(c -> c.field(field).innerHits(ih -> {
+                    ih.name(GROUP_HITS).size(perGroup);
+                    if (!perGroupSort.isEmpty()) {
+                        ih.sort(perGroupSort).trackScores(true);
+                    }
+                    if (source != null) {
+                        ih.source(source);
+                    }
+                    return ih;
+                }));
+            return s;
+        });
+    }
+
+    /**
+     * The seed's form (seed 000 §1.3): a {@code terms} aggregation on the group field ordered by the
+     * {@code max} of {@code _score} (a painless script), with {@code top_hits} per bucket.
+     */
+    static SearchRequest termsByScriptedMaxScore(String index, Query query, String field, int buckets, int perGroup,
+                                                 List<SortOptions> perGroupSort, SourceConfig source) {
+        return SearchRequest.of(s -> s.index(index).query(query).size(0)
+            .aggregations(GROUPS, a -> a
+                .terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
+                .aggregations(TOP_SCORE, m -> m.max(x -> x.script(sc -> sc.source(src -> src.scriptString("_score")))))
+                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    }
+
+    /**
+     * The terms form without scripts: every bucket (up to {@code buckets}) with its {@code top_hits};
+     * esrel orders the buckets by their best score itself.
+     */
+    static SearchRequest termsAllBuckets(String index, Query query, String field, int buckets, int perGroup,
+                                         List<SortOptions> perGroupSort, SourceConfig source) {
+        return SearchRequest.of(s -> s.index(index).query(query).size(0)
+            .aggregations(GROUPS, a -> a
+                .terms(t -> t.field(field).size(buckets))
+                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    }
+
+    private static Aggregation topHits(int perGroup, List<SortOptions> perGroupSort, SourceConfig source) {
+        return Aggregation.of(a -> a.topHits(th -> {
+            th.size(perGroup);
+            if (!perGroupSort.isEmpty()) {
+                th.sort(perGroupSort).trackScores(true);
+            }
+            if (source != null) {
+                th.source(source);
+            }
+            return th;
+        }));
+    }
+}

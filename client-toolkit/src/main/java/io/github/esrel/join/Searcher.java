@@ -1,0 +1,99 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.MsearchResponse;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
+import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import co.elastic.clients.json.JsonpMappingException;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sends searches: one request as {@code _search}, several as one {@code _msearch}, so that any
+ * number of terms batches costs one round trip. Counts the round trips and translates failures.
+ */
+final class Searcher {
+
+    /** A batch failed because it carried more terms than the index allows; the caller re-reads the limit. */
+    static final class TermsLimitHit extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        final String reason;
+
+        TermsLimitHit(String reason, Throwable cause) {
+            super(reason, cause, false, false);
+            this.reason = reason;
+        }
+    }
+
+    private final ElasticsearchClient es;
+
+    Searcher(ElasticsearchClient es) {
+        this.es = es;
+    }
+
+    ElasticsearchClient client() {
+        return es;
+    }
+
+    /**
+     * Runs the requests in one round trip and returns their responses in order.
+     *
+     * @param what names the step in messages and in the round-trip log
+     * @param index the index the requests search (for messages and the {@code _msearch} headers)
+     * @throws TermsLimitHit if a request had more terms than {@code index.max_terms_count}
+     * @throws JoinException for any other failure
+     */
+    <T> List<ResponseBody<T>> run(String what, String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        try {
+            if (requests.size() == 1) {
+                trips.add("search [" + index + "] " + what);
+                return List.of(es.search(requests.get(0), type));
+            }
+            List<RequestItem> items = new ArrayList<>(requests.size());
+            for (SearchRequest r : requests) {
+                items.add(RequestItem.of(i -> i.header(h -> h.index(r.index())).body(r)));
+            }
+            trips.add("msearch [" + index + "] " + what + " in " + requests.size() + " searches");
+            MsearchResponse<T> response = es.msearch(m -> m.searches(items), type);
+            List<ResponseBody<T>> out = new ArrayList<>(requests.size());
+            for (MultiSearchResponseItem<T> item : response.responses()) {
+                if (item.isFailure()) {
+                    String reason = Errors.fullReason(item.failure().error());
+                    if (Errors.isTermsLimit(reason)) {
+                        throw new TermsLimitHit(reason, null);
+                    }
+                    throw Errors.translate(what, index, item.failure().status(), reason, null);
+                }
+                out.add(item.result());
+            }
+            return out;
+        } catch (ElasticsearchException e) {
+            String reason = Errors.fullReason(e);
+            if (Errors.isTermsLimit(reason)) {
+                throw new TermsLimitHit(reason, e);
+            }
+            throw Errors.translate(what, index, e);
+        } catch (JsonpMappingException e) {
+            throw Errors.mapping(what, index, e);
+        } catch (IOException e) {
+            throw Errors.io(what, index, e);
+        }
+    }
+
+    <T> ResponseBody<T> one(String what, String index, SearchRequest request, Class<T> type, Trips trips) {
+        try {
+            return run(what, index, List.of(request), type, trips).get(0);
+        } catch (TermsLimitHit e) {
+            throw new JoinException(what + " on [" + index + "] failed: " + e.reason, 400, e.getCause());
+        }
+    }
+}
