@@ -68,6 +68,10 @@ import java.util.function.Function;
  * </ul>
  * The mode is chosen when the index is created and recorded in its mapping's {@code _meta}.
  *
+ * <p>Files are found by path with a search, so every write refreshes the index ({@code refresh=true})
+ * to make the file visible to the next lookup at once. That suits interactive use, not mass imports:
+ * bulk-load large trees in this document layout and use the model for renames and edits.
+ *
  * <p>Thread-safe; holds no resources of its own.
  */
 public final class FileTree {
@@ -166,7 +170,7 @@ public final class FileTree {
             Optional<Stored> existing = find(file);
             String id = existing.map(s -> s.doc.id()).orElseGet(() -> UUID.randomUUID().toString());
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
-                .index(index).id(id).document(source(file, contents)).refresh(Refresh.WaitFor);
+                .index(index).id(id).document(source(file, contents)).refresh(Refresh.True);
             fence(req, lock.token(), existing.orElse(null));
             long version = es.index(req.build()).version();
             return Optional.of(new FileDoc(id, file, contents, version));
@@ -225,7 +229,7 @@ public final class FileTree {
                 return refused(dst + " already exists");
             }
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
-                .index(index).id(file.get().doc.id()).document(source(dst, file.get().doc.contents())).refresh(Refresh.WaitFor);
+                .index(index).id(file.get().doc.id()).document(source(dst, file.get().doc.contents())).refresh(Refresh.True);
             fence(req, token, file.get());
             try {
                 es.index(req.build());
@@ -345,7 +349,6 @@ public final class FileTree {
         if (file.isRoot()) {
             return Optional.empty();
         }
-        es.indices().refresh(r -> r.index(index));
         TreePath dir = file.parent().orElse(TreePath.ROOT);
         SearchResponse<Map> resp = es.search(s -> s.index(index).size(2).version(true).seqNoPrimaryTerm(true)
             .query(q -> q.bool(b -> b
