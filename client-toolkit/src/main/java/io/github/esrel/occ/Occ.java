@@ -249,7 +249,7 @@ public final class Occ {
     /**
      * Passthrough to the update API with a painless script and {@code retry_on_conflict}: the server
      * reads, runs the script and writes, retrying internally up to {@code retryOnConflict} times (seed
-     * 004). Needs the {@value Errors#PAINLESS_MODULE} module on the cluster; the optimistic
+     * 004). Needs the {@code lang-painless} module on the cluster; the optimistic
      * {@link #update(String, String, String, Class, UnaryOperator)} needs no scripting and works
      * everywhere.
      *
@@ -257,7 +257,7 @@ public final class Occ {
      * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing),
      *     {@code NOT_FOUND}, or {@code CONFLICT} (the server's retries ran out); {@code attempts} is 1
      *     (the server's internal retries are not reported)
-     * @throws OccException (400) naming the missing {@value Errors#PAINLESS_MODULE} module when the
+     * @throws OccException (400) naming the missing {@code lang-painless} module when the
      *     cluster cannot run painless (the test distribution cannot), or for any other failure
      * @throws IllegalArgumentException if {@code retryOnConflict} is negative
      */
@@ -309,7 +309,7 @@ public final class Occ {
     }
 
     /**
-     * Whether every node can run painless (has the {@value Errors#PAINLESS_MODULE} module), so that
+     * Whether every node can run painless (has the {@code lang-painless} module), so that
      * {@link #scriptedUpdate} can work; {@code false} also when node info cannot be read.
      */
     public boolean scriptingAvailable() {
