@@ -425,25 +425,28 @@ abstract class AbstractTreeLocksContractIT {
 
             @Override
             public void onLost(TreeLock lock, String reason) {
-                late.add("lost: " + lock + " " + reason);
+                // A lease may be lost before close on a loaded machine; after close, nothing may be heard.
+                if (Boolean.TRUE.equals(closed.get(lock))) {
+                    late.add("lost after close: " + lock + " " + reason);
+                }
             }
         }));
-        // Leases of 900 ms renew every 300 ms: closes land on renewals in flight.
+        // Leases of 1.5 s renew every 500 ms: closes land on renewals in flight.
         Random random = new Random(11);
         List<TreeLock> held = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String path = "/close/" + i;
-            held.add(locks.acquire(LockRequest.of(b -> b.path(path).ttl(Duration.ofMillis(900)))).orThrow());
+            held.add(locks.acquire(LockRequest.of(b -> b.path(path).ttl(Duration.ofMillis(1500)))).orThrow());
         }
         await("renewals are running", () -> renewals.get() >= 16);
         for (TreeLock lock : held) {
-            sleep(Duration.ofMillis(random.nextInt(150)));
+            sleep(Duration.ofMillis(random.nextInt(250)));
             lock.close();
             closed.put(lock, true);
             assertThat(lock.isHeld()).isFalse();
         }
         int atClose = renewals.get();
-        sleep(Duration.ofMillis(1500));
+        sleep(Duration.ofMillis(2000));
         assertThat(renewals.get()).isEqualTo(atClose);
         assertThat(late).isEmpty();
         TreeLocks other = locks(ns);
