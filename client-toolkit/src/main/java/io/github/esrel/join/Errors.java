@@ -73,8 +73,12 @@ final class Errors {
     }
 
     static JoinException mapping(String what, String index, JsonpMappingException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
         return new JoinException(what + " on [" + index + "]: cannot map a source to the document class: "
-            + e.getMessage(), 0, e);
+            + e.getMessage() + (root == e ? "" : " (" + root.getMessage() + ")"), 0, e);
     }
 
     static String join(List<String> parts) {

@@ -237,6 +237,8 @@ public final class Join {
         }
         // More than one page: read them all again from one point in time, so that every page is
         // from the same view of the index (the first page was read without one).
+        out.read = r.hits().hits().size();
+        int matched = 0;
         String pit = openPit(q.parentIndex(), trips);
         try {
             List<FieldValue> after = List.of();
@@ -248,14 +250,16 @@ public final class Join {
                 }
                 List<Hit<P>> hits = page.hits().hits();
                 add(out, hits, q);
-                if (out.read > maxParents) {
+                matched += hits.size();
+                if (matched > maxParents) {
+                    // More matched in the point in time than in the first count (parents were added).
                     out.exceeded = true;
-                    out.total = Math.max(out.total, out.read);
+                    out.total = matched;
                     out.exact = false;
                     return out;
                 }
                 if (hits.size() < pageSize) {
-                    out.total = out.read;
+                    out.total = matched;
                     out.exact = true;
                     return out;
                 }
@@ -343,7 +347,8 @@ public final class Join {
         Objects.requireNonNull(q, "query cannot be null");
         long start = System.nanoTime();
         Trips trips = new Trips();
-        ParentPages<P> pages = new ParentPages<>(searcher, q, keepAlive, cursor, consistentPaging, trips);
+        ParentPages<P> pages = new ParentPages<>(searcher, q, keepAlive, cursor, consistentPaging,
+            Math.max(pageSize, DEFAULT_PAGE_SIZE), trips);
         List<ParentWithChildren<P, C>> out = new ArrayList<>();
         int read = 0;
         int keysShipped = 0;
@@ -361,7 +366,7 @@ public final class Join {
                     capped = true;
                     break;
                 }
-                int wanted = q.includeChildless() ? q.size() - out.size() : Math.max(q.size(), pageSize);
+                int wanted = q.includeChildless() ? q.size() - out.size() : pageSize;
                 ParentPages.Page<P> page = pages.fetch(Math.min(wanted, maxParents - read));
                 if (parentsMatched < 0) {
                     parentsMatched = page.total();

@@ -34,17 +34,23 @@ final class ParentPages<P> {
     private final JoinQuery<P, ?> q;
     private final Time keepAlive;
     private final boolean pitFromStart;
+    private final int window;
     private final Trips trips;
     private String pitId;
     private List<FieldValue> after;
     private int offset;
 
-    ParentPages(Searcher searcher, JoinQuery<P, ?> q, Time keepAlive, JoinCursor start, boolean pitFromStart,
+    /**
+     * @param window the most hits one search may reach ({@code from + size}): the join's page size, or
+     *     Elasticsearch's default {@code index.max_result_window} if larger
+     */
+    ParentPages(Searcher searcher, JoinQuery<P, ?> q, Time keepAlive, JoinCursor start, boolean pitFromStart, int window,
                 Trips trips) {
         this.searcher = searcher;
         this.q = q;
         this.keepAlive = keepAlive;
         this.pitFromStart = pitFromStart;
+        this.window = window;
         this.trips = trips;
         if (start != null) {
             this.pitId = start.pitId();
@@ -55,18 +61,24 @@ final class ParentPages<P> {
         }
     }
 
-    /** Up to {@code n} parents after those consumed so far; {@code more} says whether others follow. */
+    /** Up to {@code n} parents after those consumed so far; {@code more} says whether others (may) follow. */
     Page<P> fetch(int n) {
         if (pitId == null && (offset > 0 || pitFromStart)) {
             openPit();
         }
+        int from = pitId != null && after.isEmpty() ? offset : 0;
+        // One hit more than asked tells whether more follow, within the result window: the first PIT
+        // page after a direct one skips the parents already returned with from.
+        int size = Math.min(n + 1, Math.max(1, window - from));
         ResponseBody<P> r = searcher.one(pitId == null ? n + " parents" : n + " parents (point in time)", q.parentIndex(),
-            Requests.parentPage(q, pitId, keepAlive, after, after.isEmpty() ? offset : 0, n), q.parentType(), trips);
+            Requests.parentPage(q, pitId, keepAlive, after, from, size), q.parentType(), trips);
         if (r.pitId() != null) {
             pitId = r.pitId();
         }
         List<Hit<P>> hits = r.hits().hits();
-        boolean more = hits.size() > n;
+        // Without the look-ahead hit, a full page may or may not be followed by more: say more, and
+        // let the next fetch find out.
+        boolean more = size > n ? hits.size() > n : hits.size() == size;
         long total = r.hits().total() == null ? -1 : r.hits().total().value();
         boolean exact = r.hits().total() != null && r.hits().total().relation() == TotalHitsRelation.Eq;
         return new Page<>(more ? hits.subList(0, n) : hits, more, total, exact);

@@ -49,8 +49,8 @@ final class Requests {
     }
 
     /**
-     * A page of the parent side for {@link Join#childrenOf}: in the parent order, with a look-ahead
-     * hit that tells whether more follow.
+     * A page of the parent side for {@link Join#childrenOf}, in the parent order ({@code size}
+     * includes the look-ahead hit that tells whether more follow).
      *
      * @param pitId the point in time to read, or {@code null} to read the index directly
      * @param after sort values to continue after (PIT pages only), or empty
@@ -64,7 +64,7 @@ final class Requests {
             } else {
                 s.pit(p -> p.id(pitId).keepAlive(keepAlive));
             }
-            s.query(q.parentQuery()).sort(SortValues.orDefault(q.parentSort())).trackScores(true).size(size + 1);
+            s.query(q.parentQuery()).sort(SortValues.orDefault(q.parentSort())).trackScores(true).size(size);
             if (after != null && !after.isEmpty()) {
                 s.searchAfter(after);
             } else if (from > 0) {

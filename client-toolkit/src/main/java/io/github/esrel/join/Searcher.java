@@ -85,6 +85,12 @@ final class Searcher {
         } catch (JsonpMappingException e) {
             throw Errors.mapping(what, index, e);
         } catch (IOException e) {
+            // The client reports a source its mapper cannot read as a transport failure.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof JsonpMappingException m) {
+                    throw Errors.mapping(what, index, m);
+                }
+            }
             throw Errors.io(what, index, e);
         }
     }

@@ -1,0 +1,573 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.SortOptions;
+import co.elastic.clients.elasticsearch._types.SortOrder;
+import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import io.github.esrel.testenv.Cluster;
+import io.github.esrel.testenv.EsCluster;
+import io.github.esrel.testenv.EsrelTest;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Application-side joins on a real node: seed 000's users and blog posts in both directions, each
+ * answer checked against the data and against the denormalized query (the user's fields copied into
+ * each post); seed 003's trap (a broad parent condition, a selective child condition) hitting the
+ * cap; terms batching above {@code index.max_terms_count}; paging the parent side through a point in
+ * time; 65,536 keys in two round trips. One class, so one node start for all of it.
+ */
+@EsrelTest
+class JoinIT {
+
+    @Cluster
+    static final EsCluster cluster = EsCluster.builder().build();
+
+    private static ElasticsearchClient es;
+
+    /** A user, as the seed stores it. */
+    record User(String name, String gender, String handle, int n) {}
+
+    /** The user fields copied into each post (the denormalized form). */
+    record Author(String name, String gender) {}
+
+    /** A blog post; {@code user_id} refers to the user's {@code _id}, {@code user_handle} to its handle. */
+    record Post(String title, String user_id, String user_handle, int popularity, long date, Author user) {}
+
+    static final int USERS = 40;
+    static final int POSTS = 400;
+    /** A John who wrote nothing. */
+    static final int CHILDLESS = 4;
+
+    static final List<User> users = new ArrayList<>();
+    static final List<Post> posts = new ArrayList<>();
+
+    @BeforeAll
+    static void blog() throws IOException {
+        es = cluster.client();
+        String[] first = {"John", "Jane", "Mary", "Peter"};
+        for (int i = 0; i < USERS; i++) {
+            users.add(new User(first[i % 4] + " Surname" + i, i % 2 == 0 ? "female" : "male", String.format("h%02d", i), i));
+        }
+        for (int j = 0; j < POSTS; j++) {
+            int u = (j * 7 + 1) % USERS;
+            if (u == CHILDLESS) {
+                u = CHILDLESS + 1;
+            }
+            User user = users.get(u);
+            posts.add(new Post(j % 3 == 0 ? "relationships are complicated" : "another topic", "u" + u, user.handle(),
+                (j * 37) % POSTS, 1_000_000L + j, new Author(user.name(), user.gender())));
+        }
+        createUsers("users", 2, Map.of());
+        createPosts("posts", 3, Map.of());
+        createPosts("posts7", 2, Map.of("index.max_terms_count", "7"));
+        bulk("users", IntStream.range(0, USERS).boxed().collect(Collectors.toMap(i -> "u" + i, users::get)));
+        Map<String, Object> byId = IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get));
+        bulk("posts", byId);
+        bulk("posts7", byId);
+    }
+
+    // --- children of parents matching a query --------------------------------------------------
+
+    @Test
+    void shouldReturnThePostsOfUsersNamedJohnGroupedUnderEachJohn() {
+        Join join = Join.of(b -> b.client(es));
+        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.childrenPerParent(2).size(20)));
+
+        List<User> johns = users.stream().filter(u -> u.name().startsWith("John")).toList();
+        assertThat(r.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(r.parents()).extracting(p -> p.parent().value()).containsExactlyElementsOf(johns);
+        for (ParentWithChildren<User, Post> p : r.parents()) {
+            List<Post> theirs = postsOf(p.parent().value()).sorted(byPopularity()).toList();
+            assertThat(p.totalChildren()).as(p.parent().value().name()).isEqualTo(theirs.size());
+            assertThat(p.children()).extracting(Doc::value).containsExactlyElementsOf(theirs.subList(0, Math.min(2, theirs.size())));
+            assertThat(p.parent().id()).isEqualTo("u" + p.parent().value().n());
+        }
+        assertThat(r.parents().stream().filter(p -> p.parent().value().n() == CHILDLESS).findFirst().orElseThrow()
+            .children()).isEmpty();
+        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.child().value().user_id()).isEqualTo(p.parent().id()));
+        assertThat(r.roundTrips()).as(r.requests().toString()).isEqualTo(2);
+        assertThat(r.next()).isEmpty();
+        assertThat(r.keysShipped()).isEqualTo(johns.size());
+        assertThat(r.termsBatches()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldLeaveOutChildlessParentsInAnInnerJoin() {
+        Join join = Join.of(b -> b.client(es));
+        JoinResult<User, Post> left = join.childrenOf(johns(b -> b.size(20)));
+        JoinResult<User, Post> inner = join.childrenOf(johns(b -> b.size(20).includeChildless(false)));
+        assertThat(left.parents()).hasSize(10);
+        assertThat(inner.parents()).hasSize(9).noneMatch(p -> p.parent().value().n() == CHILDLESS);
+        assertThat(inner.parents()).allSatisfy(p -> assertThat(p.children()).isNotEmpty());
+    }
+
+    @Test
+    void shouldOnlyCountChildrenMatchingTheChildQuery() {
+        Join join = Join.of(b -> b.client(es));
+        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.size(20).includeChildless(false)
+            .childQuery(q -> q.match(m -> m.field("title").query("relationships")))));
+        for (ParentWithChildren<User, Post> p : r.parents()) {
+            long expected = postsOf(p.parent().value()).filter(x -> x.title().startsWith("relationships")).count();
+            assertThat(p.totalChildren()).isEqualTo(expected);
+            assertThat(p.children()).allSatisfy(c -> assertThat(c.value().title()).startsWith("relationships"));
+        }
+    }
+
+    @Test
+    void shouldPageThroughParentsWithAPointInTimeWithoutDuplicatesOrGaps() {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> all = everyone(b -> b.size(10).childrenPerParent(1));
+        List<String> seen = new ArrayList<>();
+        List<Integer> trips = new ArrayList<>();
+        JoinCursor cursor = null;
+        String pit = null;
+        do {
+            // Through its token, as a web page would hand it on.
+            JoinResult<User, Post> page = join.childrenOf(all, cursor == null ? null : JoinCursor.parse(cursor.token()));
+            page.parents().forEach(p -> seen.add(p.parent().id()));
+            trips.add(page.roundTrips());
+            cursor = page.next().orElse(null);
+            if (cursor != null && cursor.pitId() != null) {
+                pit = cursor.pitId();
+            }
+        } while (cursor != null);
+
+        assertThat(seen).hasSize(USERS).doesNotHaveDuplicates()
+            .containsExactlyElementsOf(users.stream().sorted(Comparator.comparing(User::handle)).map(u -> "u" + u.n()).toList());
+        // Page 1 needs no point in time; page 2 opens it; the last page closes it.
+        assertThat(trips).containsExactly(2, 3, 2, 3);
+        assertThat(pit).isNotNull();
+        String closed = pit;
+        assertThatThrownBy(() -> es.search(s -> s.pit(p -> p.id(closed)).size(1), Void.class))
+            .isInstanceOfSatisfying(co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
+                e -> assertThat(e.status()).isEqualTo(404));
+    }
+
+    @Test
+    void shouldReadEveryPageFromThePointInTimeWhenAskedForConsistentPaging() {
+        Join join = Join.of(b -> b.client(es).consistentPaging(true));
+        JoinResult<User, Post> first = join.childrenOf(everyone(b -> b.size(30)));
+        assertThat(first.requests().get(0)).startsWith("open point in time");
+        JoinResult<User, Post> second = join.childrenOf(everyone(b -> b.size(30)), first.next().orElseThrow());
+        assertThat(second.parents()).hasSize(USERS - 30);
+        assertThat(second.next()).isEmpty();
+        assertThat(second.requests().get(second.roundTrips() - 1)).startsWith("close point in time");
+    }
+
+    @Test
+    void shouldFailClearlyWhenACursorsPointInTimeIsGone() {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> all = everyone(b -> b.size(5));
+        JoinResult<User, Post> p1 = join.childrenOf(all);
+        JoinResult<User, Post> p2 = join.childrenOf(all, p1.next().orElseThrow());
+        JoinCursor cursor = p2.next().orElseThrow();
+        join.close(cursor);
+        assertThatThrownBy(() -> join.childrenOf(all, cursor)).isInstanceOf(JoinException.class)
+            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+    }
+
+    // --- children filtered by parent attributes ------------------------------------------------
+
+    @Test
+    void shouldReturnThePopularPostsOfFemaleAuthorsAsTheDenormalizedQueryDoes() throws IOException {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> q = popularByWomen(b -> b.size(20));
+        JoinResult<User, Post> joined = join.childrenWhereParent(q);
+
+        List<String> denormalized = denormalizedPopularByWomen("posts", 0, 20);
+        assertThat(joined.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(joined.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(denormalized);
+        assertThat(joined.pairs()).allSatisfy(p -> {
+            assertThat(p.parent().value().gender()).isEqualTo("female");
+            assertThat(p.child().value().user_id()).isEqualTo(p.parent().id());
+            assertThat(p.child().value().popularity()).isGreaterThanOrEqualTo(300);
+        });
+        assertThat(joined.roundTrips()).as(joined.requests().toString()).isEqualTo(2);
+        assertThat(joined.parentsMatched()).isEqualTo(USERS / 2);
+        assertThat(joined.parentsMatchedExact()).isTrue();
+        long expectedTotal = posts.stream().filter(p -> p.user().gender().equals("female") && p.popularity() >= 300).count();
+        assertThat(joined.childrenMatched()).isEqualTo(expectedTotal);
+        assertThat(joined.hasMoreChildren()).isEqualTo(expectedTotal > 20);
+
+        JoinResult<User, Post> page2 = join.childrenWhereParent(q.toBuilder().from(20).build());
+        assertThat(page2.pairs()).extracting(p -> p.child().id())
+            .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 20, 20));
+    }
+
+    @Test
+    void shouldFetchOnlyTheParentsOfTheReturnedChildrenWhenLazy() {
+        Join join = Join.of(b -> b.client(es));
+        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.size(5)));
+        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.size(5)
+            .parentFetch(JoinQuery.ParentFetch.LAZY)));
+        assertThat(lazy.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value())
+            .containsExactlyElementsOf(eager.pairs().stream()
+                .map(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value()).toList());
+        assertThat(lazy.roundTrips()).as(lazy.requests().toString()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldJoinOnAParentFieldInsteadOfTheId() {
+        Join join = Join.of(b -> b.client(es));
+        JoinResult<User, Post> r = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
+            .parents("users", q -> q.terms(t -> t.field("handle").terms(v -> v.value(List.of(
+                co.elastic.clients.elasticsearch._types.FieldValue.of("h01"),
+                co.elastic.clients.elasticsearch._types.FieldValue.of("h03"))))))
+            .parentKey("handle")
+            .children("posts", "user_handle")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
+            .size(1000)));
+        List<String> expected = IntStream.range(0, POSTS).filter(j -> Set.of("h01", "h03").contains(posts.get(j).user_handle()))
+            .mapToObj(j -> "p" + j).toList();
+        assertThat(r.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(expected);
+        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.parent().value().handle()).isEqualTo(p.child().value().user_handle()));
+    }
+
+    // --- the fan-out cap (seed 003's trap) ------------------------------------------------------
+
+    @Test
+    void shouldStopBeforeShippingAnyKeyWhenMoreParentsMatchThanTheCap() {
+        Join join = Join.of(b -> b.client(es).maxParents(5));
+        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.size(20)));
+        assertThat(r.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
+        assertThat(r.pairs()).isEmpty();
+        assertThat(r.keysShipped()).isZero();
+        assertThat(r.roundTrips()).isEqualTo(1);
+        assertThat(r.parentsMatched()).isGreaterThan(5);
+        assertThat(r.advice()).contains("maxParents=5", "Denormalize", "[posts]", "[users]");
+        assertThatThrownBy(r::orThrow).isInstanceOf(JoinCapExceededException.class).hasMessageContaining("Denormalize")
+            .satisfies(e -> assertThat(((JoinCapExceededException) e).result()).isSameAs(r));
+    }
+
+    @Test
+    void shouldStreamParentsUpToTheCapAndSayWhenFewHaveMatchingChildren() throws IOException {
+        // Seed 003: 5,000 users, only one of them has popular photos, 20 photos wanted.
+        int n = 5_000;
+        int lucky = 4_321;
+        createUsers("trap-users", 2, Map.of());
+        createPosts("trap-photos", 2, Map.of());
+        Map<String, Object> trapUsers = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            trapUsers.put("t" + i, new User("User " + i, i == lucky || i % 2 == 0 ? "female" : "male", String.format("t%05d", i), i));
+        }
+        bulk("trap-users", trapUsers);
+        Map<String, Object> photos = new LinkedHashMap<>();
+        for (int j = 0; j < 600; j++) {
+            int owner = (j * 97) % n == lucky ? lucky + 1 : (j * 97) % n;
+            photos.put("x" + j, new Post("photo", "t" + owner, "", 1, j, null));
+        }
+        for (int j = 0; j < 3; j++) {
+            photos.put("hot" + j, new Post("photo", "t" + lucky, "", 100 + j, 10_000 + j, null));
+        }
+        bulk("trap-photos", photos);
+
+        JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
+            .parents("trap-users", Query.of(x -> x.matchAll(m -> m)))
+            .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
+            .children("trap-photos", "user_id")
+            .childQuery(c -> c.range(r -> r.number(x -> x.field("popularity").gte(100.0))))
+            .includeChildless(false).size(20));
+        Join capped = Join.of(b -> b.client(es).maxParents(2_000).pageSize(500));
+
+        JoinResult<User, Post> first = capped.childrenOf(q);
+        assertThat(first.status()).isEqualTo(JoinResult.Status.PARTIAL);
+        assertThat(first.parents()).isEmpty();
+        assertThat(first.parentsRead()).isEqualTo(2_000);
+        assertThat(first.advice()).contains("maxParents=2,000", "Denormalize", "[trap-photos]");
+        assertThatThrownBy(first::orThrow).isInstanceOf(JoinCapExceededException.class);
+        // 4 pages of 500 parents, each with its children search, and the point in time opened for page 2.
+        assertThat(first.roundTrips()).as(first.requests().toString()).isEqualTo(9);
+
+        JoinResult<User, Post> second = capped.childrenOf(q, first.next().orElseThrow());
+        assertThat(second.status()).isEqualTo(JoinResult.Status.PARTIAL);
+        assertThat(second.parentsRead()).isEqualTo(2_000);
+        JoinResult<User, Post> third = capped.childrenOf(q, second.next().orElseThrow());
+        assertThat(third.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(third.parentsRead()).isEqualTo(1_000);
+        assertThat(third.next()).isEmpty();
+        assertThat(third.parents()).hasSize(1);
+        assertThat(third.parents().get(0).parent().value().n()).isEqualTo(lucky);
+        assertThat(third.parents().get(0).totalChildren()).isEqualTo(3);
+
+        // The same question with the default cap reads all 5,000 parents in one call.
+        JoinResult<User, Post> whole = Join.of(b -> b.client(es)).childrenOf(q);
+        assertThat(whole.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(whole.parentsRead()).isEqualTo(n);
+        assertThat(whole.parents()).hasSize(1);
+
+        // The other direction ("popular photos of female users") is refused at once over the cap...
+        JoinQuery<User, Post> women = q.toBuilder()
+            .parents("trap-users", x -> x.term(t -> t.field("gender").value("female"))).build();
+        JoinResult<User, Post> refused = Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(women);
+        assertThat(refused.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
+        assertThat(refused.roundTrips()).isEqualTo(1);
+        assertThat(refused.parentsMatched()).isEqualTo(1_001);
+        assertThat(refused.parentsMatchedExact()).isFalse();
+        // ...and answered in two round trips within it.
+        JoinResult<User, Post> answered = Join.of(b -> b.client(es)).childrenWhereParent(women);
+        assertThat(answered.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(answered.pairs()).extracting(p -> p.child().id()).containsExactlyInAnyOrder("hot0", "hot1", "hot2");
+        assertThat(answered.roundTrips()).isEqualTo(2);
+        assertThat(answered.keysShipped()).isEqualTo(n / 2 + 1);
+    }
+
+    // --- terms batching --------------------------------------------------------------------------
+
+    @Test
+    void shouldBatchKeysToTheChildIndexsMaxTermsCountAndStillAnswerLikeOneQuery() throws IOException {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts7", "user_id")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).size(50));
+
+        JoinResult<User, Post> first = join.childrenWhereParent(q);
+        // Parents, the batch the server refused (more than 7 terms), the setting, the batches.
+        assertThat(first.requests()).hasSize(4);
+        assertThat(first.requests().get(2)).startsWith("settings [posts7]");
+        assertThat(first.requests().get(3)).startsWith("msearch [posts7]").contains("in 6 searches");
+        assertThat(first.maxTermsCount()).isEqualTo(7);
+        assertThat(first.termsBatches()).isEqualTo(6); // 40 keys / 7
+        assertThat(first.keysShipped()).isEqualTo(USERS);
+
+        JoinResult<User, Post> again = join.childrenWhereParent(q);
+        assertThat(again.requests()).hasSize(2);
+        assertThat(again.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(
+            first.pairs().stream().map(p -> p.child().id()).toList());
+
+        List<String> oneQuery = posts.stream().sorted(byPopularity()).limit(50)
+            .map(p -> "p" + posts.indexOf(p)).toList();
+        assertThat(again.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(oneQuery);
+        assertThat(again.childrenMatched()).isEqualTo(POSTS);
+
+        // Merging pages of scored batches gives the scores one search gives.
+        JoinResult<User, Post> scored = join.childrenWhereParent(everyoneWhere(b -> b.children("posts7", "user_id")
+            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).size(30)));
+        JoinResult<User, Post> unbatched = join.childrenWhereParent(everyoneWhere(b -> b.children("posts", "user_id")
+            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).size(30)));
+        assertThat(scored.termsBatches()).isEqualTo(6);
+        assertThat(unbatched.termsBatches()).isEqualTo(1);
+        assertThat(scored.pairs()).extracting(p -> p.child().value().title()).containsOnly("relationships are complicated");
+        assertThat(scored.childrenMatched()).isEqualTo(unbatched.childrenMatched());
+    }
+
+    @Test
+    void shouldBatchTheCollapseOfChildrenOfTooManyParents() {
+        Join join = Join.of(b -> b.client(es).maxTermsCount(7));
+        JoinResult<User, Post> batched = join.childrenOf(everyoneWhere(b -> b.children("posts7", "user_id").size(USERS)
+            .parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
+        JoinResult<User, Post> whole = Join.of(b -> b.client(es)).childrenOf(everyoneWhere(b -> b.children("posts", "user_id")
+            .size(USERS).parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
+        assertThat(batched.termsBatches()).isEqualTo(6);
+        assertThat(batched.roundTrips()).isEqualTo(2);
+        assertThat(batched.parents()).extracting(p -> p.parent().id() + p.children().stream().map(Doc::id).toList() + p.totalChildren())
+            .containsExactlyElementsOf(whole.parents().stream()
+                .map(p -> p.parent().id() + p.children().stream().map(Doc::id).toList() + p.totalChildren()).toList());
+    }
+
+    @Test
+    void shouldReReadALimitThatWasLoweredAfterItWasCached() throws IOException {
+        createPosts("posts-shrinking", 1, Map.of("index.max_terms_count", "20"));
+        bulk("posts-shrinking", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts-shrinking", "user_id").size(POSTS));
+        JoinResult<User, Post> before = join.childrenWhereParent(q);
+        assertThat(before.maxTermsCount()).isEqualTo(20);
+        assertThat(before.termsBatches()).isEqualTo(2);
+
+        es.indices().putSettings(p -> p.index("posts-shrinking").settings(s -> s.maxTermsCount(3)));
+        JoinResult<User, Post> after = join.childrenWhereParent(q);
+        assertThat(after.maxTermsCount()).isEqualTo(3);
+        assertThat(after.termsBatches()).isEqualTo(14);
+        assertThat(after.pairs()).hasSize(POSTS);
+        assertThat(after.requests()).hasSize(4);
+    }
+
+    @Test
+    void shouldJoin65536KeysInTwoRoundTrips() throws IOException {
+        int n = 65_536;
+        createUsers("many-users", 1, Map.of("index.max_result_window", String.valueOf(n)));
+        createPosts("many-posts", 1, Map.of());
+        Map<String, Object> many = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            many.put("m" + i, new User("u", "female", "", i));
+        }
+        long t0 = System.nanoTime();
+        bulk("many-users", many);
+        System.out.printf("indexed %,d users in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
+        Map<String, Object> few = new LinkedHashMap<>();
+        for (int j = 0; j < 100; j++) {
+            few.put("q" + j, new Post("t", "m" + (j * 641), "", j, j, null));
+        }
+        bulk("many-posts", few);
+        JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
+            .parents("many-users", x -> x.matchAll(m -> m)).children("many-posts", "user_id")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).size(10)
+            .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(s -> s.filter(f -> f.includes("n")))));
+
+        JoinResult<User, Post> r = Join.of(b -> b.client(es).maxParents(n).pageSize(n)).childrenWhereParent(q);
+        System.out.println("65,536 keys in one page: " + r.describe());
+        assertThat(r.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(r.keysShipped()).isEqualTo(n);
+        assertThat(r.termsBatches()).isEqualTo(1);
+        assertThat(r.roundTrips()).as(r.requests().toString()).isEqualTo(2);
+        assertThat(r.pairs()).extracting(p -> p.child().id())
+            .containsExactlyElementsOf(IntStream.range(0, 10).mapToObj(j -> "q" + (99 - j)).toList());
+        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.parent().value().n() * 1L)
+            .isEqualTo(Long.parseLong(p.child().value().user_id().substring(1))));
+
+        // The same with the default page size: the parent side pages through a point in time.
+        JoinResult<User, Post> paged = Join.of(b -> b.client(es).maxParents(n)).childrenWhereParent(q);
+        System.out.println("65,536 keys in pages of 10,000: " + paged.describe());
+        assertThat(paged.pairs()).extracting(p -> p.child().id())
+            .containsExactlyElementsOf(r.pairs().stream().map(p -> p.child().id()).toList());
+        assertThat(paged.parentsRead()).isEqualTo(10_000 + n);
+        // The first page, the point in time opened, 7 pages of it, closed, and the children.
+        assertThat(paged.roundTrips()).as(paged.requests().toString()).isEqualTo(1 + 1 + 7 + 1 + 1);
+
+        // One key over the cap is refused in one round trip.
+        JoinResult<User, Post> over = Join.of(b -> b.client(es).maxParents(n - 1).pageSize(n)).childrenWhereParent(q);
+        assertThat(over.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
+        assertThat(over.roundTrips()).isEqualTo(1);
+    }
+
+    // --- failures ------------------------------------------------------------------------------
+
+    @Test
+    void shouldNameAMissingIndex() {
+        Join join = Join.of(b -> b.client(es));
+        assertThatThrownBy(() -> join.childrenWhereParent(everyoneWhere(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
+            .isInstanceOf(JoinException.class).hasMessageContaining("no such index [no-such-users]")
+            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+    }
+
+    @Test
+    void shouldExplainThatTheChildKeyMustBeAKeywordToCollapseOn() {
+        Join join = Join.of(b -> b.client(es));
+        assertThatThrownBy(() -> join.childrenOf(everyoneWhere(b -> b.children("posts", "title"))))
+            .isInstanceOf(JoinException.class).hasMessageContaining("keyword or numeric")
+            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(400));
+    }
+
+    /** A class whose field cannot hold the stored value. */
+    record BadUser(java.time.Duration name) {}
+
+    @Test
+    void shouldReportASourceThatDoesNotMapToTheDocumentClass() {
+        Join join = Join.of(b -> b.client(es));
+        assertThatThrownBy(() -> join.childrenWhereParent(JoinQuery.of(BadUser.class, Post.class, b -> b
+            .parents("users", q -> q.matchAll(m -> m)).children("posts", "user_id"))))
+            .isInstanceOf(JoinException.class).hasMessageContaining("cannot map");
+    }
+
+    // --- helpers -----------------------------------------------------------------------------
+
+    private static JoinQuery<User, Post> johns(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+        return more.apply(JoinQuery.builder(User.class, Post.class)
+            .parents("users", q -> q.match(m -> m.field("name").query("John")))
+            .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
+            .children("posts", "user_id")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))).build();
+    }
+
+    private static JoinQuery<User, Post> everyone(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+        return more.apply(JoinQuery.builder(User.class, Post.class)
+            .parents("users", q -> q.matchAll(m -> m))
+            .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
+            .children("posts", "user_id")).build();
+    }
+
+    private static JoinQuery<User, Post> everyoneWhere(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+        return everyone(more);
+    }
+
+    private static JoinQuery<User, Post> popularByWomen(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+        return more.apply(JoinQuery.builder(User.class, Post.class)
+            .parents("users", q -> q.term(t -> t.field("gender").value("female")))
+            .children("posts", "user_id")
+            .childQuery(q -> q.range(r -> r.number(n -> n.field("popularity").gte(300.0))))
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))).build();
+    }
+
+    /** The same question asked of the denormalized posts: one query. */
+    private static List<String> denormalizedPopularByWomen(String index, int from, int size) throws IOException {
+        return es.search(s -> s.index(index).from(from).size(size)
+                .query(q -> q.bool(b -> b.filter(f -> f.term(t -> t.field("user.gender").value("female")))
+                    .must(m -> m.range(r -> r.number(n -> n.field("popularity").gte(300.0))))))
+                .sort(so -> so.field(f -> f.field("popularity").order(SortOrder.Desc))), Post.class)
+            .hits().hits().stream().map(Hit::id).toList();
+    }
+
+    private static java.util.stream.Stream<Post> postsOf(User u) {
+        return posts.stream().filter(p -> p.user_id().equals("u" + u.n()));
+    }
+
+    private static Comparator<Post> byPopularity() {
+        return Comparator.comparingInt(Post::popularity).reversed();
+    }
+
+    static void createUsers(String index, int shards, Map<String, String> settings) throws IOException {
+        es.indices().create(c -> c.index(index)
+            .settings(s -> {
+                s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
+                settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
+                return s;
+            })
+            .mappings(TypeMapping.of(m -> m
+                .properties("name", p -> p.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
+                .properties("gender", p -> p.keyword(k -> k))
+                .properties("handle", p -> p.keyword(k -> k))
+                .properties("n", p -> p.integer(i -> i)))));
+    }
+
+    static void createPosts(String index, int shards, Map<String, String> settings) throws IOException {
+        es.indices().create(c -> c.index(index)
+            .settings(s -> {
+                s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
+                settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
+                return s;
+            })
+            .mappings(TypeMapping.of(m -> m
+                .properties("title", p -> p.text(t -> t))
+                .properties("user_id", p -> p.keyword(k -> k))
+                .properties("user_handle", p -> p.keyword(k -> k))
+                .properties("popularity", p -> p.integer(i -> i))
+                .properties("date", p -> p.long_(l -> l))
+                .properties("user", p -> p.object(o -> o
+                    .properties("name", x -> x.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
+                    .properties("gender", x -> x.keyword(k -> k)))))));
+    }
+
+    static void bulk(String index, Map<String, Object> docs) throws IOException {
+        List<BulkOperation> ops = new ArrayList<>();
+        List<Map.Entry<String, Object>> entries = new ArrayList<>(docs.entrySet());
+        for (int from = 0; from < entries.size(); from += 5_000) {
+            ops.clear();
+            for (Map.Entry<String, Object> e : entries.subList(from, Math.min(from + 5_000, entries.size()))) {
+                ops.add(BulkOperation.of(o -> o.index(i -> i.index(index).id(e.getKey()).document(e.getValue()))));
+            }
+            BulkResponse r = es.bulk(b -> b.operations(ops));
+            assertThat(r.errors()).as("bulk into " + index).isFalse();
+        }
+        es.indices().refresh(r -> r.index(index));
+    }
+}
