@@ -1,0 +1,143 @@
+package io.github.esrel.denorm;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Reads and writes job checkpoints in the checkpoint index. */
+final class Checkpoints {
+
+    private static final String MAPPING = """
+        {"settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+         "mappings": {"dynamic": false, "properties": {
+           "relation": {"type": "keyword"}, "parent_id": {"type": "keyword"}, "state": {"type": "keyword"},
+           "owner": {"type": "keyword"}, "started_at": {"type": "long"}, "updated_at": {"type": "long"}}}}""";
+
+    /** A checkpoint as stored, with what a conditional write needs. */
+    record Stored(Checkpoint checkpoint, long seqNo, long primaryTerm) {}
+
+    private final ElasticsearchClient client;
+    private final String index;
+    private volatile boolean ensured;
+
+    Checkpoints(ElasticsearchClient client, String index) {
+        this.client = client;
+        this.index = index;
+    }
+
+    String index() {
+        return index;
+    }
+
+    void ensureIndex() throws IOException {
+        if (ensured) {
+            return;
+        }
+        try {
+            if (!client.indices().exists(e -> e.index(index)).value()) {
+                client.indices().create(c -> c.index(index).withJson(new StringReader(MAPPING)));
+            }
+        } catch (ElasticsearchException e) {
+            if (!DocStream.reason(e).contains("resource_already_exists_exception")) {
+                throw e;
+            }
+        }
+        ensured = true;
+    }
+
+    /** Writes the checkpoint; with {@code seqNo >= 0} only if it is unchanged since read (a claim). */
+    void save(Checkpoint c, long ifSeqNo, long ifPrimaryTerm) throws IOException {
+        ensureIndex();
+        ObjectNode doc = toDoc(c);
+        client.index(i -> {
+            i.index(index).id(c.jobId()).document(doc);
+            if (ifSeqNo >= 0) {
+                i.ifSeqNo(ifSeqNo).ifPrimaryTerm(ifPrimaryTerm);
+            }
+            return i;
+        });
+    }
+
+    Optional<Stored> get(String jobId) throws IOException {
+        ensureIndex();
+        GetResponse<ObjectNode> g = client.get(r -> r.index(index).id(jobId), ObjectNode.class);
+        if (!g.found()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Stored(fromDoc(jobId, g.source()), g.seqNo(), g.primaryTerm()));
+    }
+
+    /** Checkpoints of the relation in the given states (the index is refreshed first). */
+    List<Checkpoint> find(String relation, List<JobState> states) throws IOException {
+        ensureIndex();
+        client.indices().refresh(r -> r.index(index));
+        List<Checkpoint> found = new ArrayList<>();
+        Query q = Query.of(b -> b.bool(x -> x.filter(f -> f.term(t -> t.field("relation").value(relation)))
+            .filter(f -> f.terms(t -> t.field("state").terms(v -> v.value(states.stream()
+                .map(s -> co.elastic.clients.elasticsearch._types.FieldValue.of(s.name())).toList()))))));
+        try (DocStream s = DocStream.of(b -> b.client(client).index(index).query(q).pageSize(1000).mode(DocStream.Mode.AUTO))) {
+            for (List<Hit<ObjectNode>> page = s.next(); !page.isEmpty(); page = s.next()) {
+                for (Hit<ObjectNode> h : page) {
+                    found.add(fromDoc(h.id(), h.source()));
+                }
+            }
+        }
+        return found;
+    }
+
+    static ObjectNode toDoc(Checkpoint c) {
+        ObjectNode d = JsonPaths.object();
+        d.put("relation", c.relation());
+        d.put("parent_id", c.parentId());
+        d.put("state", c.state().name());
+        d.put("owner", c.owner());
+        d.put("parent_seq_no", c.parentSeqNo());
+        d.put("total", c.total());
+        d.put("done", c.done());
+        d.put("written", c.written());
+        d.put("up_to_date", c.upToDate());
+        d.put("moved", c.moved());
+        d.put("conflicts", c.conflicts());
+        d.put("rejected", c.rejected());
+        d.put("failed", c.failed());
+        d.put("passes", c.passes());
+        d.put("started_at", c.startedAt().toEpochMilli());
+        d.put("updated_at", c.updatedAt().toEpochMilli());
+        if (c.error() != null) {
+            d.put("error", c.error());
+        } else {
+            d.putNull("error");
+        }
+        return d;
+    }
+
+    static Checkpoint fromDoc(String jobId, JsonNode d) {
+        JsonNode error = d.get("error");
+        return new Checkpoint(jobId, text(d, "relation"), text(d, "parent_id"), JobState.valueOf(text(d, "state")),
+            text(d, "owner"), num(d, "parent_seq_no"), num(d, "total"), num(d, "done"), num(d, "written"),
+            num(d, "up_to_date"), num(d, "moved"), num(d, "conflicts"), num(d, "rejected"), num(d, "failed"),
+            (int) num(d, "passes"), Instant.ofEpochMilli(num(d, "started_at")), Instant.ofEpochMilli(num(d, "updated_at")),
+            error == null || error.isNull() ? null : error.asText());
+    }
+
+    private static String text(JsonNode d, String f) {
+        JsonNode n = d.get(f);
+        return n == null || n.isNull() ? null : n.asText();
+    }
+
+    private static long num(JsonNode d, String f) {
+        JsonNode n = d.get(f);
+        return n == null || n.isNull() ? 0 : n.asLong();
+    }
+}

@@ -1,0 +1,405 @@
+package io.github.esrel.denorm;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.SortOrder;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.ScrollResponse;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.RetryPolicy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+/**
+ * Streams every document matching a query, a page at a time, in constant memory: with a point in
+ * time and {@code search_after} (sorted by {@code _shard_doc}), or with a scroll where a point in time
+ * is not available. Each hit carries its {@code _seq_no}, {@code _primary_term} and routing, so a
+ * conditional write can follow. The view is a snapshot taken when the stream opens: documents written
+ * later are not seen, documents changed later are seen as they were.
+ *
+ * <pre>{@code
+ * try (DocStream children = DocStream.of(s -> s.client(es).index("posts")
+ *         .query(q -> q.term(t -> t.field("user.id").value("42"))).pageSize(1000))) {
+ *     for (List<Hit<ObjectNode>> page = children.next(); !page.isEmpty(); page = children.next()) {
+ *         ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>With {@link Builder#prefetch(boolean)} the next page is fetched on a background thread while the
+ * caller works on the current one (at most one page ahead). Pages whose search is rejected (429) are
+ * retried under the retry policy. Not thread-safe: one consumer.
+ */
+public final class DocStream implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DocStream.class);
+
+    /** How to page through the matches. */
+    public enum Mode {
+        /** A point in time, falling back to a scroll if the cluster cannot open one. */
+        AUTO,
+        /** Point in time + {@code search_after}; fails where a point in time cannot be opened. */
+        POINT_IN_TIME,
+        /** A scroll sorted by {@code _doc}. */
+        SCROLL
+    }
+
+    private final ElasticsearchClient client;
+    private final String index;
+    private final Query query;
+    private final int pageSize;
+    private final Duration keepAlive;
+    private final String routing;
+    private final List<String> sourceIncludes;
+    private final boolean fetchSource;
+    private final Mode requested;
+    private final RetryPolicy retry;
+    private final ExecutorService prefetcher;
+
+    private Mode mode;
+    private String pitId;
+    private String scrollId;
+    private List<FieldValue> after;
+    private long total = -1;
+    private boolean exhausted;
+    private boolean closed;
+    private CompletableFuture<List<Hit<ObjectNode>>> ahead;
+
+    private DocStream(Builder b) {
+        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.index = Objects.requireNonNull(b.index, "index cannot be null");
+        this.query = b.query != null ? b.query : Query.of(q -> q.matchAll(m -> m));
+        this.pageSize = b.pageSize;
+        this.keepAlive = b.keepAlive;
+        this.routing = b.routing;
+        this.sourceIncludes = List.copyOf(b.sourceIncludes);
+        this.fetchSource = b.fetchSource;
+        this.requested = b.mode;
+        this.retry = b.retry;
+        this.prefetcher = b.prefetch ? Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "esrel-docstream-" + index);
+            t.setDaemon(true);
+            return t;
+        }) : null;
+    }
+
+    public static DocStream of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The next page of hits, in stream order; empty when every match was returned.
+     *
+     * @throws PropagationException if a search fails (after retrying rejections)
+     * @throws IllegalStateException if the stream is closed
+     */
+    public List<Hit<ObjectNode>> next() {
+        if (closed) {
+            throw new IllegalStateException("this stream over [" + index + "] is closed");
+        }
+        if (exhausted) {
+            return List.of();
+        }
+        List<Hit<ObjectNode>> page;
+        if (ahead != null) {
+            try {
+                page = ahead.join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException re ? re : e;
+            } finally {
+                ahead = null;
+            }
+        } else {
+            page = fetch();
+        }
+        if (page.size() < pageSize) {
+            exhausted = true;
+        } else if (prefetcher != null) {
+            ahead = CompletableFuture.supplyAsync(this::fetch, prefetcher);
+        }
+        return page;
+    }
+
+    /** Matches when the stream opened ({@code track_total_hits}); -1 before the first page. */
+    public long total() {
+        return total;
+    }
+
+    /** The mode in use: {@code POINT_IN_TIME} or {@code SCROLL}; {@code null} before the first page. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** Closes the point in time or clears the scroll; failures to do so are logged, not thrown. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (ahead != null) {
+            try {
+                ahead.join();
+            } catch (RuntimeException e) {
+                log.debug("prefetch of [{}] failed while closing", index, e);
+            }
+        }
+        if (prefetcher != null) {
+            prefetcher.shutdownNow();
+        }
+        try {
+            if (pitId != null) {
+                String id = pitId;
+                client.closePointInTime(c -> c.id(id));
+            }
+            if (scrollId != null) {
+                String id = scrollId;
+                client.clearScroll(c -> c.scrollId(id));
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("cannot release the {} over [{}]; it expires after its keep-alive of {}", pitId != null ? "point in time"
+                : "scroll", index, keepAlive, e);
+        }
+    }
+
+    private List<Hit<ObjectNode>> fetch() {
+        Attempts attempts = retry.attempts();
+        while (true) {
+            try {
+                return fetchOnce();
+            } catch (ElasticsearchException e) {
+                if (!(Failures.isRejected(e) && attempts.retryAfter(e))) {
+                    throw new PropagationException("searching [" + index + "] failed: " + reason(e), e.status(), e);
+                }
+            } catch (IOException e) {
+                throw new PropagationException("searching [" + index + "] failed: " + e, 0, e);
+            }
+        }
+    }
+
+    private List<Hit<ObjectNode>> fetchOnce() throws IOException {
+        if (mode == null) {
+            open();
+        }
+        String time = keepAlive.toMillis() + "ms";
+        ResponseBody<ObjectNode> r;
+        if (mode == Mode.SCROLL) {
+            if (scrollId == null) {
+                r = client.search(s -> {
+                    common(s.index(index).scroll(t -> t.time(time)).sort(o -> o.doc(d -> d.order(SortOrder.Asc))), true);
+                    if (routing != null) {
+                        s.routing(routing);
+                    }
+                    return s;
+                }, ObjectNode.class);
+            } else {
+                String id = scrollId;
+                r = client.scroll(s -> s.scrollId(id).scroll(t -> t.time(time)), ObjectNode.class);
+            }
+            scrollId = r.scrollId();
+        } else {
+            List<FieldValue> from = after;
+            SearchResponse<ObjectNode> sr = client.search(s -> {
+                common(s.pit(p -> p.id(pitId).keepAlive(t -> t.time(time))), from == null)
+                    .sort(o -> o.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
+                if (from != null) {
+                    s.searchAfter(from);
+                }
+                return s;
+            }, ObjectNode.class);
+            r = sr;
+            if (sr.pitId() != null) {
+                pitId = sr.pitId();
+            }
+        }
+        HitsMetadata<ObjectNode> hits = r.hits();
+        if (total < 0) {
+            total = hits.total() != null ? hits.total().value() : -1;
+        }
+        List<Hit<ObjectNode>> page = new ArrayList<>(hits.hits());
+        if (!page.isEmpty() && mode == Mode.POINT_IN_TIME) {
+            after = page.get(page.size() - 1).sort();
+        }
+        return page;
+    }
+
+    private SearchRequest.Builder common(SearchRequest.Builder s, boolean first) {
+        s.query(query).size(pageSize).seqNoPrimaryTerm(true).trackTotalHits(t -> t.enabled(first));
+        if (!fetchSource) {
+            s.source(src -> src.fetch(false));
+        } else if (!sourceIncludes.isEmpty()) {
+            s.source(src -> src.filter(f -> f.includes(sourceIncludes)));
+        }
+        return s;
+    }
+
+    private void open() throws IOException {
+        if (requested == Mode.SCROLL) {
+            mode = Mode.SCROLL;
+            return;
+        }
+        try {
+            pitId = client.openPointInTime(o -> {
+                o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms"));
+                if (routing != null) {
+                    o.routing(routing);
+                }
+                return o;
+            }).id();
+            mode = Mode.POINT_IN_TIME;
+        } catch (ElasticsearchException e) {
+            boolean unsupported = (e.status() == 400 || e.status() == 404 || e.status() == 405 || e.status() == 501)
+                && !reason(e).contains("index_not_found_exception");
+            if (requested == Mode.AUTO && unsupported) {
+                log.debug("cannot open a point in time on [{}] ({}); streaming with a scroll", index, reason(e));
+                mode = Mode.SCROLL;
+                return;
+            }
+            throw e;
+        }
+    }
+
+    static String reason(ElasticsearchException e) {
+        StringBuilder sb = new StringBuilder();
+        for (var c = e.error(); c != null; c = c.causedBy()) {
+            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
+        }
+        return sb.length() == 0 ? String.valueOf(e.getMessage()) : sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "DocStream{index=" + index + ", mode=" + (mode == null ? requested : mode) + ", pageSize=" + pageSize
+            + (routing == null ? "" : ", routing=" + routing) + ", total=" + total + '}';
+    }
+
+    /** Builder for {@link DocStream}. Not thread-safe. */
+    public static final class Builder {
+        private ElasticsearchClient client;
+        private String index;
+        private Query query;
+        private int pageSize = 1000;
+        private Duration keepAlive = Duration.ofMinutes(5);
+        private String routing;
+        private final List<String> sourceIncludes = new ArrayList<>();
+        private boolean fetchSource = true;
+        private Mode mode = Mode.AUTO;
+        private RetryPolicy retry = RetryPolicy.of(r -> r.maxAttempts(10).retryOn(Failures.rejected()));
+        private boolean prefetch;
+
+        private Builder() {}
+
+        /** Required. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /** Required: an index, alias or pattern. */
+        public Builder index(String index) {
+            this.index = Objects.requireNonNull(index, "index cannot be null");
+            return this;
+        }
+
+        /** Default: every document. */
+        public Builder query(Query query) {
+            this.query = Objects.requireNonNull(query, "query cannot be null");
+            return this;
+        }
+
+        public Builder query(Function<Query.Builder, co.elastic.clients.util.ObjectBuilder<Query>> fn) {
+            return query(fn.apply(new Query.Builder()).build());
+        }
+
+        /**
+         * Hits per page. Default 1000.
+         *
+         * @throws IllegalArgumentException unless 1..10,000
+         */
+        public Builder pageSize(int pageSize) {
+            if (pageSize < 1 || pageSize > 10_000) {
+                throw new IllegalArgumentException("pageSize must be between 1 and 10000, got " + pageSize);
+            }
+            this.pageSize = pageSize;
+            return this;
+        }
+
+        /**
+         * How long the point in time or scroll lives between two pages. Default 5 minutes.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder keepAlive(Duration keepAlive) {
+            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
+            if (keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("keepAlive must be positive, got " + keepAlive);
+            }
+            this.keepAlive = keepAlive;
+            return this;
+        }
+
+        /** Only the shards of this routing value. Default: every shard. */
+        public Builder routing(String routing) {
+            this.routing = routing;
+            return this;
+        }
+
+        /** Source fields to return. Default: the whole source. */
+        public Builder sourceIncludes(List<String> fields) {
+            this.sourceIncludes.clear();
+            this.sourceIncludes.addAll(fields);
+            return this;
+        }
+
+        /** Whether to return sources at all. Default true. */
+        public Builder fetchSource(boolean fetch) {
+            this.fetchSource = fetch;
+            return this;
+        }
+
+        /** Default {@link Mode#AUTO}. */
+        public Builder mode(Mode mode) {
+            this.mode = Objects.requireNonNull(mode, "mode cannot be null");
+            return this;
+        }
+
+        /** Applied to rejected (429) page searches. Default: 10 attempts, the default backoff. */
+        public Builder retryPolicy(RetryPolicy retry) {
+            this.retry = Objects.requireNonNull(retry, "retryPolicy cannot be null");
+            return this;
+        }
+
+        /** Fetch the next page while the caller works on this one. Default false. */
+        public Builder prefetch(boolean prefetch) {
+            this.prefetch = prefetch;
+            return this;
+        }
+
+        public DocStream build() {
+            return new DocStream(this);
+        }
+    }
+}

@@ -1,0 +1,544 @@
+package io.github.esrel.denorm;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.MgetResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.json.JsonData;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.Failures;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One run of one propagation job: passes of "stream the children whose stamp is below the parent's
+ * seq_no, rewrite them conditionally". Runs on one thread (plus the stream's prefetch thread).
+ *
+ * <p>Why a child never gets older copies than it has: every write is conditional on the child's
+ * seq_no/primary term as read, and the parent is read <em>after</em> the child (per page, and again
+ * after every conflict). A successful write therefore replaces a child version that was current from
+ * before our parent read until our write, so the copies it replaces came from a parent read no later
+ * than ours: ours are at least as new. Whatever order concurrent jobs of the same parent run in, the
+ * last write to each child carries copies read after every earlier write to it; the job that starts
+ * after the parent's last change writes the newest copies everywhere it has to, and nobody can
+ * overwrite them with older ones.
+ */
+final class JobRunner {
+
+    private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
+    private static final int MAX_REMEMBERED_FAILED_IDS = 100_000;
+
+    private final Propagator p;
+    private final Relation rel;
+    private final String jobId;
+    private final String parentId;
+    private final JobControl control;
+    private final Throttle throttle;
+    private final Instant startedAt;
+    private final long doneBefore;
+
+    private final List<ChildFailure> failures = new ArrayList<>();
+    private final Set<String> failedIds = new HashSet<>();
+    private long startNanos;
+    private long lastCheckpointNanos;
+    private int pass;
+    private long parentSeqNo = -1;
+    private long total = -1;
+    private long done;
+    private long written;
+    private long upToDate;
+    private long moved;
+    private long conflicts;
+    private long rejected;
+    private long failed;
+    private int passes;
+
+    JobRunner(Propagator p, String jobId, String parentId, JobControl control, Checkpoint carried) {
+        this.p = p;
+        this.rel = p.relation();
+        this.jobId = jobId;
+        this.parentId = parentId;
+        this.control = control;
+        this.throttle = p.maxDocsPerSecond > 0 ? new Throttle(p.maxDocsPerSecond, System::nanoTime) : Throttle.none();
+        if (carried != null) {
+            this.startedAt = carried.startedAt();
+            this.done = carried.done();
+            this.written = carried.written();
+            this.upToDate = carried.upToDate();
+            this.moved = carried.moved();
+            this.conflicts = carried.conflicts();
+            this.rejected = carried.rejected();
+            this.failed = carried.failed();
+            this.passes = carried.passes();
+            this.parentSeqNo = carried.parentSeqNo();
+        } else {
+            this.startedAt = Instant.now();
+        }
+        this.doneBefore = done;
+    }
+
+    PropagationResult run() {
+        startNanos = System.nanoTime();
+        try {
+            checkpoint(JobState.RUNNING, null, true);
+            safely(() -> p.listener.onStart(jobId, parentId), "onStart");
+            ChildRewrite.Parent parent = readParent();
+            if (parent == null) {
+                return finish(JobState.PARENT_NOT_FOUND);
+            }
+            parentSeqNo = parent.seqNo();
+            JobState end = JobState.COMPLETED;
+            int maxPasses = p.ignoreStamps ? 1 : p.maxPasses;
+            int pageSize = throttle.batchSize(p.batchSize);
+            outer:
+            for (pass = 1; pass <= maxPasses; pass++) {
+                passes++;
+                if (p.refresh) {
+                    refreshChildren();
+                }
+                long found = 0;
+                try (DocStream stream = openStream(parentSeqNo, pageSize)) {
+                    List<Hit<ObjectNode>> page = stream.next();
+                    long matches = Math.max(0, stream.total());
+                    total = pass == 1 ? done + matches : total + matches;
+                    while (!page.isEmpty()) {
+                        if (control.cancelled() || Thread.currentThread().isInterrupted()) {
+                            end = JobState.CANCELLED;
+                            break outer;
+                        }
+                        List<Hit<ObjectNode>> hits = page;
+                        if (pass > 1 && !failedIds.isEmpty()) {
+                            hits = page.stream().filter(h -> !failedIds.contains(h.id())).toList();
+                            total -= page.size() - hits.size();
+                        }
+                        found += hits.size();
+                        if (!hits.isEmpty()) {
+                            if (!throttled(hits.size())) {
+                                end = JobState.CANCELLED;
+                                break outer;
+                            }
+                            ChildRewrite.Parent fresh = readParent();
+                            if (fresh == null || !processPage(hits, fresh)) {
+                                end = JobState.PARENT_NOT_FOUND;
+                                break outer;
+                            }
+                            progress();
+                            checkpoint(JobState.RUNNING, null, false);
+                        }
+                        page = stream.next();
+                    }
+                }
+                if (found == 0) {
+                    break;
+                }
+            }
+            if (end == JobState.COMPLETED && failed > 0) {
+                end = JobState.COMPLETED_WITH_FAILURES;
+            }
+            return finish(end);
+        } catch (IOException | RuntimeException e) {
+            PropagationException pe = e instanceof PropagationException x ? x
+                : e instanceof ElasticsearchException ee
+                    ? new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
+                        + rel.childIndex() + "] failed: " + DocStream.reason(ee), ee.status(), ee)
+                    : new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
+                        + rel.childIndex() + "] failed: " + e, Failures.status(e), e);
+            try {
+                checkpoint(JobState.FAILED, pe.getMessage(), true);
+            } catch (IOException | RuntimeException again) {
+                pe.addSuppressed(again);
+            }
+            safely(() -> p.listener.onJobFailure(jobId, pe), "onJobFailure");
+            throw pe;
+        }
+    }
+
+    // --- one page ---------------------------------------------------------------------------------
+
+    /** Decides and writes one page; false when the parent disappeared meanwhile. */
+    private boolean processPage(List<Hit<ObjectNode>> hits, ChildRewrite.Parent parent) throws IOException {
+        parentSeqNo = parent.seqNo();
+        List<Item> work = new ArrayList<>();
+        for (Hit<ObjectNode> h : hits) {
+            ChildRewrite.Decision d = ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps);
+            switch (d.kind()) {
+                case UP_TO_DATE -> count(Kind.UP_TO_DATE);
+                case MOVED -> count(Kind.MOVED);
+                case INVALID -> fail(h.id(), h.routing(), 0, d.error());
+                case WRITE -> work.add(new Item(h.index(), h.id(), h.routing(), seq(h.seqNo()), seq(h.primaryTerm()), d,
+                    p.retryPolicy.attempts()));
+            }
+        }
+        return writeAll(work);
+    }
+
+    private boolean writeAll(List<Item> items) throws IOException {
+        List<Item> pending = items;
+        while (!pending.isEmpty()) {
+            int size = pending.size();
+            safely(() -> p.listener.beforeBulk(jobId, pass, size), "beforeBulk");
+            List<Item> sending = pending;
+            BulkResponse response = null;
+            ErrorCause whole = null;
+            try {
+                List<BulkOperation> ops = new ArrayList<>(sending.size());
+                for (Item it : sending) {
+                    ops.add(operation(it));
+                }
+                response = p.client.bulk(b -> b.operations(ops));
+            } catch (ElasticsearchException e) {
+                if (e.status() != 429) {
+                    throw e;
+                }
+                whole = e.error();
+            }
+            List<Item> conflicted = new ArrayList<>();
+            List<Item> again = new ArrayList<>();
+            Duration wait = Duration.ZERO;
+            int rejectedNow = 0;
+            for (int i = 0; i < sending.size(); i++) {
+                Item it = sending.get(i);
+                int status;
+                ErrorCause error;
+                if (response == null) {
+                    status = 429;
+                    error = whole;
+                } else {
+                    BulkResponseItem r = response.items().get(i);
+                    if (r.error() == null) {
+                        count(Kind.WRITTEN);
+                        continue;
+                    }
+                    status = r.status();
+                    error = r.error();
+                }
+                String reason = error == null ? "status " + status : "[" + error.type() + "] " + error.reason();
+                Outcome next = RetryDecision.of(status);
+                ElasticsearchException ex = Failures.ofBulkItem(status, error);
+                if (next == Outcome.REREAD) {
+                    conflicts++;
+                    safely(() -> p.listener.onConflict(jobId, it.id), "onConflict");
+                    Optional<Duration> d = it.attempts.onFailure(ex);
+                    if (d.isPresent()) {
+                        conflicted.add(it);
+                        wait = max(wait, d.get());
+                    } else {
+                        fail(it.id, it.routing, status, "gave up after " + it.attempts.attempt() + " attempts ("
+                            + it.attempts.stopReason() + "): the child kept changing; last: " + reason);
+                    }
+                } else if (next == Outcome.RESEND) {
+                    rejected++;
+                    rejectedNow++;
+                    Optional<Duration> d = it.attempts.onFailure(ex);
+                    if (d.isPresent()) {
+                        again.add(it);
+                        wait = max(wait, d.get());
+                    } else {
+                        fail(it.id, it.routing, status, "still rejected after " + it.attempts.attempt() + " attempts ("
+                            + it.attempts.stopReason() + "): " + reason);
+                    }
+                } else {
+                    fail(it.id, it.routing, status, reason);
+                }
+            }
+            if (rejectedNow > 0) {
+                int n = rejectedNow;
+                Duration w = wait;
+                safely(() -> p.listener.onRejected(jobId, n, w), "onRejected");
+            }
+            if (!conflicted.isEmpty() && !reread(conflicted, again)) {
+                return false;
+            }
+            pending = again;
+            if (!pending.isEmpty() && !wait.isZero()) {
+                try {
+                    p.retryPolicy.sleeper().sleep(wait);
+                } catch (InterruptedException e) {
+                    // The children left are still stamped old: a resume or the next run finds them.
+                    Thread.currentThread().interrupt();
+                    return true;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Re-reads children whose write conflicted, then the parent (in that order: see the class
+     * comment), and decides again; the ones still to write go to {@code out}. False when the parent is
+     * gone.
+     */
+    private boolean reread(List<Item> items, List<Item> out) throws IOException {
+        MgetResponse<ObjectNode> got = p.client.mget(m -> {
+            for (Item it : items) {
+                m.docs(d -> {
+                    d.index(it.index).id(it.id);
+                    if (it.routing != null) {
+                        d.routing(it.routing);
+                    }
+                    return d;
+                });
+            }
+            return m;
+        }, ObjectNode.class);
+        ChildRewrite.Parent parent = readParent();
+        if (parent == null) {
+            return false;
+        }
+        parentSeqNo = parent.seqNo();
+        for (int i = 0; i < items.size(); i++) {
+            Item it = items.get(i);
+            MultiGetResponseItem<ObjectNode> doc = got.docs().get(i);
+            if (doc.isFailure()) {
+                String type = doc.failure().error().type();
+                if ("es_rejected_execution_exception".equals(type) || "circuit_breaking_exception".equals(type)) {
+                    rejected++;
+                    out.add(it); // its old seq_no conflicts again, which re-reads it again
+                } else {
+                    fail(it.id, it.routing, 500, "re-read failed: [" + type + "] " + doc.failure().error().reason());
+                }
+                continue;
+            }
+            if (!doc.result().found()) {
+                count(Kind.MOVED);
+                continue;
+            }
+            ChildRewrite.Decision d = ChildRewrite.decide(rel, doc.result().source(), parent, p.ignoreStamps);
+            switch (d.kind()) {
+                case UP_TO_DATE -> count(Kind.UP_TO_DATE);
+                case MOVED -> count(Kind.MOVED);
+                case INVALID -> fail(it.id, it.routing, 0, d.error());
+                case WRITE -> {
+                    it.seqNo = seq(doc.result().seqNo());
+                    it.primaryTerm = seq(doc.result().primaryTerm());
+                    it.decision = d;
+                    out.add(it);
+                }
+            }
+        }
+        return true;
+    }
+
+    private BulkOperation operation(Item it) {
+        if (p.writeMode == Propagator.WriteMode.PARTIAL_UPDATE) {
+            return BulkOperation.of(o -> o.update(u -> {
+                u.index(it.index).id(it.id).ifSeqNo(it.seqNo).ifPrimaryTerm(it.primaryTerm)
+                    .action(a -> a.doc(it.decision.partial()));
+                if (it.routing != null) {
+                    u.routing(it.routing);
+                }
+                return u;
+            }));
+        }
+        return BulkOperation.of(o -> o.index(x -> {
+            x.index(it.index).id(it.id).ifSeqNo(it.seqNo).ifPrimaryTerm(it.primaryTerm).document(it.decision.full());
+            if (it.routing != null) {
+                x.routing(it.routing);
+            }
+            return x;
+        }));
+    }
+
+    // --- reads ------------------------------------------------------------------------------------
+
+    /** The parent now (a realtime get), or {@code null} if it does not exist. */
+    ChildRewrite.Parent readParent() throws IOException {
+        Attempts attempts = p.readPolicy.attempts();
+        while (true) {
+            try {
+                GetResponse<ObjectNode> g = p.client.get(r -> r.index(rel.parentIndex()).id(parentId), ObjectNode.class);
+                if (!g.found()) {
+                    return null;
+                }
+                return new ChildRewrite.Parent(parentId, g.source(), seq(g.seqNo()));
+            } catch (ElasticsearchException e) {
+                if (!attempts.retryAfter(e)) {
+                    throw new PropagationException("reading parent [" + rel.parentIndex() + "][" + parentId + "] failed: "
+                        + DocStream.reason(e), e.status(), e);
+                }
+            }
+        }
+    }
+
+    private void refreshChildren() throws IOException {
+        Attempts attempts = p.readPolicy.attempts();
+        while (true) {
+            try {
+                p.client.indices().refresh(r -> r.index(rel.childIndex()));
+                return;
+            } catch (ElasticsearchException e) {
+                if (!attempts.retryAfter(e)) {
+                    throw new PropagationException("refreshing [" + rel.childIndex() + "] failed: " + DocStream.reason(e),
+                        e.status(), e);
+                }
+            }
+        }
+    }
+
+    private DocStream openStream(long bound, int pageSize) {
+        Query byParent = Query.of(q -> q.term(t -> t.field(rel.parentIdField()).value(parentId)));
+        Query query = p.ignoreStamps ? byParent : Query.of(q -> q.bool(b -> b.filter(byParent)
+            .mustNot(m -> m.range(r -> r.untyped(u -> u.field(rel.stampField()).gte(JsonData.of(bound)))))));
+        return DocStream.of(b -> {
+            b.client(p.client).index(rel.childIndex()).query(query).pageSize(pageSize).keepAlive(p.keepAlive)
+                .mode(p.streaming).prefetch(p.prefetch).retryPolicy(p.readPolicy);
+            if (rel.childrenRoutedByParent()) {
+                b.routing(parentId);
+            }
+            return b;
+        });
+    }
+
+    // --- bookkeeping ------------------------------------------------------------------------------
+
+    private enum Kind { WRITTEN, UP_TO_DATE, MOVED }
+
+    private void count(Kind kind) {
+        done++;
+        switch (kind) {
+            case WRITTEN -> written++;
+            case UP_TO_DATE -> upToDate++;
+            case MOVED -> moved++;
+        }
+    }
+
+    private void fail(String id, String routing, int status, String reason) {
+        done++;
+        failed++;
+        ChildFailure f = new ChildFailure(id, routing, status, reason);
+        if (failures.size() < p.maxReportedFailures) {
+            failures.add(f);
+        }
+        if (failedIds.size() < MAX_REMEMBERED_FAILED_IDS) {
+            failedIds.add(id);
+        }
+        safely(() -> p.listener.onFailure(jobId, f), "onFailure");
+    }
+
+    /** Waits for the throttle; false when cancelled meanwhile. */
+    private boolean throttled(int documents) {
+        Duration wait = throttle.acquire(documents);
+        try {
+            return control.pause(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private void progress() {
+        Progress pr = snapshot();
+        control.progress(pr);
+        safely(() -> p.listener.onProgress(pr), "onProgress");
+    }
+
+    private Progress snapshot() {
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+        double seconds = elapsed.toNanos() / 1e9;
+        double rate = seconds > 0 ? (done - doneBefore) / seconds : 0;
+        Duration eta = rate > 0 && total >= done ? Duration.ofMillis((long) ((total - done) / rate * 1000)) : null;
+        return new Progress(jobId, parentId, pass, done, total, written, upToDate, moved, conflicts, rejected, failed,
+            elapsed, rate, eta);
+    }
+
+    private PropagationResult finish(JobState state) throws IOException {
+        if (total < done) {
+            total = done;
+        }
+        progress();
+        checkpoint(state, null, true);
+        PropagationResult r = new PropagationResult(jobId, rel.name(), parentId, state, parentSeqNo, total, done, written,
+            upToDate, moved, conflicts, rejected, failed, passes, failures, Duration.ofNanos(System.nanoTime() - startNanos));
+        safely(() -> p.listener.onFinish(r), "onFinish");
+        return r;
+    }
+
+    private void checkpoint(JobState state, String error, boolean force) throws IOException {
+        long now = System.nanoTime();
+        if (!force && now - lastCheckpointNanos < p.checkpointInterval.toNanos()) {
+            return;
+        }
+        lastCheckpointNanos = now;
+        p.checkpoints.save(new Checkpoint(jobId, rel.name(), parentId, state, p.owner, parentSeqNo, Math.max(total, done), done,
+            written, upToDate, moved, conflicts, rejected, failed, passes, startedAt, Instant.now(), error), -1, -1);
+    }
+
+    private static void safely(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            log.warn("PropagationListener.{} failed; ignored", what, e);
+        }
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    private static long seq(Long v) {
+        return v == null ? -1 : v;
+    }
+
+    /** What to do with a child whose write failed with a status. */
+    enum Outcome {
+        /** 409: the child changed since read; re-read it (and the parent) and decide again. */
+        REREAD,
+        /** 429: Elasticsearch is overloaded; send the same write again after a backoff. */
+        RESEND,
+        /** Anything else: the document is refused; report it. */
+        REPORT
+    }
+
+    /** The retry decision for a failed bulk item, apart so that it can be tested alone. */
+    static final class RetryDecision {
+        private RetryDecision() {}
+
+        static Outcome of(int status) {
+            return switch (status) {
+                case 409 -> Outcome.REREAD;
+                case 429 -> Outcome.RESEND;
+                default -> Outcome.REPORT;
+            };
+        }
+    }
+
+    private static final class Item {
+        final String index;
+        final String id;
+        final String routing;
+        final Attempts attempts;
+        long seqNo;
+        long primaryTerm;
+        ChildRewrite.Decision decision;
+
+        Item(String index, String id, String routing, long seqNo, long primaryTerm, ChildRewrite.Decision decision,
+             Attempts attempts) {
+            this.index = index;
+            this.id = id;
+            this.routing = routing;
+            this.seqNo = seqNo;
+            this.primaryTerm = primaryTerm;
+            this.decision = decision;
+            this.attempts = attempts;
+        }
+    }
+}

@@ -1,0 +1,107 @@
+package io.github.esrel.denorm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Comparator;
+
+/** Dotted paths into Jackson object trees, and value comparison with numbers by value. */
+final class JsonPaths {
+
+    private static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
+        if (a.isNumber() && b.isNumber()) {
+            return a.decimalValue().compareTo(b.decimalValue());
+        }
+        return a.equals(b) ? 0 : 1;
+    };
+
+    private JsonPaths() {}
+
+    /**
+     * The value at {@code path}, or {@code null} when a step is missing or not an object. A literal key
+     * with dots ({@code "user.name": ...}) is found too.
+     */
+    static JsonNode get(JsonNode root, String path) {
+        if (root == null || !root.isObject()) {
+            return null;
+        }
+        JsonNode whole = root.get(path);
+        if (whole != null) {
+            return whole;
+        }
+        int dot = path.indexOf('.');
+        while (dot > 0) {
+            JsonNode head = root.get(path.substring(0, dot));
+            if (head != null && head.isObject()) {
+                JsonNode found = get(head, path.substring(dot + 1));
+                if (found != null) {
+                    return found;
+                }
+            }
+            dot = path.indexOf('.', dot + 1);
+        }
+        return null;
+    }
+
+    /**
+     * Sets {@code path} to {@code value} (a copy), creating intermediate objects.
+     *
+     * @throws IllegalArgumentException if a step exists and is not an object
+     */
+    static void set(ObjectNode root, String path, JsonNode value) {
+        String[] steps = path.split("\\.");
+        ObjectNode at = root;
+        for (int i = 0; i < steps.length - 1; i++) {
+            JsonNode next = at.get(steps[i]);
+            if (next == null || next.isNull()) {
+                at = at.putObject(steps[i]);
+            } else if (next.isObject()) {
+                at = (ObjectNode) next;
+            } else {
+                throw new IllegalArgumentException("cannot set [" + path + "]: [" + String.join(".", java.util.Arrays.copyOf(steps, i + 1))
+                    + "] is " + next.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
+            }
+        }
+        at.set(steps[steps.length - 1], value == null ? NullNode.getInstance() : value.deepCopy());
+    }
+
+    /** Removes the value at {@code path} if present (intermediate objects stay). */
+    static void remove(ObjectNode root, String path) {
+        if (root.remove(path) != null) {
+            return;
+        }
+        String[] steps = path.split("\\.");
+        JsonNode at = root;
+        for (int i = 0; i < steps.length - 1; i++) {
+            at = at.get(steps[i]);
+            if (at == null || !at.isObject()) {
+                return;
+            }
+        }
+        ((ObjectNode) at).remove(steps[steps.length - 1]);
+    }
+
+    /** Equal JSON, numbers by value; {@code null}, a JSON null and a missing value are all equal. */
+    static boolean same(JsonNode a, JsonNode b) {
+        boolean aMissing = a == null || a.isNull() || a.isMissingNode();
+        boolean bMissing = b == null || b.isNull() || b.isMissingNode();
+        if (aMissing || bMissing) {
+            return aMissing && bMissing;
+        }
+        return a.equals(BY_VALUE, b);
+    }
+
+    /** The id a field holds, as text: a string or a number; {@code null} otherwise. */
+    static String idText(JsonNode node) {
+        if (node == null || !(node.isTextual() || node.isNumber())) {
+            return null;
+        }
+        return node.asText();
+    }
+
+    static ObjectNode object() {
+        return JsonNodeFactory.instance.objectNode();
+    }
+}

@@ -1,0 +1,574 @@
+package io.github.esrel.denorm;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.IndexResponse;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.RetryPolicy;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * Keeps denormalized copies up to date: when a parent changes, every child of a {@link Relation} is
+ * brought up to date by a job that streams the children (point in time + {@code search_after}, or a
+ * scroll) and rewrites them with {@code _bulk}, each write conditional on the child's
+ * {@code if_seq_no}/{@code if_primary_term}. No scripts, no {@code _update_by_query}.
+ *
+ * <pre>{@code
+ * Propagator renames = Propagator.of(p -> p.client(es).relation(author)
+ *     .maxDocsPerSecond(5_000)
+ *     .listener(new PropagationListener() {
+ *         public void onProgress(Progress pr) { System.out.println(pr.bar(40)); }
+ *     }));
+ * es.index(i -> i.index("users").id("42").document(renamedUser));
+ * PropagationResult r = renames.propagate("42");              // or start("42") for a background job
+ * }</pre>
+ *
+ * <h2>Guarantees</h2>
+ * <ul>
+ *   <li><b>No user edit is lost.</b> A child is written only if it is unchanged since it was read; on a
+ *       409 it is re-read and the copies are applied on top of whatever the user wrote. Only the copy
+ *       targets and the stamp change; every other field is kept as stored. Children deleted or given
+ *       another parent meanwhile are left alone (never re-created).</li>
+ *   <li><b>Concurrent jobs of one parent converge on the newest parent.</b> Each job reads the parent
+ *       again for every page and after every conflict, always after reading the children it writes;
+ *       so a write can only replace copies with copies read no earlier (see {@link JobRunner}). Whatever
+ *       order two jobs run in, the children end with the parent's last value.</li>
+ *   <li><b>Idempotent and resumable.</b> A child brought up to date carries the parent's seq_no as its
+ *       stamp ({@link Relation#stampField()}); a job only streams children whose stamp is lower. Running
+ *       a job twice writes nothing the second time; a job resumed from its checkpoint after a crash
+ *       ({@link #resume}, {@link #resumeUnfinished}) finds exactly the children not yet done.</li>
+ *   <li><b>Children created during the job.</b> After the main pass the child index is refreshed and
+ *       children still stamped below the parent's seq_no are streamed again (catch-up passes, up to
+ *       {@link Builder#maxPasses}). A child written with old copies after that (its writer read the
+ *       parent before the change) is caught if its writer calls {@link #syncChild} after writing.</li>
+ *   <li><b>Nothing silently dropped.</b> Writes rejected with 429 are sent again after the retry
+ *       policy's backoff; every child that cannot be written is reported to
+ *       {@link PropagationListener#onFailure} and counted in the result.</li>
+ *   <li><b>Constant memory</b>: at most two pages of children (the one being written and the one being
+ *       prefetched), whatever the number of children.</li>
+ * </ul>
+ * <p>Progress (done/total, rate, ETA) goes to the listener after every page; throttling
+ * ({@link Builder#maxDocsPerSecond}) paces pages; {@link PropagationJob#cancel()} stops a background
+ * job after its current page. The checkpoint document ({@link Checkpoint}) is written durably to
+ * Elasticsearch as the job runs.
+ *
+ * <p>Thread-safe: one propagator can run many jobs at once.
+ */
+public final class Propagator {
+
+    /** How children are rewritten. */
+    public enum WriteMode {
+        /**
+         * Index the whole child source as read, with the copies replaced (the default: the same cost as
+         * a plain {@code _bulk} index of the document). Needs {@code _source} to hold the whole document.
+         */
+        INDEX,
+        /**
+         * A partial-document {@code update} with only the copies and the stamp (less to send, more work
+         * for the server); for indices whose {@code _source} is filtered. A missing parent value becomes
+         * {@code null} in the child instead of being removed.
+         */
+        PARTIAL_UPDATE
+    }
+
+    final ElasticsearchClient client;
+    private final Relation relation;
+    final Checkpoints checkpoints;
+    final int batchSize;
+    final double maxDocsPerSecond;
+    final RetryPolicy retryPolicy;
+    final RetryPolicy readPolicy;
+    final PropagationListener listener;
+    final WriteMode writeMode;
+    final DocStream.Mode streaming;
+    final Duration keepAlive;
+    final boolean refresh;
+    final int maxPasses;
+    final Duration checkpointInterval;
+    final Duration staleAfter;
+    final Executor executor;
+    final boolean ignoreStamps;
+    final int maxReportedFailures;
+    final boolean prefetch;
+    final String owner;
+
+    private Propagator(Builder b) {
+        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.relation = Objects.requireNonNull(b.relation, "relation cannot be null");
+        this.checkpoints = new Checkpoints(client, b.checkpointIndex);
+        this.batchSize = b.batchSize;
+        this.maxDocsPerSecond = b.maxDocsPerSecond;
+        this.retryPolicy = b.retryPolicy;
+        this.readPolicy = b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build();
+        this.listener = b.listener;
+        this.writeMode = b.writeMode;
+        this.streaming = b.streaming;
+        this.keepAlive = b.keepAlive;
+        this.refresh = b.refresh;
+        this.maxPasses = b.maxPasses;
+        this.checkpointInterval = b.checkpointInterval;
+        this.staleAfter = b.staleAfter;
+        this.executor = b.executor;
+        this.ignoreStamps = b.ignoreStamps;
+        this.maxReportedFailures = b.maxReportedFailures;
+        this.prefetch = b.prefetch;
+        this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    public static Propagator of(Function<Builder, Builder> fn) {
+        return fn.apply(new Builder()).build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Relation relation() {
+        return relation;
+    }
+
+    /** Identifies this propagator's jobs in checkpoints ({@code pid@host:random}). */
+    public String owner() {
+        return owner;
+    }
+
+    /**
+     * Brings every child of {@code parentId} up to date, on the calling thread. An interrupt of the
+     * thread stops the job like {@link PropagationJob#cancel()}.
+     *
+     * @return the result; {@code PARENT_NOT_FOUND} (nothing written) when there is no such parent
+     * @throws PropagationException if the job fails as a whole (its checkpoint then says
+     *     {@code FAILED} and it can be resumed)
+     */
+    public PropagationResult propagate(String parentId) {
+        checkId(parentId);
+        return new JobRunner(this, newJobId(parentId), parentId, new JobControl(), null).run();
+    }
+
+    /**
+     * Starts the job in the background, on the {@link Builder#executor} (default: a new daemon thread
+     * per job).
+     */
+    public PropagationJob start(String parentId) {
+        checkId(parentId);
+        return launch(newJobId(parentId), parentId, null);
+    }
+
+    /**
+     * Continues a job from its checkpoint: after a crash, a failure or a cancel. The children already
+     * done carry the stamp and are not read again. Runs on the calling thread.
+     *
+     * @return the result, with the counts of the earlier runs included
+     * @throws PropagationException 404 if there is no such job, 400 if it belongs to another relation,
+     *     409 if it is running elsewhere (its heartbeat is younger than {@link Builder#staleAfter}) or
+     *     another process claimed it first
+     */
+    public PropagationResult resume(String jobId) {
+        Checkpoint claimed = claim(jobId);
+        return new JobRunner(this, jobId, claimed.parentId(), new JobControl(), claimed).run();
+    }
+
+    /** {@link #resume} in the background. */
+    public PropagationJob resumeAsync(String jobId) {
+        Checkpoint claimed = claim(jobId);
+        return launch(jobId, claimed.parentId(), claimed);
+    }
+
+    /**
+     * Resumes, one after the other on the calling thread, every job of this relation that crashed
+     * (state {@code RUNNING} with a heartbeat older than {@link Builder#staleAfter}) or failed. Jobs
+     * another process claims first are skipped.
+     */
+    public List<PropagationResult> resumeUnfinished() {
+        List<PropagationResult> results = new ArrayList<>();
+        for (Checkpoint c : unfinished()) {
+            try {
+                results.add(resume(c.jobId()));
+            } catch (PropagationException e) {
+                if (e.status() != 409) {
+                    throw e;
+                }
+            }
+        }
+        return results;
+    }
+
+    /** Jobs of this relation that crashed (stale heartbeat) or failed. */
+    public List<Checkpoint> unfinished() {
+        try {
+            Instant staleBefore = Instant.now().minus(staleAfter);
+            return checkpoints.find(relation.name(), List.of(JobState.RUNNING, JobState.FAILED)).stream()
+                .filter(c -> c.state() == JobState.FAILED || !c.updatedAt().isAfter(staleBefore))
+                .toList();
+        } catch (ElasticsearchException e) {
+            throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + DocStream.reason(e),
+                e.status(), e);
+        } catch (IOException e) {
+            throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + e, 0, e);
+        }
+    }
+
+    /** The stored checkpoint of a job. */
+    public Optional<Checkpoint> checkpoint(String jobId) {
+        try {
+            return checkpoints.get(jobId).map(Checkpoints.Stored::checkpoint);
+        } catch (ElasticsearchException e) {
+            throw new PropagationException("cannot read checkpoint [" + jobId + "]: " + DocStream.reason(e), e.status(), e);
+        } catch (IOException e) {
+            throw new PropagationException("cannot read checkpoint [" + jobId + "]: " + e, 0, e);
+        }
+    }
+
+    /**
+     * Brings one child up to date with its parent's current copies: read the child, then its parent,
+     * write conditionally, and on a conflict start again, under the retry policy. The writer-side half
+     * of the protocol: code that creates or re-parents a child with copies it read from the parent
+     * calls this after its write, so a parent change that happened meanwhile (and whose propagation may
+     * have missed the child) is applied.
+     *
+     * @param routing the child's routing, or {@code null}
+     * @throws PropagationException if a read or write fails other than with a conflict, or the copies
+     *     cannot be applied to this child (400)
+     */
+    public ChildSync syncChild(String childId, String routing) {
+        checkId(childId);
+        Attempts attempts = retryPolicy.attempts();
+        while (true) {
+            try {
+                GetResponse<ObjectNode> child = client.get(g -> {
+                    g.index(relation.childIndex()).id(childId);
+                    if (routing != null) {
+                        g.routing(routing);
+                    }
+                    return g;
+                }, ObjectNode.class);
+                if (!child.found()) {
+                    return new ChildSync(childId, ChildSync.Status.NOT_FOUND, null, -1, attempts.attempt());
+                }
+                String parentId = JsonPaths.idText(JsonPaths.get(child.source(), relation.parentIdField()));
+                if (parentId == null) {
+                    return new ChildSync(childId, ChildSync.Status.NO_PARENT, null, -1, attempts.attempt());
+                }
+                GetResponse<ObjectNode> parent = client.get(g -> g.index(relation.parentIndex()).id(parentId), ObjectNode.class);
+                if (!parent.found()) {
+                    return new ChildSync(childId, ChildSync.Status.NO_PARENT, parentId, -1, attempts.attempt());
+                }
+                long seqNo = parent.seqNo();
+                ChildRewrite.Decision d = ChildRewrite.decide(relation, child.source(),
+                    new ChildRewrite.Parent(parentId, parent.source(), seqNo), ignoreStamps);
+                if (d.kind() == ChildRewrite.Kind.UP_TO_DATE) {
+                    return new ChildSync(childId, ChildSync.Status.UP_TO_DATE, parentId, seqNo, attempts.attempt());
+                }
+                if (d.kind() == ChildRewrite.Kind.INVALID) {
+                    throw new PropagationException("cannot apply the copies of [" + relation.parentIndex() + "][" + parentId
+                        + "] to [" + relation.childIndex() + "][" + childId + "]: " + d.error(), 400, null);
+                }
+                IndexResponse w = client.index(i -> {
+                    i.index(child.index()).id(childId).ifSeqNo(child.seqNo()).ifPrimaryTerm(child.primaryTerm());
+                    i.document(d.full());
+                    if (routing != null) {
+                        i.routing(routing);
+                    }
+                    return i;
+                });
+                Objects.requireNonNull(w);
+                return new ChildSync(childId, ChildSync.Status.WRITTEN, parentId, seqNo, attempts.attempt());
+            } catch (ElasticsearchException e) {
+                if (e.status() == 409 || e.status() == 429) {
+                    if (attempts.retryAfter(e)) {
+                        continue;
+                    }
+                    if (e.status() == 409) {
+                        return new ChildSync(childId, ChildSync.Status.GAVE_UP, null, -1, attempts.attempt());
+                    }
+                }
+                throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: "
+                    + DocStream.reason(e), e.status(), e);
+            } catch (IOException e) {
+                throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: " + e, 0, e);
+            }
+        }
+    }
+
+    private PropagationJob launch(String jobId, String parentId, Checkpoint carried) {
+        JobControl control = new JobControl();
+        CompletableFuture<PropagationResult> future = new CompletableFuture<>();
+        executor.execute(() -> {
+            try {
+                future.complete(new JobRunner(this, jobId, parentId, control, carried).run());
+            } catch (Throwable t) {
+                future.completeExceptionally(t);
+            }
+        });
+        return new PropagationJob(jobId, parentId, control, future);
+    }
+
+    private Checkpoint claim(String jobId) {
+        checkId(jobId);
+        try {
+            Checkpoints.Stored stored = checkpoints.get(jobId).orElseThrow(() -> new PropagationException(
+                "no propagation job [" + jobId + "] in [" + checkpoints.index() + "]", 404, null));
+            Checkpoint c = stored.checkpoint();
+            if (!relation.name().equals(c.relation())) {
+                throw new PropagationException("job [" + jobId + "] belongs to relation [" + c.relation() + "], not ["
+                    + relation.name() + "]", 400, null);
+            }
+            long age = Duration.between(c.updatedAt(), Instant.now()).toMillis();
+            if (c.state() == JobState.RUNNING && !owner.equals(c.owner()) && age < staleAfter.toMillis()) {
+                throw new PropagationException("job [" + jobId + "] is running in " + c.owner() + " (heartbeat " + age
+                    + " ms ago, stale after " + staleAfter.toMillis() + " ms); cancel it there or resume it once its heartbeat"
+                    + " is stale", 409, null);
+            }
+            Checkpoint claimed = new Checkpoint(jobId, c.relation(), c.parentId(), JobState.RUNNING, owner, c.parentSeqNo(),
+                c.total(), c.done(), c.written(), c.upToDate(), c.moved(), c.conflicts(), c.rejected(), c.failed(), c.passes(),
+                c.startedAt(), Instant.now(), null);
+            try {
+                checkpoints.save(claimed, stored.seqNo(), stored.primaryTerm());
+            } catch (ElasticsearchException e) {
+                if (e.status() == 409) {
+                    throw new PropagationException("job [" + jobId + "] was claimed by another process just now", 409, e);
+                }
+                throw e;
+            }
+            return claimed;
+        } catch (ElasticsearchException e) {
+            throw new PropagationException("cannot claim job [" + jobId + "]: " + DocStream.reason(e), e.status(), e);
+        } catch (IOException e) {
+            throw new PropagationException("cannot claim job [" + jobId + "]: " + e, 0, e);
+        }
+    }
+
+    private String newJobId(String parentId) {
+        return relation.name() + ":" + parentId + ":" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static void checkId(String id) {
+        Objects.requireNonNull(id, "id cannot be null");
+        if (id.isEmpty()) {
+            throw new IllegalArgumentException("id cannot be empty");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Propagator{" + relation + ", batchSize=" + batchSize + (maxDocsPerSecond > 0 ? ", maxDocsPerSecond="
+            + maxDocsPerSecond : "") + ", writeMode=" + writeMode + ", streaming=" + streaming + ", checkpoints="
+            + checkpoints.index() + ", maxPasses=" + maxPasses + ", policy=" + retryPolicy + '}';
+    }
+
+    /** Builder for {@link Propagator}. Not thread-safe. */
+    public static final class Builder {
+        /** Default retry policy: 10 attempts per child, 10 ms doubling to 2 s with jitter, on 409 and 429. */
+        public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
+            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
+
+        private ElasticsearchClient client;
+        private Relation relation;
+        private String checkpointIndex = "esrel-propagation";
+        private int batchSize = 1000;
+        private double maxDocsPerSecond;
+        private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
+        private PropagationListener listener = PropagationListener.NO_OP;
+        private WriteMode writeMode = WriteMode.INDEX;
+        private DocStream.Mode streaming = DocStream.Mode.AUTO;
+        private Duration keepAlive = Duration.ofMinutes(5);
+        private boolean refresh = true;
+        private int maxPasses = 3;
+        private Duration checkpointInterval = Duration.ofSeconds(1);
+        private Duration staleAfter = Duration.ofSeconds(60);
+        private Executor executor = r -> {
+            Thread t = new Thread(r, "esrel-propagation");
+            t.setDaemon(true);
+            t.start();
+        };
+        private boolean ignoreStamps;
+        private int maxReportedFailures = 100;
+        private boolean prefetch = true;
+
+        private Builder() {}
+
+        /** Required. */
+        public Builder client(ElasticsearchClient client) {
+            this.client = Objects.requireNonNull(client, "client cannot be null");
+            return this;
+        }
+
+        /** Required. */
+        public Builder relation(Relation relation) {
+            this.relation = Objects.requireNonNull(relation, "relation cannot be null");
+            return this;
+        }
+
+        /** Where checkpoints live; created on first use (1 shard). Default {@code esrel-propagation}. */
+        public Builder checkpointIndex(String index) {
+            Objects.requireNonNull(index, "checkpointIndex cannot be null");
+            if (index.isBlank()) {
+                throw new IllegalArgumentException("checkpointIndex cannot be blank");
+            }
+            this.checkpointIndex = index;
+            return this;
+        }
+
+        /**
+         * Children per page and per {@code _bulk}. Default 1000.
+         *
+         * @throws IllegalArgumentException unless 1..10,000
+         */
+        public Builder batchSize(int batchSize) {
+            if (batchSize < 1 || batchSize > 10_000) {
+                throw new IllegalArgumentException("batchSize must be between 1 and 10000, got " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * At most this many children per second (pages are paced, and shrunk to about a second's worth).
+         * Default 0: unlimited.
+         *
+         * @throws IllegalArgumentException if negative or not a number
+         */
+        public Builder maxDocsPerSecond(double perSecond) {
+            if (!(perSecond >= 0) || Double.isInfinite(perSecond)) {
+                throw new IllegalArgumentException("maxDocsPerSecond must be >= 0, got " + perSecond);
+            }
+            this.maxDocsPerSecond = perSecond;
+            return this;
+        }
+
+        /**
+         * Per child: how often a conflicting (409) or rejected (429) write is tried again and how long to
+         * wait. Reads are retried on 429 with the same shape. Default {@link #DEFAULT_RETRY_POLICY}.
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
+            return this;
+        }
+
+        /** Default {@link PropagationListener#NO_OP}. */
+        public Builder listener(PropagationListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener cannot be null");
+            return this;
+        }
+
+        /** Default {@link WriteMode#INDEX}. */
+        public Builder writeMode(WriteMode mode) {
+            this.writeMode = Objects.requireNonNull(mode, "writeMode cannot be null");
+            return this;
+        }
+
+        /** Point in time, scroll, or point in time falling back to scroll (the default). */
+        public Builder streaming(DocStream.Mode mode) {
+            this.streaming = Objects.requireNonNull(mode, "streaming cannot be null");
+            return this;
+        }
+
+        /** Keep-alive of the point in time or scroll between pages. Default 5 minutes. */
+        public Builder keepAlive(Duration keepAlive) {
+            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
+            if (keepAlive.isNegative() || keepAlive.isZero()) {
+                throw new IllegalArgumentException("keepAlive must be positive, got " + keepAlive);
+            }
+            this.keepAlive = keepAlive;
+            return this;
+        }
+
+        /**
+         * Refresh the child index before each pass, so children written just before (or during) the job
+         * are seen. Default true; turn off only when children are never written while parents change.
+         */
+        public Builder refresh(boolean refresh) {
+            this.refresh = refresh;
+            return this;
+        }
+
+        /**
+         * The main pass plus catch-up passes, at most. A pass runs only if the previous one found
+         * children to handle. Default 3.
+         *
+         * @throws IllegalArgumentException if less than 1
+         */
+        public Builder maxPasses(int maxPasses) {
+            if (maxPasses < 1) {
+                throw new IllegalArgumentException("maxPasses must be at least 1, got " + maxPasses);
+            }
+            this.maxPasses = maxPasses;
+            return this;
+        }
+
+        /** The checkpoint (and heartbeat) is written at most this often; zero means after every page. Default 1 s. */
+        public Builder checkpointInterval(Duration interval) {
+            Objects.requireNonNull(interval, "checkpointInterval cannot be null");
+            if (interval.isNegative()) {
+                throw new IllegalArgumentException("checkpointInterval must not be negative, got " + interval);
+            }
+            this.checkpointInterval = interval;
+            return this;
+        }
+
+        /**
+         * A {@code RUNNING} job whose heartbeat is older than this is taken to have crashed. Default 60 s;
+         * keep it well above {@link #checkpointInterval} and the time a page takes.
+         */
+        public Builder staleAfter(Duration staleAfter) {
+            Objects.requireNonNull(staleAfter, "staleAfter cannot be null");
+            if (staleAfter.isNegative()) {
+                throw new IllegalArgumentException("staleAfter must not be negative, got " + staleAfter);
+            }
+            this.staleAfter = staleAfter;
+            return this;
+        }
+
+        /** Runs background jobs. Default: a new daemon thread per job. */
+        public Builder executor(Executor executor) {
+            this.executor = Objects.requireNonNull(executor, "executor cannot be null");
+            return this;
+        }
+
+        /**
+         * Visit every child of the parent and judge by the copied values alone (one pass). For the one
+         * run after the parent index was rebuilt and its seq_nos restarted, which makes old stamps
+         * meaningless. Default false.
+         */
+        public Builder ignoreStamps(boolean ignore) {
+            this.ignoreStamps = ignore;
+            return this;
+        }
+
+        /** Failures kept in the result (all go to the listener). Default 100. */
+        public Builder maxReportedFailures(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("maxReportedFailures must not be negative, got " + n);
+            }
+            this.maxReportedFailures = n;
+            return this;
+        }
+
+        /** Fetch the next page of children while writing this one. Default true. */
+        public Builder prefetch(boolean prefetch) {
+            this.prefetch = prefetch;
+            return this;
+        }
+
+        /** @throws NullPointerException if the client or relation is missing */
+        public Propagator build() {
+            return new Propagator(this);
+        }
+    }
+}
