@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param groups the groups, best score first
  * @param form how Elasticsearch was asked
- * @param totalHits documents matching the query (in any group or none), {@code -1} when unknown
+ * @param totalHits documents matching the query that have a group value, {@code -1} when unknown
  * @param exact {@code false} when the groups may be incomplete (the terms form met more distinct
  *     values than {@link Grouping.Builder#maxBuckets(int)}); {@link #note()} says why
  * @param note why the result is not exact or how the form was chosen, or {@code null}

@@ -147,9 +147,8 @@ final class Requests {
      */
     static SearchRequest collapse(String index, Query query, String field, int from, int groups, int perGroup,
                                   List<SortOptions> perGroupSort, SourceConfig source) {
-        Query grouped = Query.of(q -> q.bool(b -> b.must(query).filter(f -> f.exists(e -> e.field(field)))));
         return SearchRequest.of(s -> {
-            s.index(index).query(grouped).from(from).size(groups).source(src -> src.fetch(false))
+            s.index(index).query(grouped(query, field)).from(from).size(groups).source(src -> src.fetch(false))
                 .collapse(c -> c.field(field).innerHits(ih -> {
                     ih.name(GROUP_HITS).size(perGroup);
                     if (!perGroupSort.isEmpty()) {
@@ -170,7 +169,7 @@ final class Requests {
      */
     static SearchRequest termsByScriptedMaxScore(String index, Query query, String field, int buckets, int perGroup,
                                                  List<SortOptions> perGroupSort, SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index).query(query).size(0)
+        return SearchRequest.of(s -> s.index(index).query(grouped(query, field)).size(0)
             .aggregations(GROUPS, a -> a
                 .terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
                 .aggregations(TOP_SCORE, m -> m.max(x -> x.script(sc -> sc.source(src -> src.scriptString("_score")))))
@@ -183,10 +182,15 @@ final class Requests {
      */
     static SearchRequest termsAllBuckets(String index, Query query, String field, int buckets, int perGroup,
                                          List<SortOptions> perGroupSort, SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index).query(query).size(0)
+        return SearchRequest.of(s -> s.index(index).query(grouped(query, field)).size(0)
             .aggregations(GROUPS, a -> a
                 .terms(t -> t.field(field).size(buckets))
                 .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    }
+
+    /** Only documents with a group value: both forms group the same documents and count the same total. */
+    static Query grouped(Query query, String field) {
+        return Query.of(q -> q.bool(b -> b.must(query).filter(f -> f.exists(e -> e.field(field)))));
     }
 
     private static Aggregation topHits(int perGroup, List<SortOptions> perGroupSort, SourceConfig source) {

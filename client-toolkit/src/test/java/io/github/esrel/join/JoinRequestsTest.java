@@ -85,17 +85,17 @@ class JoinRequestsTest {
     }
 
     @Test
-    void shouldAskOneParentMoreThanAPageToKnowWhetherMoreFollow() throws Exception {
-        JsonNode first = json(Requests.parentPage(query(b -> b), null, KEEP, List.of(), 0, 10));
+    void shouldReadParentPagesDirectlyThenFromThePointInTimeBySkippingThenBySearchAfter() throws Exception {
+        JsonNode first = json(Requests.parentPage(query(b -> b), null, KEEP, List.of(), 0, 11));
         assertThat(first.at("/size").asInt()).isEqualTo(11);
         assertThat(first.at("/from").isMissingNode()).isTrue();
         assertThat(first.at("/sort/0/_score/order").asText()).isEqualTo("desc");
 
-        JsonNode firstPit = json(Requests.parentPage(query(b -> b), "pit", KEEP, List.of(), 10, 10));
+        JsonNode firstPit = json(Requests.parentPage(query(b -> b), "pit", KEEP, List.of(), 10, 11));
         assertThat(firstPit.at("/from").asInt()).isEqualTo(10);
         assertThat(firstPit.at("/pit/id").asText()).isEqualTo("pit");
 
-        JsonNode later = json(Requests.parentPage(query(b -> b), "pit", KEEP, List.of(FieldValue.of(1.5), FieldValue.of(7L)), 0, 10));
+        JsonNode later = json(Requests.parentPage(query(b -> b), "pit", KEEP, List.of(FieldValue.of(1.5), FieldValue.of(7L)), 0, 11));
         assertThat(later.at("/search_after").size()).isEqualTo(2);
         assertThat(later.at("/from").isMissingNode()).isTrue();
     }
@@ -130,6 +130,8 @@ class JoinRequestsTest {
     void shouldBuildTheSeedsTermsFormOrderedByMaxScore() throws Exception {
         JsonNode j = json(Requests.termsByScriptedMaxScore("posts", RELATIONSHIPS, "user.name.raw", 10, 5, List.of(), null));
         assertThat(j.at("/size").asInt()).isEqualTo(0);
+        assertThat(j.at("/query/bool/must/0/match/title/query").asText()).isEqualTo("relationships");
+        assertThat(j.at("/query/bool/filter/0/exists/field").asText()).isEqualTo("user.name.raw");
         JsonNode users = j.at("/aggregations/" + Requests.GROUPS);
         assertThat(users.at("/terms/field").asText()).isEqualTo("user.name.raw");
         assertThat(users.at("/terms/size").asInt()).isEqualTo(10);
