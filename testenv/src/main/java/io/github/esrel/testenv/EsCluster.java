@@ -291,7 +291,7 @@ public final class EsCluster implements AutoCloseable {
     private boolean plugin = true;
     private String heap;
     private final Map<String, String> settings = new LinkedHashMap<>();
-    private Duration startTimeout = Duration.ofSeconds(120);
+    private Duration startTimeout = TestenvProperties.startTimeout();
     private String version = TestenvProperties.esVersion();
 
     private Builder() {}
@@ -362,7 +362,9 @@ public final class EsCluster implements AutoCloseable {
     }
 
     /**
-     * How long {@link #start()} and {@link #startNode} wait for nodes to come up; default 120 s.
+     * How long {@link #start()} and {@link #startNode} wait for nodes to come up; default the
+     * system property {@code esrel.testenv.start-timeout} (seconds, or ISO-8601 like {@code PT5M};
+     * for machines where other builds compete for the cores), else 120 s.
      *
      * @throws IllegalArgumentException if it is not positive
      */

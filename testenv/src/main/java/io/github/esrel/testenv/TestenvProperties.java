@@ -1,6 +1,8 @@
 package io.github.esrel.testenv;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +22,10 @@ final class TestenvProperties {
   static final String USERNAME = "esrel.testenv.username";
   static final String PASSWORD = "esrel.testenv.password";
   static final String API_KEY = "esrel.testenv.api-key";
+  static final String START_TIMEOUT = "esrel.testenv.start-timeout";
 
   static final String DEFAULT_ES_VERSION = "9.5.3";
+  static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
 
   private TestenvProperties() {}
 
@@ -36,6 +40,31 @@ final class TestenvProperties {
 
   static String esVersion() {
     return get(ES_VERSION).orElse(DEFAULT_ES_VERSION);
+  }
+
+  /** Seconds ({@code 300}) or ISO-8601 ({@code PT5M}); for machines shared with other builds. */
+  static Duration startTimeout() {
+    Optional<String> value = get(START_TIMEOUT);
+    if (value.isEmpty()) {
+      return DEFAULT_START_TIMEOUT;
+    }
+    try {
+      Duration timeout =
+          value.get().chars().allMatch(Character::isDigit)
+              ? Duration.ofSeconds(Long.parseLong(value.get()))
+              : Duration.parse(value.get());
+      if (!timeout.isNegative() && !timeout.isZero()) {
+        return timeout;
+      }
+    } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
+      // reported below
+    }
+    throw new EsClusterException(
+        START_TIMEOUT
+            + "="
+            + value.get()
+            + " is not a positive duration: use seconds (300) or"
+            + " ISO-8601 (PT5M)");
   }
 
   static Optional<Path> esDistribution() {

@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
@@ -64,7 +63,12 @@ class ClusterLifecycleIT {
               10_000, 32_768, p -> p == taken || PortAllocator.canBind(p), firstly(taken));
       ClusterSpec spec =
           new ClusterSpec(
-              1, false, "384m", Map.of(), Duration.ofMinutes(2), TestenvProperties.esVersion());
+              1,
+              false,
+              "384m",
+              Map.of(),
+              TestenvProperties.startTimeout(),
+              TestenvProperties.esVersion());
       LocalBackend backend = new LocalBackend(spec, ports);
       try {
         backend.start();

@@ -43,6 +43,27 @@ class EsClusterBuilderTest {
   }
 
   @Test
+  void shouldTakeTheDefaultStartTimeoutFromASystemProperty() {
+    String previous = System.getProperty(TestenvProperties.START_TIMEOUT);
+    try {
+      System.setProperty(TestenvProperties.START_TIMEOUT, "300");
+      assertThat(TestenvProperties.startTimeout()).isEqualTo(Duration.ofMinutes(5));
+      System.setProperty(TestenvProperties.START_TIMEOUT, "PT10M");
+      assertThat(TestenvProperties.startTimeout()).isEqualTo(Duration.ofMinutes(10));
+      System.setProperty(TestenvProperties.START_TIMEOUT, "soon");
+      assertThatThrownBy(EsCluster::builder)
+          .isInstanceOf(EsClusterException.class)
+          .hasMessageContaining("esrel.testenv.start-timeout=soon");
+    } finally {
+      if (previous == null) {
+        System.clearProperty(TestenvProperties.START_TIMEOUT);
+      } else {
+        System.setProperty(TestenvProperties.START_TIMEOUT, previous);
+      }
+    }
+  }
+
+  @Test
   void shouldNotBeUsableBeforeStart() {
     EsCluster cluster = EsCluster.builder().build();
 
