@@ -17,7 +17,7 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         String which = args.length == 0 ? "all" : args[0];
         PrintStream out = System.out;
-        List<String> known = List.of("routing", "occ");
+        List<String> known = List.of("routing", "occ", "locks");
         if (!which.equals("all") && !known.contains(which)) {
             throw new IllegalArgumentException("unknown benchmark [" + which + "]; known: " + known);
         }
@@ -30,6 +30,9 @@ public final class Benchmarks {
             }
             if (which.equals("all") || which.equals("occ")) {
                 new OccBenchmark(cluster.client(), out).run();
+            }
+            if (which.equals("all") || which.equals("locks")) {
+                new LockBenchmark(cluster.client(), out).run();
             }
         }
     }
