@@ -20,6 +20,11 @@ class DenormChildRewriteTest {
         }
     }
 
+    /** Equal JSON with numbers by value (the stamp is written as a long, parsed back as an int). */
+    private static void assertSame(ObjectNode actual, ObjectNode expected) {
+        assertThat(JsonPaths.same(actual, expected)).as("%s equals %s", actual, expected).isTrue();
+    }
+
     private static ChildRewrite.Parent parent(String source, long seqNo) {
         return new ChildRewrite.Parent("1", json(source), seqNo);
     }
@@ -31,9 +36,9 @@ class DenormChildRewriteTest {
             parent("{'name': 'Johnny', 'address': {'city': 'Oslo'}, 'password': 'x'}", 7), false);
 
         assertThat(d.kind()).isEqualTo(ChildRewrite.Kind.WRITE);
-        assertThat(d.full()).isEqualTo(json("{'title': 'hello', 'edits': 3, 'user': {'id': '1', 'name': 'Johnny',"
+        assertSame(d.full(), json("{'title': 'hello', 'edits': 3, 'user': {'id': '1', 'name': 'Johnny',"
             + " 'avatar': 'a.png', 'city': 'Oslo'}, 'esrel': {'post-author': 7}}"));
-        assertThat(d.partial()).isEqualTo(json("{'user': {'name': 'Johnny', 'city': 'Oslo'}, 'esrel': {'post-author': 7}}"));
+        assertSame(d.partial(), json("{'user': {'name': 'Johnny', 'city': 'Oslo'}, 'esrel': {'post-author': 7}}"));
         assertThat(child.path("user").path("name").asText()).as("the input is not modified").isEqualTo("John");
     }
 
@@ -41,8 +46,8 @@ class DenormChildRewriteTest {
     void shouldRemoveACopyWhoseParentValueIsMissingOrNull() {
         ObjectNode child = json("{'user': {'id': '1', 'name': 'John', 'city': 'Oslo'}}");
         ChildRewrite.Decision d = ChildRewrite.decide(AUTHOR, child, parent("{'name': null}", 3), false);
-        assertThat(d.full()).isEqualTo(json("{'user': {'id': '1'}, 'esrel': {'post-author': 3}}"));
-        assertThat(d.partial()).isEqualTo(json("{'user': {'name': null, 'city': null}, 'esrel': {'post-author': 3}}"));
+        assertSame(d.full(), json("{'user': {'id': '1'}, 'esrel': {'post-author': 3}}"));
+        assertSame(d.partial(), json("{'user': {'name': null, 'city': null}, 'esrel': {'post-author': 3}}"));
     }
 
     @Test

@@ -1,0 +1,335 @@
+package io.github.esrel.view;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+import co.elastic.clients.elasticsearch._types.VersionType;
+import co.elastic.clients.elasticsearch.core.BulkResponse;
+import co.elastic.clients.elasticsearch.core.MgetResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import co.elastic.clients.elasticsearch.core.get.GetResult;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.Failures;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Rebuilds views whole from a snapshot of their sources, with the snapshot's clock value as the
+ * external version. See {@link MaterializedView} for the protocol and its proof.
+ */
+final class Rebuilder {
+
+    /** A source document to (re)build the view of. */
+    record Ref(String id, String routing) {
+        Ref {
+            Objects.requireNonNull(id, "id cannot be null");
+        }
+    }
+
+    /** Identity of the versions a view is built from; equal stamps mean nothing changed in between. */
+    record Stamp(boolean found, long seqNo, long primaryTerm, String parentId, boolean parentFound, long parentSeqNo,
+                 long parentPrimaryTerm) {
+        static Stamp of(GetResult<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
+            boolean found = source != null && source.found();
+            boolean pFound = parent != null && parent.found();
+            return new Stamp(found, found ? seq(source.seqNo()) : -1, found ? seq(source.primaryTerm()) : -1,
+                found ? parentId : null, pFound, pFound ? seq(parent.seqNo()) : -1, pFound ? seq(parent.primaryTerm()) : -1);
+        }
+    }
+
+    /** Sources as read by one read. */
+    record Snap(Ref ref, Stamp stamp, ObjectNode source, ObjectNode parent) {}
+
+    /** A view ready to write: its document ({@code null} = delete) and its version. */
+    record Prepared(Ref ref, long version, ObjectNode document, Stamp stamp) {}
+
+    private final MaterializedView<?, ?> v;
+
+    Rebuilder(MaterializedView<?, ?> v) {
+        this.v = v;
+    }
+
+    /** Rebuilds the views of {@code refs}, in batches. */
+    RebuildResult rebuild(List<Ref> refs) throws IOException {
+        long start = System.nanoTime();
+        RebuildResult total = RebuildResult.empty();
+        for (int from = 0; from < refs.size(); from += v.batchSize) {
+            List<Ref> batch = refs.subList(from, Math.min(refs.size(), from + v.batchSize));
+            List<ViewFailure> failures = new ArrayList<>();
+            Counts c = new Counts();
+            List<Prepared> ready = prepare(batch, failures, c);
+            RebuildResult r = write(ready, failures, c, batch.size());
+            v.safely(() -> v.listener.afterBatch(r), "afterBatch");
+            total = total.plus(r);
+        }
+        return total.took(Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /**
+     * Reads consistent snapshots of the sources of {@code refs}: read everything, draw a clock value,
+     * read the versions again; a view whose versions did not move gets the data of the first read and
+     * the clock value as version. The others are read again, with a new clock value, up to
+     * {@code maxRounds} times.
+     */
+    List<Prepared> prepare(List<Ref> refs, List<ViewFailure> failures, Counts c) throws IOException {
+        List<Prepared> ready = new ArrayList<>();
+        List<Snap> data = read(refs, true);
+        for (int round = 1; !data.isEmpty(); round++) {
+            long clock = v.state.tick();
+            c.clockReads++;
+            List<Snap> check = read(data.stream().map(Snap::ref).toList(), false);
+            List<Ref> moved = new ArrayList<>();
+            for (int i = 0; i < data.size(); i++) {
+                Snap s = data.get(i);
+                if (!s.stamp().equals(check.get(i).stamp())) {
+                    moved.add(s.ref());
+                    continue;
+                }
+                try {
+                    ready.add(new Prepared(s.ref(), clock, s.stamp().found() ? v.compose(s, clock) : null, s.stamp()));
+                } catch (RuntimeException e) {
+                    failures.add(new ViewFailure(s.ref().id(), 0, "composing the view failed: " + e));
+                }
+            }
+            if (moved.isEmpty()) {
+                break;
+            }
+            c.retries += moved.size();
+            if (round >= v.maxRounds) {
+                for (Ref r : moved) {
+                    failures.add(new ViewFailure(r.id(), 0, "its sources changed between the two reads of each of " + round
+                        + " snapshots; the intent stays for repair()"));
+                }
+                break;
+            }
+            data = read(moved, true);
+        }
+        return ready;
+    }
+
+    /** Writes prepared views with their external versions; resends 429s; 409 means a newer view won. */
+    RebuildResult write(List<Prepared> ready, List<ViewFailure> failures, Counts c, int requested) throws IOException {
+        long start = System.nanoTime();
+        Map<Prepared, Attempts> attempts = new java.util.IdentityHashMap<>();
+        List<Prepared> pending = ready;
+        while (!pending.isEmpty()) {
+            List<BulkOperation> ops = new ArrayList<>(pending.size());
+            for (Prepared p : pending) {
+                ops.add(operation(p));
+            }
+            BulkResponse response = null;
+            ErrorCause whole = null;
+            try {
+                response = v.client.bulk(b -> b.operations(ops));
+            } catch (ElasticsearchException e) {
+                if (e.status() != 429) {
+                    throw e;
+                }
+                whole = e.error();
+            }
+            List<Prepared> again = new ArrayList<>();
+            Duration wait = Duration.ZERO;
+            for (int i = 0; i < pending.size(); i++) {
+                Prepared p = pending.get(i);
+                int status;
+                ErrorCause error;
+                if (response == null) {
+                    status = 429;
+                    error = whole;
+                } else {
+                    BulkResponseItem r = response.items().get(i);
+                    if (r.error() == null) {
+                        if (p.document() == null) {
+                            c.deleted++;
+                        } else {
+                            c.written++;
+                        }
+                        continue;
+                    }
+                    status = r.status();
+                    error = r.error();
+                }
+                if (status == 409) {
+                    c.stale++;
+                    v.safely(() -> v.listener.onStale(p.ref().id(), p.version()), "onStale");
+                } else if (status == 429) {
+                    Optional<Duration> d = attempts.computeIfAbsent(p, x -> v.retryPolicy.attempts())
+                        .onFailure(Failures.ofBulkItem(status, error));
+                    if (d.isPresent()) {
+                        again.add(p);
+                        wait = wait.compareTo(d.get()) >= 0 ? wait : d.get();
+                    } else {
+                        failures.add(new ViewFailure(p.ref().id(), 429, "still rejected after retries: " + reason(error)));
+                    }
+                } else {
+                    failures.add(new ViewFailure(p.ref().id(), status, reason(error)));
+                }
+            }
+            pending = again;
+            if (!pending.isEmpty()) {
+                try {
+                    v.retryPolicy.sleeper().sleep(wait);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    for (Prepared p : pending) {
+                        failures.add(new ViewFailure(p.ref().id(), 429, "interrupted while waiting to resend"));
+                    }
+                    break;
+                }
+            }
+        }
+        for (ViewFailure f : failures) {
+            v.safely(() -> v.listener.onFailure(f), "onFailure");
+        }
+        return new RebuildResult(requested, c.written, c.deleted, c.stale,
+            failures.size(), c.clockReads, c.retries, failures.size() > 100 ? failures.subList(0, 100) : failures,
+            Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    private BulkOperation operation(Prepared p) {
+        if (p.document() == null) {
+            return BulkOperation.of(o -> o.delete(d -> d.index(v.viewIndex).id(p.ref().id()).version(p.version())
+                .versionType(VersionType.External)));
+        }
+        return BulkOperation.of(o -> o.index(x -> x.index(v.viewIndex).id(p.ref().id()).version(p.version())
+            .versionType(VersionType.External).document(p.document())));
+    }
+
+    /**
+     * Reads the sources of {@code refs} and then their parents (always in that order): whole documents,
+     * or only what the stamps need.
+     */
+    List<Snap> read(List<Ref> refs, boolean whole) throws IOException {
+        MgetResponse<ObjectNode> sources = mget(v.sourceIndex, refs, whole ? null : List.of(v.parentIdField));
+        List<GetResult<ObjectNode>> src = new ArrayList<>(refs.size());
+        Set<String> parentIds = new LinkedHashSet<>();
+        for (int i = 0; i < refs.size(); i++) {
+            GetResult<ObjectNode> g = result(sources.docs().get(i), v.sourceIndex, refs.get(i).id());
+            src.add(g);
+            if (g.found()) {
+                String pid = ViewJson.idText(ViewJson.get(g.source(), v.parentIdField));
+                if (pid != null) {
+                    parentIds.add(pid);
+                }
+            }
+        }
+        Map<String, GetResult<ObjectNode>> parents = new HashMap<>();
+        if (!parentIds.isEmpty()) {
+            List<Ref> prefs = parentIds.stream().map(id -> new Ref(id, null)).toList();
+            MgetResponse<ObjectNode> got = mget(v.parentIndex, prefs, whole ? null : List.of());
+            for (int i = 0; i < prefs.size(); i++) {
+                parents.put(prefs.get(i).id(), result(got.docs().get(i), v.parentIndex, prefs.get(i).id()));
+            }
+        }
+        List<Snap> snaps = new ArrayList<>(refs.size());
+        for (int i = 0; i < refs.size(); i++) {
+            GetResult<ObjectNode> g = src.get(i);
+            String pid = g.found() ? ViewJson.idText(ViewJson.get(g.source(), v.parentIdField)) : null;
+            GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
+            snaps.add(new Snap(refs.get(i), Stamp.of(g, pid, parent), g.found() ? g.source() : null,
+                parent != null && parent.found() ? parent.source() : null));
+        }
+        return snaps;
+    }
+
+    /**
+     * A multi-get, retried as a whole while any item is rejected (429).
+     *
+     * @param includes {@code null} for whole sources, an empty list for none, else these fields
+     */
+    MgetResponse<ObjectNode> mget(String index, List<Ref> refs, List<String> includes) throws IOException {
+        Attempts attempts = v.readPolicy.attempts();
+        while (true) {
+            MgetResponse<ObjectNode> r = v.client.mget(m -> {
+                m.index(index);
+                for (Ref ref : refs) {
+                    m.docs(d -> {
+                        d.id(ref.id());
+                        if (ref.routing() != null) {
+                            d.routing(ref.routing());
+                        }
+                        if (includes != null && includes.isEmpty()) {
+                            d.source(s -> s.fetch(false));
+                        } else if (includes != null) {
+                            d.source(s -> s.filter(f -> f.includes(includes)));
+                        }
+                        return d;
+                    });
+                }
+                return m;
+            }, ObjectNode.class);
+            Optional<MultiGetResponseItem<ObjectNode>> rejected = r.docs().stream().filter(MultiGetResponseItem::isFailure)
+                .filter(d -> isRejection(d.failure().error().type())).findFirst();
+            if (rejected.isEmpty()) {
+                return r;
+            }
+            ElasticsearchException e = Failures.ofBulkItem(429, rejected.get().failure().error());
+            if (!attempts.retryAfter(e)) {
+                throw new ViewException("reading [" + index + "] was rejected (429) through every retry: "
+                    + reason(rejected.get().failure().error()), 429, e);
+            }
+        }
+    }
+
+    private static GetResult<ObjectNode> result(MultiGetResponseItem<ObjectNode> item, String index, String id) {
+        if (item.isFailure()) {
+            ErrorCause e = item.failure().error();
+            throw new ViewException("reading [" + index + "][" + id + "] failed: " + reason(e),
+                "index_not_found_exception".equals(e.type()) ? 404 : 500, null);
+        }
+        return item.result();
+    }
+
+    static boolean isRejection(String type) {
+        return "es_rejected_execution_exception".equals(type) || "circuit_breaking_exception".equals(type);
+    }
+
+    static String reason(ErrorCause e) {
+        if (e == null) {
+            return "(no reason given)";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (ErrorCause c = e; c != null; c = c.causedBy()) {
+            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
+        }
+        return sb.toString();
+    }
+
+    static long seq(Long v) {
+        return v == null ? -1 : v;
+    }
+
+    /** The source id and version a stored view was built from (its bookkeeping field). */
+    static Stamp stampOf(JsonNode meta) {
+        if (meta == null || !meta.isObject()) {
+            return null;
+        }
+        JsonNode s = meta.path("source");
+        JsonNode p = meta.path("parent");
+        boolean pFound = p.path("found").asBoolean(false);
+        return new Stamp(true, ViewJson.longOr(s.get("seq_no"), -1), ViewJson.longOr(s.get("primary_term"), -1),
+            p.path("id").isNull() || p.path("id").isMissingNode() ? null : p.path("id").asText(), pFound,
+            pFound ? ViewJson.longOr(p.get("seq_no"), -1) : -1, pFound ? ViewJson.longOr(p.get("primary_term"), -1) : -1);
+    }
+
+    /** Counters of one batch. */
+    static final class Counts {
+        long written;
+        long deleted;
+        long stale;
+        long clockReads;
+        long retries;
+    }
+}

@@ -1,0 +1,13 @@
+package io.github.esrel.view;
+
+/**
+ * A source write made through a view, and the rebuild that followed it.
+ *
+ * @param result what the write returned
+ * @param rebuild what the rebuild did
+ * @param intentId the intent recorded before the write; cleared when the rebuild completed, left for
+ *     {@link MaterializedView#repair()} otherwise
+ * @param intentCleared whether the intent was cleared
+ */
+public record ViewChange<R>(R result, RebuildResult rebuild, String intentId, boolean intentCleared) {
+}

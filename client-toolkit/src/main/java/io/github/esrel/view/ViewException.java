@@ -1,0 +1,28 @@
+package io.github.esrel.view;
+
+import io.github.esrel.retry.Failures;
+
+/**
+ * A materialized-view operation failed as a whole: the cluster could not be reached or refused a
+ * request (other than a 429 that the retry policy absorbed), the state index is misconfigured, or a
+ * source write made through {@link MaterializedView#changeSource} failed (the cause is the write's
+ * exception). Failures of single views are not exceptions: they are reported per view
+ * ({@link ViewFailure}) and the intent that covers them stays for {@link MaterializedView#repair()}.
+ */
+public class ViewException extends RuntimeException implements Failures.HasStatus {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+
+    public ViewException(String message, int status, Throwable cause) {
+        super(message, cause);
+        this.status = status;
+    }
+
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    @Override
+    public int status() {
+        return status;
+    }
+}
