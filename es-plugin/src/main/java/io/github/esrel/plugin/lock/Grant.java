@@ -53,7 +53,7 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
         return nowMillis >= expiresAtMillis;
     }
 
-    /** The expiry as ISO-8601 in UTC with milliseconds, e.g. {@code 2026-11-30T12:00:00.000Z}. */
+    /** The expiry as ISO-8601 in UTC with milliseconds, e.g. {@code 2025-11-30T12:00:00.000Z}. */
     public String expiresAt() {
         return iso(expiresAtMillis);
     }

@@ -50,7 +50,8 @@ public final class TreePath {
             return null;
         }
         if (path.endsWith("/")) {
-            return field + " [" + shorten(path) + "] must not end with \"/\"; write [" + shorten(path.replaceAll("/+$", "")) + "]";
+            String trimmed = path.replaceAll("/+$", "");
+            return field + " [" + shorten(path) + "] must not end with \"/\"; write [" + (trimmed.isEmpty() ? ROOT : shorten(trimmed)) + "]";
         }
         int depth = 0;
         int start = 1;

@@ -18,9 +18,9 @@ import java.util.Objects;
  * The answer to an acquire, both outcomes being ordinary responses:
  * <pre>
  * 200 {"acquired": true, "index": "fs", "path": "/a/b/c.txt", "mode": "exclusive", "owner": "worker-7",
- *      "token": 1764504000000017, "expires_at": "2026-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}
+ *      "token": 1764504000000017, "expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}
  * 409 {"acquired": false, "conflicts": [{"path": "/a", "mode": "exclusive", "owner": "worker-3",
- *      "expires_at": "2026-11-30T12:00:41.000Z"}]}
+ *      "expires_at": "2025-11-30T12:00:41.000Z"}]}
  * </pre>
  * The conflicts are the grants standing in the way, each named by its own path and mode.
  */

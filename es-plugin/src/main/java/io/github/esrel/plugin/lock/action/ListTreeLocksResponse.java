@@ -17,7 +17,7 @@ import java.util.Objects;
  * <pre>
  * {"index": "fs", "locks": [
  *   {"path": "/a/b", "mode": "shared", "holders": [
- *     {"owner": "worker-1", "token": 1764504000000017, "expires_at": "2026-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123},
+ *     {"owner": "worker-1", "token": 1764504000000017, "expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123},
  *     {"owner": "worker-2", "token": 1764504000000018, "expires_at": "...", "expires_at_millis": ...}]},
  *   {"path": "/c.txt", "mode": "exclusive", "holders": [...]}]}
  * </pre>

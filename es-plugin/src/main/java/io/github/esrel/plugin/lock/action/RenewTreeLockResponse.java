@@ -11,7 +11,7 @@ import org.elasticsearch.xcontent.XContentBuilder;
 import java.io.IOException;
 
 /**
- * {@code 200 {"expires_at": "2026-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}}: the renewed
+ * {@code 200 {"expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}}: the renewed
  * lease's end. The other outcomes are errors, as for release.
  */
 public final class RenewTreeLockResponse extends ActionResponse implements ToXContentObject {

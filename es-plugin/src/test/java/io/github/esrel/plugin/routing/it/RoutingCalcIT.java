@@ -2,6 +2,7 @@ package io.github.esrel.plugin.routing.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import io.github.esrel.plugin.it.Http;
 import io.github.esrel.plugin.routing.TestIndices;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -23,8 +24,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 
-import static io.github.esrel.plugin.routing.it.Http.enc;
-import static io.github.esrel.plugin.routing.it.Http.json;
+import static io.github.esrel.plugin.it.Http.enc;
+import static io.github.esrel.plugin.it.Http.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

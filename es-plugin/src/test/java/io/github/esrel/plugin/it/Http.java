@@ -1,4 +1,4 @@
-package io.github.esrel.plugin.routing.it;
+package io.github.esrel.plugin.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,25 +13,36 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-/** Raw HTTP against a node: the ITs check exact status codes and bodies, including for broken requests. */
-final class Http {
+/** Raw HTTP against a node, shared by the ITs: they check exact status codes and bodies, including for broken requests. */
+public final class Http {
 
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final URI base;
+    private final Duration timeout;
 
-    Http(URI base) {
+    public Http(URI base) {
+        this(base, Duration.ofSeconds(60));
+    }
+
+    /** @param timeout how long one request may take */
+    public Http(URI base, Duration timeout) {
         this.base = base;
+        this.timeout = timeout;
+    }
+
+    public URI base() {
+        return base;
     }
 
     /** A response: status, raw body, body as JSON (missing node if not JSON). */
-    record Response(int status, String raw, JsonNode json) {
-        JsonNode get(String field) {
+    public record Response(int status, String raw, JsonNode json) {
+        public JsonNode get(String field) {
             return json.path(field);
         }
 
-        String errorType() {
+        public String errorType() {
             return json.path("error").path("type").asText(null);
         }
 
@@ -41,20 +52,20 @@ final class Http {
         }
     }
 
-    Response get(String path) {
+    public Response get(String path) {
         return send("GET", path, null, "application/json");
     }
 
-    Response post(String path, String body) {
+    public Response post(String path, String body) {
         return send("POST", path, body, "application/json");
     }
 
-    Response put(String path, String body) {
+    public Response put(String path, String body) {
         return send("PUT", path, body, "application/json");
     }
 
-    Response send(String method, String path, String body, String contentType) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(60));
+    public Response send(String method, String path, String body, String contentType) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout);
         if (body != null) {
             request.header("Content-Type", contentType);
             request.method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
@@ -72,11 +83,11 @@ final class Http {
         }
     }
 
-    static String enc(String s) {
+    public static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
-    static String json(Object value) {
+    public static String json(Object value) {
         try {
             return JSON.writeValueAsString(value);
         } catch (IOException e) {

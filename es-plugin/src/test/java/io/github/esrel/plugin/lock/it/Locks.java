@@ -1,0 +1,60 @@
+package io.github.esrel.plugin.lock.it;
+
+import io.github.esrel.plugin.it.Http;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The tree lock endpoints over raw HTTP, for the ITs. */
+final class Locks {
+
+    private final Http http;
+
+    Locks(Http http) {
+        this.http = http;
+    }
+
+    Http http() {
+        return http;
+    }
+
+    /** {@code POST /{index}/_treelock/acquire}; null arguments are left out of the body. */
+    Http.Response acquire(String index, String path, String mode, String owner, String ttl, String wait) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("path", path);
+        if (mode != null) {
+            body.put("mode", mode);
+        }
+        body.put("owner", owner);
+        if (ttl != null) {
+            body.put("ttl", ttl);
+        }
+        if (wait != null) {
+            body.put("wait", wait);
+        }
+        return http.post("/" + index + "/_treelock/acquire", Http.json(body));
+    }
+
+    Http.Response acquire(String index, String path, String mode, String owner) {
+        return acquire(index, path, mode, owner, null, null);
+    }
+
+    Http.Response release(String index, String path, String owner, long token) {
+        return http.post("/" + index + "/_treelock/release", Http.json(Map.of("path", path, "owner", owner, "token", token)));
+    }
+
+    Http.Response renew(String index, String path, String owner, long token, String ttl) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("path", path);
+        body.put("owner", owner);
+        body.put("token", token);
+        if (ttl != null) {
+            body.put("ttl", ttl);
+        }
+        return http.post("/" + index + "/_treelock/renew", Http.json(body));
+    }
+
+    Http.Response list(String index, String path) {
+        return http.get("/" + index + "/_treelock" + (path == null ? "" : "?path=" + Http.enc(path)));
+    }
+}
