@@ -222,35 +222,34 @@ public final class Join {
     private <P> Parents<P> collectParents(JoinQuery<P, ?> q, Trips trips) {
         Parents<P> out = new Parents<>();
         int first = Math.min(pageSize, maxParents);
-        ResponseBody<P> r = searcher.one("parent keys", q.parentIndex(),
-            Requests.parentKeys(q, null, keepAlive, List.of(), first, maxParents + 1), q.parentType(), trips);
-        out.total = r.hits().total().value();
-        out.exact = r.hits().total().relation() == TotalHitsRelation.Eq;
+        KeyPage<P> r = keyPage(q, "parent keys", Requests.parentKeys(q, null, keepAlive, List.of(), first, maxParents + 1),
+            trips);
+        out.total = r.total();
+        out.exact = r.exact();
         if (out.total > maxParents) {
             out.exceeded = true;
-            out.read = r.hits().hits().size();
+            out.read = r.size();
             return out;
         }
-        if (r.hits().hits().size() >= out.total) {
-            add(out, r.hits().hits(), q);
+        if (r.size() >= out.total) {
+            add(out, r);
             return out;
         }
         // More than one page: read them all again from one point in time, so that every page is
         // from the same view of the index (the first page was read without one).
-        out.read = r.hits().hits().size();
+        out.read = r.size();
         int matched = 0;
         String pit = openPit(q.parentIndex(), trips);
         try {
             List<FieldValue> after = List.of();
             while (true) {
-                ResponseBody<P> page = searcher.one("parent keys (point in time)", q.parentIndex(),
-                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1), q.parentType(), trips);
+                KeyPage<P> page = keyPage(q, "parent keys (point in time)",
+                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1), trips);
                 if (page.pitId() != null) {
                     pit = page.pitId();
                 }
-                List<Hit<P>> hits = page.hits().hits();
-                add(out, hits, q);
-                matched += hits.size();
+                add(out, page);
+                matched += page.size();
                 if (matched > maxParents) {
                     // More matched in the point in time than in the first count (parents were added).
                     out.exceeded = true;
@@ -258,25 +257,31 @@ public final class Join {
                     out.exact = false;
                     return out;
                 }
-                if (hits.size() < pageSize) {
+                if (page.size() < pageSize) {
                     out.total = matched;
                     out.exact = true;
                     return out;
                 }
-                after = hits.get(hits.size() - 1).sort();
+                after = page.lastSort();
             }
         } finally {
             ParentPages.closePit(es, pit, q.parentIndex(), trips);
         }
     }
 
-    private <P> void add(Parents<P> out, List<Hit<P>> hits, JoinQuery<P, ?> q) {
-        boolean eager = q.parentFetch() == JoinQuery.ParentFetch.EAGER;
-        for (Hit<P> h : hits) {
+    /** Eager pages carry typed parents; lazy ones only keys, read lean (see {@link KeyPage#keysOnly}). */
+    private <P> KeyPage<P> keyPage(JoinQuery<P, ?> q, String what, SearchRequest request, Trips trips) {
+        return q.parentFetch() == JoinQuery.ParentFetch.LAZY
+            ? KeyPage.keysOnly(es, what, q.parentIndex(), request, q.parentKey(), trips)
+            : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
+    }
+
+    private static <P> void add(Parents<P> out, KeyPage<P> page) {
+        for (int i = 0; i < page.size(); i++) {
             out.read++;
-            String key = Keys.of(h, q.parentKey());
-            if (key != null && out.keys.add(key) && eager) {
-                out.docs.put(key, doc(h));
+            String key = page.keys().get(i);
+            if (key != null && out.keys.add(key) && page.docs() != null) {
+                out.docs.put(key, page.docs().get(i));
             }
         }
     }

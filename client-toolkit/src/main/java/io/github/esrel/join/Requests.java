@@ -74,7 +74,7 @@ final class Requests {
                 s.source(q.parentSource());
             }
             if (!q.parentKeyIsId()) {
-                s.fields(f -> f.field(q.parentKey()));
+                s.docvalueFields(f -> f.field(q.parentKey()));
             }
             return s;
         });
@@ -100,11 +100,16 @@ final class Requests {
             }
             if (q.parentFetch() == JoinQuery.ParentFetch.LAZY) {
                 s.source(src -> src.fetch(false));
+                if (!q.parentKeyIsId()) {
+                    // Doc values only: no stored field is read per hit, not even _id (the costly part
+                    // of reading thousands of keys).
+                    s.storedFields("_none_");
+                }
             } else if (q.parentSource() != null) {
                 s.source(q.parentSource());
             }
             if (!q.parentKeyIsId()) {
-                s.fields(f -> f.field(q.parentKey()));
+                s.docvalueFields(f -> f.field(q.parentKey()));
             }
             return s;
         });
@@ -118,7 +123,7 @@ final class Requests {
                 s.source(q.parentSource());
             }
             if (!q.parentKeyIsId()) {
-                s.fields(f -> f.field(q.parentKey()));
+                s.docvalueFields(f -> f.field(q.parentKey()));
             }
             return s;
         });
@@ -132,7 +137,7 @@ final class Requests {
         return SearchRequest.of(s -> {
             s.index(q.childIndex()).query(childrenOf(q.childQuery(), q.childKey(), keys))
                 .sort(SortValues.orDefault(q.childSort())).trackScores(true).size(size)
-                .fields(f -> f.field(q.childKey()));
+                .docvalueFields(f -> f.field(q.childKey()));
             if (q.childSource() != null) {
                 s.source(q.childSource());
             }

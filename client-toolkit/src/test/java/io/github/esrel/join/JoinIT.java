@@ -240,6 +240,20 @@ class JoinIT {
             .mapToObj(j -> "p" + j).toList();
         assertThat(r.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(expected);
         assertThat(r.pairs()).allSatisfy(p -> assertThat(p.parent().value().handle()).isEqualTo(p.child().value().user_handle()));
+
+        // Keys read from doc values alone (no stored field per parent), parents fetched for the page.
+        JoinResult<User, Post> lazy = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
+            .parents("users", q -> q.term(t -> t.field("gender").value("male"))).parentKey("handle")
+            .parentFetch(JoinQuery.ParentFetch.LAZY).children("posts", "user_handle")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).size(15)));
+        List<String> men = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("male"))
+            .limit(15).mapToObj(j -> "p" + j).toList();
+        assertThat(lazy.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(men);
+        assertThat(lazy.pairs()).allSatisfy(p -> {
+            assertThat(p.parent().value().handle()).isEqualTo(p.child().value().user_handle());
+            assertThat(p.parent().id()).isEqualTo("u" + p.parent().value().n());
+        });
+        assertThat(lazy.roundTrips()).isEqualTo(3);
     }
 
     // --- the fan-out cap (seed 003's trap) ------------------------------------------------------

@@ -47,7 +47,7 @@ class JoinRequestsTest {
         assertThat(j.at("/size").asInt()).isEqualTo(20);
         assertThat(j.at("/sort/0/_score/order").asText()).isEqualTo("desc");
         assertThat(j.at("/track_scores").asBoolean()).isTrue();
-        assertThat(j.at("/fields/0/field").asText()).isEqualTo("user_id");
+        assertThat(j.at("/docvalue_fields/0/field").asText()).isEqualTo("user_id");
     }
 
     @Test
@@ -67,7 +67,8 @@ class JoinRequestsTest {
         assertThat(j.at("/size").asInt()).isEqualTo(10_000);
         assertThat(j.at("/query/match/name/query").asText()).isEqualTo("John");
         assertThat(j.at("/_source").isMissingNode()).isTrue();
-        assertThat(j.at("/fields").isMissingNode()).isTrue();
+        assertThat(j.at("/docvalue_fields").isMissingNode()).isTrue();
+        assertThat(j.at("/stored_fields").isMissingNode()).isTrue();
     }
 
     @Test
@@ -81,7 +82,8 @@ class JoinRequestsTest {
         assertThat(j.at("/sort/0/_shard_doc").isMissingNode()).isFalse();
         assertThat(j.at("/search_after/0").asLong()).isEqualTo(42);
         assertThat(j.at("/_source").asBoolean(true)).isFalse();
-        assertThat(j.at("/fields/0/field").asText()).isEqualTo("handle");
+        assertThat(j.at("/stored_fields").toString()).contains("_none_");
+        assertThat(j.at("/docvalue_fields/0/field").asText()).isEqualTo("handle");
     }
 
     @Test
@@ -107,7 +109,7 @@ class JoinRequestsTest {
         assertThat(byId.at("/size").asInt()).isEqualTo(2);
         JsonNode byField = json(Requests.parentsByKey(query(b -> b.parentKey("handle")), List.of("jo")));
         assertThat(byField.at("/query/terms/handle/0").asText()).isEqualTo("jo");
-        assertThat(byField.at("/fields/0/field").asText()).isEqualTo("handle");
+        assertThat(byField.at("/docvalue_fields/0/field").asText()).isEqualTo("handle");
     }
 
     @Test
