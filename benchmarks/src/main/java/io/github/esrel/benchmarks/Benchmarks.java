@@ -17,7 +17,7 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         String which = args.length == 0 ? "all" : args[0];
         PrintStream out = System.out;
-        List<String> known = List.of("routing", "occ", "locks");
+        List<String> known = List.of("routing", "occ", "locks", "join");
         if (!which.equals("all") && !known.contains(which)) {
             throw new IllegalArgumentException("unknown benchmark [" + which + "]; known: " + known);
         }
@@ -33,6 +33,9 @@ public final class Benchmarks {
             }
             if (which.equals("all") || which.equals("locks")) {
                 new LockBenchmark(cluster.client(), out).run();
+            }
+            if (which.equals("all") || which.equals("join")) {
+                new JoinBenchmark(cluster.client(), out).run();
             }
         }
     }

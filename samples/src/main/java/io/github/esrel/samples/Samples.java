@@ -19,7 +19,8 @@ public final class Samples {
     /** Every sample, in the order they run. */
     public static List<Sample> all() {
         return List.of(new RoutingSkewSample(), new io.github.esrel.samples.votes.TshirtVotesSample(),
-            new io.github.esrel.samples.fs.FileSystemRenameSample());
+            new io.github.esrel.samples.fs.FileSystemRenameSample(),
+            new io.github.esrel.samples.blog.BlogSample());
     }
 
     private Samples() {}
