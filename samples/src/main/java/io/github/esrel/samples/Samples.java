@@ -20,6 +20,7 @@ public final class Samples {
     public static List<Sample> all() {
         return List.of(new RoutingSkewSample(), new io.github.esrel.samples.votes.TshirtVotesSample(),
             new io.github.esrel.samples.fs.FileSystemRenameSample(),
+            new io.github.esrel.samples.rename.UserRenameSample(), new io.github.esrel.samples.photos.PhotoUserViewSample(),
             new io.github.esrel.samples.blog.BlogSample());
     }
 
