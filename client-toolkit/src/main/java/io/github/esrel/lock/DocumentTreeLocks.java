@@ -70,13 +70,16 @@ import java.util.function.Function;
  *       agree to well within the lease ({@link TreeLocks.Builder#clock}); a holder that loses its
  *       lease finds out on its next renewal and reports it.</li>
  *   <li><b>Fencing tokens strictly increase per path.</b> Each grant on a path writes
- *       {@code token = last + 1} into that path's document, in the same conditional write that adds
- *       the holder, and the new holder carries it. Lock documents are never deleted (a free path keeps
- *       its document with no holders), so {@code last} never goes back; two grants cannot both write
- *       {@code last + 1} over the same {@code last}, since the second write's read is stale and it
- *       fails. Hence every token is greater than all earlier ones for the path, across expiry and
- *       client restarts, and across primary failover for every acknowledged write. Deleting the lock
- *       index restarts tokens.</li>
+ *       {@code token = max(last + 1, now × 1000)} (now in epoch milliseconds, the plugin's formula) into
+ *       that path's document, in the same conditional write that adds the holder, and the new holder
+ *       carries it. Lock documents are never deleted (a free path keeps its document with no holders),
+ *       so {@code last} never goes back; two grants cannot both write over the same {@code last}, since
+ *       the second write's read is stale and it fails; and each token exceeds the {@code last} it was
+ *       computed from. Hence every token is greater than all earlier ones for the path, across expiry,
+ *       client restarts, and primary failover for every acknowledged write. The clock term keeps tokens
+ *       increasing even if the lock index is lost, as long as clocks do not go back (no path sees 1000
+ *       grants per millisecond), and makes tokens of different paths roughly follow time; only the
+ *       per-path order is guaranteed.</li>
  * </ul>
  *
  * <h2>Costs and limits</h2>
@@ -188,19 +191,36 @@ public final class DocumentTreeLocks implements TreeLocks {
         long sent = System.nanoTime();
         long expiresAt = docs.now() + ttl.toMillis();
         // One bulk round: every free id gets our holder; a held id gets nothing and names its holders.
-        List<List<LockConflict>> outcome = docs.updateAll(targets, doc -> {
-            long now = docs.now();
-            List<Holder> live = doc.live(now);
-            if (!live.isEmpty()) {
-                return Change.none(live.stream().map(Holder::conflict).toList());
+        boolean[] wrote = new boolean[1];
+        List<List<LockConflict>> outcome;
+        try {
+            outcome = docs.updateAll(targets, doc -> {
+                long now = docs.now();
+                List<Holder> live = doc.live(now);
+                if (!live.isEmpty()) {
+                    return Change.none(live.stream().map(Holder::conflict).toList());
+                }
+                long token = LockDocs.nextToken(doc.token(), now);
+                Holder h = new Holder(grant, owner, LockMode.EXCLUSIVE, token, expiresAt, doc.target().key(), LockMode.EXCLUSIVE);
+                return Change.write(token, List.of(h), List.<LockConflict>of());
+            }, firstRead -> wrote[0] = firstRead.stream().allMatch(List::isEmpty));
+        } catch (RuntimeException e) {
+            if (wrote[0]) {
+                try {
+                    docs.updateAll(targets, removeHolder(grant));
+                } catch (RuntimeException again) {
+                    e.addSuppressed(again);
+                }
             }
-            long token = doc.token() + 1;
-            Holder h = new Holder(grant, owner, LockMode.EXCLUSIVE, token, expiresAt, doc.target().key(), LockMode.EXCLUSIVE);
-            return Change.write(token, List.of(h), List.<LockConflict>of());
-        });
+            throw e;
+        }
         List<LockConflict> conflicts = outcome.stream().flatMap(List::stream).toList();
         if (!conflicts.isEmpty()) {
-            docs.updateAll(targets, removeHolder(grant));
+            // Busy on the first read: nothing was written. Busy only after a lost race on some ids:
+            // the others were written and are taken back.
+            if (wrote[0]) {
+                docs.updateAll(targets, removeHolder(grant));
+            }
             return new Engine.Step<>(null, conflicts);
         }
         Lease.Ops ops = new DocumentOps(targets, grant);
@@ -263,6 +283,21 @@ public final class DocumentTreeLocks implements TreeLocks {
             long expiresAt = docs.now() + ttl.toMillis();
             List<TreePath> lineage = path.lineage();
             List<Target> taken = new ArrayList<>(lineage.size());
+            try {
+                return take(path, mode, owner, grant, expiresAt, lineage, taken);
+            } catch (RuntimeException e) {
+                // Do not leave the ancestors taken so far locked until the lease ends.
+                try {
+                    rollback(taken, grant);
+                } catch (RuntimeException again) {
+                    e.addSuppressed(again);
+                }
+                throw e;
+            }
+        }
+
+        private Attempt take(TreePath path, LockMode mode, String owner, String grant, long expiresAt,
+                             List<TreePath> lineage, List<Target> taken) {
             long token = 0;
             for (TreePath node : lineage) {
                 LockMode want = node.equals(path) ? mode : LockMode.SHARED;
@@ -277,7 +312,7 @@ public final class DocumentTreeLocks implements TreeLocks {
                     if (!conflicts.isEmpty()) {
                         return Change.<Object>none(conflicts);
                     }
-                    long next = doc.token() + 1;
+                    long next = LockDocs.nextToken(doc.token(), now);
                     List<Holder> holders = new ArrayList<>(live);
                     holders.add(new Holder(grant, owner, want, next, expiresAt, path.value(), mode));
                     return Change.<Object>write(next, holders, next);

@@ -41,8 +41,8 @@ import java.util.function.Function;
  *
  * <p>Document shape ({@code _id} = {@code <namespace>:<key>}, or a SHA-256 of it past 512 bytes):
  * <pre>{@code
- * {"ns": "fs", "kind": "path", "key": "/clinton", "tree": ["/clinton"], "token": 17,
- *  "holders": [{"grant": "3f0c…", "owner": "worker-7", "mode": "shared", "token": 17,
+ * {"ns": "fs", "kind": "path", "key": "/clinton", "tree": ["/clinton"], "token": 1764504000000017,
+ *  "holders": [{"grant": "3f0c…", "owner": "worker-7", "mode": "shared", "token": 1764504000000017,
  *               "expires_at": 1764496800000, "for_path": "/clinton/README.txt", "for_mode": "exclusive"}]}
  * }</pre>
  * {@code token} is the last fencing token issued for the key; holders whose {@code expires_at} (epoch
@@ -151,6 +151,19 @@ final class LockDocs {
     }
 
     /**
+     * The next fencing token of a key: {@code max(last + 1, now × 1000)}, as the plugin computes it.
+     *
+     * @throws IllegalStateException if the 64-bit space is used up
+     */
+    static long nextToken(long last, long now) {
+        if (last == Long.MAX_VALUE) {
+            throw new IllegalStateException("the fencing token space is exhausted");
+        }
+        long clock = now > 0 && now < Long.MAX_VALUE / 1000 ? now * 1000 : 0;
+        return Math.max(last + 1, clock);
+    }
+
+    /**
      * Reads, decides with {@code fn}, writes conditionally; on a version conflict, reads and decides
      * again. The write happens only if nobody changed the document since the read, so what {@code fn}
      * decided holds at the moment of the write: this is what makes each step atomic without scripts.
@@ -177,6 +190,14 @@ final class LockDocs {
      * {@code targets}.
      */
     <R> List<R> updateAll(List<Target> targets, Function<Doc, Change<R>> fn) {
+        return updateAll(targets, fn, results -> true);
+    }
+
+    /**
+     * {@link #updateAll(List, Function)}, writing nothing at all unless {@code proceed} accepts the
+     * decisions taken on the first read (all or nothing: no write when one document is busy).
+     */
+    <R> List<R> updateAll(List<Target> targets, Function<Doc, Change<R>> fn, java.util.function.Predicate<List<R>> proceed) {
         ensureIndex();
         if (targets.isEmpty()) {
             return List.of();
@@ -193,7 +214,7 @@ final class LockDocs {
                 written.add(i);
             }
         }
-        if (ops.isEmpty()) {
+        if (ops.isEmpty() || !proceed.test(results)) {
             return results;
         }
         BulkResponse response;

@@ -34,7 +34,10 @@ import java.util.List;
  * {@link #token()} is strictly greater than every token issued before for this path in this namespace,
  * across expiry and restarts. Pass it to Elasticsearch as an external version
  * ({@code version_type=external}) on the documents the lock protects, and a holder whose lease
- * expired cannot overwrite what a later holder wrote.
+ * expired cannot overwrite what a later holder wrote. Both implementations issue
+ * {@code max(last + 1, now × 1000)} (epoch milliseconds), so tokens also follow time across paths
+ * (per namespace with the plugin, roughly with the fallback, whose clients' clocks may differ); only
+ * the order per path is guaranteed.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  */
