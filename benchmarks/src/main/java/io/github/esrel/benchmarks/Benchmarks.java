@@ -17,7 +17,7 @@ public final class Benchmarks {
     public static void main(String[] args) throws Exception {
         String which = args.length == 0 ? "all" : args[0];
         PrintStream out = System.out;
-        List<String> known = List.of("routing", "occ", "locks", "join");
+        List<String> known = List.of("routing", "occ", "locks", "join", "propagation");
         if (!which.equals("all") && !known.contains(which)) {
             throw new IllegalArgumentException("unknown benchmark [" + which + "]; known: " + known);
         }
@@ -36,6 +36,9 @@ public final class Benchmarks {
             }
             if (which.equals("all") || which.equals("join")) {
                 new JoinBenchmark(cluster.client(), out).run();
+            }
+            if (which.equals("all") || which.equals("propagation")) {
+                new PropagationBenchmark(cluster.client(), out).run();
             }
         }
     }
