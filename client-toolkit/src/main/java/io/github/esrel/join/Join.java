@@ -81,9 +81,9 @@ import java.util.function.Function;
  * <h2>Cost</h2>
  * A join is never as fast as one query on denormalized children: it reads every matching parent's key
  * and runs a {@code terms} query of all of them. Measured on one node (JoinBenchmark, 10,000 parents,
- * the denormalized query at 1x): keys as {@code _id}s read with the parents about 12-18x; keys from a
- * doc-values field with {@link JoinQuery.ParentFetch#LAZY} about 6-8x, of which reading the keys alone
- * is 2-3.5x and the {@code terms} query alone 1.5x. Use joins where denormalizing is not worth it
+ * the denormalized query at 1x): keys as {@code _id}s read with the parents about 9-18x; keys from a
+ * doc-values field with {@link JoinQuery.ParentFetch#LAZY} about 5-8x, of which reading the keys alone
+ * is 2-3.5x and the {@code terms} query alone 1.3-1.6x. Use joins where denormalizing is not worth it
  * (few parents, or parent fields that change often) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
