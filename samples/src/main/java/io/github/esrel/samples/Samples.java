@@ -1,6 +1,11 @@
 package io.github.esrel.samples;
 
+import io.github.esrel.samples.blog.BlogSample;
+import io.github.esrel.samples.fs.FileSystemRenameSample;
+import io.github.esrel.samples.photos.PhotoUserViewSample;
+import io.github.esrel.samples.rename.UserRenameSample;
 import io.github.esrel.samples.routing.RoutingSkewSample;
+import io.github.esrel.samples.votes.TshirtVotesSample;
 import io.github.esrel.testenv.EsCluster;
 
 import java.io.PrintStream;
@@ -18,10 +23,8 @@ public final class Samples {
 
     /** Every sample, in the order they run. */
     public static List<Sample> all() {
-        return List.of(new RoutingSkewSample(), new io.github.esrel.samples.votes.TshirtVotesSample(),
-            new io.github.esrel.samples.fs.FileSystemRenameSample(),
-            new io.github.esrel.samples.rename.UserRenameSample(), new io.github.esrel.samples.photos.PhotoUserViewSample(),
-            new io.github.esrel.samples.blog.BlogSample());
+        return List.of(new RoutingSkewSample(), new TshirtVotesSample(), new FileSystemRenameSample(),
+            new BlogSample(), new UserRenameSample(), new PhotoUserViewSample());
     }
 
     private Samples() {}
