@@ -19,6 +19,8 @@ import java.io.StringReader;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.List;
@@ -229,6 +231,12 @@ final class PropagationBenchmark {
             MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
             System.gc();
             before = memory.getHeapMemoryUsage().getUsed();
+            java.util.Set<String> heapPools = new java.util.HashSet<>();
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == MemoryType.HEAP) {
+                    heapPools.add(pool.getName());
+                }
+            }
             for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
                 if (gc instanceof NotificationEmitter emitter) {
                     NotificationListener l = (n, h) -> {
@@ -237,8 +245,10 @@ final class PropagationBenchmark {
                         }
                         GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
                         long used = 0;
-                        for (MemoryUsage u : info.getGcInfo().getMemoryUsageAfterGc().values()) {
-                            used += u.getUsed();
+                        for (Map.Entry<String, MemoryUsage> u : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                            if (heapPools.contains(u.getKey())) {
+                                used += u.getValue().getUsed();
+                            }
                         }
                         long after = used;
                         maxAfterGc.accumulateAndGet(after, Math::max);
