@@ -224,6 +224,22 @@ public final class Propagator {
         }
     }
 
+    /**
+     * Creates the checkpoint index now if it does not exist (one shard; otherwise the first job creates
+     * it, and waits for it).
+     *
+     * @throws PropagationException if it cannot be created
+     */
+    public void ensureCheckpointIndex() {
+        try {
+            checkpoints.ensureIndex();
+        } catch (ElasticsearchException e) {
+            throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + DocStream.reason(e), e.status(), e);
+        } catch (IOException e) {
+            throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + e, 0, e);
+        }
+    }
+
     /** The stored checkpoint of a job. */
     public Optional<Checkpoint> checkpoint(String jobId) {
         try {

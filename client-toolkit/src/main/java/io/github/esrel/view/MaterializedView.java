@@ -203,6 +203,19 @@ public final class MaterializedView<S, P> {
         return viewIndex;
     }
 
+    /**
+     * Creates the state index now if it does not exist (otherwise the first write or rebuild creates it)
+     * and checks that it has one shard.
+     *
+     * @throws ViewException if it cannot be created or has more than one shard
+     */
+    public void ensureStateIndex() {
+        io(() -> {
+            state.ensure();
+            return null;
+        }, "creating the state index " + state.index());
+    }
+
     // --- writes through the view ------------------------------------------------------------------
 
     /** {@link #changeSource(String, String, Write)} for a source routed by its id. */
@@ -325,6 +338,39 @@ public final class MaterializedView<S, P> {
             return null;
         }, "rebuilding the views of parent " + parentId);
         return total[0].took(Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /**
+     * Reads a consistent snapshot of one source and its parent now and composes the view, without
+     * writing it (see {@link ViewSnapshot}).
+     *
+     * @throws ViewException if the reads fail, or the sources kept changing through every attempt
+     *     ({@link Builder#maxRounds}), or the composition failed
+     */
+    public ViewSnapshot snapshot(String sourceId, String routing) {
+        checkId(sourceId);
+        return io(() -> {
+            List<ViewFailure> failures = new ArrayList<>();
+            List<Rebuilder.Prepared> ready = rebuilder.prepare(List.of(new Rebuilder.Ref(sourceId, routing)), failures,
+                new Rebuilder.Counts());
+            if (ready.isEmpty()) {
+                throw new ViewException("cannot snapshot the view of " + sourceId + ": " + failures.get(0).reason(), 0, null);
+            }
+            return new ViewSnapshot(ready.get(0));
+        }, "taking a snapshot of " + sourceId);
+    }
+
+    /**
+     * Writes a snapshot taken earlier. If a newer snapshot of the view was written since, Elasticsearch
+     * refuses this one ({@link RebuildResult#stale()} is 1) and the newer view stays.
+     */
+    public RebuildResult write(ViewSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot cannot be null");
+        return io(() -> {
+            RebuildResult r = rebuilder.write(List.of(snapshot.prepared()), new ArrayList<>(), new Rebuilder.Counts(), 1);
+            safely(() -> listener.afterBatch(r), "afterBatch");
+            return r;
+        }, "writing the snapshot of " + snapshot.id());
     }
 
     RebuildResult rebuildRefs(List<Rebuilder.Ref> refs) {

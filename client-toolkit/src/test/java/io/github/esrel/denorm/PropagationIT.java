@@ -93,7 +93,7 @@ class PropagationIT {
         Blog blog = blog();
         blog.user("1", "John Smith");
         blog.user("2", "Mary Jones");
-        blog.posts("1", "John Smith", "j", 3000);
+        blog.posts("1", "John Smith", "j", 2000);
         blog.posts("2", "Mary Jones", "m", 50);
         Map<String, Hit<ObjectNode>> before = blog.all();
         blog.user("1", "John A. Smith");
@@ -104,11 +104,11 @@ class PropagationIT {
 
         System.out.println("propagation: " + r);
         assertThat(r.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.written()).isEqualTo(3000);
-        assertThat(r.total()).isEqualTo(3000);
+        assertThat(r.written()).isEqualTo(2000);
+        assertThat(r.total()).isEqualTo(2000);
         assertThat(r.failed()).isZero();
         Map<String, Hit<ObjectNode>> after = blog.all();
-        for (int i = 0; i < 3000; i++) {
+        for (int i = 0; i < 2000; i++) {
             ObjectNode post = after.get("j" + i).source();
             assertThat(post.path("user").path("name").asText()).isEqualTo("John A. Smith");
             assertThat(post.path("user").path("email").asText()).isEqualTo("john.a..smith@example.com");
@@ -120,8 +120,8 @@ class PropagationIT {
         }
         assertThat(rec.progress).isNotEmpty();
         Progress last = rec.progress.get(rec.progress.size() - 1);
-        assertThat(last.done()).isEqualTo(3000);
-        assertThat(last.total()).isEqualTo(3000);
+        assertThat(last.done()).isEqualTo(2000);
+        assertThat(last.total()).isEqualTo(2000);
         assertThat(last.fraction()).isEqualTo(1.0);
         for (int i = 1; i < rec.progress.size(); i++) {
             assertThat(rec.progress.get(i).done()).isGreaterThanOrEqualTo(rec.progress.get(i - 1).done());
@@ -130,8 +130,8 @@ class PropagationIT {
         assertThat(rec.finished).containsExactly(r);
         Checkpoint c = p.checkpoint(r.jobId()).orElseThrow();
         assertThat(c.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(c.done()).isEqualTo(3000);
-        assertThat(c.written()).isEqualTo(3000);
+        assertThat(c.done()).isEqualTo(2000);
+        assertThat(c.written()).isEqualTo(2000);
         assertThat(c.parentId()).isEqualTo("1");
     }
 
@@ -328,10 +328,10 @@ class PropagationIT {
     void shouldConvergeOnTheLastNameWhenManyPropagationsOfOneParentRunAtOnce() throws Exception {
         Blog blog = blog();
         blog.user("1", "name-0");
-        blog.posts("1", "name-0", "p", 1000);
+        blog.posts("1", "name-0", "p", 600);
         Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(100));
         List<PropagationJob> jobs = new ArrayList<>();
-        for (int k = 1; k <= 5; k++) {
+        for (int k = 1; k <= 4; k++) {
             blog.user("1", "name-" + k);
             jobs.add(p.start("1"));
         }
@@ -341,7 +341,7 @@ class PropagationIT {
         }
         results.forEach(r -> System.out.println("concurrent job: " + r));
         results.forEach(r -> assertThat(r.state()).isEqualTo(JobState.COMPLETED));
-        blog.all().values().forEach(h -> assertThat(Blog.name(h)).as(h.id()).isEqualTo("name-5"));
+        blog.all().values().forEach(h -> assertThat(Blog.name(h)).as(h.id()).isEqualTo("name-4"));
     }
 
     @Test
