@@ -4,23 +4,16 @@ import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.action.support.HandledTransportAction;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
-import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.CancellableTask;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
-/** Runs {@link AcquireTreeLockAction} on the node that received it: resolves the namespace and hands over to {@link TreeLockService}. */
-public class TransportAcquireTreeLockAction extends HandledTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
-
-    private final ClusterService clusterService;
-    private final ProjectResolver projectResolver;
-    private final IndexNameExpressionResolver indexNameExpressionResolver;
-    private final TreeLockService service;
+/** Runs {@link AcquireTreeLockAction} on the node that received it. */
+public class TransportAcquireTreeLockAction extends TreeLockTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
 
     @Inject
     public TransportAcquireTreeLockAction(
@@ -31,22 +24,12 @@ public class TransportAcquireTreeLockAction extends HandledTransportAction<Acqui
         IndexNameExpressionResolver indexNameExpressionResolver,
         TreeLockService service
     ) {
-        super(AcquireTreeLockAction.NAME, transportService, actionFilters, AcquireTreeLockRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
-        this.clusterService = clusterService;
-        this.projectResolver = projectResolver;
-        this.indexNameExpressionResolver = indexNameExpressionResolver;
-        this.service = service;
+        super(AcquireTreeLockAction.NAME, AcquireTreeLockRequest::new, transportService, actionFilters, clusterService, projectResolver,
+            indexNameExpressionResolver, service);
     }
 
     @Override
-    protected void doExecute(Task task, AcquireTreeLockRequest request, ActionListener<AcquireTreeLockResponse> listener) {
-        String namespace;
-        try {
-            namespace = TreeLockNamespaces.resolve(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request);
-        } catch (Exception e) {
-            listener.onFailure(e);
-            return;
-        }
+    protected void execute(Task task, String namespace, AcquireTreeLockRequest request, ActionListener<AcquireTreeLockResponse> listener) {
         service.acquire(namespace, request, task instanceof CancellableTask cancellable ? cancellable : null, listener);
     }
 }

@@ -4,22 +4,15 @@ import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.action.support.HandledTransportAction;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
-import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
-/** Runs {@link ReleaseTreeLockAction} on the node that received it: resolves the namespace and hands over to {@link TreeLockService}. */
-public class TransportReleaseTreeLockAction extends HandledTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
-
-    private final ClusterService clusterService;
-    private final ProjectResolver projectResolver;
-    private final IndexNameExpressionResolver indexNameExpressionResolver;
-    private final TreeLockService service;
+/** Runs {@link ReleaseTreeLockAction} on the node that received it. */
+public class TransportReleaseTreeLockAction extends TreeLockTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
 
     @Inject
     public TransportReleaseTreeLockAction(
@@ -30,22 +23,12 @@ public class TransportReleaseTreeLockAction extends HandledTransportAction<Relea
         IndexNameExpressionResolver indexNameExpressionResolver,
         TreeLockService service
     ) {
-        super(ReleaseTreeLockAction.NAME, transportService, actionFilters, ReleaseTreeLockRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
-        this.clusterService = clusterService;
-        this.projectResolver = projectResolver;
-        this.indexNameExpressionResolver = indexNameExpressionResolver;
-        this.service = service;
+        super(ReleaseTreeLockAction.NAME, ReleaseTreeLockRequest::new, transportService, actionFilters, clusterService, projectResolver,
+            indexNameExpressionResolver, service);
     }
 
     @Override
-    protected void doExecute(Task task, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
-        String namespace;
-        try {
-            namespace = TreeLockNamespaces.resolve(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request);
-        } catch (Exception e) {
-            listener.onFailure(e);
-            return;
-        }
+    protected void execute(Task task, String namespace, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
         service.release(namespace, request, listener);
     }
 }

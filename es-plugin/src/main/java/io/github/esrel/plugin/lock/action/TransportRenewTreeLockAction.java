@@ -4,22 +4,15 @@ import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.action.support.HandledTransportAction;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
-import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
-/** Runs {@link RenewTreeLockAction} on the node that received it: resolves the namespace and hands over to {@link TreeLockService}. */
-public class TransportRenewTreeLockAction extends HandledTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
-
-    private final ClusterService clusterService;
-    private final ProjectResolver projectResolver;
-    private final IndexNameExpressionResolver indexNameExpressionResolver;
-    private final TreeLockService service;
+/** Runs {@link RenewTreeLockAction} on the node that received it. */
+public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
 
     @Inject
     public TransportRenewTreeLockAction(
@@ -30,22 +23,12 @@ public class TransportRenewTreeLockAction extends HandledTransportAction<RenewTr
         IndexNameExpressionResolver indexNameExpressionResolver,
         TreeLockService service
     ) {
-        super(RenewTreeLockAction.NAME, transportService, actionFilters, RenewTreeLockRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
-        this.clusterService = clusterService;
-        this.projectResolver = projectResolver;
-        this.indexNameExpressionResolver = indexNameExpressionResolver;
-        this.service = service;
+        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, projectResolver,
+            indexNameExpressionResolver, service);
     }
 
     @Override
-    protected void doExecute(Task task, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
-        String namespace;
-        try {
-            namespace = TreeLockNamespaces.resolve(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request);
-        } catch (Exception e) {
-            listener.onFailure(e);
-            return;
-        }
+    protected void execute(Task task, String namespace, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
         service.renew(namespace, request, listener);
     }
 }
