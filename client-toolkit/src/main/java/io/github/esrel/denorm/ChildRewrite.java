@@ -47,6 +47,16 @@ final class ChildRewrite {
      *     parent index was rebuilt and its seq_nos restarted)
      */
     static Decision decide(Relation relation, ObjectNode child, Parent parent, boolean ignoreStamps) {
+        return decide(relation, child, parent, ignoreStamps, true, true, false);
+    }
+
+    /**
+     * As {@link #decide(Relation, ObjectNode, Parent, boolean)}, building only the documents asked for
+     * (a propagation writes one of the two); with {@code inPlace} the full document is {@code child}
+     * itself, changed (for a caller that owns it and needs it no more: saves a copy per child).
+     */
+    static Decision decide(Relation relation, ObjectNode child, Parent parent, boolean ignoreStamps, boolean wantFull,
+                           boolean wantPartial, boolean inPlace) {
         if (child == null) {
             return Decision.MOVED;
         }
@@ -65,22 +75,30 @@ final class ChildRewrite {
         if (same && stamp != null && (ignoreStamps ? stamp == parent.seqNo() : stamp >= parent.seqNo())) {
             return Decision.UP_TO_DATE;
         }
-        ObjectNode full = child.deepCopy();
-        ObjectNode partial = JsonPaths.object();
+        ObjectNode full = wantFull ? (inPlace ? child : child.deepCopy()) : null;
+        ObjectNode partial = wantPartial ? JsonPaths.object() : null;
         try {
             for (Relation.Copy c : relation.copies()) {
                 JsonNode value = JsonPaths.get(parent.source(), c.from());
-                if (value == null || value.isNull()) {
-                    JsonPaths.remove(full, c.to());
-                    JsonPaths.set(partial, c.to(), NullNode.getInstance());
-                } else {
-                    JsonPaths.set(full, c.to(), value);
-                    JsonPaths.set(partial, c.to(), value);
+                boolean missing = value == null || value.isNull();
+                if (full != null) {
+                    if (missing) {
+                        JsonPaths.remove(full, c.to());
+                    } else {
+                        JsonPaths.set(full, c.to(), value);
+                    }
+                }
+                if (partial != null) {
+                    JsonPaths.set(partial, c.to(), missing ? NullNode.getInstance() : value);
                 }
             }
             LongNode seq = LongNode.valueOf(parent.seqNo());
-            JsonPaths.set(full, relation.stampField(), seq);
-            JsonPaths.set(partial, relation.stampField(), seq);
+            if (full != null) {
+                JsonPaths.set(full, relation.stampField(), seq);
+            }
+            if (partial != null) {
+                JsonPaths.set(partial, relation.stampField(), seq);
+            }
         } catch (IllegalArgumentException e) {
             return new Decision(Kind.INVALID, null, null, e.getMessage());
         }

@@ -25,6 +25,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * One run of one propagation job: passes of "stream the children whose stamp is below the parent's
@@ -113,35 +117,31 @@ final class JobRunner {
                     refreshChildren();
                 }
                 long found = 0;
-                try (DocStream stream = openStream(parentSeqNo, pageSize)) {
-                    List<Hit<ObjectNode>> page = stream.next();
-                    long matches = Math.max(0, stream.total());
-                    total = pass == 1 ? done + matches : total + matches;
-                    while (!page.isEmpty()) {
+                Set<String> skip = pass > 1 ? failedIds : Set.of();
+                try (DocStream stream = openStream(parentSeqNo, pageSize);
+                     ReadAhead ahead = new ReadAhead(() -> readPage(stream, skip), p.prefetch)) {
+                    Page page = ahead.next();
+                    total = pass == 1 ? done + page.matches() : total + page.matches();
+                    while (!page.last()) {
                         if (control.cancelled() || Thread.currentThread().isInterrupted()) {
                             end = JobState.CANCELLED;
                             break outer;
                         }
-                        List<Hit<ObjectNode>> hits = page;
-                        if (pass > 1 && !failedIds.isEmpty()) {
-                            hits = page.stream().filter(h -> !failedIds.contains(h.id())).toList();
-                            total -= page.size() - hits.size();
-                        }
-                        found += hits.size();
-                        if (!hits.isEmpty()) {
-                            if (!throttled(hits.size())) {
+                        total -= page.skipped();
+                        found += page.hits().size();
+                        if (!page.hits().isEmpty()) {
+                            if (!throttled(page.hits().size())) {
                                 end = JobState.CANCELLED;
                                 break outer;
                             }
-                            ChildRewrite.Parent fresh = readParent();
-                            if (fresh == null || !processPage(hits, fresh)) {
+                            if (page.parent() == null || !processPage(page.hits(), page.parent())) {
                                 end = JobState.PARENT_NOT_FOUND;
                                 break outer;
                             }
                             progress();
                             checkpoint(JobState.RUNNING, null, false);
                         }
-                        page = stream.next();
+                        page = ahead.next();
                     }
                 }
                 if (found == 0) {
@@ -171,12 +171,101 @@ final class JobRunner {
 
     // --- one page ---------------------------------------------------------------------------------
 
+    /**
+     * A page of children and the parent as read <em>after</em> them.
+     *
+     * @param matches the stream's total (meaningful on the first page)
+     * @param skipped children dropped because they already failed in an earlier pass
+     * @param last true when the stream is exhausted (no hits at all)
+     */
+    private record Page(List<Hit<ObjectNode>> hits, ChildRewrite.Parent parent, long matches, int skipped, boolean last) {}
+
+    /** Reads the next page and then the parent; on the read-ahead thread when prefetching. */
+    private Page readPage(DocStream stream, Set<String> skip) throws IOException {
+        List<Hit<ObjectNode>> raw = stream.next();
+        if (raw.isEmpty()) {
+            return new Page(raw, null, Math.max(0, stream.total()), 0, true);
+        }
+        List<Hit<ObjectNode>> hits = skip.isEmpty() ? raw : raw.stream().filter(h -> !skip.contains(h.id())).toList();
+        ChildRewrite.Parent parent = hits.isEmpty() ? null : readParent();
+        return new Page(hits, parent, Math.max(0, stream.total()), raw.size() - hits.size(), false);
+    }
+
+    /**
+     * Runs the reads of the next page (and its parent) on a background thread while the caller writes
+     * the current one: reads and writes overlap, at most one page ahead.
+     */
+    private static final class ReadAhead implements AutoCloseable {
+        interface Read {
+            Page read() throws IOException;
+        }
+
+        private final Read read;
+        private final ExecutorService executor;
+        private Future<Page> pending;
+
+        ReadAhead(Read read, boolean background) {
+            this.read = read;
+            this.executor = background ? Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "esrel-propagation-reader");
+                t.setDaemon(true);
+                return t;
+            }) : null;
+        }
+
+        Page next() throws IOException {
+            Page page;
+            if (pending == null) {
+                page = read.read();
+            } else {
+                try {
+                    page = pending.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new Page(List.of(), null, 0, 0, true);
+                } catch (ExecutionException e) {
+                    Throwable c = e.getCause();
+                    if (c instanceof IOException io) {
+                        throw io;
+                    }
+                    if (c instanceof RuntimeException re) {
+                        throw re;
+                    }
+                    throw new PropagationException("reading children failed: " + c, 0, c);
+                } finally {
+                    pending = null;
+                }
+            }
+            if (executor != null && !page.last()) {
+                pending = executor.submit(read::read);
+            }
+            return page;
+        }
+
+        /** Waits for a read in flight (the stream must not close under it), then stops the thread. */
+        @Override
+        public void close() {
+            if (pending != null) {
+                try {
+                    pending.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException e) {
+                    log.debug("read-ahead failed while closing", e.getCause());
+                }
+            }
+            if (executor != null) {
+                executor.shutdownNow();
+            }
+        }
+    }
+
     /** Decides and writes one page; false when the parent disappeared meanwhile. */
     private boolean processPage(List<Hit<ObjectNode>> hits, ChildRewrite.Parent parent) throws IOException {
         parentSeqNo = parent.seqNo();
         List<Item> work = new ArrayList<>();
         for (Hit<ObjectNode> h : hits) {
-            ChildRewrite.Decision d = ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps);
+            ChildRewrite.Decision d = ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps, !partial(), partial(), true);
             switch (d.kind()) {
                 case UP_TO_DATE -> count(Kind.UP_TO_DATE);
                 case MOVED -> count(Kind.MOVED);
@@ -319,7 +408,7 @@ final class JobRunner {
                 count(Kind.MOVED);
                 continue;
             }
-            ChildRewrite.Decision d = ChildRewrite.decide(rel, doc.result().source(), parent, p.ignoreStamps);
+            ChildRewrite.Decision d = ChildRewrite.decide(rel, doc.result().source(), parent, p.ignoreStamps, !partial(), partial(), true);
             switch (d.kind()) {
                 case UP_TO_DATE -> count(Kind.UP_TO_DATE);
                 case MOVED -> count(Kind.MOVED);
@@ -333,6 +422,10 @@ final class JobRunner {
             }
         }
         return true;
+    }
+
+    private boolean partial() {
+        return p.writeMode == Propagator.WriteMode.PARTIAL_UPDATE;
     }
 
     private BulkOperation operation(Item it) {
@@ -397,7 +490,7 @@ final class JobRunner {
             .mustNot(m -> m.range(r -> r.untyped(u -> u.field(rel.stampField()).gte(JsonData.of(bound)))))));
         return DocStream.of(b -> {
             b.client(p.client).index(rel.childIndex()).query(query).pageSize(pageSize).keepAlive(p.keepAlive)
-                .mode(p.streaming).prefetch(p.prefetch).retryPolicy(p.readPolicy);
+                .mode(p.streaming).retryPolicy(p.readPolicy);
             if (rel.childrenRoutedByParent()) {
                 b.routing(parentId);
             }
@@ -462,7 +555,15 @@ final class JobRunner {
             total = done;
         }
         progress();
-        checkpoint(state, null, true);
+        // An interrupt (the caller's way to cancel) must not make the last checkpoint write fail.
+        boolean interrupted = Thread.interrupted();
+        try {
+            checkpoint(state, null, true);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
         PropagationResult r = new PropagationResult(jobId, rel.name(), parentId, state, parentSeqNo, total, done, written,
             upToDate, moved, conflicts, rejected, failed, passes, failures, Duration.ofNanos(System.nanoTime() - startNanos));
         safely(() -> p.listener.onFinish(r), "onFinish");

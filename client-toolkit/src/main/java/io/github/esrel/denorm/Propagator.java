@@ -406,7 +406,7 @@ public final class Propagator {
         private Duration keepAlive = Duration.ofMinutes(5);
         private boolean refresh = true;
         private int maxPasses = 3;
-        private Duration checkpointInterval = Duration.ofSeconds(1);
+        private Duration checkpointInterval = Duration.ofSeconds(5);
         private Duration staleAfter = Duration.ofSeconds(60);
         private Executor executor = r -> {
             Thread t = new Thread(r, "esrel-propagation");
@@ -528,7 +528,7 @@ public final class Propagator {
             return this;
         }
 
-        /** The checkpoint (and heartbeat) is written at most this often; zero means after every page. Default 1 s. */
+        /** The checkpoint (and heartbeat) is written at most this often; zero means after every page. Default 5 s. */
         public Builder checkpointInterval(Duration interval) {
             Objects.requireNonNull(interval, "checkpointInterval cannot be null");
             if (interval.isNegative()) {
@@ -576,7 +576,7 @@ public final class Propagator {
             return this;
         }
 
-        /** Fetch the next page of children while writing this one. Default true. */
+        /** Read the next page of children (and the parent after it) while writing this one. Default true. */
         public Builder prefetch(boolean prefetch) {
             this.prefetch = prefetch;
             return this;

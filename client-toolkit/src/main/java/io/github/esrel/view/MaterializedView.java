@@ -427,14 +427,18 @@ public final class MaterializedView<S, P> {
     /**
      * Compares every source with its view and rebuilds the views that are missing or were built from
      * other versions of the source or its parent than the current ones; then deletes views whose source
-     * is gone. Streams both indices in batches (constant memory); a view found lagging only because its
-     * source changed during the sweep is rebuilt once more, which is harmless.
+     * is gone. Refreshes the source and view indices, then streams them in batches (constant memory); a
+     * view found lagging only because its source changed during the sweep is rebuilt once more, which is
+     * harmless.
      */
     public RepairReport sweep() {
         long start = System.nanoTime();
         long[] counts = new long[4];
         RebuildResult[] total = {RebuildResult.empty()};
         io(() -> {
+            // The streams are point-in-time snapshots of what is refreshed: refresh first, or the sweep compares
+            // views with sources as they were up to a refresh interval ago (and misses new views entirely).
+            client.indices().refresh(r -> r.index(sourceIndex));
             stream(sourceIndex, null, true, List.of(parentIdField), page -> {
                 counts[0] += page.size();
                 List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(), h.routing())).toList();
@@ -465,6 +469,7 @@ public final class MaterializedView<S, P> {
                 }
             });
             if (client.indices().exists(e -> e.index(viewIndex)).value()) {
+                client.indices().refresh(r -> r.index(viewIndex));
                 stream(viewIndex, null, true, List.of(metaField + ".source.routing"), page -> {
                     counts[2] += page.size();
                     List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(),
