@@ -259,7 +259,8 @@ class PropagationIT {
         blog.posts("1", "John Smith", "p", 600);
         blog.user("1", "John B. Smith");
         CountDownLatch firstPage = new CountDownLatch(1);
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(200).maxDocsPerSecond(1000)
+        // 400 docs/s in pages of 200: the main pass lasts at least another second after its first page.
+        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(200).maxDocsPerSecond(400)
             .listener(new PropagationListener() {
                 @Override
                 public void onProgress(Progress pr) {
