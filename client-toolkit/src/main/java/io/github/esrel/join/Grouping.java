@@ -256,7 +256,8 @@ public final class Grouping {
         T value;
         try {
             value = h.source() == null ? null : h.source().to(type, mapper);
-        } catch (JsonpMappingException | IllegalArgumentException e) {
+        } catch (jakarta.json.JsonException | IllegalArgumentException e) {
+            // (A JsonpMappingException, or Jackson's own failure wrapped in a JsonException.)
             throw new JoinException("cannot map the source of [" + h.index() + "][" + h.id() + "] to " + type.getName()
                 + ": " + e.getMessage(), 0, e);
         }

@@ -49,42 +49,61 @@ import java.util.function.Function;
  * r.roundTrips();                               // 2 when the parents fit in one page
  * }</pre>
  *
- * <h2>Round trips</h2>
- * {@link #childrenWhereParent} takes two round trips when the matching parents fit in one page
- * ({@link Builder#pageSize(int)}, at most the parent index's {@code index.max_result_window}; 10,000
- * by default): one search for the parents, one search for the children. Keys beyond the child
- * index's {@code index.max_terms_count} are split into batches that still travel in that one round
- * trip ({@code _msearch}), so 65,536 keys take two round trips when the parent index lets one page
- * hold them. More parents than one page take a point in time and one round trip per page. A third
- * round trip reads {@code index.max_terms_count} when a join ships more keys than the default 65,536
- * or the cluster rejects a batch (the limit was lowered); it is cached. Every request is listed in
- * {@link JoinResult#requests()}.
+ * <h2>Plans and round trips</h2>
+ * {@link #childrenWhereParent} has two ways to find the children of matching parents, with the same
+ * answer ({@link JoinQuery.Plan}):
+ * <ul>
+ *   <li><b>keys-first</b>: read the key of every matching parent, then search the children of those
+ *       keys with one {@code terms} query. Two round trips when the matching parents fit in one page
+ *       ({@link Builder#pageSize(int)}, at most the parent index's {@code index.max_result_window};
+ *       10,000 by default). Keys beyond the child index's {@code index.max_terms_count} are split
+ *       into batches that still travel in that one round trip ({@code _msearch}), so 65,536 keys take
+ *       two round trips when the parent index lets one page hold them. More parents than one page
+ *       take a point in time and one round trip per page. A third round trip reads
+ *       {@code index.max_terms_count} when a join ships more keys than the default 65,536 or the
+ *       cluster rejects a batch (the limit was lowered); it is cached.</li>
+ *   <li><b>children-first</b>: read the children in the child order and keep those whose parent
+ *       matches, checking the parents of each page of children with one search. Two round trips when
+ *       the first page of children holds the answer. Its cost follows the children it must read
+ *       (about {@code (from + size) / share of matching parents}), not the number of matching
+ *       parents: the plan for broad parent conditions.</li>
+ * </ul>
+ * The default, {@link JoinQuery.Plan#AUTO}, starts with one {@code _msearch} that reads the first
+ * {@value #PREVIEW_KEYS} matching parents' keys, counts the parent index and reads the first children
+ * (4 &times; {@code (from + size)}, at least 100). When every matching parent is in that preview the
+ * children already read are filtered by their keys, often answering in that one round trip, else the
+ * keys go to a {@code terms} query (two). When more parents match, it takes children-first if the
+ * children to read are estimated fewer than the matching parents (two round trips when it works out),
+ * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in
+ * {@link JoinResult#requests()}, and {@link JoinResult#plan()} says which plan answered.
  *
  * <h2>The fan-out cap (seed 003's trap)</h2>
- * An application-side join is only as good as the number of parent keys it must read and ship. When
- * the parent condition is broad and the child condition selective (1 user in 5,000 has a popular
- * photo, 20 photos wanted), every matching parent must be read: that does not scale, and the answer
+ * An application-side join is only as good as the number of parent keys it must read and ship, or of
+ * children it must read and check. When the parent condition is broad and the child condition
+ * selective (1 user in 5,000 has a popular photo, 20 photos wanted), neither scales, and the answer
  * is to copy the parent fields into the children (denormalize) and query the children alone. So
- * every call reads at most {@link Builder#maxParents(int)} parents (10,000 by default) and says so:
+ * every call reads at most {@link Builder#maxParents(int)} parent keys (10,000 by default) and at most
+ * {@link Builder#maxProbedChildren(int)} children (5,000), and says so:
  * <ul>
- *   <li>{@link #childrenWhereParent} counts the matching parents in its first round trip and, if
- *       they exceed the cap, returns {@link JoinResult.Status#CAP_EXCEEDED} without querying the
- *       children;</li>
+ *   <li>{@link #childrenWhereParent} counts the matching parents in its first round trip; if they
+ *       exceed the cap and children-first cannot find the answer within its budget, it returns
+ *       {@link JoinResult.Status#CAP_EXCEEDED} without shipping any key;</li>
  *   <li>{@link #childrenOf} streams parents page by page and stops as soon as its page is full; if
  *       it reads the cap first (only parents with children wanted, and few have them) it returns
  *       what it found as {@link JoinResult.Status#PARTIAL}, with a cursor to continue.</li>
  * </ul>
  * Both carry {@link JoinResult#advice()} naming what to denormalize; {@link JoinResult#orThrow()}
- * makes them a {@link JoinCapExceededException}. Memory stays bounded by the cap (parent keys, and
+ * makes them a {@link JoinCapExceededException}. Memory stays bounded by the caps (parent keys, and
  * parent sources unless {@link JoinQuery.ParentFetch#LAZY}).
  *
  * <h2>Cost</h2>
- * A join is never as fast as one query on denormalized children: it reads every matching parent's key
- * and runs a {@code terms} query of all of them. Measured on one node (JoinBenchmark, 10,000 parents,
- * the denormalized query at 1x): keys as {@code _id}s read with the parents about 9-18x; keys from a
- * doc-values field with {@link JoinQuery.ParentFetch#LAZY} about 5-8x, of which reading the keys alone
- * is 2-3.5x and the {@code terms} query alone 1.3-1.6x. Use joins where denormalizing is not worth it
- * (few parents, or parent fields that change often) and denormalize where the fan-out is large.
+ * Measured on one node (JoinBenchmark: the 20 newest posts mentioning a word by users of one country,
+ * 10,000 of 20,000 users; the denormalized query at 1x): keys-first with {@code _id} keys about 9-12x,
+ * keys-first with a doc-values key field and {@link JoinQuery.ParentFetch#LAZY} about 5-7x (reading
+ * 10,000 keys alone is about 2.2x, the {@code terms} query of 10,000 keys about 1.2x); the default plan
+ * (children-first here) within the 3x goal: see the README for the figures of the last run. Use joins
+ * where denormalizing is not worth it (parent fields that change often, rare queries) and denormalize
+ * where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
  * collapses children on their key field, so it must hold a single value per child. Failures are
@@ -98,6 +117,12 @@ public final class Join {
     public static final int DEFAULT_PAGE_SIZE = 10_000;
     /** Largest accepted {@link Builder#maxParents(int)}. */
     public static final int MAX_PARENTS_LIMIT = 10_000_000;
+    /** Matching parents whose keys the first round trip of {@link JoinQuery.Plan#AUTO} reads. */
+    public static final int PREVIEW_KEYS = 1_000;
+    /** Default {@link Builder#maxProbedChildren(int)}. */
+    public static final int DEFAULT_MAX_PROBED_CHILDREN = 5_000;
+    /** The fewest children the first round trip of {@link JoinQuery.Plan#AUTO} reads (else 4 x (from + size)). */
+    static final int MIN_PROBE = 100;
     /** Groups per collapse search (each is a hit, so at most the default {@code index.max_result_window}). */
     static final int MAX_COLLAPSE_GROUPS = 10_000;
 
@@ -110,6 +135,7 @@ public final class Join {
     private final Duration pitKeepAlive;
     private final Time keepAlive;
     private final boolean consistentPaging;
+    private final int maxProbedChildren;
 
     private Join(Builder b) {
         this.es = Objects.requireNonNull(b.client, "client cannot be null");
@@ -121,6 +147,7 @@ public final class Join {
         this.pitKeepAlive = b.pitKeepAlive;
         this.keepAlive = Time.of(t -> t.time(Math.max(1, pitKeepAlive.toSeconds()) + "s"));
         this.consistentPaging = b.consistentPaging;
+        this.maxProbedChildren = b.maxProbedChildren;
     }
 
     /** Builds a join with a lambda, in the style of the elasticsearch-java client. */
@@ -147,11 +174,15 @@ public final class Join {
      * whose parent matches {@link JoinQuery#parentQuery()}, in the child sort, from
      * {@link JoinQuery#from()} for {@link JoinQuery#size()}, each paired with its parent.
      *
-     * <p>Reads every matching parent's key (up to the cap), then the children of those keys in one
-     * round trip (batched to the child index's {@code index.max_terms_count}, merged by esrel).
+     * <p>Runs the query's {@link JoinQuery#plan()}: keys-first (every matching parent's key, up to
+     * the cap, then the children of those keys in one round trip, batched to the child index's
+     * {@code index.max_terms_count} and merged by esrel), children-first (children in the child order,
+     * their parents checked page by page), or, by default, whichever the first round trip says is
+     * cheaper (see the class comment). The answer is the same.
      *
      * @return {@link JoinResult.Status#COMPLETE}, or {@link JoinResult.Status#CAP_EXCEEDED} (no pairs)
-     *     when more parents match than {@link Builder#maxParents(int)}
+     *     when more parents match than {@link Builder#maxParents(int)} and children-first cannot
+     *     answer within {@link Builder#maxProbedChildren(int)} children (or the plan is keys-first)
      * @throws JoinException if an index is missing, a key field cannot be searched, a source cannot be
      *     mapped, or the cluster fails
      * @throws IllegalArgumentException if several batches are needed and the child sort is not by score
@@ -163,17 +194,42 @@ public final class Join {
         Trips trips = new Trips();
         Comparator<List<FieldValue>> order = SortValues.comparator(q.childSort());
 
-        Parents<P> parents = collectParents(q, trips);
+        Parents<P> parents = null;
+        int childrenRead = 0;
+        if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
+            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, q, trips, Math.min(PREVIEW_KEYS,
+                Math.min(pageSize, maxParents)), maxProbedChildren, maxParents).run();
+            childrenRead = o.childrenRead;
+            if (o.answered()) {
+                return new JoinResult<>(JoinResult.Status.COMPLETE, o.pairs, null, o.parentsMatched, o.parentsExact,
+                    o.parentsRead, o.found, o.childrenExhausted, 0, 0, limits.current(q.childIndex()), maxParents,
+                    trips.list(), since(start), null, null, q.from(), JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
+            }
+            if (o.capExceeded) {
+                Parents<P> counted = new Parents<>();
+                counted.total = o.parentsMatched;
+                counted.exact = o.parentsExact;
+                counted.read = o.parentsRead;
+                return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), o.parentsMatched,
+                    o.parentsExact, o.parentsRead, -1, false, 0, 0, limits.current(q.childIndex()), maxParents,
+                    trips.list(), since(start), null, capExceededAdvice(q, counted) + " (children-first: " + o.reason + ")",
+                    q.from(), JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
+            }
+            parents = o.parents;
+        }
+        if (parents == null) {
+            parents = collectParents(q, trips);
+        }
         if (parents.exceeded) {
             return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), parents.total, parents.exact,
                 parents.read, -1, false, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start),
-                null, capExceededAdvice(q, parents), q.from());
+                null, capExceededAdvice(q, parents), q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
         }
         List<String> keys = new ArrayList<>(parents.keys);
         if (keys.isEmpty()) {
             return new JoinResult<>(JoinResult.Status.COMPLETE, List.of(), List.of(), parents.total, parents.exact,
                 parents.read, 0, true, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start), null,
-                null, q.from());
+                null, q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
         }
 
         int window = q.from() + q.size();
@@ -213,17 +269,32 @@ public final class Join {
         }
         return new JoinResult<>(JoinResult.Status.COMPLETE, pairs, null, parents.total, parents.exact, parents.read,
             childrenMatched, childrenExact, keys.size(), run.batches, run.limit, maxParents, trips.list(), since(start),
-            null, null, q.from());
+            null, null, q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
     }
 
     /** The parent side of {@link #childrenWhereParent}: every matching key, or the news that there are too many. */
-    private static final class Parents<P> {
+    static final class Parents<P> {
         final Set<String> keys = new LinkedHashSet<>();
         final Map<String, Doc<P>> docs = new HashMap<>();
         long total;
         boolean exact;
         int read;
         boolean exceeded;
+
+        /** Every matching parent, read in one page (sources mapped when they were fetched). */
+        static <P> Parents<P> of(List<Hit<JsonData>> hits, JoinQuery<P, ?> q, JsonpMapper mapper) {
+            Parents<P> out = new Parents<>();
+            for (Hit<JsonData> h : hits) {
+                out.read++;
+                String key = Keys.of(h, q.parentKey());
+                if (key != null && out.keys.add(key) && h.source() != null) {
+                    out.docs.put(key, Grouping.doc(h, q.parentType(), mapper));
+                }
+            }
+            out.total = hits.size();
+            out.exact = true;
+            return out;
+        }
     }
 
     private <P> Parents<P> collectParents(JoinQuery<P, ?> q, Trips trips) {
@@ -298,7 +369,7 @@ public final class Join {
         List<String> wanted = new ArrayList<>(new LinkedHashSet<>(children.stream()
             .map(h -> matchingKey(h, q.childKey(), keys)).filter(Objects::nonNull).toList()));
         ResponseBody<P> r = searcher.one("the " + wanted.size() + " parent(s) of the page", q.parentIndex(),
-            Requests.parentsByKey(q, wanted), q.parentType(), trips);
+            Requests.parentsByKey(q, wanted, false), q.parentType(), trips);
         Map<String, Doc<P>> out = new HashMap<>();
         for (Hit<P> h : r.hits().hits()) {
             String key = Keys.of(h, q.parentKey());
@@ -455,7 +526,7 @@ public final class Join {
         String advice = partial ? partialAdvice(q, read, out.size()) : null;
         return new JoinResult<>(partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE, pairs, out,
             parentsMatched, parentsExact, read, childrenMatched, true, keysShipped, batches, limit, maxParents,
-            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, 0);
+            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, 0, JoinQuery.Plan.KEYS_FIRST, 0);
     }
 
     private String partialAdvice(JoinQuery<?, ?> q, int read, int found) {
@@ -553,7 +624,7 @@ public final class Join {
     public String toString() {
         return "Join{maxParents=" + maxParents + ", pageSize=" + pageSize + ", maxTermsCount="
             + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive=" + pitKeepAlive
-            + ", consistentPaging=" + consistentPaging + '}';
+            + ", consistentPaging=" + consistentPaging + ", maxProbedChildren=" + maxProbedChildren + '}';
     }
 
     /** Builds a {@link Join}; only {@link #client} is required. */
@@ -565,6 +636,7 @@ public final class Join {
         private Integer maxTermsCount;
         private Duration pitKeepAlive = Duration.ofMinutes(1);
         private boolean consistentPaging;
+        private int maxProbedChildren = DEFAULT_MAX_PROBED_CHILDREN;
 
         Builder() {}
 
@@ -638,6 +710,22 @@ public final class Join {
          */
         public Builder consistentPaging(boolean consistent) {
             this.consistentPaging = consistent;
+            return this;
+        }
+
+        /**
+         * The most children {@link JoinQuery.Plan#CHILDREN_FIRST} reads (in the child order, paged
+         * with {@code from}) before it gives up and joins keys-first. Default
+         * {@value Join#DEFAULT_MAX_PROBED_CHILDREN}; at most the child index's
+         * {@code index.max_result_window} (10,000 by default).
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxProbedChildren(int maxProbedChildren) {
+            if (maxProbedChildren < 1) {
+                throw new IllegalArgumentException("maxProbedChildren must be at least 1, got " + maxProbedChildren);
+            }
+            this.maxProbedChildren = maxProbedChildren;
             return this;
         }
 

@@ -36,7 +36,10 @@ public final class JoinQuery<P, C> {
     /** The key field that means "the parent's {@code _id}". */
     public static final String ID = "_id";
 
-    /** How {@link Join#childrenWhereParent} reads the parents. */
+    /**
+     * How {@link Join#childrenWhereParent} reads the parents when it joins keys-first (children-first
+     * reads only the parents of the children it checks, with their sources, whatever this says).
+     */
     public enum ParentFetch {
         /**
          * Read every matching parent's source together with its key: two round trips in all, but all
@@ -50,9 +53,45 @@ public final class JoinQuery<P, C> {
          * children are returned. With a {@link Builder#parentKey(String) key field} that has doc values
          * (a keyword copy of the id, say) the keys are read without touching any stored field: measured
          * here, 10,000 keys took a quarter of the time 10,000 {@code _id}s take (an {@code _id} is a
-         * stored field, read per hit). The fastest way to join many parents.
+         * stored field, read per hit). The fastest way to join many parents keys-first.
          */
         LAZY
+    }
+
+    /**
+     * How {@link Join#childrenWhereParent} finds the children of matching parents. The answer is the
+     * same whichever plan runs; only the cost differs. {@link JoinResult#plan()} says which one ran.
+     */
+    public enum Plan {
+        /**
+         * Chosen per call from what the first round trip learns (the default). That round trip reads
+         * the first {@value Join#PREVIEW_KEYS} matching parents' keys, counts the matching parents and
+         * the parent index, and reads the first children in the child order. When every matching
+         * parent's key is in the preview, the join goes on {@link #KEYS_FIRST} with those keys (and may
+         * be answered by the children already read). When more parents match, it estimates how many
+         * children it must read to find {@code from + size} whose parent matches (the share of
+         * parents that match) and goes {@link #CHILDREN_FIRST} when that is fewer than the matching
+         * parents, {@link #KEYS_FIRST} otherwise. Costs one round trip more than {@link #KEYS_FIRST}
+         * when it picks it for more parents than the preview holds.
+         */
+        AUTO,
+        /**
+         * Read the key of every matching parent, then the best children of those keys with one
+         * {@code terms} query (batched to {@code index.max_terms_count}, all batches in one round
+         * trip): two round trips when the parents fit in one page. Cost grows with the number of
+         * matching parents; bounded by {@link Join.Builder#maxParents(int)}.
+         */
+        KEYS_FIRST,
+        /**
+         * Read children in the child order and keep those whose parent matches, checking the parents
+         * of each page of children with one search ({@code parent query AND key in [...]}): two round
+         * trips when the first page of children holds enough matches. Cost grows with the number of
+         * children read, not with the number of matching parents, so it is the plan for broad parent
+         * conditions (half the users are from one country). Reads at most
+         * {@link Join.Builder#maxProbedChildren(int)} children, then falls back to {@link #KEYS_FIRST}
+         * (or reports {@link JoinResult.Status#CAP_EXCEEDED} when too many parents match for that).
+         */
+        CHILDREN_FIRST
     }
 
     private final Class<P> parentType;
@@ -72,6 +111,7 @@ public final class JoinQuery<P, C> {
     private final int childrenPerParent;
     private final boolean includeChildless;
     private final ParentFetch parentFetch;
+    private final Plan plan;
 
     private JoinQuery(Builder<P, C> b) {
         this.parentType = b.parentType;
@@ -91,6 +131,7 @@ public final class JoinQuery<P, C> {
         this.childrenPerParent = b.childrenPerParent;
         this.includeChildless = b.includeChildless;
         this.parentFetch = b.parentFetch;
+        this.plan = b.plan;
     }
 
     /** Builds a join query with a lambda, in the style of the elasticsearch-java client. */
@@ -121,6 +162,7 @@ public final class JoinQuery<P, C> {
         b.childrenPerParent = childrenPerParent;
         b.includeChildless = includeChildless;
         b.parentFetch = parentFetch;
+        b.plan = plan;
         return b;
     }
 
@@ -206,13 +248,18 @@ public final class JoinQuery<P, C> {
         return parentFetch;
     }
 
+    /** How {@link Join#childrenWhereParent} runs, {@link Plan#AUTO} by default. */
+    public Plan plan() {
+        return plan;
+    }
+
     @Override
     public String toString() {
         return "JoinQuery{parents=" + parentIndex + " key " + parentKey + " where " + parentQuery
             + ", children=" + childIndex + " key " + childKey + " where " + childQuery
             + (childSort.isEmpty() ? "" : " sort " + childSort) + ", size=" + size + ", from=" + from
             + ", childrenPerParent=" + childrenPerParent + ", includeChildless=" + includeChildless
-            + ", parentFetch=" + parentFetch + '}';
+            + ", parentFetch=" + parentFetch + ", plan=" + plan + '}';
     }
 
     /** Builds a {@link JoinQuery}; {@link #parents}, {@link #children} are required. */
@@ -235,6 +282,7 @@ public final class JoinQuery<P, C> {
         private int childrenPerParent = 3;
         private boolean includeChildless = true;
         private ParentFetch parentFetch = ParentFetch.EAGER;
+        private Plan plan = Plan.AUTO;
 
         Builder(Class<P> parentType, Class<C> childType) {
             this.parentType = Objects.requireNonNull(parentType, "parentType cannot be null");
@@ -378,6 +426,12 @@ public final class JoinQuery<P, C> {
         /** How {@link Join#childrenWhereParent} reads parents (default {@link ParentFetch#EAGER}). */
         public Builder<P, C> parentFetch(ParentFetch fetch) {
             this.parentFetch = Objects.requireNonNull(fetch, "parentFetch cannot be null");
+            return this;
+        }
+
+        /** How {@link Join#childrenWhereParent} runs (default {@link Plan#AUTO}). */
+        public Builder<P, C> plan(Plan plan) {
+            this.plan = Objects.requireNonNull(plan, "plan cannot be null");
             return this;
         }
 

@@ -55,11 +55,13 @@ public final class JoinResult<P, C> {
     private final JoinCursor next;
     private final String advice;
     private final long skippedChildren;
+    private final JoinQuery.Plan plan;
+    private final int childrenRead;
 
     JoinResult(Status status, List<Pair<P, C>> pairs, List<ParentWithChildren<P, C>> parents, long parentsMatched,
                boolean parentsMatchedExact, int parentsRead, long childrenMatched, boolean childrenMatchedExact,
                int keysShipped, int termsBatches, int maxTermsCount, int maxParents, List<String> requests,
-               Duration took, JoinCursor next, String advice, long skippedChildren) {
+               Duration took, JoinCursor next, String advice, long skippedChildren, JoinQuery.Plan plan, int childrenRead) {
         this.status = Objects.requireNonNull(status);
         this.pairs = List.copyOf(pairs);
         this.parents = parents != null ? List.copyOf(parents) : group(this.pairs);
@@ -77,6 +79,8 @@ public final class JoinResult<P, C> {
         this.next = next;
         this.advice = advice;
         this.skippedChildren = skippedChildren;
+        this.plan = Objects.requireNonNull(plan);
+        this.childrenRead = childrenRead;
     }
 
     private static <P, C> List<ParentWithChildren<P, C>> group(List<Pair<P, C>> pairs) {
@@ -151,6 +155,22 @@ public final class JoinResult<P, C> {
         return childrenMatchedExact;
     }
 
+    /**
+     * The plan that produced the answer: {@link JoinQuery.Plan#KEYS_FIRST} or
+     * {@link JoinQuery.Plan#CHILDREN_FIRST} (never {@code AUTO}, which picks one of them).
+     */
+    public JoinQuery.Plan plan() {
+        return plan;
+    }
+
+    /**
+     * Children read in the child order and filtered by their parents ({@link JoinQuery.Plan#CHILDREN_FIRST},
+     * and the first round trip of {@link JoinQuery.Plan#AUTO}); 0 when the join read none that way.
+     */
+    public int childrenRead() {
+        return childrenRead;
+    }
+
     /** Parent keys sent to the child side in {@code terms} queries by this call. */
     public int keysShipped() {
         return keysShipped;
@@ -223,8 +243,9 @@ public final class JoinResult<P, C> {
 
     /** One line for logs. */
     public String describe() {
-        return status + ": " + pairs.size() + " pair(s) of " + parents.size() + " parent(s); read " + parentsRead
-            + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s), shipped " + keysShipped
+        return status + " (" + plan + "): " + pairs.size() + " pair(s) of " + parents.size() + " parent(s); read "
+            + parentsRead + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s)"
+            + (childrenRead > 0 ? " and " + childrenRead + " child(ren) in child order" : "") + ", shipped " + keysShipped
             + " key(s) in " + termsBatches + " terms batch(es) (max_terms_count " + maxTermsCount + "); " + roundTrips()
             + " round trip(s) in " + took.toMillis() + " ms" + (next == null ? "" : "; more parents follow");
     }

@@ -115,15 +115,41 @@ final class Requests {
         });
     }
 
-    /** The parents of these keys, for {@link JoinQuery.ParentFetch#LAZY}. */
-    static SearchRequest parentsByKey(JoinQuery<?, ?> q, List<String> keys) {
+    /**
+     * The parents of these keys: all of them (for {@link JoinQuery.ParentFetch#LAZY}), or only those
+     * matching the parent query (children-first's check).
+     */
+    static SearchRequest parentsByKey(JoinQuery<?, ?> q, List<String> keys, boolean matching) {
+        Query byKey = keysIn(q.parentKey(), keys);
+        Query query = matching ? Query.of(x -> x.bool(b -> b.filter(q.parentQuery()).filter(byKey))) : byKey;
         return SearchRequest.of(s -> {
-            s.index(q.parentIndex()).query(keysIn(q.parentKey(), keys)).size(keys.size());
+            s.index(q.parentIndex()).query(query).size(keys.size());
             if (q.parentSource() != null) {
                 s.source(q.parentSource());
             }
             if (!q.parentKeyIsId()) {
                 s.docvalueFields(f -> f.field(q.parentKey()));
+            }
+            return s;
+        });
+    }
+
+    /** Counts every document of an index (how many parents there are, to estimate a join's selectivity). */
+    static SearchRequest countAll(String index) {
+        return SearchRequest.of(s -> s.index(index).size(0).trackTotalHits(t -> t.enabled(true)));
+    }
+
+    /**
+     * Children-first: children {@code from} to {@code from + size} in the child order, with their keys.
+     * The {@code preference} keeps every page on the same shard copies, so that pages line up.
+     */
+    static SearchRequest childProbe(JoinQuery<?, ?> q, int from, int size, String preference) {
+        return SearchRequest.of(s -> {
+            s.index(q.childIndex()).query(q.childQuery()).sort(SortValues.orDefault(q.childSort())).trackScores(true)
+                .from(from).size(size).trackTotalHits(t -> t.enabled(false)).preference(preference)
+                .docvalueFields(f -> f.field(q.childKey()));
+            if (q.childSource() != null) {
+                s.source(q.childSource());
             }
             return s;
         });

@@ -60,7 +60,14 @@ final class Searcher {
             }
             List<RequestItem> items = new ArrayList<>(requests.size());
             for (SearchRequest r : requests) {
-                items.add(RequestItem.of(i -> i.header(h -> h.index(r.index())).body(r)));
+                items.add(RequestItem.of(i -> i.header(h -> {
+                    h.index(r.index());
+                    if (r.preference() != null) {
+                        // Not part of the body: a search's preference travels in its msearch header.
+                        h.preference(r.preference());
+                    }
+                    return h;
+                }).body(r)));
             }
             trips.add("msearch [" + index + "] " + what + " in " + requests.size() + " searches");
             MsearchResponse<T> response = es.msearch(m -> m.searches(items), type);

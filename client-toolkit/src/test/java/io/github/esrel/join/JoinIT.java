@@ -190,7 +190,7 @@ class JoinIT {
     @Test
     void shouldReturnThePopularPostsOfFemaleAuthorsAsTheDenormalizedQueryDoes() throws IOException {
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> q = popularByWomen(b -> b.size(20));
+        JoinQuery<User, Post> q = popularByWomen(b -> b.size(20).plan(JoinQuery.Plan.KEYS_FIRST));
         JoinResult<User, Post> joined = join.childrenWhereParent(q);
 
         List<String> denormalized = denormalizedPopularByWomen("posts", 0, 20);
@@ -216,8 +216,8 @@ class JoinIT {
     @Test
     void shouldFetchOnlyTheParentsOfTheReturnedChildrenWhenLazy() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.size(5)));
-        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.size(5)
+        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.size(5).plan(JoinQuery.Plan.KEYS_FIRST)));
+        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.size(5).plan(JoinQuery.Plan.KEYS_FIRST)
             .parentFetch(JoinQuery.ParentFetch.LAZY)));
         assertThat(lazy.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value())
             .containsExactlyElementsOf(eager.pairs().stream()
@@ -244,7 +244,7 @@ class JoinIT {
         // Keys read from doc values alone (no stored field per parent), parents fetched for the page.
         JoinResult<User, Post> lazy = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
             .parents("users", q -> q.term(t -> t.field("gender").value("male"))).parentKey("handle")
-            .parentFetch(JoinQuery.ParentFetch.LAZY).children("posts", "user_handle")
+            .parentFetch(JoinQuery.ParentFetch.LAZY).children("posts", "user_handle").plan(JoinQuery.Plan.KEYS_FIRST)
             .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).size(15)));
         List<String> men = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("male"))
             .limit(15).mapToObj(j -> "p" + j).toList();
@@ -261,7 +261,7 @@ class JoinIT {
     @Test
     void shouldStopBeforeShippingAnyKeyWhenMoreParentsMatchThanTheCap() {
         Join join = Join.of(b -> b.client(es).maxParents(5));
-        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.size(20)));
+        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.size(20).plan(JoinQuery.Plan.KEYS_FIRST)));
         assertThat(r.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(r.pairs()).isEmpty();
         assertThat(r.keysShipped()).isZero();
@@ -329,7 +329,7 @@ class JoinIT {
         assertThat(whole.parents()).hasSize(1);
 
         // The other direction ("popular photos of female users") is refused at once over the cap...
-        JoinQuery<User, Post> women = q.toBuilder()
+        JoinQuery<User, Post> women = q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST)
             .parents("trap-users", x -> x.term(t -> t.field("gender").value("female"))).build();
         JoinResult<User, Post> refused = Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(women);
         assertThat(refused.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
@@ -342,6 +342,18 @@ class JoinIT {
         assertThat(answered.pairs()).extracting(p -> p.child().id()).containsExactlyInAnyOrder("hot0", "hot1", "hot2");
         assertThat(answered.roundTrips()).isEqualTo(2);
         assertThat(answered.keysShipped()).isEqualTo(n / 2 + 1);
+        // Children-first needs no parent keys at all: the 3 popular photos and one check of their owner,
+        // so the cap that refused keys-first does not stand in its way.
+        JoinResult<User, Post> auto = Join.of(b -> b.client(es).maxParents(1_000))
+            .childrenWhereParent(women.toBuilder().plan(JoinQuery.Plan.AUTO).build());
+        assertThat(auto.status()).as(auto.describe()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(auto.plan()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
+        assertThat(auto.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id())
+            .containsExactlyElementsOf(answered.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id()).toList());
+        assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(2);
+        assertThat(auto.childrenMatched()).isEqualTo(3);
+        assertThat(auto.childrenMatchedExact()).isTrue();
+        assertThat(auto.keysShipped()).isZero();
     }
 
     // --- terms batching --------------------------------------------------------------------------
@@ -434,7 +446,7 @@ class JoinIT {
         }
         bulk("many-posts", few);
         JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
-            .parents("many-users", x -> x.matchAll(m -> m)).children("many-posts", "user_id")
+            .parents("many-users", x -> x.matchAll(m -> m)).children("many-posts", "user_id").plan(JoinQuery.Plan.KEYS_FIRST)
             .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).size(10)
             .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(s -> s.filter(f -> f.includes("n")))));
 
@@ -462,6 +474,119 @@ class JoinIT {
         JoinResult<User, Post> over = Join.of(b -> b.client(es).maxParents(n - 1).pageSize(n)).childrenWhereParent(q);
         assertThat(over.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(over.roundTrips()).isEqualTo(1);
+
+        // Every user matches: AUTO reads 100 posts and checks their 100 owners, in two round trips.
+        JoinResult<User, Post> auto = Join.of(b -> b.client(es).maxParents(n - 1))
+            .childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.AUTO).build());
+        System.out.println("65,536 parents, AUTO: " + auto.describe());
+        assertThat(auto.plan()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
+        assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(2);
+        assertThat(auto.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id())
+            .containsExactlyElementsOf(r.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id()).toList());
+        assertThat(auto.pairs()).extracting(p -> p.parent().value().n()).doesNotContainNull();
+    }
+
+    // --- plans -------------------------------------------------------------------------------------
+
+    @Test
+    void shouldGiveTheSameAnswerWhicheverPlanRuns() throws IOException {
+        Join join = Join.of(b -> b.client(es));
+        List<JoinQuery<User, Post>> questions = List.of(
+            popularByWomen(b -> b.size(20)),
+            popularByWomen(b -> b.size(20).from(20)),
+            popularByWomen(b -> b.size(7).parentFetch(JoinQuery.ParentFetch.LAZY)),
+            johns(b -> b.size(15).childQuery(c -> c.match(m -> m.field("title").query("relationships")))
+                .childSort(List.of())),
+            johns(b -> b.size(30).parentKey("handle").children("posts", "user_handle")
+                .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))),
+            JoinQuery.of(User.class, Post.class, b -> b.parents("users", q -> q.term(t -> t.field("handle").value("h04")))
+                .children("posts", "user_id").size(10)));
+        for (JoinQuery<User, Post> q : questions) {
+            List<String> expected = answer(join.childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+            for (JoinQuery.Plan plan : List.of(JoinQuery.Plan.AUTO, JoinQuery.Plan.CHILDREN_FIRST)) {
+                JoinResult<User, Post> r = join.childrenWhereParent(q.toBuilder().plan(plan).build());
+                assertThat(r.status()).as(plan + " " + q).isEqualTo(JoinResult.Status.COMPLETE);
+                assertThat(answer(r)).as(plan + " " + q + "\n" + r.describe()).containsExactlyElementsOf(expected);
+            }
+        }
+        // The users of the first question (40 users) fit in AUTO's preview: the first round trip
+        // holds every key and the children to filter, so it answers in one.
+        JoinResult<User, Post> auto = join.childrenWhereParent(popularByWomen(b -> b.size(20)));
+        assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(1);
+        assertThat(answer(auto)).extracting(a -> a.substring(0, a.indexOf('<')))
+            .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 0, 20));
+        // h04 wrote nothing: no pairs, and every plan says so.
+        assertThat(join.childrenWhereParent(questions.get(5)).pairs()).isEmpty();
+    }
+
+    @Test
+    void shouldPickThePlanFromTheShareOfMatchingParents() throws IOException {
+        // 3,000 users, 40% women (more than AUTO's preview of 1,000 keys); 6,000 posts, 2 per user; the
+        // newest 1,000 posts are all by men.
+        int n = 3_000;
+        createUsers("wide-users", 2, Map.of());
+        createPosts("wide-posts", 2, Map.of());
+        Map<String, Object> wideUsers = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            wideUsers.put("w" + i, new User("User " + i, i % 5 < 2 ? "female" : "male", String.format("w%05d", i), i));
+        }
+        bulk("wide-users", wideUsers);
+        Map<String, Object> widePosts = new LinkedHashMap<>();
+        for (int j = 0; j < 2 * n; j++) {
+            int u = j < 5_000 ? j % n : 5 * (j % 600) + 2 + j % 3; // i % 5 in {2,3,4}: men
+            widePosts.put("y" + j, new Post("post " + j, "w" + u, "", j % 100, j, null));
+        }
+        bulk("wide-posts", widePosts);
+        JoinQuery<User, Post> oldest = JoinQuery.of(User.class, Post.class, b -> b
+            .parents("wide-users", q -> q.term(t -> t.field("gender").value("female")))
+            .children("wide-posts", "user_id")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).size(20));
+        Join join = Join.of(b -> b.client(es));
+        List<String> expected = answer(join.childrenWhereParent(oldest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+
+        // Broad parent condition, 20 wanted: 1,200 keys would be read, about 50 children suffice.
+        JoinResult<User, Post> broad = join.childrenWhereParent(oldest);
+        assertThat(broad.plan()).as(broad.describe()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
+        assertThat(broad.roundTrips()).as(broad.requests().toString()).isEqualTo(2);
+        assertThat(broad.childrenRead()).isEqualTo(Join.MIN_PROBE);
+        assertThat(broad.parentsRead()).isLessThan(Join.PREVIEW_KEYS + Join.MIN_PROBE + 1);
+        assertThat(answer(broad)).containsExactlyElementsOf(expected);
+
+        // 1,000 wanted: about 2,500 children against 1,200 keys, so keys-first.
+        JoinQuery<User, Post> many = oldest.toBuilder().size(1_000).build();
+        JoinResult<User, Post> deep = join.childrenWhereParent(many);
+        assertThat(deep.plan()).as(deep.describe()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
+        assertThat(deep.keysShipped()).isEqualTo(1_200);
+        assertThat(deep.roundTrips()).as(deep.requests().toString()).isEqualTo(3);
+        assertThat(answer(deep)).containsExactlyElementsOf(
+            answer(join.childrenWhereParent(many.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build())));
+
+        // Newest first, the first 1,000 posts are all by men: children-first reads on, adapting its
+        // page size, and gives up at its budget; keys-first then answers the same as always.
+        JoinQuery<User, Post> newest = oldest.toBuilder().plan(JoinQuery.Plan.CHILDREN_FIRST)
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))).build();
+        List<String> newestExpected = answer(join.childrenWhereParent(newest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+        JoinResult<User, Post> budget = Join.of(b -> b.client(es).maxProbedChildren(600)).childrenWhereParent(newest);
+        assertThat(budget.plan()).as(budget.describe()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
+        assertThat(budget.childrenRead()).isBetween(Join.MIN_PROBE, 600);
+        assertThat(answer(budget)).containsExactlyElementsOf(newestExpected);
+        JoinResult<User, Post> patient = join.childrenWhereParent(newest);
+        assertThat(patient.plan()).as(patient.describe()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
+        assertThat(patient.childrenRead()).isGreaterThan(1_000);
+        assertThat(answer(patient)).containsExactlyElementsOf(newestExpected);
+
+        // Over the cap, keys-first cannot run at all; children-first still answers.
+        JoinResult<User, Post> capped = Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(oldest);
+        assertThat(capped.status()).isEqualTo(JoinResult.Status.COMPLETE);
+        assertThat(answer(capped)).containsExactlyElementsOf(expected);
+        JoinResult<User, Post> refused = Join.of(b -> b.client(es).maxParents(1_000).maxProbedChildren(300))
+            .childrenWhereParent(newest);
+        assertThat(refused.status()).as(refused.describe()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
+        assertThat(refused.advice()).contains("maxParents=1,000", "Denormalize", "children-first");
+    }
+
+    private static List<String> answer(JoinResult<User, Post> r) {
+        return r.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value()).toList();
     }
 
     // --- failures ------------------------------------------------------------------------------
@@ -469,6 +594,9 @@ class JoinIT {
     @Test
     void shouldNameAMissingIndex() {
         Join join = Join.of(b -> b.client(es));
+        assertThatThrownBy(() -> join.childrenWhereParent(everyone(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
+            .isInstanceOf(JoinException.class).hasMessageContaining("no such index [no-such-users]")
+            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
         assertThatThrownBy(() -> join.childrenWhereParent(everyoneWhere(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
             .isInstanceOf(JoinException.class).hasMessageContaining("no such index [no-such-users]")
             .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
@@ -510,8 +638,9 @@ class JoinIT {
             .children("posts", "user_id")).build();
     }
 
+    /** Every user's posts, joined keys-first: the tests of that plan's mechanics (batches, round trips) pin it. */
     private static JoinQuery<User, Post> everyoneWhere(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
-        return everyone(more);
+        return everyone(b -> more.apply(b.plan(JoinQuery.Plan.KEYS_FIRST)));
     }
 
     private static JoinQuery<User, Post> popularByWomen(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {

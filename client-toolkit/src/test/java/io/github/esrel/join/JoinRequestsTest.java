@@ -104,10 +104,10 @@ class JoinRequestsTest {
 
     @Test
     void shouldFetchLazyParentsByIdsOrByTheirKeyField() throws Exception {
-        JsonNode byId = json(Requests.parentsByKey(query(b -> b), List.of("u1", "u2")));
+        JsonNode byId = json(Requests.parentsByKey(query(b -> b), List.of("u1", "u2"), false));
         assertThat(byId.at("/query/ids/values")).hasSize(2);
         assertThat(byId.at("/size").asInt()).isEqualTo(2);
-        JsonNode byField = json(Requests.parentsByKey(query(b -> b.parentKey("handle")), List.of("jo")));
+        JsonNode byField = json(Requests.parentsByKey(query(b -> b.parentKey("handle")), List.of("jo"), false));
         assertThat(byField.at("/query/terms/handle/0").asText()).isEqualTo("jo");
         assertThat(byField.at("/docvalue_fields/0/field").asText()).isEqualTo("handle");
     }

@@ -131,8 +131,14 @@ public final class BlogSample implements Sample {
             Post.class).hits().hits().stream().map(Hit::id).toList();
         long denormMs = ms(t1);
         compare(out, joined, denormalized, joinMs, denormMs);
-        out.printf("   The join read the keys of all %,d women and shipped them in %d terms query; the denormalized"
-            + " query read none.%n", joined.parentsRead(), joined.termsBatches());
+        if (joined.plan() == JoinQuery.Plan.CHILDREN_FIRST) {
+            out.printf("   Half the users are women, so the join read the most popular posts first (%d of them) and"
+                + " checked their authors in one search, instead of shipping every woman's key; the denormalized query"
+                + " read no users.%n", joined.childrenRead());
+        } else {
+            out.printf("   The join read the keys of %,d women and shipped them in %d terms query; the denormalized"
+                + " query read none.%n", joined.parentsRead(), joined.termsBatches());
+        }
     }
 
     private static void compare(PrintStream out, JoinResult<User, Post> joined, List<String> denormalized, long joinMs,
@@ -146,16 +152,17 @@ public final class BlogSample implements Sample {
             t.row(i + 1, a, author, b, a.equals(b) ? "yes" : "NO");
         }
         t.print(out);
-        Table cost = Table.of("approach", "round trips", "parents read", "keys shipped", "ms (one cold call)");
-        cost.row("application-side join", joined.roundTrips(), joined.parentsRead(), joined.keysShipped(), joinMs);
-        cost.row("denormalized query", 1, 0, 0, denormMs);
+        Table cost = Table.of("approach", "round trips", "parents read", "keys shipped", "posts read", "ms (one cold call)");
+        cost.row("join (" + joined.plan() + ")", joined.roundTrips(), joined.parentsRead(), joined.keysShipped(),
+            joined.childrenRead(), joinMs);
+        cost.row("denormalized query", 1, 0, 0, "-", denormMs);
         cost.print(out);
         if (!joinedIds.equals(denormalized) || joinedIds.isEmpty()) {
             throw new IllegalStateException("the join " + joinedIds + " and the denormalized query " + denormalized
                 + " should give the same posts");
         }
-        if (joined.roundTrips() != 2) {
-            throw new IllegalStateException("the join should take 2 round trips, took " + joined.requests());
+        if (joined.roundTrips() > 2) {
+            throw new IllegalStateException("the join should take at most 2 round trips, took " + joined.requests());
         }
         out.println("   Same posts, in the same order. The join needs no copies to keep up to date; the denormalized"
             + " query needs one round trip and reads no users.");
@@ -165,15 +172,23 @@ public final class BlogSample implements Sample {
     private static void trap(ElasticsearchClient es, PrintStream out) throws IOException {
         out.println("\n3. The scalability trap (seed 003): a broad condition on users, a selective one on posts.");
         Join capped = Join.of(b -> b.client(es).maxParents(200));
-        out.println("   With a fan-out cap of 200 parents per call (default 10,000), \"popular posts of female authors\":");
-        JoinResult<User, Post> refused = capped.childrenWhereParent(JoinQuery.of(User.class, Post.class, q -> q
+        out.println("   With a fan-out cap of 200 parents per call (default 10,000), \"popular posts of female authors\","
+            + " joined keys-first (every woman's key, then the posts):");
+        JoinQuery<User, Post> popularByWomen = JoinQuery.of(User.class, Post.class, q -> q
             .parents(USERS, p -> p.term(t -> t.field("gender").value("female")))
-            .children(POSTS, "user").childQuery(c -> c.range(r -> r.number(n -> n.field("popularity").gte(95.0)))).size(10)));
+            .children(POSTS, "user").childQuery(c -> c.range(r -> r.number(n -> n.field("popularity").gte(95.0)))).size(10)
+            .plan(JoinQuery.Plan.KEYS_FIRST));
+        JoinResult<User, Post> refused = capped.childrenWhereParent(popularByWomen);
         if (refused.status() != JoinResult.Status.CAP_EXCEEDED || refused.roundTrips() != 1 || refused.keysShipped() != 0) {
             throw new IllegalStateException("expected the join to stop at its cap after counting: " + refused.describe());
         }
         out.printf("   -> %s after %d round trip, %d keys shipped:%n      %s%n", refused.status(), refused.roundTrips(),
             refused.keysShipped(), refused.advice());
+        JoinResult<User, Post> auto = capped.childrenWhereParent(popularByWomen.toBuilder().plan(JoinQuery.Plan.AUTO).build());
+        out.printf("   The default plan (AUTO) under the same cap: %s%n", auto.describe());
+        if (auto.complete() && auto.plan() != JoinQuery.Plan.CHILDREN_FIRST) {
+            throw new IllegalStateException("over the cap only children-first can answer: " + auto.describe());
+        }
 
         out.println("   \"The first 5 users, by e-mail, who wrote a post about percolators\" (only one user did):");
         JoinResult<User, Post> streamed = capped.childrenOf(JoinQuery.of(User.class, Post.class, q -> q

@@ -1,0 +1,260 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The first round trip of {@link JoinQuery.Plan#AUTO} and {@link JoinQuery.Plan#CHILDREN_FIRST},
+ * and the children-first plan itself: read children in the child order and keep those whose parent
+ * matches, until {@code from + size} are found.
+ *
+ * <p>Why it is exact: each page of children is the next slice of the child order (one
+ * {@code preference} for every page, so that the same shard copies answer and ties come back in one
+ * order), and a child is kept exactly when one of its keys belongs to a parent matching the parent
+ * query — checked by searching the parent index for those keys with the parent query as a filter.
+ * The kept children are therefore the first children of the join's answer, in its order, whatever
+ * the share of matching parents; that share only decides how many children must be read, so it
+ * drives the choice of plan, never the answer.
+ */
+final class ChildrenFirst<P, C> {
+
+    /** What the first round trip (and the probing, if it ran) learned. */
+    static final class Outcome<P, C> {
+        /** The answer's page ({@code from} to {@code from + size}); {@code null} when not answered. */
+        List<Pair<P, C>> pairs;
+        /** Children found whose parent matches (a lower bound unless {@link #childrenExhausted}). */
+        int found;
+        /** Whether every child matching the child query was read, so that {@link #found} is exact. */
+        boolean childrenExhausted;
+        /** Every matching parent, when the preview read them all; {@code null} otherwise. */
+        Join.Parents<P> parents;
+        long parentsMatched;
+        boolean parentsExact;
+        int parentsRead;
+        int childrenRead;
+        /** More parents match than {@link Join.Builder#maxParents(int)} and probing could not answer. */
+        boolean capExceeded;
+        /** Why keys-first must take over (or the cap was hit), for messages. */
+        String reason;
+
+        boolean answered() {
+            return pairs != null;
+        }
+    }
+
+    /** A child whose parent matches, with the key that matched. */
+    private record Match(Hit<JsonData> child, String key) {}
+
+    private final Searcher searcher;
+    private final JsonpMapper mapper;
+    private final JoinQuery<P, C> q;
+    private final Trips trips;
+    private final int window;
+    private final int previewKeys;
+    private final int firstProbe;
+    private final int maxProbed;
+    private final int maxParents;
+    private final String preference = "esrel-join-" + UUID.randomUUID();
+
+    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, Trips trips, int previewKeys, int maxProbed, int maxParents) {
+        this.searcher = searcher;
+        this.mapper = searcher.client()._jsonpMapper();
+        this.q = q;
+        this.trips = trips;
+        this.window = q.from() + q.size();
+        this.previewKeys = previewKeys;
+        this.maxProbed = maxProbed;
+        // Enough children for the page when a quarter of them have a matching parent.
+        this.firstProbe = (int) Math.min(maxProbed, Math.max(Join.MIN_PROBE, 4L * window));
+        this.maxParents = maxParents;
+    }
+
+    Outcome<P, C> run() {
+        Outcome<P, C> out = new Outcome<>();
+        List<ResponseBody<JsonData>> r = run("first " + previewKeys + " parent keys, parent count, first " + firstProbe
+            + " children", q.parentIndex() + "," + q.childIndex(), List.of(
+            Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
+            Requests.countAll(q.parentIndex()),
+            Requests.childProbe(q, 0, firstProbe, preference)));
+        ResponseBody<JsonData> preview = r.get(0);
+        long parentTotal = total(r.get(1));
+        List<Hit<JsonData>> children = r.get(2).hits().hits();
+        out.parentsMatched = total(preview);
+        out.parentsExact = preview.hits().total() != null && preview.hits().total().relation() == TotalHitsRelation.Eq;
+        out.parentsRead = preview.hits().hits().size();
+        out.childrenRead = children.size();
+        boolean exhausted = children.size() < firstProbe;
+
+        if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
+            // Every matching parent's key is known: the children already read are filtered for free.
+            out.parents = Join.Parents.of(preview.hits().hits(), q, mapper);
+            List<Match> found = keep(children, out.parents.keys);
+            if (found.size() >= window || exhausted) {
+                Map<String, Doc<P>> docs = out.parents.docs;
+                if (q.parentFetch() == JoinQuery.ParentFetch.LAZY) {
+                    docs = parents(page(found), false, "the parents of the page", out);
+                }
+                answer(out, found, docs, exhausted);
+            } else {
+                out.reason = "the first " + children.size() + " children hold " + found.size() + " of the " + window
+                    + " wanted";
+            }
+            return out;
+        }
+
+        boolean overCap = out.parentsMatched > maxParents;
+        double expected = expectedReads(window, out.parentsMatched, parentTotal);
+        if (q.plan() == JoinQuery.Plan.AUTO && !overCap && !childrenFirstCheaper(expected, out.parentsMatched, maxProbed)) {
+            out.reason = String.format("%,d of %,d parents match: about %,.0f children would be read for %d",
+                out.parentsMatched, parentTotal, expected, window);
+            return out;
+        }
+        probe(out, children, exhausted, overCap);
+        return out;
+    }
+
+    /** Checks the parents of each page of children, reading further pages until the window is full. */
+    private void probe(Outcome<P, C> out, List<Hit<JsonData>> page, boolean exhausted, boolean overCap) {
+        List<Match> found = new ArrayList<>();
+        Map<String, Doc<P>> docs = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        while (true) {
+            List<Hit<JsonData>> fresh = new ArrayList<>(page.size());
+            for (Hit<JsonData> h : page) {
+                // A child indexed between two pages shifts the order: never keep one twice.
+                if (seen.add(h.index() + "/" + h.id())) {
+                    fresh.add(h);
+                }
+            }
+            Map<String, Doc<P>> matching = parents(fresh, true, "matching parents of " + fresh.size() + " children", out);
+            docs.putAll(matching);
+            found.addAll(keep(fresh, matching.keySet()));
+            if (found.size() >= window || exhausted) {
+                answer(out, found, docs, exhausted);
+                return;
+            }
+            long next = nextPage(window, found.size(), out.childrenRead, firstProbe);
+            if (out.childrenRead + next > maxProbed) {
+                out.capExceeded = overCap;
+                out.reason = String.format("read %,d children and found %,d of the %d wanted; reading more would pass"
+                    + " maxProbedChildren %,d", out.childrenRead, found.size(), window, maxProbed);
+                return;
+            }
+            int size = (int) next;
+            page = run("next " + size + " children", q.childIndex(),
+                List.of(Requests.childProbe(q, out.childrenRead, size, preference))).get(0).hits().hits();
+            out.childrenRead += page.size();
+            exhausted = page.size() < size;
+        }
+    }
+
+    /**
+     * How many children must be read to find {@code window} whose parent matches, if children are
+     * spread over parents as evenly as the parents are: {@code window / (matched / total)}.
+     */
+    static double expectedReads(int window, long matchedParents, long totalParents) {
+        double share = totalParents <= 0 ? 1 : Math.min(1, (double) matchedParents / totalParents);
+        return window / Math.max(share, 1e-9);
+    }
+
+    /**
+     * Whether reading the expected children costs less than reading the matching parents' keys: a
+     * child read is dearer than a key (a source, and a parent check), but the keys-first plan also
+     * ships every key back in a {@code terms} query, so one for one is the break-even used.
+     */
+    static boolean childrenFirstCheaper(double expectedReads, long matchedParents, int maxProbed) {
+        return expectedReads <= Math.min(matchedParents, maxProbed);
+    }
+
+    /**
+     * The next page of children: as many as the share found so far says are still needed, with half
+     * again as margin, and never fewer than the first page (a page costs a round trip).
+     */
+    static long nextPage(int window, int found, int read, int firstProbe) {
+        double rate = Math.max(found, 1) / (double) (read + 1);
+        return Math.max(firstProbe, (long) Math.ceil((window - found) / rate * 1.5));
+    }
+
+    private void answer(Outcome<P, C> out, List<Match> found, Map<String, Doc<P>> parents, boolean exhausted) {
+        List<Pair<P, C>> pairs = new ArrayList<>();
+        for (Match m : found.subList(Math.min(q.from(), found.size()), Math.min(window, found.size()))) {
+            Doc<P> parent = parents.get(m.key());
+            if (parent != null) {
+                // (Missing only when the parent was deleted between the two reads.)
+                pairs.add(new Pair<>(parent, Grouping.doc(m.child(), q.childType(), mapper)));
+            }
+        }
+        out.pairs = pairs;
+        out.found = found.size();
+        out.childrenExhausted = exhausted;
+    }
+
+    /** The children among these whose key is one of {@code keys}, in order. */
+    private List<Match> keep(List<Hit<JsonData>> children, Set<String> keys) {
+        List<Match> out = new ArrayList<>();
+        for (Hit<JsonData> h : children) {
+            for (String k : Keys.values(h.fields(), q.childKey())) {
+                if (keys.contains(k)) {
+                    out.add(new Match(h, k));
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private List<Hit<JsonData>> page(List<Match> found) {
+        return found.subList(Math.min(q.from(), found.size()), Math.min(window, found.size())).stream()
+            .map(Match::child).toList();
+    }
+
+    /**
+     * The parents of these children by key, in one search: only those matching the parent query
+     * when {@code matching}, else all of them.
+     */
+    private Map<String, Doc<P>> parents(List<Hit<JsonData>> children, boolean matching, String what, Outcome<P, C> out) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (Hit<JsonData> h : children) {
+            keys.addAll(Keys.values(h.fields(), q.childKey()));
+        }
+        Map<String, Doc<P>> byKey = new HashMap<>();
+        if (keys.isEmpty()) {
+            return byKey;
+        }
+        SearchRequest request = Requests.parentsByKey(q, List.copyOf(keys), matching);
+        ResponseBody<P> r = searcher.one(what, q.parentIndex(), request, q.parentType(), trips);
+        out.parentsRead += r.hits().hits().size();
+        for (Hit<P> h : r.hits().hits()) {
+            String key = Keys.of(h, q.parentKey());
+            if (key != null) {
+                byKey.putIfAbsent(key, Join.doc(h));
+            }
+        }
+        return byKey;
+    }
+
+    private List<ResponseBody<JsonData>> run(String what, String index, List<SearchRequest> requests) {
+        try {
+            return searcher.run(what, index, requests, JsonData.class, trips);
+        } catch (Searcher.TermsLimitHit e) {
+            throw new JoinException(what + " on [" + index + "] failed: " + e.reason, 400, e.getCause());
+        }
+    }
+
+    private static long total(ResponseBody<?> r) {
+        return r.hits().total() == null ? -1 : r.hits().total().value();
+    }
+}
