@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.JsonTrees;
 
 import java.io.IOException;
 import java.io.StringReader;
@@ -97,7 +98,7 @@ final class Checkpoints {
     }
 
     static ObjectNode toDoc(Checkpoint c) {
-        ObjectNode d = JsonPaths.object();
+        ObjectNode d = JsonTrees.object();
         d.put("relation", c.relation());
         d.put("parent_id", c.parentId());
         d.put("state", c.state().name());

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.JsonTrees;
 
 /**
  * The pure heart of a propagation: given a child as read and the parent as read <em>after</em> it,
@@ -60,44 +61,44 @@ final class ChildRewrite {
         if (child == null) {
             return Decision.MOVED;
         }
-        if (!parent.id().equals(JsonPaths.idText(JsonPaths.get(child, relation.parentIdField())))) {
+        if (!parent.id().equals(JsonTrees.idText(JsonTrees.get(child, relation.parentIdField())))) {
             return Decision.MOVED;
         }
         boolean same = true;
         for (Relation.Copy c : relation.copies()) {
-            if (!JsonPaths.same(JsonPaths.get(child, c.to()), JsonPaths.get(parent.source(), c.from()))) {
+            if (!JsonTrees.same(JsonTrees.get(child, c.to()), JsonTrees.get(parent.source(), c.from()))) {
                 same = false;
                 break;
             }
         }
-        JsonNode stampNode = JsonPaths.get(child, relation.stampField());
+        JsonNode stampNode = JsonTrees.get(child, relation.stampField());
         Long stamp = stampNode != null && stampNode.canConvertToLong() && stampNode.isIntegralNumber() ? stampNode.asLong() : null;
         if (same && stamp != null && (ignoreStamps ? stamp == parent.seqNo() : stamp >= parent.seqNo())) {
             return Decision.UP_TO_DATE;
         }
         ObjectNode full = wantFull ? (inPlace ? child : child.deepCopy()) : null;
-        ObjectNode partial = wantPartial ? JsonPaths.object() : null;
+        ObjectNode partial = wantPartial ? JsonTrees.object() : null;
         try {
             for (Relation.Copy c : relation.copies()) {
-                JsonNode value = JsonPaths.get(parent.source(), c.from());
+                JsonNode value = JsonTrees.get(parent.source(), c.from());
                 boolean missing = value == null || value.isNull();
                 if (full != null) {
                     if (missing) {
-                        JsonPaths.remove(full, c.to());
+                        JsonTrees.remove(full, c.to());
                     } else {
-                        JsonPaths.set(full, c.to(), value);
+                        JsonTrees.set(full, c.to(), value);
                     }
                 }
                 if (partial != null) {
-                    JsonPaths.set(partial, c.to(), missing ? NullNode.getInstance() : value);
+                    JsonTrees.set(partial, c.to(), missing ? NullNode.getInstance() : value);
                 }
             }
             LongNode seq = LongNode.valueOf(parent.seqNo());
             if (full != null) {
-                JsonPaths.set(full, relation.stampField(), seq);
+                JsonTrees.set(full, relation.stampField(), seq);
             }
             if (partial != null) {
-                JsonPaths.set(partial, relation.stampField(), seq);
+                JsonTrees.set(partial, relation.stampField(), seq);
             }
         } catch (IllegalArgumentException e) {
             return new Decision(Kind.INVALID, null, null, e.getMessage());

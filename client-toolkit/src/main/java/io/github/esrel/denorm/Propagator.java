@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -277,7 +278,7 @@ public final class Propagator {
                 if (!child.found()) {
                     return new ChildSync(childId, ChildSync.Status.NOT_FOUND, null, -1, attempts.attempt());
                 }
-                String parentId = JsonPaths.idText(JsonPaths.get(child.source(), relation.parentIdField()));
+                String parentId = JsonTrees.idText(JsonTrees.get(child.source(), relation.parentIdField()));
                 if (parentId == null) {
                     return new ChildSync(childId, ChildSync.Status.NO_PARENT, null, -1, attempts.attempt());
                 }

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
 import io.github.esrel.denorm.PropagationException;
+import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -443,7 +444,7 @@ public final class MaterializedView<S, P> {
                 counts[0] += page.size();
                 List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(), h.routing())).toList();
                 Map<String, JsonNode> metas = viewMetas(refs);
-                List<Rebuilder.Ref> parentRefs = page.stream().map(h -> ViewJson.idText(ViewJson.get(h.source(), parentIdField)))
+                List<Rebuilder.Ref> parentRefs = page.stream().map(h -> JsonTrees.idText(JsonTrees.get(h.source(), parentIdField)))
                     .filter(Objects::nonNull).distinct().map(id -> new Rebuilder.Ref(id, null)).toList();
                 Map<String, GetResult<ObjectNode>> parents = new HashMap<>();
                 if (!parentRefs.isEmpty()) {
@@ -454,7 +455,7 @@ public final class MaterializedView<S, P> {
                 }
                 List<Rebuilder.Ref> lagging = new ArrayList<>();
                 for (Hit<ObjectNode> h : page) {
-                    String pid = ViewJson.idText(ViewJson.get(h.source(), parentIdField));
+                    String pid = JsonTrees.idText(JsonTrees.get(h.source(), parentIdField));
                     GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
                     boolean pFound = parent != null && parent.found();
                     Rebuilder.Stamp now = new Rebuilder.Stamp(true, Rebuilder.seq(h.seqNo()), Rebuilder.seq(h.primaryTerm()), pid,
@@ -473,7 +474,7 @@ public final class MaterializedView<S, P> {
                 stream(viewIndex, null, true, List.of(metaField + ".source.routing"), page -> {
                     counts[2] += page.size();
                     List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(),
-                        ViewJson.idText(ViewJson.get(h.source(), metaField + ".source.routing")))).toList();
+                        JsonTrees.idText(JsonTrees.get(h.source(), metaField + ".source.routing")))).toList();
                     MgetResponse<ObjectNode> got = rebuilder.mget(sourceIndex, refs, List.of());
                     List<Rebuilder.Ref> orphans = new ArrayList<>();
                     for (int i = 0; i < refs.size(); i++) {
@@ -542,7 +543,7 @@ public final class MaterializedView<S, P> {
             SearchResponse<ObjectNode> found = client.search(req, ObjectNode.class);
             long total = found.hits().total() == null ? -1 : found.hits().total().value();
             List<Rebuilder.Ref> refs = found.hits().hits().stream().map(h -> new Rebuilder.Ref(h.id(),
-                ViewJson.idText(ViewJson.get(h.source(), routingPath)))).toList();
+                JsonTrees.idText(JsonTrees.get(h.source(), routingPath)))).toList();
             if (refs.isEmpty()) {
                 return new ViewPage<S>(List.of(), total, 0, 1);
             }
@@ -571,11 +572,11 @@ public final class MaterializedView<S, P> {
         if (composer == null) {
             doc = s.source().deepCopy();
             for (String[] c : copies) {
-                JsonNode value = s.parent() == null ? null : ViewJson.get(s.parent(), c[0]);
+                JsonNode value = s.parent() == null ? null : JsonTrees.get(s.parent(), c[0]);
                 if (value == null || value.isNull()) {
-                    ViewJson.remove(doc, c[1]);
+                    JsonTrees.remove(doc, c[1]);
                 } else {
-                    ViewJson.set(doc, c[1], value);
+                    JsonTrees.set(doc, c[1], value);
                 }
             }
         } else {

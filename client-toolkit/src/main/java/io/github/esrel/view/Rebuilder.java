@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 
@@ -219,7 +220,7 @@ final class Rebuilder {
             GetResult<ObjectNode> g = result(sources.docs().get(i), v.sourceIndex, refs.get(i).id());
             src.add(g);
             if (g.found()) {
-                String pid = ViewJson.idText(ViewJson.get(g.source(), v.parentIdField));
+                String pid = JsonTrees.idText(JsonTrees.get(g.source(), v.parentIdField));
                 if (pid != null) {
                     parentIds.add(pid);
                 }
@@ -236,7 +237,7 @@ final class Rebuilder {
         List<Snap> snaps = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
             GetResult<ObjectNode> g = src.get(i);
-            String pid = g.found() ? ViewJson.idText(ViewJson.get(g.source(), v.parentIdField)) : null;
+            String pid = g.found() ? JsonTrees.idText(JsonTrees.get(g.source(), v.parentIdField)) : null;
             GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
             snaps.add(new Snap(refs.get(i), Stamp.of(g, pid, parent), g.found() ? g.source() : null,
                 parent != null && parent.found() ? parent.source() : null));
@@ -319,9 +320,9 @@ final class Rebuilder {
         JsonNode s = meta.path("source");
         JsonNode p = meta.path("parent");
         boolean pFound = p.path("found").asBoolean(false);
-        return new Stamp(true, ViewJson.longOr(s.get("seq_no"), -1), ViewJson.longOr(s.get("primary_term"), -1),
+        return new Stamp(true, JsonTrees.longOr(s.get("seq_no"), -1), JsonTrees.longOr(s.get("primary_term"), -1),
             p.path("id").isNull() || p.path("id").isMissingNode() ? null : p.path("id").asText(), pFound,
-            pFound ? ViewJson.longOr(p.get("seq_no"), -1) : -1, pFound ? ViewJson.longOr(p.get("primary_term"), -1) : -1);
+            pFound ? JsonTrees.longOr(p.get("seq_no"), -1) : -1, pFound ? JsonTrees.longOr(p.get("primary_term"), -1) : -1);
     }
 
     /** Counters of one batch. */

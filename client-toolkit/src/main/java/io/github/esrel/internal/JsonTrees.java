@@ -1,14 +1,21 @@
-package io.github.esrel.denorm;
+package io.github.esrel.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Locale;
 
-/** Dotted paths into Jackson object trees, and value comparison with numbers by value. */
-final class JsonPaths {
+/**
+ * Dotted paths into Jackson object trees ({@code "user.name"}), and value comparison with numbers by
+ * value. Shared by {@code denorm} and {@code view}, which address the fields of stored sources the same way.
+ *
+ * <p>Internal: not part of esrel's API, may change without notice.
+ */
+public final class JsonTrees {
 
     private static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
         if (a.isNumber() && b.isNumber()) {
@@ -17,13 +24,13 @@ final class JsonPaths {
         return a.equals(b) ? 0 : 1;
     };
 
-    private JsonPaths() {}
+    private JsonTrees() {}
 
     /**
      * The value at {@code path}, or {@code null} when a step is missing or not an object. A literal key
-     * with dots ({@code "user.name": ...}) is found too.
+     * with dots ({@code "user.name": ...}) is found too, at any level.
      */
-    static JsonNode get(JsonNode root, String path) {
+    public static JsonNode get(JsonNode root, String path) {
         if (root == null || !root.isObject()) {
             return null;
         }
@@ -46,11 +53,13 @@ final class JsonPaths {
     }
 
     /**
-     * Sets {@code path} to {@code value} (a copy), creating intermediate objects.
+     * Sets {@code path} to a copy of {@code value} ({@code null} sets a JSON null), creating the missing
+     * intermediate objects and replacing intermediate JSON nulls by objects.
      *
-     * @throws IllegalArgumentException if a step exists and is not an object
+     * @throws IllegalArgumentException if a step exists and is neither an object nor null; the message
+     *     names the path, the step and what it holds
      */
-    static void set(ObjectNode root, String path, JsonNode value) {
+    public static void set(ObjectNode root, String path, JsonNode value) {
         String[] steps = path.split("\\.");
         ObjectNode at = root;
         for (int i = 0; i < steps.length - 1; i++) {
@@ -60,15 +69,18 @@ final class JsonPaths {
             } else if (next.isObject()) {
                 at = (ObjectNode) next;
             } else {
-                throw new IllegalArgumentException("cannot set [" + path + "]: [" + String.join(".", java.util.Arrays.copyOf(steps, i + 1))
-                    + "] is " + next.getNodeType().name().toLowerCase(java.util.Locale.ROOT) + ", not an object");
+                throw new IllegalArgumentException("cannot set [" + path + "]: [" + String.join(".", Arrays.copyOf(steps, i + 1))
+                    + "] is " + next.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object");
             }
         }
         at.set(steps[steps.length - 1], value == null ? NullNode.getInstance() : value.deepCopy());
     }
 
-    /** Removes the value at {@code path} if present (intermediate objects stay). */
-    static void remove(ObjectNode root, String path) {
+    /**
+     * Removes the value at {@code path} if present: the literal key {@code path} first, else the nested
+     * one. Intermediate objects stay, even when they become empty.
+     */
+    public static void remove(ObjectNode root, String path) {
         if (root.remove(path) != null) {
             return;
         }
@@ -84,7 +96,7 @@ final class JsonPaths {
     }
 
     /** Equal JSON, numbers by value; {@code null}, a JSON null and a missing value are all equal. */
-    static boolean same(JsonNode a, JsonNode b) {
+    public static boolean same(JsonNode a, JsonNode b) {
         boolean aMissing = a == null || a.isNull() || a.isMissingNode();
         boolean bMissing = b == null || b.isNull() || b.isMissingNode();
         if (aMissing || bMissing) {
@@ -93,15 +105,21 @@ final class JsonPaths {
         return a.equals(BY_VALUE, b);
     }
 
-    /** The id a field holds, as text: a string or a number; {@code null} otherwise. */
-    static String idText(JsonNode node) {
+    /** The id a field holds, as text: a string or a number ({@code 7} is {@code "7"}); {@code null} otherwise. */
+    public static String idText(JsonNode node) {
         if (node == null || !(node.isTextual() || node.isNumber())) {
             return null;
         }
         return node.asText();
     }
 
-    static ObjectNode object() {
+    /** The number {@code node} holds as a long, or {@code fallback} when it is missing or not a number. */
+    public static long longOr(JsonNode node, long fallback) {
+        return node != null && node.isNumber() ? node.asLong() : fallback;
+    }
+
+    /** A new empty object node. */
+    public static ObjectNode object() {
         return JsonNodeFactory.instance.objectNode();
     }
 }
