@@ -110,42 +110,52 @@ final class JobRunner {
             JobState end = JobState.COMPLETED;
             int maxPasses = p.ignoreStamps ? 1 : p.maxPasses;
             int pageSize = throttle.batchSize(p.batchSize);
-            outer:
-            for (pass = 1; pass <= maxPasses; pass++) {
-                passes++;
-                if (p.refresh) {
-                    refreshChildren();
-                }
-                long found = 0;
-                Set<String> skip = pass > 1 ? failedIds : Set.of();
-                try (DocStream stream = openStream(parentSeqNo, pageSize);
-                     ReadAhead ahead = new ReadAhead(() -> readPage(stream, skip), p.prefetch)) {
-                    Page page = ahead.next();
-                    total = pass == 1 ? done + page.matches() : total + page.matches();
-                    while (!page.last()) {
-                        if (control.cancelled() || Thread.currentThread().isInterrupted()) {
-                            end = JobState.CANCELLED;
-                            break outer;
-                        }
-                        total -= page.skipped();
-                        found += page.hits().size();
-                        if (!page.hits().isEmpty()) {
-                            if (!throttled(page.hits().size())) {
+            try (InFlight writes = new InFlight(p.bulksInFlight)) {
+                outer:
+                for (pass = 1; pass <= maxPasses; pass++) {
+                    passes++;
+                    if (p.refresh) {
+                        refreshChildren();
+                    }
+                    long found = 0;
+                    Set<String> skip = pass > 1 ? failedSoFar() : Set.of();
+                    try (DocStream stream = openStream(parentSeqNo, pageSize);
+                         ReadAhead ahead = new ReadAhead(() -> readPage(stream, skip), p.prefetch)) {
+                        Page page = ahead.next();
+                        total = pass == 1 ? done + page.matches() : total + page.matches();
+                        while (!page.last()) {
+                            if (control.cancelled() || Thread.currentThread().isInterrupted()) {
                                 end = JobState.CANCELLED;
                                 break outer;
                             }
-                            if (page.parent() == null || !processPage(page.hits(), page.parent())) {
-                                end = JobState.PARENT_NOT_FOUND;
-                                break outer;
+                            total -= page.skipped();
+                            found += page.hits().size();
+                            if (!page.hits().isEmpty()) {
+                                if (!throttled(page.hits().size())) {
+                                    end = JobState.CANCELLED;
+                                    break outer;
+                                }
+                                if (page.parent() == null || !processPage(page.hits(), page.parent(), writes)) {
+                                    end = JobState.PARENT_NOT_FOUND;
+                                    break outer;
+                                }
+                                progress();
+                                checkpoint(JobState.RUNNING, null, false);
                             }
-                            progress();
-                            checkpoint(JobState.RUNNING, null, false);
+                            page = ahead.next();
                         }
-                        page = ahead.next();
+                    }
+                    // The next pass looks for children still unstamped: every write of this one must be in.
+                    if (!writes.drain()) {
+                        end = JobState.PARENT_NOT_FOUND;
+                        break;
+                    }
+                    if (found == 0) {
+                        break;
                     }
                 }
-                if (found == 0) {
-                    break;
+                if (!writes.drain() && end == JobState.COMPLETED) {
+                    end = JobState.PARENT_NOT_FOUND;
                 }
             }
             if (end == JobState.COMPLETED && failed > 0) {
@@ -224,14 +234,7 @@ final class JobRunner {
                     Thread.currentThread().interrupt();
                     return new Page(List.of(), null, 0, 0, true);
                 } catch (ExecutionException e) {
-                    Throwable c = e.getCause();
-                    if (c instanceof IOException io) {
-                        throw io;
-                    }
-                    if (c instanceof RuntimeException re) {
-                        throw re;
-                    }
-                    throw new PropagationException("reading children failed: " + c, 0, c);
+                    throw unwrap(e, "reading children");
                 } finally {
                     pending = null;
                 }
@@ -260,9 +263,12 @@ final class JobRunner {
         }
     }
 
-    /** Decides and writes one page; false when the parent disappeared meanwhile. */
-    private boolean processPage(List<Hit<ObjectNode>> hits, ChildRewrite.Parent parent) throws IOException {
-        parentSeqNo = parent.seqNo();
+    /**
+     * Decides one page and writes it (or hands it to a writing thread); false when the parent
+     * disappeared meanwhile.
+     */
+    private boolean processPage(List<Hit<ObjectNode>> hits, ChildRewrite.Parent parent, InFlight writes) throws IOException {
+        sawParent(parent.seqNo());
         List<Item> work = new ArrayList<>();
         for (Hit<ObjectNode> h : hits) {
             ChildRewrite.Decision d = ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps, !partial(), partial(), true);
@@ -274,7 +280,97 @@ final class JobRunner {
                     p.retryPolicy.attempts()));
             }
         }
-        return writeAll(work);
+        return writes.submit(work);
+    }
+
+    /**
+     * The bulk requests of one job in flight: with one, each page is written on the job's thread
+     * before the next is read; with more, on a small pool, a semaphore bounding how many pages are
+     * out. A page whose write found the parent gone makes the next {@link #submit} or {@link #drain}
+     * return false; a write that failed makes them throw its exception.
+     */
+    private final class InFlight implements AutoCloseable {
+        private final ExecutorService pool;
+        private final java.util.concurrent.Semaphore permits;
+        private final List<Future<Boolean>> running = new ArrayList<>();
+
+        InFlight(int n) {
+            this.permits = new java.util.concurrent.Semaphore(n);
+            this.pool = n == 1 ? null : Executors.newFixedThreadPool(n, r -> {
+                Thread t = new Thread(r, "esrel-propagation-writer");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        boolean submit(List<Item> work) throws IOException {
+            if (pool == null) {
+                return writeAll(work);
+            }
+            if (!collect(false)) {
+                return false;
+            }
+            try {
+                permits.acquire();
+            } catch (InterruptedException e) {
+                // Cancelled: the page stays unwritten and unstamped, so a resume or the next run finds it.
+                Thread.currentThread().interrupt();
+                return true;
+            }
+            running.add(pool.submit(() -> {
+                try {
+                    return writeAll(work);
+                } finally {
+                    permits.release();
+                }
+            }));
+            return true;
+        }
+
+        /** Waits for every write in flight; false if one found the parent gone. */
+        boolean drain() throws IOException {
+            return collect(true);
+        }
+
+        private boolean collect(boolean all) throws IOException {
+            boolean parentThere = true;
+            for (java.util.Iterator<Future<Boolean>> it = running.iterator(); it.hasNext(); ) {
+                Future<Boolean> f = it.next();
+                if (!all && !f.isDone()) {
+                    continue;
+                }
+                it.remove();
+                try {
+                    parentThere &= f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return parentThere;
+                } catch (ExecutionException e) {
+                    throw unwrap(e, "writing children");
+                }
+            }
+            return parentThere;
+        }
+
+        /** On the way out (also after a failure): lets the writes in flight finish, then stops the pool. */
+        @Override
+        public void close() {
+            if (pool == null) {
+                return;
+            }
+            for (Future<Boolean> f : running) {
+                try {
+                    f.get();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (ExecutionException e) {
+                    log.debug("a write in flight failed while the job ended", e.getCause());
+                }
+            }
+            running.clear();
+            pool.shutdownNow();
+        }
     }
 
     private boolean writeAll(List<Item> items) throws IOException {
@@ -321,7 +417,9 @@ final class JobRunner {
                 Outcome next = RetryDecision.of(status);
                 ElasticsearchException ex = Failures.ofBulkItem(status, error);
                 if (next == Outcome.REREAD) {
-                    conflicts++;
+                    synchronized (this) {
+                        conflicts++;
+                    }
                     safely(() -> p.listener.onConflict(jobId, it.id), "onConflict");
                     Optional<Duration> d = it.attempts.onFailure(ex);
                     if (d.isPresent()) {
@@ -332,7 +430,9 @@ final class JobRunner {
                             + it.attempts.stopReason() + "): the child kept changing; last: " + reason);
                     }
                 } else if (next == Outcome.RESEND) {
-                    rejected++;
+                    synchronized (this) {
+                        rejected++;
+                    }
                     rejectedNow++;
                     Optional<Duration> d = it.attempts.onFailure(ex);
                     if (d.isPresent()) {
@@ -390,14 +490,16 @@ final class JobRunner {
         if (parent == null) {
             return false;
         }
-        parentSeqNo = parent.seqNo();
+        sawParent(parent.seqNo());
         for (int i = 0; i < items.size(); i++) {
             Item it = items.get(i);
             MultiGetResponseItem<ObjectNode> doc = got.docs().get(i);
             if (doc.isFailure()) {
                 String type = doc.failure().error().type();
                 if ("es_rejected_execution_exception".equals(type) || "circuit_breaking_exception".equals(type)) {
-                    rejected++;
+                    synchronized (this) {
+                        rejected++;
+                    }
                     out.add(it); // its old seq_no conflicts again, which re-reads it again
                 } else {
                     fail(it.id, it.routing, 500, "re-read failed: [" + type + "] " + doc.failure().error().reason());
@@ -502,7 +604,17 @@ final class JobRunner {
 
     private enum Kind { WRITTEN, UP_TO_DATE, MOVED }
 
-    private void count(Kind kind) {
+    /** A copy: the read-ahead thread filters with it while writes may still add failures. */
+    private synchronized Set<String> failedSoFar() {
+        return Set.copyOf(failedIds);
+    }
+
+    /** The newest parent seq_no read (pages written concurrently may read the parent out of order). */
+    private synchronized void sawParent(long seqNo) {
+        parentSeqNo = Math.max(parentSeqNo, seqNo);
+    }
+
+    private synchronized void count(Kind kind) {
         done++;
         switch (kind) {
             case WRITTEN -> written++;
@@ -512,14 +624,16 @@ final class JobRunner {
     }
 
     private void fail(String id, String routing, int status, String reason) {
-        done++;
-        failed++;
         ChildFailure f = new ChildFailure(id, routing, status, reason);
-        if (failures.size() < p.maxReportedFailures) {
-            failures.add(f);
-        }
-        if (failedIds.size() < MAX_REMEMBERED_FAILED_IDS) {
-            failedIds.add(id);
+        synchronized (this) {
+            done++;
+            failed++;
+            if (failures.size() < p.maxReportedFailures) {
+                failures.add(f);
+            }
+            if (failedIds.size() < MAX_REMEMBERED_FAILED_IDS) {
+                failedIds.add(id);
+            }
         }
         safely(() -> p.listener.onFailure(jobId, f), "onFailure");
     }
@@ -541,7 +655,7 @@ final class JobRunner {
         safely(() -> p.listener.onProgress(pr), "onProgress");
     }
 
-    private Progress snapshot() {
+    private synchronized Progress snapshot() {
         Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
         double seconds = elapsed.toNanos() / 1e9;
         double rate = seconds > 0 ? (done - doneBefore) / seconds : 0;
@@ -576,8 +690,24 @@ final class JobRunner {
             return;
         }
         lastCheckpointNanos = now;
-        p.checkpoints.save(new Checkpoint(jobId, rel.name(), parentId, state, p.owner, parentSeqNo, Math.max(total, done), done,
-            written, upToDate, moved, conflicts, rejected, failed, passes, startedAt, Instant.now(), error), -1, -1);
+        Checkpoint c;
+        synchronized (this) {
+            c = new Checkpoint(jobId, rel.name(), parentId, state, p.owner, parentSeqNo, Math.max(total, done), done,
+                written, upToDate, moved, conflicts, rejected, failed, passes, startedAt, Instant.now(), error);
+        }
+        // A checkpoint rejected by a busy cluster (429) is written again after a backoff, as the
+        // children's writes are: a busy write pool must slow the job down, not fail it.
+        Attempts attempts = p.readPolicy.attempts();
+        while (true) {
+            try {
+                p.checkpoints.save(c, -1, -1);
+                return;
+            } catch (ElasticsearchException e) {
+                if (!attempts.retryAfter(e)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static void safely(Runnable call, String what) {
@@ -589,6 +719,18 @@ final class JobRunner {
             }
             log.warn("PropagationListener.{} failed; ignored", what, e);
         }
+    }
+
+    /** The failure of a background read or write, as the job's own thread would have thrown it. */
+    private static PropagationException unwrap(ExecutionException e, String what) throws IOException {
+        Throwable c = e.getCause();
+        if (c instanceof IOException io) {
+            throw io;
+        }
+        if (c instanceof RuntimeException re) {
+            throw re;
+        }
+        return new PropagationException(what + " failed: " + c, 0, c);
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -62,7 +62,8 @@ import java.util.function.Function;
  *       policy's backoff; every child that cannot be written is reported to
  *       {@link PropagationListener#onFailure} and counted in the result.</li>
  *   <li><b>Constant memory</b>: at most two pages of children (the one being written and the one being
- *       prefetched), whatever the number of children.</li>
+ *       prefetched, plus one per extra {@link Builder#bulksInFlight(int) bulk in flight}), whatever the
+ *       number of children.</li>
  * </ul>
  * <p>Progress (done/total, rate, ETA) goes to the listener after every page; throttling
  * ({@link Builder#maxDocsPerSecond}) paces pages; {@link PropagationJob#cancel()} stops a background
@@ -107,6 +108,7 @@ public final class Propagator {
     final boolean ignoreStamps;
     final int maxReportedFailures;
     final boolean prefetch;
+    final int bulksInFlight;
     final String owner;
 
     private Propagator(Builder b) {
@@ -129,6 +131,7 @@ public final class Propagator {
         this.ignoreStamps = b.ignoreStamps;
         this.maxReportedFailures = b.maxReportedFailures;
         this.prefetch = b.prefetch;
+        this.bulksInFlight = b.bulksInFlight;
         this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
     }
 
@@ -386,7 +389,7 @@ public final class Propagator {
     public String toString() {
         return "Propagator{" + relation + ", batchSize=" + batchSize + (maxDocsPerSecond > 0 ? ", maxDocsPerSecond="
             + maxDocsPerSecond : "") + ", writeMode=" + writeMode + ", streaming=" + streaming + ", checkpoints="
-            + checkpoints.index() + ", maxPasses=" + maxPasses + ", policy=" + retryPolicy + '}';
+            + checkpoints.index() + ", maxPasses=" + maxPasses + ", bulksInFlight=" + bulksInFlight + ", policy=" + retryPolicy + '}';
     }
 
     /** Builder for {@link Propagator}. Not thread-safe. */
@@ -417,6 +420,7 @@ public final class Propagator {
         private boolean ignoreStamps;
         private int maxReportedFailures = 100;
         private boolean prefetch = true;
+        private int bulksInFlight = 1;
 
         private Builder() {}
 
@@ -574,6 +578,26 @@ public final class Propagator {
                 throw new IllegalArgumentException("maxReportedFailures must not be negative, got " + n);
             }
             this.maxReportedFailures = n;
+            return this;
+        }
+
+        /**
+         * Bulk requests one job keeps in flight (default 1: each page is written before the next is
+         * sent). With 2 or more, pages are decided in order and written concurrently: faster where the
+         * cluster has idle write threads (several shards or nodes), and still correct, because every
+         * write is conditional on its own child and a catch-up pass starts only after every write of
+         * the pass before it has finished. {@link PropagationListener#beforeBulk},
+         * {@link PropagationListener#onConflict}, {@link PropagationListener#onRejected} and
+         * {@link PropagationListener#onFailure} are then called from the writing threads, possibly at
+         * the same time. Memory grows by one page per request in flight.
+         *
+         * @throws IllegalArgumentException if not in 1..16
+         */
+        public Builder bulksInFlight(int n) {
+            if (n < 1 || n > 16) {
+                throw new IllegalArgumentException("bulksInFlight must be in 1..16, got " + n);
+            }
+            this.bulksInFlight = n;
             return this;
         }
 

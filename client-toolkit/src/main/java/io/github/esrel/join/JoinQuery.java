@@ -353,7 +353,9 @@ public final class JoinQuery<P, C> {
 
         /**
          * Order of children (default: score, best first). When a join needs several terms batches,
-         * esrel merges their pages itself and supports score and field sorts only.
+         * esrel merges their pages itself and supports score and field sorts only. As in
+         * Elasticsearch, children sorted on fields alone carry no score ({@link Doc#score()} is
+         * {@code null}): not computing it lets the search skip children that cannot make the page.
          */
         public Builder<P, C> childSort(SortOptions... sort) {
             this.childSort = List.copyOf(Arrays.asList(sort));

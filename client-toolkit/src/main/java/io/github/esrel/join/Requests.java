@@ -145,7 +145,7 @@ final class Requests {
      */
     static SearchRequest childProbe(JoinQuery<?, ?> q, int from, int size, String preference) {
         return SearchRequest.of(s -> {
-            s.index(q.childIndex()).query(q.childQuery()).sort(SortValues.orDefault(q.childSort())).trackScores(true)
+            s.index(q.childIndex()).query(q.childQuery()).sort(SortValues.orDefault(q.childSort()))
                 .from(from).size(size).trackTotalHits(t -> t.enabled(false)).preference(preference)
                 .docvalueFields(f -> f.field(q.childKey()));
             if (q.childSource() != null) {
@@ -162,7 +162,7 @@ final class Requests {
     static SearchRequest childBatch(JoinQuery<?, ?> q, List<String> keys, int size) {
         return SearchRequest.of(s -> {
             s.index(q.childIndex()).query(childrenOf(q.childQuery(), q.childKey(), keys))
-                .sort(SortValues.orDefault(q.childSort())).trackScores(true).size(size)
+                .sort(SortValues.orDefault(q.childSort())).size(size)
                 .docvalueFields(f -> f.field(q.childKey()));
             if (q.childSource() != null) {
                 s.source(q.childSource());

@@ -10,6 +10,8 @@ import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -161,8 +163,10 @@ class PropagationIT {
         assertThat(p.propagate("1").written()).isZero();
     }
 
-    @Test
-    void shouldKeepEveryConcurrentUserEditOfChildrenAndNeverResurrectOrStealChildren() throws Exception {
+    /** Also with three bulks in flight: pages are then written concurrently, each write still conditional. */
+    @ParameterizedTest(name = "bulksInFlight={0}")
+    @ValueSource(ints = {1, 3})
+    void shouldKeepEveryConcurrentUserEditOfChildrenAndNeverResurrectOrStealChildren(int bulksInFlight) throws Exception {
         Blog blog = blog();
         int n = 2000;
         blog.user("1", "John Smith");
@@ -177,7 +181,7 @@ class PropagationIT {
         AtomicBoolean stop = new AtomicBoolean();
         Recorder rec = new Recorder();
         Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(200).maxDocsPerSecond(1500)
-            .listener(rec));
+            .bulksInFlight(bulksInFlight).listener(rec));
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> editors = new ArrayList<>();
@@ -228,6 +232,7 @@ class PropagationIT {
             System.out.println("with concurrent edits: " + r + ", listener conflicts " + rec.conflicts);
 
             assertThat(r.state()).isEqualTo(JobState.COMPLETED);
+            assertThat(r.failed()).isZero();
             Map<String, Hit<ObjectNode>> all = blog.all();
             int editsSeen = 0;
             for (int i = 0; i < n; i++) {

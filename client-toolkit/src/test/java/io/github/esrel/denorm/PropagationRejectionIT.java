@@ -37,11 +37,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each) a page of 1000 (the default batch size) touches 4 or 5 shards, enough to have some of them
  * rejected; with fewer, larger shards a page would touch one shard and nothing would be rejected.
  *
- * <p>Nothing else writes meanwhile (the job is sequential), so each resend round writes at least one
- * shard's items and every child gets through within as many attempts as its page touched shards,
- * under the default policy's 10: the test needs neither timing luck nor a custom retry policy. There
- * is deliberately no concurrent write load: the job's checkpoint writes are not retried on 429, so
- * under such load the job can fail as a whole on a checkpoint instead of exercising the bulk-item path.
+ * <p>In the first test nothing else writes meanwhile (the job is sequential), so each resend round
+ * writes at least one shard's items and every child gets through within as many attempts as its page
+ * touched shards, under the default policy's 10: it needs neither timing luck nor a custom retry
+ * policy. The second keeps the write pool full from another client during the whole job, so that
+ * also the job's own bookkeeping (its checkpoint writes) meets 429s and must ride them out.
  */
 @EsrelTest
 class PropagationRejectionIT {
@@ -160,6 +160,93 @@ class PropagationRejectionIT {
             assertThat(post.path("esrel").path("post-author").asLong()).as(e.getKey()).isEqualTo(r.parentSeqNo());
             assertThat(post.path("title")).as(e.getKey()).isEqualTo(e.getValue().path("title"));
         }
+    }
+
+    @Test
+    void shouldFinishItsJobWhileAnotherClientKeepsTheWritePoolFull() throws Exception {
+        String users = "rej-users-busy";
+        String posts = "rej-posts-busy";
+        String noise = "rej-noise";
+        int children = 1500;
+        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices().create(c -> c.index(noise).settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
+        es.indices().create(c -> c.index(posts).settings(x -> x.numberOfShards("6").numberOfReplicas("0"))
+            .mappings(m -> m.properties("user", u -> u.object(o -> o.properties("id", k -> k.keyword(kw -> kw))))));
+        es.index(i -> i.index(users).id("2").document(user("Mary Jones")));
+        Map<String, ObjectNode> seeded = new HashMap<>();
+        for (int i = 0; i < children; i++) {
+            seeded.put("b" + i, Blog.post("2", "Mary Jones", i));
+        }
+        loadResendingRejections(posts, seeded);
+        es.index(i -> i.index(users).id("2").document(user("Mary Jones-Smith")));
+
+        // Two other clients write as fast as the node lets them, rejections and all, until the job is done.
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong noiseRejected = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong noiseBulks = new java.util.concurrent.atomic.AtomicLong();
+        Runnable noisy = () -> {
+            String me = Thread.currentThread().getName();
+            for (int n = 0; !stop.get(); n++) {
+                List<BulkOperation> ops = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    String id = me + "-" + n + "-" + i;
+                    ops.add(BulkOperation.of(o -> o.index(x -> x.index(noise).id(id).document(Map.of("v", id)))));
+                }
+                try {
+                    BulkResponse resp = es.bulk(b -> b.operations(ops));
+                    noiseRejected.addAndGet(resp.items().stream().filter(it -> it.status() == 429).count());
+                } catch (co.elastic.clients.elasticsearch._types.ElasticsearchException e) {
+                    noiseRejected.addAndGet(e.status() == 429 ? ops.size() : 0);
+                } catch (IOException e) {
+                    return;
+                }
+                noiseBulks.incrementAndGet();
+            }
+        };
+        List<Thread> writers = List.of(new Thread(noisy, "noise-a"), new Thread(noisy, "noise-b"));
+        writers.forEach(Thread::start);
+        PropagationResult r;
+        Propagator propagator;
+        Rejections rec = new Rejections();
+        try {
+            while (noiseBulks.get() < 3) {
+                Thread.sleep(10);
+            }
+            Relation relation = Relation.of(x -> x.name("post-author").parentIndex(users).childIndex(posts)
+                .parentIdField("user.id").copy("name", "user.name").copy("email", "user.email"));
+            // Patient: another client competes for the one write thread all along.
+            io.github.esrel.retry.RetryPolicy patient = io.github.esrel.retry.RetryPolicy.of(p -> p.maxAttempts(60)
+                .backoff(io.github.esrel.retry.Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(300))));
+            // Small pages, a checkpoint after each: the job's own bookkeeping writes meet the full pool too.
+            propagator = Propagator.of(b -> b.client(es).relation(relation).checkpointIndex("rej-propagation-busy")
+                .batchSize(100).checkpointInterval(Duration.ZERO).retryPolicy(patient).listener(rec));
+            r = propagator.propagate("2");
+        } finally {
+            stop.set(true);
+            for (Thread w : writers) {
+                w.join(60_000);
+            }
+        }
+        System.out.println("propagation while another client fills the write pool: " + r + "; the other client's"
+            + " rejected items: " + noiseRejected.get() + " in " + noiseBulks.get() + " bulks");
+
+        assertThat(noiseRejected.get()).as("the other client was rejected too: the pool was full").isPositive();
+        assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
+        assertThat(r.failed()).isZero();
+        assertThat(rec.failures).isEmpty();
+        assertThat(r.written()).isEqualTo(children);
+        Map<String, Hit<ObjectNode>> after = all(posts);
+        assertThat(after).hasSize(children);
+        for (Map.Entry<String, ObjectNode> e : seeded.entrySet()) {
+            ObjectNode post = after.get(e.getKey()).source();
+            assertThat(post.path("user").path("name").asText()).as(e.getKey()).isEqualTo("Mary Jones-Smith");
+            assertThat(post.path("esrel").path("post-author").asLong()).as(e.getKey()).isEqualTo(r.parentSeqNo());
+            assertThat(post.path("title")).as(e.getKey()).isEqualTo(e.getValue().path("title"));
+        }
+        // The checkpoint tells the same story as the result.
+        Checkpoint saved = propagator.checkpoint(r.jobId()).orElseThrow();
+        assertThat(saved.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(saved.written()).isEqualTo(children);
     }
 
     private static ObjectNode user(String name) {

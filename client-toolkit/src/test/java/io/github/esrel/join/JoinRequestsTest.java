@@ -46,8 +46,27 @@ class JoinRequestsTest {
         assertThat(j.at("/query/bool/filter/0/terms/user_id/0").asText()).isEqualTo("u1");
         assertThat(j.at("/size").asInt()).isEqualTo(20);
         assertThat(j.at("/sort/0/_score/order").asText()).isEqualTo("desc");
-        assertThat(j.at("/track_scores").asBoolean()).isTrue();
+        // Scores only where the sort needs them: a field sort can then skip children that cannot make the page.
+        assertThat(j.has("track_scores")).isFalse();
         assertThat(j.at("/docvalue_fields/0/field").asText()).isEqualTo("user_id");
+    }
+
+    @Test
+    void shouldProbeChildrenInTheirOwnOrderOnOneSetOfShardCopies() throws Exception {
+        SearchRequest r = Requests.childProbe(query(b -> b), 100, 300, "esrel-join-x");
+        assertThat(r.index()).containsExactly("posts");
+        assertThat(r.preference()).isEqualTo("esrel-join-x");
+        JsonNode j = json(r);
+        assertThat(j.at("/query/match/title/query").asText()).isEqualTo("relationships");
+        assertThat(j.at("/from").asInt()).isEqualTo(100);
+        assertThat(j.at("/size").asInt()).isEqualTo(300);
+        assertThat(j.at("/track_total_hits").asBoolean()).isFalse();
+        assertThat(j.at("/docvalue_fields/0/field").asText()).isEqualTo("user_id");
+
+        JsonNode check = json(Requests.parentsByKey(query(b -> b), List.of("u1", "u2"), true));
+        assertThat(check.at("/query/bool/filter")).hasSize(2);
+        assertThat(check.at("/query/bool/filter/1/ids/values")).hasSize(2);
+        assertThat(check.at("/size").asInt()).isEqualTo(2);
     }
 
     @Test
