@@ -69,8 +69,12 @@ final class ChildrenFirst<P, C> {
     private final int maxParents;
     private final String preference = "esrel-join-" + UUID.randomUUID();
 
-    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, Trips trips, int previewKeys, int maxProbed, int maxParents) {
+    private final ParentCounts parentCounts;
+
+    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, Trips trips, int previewKeys, int maxProbed, int maxParents,
+                  ParentCounts parentCounts) {
         this.searcher = searcher;
+        this.parentCounts = parentCounts;
         this.mapper = searcher.client()._jsonpMapper();
         this.q = q;
         this.trips = trips;
@@ -84,14 +88,21 @@ final class ChildrenFirst<P, C> {
 
     Outcome<P, C> run() {
         Outcome<P, C> out = new Outcome<>();
-        List<ResponseBody<JsonData>> r = run("first " + previewKeys + " parent keys, parent count, first " + firstProbe
-            + " children", q.parentIndex() + "," + q.childIndex(), List.of(
+        long parentTotal = parentCounts.get(q.parentIndex());
+        List<SearchRequest> first = new ArrayList<>(List.of(
             Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
-            Requests.countAll(q.parentIndex()),
             Requests.childProbe(q, 0, firstProbe, preference)));
+        if (parentTotal < 0) {
+            first.add(Requests.countAll(q.parentIndex()));
+        }
+        List<ResponseBody<JsonData>> r = run("first " + previewKeys + " parent keys, first " + firstProbe + " children"
+            + (parentTotal < 0 ? ", parent count" : ""), q.parentIndex() + "," + q.childIndex(), first);
         ResponseBody<JsonData> preview = r.get(0);
-        long parentTotal = total(r.get(1));
-        List<Hit<JsonData>> children = r.get(2).hits().hits();
+        List<Hit<JsonData>> children = r.get(1).hits().hits();
+        if (parentTotal < 0) {
+            parentTotal = total(r.get(2));
+            parentCounts.put(q.parentIndex(), parentTotal);
+        }
         out.parentsMatched = total(preview);
         out.parentsExact = preview.hits().total() != null && preview.hits().total().relation() == TotalHitsRelation.Eq;
         out.parentsRead = preview.hits().hits().size();

@@ -69,10 +69,10 @@ import java.util.function.Function;
  *       parents: the plan for broad parent conditions.</li>
  * </ul>
  * The default, {@link JoinQuery.Plan#AUTO}, starts with one {@code _msearch} that reads the first
- * {@value #PREVIEW_KEYS} matching parents' keys, counts the parent index and reads the first children
- * (4 &times; {@code (from + size)}, at least 100). When every matching parent is in that preview the
- * children already read are filtered by their keys, often answering in that one round trip, else the
- * keys go to a {@code terms} query (two). When more parents match, it takes children-first if the
+ * {@value #PREVIEW_KEYS} matching parents' keys and the first children (4 &times; {@code (from + size)},
+ * at least 100), and counts the parent index (a count this {@code Join} then caches for a minute).
+ * When every matching parent is in that preview the children already read are filtered by their
+ * keys, often answering in that one round trip, else the keys go to a {@code terms} query (two). When more parents match, it takes children-first if the
  * children to read are estimated fewer than the matching parents (two round trips when it works out),
  * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in
  * {@link JoinResult#requests()}, and {@link JoinResult#plan()} says which plan answered.
@@ -136,6 +136,7 @@ public final class Join {
     private final Time keepAlive;
     private final boolean consistentPaging;
     private final int maxProbedChildren;
+    private final ParentCounts parentCounts = new ParentCounts(System::nanoTime);
 
     private Join(Builder b) {
         this.es = Objects.requireNonNull(b.client, "client cannot be null");
@@ -198,7 +199,7 @@ public final class Join {
         int childrenRead = 0;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
             ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, q, trips, Math.min(PREVIEW_KEYS,
-                Math.min(pageSize, maxParents)), maxProbedChildren, maxParents).run();
+                Math.min(pageSize, maxParents)), maxProbedChildren, maxParents, parentCounts).run();
             childrenRead = o.childrenRead;
             if (o.answered()) {
                 return new JoinResult<>(JoinResult.Status.COMPLETE, o.pairs, null, o.parentsMatched, o.parentsExact,

@@ -66,9 +66,9 @@ public final class JoinQuery<P, C> {
         /**
          * Chosen per call from what the first round trip learns (the default). That round trip reads
          * the first {@value Join#PREVIEW_KEYS} matching parents' keys, counts the matching parents and
-         * the parent index, and reads the first children in the child order. When every matching
-         * parent's key is in the preview, the join goes on {@link #KEYS_FIRST} with those keys (and may
-         * be answered by the children already read). When more parents match, it estimates how many
+         * the parent index (a count cached for a minute), and reads the first children in the child
+         * order. When every matching parent's key is in the preview, the join goes on
+         * {@link #KEYS_FIRST} with those keys (and may be answered by the children already read). When more parents match, it estimates how many
          * children it must read to find {@code from + size} whose parent matches (the share of
          * parents that match) and goes {@link #CHILDREN_FIRST} when that is fewer than the matching
          * parents, {@link #KEYS_FIRST} otherwise. Costs one round trip more than {@link #KEYS_FIRST}
