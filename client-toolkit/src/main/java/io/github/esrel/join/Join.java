@@ -97,13 +97,14 @@ import java.util.function.Function;
  * parent sources unless {@link JoinQuery.ParentFetch#LAZY}).
  *
  * <h2>Cost</h2>
- * Measured on one node (JoinBenchmark: the 20 newest posts mentioning a word by users of one country,
- * 10,000 of 20,000 users; the denormalized query at 1x): keys-first with {@code _id} keys about 9-12x,
- * keys-first with a doc-values key field and {@link JoinQuery.ParentFetch#LAZY} about 5-7x (reading
- * 10,000 keys alone is about 2.2x, the {@code terms} query of 10,000 keys about 1.2x); the default plan
- * (children-first here) within the 3x goal: see the README for the figures of the last run. Use joins
- * where denormalizing is not worth it (parent fields that change often, rare queries) and denormalize
- * where the fan-out is large.
+ * Measured on one 2-core node (JoinBenchmark: the 20 newest posts mentioning a word by users of one
+ * country, 10,000 of 20,000 users; the denormalized query at 1x): keys-first with {@code _id} keys
+ * 9-13x, keys-first with a doc-values key field and {@link JoinQuery.ParentFetch#LAZY} 5-6x (reading
+ * 10,000 keys alone is 2-3x, the {@code terms} query of 10,000 keys 1.2-1.5x); the default plan, which
+ * goes children-first there, 3.0-3.3x: two round trips, where a request that does no work at all
+ * already costs 0.7x. A selective parent condition (1 user in 60) joins keys-first at 3.5-4.5x. Use
+ * joins where denormalizing is not worth it (parent fields that change often, rare queries) and
+ * denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
  * collapses children on their key field, so it must hold a single value per child. Failures are
