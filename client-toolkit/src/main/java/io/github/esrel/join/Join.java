@@ -119,7 +119,7 @@ public final class Join {
     /** Largest accepted {@link Builder#maxParents(int)}. */
     public static final int MAX_PARENTS_LIMIT = 10_000_000;
     /** Matching parents whose keys the first round trip of {@link JoinQuery.Plan#AUTO} reads. */
-    public static final int PREVIEW_KEYS = 256;
+    public static final int PREVIEW_KEYS = 512;
     /** Default {@link Builder#maxProbedChildren(int)}. */
     public static final int DEFAULT_MAX_PROBED_CHILDREN = 5_000;
     /** The fewest children the first round trip of {@link JoinQuery.Plan#AUTO} reads (else 4 x (from + size)). */
