@@ -98,13 +98,13 @@ import java.util.function.Function;
  *
  * <h2>Cost</h2>
  * Measured on one 2-core node (JoinBenchmark: the 20 newest posts mentioning a word by users of one
- * country, 10,000 of 20,000 users; the denormalized query at 1x): keys-first with {@code _id} keys
- * 9-13x, keys-first with a doc-values key field and {@link JoinQuery.ParentFetch#LAZY} 5-6x (reading
- * 10,000 keys alone is 2-3x, the {@code terms} query of 10,000 keys 1.2-1.5x); the default plan, which
- * goes children-first there, 3.0-3.3x: two round trips, where a request that does no work at all
- * already costs 0.7x. A selective parent condition (1 user in 60) joins keys-first at 3.5-4.5x. Use
- * joins where denormalizing is not worth it (parent fields that change often, rare queries) and
- * denormalize where the fan-out is large.
+ * country, 10,000 of 20,000 users; the denormalized query at 1x): the default plan, which goes
+ * children-first there, 2.8-2.9x in two round trips (a search that does no work at all already costs
+ * 0.7-0.9x); keys-first with {@code _id} keys 11-14x, with a doc-values key field and
+ * {@link JoinQuery.ParentFetch#LAZY} 5-6x (reading 10,000 keys alone is 2.2-2.7x, the {@code terms}
+ * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first at 3.6-4.1x in
+ * three round trips. Use joins where denormalizing is not worth it (parent fields that change often,
+ * rare queries) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
  * collapses children on their key field, so it must hold a single value per child. Failures are
@@ -118,8 +118,13 @@ public final class Join {
     public static final int DEFAULT_PAGE_SIZE = 10_000;
     /** Largest accepted {@link Builder#maxParents(int)}. */
     public static final int MAX_PARENTS_LIMIT = 10_000_000;
-    /** Matching parents whose keys the first round trip of {@link JoinQuery.Plan#AUTO} reads. */
-    public static final int PREVIEW_KEYS = 512;
+    /**
+     * Matching parents whose keys the first round trip of {@link JoinQuery.Plan#AUTO} reads. Fewer
+     * parents join keys-first in 2 round trips, more in 3. Measured (JoinBenchmark, 5 runs each): 512
+     * took a condition on 334 parents from 3.6-4.1x down to 2.9-3.5x the denormalized query, but the
+     * broad 10,000-parent join from 2.8-2.9x up to 2.7-3.3x; the broad case is what joins are for.
+     */
+    public static final int PREVIEW_KEYS = 256;
     /** Default {@link Builder#maxProbedChildren(int)}. */
     public static final int DEFAULT_MAX_PROBED_CHILDREN = 5_000;
     /** The fewest children the first round trip of {@link JoinQuery.Plan#AUTO} reads (else 4 x (from + size)). */

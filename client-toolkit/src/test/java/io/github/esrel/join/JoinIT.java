@@ -521,7 +521,7 @@ class JoinIT {
 
     @Test
     void shouldPickThePlanFromTheShareOfMatchingParents() throws IOException {
-        // 3,000 users, 40% women (more than AUTO's preview of 512 keys); 6,000 posts, 2 per user; the
+        // 3,000 users, 40% women (more than AUTO's preview of 256 keys); 6,000 posts, 2 per user; the
         // newest 1,000 posts are all by men.
         int n = 3_000;
         createUsers("wide-users", 2, Map.of());
