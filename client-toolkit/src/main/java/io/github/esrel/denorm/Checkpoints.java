@@ -1,16 +1,15 @@
 package io.github.esrel.denorm;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.JsonTrees;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,15 +44,7 @@ final class Checkpoints {
         if (ensured) {
             return;
         }
-        try {
-            if (!client.indices().exists(e -> e.index(index)).value()) {
-                client.indices().create(c -> c.index(index).withJson(new StringReader(MAPPING)));
-            }
-        } catch (ElasticsearchException e) {
-            if (!DocStream.reason(e).contains("resource_already_exists_exception")) {
-                throw e;
-            }
-        }
+        Indices.createIfAbsent(client, index, MAPPING);
         ensured = true;
     }
 

@@ -14,6 +14,7 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
@@ -138,7 +139,7 @@ public final class FileTree {
                 }
             }
         } catch (ElasticsearchException e) {
-            if (!"resource_already_exists_exception".equals(e.error().type())) {
+            if (!Indices.alreadyExists(e)) {
                 throw new FsException("cannot create index [" + index + "]: " + e.getMessage(), e);
             }
         } catch (IOException e) {

@@ -12,6 +12,7 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Sleeper;
 import jakarta.json.JsonArray;
@@ -371,7 +372,7 @@ final class LockDocs {
                             .settings(s -> s.numberOfShards("1").autoExpandReplicas("0-1").hidden(true))
                             .mappings(mapping()));
                     } catch (ElasticsearchException e) {
-                        if (e.error() == null || !"resource_already_exists_exception".equals(e.error().type())) {
+                        if (!Indices.alreadyExists(e)) {
                             throw e;
                         }
                     }

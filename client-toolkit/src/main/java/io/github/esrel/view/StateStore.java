@@ -1,7 +1,6 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
@@ -9,12 +8,12 @@ import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.RestCall;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,15 +63,7 @@ final class StateStore {
         if (ensured) {
             return;
         }
-        try {
-            if (!client.indices().exists(e -> e.index(index)).value()) {
-                client.indices().create(c -> c.index(index).withJson(new StringReader(MAPPING)));
-            }
-        } catch (ElasticsearchException e) {
-            if (!String.valueOf(e.error() == null ? "" : e.error().type()).equals("resource_already_exists_exception")) {
-                throw e;
-            }
-        }
+        Indices.createIfAbsent(client, index, MAPPING);
         JsonObject settings = RestCall.get("/" + RestCall.segment(index) + "/_settings/index.number_of_shards",
             Map.of("flat_settings", "true")).send(client).toJson().asJsonObject();
         for (JsonValue perIndex : settings.values()) {
