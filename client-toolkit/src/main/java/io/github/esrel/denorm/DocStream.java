@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import io.github.esrel.internal.Clients;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
@@ -85,7 +86,7 @@ public final class DocStream implements AutoCloseable {
     private CompletableFuture<List<Hit<ObjectNode>>> ahead;
 
     private DocStream(Builder b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.query = b.query != null ? b.query : Query.of(q -> q.matchAll(m -> m));
         this.pageSize = b.pageSize;

@@ -6,6 +6,7 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -112,7 +113,7 @@ public final class Propagator {
     final String owner;
 
     private Propagator(Builder b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.relation = Objects.requireNonNull(b.relation, "relation cannot be null");
         this.checkpoints = new Checkpoints(client, b.checkpointIndex);
         this.batchSize = b.batchSize;

@@ -14,7 +14,9 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Indices;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
@@ -96,7 +98,7 @@ public final class FileTree {
     private volatile Layout layout;
 
     private FileTree(Builder b) {
-        this.es = Objects.requireNonNull(b.client, "client cannot be null");
+        this.es = Clients.adopt(b.client);
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.locks = Objects.requireNonNull(b.locks, "locks cannot be null");
         if (!locks.index().equals(index)) {
@@ -365,7 +367,7 @@ public final class FileTree {
     private Layout readLayout() {
         try {
             GetMappingResponse m = es.indices().getMapping(g -> g.index(index));
-            Map<String, JsonData> meta = m.mappings().values().iterator().next().mappings().meta();
+            Map<String, JsonData> meta = ClientApi.mappings(m).values().iterator().next().mappings().meta();
             if (meta == null || !meta.containsKey(Mappings.FENCING_KEY)) {
                 throw new IllegalStateException("index [" + index + "] was not created by FileTree.createIndex()");
             }

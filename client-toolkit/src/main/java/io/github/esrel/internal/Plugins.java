@@ -1,8 +1,6 @@
 package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
-import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
 
 import java.io.IOException;
 import java.util.Map;
@@ -22,8 +20,7 @@ public final class Plugins {
      * served by any node, so a partly installed cluster must be treated as not having it.
      */
     public static boolean esrelOnEveryNode(ElasticsearchClient client) throws IOException {
-        Map<String, NodeInfo> nodes = client.nodes().info(b -> b.metric(NodesInfoMetric.Plugins)).nodes();
-        return !nodes.isEmpty() && nodes.values().stream()
-            .allMatch(n -> n.plugins() != null && n.plugins().stream().anyMatch(p -> ESREL.equals(p.name())));
+        Map<String, NodeComponents> nodes = ClientApi.nodeComponents(client);
+        return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.plugins().contains(ESREL));
     }
 }

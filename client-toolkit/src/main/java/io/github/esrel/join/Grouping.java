@@ -15,6 +15,7 @@ import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpMappingException;
 import co.elastic.clients.util.ObjectBuilder;
+import io.github.esrel.internal.Clients;
 
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -79,7 +80,7 @@ public final class Grouping {
     private final AtomicReference<Boolean> painless = new AtomicReference<>();
 
     private Grouping(Builder b) {
-        this.es = Objects.requireNonNull(b.client, "client cannot be null");
+        this.es = Clients.adopt(b.client);
         this.searcher = new Searcher(es);
         this.mapper = es._jsonpMapper();
         this.maxBuckets = b.maxBuckets;

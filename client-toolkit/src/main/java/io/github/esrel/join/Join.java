@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.util.ObjectBuilder;
+import io.github.esrel.internal.Clients;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,7 +146,7 @@ public final class Join {
     private final ParentCounts parentCounts = new ParentCounts(System::nanoTime);
 
     private Join(Builder b) {
-        this.es = Objects.requireNonNull(b.client, "client cannot be null");
+        this.es = Clients.adopt(b.client);
         this.searcher = new Searcher(es);
         this.mapper = es._jsonpMapper();
         this.maxParents = b.maxParents;

@@ -9,6 +9,8 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.SourceConfig;
 import co.elastic.clients.util.NamedValue;
+import io.github.esrel.internal.ClientApi;
+import java.util.Map;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -203,7 +205,7 @@ final class Requests {
         return SearchRequest.of(s -> s.index(index).query(grouped(query, field)).size(0)
             .aggregations(GROUPS, a -> a
                 .terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
-                .aggregations(TOP_SCORE, m -> m.max(x -> x.script(sc -> sc.source(src -> src.scriptString("_score")))))
+                .aggregations(TOP_SCORE, m -> m.max(x -> x.script(ClientApi.painless("_score", Map.of()))))
                 .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
     }
 

@@ -6,6 +6,7 @@ import co.elastic.clients.elasticsearch.core.MsearchResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
+import io.github.esrel.internal.ClientApi;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
 
@@ -60,14 +61,7 @@ final class Searcher {
             }
             List<RequestItem> items = new ArrayList<>(requests.size());
             for (SearchRequest r : requests) {
-                items.add(RequestItem.of(i -> i.header(h -> {
-                    h.index(r.index());
-                    if (r.preference() != null) {
-                        // Not part of the body: a search's preference travels in its msearch header.
-                        h.preference(r.preference());
-                    }
-                    return h;
-                }).body(r)));
+                items.add(ClientApi.msearchItem(es, r));
             }
             trips.add("msearch [" + index + "] " + what + " in " + requests.size() + " searches");
             MsearchResponse<T> response = es.msearch(m -> m.searches(items), type);

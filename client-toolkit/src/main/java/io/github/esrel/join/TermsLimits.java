@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch.indices.GetIndicesSettingsResponse;
 import co.elastic.clients.elasticsearch.indices.IndexSettings;
 import co.elastic.clients.elasticsearch.indices.IndexState;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.ClientApi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +59,7 @@ final class TermsLimits {
             trips.add("settings [" + index + "] " + SETTING);
             GetIndicesSettingsResponse r = es.indices().getSettings(g -> g.index(index).includeDefaults(true)
                 .name(SETTING));
-            for (IndexState state : r.settings().values()) {
+            for (IndexState state : ClientApi.settings(r).values()) {
                 Integer v = first(state.settings(), state.defaults());
                 int value = v == null ? Keys.DEFAULT_MAX_TERMS_COUNT : v;
                 limit = limit == null ? value : Math.min(limit, value);

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.lock.LockDocs.Change;
 import io.github.esrel.lock.LockDocs.Doc;
 import io.github.esrel.lock.LockDocs.Holder;
@@ -103,7 +104,7 @@ public final class DocumentTreeLocks implements TreeLocks {
 
     DocumentTreeLocks(TreeLocks.Builder b) {
         this.engine = new Engine(b);
-        this.docs = new LockDocs(Objects.requireNonNull(b.client, "client must be set"), b.lockIndex, b.clock,
+        this.docs = new LockDocs(Clients.adopt(b.client), b.lockIndex, b.clock,
             b.createLockIndex, b.sleeper);
     }
 

@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import io.github.esrel.internal.Plugins;
 import io.github.esrel.internal.RestCall;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.path.TreePath;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -47,7 +48,7 @@ public final class PluginTreeLocks implements TreeLocks {
 
     PluginTreeLocks(TreeLocks.Builder b) {
         this.engine = new Engine(b);
-        this.store = new Store(Objects.requireNonNull(b.client, "client must be set"), engine.index);
+        this.store = new Store(Clients.adopt(b.client), engine.index);
     }
 
     /**

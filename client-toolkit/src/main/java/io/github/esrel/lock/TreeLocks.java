@@ -1,6 +1,7 @@
 package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.path.TreePath;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Sleeper;
@@ -273,7 +274,7 @@ public interface TreeLocks extends AutoCloseable {
          * @throws TreeLockException if {@link Backend#AUTO} cannot ask the cluster
          */
         public TreeLocks build() {
-            Objects.requireNonNull(client, "client must be set");
+            Objects.requireNonNull(client, "client cannot be null");
             Engine.requireIndex(index);
             switch (backend) {
                 case PLUGIN:
@@ -281,7 +282,7 @@ public interface TreeLocks extends AutoCloseable {
                 case DOCUMENTS:
                     return new DocumentTreeLocks(this);
                 default:
-                    return PluginTreeLocks.available(client, index) ? new PluginTreeLocks(this) : new DocumentTreeLocks(this);
+                    return PluginTreeLocks.available(Clients.adopt(client), index) ? new PluginTreeLocks(this) : new DocumentTreeLocks(this);
             }
         }
     }

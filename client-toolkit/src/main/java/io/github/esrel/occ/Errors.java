@@ -5,8 +5,8 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
-import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
+import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.NodeComponents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,9 +110,8 @@ final class Errors {
      */
     static Boolean painlessOnEveryNode(ElasticsearchClient client) {
         try {
-            Map<String, NodeInfo> nodes = client.nodes().info(n -> n.metric(NodesInfoMetric.Plugins)).nodes();
-            return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.modules() != null
-                && n.modules().stream().anyMatch(m -> PAINLESS_MODULE.equals(m.name())));
+            Map<String, NodeComponents> nodes = ClientApi.nodeComponents(client);
+            return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.modules().contains(PAINLESS_MODULE));
         } catch (Exception e) {
             log.debug("cannot read the modules of the nodes", e);
             return null;

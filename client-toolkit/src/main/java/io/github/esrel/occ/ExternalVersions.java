@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import io.github.esrel.internal.RestCall;
+import io.github.esrel.internal.Clients;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -81,7 +82,7 @@ public final class ExternalVersions {
     private final Map<String, Duration> gcDeletes = new ConcurrentHashMap<>();
 
     private ExternalVersions(Builder b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.gte = b.gte;
         this.refresh = b.refresh;
         this.rememberDeletesFor = b.rememberDeletesFor;

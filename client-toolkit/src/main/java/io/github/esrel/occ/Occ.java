@@ -18,6 +18,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
+import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.Clients;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -77,7 +79,7 @@ public final class Occ {
     private final Json json;
 
     private Occ(Builder b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.policy = b.policy;
         this.listener = b.listener;
         this.refresh = b.refresh;
@@ -274,7 +276,7 @@ public final class Occ {
         try {
             UpdateResponse<ObjectNode> r = client.update(u -> {
                 u.index(index).id(id).retryOnConflict(retryOnConflict).refresh(refresh)
-                    .script(s -> s.lang("painless").source(src -> src.scriptString(painless)).params(jsonParams));
+                    .script(ClientApi.painless(painless, jsonParams));
                 if (routing != null) {
                     u.routing(routing);
                 }

@@ -2,9 +2,10 @@ package io.github.esrel.routing;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch.cluster.state.ClusterStateMetric;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.RestCall;
+import io.github.esrel.internal.Clients;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -53,7 +54,7 @@ public final class RoutingClient {
     }
 
     private RoutingClient(Builder b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.source = b.source;
     }
 
@@ -187,7 +188,7 @@ public final class RoutingClient {
     private RoutingSpec specFromClusterState(String index) {
         JsonObject indices;
         try {
-            JsonData state = client.cluster().state(b -> b.metric(ClusterStateMetric.Metadata).index(index)).state();
+            JsonData state = ClientApi.clusterStateMetadata(client, index);
             indices = state.toJson().asJsonObject().getJsonObject("metadata").getJsonObject("indices");
         } catch (ElasticsearchException e) {
             throw new RoutingException("cannot read the metadata of index [" + index + "]: " + e.getMessage(), e.status(), e);

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
 import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -151,7 +152,7 @@ public final class MaterializedView<S, P> {
     private final Rebuilder rebuilder;
 
     private MaterializedView(Builder<S, P> b) {
-        this.client = Objects.requireNonNull(b.client, "client cannot be null");
+        this.client = Clients.adopt(b.client);
         this.name = Objects.requireNonNull(b.name, "name cannot be null");
         this.sourceIndex = Objects.requireNonNull(b.sourceIndex, "sourceIndex cannot be null");
         this.parentIndex = Objects.requireNonNull(b.parentIndex, "parentIndex cannot be null");

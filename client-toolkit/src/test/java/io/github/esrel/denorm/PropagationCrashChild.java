@@ -1,11 +1,11 @@
 package io.github.esrel.denorm;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.ElasticsearchTransport;
+import io.github.esrel.testenv.Clients;
 
 import java.net.URI;
+import java.util.List;
 import java.time.Duration;
 
 /**
@@ -23,9 +23,8 @@ public final class PropagationCrashChild {
         String posts = args[2];
         String parentId = args[3];
         double rate = Double.parseDouble(args[4]);
-        try (Rest5Client rest = Rest5Client.builder(uri).build();
-             Rest5ClientTransport transport = new Rest5ClientTransport(rest, new JacksonJsonpMapper())) {
-            ElasticsearchClient es = new ElasticsearchClient(transport);
+        ElasticsearchClient es = Clients.connect(List.of(uri));
+        try (ElasticsearchTransport transport = es._transport()) {
             Relation rel = Relation.of(r -> r.name("post-author").parentIndex(users).childIndex(posts).parentIdField("user.id")
                 .copy("name", "user.name").copy("email", "user.email"));
             Propagator p = Propagator.of(b -> b.client(es).relation(rel).maxDocsPerSecond(rate).batchSize(100)

@@ -5,17 +5,19 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.elasticsearch.nodes.info.NodeThreadPoolInfo;
-import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
-import co.elastic.clients.elasticsearch.nodes.stats.NodeStatsMetric;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -103,11 +105,9 @@ class PropagationRejectionIT {
 
     @Test
     void shouldResendEveryChildRejectedWith429AndLoseNone() throws Exception {
-        assertThat(writePool()).as("the node runs with the tiny write pool this test relies on")
-            .satisfies(w -> {
-                assertThat(w.size()).isEqualTo(1);
-                assertThat(w.queueSize()).isEqualTo(1);
-            });
+        JsonNode pool = writePool();
+        assertThat(pool.path("size").asInt()).as("the node runs with the tiny write pool this test relies on").isEqualTo(1);
+        assertThat(pool.path("queue_size").asInt()).as("the node runs with the tiny write pool this test relies on").isEqualTo(1);
         String users = "rej-users";
         String posts = "rej-posts";
         es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
@@ -289,13 +289,20 @@ class PropagationRejectionIT {
         return rejected;
     }
 
-    private NodeThreadPoolInfo writePool() throws IOException {
-        return es.nodes().info(n -> n.metric(NodesInfoMetric.ThreadPool)).nodes().values().iterator().next().threadPool().get("write");
+    /** The write pool of the node, from node info (raw JSON: the same on every client line). */
+    private JsonNode writePool() throws IOException {
+        return onlyNode("/_nodes/thread_pool").path("thread_pool").path("write");
     }
 
     private long writePoolRejected() throws IOException {
-        return es.nodes().stats(s -> s.metric(NodeStatsMetric.ThreadPool)).nodes().values().iterator().next()
-            .threadPool().get("write").rejected();
+        return onlyNode("/_nodes/stats/thread_pool").path("thread_pool").path("write").path("rejected").asLong();
+    }
+
+    private static JsonNode onlyNode(String path) throws IOException {
+        Response response = cluster.restClient().performRequest(new Request("GET", path));
+        try (InputStream body = response.getEntity().getContent()) {
+            return new ObjectMapper().readTree(body).path("nodes").elements().next();
+        }
     }
 
     private Map<String, Hit<ObjectNode>> all(String index) throws IOException {

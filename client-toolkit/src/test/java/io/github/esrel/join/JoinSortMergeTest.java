@@ -3,11 +3,13 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
+import io.github.esrel.internal.ClientApi;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -89,7 +91,7 @@ class JoinSortMergeTest {
     @Test
     void shouldRefuseSortsItCannotReproduce() {
         SortOptions script = SortOptions.of(s -> s.script(sc -> sc.type(co.elastic.clients.elasticsearch._types.ScriptSortType.Number)
-            .script(x -> x.source(src -> src.scriptString("doc['n'].value * 2")))));
+            .script(ClientApi.painless("doc['n'].value * 2", Map.of()))));
         assertThatThrownBy(() -> SortValues.comparator(List.of(script))).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("max_terms_count");
     }

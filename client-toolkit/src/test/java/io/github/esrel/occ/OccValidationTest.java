@@ -3,13 +3,13 @@ package io.github.esrel.occ;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.rest_client.RestClientTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Argument checks that fail before any request (the client points nowhere and is never called). */
 class OccValidationTest {
 
-    private final Rest5Client rest = Rest5Client.builder(URI.create("http://127.0.0.1:9")).build();
-    private final ElasticsearchClient es = new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper()));
+    private final RestClient rest = RestClient.builder(new HttpHost("127.0.0.1", 9)).build();
+    private final ElasticsearchClient es = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
     private final Occ occ = Occ.of(b -> b.client(es));
 
     @AfterEach
@@ -30,7 +30,7 @@ class OccValidationTest {
     @Test
     void shouldRequireAClientWithAJacksonMapper() {
         assertThatThrownBy(() -> Occ.of(b -> b)).hasMessage("client cannot be null");
-        ElasticsearchClient simple = new ElasticsearchClient(new Rest5ClientTransport(rest, new SimpleJsonpMapper()));
+        ElasticsearchClient simple = new ElasticsearchClient(new RestClientTransport(rest, new SimpleJsonpMapper()));
         assertThatThrownBy(() -> Occ.of(b -> b.client(simple)))
             .hasMessageStartingWith("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper");
     }

@@ -66,6 +66,8 @@ class RoutingMatchesRealityIT {
         es.indices().putSettings(p -> p.index("split-source").settings(s -> s.blocks(b -> b.write(true))));
         es.indices().split(s -> s.index("split-source").target("split-target")
             .settings("index.number_of_shards", co.elastic.clients.json.JsonData.of(12))
+            // 8.x gives a split target one replica whatever the source has: none, so one node turns it green.
+            .settings("index.number_of_replicas", co.elastic.clients.json.JsonData.of(0))
             .settings("index.blocks.write", co.elastic.clients.json.JsonData.of(false)));
         es.cluster().health(h -> h.index("split-target").waitForStatus(HealthStatus.Green).timeout(t -> t.time("60s")));
         es.indices().refresh(r -> r.index("split-target"));

@@ -11,8 +11,8 @@ import java.util.Arrays;
 
 /**
  * The server's own routing code ({@code IndexRouting.fromIndexMetadata}) for a given {@link RoutingSpec},
- * whatever server jar the build uses: 9.5 knows both functions, 9.3 only the legacy one (reflection
- * keeps this file compiling against both).
+ * whatever server jar the build uses: 9.5 knows both functions, 8.19 to 9.3 only the legacy one
+ * (reflection keeps this file compiling against all of them).
  */
 final class ServerRoutingReference {
 
@@ -65,7 +65,10 @@ final class ServerRoutingReference {
     }
 
     private static IndexVersion legacyVersion() {
-        return IndexVersions.UPGRADE_TO_LUCENE_10_0_0; // 9.0.0: every index before 9.4 routes this way
+        // The last version before modulo routing where the jar has it (9.4+), else this jar's own (8.19 to 9.3):
+        // every index created before 9.4 routes the legacy way.
+        IndexVersion modulo = moduloVersion();
+        return modulo == null ? IndexVersion.current() : IndexVersion.fromId(modulo.id() - 1);
     }
 
     private static IndexVersion moduloVersion() {

@@ -2,14 +2,14 @@ package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.rest_client.RestClientTransport;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +22,8 @@ class ViewCompositionTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     // Never connected: nothing in these tests sends a request.
-    private static final Rest5Client REST = Rest5Client.builder(URI.create("http://127.0.0.1:9")).build();
-    private static final ElasticsearchClient ES = new ElasticsearchClient(new Rest5ClientTransport(REST, new JacksonJsonpMapper()));
+    private static final RestClient REST = RestClient.builder(new HttpHost("127.0.0.1", 9)).build();
+    private static final ElasticsearchClient ES = new ElasticsearchClient(new RestClientTransport(REST, new JacksonJsonpMapper()));
 
     @AfterAll
     static void close() throws Exception {

@@ -1,12 +1,12 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.ElasticsearchTransport;
+import io.github.esrel.testenv.Clients;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.net.URI;
+import java.util.List;
 
 /**
  * Writes a photo through the view in its own JVM and then hangs between the source write and the view
@@ -22,9 +22,8 @@ public final class ViewCrashChild {
         String prefix = args[1];
         String photoId = args[2];
         String title = args[3];
-        try (Rest5Client rest = Rest5Client.builder(uri).build();
-             Rest5ClientTransport transport = new Rest5ClientTransport(rest, new JacksonJsonpMapper())) {
-            ElasticsearchClient es = new ElasticsearchClient(transport);
+        ElasticsearchClient es = Clients.connect(List.of(uri));
+        try (ElasticsearchTransport transport = es._transport()) {
             MaterializedView<ObjectNode, ObjectNode> views = Photos.view(es, prefix);
             views.changeSource(photoId, () -> {
                 ObjectNode photo = es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class).source();

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockIndex;
 import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.TreeLockSettings;
@@ -22,6 +23,10 @@ import io.github.esrel.plugin.routing.action.TransportHypotheticalRoutingCalcAct
 import io.github.esrel.plugin.routing.action.TransportRoutingCalcAction;
 import io.github.esrel.plugin.routing.rest.RestRoutingCalcAction;
 
+import org.elasticsearch.action.ActionRequest;
+import org.elasticsearch.action.ActionResponse;
+import org.elasticsearch.action.ActionType;
+import org.elasticsearch.action.support.TransportAction;
 import org.elasticsearch.common.settings.Setting;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.indices.SystemIndexDescriptor;
@@ -34,8 +39,10 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The wiring every Elasticsearch version shares. {@code EsrelPlugin} (one per supported version, in
- * {@code src/main/compat-*}) adds only the REST registration, whose signature differs between versions.
+ * The wiring every Elasticsearch line shares. {@code EsrelPlugin} (one per plugin API, in
+ * {@code src/main/compat/plugin-api-*}) adds the two registrations whose signatures differ between lines:
+ * {@code getActions} (a generic {@code ActionHandler} before 9.1) and {@code getRestHandlers} (a shorter
+ * signature from 9.5), both from the lists below.
  */
 public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugin {
 
@@ -45,6 +52,7 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
         // Bound by Guice by their classes, so the transport actions get them injected.
         return List.of(
             RoutingCalculator.fromSettings(settings),
+            ClusterIndices.Reader.create(services),
             new TreeLockService(services.client(), services.threadPool(), services.clusterService().getClusterSettings(), settings)
         );
     }
@@ -57,15 +65,23 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
         return settings;
     }
 
-    @Override
-    public Collection<ActionHandler> getActions() {
+    /** Builds one server-line's action handler from an action and its transport action. */
+    protected interface HandlerFactory<H> {
+        <Req extends ActionRequest, Resp extends ActionResponse> H handler(
+            ActionType<Resp> action,
+            Class<? extends TransportAction<Req, Resp>> transportAction
+        );
+    }
+
+    /** The plugin's actions, each built by {@code factory}. */
+    protected final <H> List<H> actions(HandlerFactory<H> factory) {
         return List.of(
-            new ActionHandler(RoutingCalcAction.INSTANCE, TransportRoutingCalcAction.class),
-            new ActionHandler(HypotheticalRoutingCalcAction.INSTANCE, TransportHypotheticalRoutingCalcAction.class),
-            new ActionHandler(AcquireTreeLockAction.INSTANCE, TransportAcquireTreeLockAction.class),
-            new ActionHandler(ReleaseTreeLockAction.INSTANCE, TransportReleaseTreeLockAction.class),
-            new ActionHandler(RenewTreeLockAction.INSTANCE, TransportRenewTreeLockAction.class),
-            new ActionHandler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class)
+            factory.handler(RoutingCalcAction.INSTANCE, TransportRoutingCalcAction.class),
+            factory.handler(HypotheticalRoutingCalcAction.INSTANCE, TransportHypotheticalRoutingCalcAction.class),
+            factory.handler(AcquireTreeLockAction.INSTANCE, TransportAcquireTreeLockAction.class),
+            factory.handler(ReleaseTreeLockAction.INSTANCE, TransportReleaseTreeLockAction.class),
+            factory.handler(RenewTreeLockAction.INSTANCE, TransportRenewTreeLockAction.class),
+            factory.handler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class)
         );
     }
 

@@ -3,10 +3,6 @@ package io.github.esrel.testenv;
 import static java.util.Objects.requireNonNull;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Node;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -16,9 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.HttpHost;
-import org.apache.hc.core5.http.message.BasicHeader;
+import org.elasticsearch.client.RestClient;
 
 /**
  * A real Elasticsearch cluster for tests, with the esrel plugin installed unless disabled.
@@ -71,21 +65,36 @@ public final class EsCluster implements AutoCloseable {
     ClusterBackend backend = Backends.create(spec);
     try {
       backend.start();
-      running = new Running(backend, newRestClient(backend));
+      running = new Running(backend);
     } catch (RuntimeException | Error e) {
       backend.close();
       throw e;
     }
   }
 
-  /** The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. */
+  /**
+   * The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. It is
+   * built from the {@code elasticsearch-java} line on the class path (see {@link Clients}).
+   */
   public ElasticsearchClient client() {
-    return running().client;
+    return running().api.client();
   }
 
-  /** The low-level client under {@link #client()}, for raw HTTP requests. */
-  public Rest5Client restClient() {
+  /**
+   * A low-level client for raw HTTP requests, spread over all nodes: {@code
+   * org.elasticsearch.client.RestClient}, which exists for the 8.x and 9.x lines of {@code
+   * elasticsearch-java} alike. Closed by {@link #close()}.
+   */
+  public RestClient restClient() {
     return running().restClient;
+  }
+
+  /**
+   * HTTP headers every request to these nodes needs (such as {@code Authorization}); empty for
+   * nodes testenv starts without security.
+   */
+  public Map<String, String> requestHeaders() {
+    return running().backend.headers();
   }
 
   /** The HTTP address of every node, in node order (stopped nodes included). */
@@ -159,8 +168,8 @@ public final class EsCluster implements AutoCloseable {
     ClusterBackend backend = backendForNode(i);
     backend.startNode(i);
     // A port taken meanwhile makes the node come back on new ports: tell the client.
-    running.restClient.setNodes(
-        backend.httpUris().stream().map(u -> new Node(HttpHost.create(u))).toList());
+    running.api.setNodes(backend.httpUris());
+    Clients.setNodes(running.restClient, backend.httpUris());
   }
 
   /**
@@ -201,8 +210,8 @@ public final class EsCluster implements AutoCloseable {
       return;
     }
     running = null;
-    try {
-      r.transport.close();
+    try (RestClient restClient = r.restClient) {
+      r.api.close();
     } catch (IOException e) {
       // The nodes are about to go away; a failing client close changes nothing for them.
     } finally {
@@ -239,26 +248,16 @@ public final class EsCluster implements AutoCloseable {
     return backend;
   }
 
-  private static Rest5Client newRestClient(ClusterBackend backend) {
-    Header[] headers =
-        backend.headers().entrySet().stream()
-            .map(e -> new BasicHeader(e.getKey(), e.getValue()))
-            .toArray(Header[]::new);
-    return Rest5Client.builder(backend.httpUris()).setDefaultHeaders(headers).build();
-  }
-
   /** The backend with its clients; one per start, so a restarted cluster gets fresh ones. */
   private static final class Running {
     final ClusterBackend backend;
-    final Rest5Client restClient;
-    final Rest5ClientTransport transport;
-    final ElasticsearchClient client;
+    final Clients.ApiClient api;
+    final RestClient restClient;
 
-    Running(ClusterBackend backend, Rest5Client restClient) {
+    Running(ClusterBackend backend) {
       this.backend = backend;
-      this.restClient = restClient;
-      this.transport = new Rest5ClientTransport(restClient, new JacksonJsonpMapper());
-      this.client = new ElasticsearchClient(transport);
+      this.api = Clients.apiClient(backend.httpUris(), backend.headers());
+      this.restClient = Clients.restClient(backend.httpUris(), backend.headers());
     }
   }
 

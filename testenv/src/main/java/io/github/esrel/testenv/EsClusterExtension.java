@@ -1,12 +1,12 @@
 package io.github.esrel.testenv;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
@@ -23,7 +23,7 @@ import org.junit.platform.commons.support.ModifierSupport;
  * JUnit store, which closes them even when tests or other callbacks fail.
  *
  * <p>Also resolves parameters of type {@link EsCluster}, {@link ElasticsearchClient} and {@link
- * Rest5Client} (in test, lifecycle and constructor methods) from the class's only {@code @Cluster}
+ * RestClient} (in test, lifecycle and constructor methods) from the class's only {@code @Cluster}
  * field.
  *
  * <p>Usually applied through {@link EsrelTest @EsrelTest}.
@@ -57,7 +57,7 @@ public final class EsClusterExtension
     Class<?> type = parameter.getParameter().getType();
     return type == EsCluster.class
         || type == ElasticsearchClient.class
-        || type == Rest5Client.class;
+        || type == RestClient.class;
   }
 
   @Override
@@ -100,7 +100,7 @@ public final class EsClusterExtension
     if (type == ElasticsearchClient.class) {
       return cluster.client();
     }
-    return type == Rest5Client.class ? cluster.restClient() : cluster;
+    return type == RestClient.class ? cluster.restClient() : cluster;
   }
 
   private static void start(ExtensionContext context, Field field, Object instance) {

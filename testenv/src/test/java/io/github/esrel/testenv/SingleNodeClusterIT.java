@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
-import co.elastic.clients.transport.rest5_client.low_level.Request;
-import co.elastic.clients.transport.rest5_client.low_level.Response;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -45,11 +45,11 @@ class SingleNodeClusterIT {
 
   @Test
   void shouldInjectTheClusterAndItsClients(
-      EsCluster injected, ElasticsearchClient client, Rest5Client rest) throws IOException {
+      EsCluster injected, ElasticsearchClient client, RestClient rest) throws IOException {
     assertThat(injected).isSameAs(cluster);
     assertThat(client).isSameAs(cluster.client());
     Response response = rest.performRequest(new Request("GET", "/_cluster/health"));
-    assertThat(response.getStatusCode()).isEqualTo(200);
+    assertThat(response.getStatusLine().getStatusCode()).isEqualTo(200);
   }
 
   @Nested

@@ -33,7 +33,7 @@ public final class TreeLockIndex {
     private TreeLockIndex() {}
 
     public static SystemIndexDescriptor descriptor() {
-        return SystemIndexDescriptor.builder()
+        return SystemIndexCompat.builder()
             .setIndexPattern(PATTERN)
             .setPrimaryIndex(NAME)
             .setDescription("esrel tree locks: the lock table and fencing token counter of each locked index")
@@ -59,7 +59,7 @@ public final class TreeLockIndex {
         return """
             {
               "_doc": {
-                "_meta": {"%s": %d},
+                "_meta": {"%s": %d%s},
                 "dynamic": "strict",
                 "properties": {
                   "namespace": {"type": "keyword"},
@@ -68,6 +68,6 @@ public final class TreeLockIndex {
                   "grants": {"type": "object", "enabled": false}
                 }
               }
-            }""".formatted(SystemIndexDescriptor.VERSION_META_KEY, MAPPINGS_VERSION);
+            }""".formatted(SystemIndexDescriptor.VERSION_META_KEY, MAPPINGS_VERSION, SystemIndexCompat.extraMappingMeta());
     }
 }

@@ -6,12 +6,11 @@ import io.github.esrel.plugin.routing.action.RoutingCalcDoc;
 import io.github.esrel.plugin.routing.action.RoutingCalcRequest;
 import io.github.esrel.plugin.routing.action.RoutingCalcResponse;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
+
 import org.elasticsearch.Build;
-import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.metadata.MetadataCreateIndexService;
-import org.elasticsearch.cluster.metadata.ProjectMetadata;
 import org.elasticsearch.cluster.routing.IndexRouting;
 import org.elasticsearch.common.settings.Setting;
 import org.elasticsearch.common.settings.Settings;
@@ -86,15 +85,15 @@ public final class RoutingCalculator {
      * @throws IllegalArgumentException if the expression names several indices, the index routes by source
      *                                  fields, routing is required but missing, or the batch is too large
      */
-    public RoutingCalcResponse calculate(ProjectMetadata project, IndexNameExpressionResolver resolver, RoutingCalcRequest request) {
+    public RoutingCalcResponse calculate(ClusterIndices indices, RoutingCalcRequest request) {
         checkBatchSize(request.docs());
-        IndexMetadata indexMetadata = resolveSingleIndex(project, resolver, request);
+        IndexMetadata indexMetadata = resolveSingleIndex(indices, request);
         String index = indexMetadata.getIndex().getName();
         String expression = request.indices().length == 1 ? request.indices()[0] : index;
         // An alias may carry index_routing / search_routing: Elasticsearch applies it when the request has
         // none (and refuses a different one), so the answer must too.
-        UnaryOperator<String> indexRouting = isAlias(project, expression)
-            ? routing -> project.resolveIndexRouting(routing, expression)
+        UnaryOperator<String> indexRouting = indices.isAlias(expression)
+            ? routing -> indices.resolveIndexRouting(routing, expression)
             : UnaryOperator.identity();
         Target target = Target.of(indexMetadata);
         String routingRequiredBecause = routingRequiredBecause(indexMetadata, target.parameters());
@@ -111,7 +110,7 @@ public final class RoutingCalculator {
             }
             return RoutingCalcResponse.doc(index, target.parameters(), request.id(), routing, target.function().shard(request.id(), routing));
         }
-        return search(project, resolver, request, index, target);
+        return search(indices, request, index, target);
     }
 
     /**
@@ -142,14 +141,13 @@ public final class RoutingCalculator {
     }
 
     private RoutingCalcResponse search(
-        ProjectMetadata project,
-        IndexNameExpressionResolver resolver,
+        ClusterIndices indices,
         RoutingCalcRequest request,
         String index,
         Target target
     ) {
         // The server's own resolution: splits "a,b" into two values and intersects with an alias's search_routing.
-        Map<String, Set<String>> resolved = resolver.resolveSearchRouting(project, request.routing(), request.indices());
+        Map<String, Set<String>> resolved = indices.resolveSearchRouting(request.routing(), request.indices());
         Set<String> values = resolved == null ? null : resolved.get(index);
         if (values == null) {
             throw new IllegalArgumentException(
@@ -229,9 +227,9 @@ public final class RoutingCalculator {
         }
     }
 
-    private static IndexMetadata resolveSingleIndex(ProjectMetadata project, IndexNameExpressionResolver resolver, RoutingCalcRequest request) {
+    private static IndexMetadata resolveSingleIndex(ClusterIndices indices, RoutingCalcRequest request) {
         String expression = String.join(",", request.indices());
-        String[] names = resolver.concreteIndexNames(project, request);
+        String[] names = indices.concreteIndexNames(request);
         if (names.length == 0) {
             throw new IndexNotFoundException(expression);
         }
@@ -247,16 +245,11 @@ public final class RoutingCalculator {
                     + ": routing is calculated for one index at a time; name one of them"
             );
         }
-        IndexMetadata indexMetadata = project.index(names[0]);
+        IndexMetadata indexMetadata = indices.index(names[0]);
         if (indexMetadata == null) {
             throw new IndexNotFoundException(names[0]);
         }
         return indexMetadata;
-    }
-
-    private static boolean isAlias(ProjectMetadata project, String expression) {
-        IndexAbstraction abstraction = project.getIndicesLookup().get(expression);
-        return abstraction != null && abstraction.getType() == IndexAbstraction.Type.ALIAS;
     }
 
     @Nullable
@@ -285,14 +278,17 @@ public final class RoutingCalculator {
         RoutingFunctionType fromVersion = null;
         if (request.indexVersion() != null) {
             ReleaseVersion version = ReleaseVersion.parse("index_version", request.indexVersion());
+            // The functions of every release up to the plugin's own line are known, whatever the node runs (an
+            // 8.19 node answers for a 9.5 index too); a later major may have changed routing again.
             ReleaseVersion node = ReleaseVersion.parse("node version", Build.current().version());
-            if (version.major() > node.major()) {
+            int newestKnownMajor = Math.max(node.major(), RoutingFunctionType.MODULO_SINCE.major());
+            if (version.major() > newestKnownMajor) {
                 throw new IllegalArgumentException(
                     "index_version ["
                         + request.indexVersion()
                         + "] is from a later major version than this node ("
                         + node
-                        + "), whose routing function is unknown here; give routing_function [legacy] or [modulo] instead"
+                        + ") and this plugin know, so its routing function is unknown here; give routing_function [legacy] or [modulo] instead"
                 );
             }
             fromVersion = RoutingFunctionType.forRelease(version);

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.routing;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.routing.action.DocShard;
 import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcRequest;
 import io.github.esrel.plugin.routing.action.RoutingCalcDoc;
@@ -8,7 +9,6 @@ import io.github.esrel.plugin.routing.action.RoutingCalcResponse;
 
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.metadata.MetadataCreateIndexService;
-import org.elasticsearch.cluster.metadata.ProjectMetadata;
 import org.elasticsearch.cluster.routing.IndexRouting;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.index.IndexNotFoundException;
@@ -25,11 +25,10 @@ import java.util.Random;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
-import static io.github.esrel.plugin.routing.TestIndices.RESOLVER;
 import static io.github.esrel.plugin.routing.TestIndices.createdWith;
 import static io.github.esrel.plugin.routing.TestIndices.expectedShard;
 import static io.github.esrel.plugin.routing.TestIndices.index;
-import static io.github.esrel.plugin.routing.TestIndices.project;
+import static io.github.esrel.plugin.routing.TestIndices.cluster;
 import static io.github.esrel.plugin.routing.TestIndices.randomId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,8 +78,8 @@ class RoutingCalculatorTest {
             ? MetadataCreateIndexService.calculateNumRoutingShards(shards, created)
             : routingShardsOrDefault;
         IndexMetadata.Builder index = index("idx", created, shards, routingShards, partitionSize);
-        ProjectMetadata project = project(index);
-        IndexMetadata imd = project.index("idx");
+        ClusterIndices cluster = cluster(index);
+        IndexMetadata imd = cluster.index("idx");
         IndexRouting server = IndexRouting.fromIndexMetadata(imd);
         Random random = new Random(SEED + shards * 31L + partitionSize);
 
@@ -90,7 +89,7 @@ class RoutingCalculatorTest {
             String routing = partitionSize > 1 || random.nextInt(3) == 0 ? randomId(random) : null;
             docs.add(new RoutingCalcDoc(id, routing));
         }
-        RoutingCalcResponse batch = calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("idx", docs));
+        RoutingCalcResponse batch = calculator.calculate(cluster, RoutingCalcRequest.batch("idx", docs));
 
         assertThat(batch.parameters()).isEqualTo(
             new RoutingParameters(shards, routingShards, routingShards / shards, partitionSize, type)
@@ -101,7 +100,7 @@ class RoutingCalculatorTest {
             assertThat(batch.results().get(i).shard()).as("doc %s (seed %s)", doc, SEED).isEqualTo(expected);
             assertThat(expected).as("formula for %s", doc)
                 .isEqualTo(expectedShard(type, shards, routingShards, partitionSize, doc.id(), doc.routing()));
-            RoutingCalcResponse single = calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("idx", doc.id(), doc.routing()));
+            RoutingCalcResponse single = calculator.calculate(cluster, RoutingCalcRequest.doc("idx", doc.id(), doc.routing()));
             assertThat(single.shard()).isEqualTo(expected);
         }
 
@@ -197,23 +196,23 @@ class RoutingCalculatorTest {
     @Test
     void shouldReportSearchShardsForARoutingValue() {
         IndexVersion created = createdWith(RoutingCompat.newIndexFunction());
-        ProjectMetadata project = project(index("plain", created, 5, 640, 1), index("part", created, 6, 768, 3));
-        IndexRouting plain = IndexRouting.fromIndexMetadata(project.index("plain"));
-        IndexRouting part = IndexRouting.fromIndexMetadata(project.index("part"));
+        ClusterIndices cluster = cluster(index("plain", created, 5, 640, 1), index("part", created, 6, 768, 3));
+        IndexRouting plain = IndexRouting.fromIndexMetadata(cluster.index("plain"));
+        IndexRouting part = IndexRouting.fromIndexMetadata(cluster.index("part"));
 
-        RoutingCalcResponse r = calculator.calculate(project, RESOLVER, RoutingCalcRequest.search("plain", "user-1"));
+        RoutingCalcResponse r = calculator.calculate(cluster, RoutingCalcRequest.search("plain", "user-1"));
         assertThat(r.kind()).isEqualTo(RoutingCalcResponse.Kind.SEARCH);
         assertThat(r.shard()).isEqualTo(plain.getShard("any-id", "user-1"));
         assertThat(r.shards()).containsExactly(r.shard());
 
-        RoutingCalcResponse p = calculator.calculate(project, RESOLVER, RoutingCalcRequest.search("part", "user-1"));
+        RoutingCalcResponse p = calculator.calculate(cluster, RoutingCalcRequest.search("part", "user-1"));
         assertThat(p.shard()).as("depends on the id in a partitioned index").isNull();
         TreeSet<Integer> expected = new TreeSet<>();
         part.collectSearchShards("user-1", expected::add);
         assertThat(p.shards()).containsExactly(expected.stream().mapToInt(Integer::intValue).toArray());
 
         // A search routing of "a,b" means two values, as in _search?routing=a,b.
-        RoutingCalcResponse two = calculator.calculate(project, RESOLVER, RoutingCalcRequest.search("plain", "a,b"));
+        RoutingCalcResponse two = calculator.calculate(cluster, RoutingCalcRequest.search("plain", "a,b"));
         TreeSet<Integer> ab = new TreeSet<>();
         plain.collectSearchShards("a", ab::add);
         plain.collectSearchShards("b", ab::add);
@@ -224,12 +223,12 @@ class RoutingCalculatorTest {
     @Test
     void shouldReportDistributionAndSkew() {
         IndexVersion created = createdWith(RoutingCompat.newIndexFunction());
-        ProjectMetadata project = project(index("idx", created, 4, 1024, 1));
+        ClusterIndices cluster = cluster(index("idx", created, 4, 1024, 1));
         List<RoutingCalcDoc> docs = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             docs.add(new RoutingCalcDoc("doc-" + i, null));
         }
-        RoutingCalcResponse r = calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("idx", docs));
+        RoutingCalcResponse r = calculator.calculate(cluster, RoutingCalcRequest.batch("idx", docs));
         int[] distribution = r.distribution();
         assertThat(distribution).hasSize(4);
         assertThat(java.util.Arrays.stream(distribution).sum()).isEqualTo(1000);
@@ -238,8 +237,7 @@ class RoutingCalculatorTest {
         assertThat(r.warnings()).isEmpty();
 
         RoutingCalcResponse oneShard = calculator.calculate(
-            project,
-            RESOLVER,
+            cluster,
             RoutingCalcRequest.batch("idx", List.of(new RoutingCalcDoc("a", "r"), new RoutingCalcDoc("b", "r")))
         );
         assertThat(oneShard.skew()).isEqualTo(4.0);
@@ -248,8 +246,8 @@ class RoutingCalculatorTest {
 
     @Test
     void shouldWarnWhenTheSameIdLandsOnTwoShards() {
-        ProjectMetadata project = project(index("idx", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
-        IndexRouting routing = IndexRouting.fromIndexMetadata(project.index("idx"));
+        ClusterIndices cluster = cluster(index("idx", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
+        IndexRouting routing = IndexRouting.fromIndexMetadata(cluster.index("idx"));
         // Find two routings that put id 123 on different shards (seed 002's "abc" / "xyz" experiment).
         String other = null;
         for (int i = 0; other == null; i++) {
@@ -258,8 +256,7 @@ class RoutingCalculatorTest {
             }
         }
         RoutingCalcResponse r = calculator.calculate(
-            project,
-            RESOLVER,
+            cluster,
             RoutingCalcRequest.batch("idx", List.of(new RoutingCalcDoc("123", "abc"), new RoutingCalcDoc("123", other)))
         );
         assertThat(r.warnings()).singleElement().asString()
@@ -270,10 +267,9 @@ class RoutingCalculatorTest {
 
     @Test
     void shouldWarnWhenSomeDocsHaveRoutingAndOthersNot() {
-        ProjectMetadata project = project(index("idx", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
+        ClusterIndices cluster = cluster(index("idx", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
         RoutingCalcResponse r = calculator.calculate(
-            project,
-            RESOLVER,
+            cluster,
             RoutingCalcRequest.batch("idx", List.of(new RoutingCalcDoc("1", "a"), new RoutingCalcDoc("2", null), new RoutingCalcDoc("3", "")))
         );
         assertThat(r.warnings()).singleElement().asString().startsWith("1 of 3 docs have a routing and 2 do not").contains("[2, 3]");
@@ -281,12 +277,12 @@ class RoutingCalculatorTest {
 
     @Test
     void shouldMeasureThatPartitioningBarelySpreadsOnLegacyIndices() {
-        ProjectMetadata project = project(index("idx", createdWith(RoutingFunctionType.LEGACY), 5, 640, 3));
+        ClusterIndices cluster = cluster(index("idx", createdWith(RoutingFunctionType.LEGACY), 5, 640, 3));
         List<RoutingCalcDoc> docs = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             docs.add(new RoutingCalcDoc("id-" + i, "tenant-" + i));
         }
-        RoutingCalcResponse r = calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("idx", docs));
+        RoutingCalcResponse r = calculator.calculate(cluster, RoutingCalcRequest.batch("idx", docs));
         assertThat(r.warnings()).singleElement().asString()
             .startsWith("routing_partition_size is 3, but ")
             .contains("of 10 routing values in this batch reach fewer than 3 shards")
@@ -300,21 +296,21 @@ class RoutingCalculatorTest {
     @Test
     void shouldRequireRoutingOnPartitionedAndRoutingRequiredIndices() {
         IndexVersion created = createdWith(RoutingCompat.newIndexFunction());
-        ProjectMetadata project = project(
+        ClusterIndices cluster = cluster(
             index("part", created, 6, 768, 3),
             index("req", created, 2, 1024, 1).putMapping("{\"_doc\":{\"_routing\":{\"required\":true}}}")
         );
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("part", "1", null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("part", "1", null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage("routing is required for index [part] because it is partitioned (routing_partition_size 3); add ?routing=... to the request");
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("req", "1", null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("req", "1", null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("because its mapping sets _routing.required");
         List<RoutingCalcDoc> docs = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
             docs.add(new RoutingCalcDoc("d" + i, i == 0 ? "r" : null));
         }
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("req", docs)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.batch("req", docs)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage(
                 "routing is required for index [req] because its mapping sets _routing.required, but 8 docs have none:"
@@ -328,48 +324,48 @@ class RoutingCalculatorTest {
     @Test
     void shouldResolveAliasesAndApplyTheirRouting() {
         IndexVersion created = createdWith(RoutingCompat.newIndexFunction());
-        ProjectMetadata project = project(
+        ClusterIndices cluster = cluster(
             index("a", created, 5, 640, 1).putAlias(TestIndices.alias("one", "r1", "s1,s2")).putAlias(TestIndices.alias("pair", null, null)),
             index("b", created, 5, 640, 1).putAlias(TestIndices.alias("pair", null, null))
         );
-        IndexRouting a = IndexRouting.fromIndexMetadata(project.index("a"));
+        IndexRouting a = IndexRouting.fromIndexMetadata(cluster.index("a"));
 
-        RoutingCalcResponse doc = calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("one", "7", null));
+        RoutingCalcResponse doc = calculator.calculate(cluster, RoutingCalcRequest.doc("one", "7", null));
         assertThat(doc.index()).isEqualTo("a");
         assertThat(doc.routing()).isEqualTo("r1");
         assertThat(doc.shard()).isEqualTo(a.getShard("7", "r1"));
 
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("one", "7", "other")))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("one", "7", "other")))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("has index routing associated with it [r1]");
 
-        RoutingCalcResponse search = calculator.calculate(project, RESOLVER, new RoutingCalcRequest(new String[] { "one" }, null, null, null));
+        RoutingCalcResponse search = calculator.calculate(cluster, new RoutingCalcRequest(new String[] { "one" }, null, null, null));
         assertThat(search.routing()).isEqualTo("s1,s2");
         TreeSet<Integer> expected = new TreeSet<>();
         a.collectSearchShards("s1", expected::add);
         a.collectSearchShards("s2", expected::add);
         assertThat(search.shards()).containsExactly(expected.stream().mapToInt(Integer::intValue).toArray());
 
-        RoutingCalcResponse batch = calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("one", List.of(new RoutingCalcDoc("7", null))));
+        RoutingCalcResponse batch = calculator.calculate(cluster, RoutingCalcRequest.batch("one", List.of(new RoutingCalcDoc("7", null))));
         assertThat(batch.results()).containsExactly(new DocShard("7", "r1", a.getShard("7", "r1")));
 
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("pair", "7", null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("pair", "7", null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage("[pair] resolves to 2 indices [a, b]: routing is calculated for one index at a time; name one of them");
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("*", "7", null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("*", "7", null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("resolves to 2 indices");
-        assertThat(calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("b*", "7", null)).index()).isEqualTo("b");
+        assertThat(calculator.calculate(cluster, RoutingCalcRequest.doc("b*", "7", null)).index()).isEqualTo("b");
     }
 
     @Test
     void shouldReportUnknownIndicesAsNotFound() {
-        ProjectMetadata project = project(index("a", createdWith(RoutingCompat.newIndexFunction()), 1, 1024, 1));
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("missing", "1", null)))
+        ClusterIndices cluster = cluster(index("a", createdWith(RoutingCompat.newIndexFunction()), 1, 1024, 1));
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("missing", "1", null)))
             .isInstanceOf(IndexNotFoundException.class);
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("nothing-*", "1", null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("nothing-*", "1", null)))
             .isInstanceOf(IndexNotFoundException.class);
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, new RoutingCalcRequest(new String[] { "a" }, null, null, null)))
+        assertThatThrownBy(() -> calculator.calculate(cluster, new RoutingCalcRequest(new String[] { "a" }, null, null, null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageStartingWith("either id or routing is required");
     }
@@ -388,8 +384,8 @@ class RoutingCalculatorTest {
                     .put("index.time_series.end_time", "2027-01-01T00:00:00Z")
             )
             .setRoutingNumShards(1024);
-        ProjectMetadata project = project(tsdb);
-        assertThatThrownBy(() -> calculator.calculate(project, RESOLVER, RoutingCalcRequest.doc("metrics", "1", null)))
+        ClusterIndices cluster = cluster(tsdb);
+        assertThatThrownBy(() -> calculator.calculate(cluster, RoutingCalcRequest.doc("metrics", "1", null)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("routes documents by the values of fields in their source")
             .hasMessageContaining("index.routing_path [host]")
@@ -399,9 +395,9 @@ class RoutingCalculatorTest {
     @Test
     void shouldRefuseBatchesOverTheLimit() {
         RoutingCalculator small = new RoutingCalculator(2);
-        ProjectMetadata project = project(index("a", createdWith(RoutingCompat.newIndexFunction()), 1, 1024, 1));
+        ClusterIndices cluster = cluster(index("a", createdWith(RoutingCompat.newIndexFunction()), 1, 1024, 1));
         List<RoutingCalcDoc> three = List.of(new RoutingCalcDoc("1", null), new RoutingCalcDoc("2", null), new RoutingCalcDoc("3", null));
-        assertThatThrownBy(() -> small.calculate(project, RESOLVER, RoutingCalcRequest.batch("a", three)))
+        assertThatThrownBy(() -> small.calculate(cluster, RoutingCalcRequest.batch("a", three)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessage("docs must hold at most 2 entries (node setting [esrel.routing.max_batch_docs]); split the batch or raise the setting");
         assertThatThrownBy(() -> small.calculate(new HypotheticalRoutingCalcRequest(1, null, null, null, null, three)))
@@ -412,13 +408,13 @@ class RoutingCalculatorTest {
 
     @Test
     void shouldHandleABenchmarkSizedBatchQuickly() {
-        ProjectMetadata project = project(index("a", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
+        ClusterIndices cluster = cluster(index("a", createdWith(RoutingCompat.newIndexFunction()), 5, 640, 1));
         List<RoutingCalcDoc> docs = new ArrayList<>();
         for (int i = 0; i < 100_000; i++) {
             docs.add(new RoutingCalcDoc("id-" + i, null));
         }
         long start = System.nanoTime();
-        RoutingCalcResponse r = calculator.calculate(project, RESOLVER, RoutingCalcRequest.batch("a", docs));
+        RoutingCalcResponse r = calculator.calculate(cluster, RoutingCalcRequest.batch("a", docs));
         long millis = (System.nanoTime() - start) / 1_000_000;
         assertThat(r.results()).hasSize(100_000);
         assertThat(millis).as("100k docs took %d ms", millis).isLessThan(5_000);

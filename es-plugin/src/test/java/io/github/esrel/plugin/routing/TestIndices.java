@@ -1,22 +1,19 @@
 package io.github.esrel.plugin.routing;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.compat.TestClusterIndices;
+
 import org.elasticsearch.cluster.metadata.AliasMetadata;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.metadata.ProjectId;
-import org.elasticsearch.cluster.metadata.ProjectMetadata;
-import org.elasticsearch.cluster.project.DefaultProjectResolver;
 import org.elasticsearch.cluster.routing.Murmur3HashFunction;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.index.IndexVersion;
-import org.elasticsearch.indices.SystemIndices;
 
 import java.util.List;
 import java.util.Random;
 
-/** Index metadata, projects and ids for unit tests, built with the server's own classes. */
+/** Index metadata, clusters and ids for unit tests, built with the server's own classes. */
 public final class TestIndices {
 
     static {
@@ -24,12 +21,6 @@ public final class TestIndices {
         // to initialize (ESTestCase does this, but it refuses to run as root).
         LogConfigurator.configureESLogging();
     }
-
-    public static final IndexNameExpressionResolver RESOLVER = new IndexNameExpressionResolver(
-        new ThreadContext(Settings.EMPTY),
-        new SystemIndices(List.of()),
-        DefaultProjectResolver.INSTANCE
-    );
 
     private TestIndices() {}
 
@@ -52,12 +43,9 @@ public final class TestIndices {
         return builder;
     }
 
-    public static ProjectMetadata project(IndexMetadata.Builder... indices) {
-        ProjectMetadata.Builder project = ProjectMetadata.builder(ProjectId.DEFAULT);
-        for (IndexMetadata.Builder index : indices) {
-            project.put(index);
-        }
-        return project.build();
+    /** A cluster holding exactly these indices. */
+    public static ClusterIndices cluster(IndexMetadata.Builder... indices) {
+        return TestClusterIndices.of(indices);
     }
 
     public static AliasMetadata alias(String name, String indexRouting, String searchRouting) {

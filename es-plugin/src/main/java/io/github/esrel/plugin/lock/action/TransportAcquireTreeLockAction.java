@@ -1,11 +1,10 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.CancellableTask;
@@ -20,12 +19,10 @@ public class TransportAcquireTreeLockAction extends TreeLockTransportAction<Acqu
         TransportService transportService,
         ActionFilters actionFilters,
         ClusterService clusterService,
-        ProjectResolver projectResolver,
-        IndexNameExpressionResolver indexNameExpressionResolver,
+        ClusterIndices.Reader indices,
         TreeLockService service
     ) {
-        super(AcquireTreeLockAction.NAME, AcquireTreeLockRequest::new, transportService, actionFilters, clusterService, projectResolver,
-            indexNameExpressionResolver, service);
+        super(AcquireTreeLockAction.NAME, AcquireTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
     }
 
     @Override

@@ -1,11 +1,10 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.Task;
@@ -19,12 +18,10 @@ public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewT
         TransportService transportService,
         ActionFilters actionFilters,
         ClusterService clusterService,
-        ProjectResolver projectResolver,
-        IndexNameExpressionResolver indexNameExpressionResolver,
+        ClusterIndices.Reader indices,
         TreeLockService service
     ) {
-        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, projectResolver,
-            indexNameExpressionResolver, service);
+        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
     }
 
     @Override

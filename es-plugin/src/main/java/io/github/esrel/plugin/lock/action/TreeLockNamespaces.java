@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.metadata.ProjectMetadata;
+import io.github.esrel.plugin.compat.ClusterIndices;
 
 import java.util.Arrays;
 
@@ -14,8 +13,8 @@ final class TreeLockNamespaces {
 
     private TreeLockNamespaces() {}
 
-    static String resolve(ProjectMetadata project, IndexNameExpressionResolver resolver, TreeLockRequest request) {
-        String[] concrete = resolver.concreteIndexNames(project, request);
+    static String resolve(ClusterIndices indices, TreeLockRequest request) {
+        String[] concrete = indices.concreteIndexNames(request);
         if (concrete.length != 1) {
             Arrays.sort(concrete);
             throw new IllegalArgumentException(

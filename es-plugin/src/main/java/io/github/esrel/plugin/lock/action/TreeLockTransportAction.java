@@ -1,13 +1,12 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.common.util.concurrent.EsExecutors;
@@ -23,8 +22,7 @@ abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response
     extends HandledTransportAction<Request, Response> {
 
     private final ClusterService clusterService;
-    private final ProjectResolver projectResolver;
-    private final IndexNameExpressionResolver indexNameExpressionResolver;
+    private final ClusterIndices.Reader indices;
     protected final TreeLockService service;
 
     TreeLockTransportAction(
@@ -33,14 +31,12 @@ abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response
         TransportService transportService,
         ActionFilters actionFilters,
         ClusterService clusterService,
-        ProjectResolver projectResolver,
-        IndexNameExpressionResolver indexNameExpressionResolver,
+        ClusterIndices.Reader indices,
         TreeLockService service
     ) {
         super(actionName, transportService, actionFilters, reader, EsExecutors.DIRECT_EXECUTOR_SERVICE);
         this.clusterService = clusterService;
-        this.projectResolver = projectResolver;
-        this.indexNameExpressionResolver = indexNameExpressionResolver;
+        this.indices = indices;
         this.service = service;
     }
 
@@ -48,7 +44,7 @@ abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response
     protected final void doExecute(Task task, Request request, ActionListener<Response> listener) {
         String namespace;
         try {
-            namespace = TreeLockNamespaces.resolve(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request);
+            namespace = TreeLockNamespaces.resolve(indices.read(clusterService.state()), request);
         } catch (Exception e) {
             listener.onFailure(e);
             return;

@@ -1,12 +1,11 @@
 package io.github.esrel.plugin.routing.action;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.routing.RoutingCalculator;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.injection.guice.Inject;
@@ -20,8 +19,7 @@ import org.elasticsearch.transport.TransportService;
 public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCalcRequest, RoutingCalcResponse> {
 
     private final ClusterService clusterService;
-    private final ProjectResolver projectResolver;
-    private final IndexNameExpressionResolver indexNameExpressionResolver;
+    private final ClusterIndices.Reader indices;
     private final RoutingCalculator calculator;
 
     @Inject
@@ -29,14 +27,12 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
         TransportService transportService,
         ActionFilters actionFilters,
         ClusterService clusterService,
-        ProjectResolver projectResolver,
-        IndexNameExpressionResolver indexNameExpressionResolver,
+        ClusterIndices.Reader indices,
         RoutingCalculator calculator
     ) {
         super(RoutingCalcAction.NAME, transportService, actionFilters, RoutingCalcRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
         this.clusterService = clusterService;
-        this.projectResolver = projectResolver;
-        this.indexNameExpressionResolver = indexNameExpressionResolver;
+        this.indices = indices;
         this.calculator = calculator;
     }
 
@@ -45,7 +41,7 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
         // completeWith routes every exception to the listener: the caller always gets an answer.
         ActionListener.completeWith(
             listener,
-            () -> calculator.calculate(projectResolver.getProjectMetadata(clusterService.state()), indexNameExpressionResolver, request)
+            () -> calculator.calculate(indices.read(clusterService.state()), request)
         );
     }
 }

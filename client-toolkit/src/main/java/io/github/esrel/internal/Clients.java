@@ -1,0 +1,97 @@
+package io.github.esrel.internal;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.transport.ElasticsearchTransport;
+import co.elastic.clients.transport.TransportException;
+
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.WeakHashMap;
+
+/**
+ * What every esrel entry point does with the client it is given, once: check that the server accepts this
+ * client line's requests, and make the client report HTTP errors the same way on every transport.
+ *
+ * <p>Internal: not part of esrel's API, may change without notice.
+ */
+public final class Clients {
+
+    private static final String LEGACY_TRANSPORT = "co.elastic.clients.transport.rest_client.RestClientTransport";
+    /** Transports whose server accepted this client line; weak, so a closed client is forgotten. */
+    private static final Map<ElasticsearchTransport, Boolean> ACCEPTED = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private Clients() {}
+
+    /**
+     * The client esrel uses in place of {@code client}: the same client, or one on a transport that reports
+     * HTTP errors as elasticsearch-java's default transport does (see {@link StatusNormalizingTransport}).
+     *
+     * @throws NullPointerException  if {@code client} is null
+     * @throws IllegalStateException if the server refuses every request of this client line (an 8.x server
+     *                               and elasticsearch-java 9.x, say), naming the esrel artifact to use instead
+     */
+    public static ElasticsearchClient adopt(ElasticsearchClient client) {
+        Objects.requireNonNull(client, "client cannot be null");
+        ElasticsearchTransport transport = client._transport();
+        if (transport instanceof StatusNormalizingTransport) {
+            return client; // adopted already (an entry point handing its client to another)
+        }
+        checkServerAcceptsClientLine(client);
+        return isLegacyRestClientTransport(transport)
+            ? new ElasticsearchClient(StatusNormalizingTransport.wrap(transport), client._transportOptions())
+            : client;
+    }
+
+    /**
+     * Sends one request ({@code GET /}) the first time a transport is seen. Any answer but a refusal of the
+     * media types proves the server parses this client's requests: an error status (403 for a user without
+     * {@code monitor}, 405 on a distribution without the root endpoint) included. A failure to connect decides
+     * nothing; the next entry point built on this transport asks again.
+     */
+    private static void checkServerAcceptsClientLine(ElasticsearchClient client) {
+        ElasticsearchTransport transport = client._transport();
+        if (ACCEPTED.containsKey(transport)) {
+            return;
+        }
+        try {
+            client.info();
+        } catch (ElasticsearchException e) {
+            if (e.status() == 400 && e.error() != null && "media_type_header_exception".equals(e.error().type())) {
+                throw new IllegalStateException(refusedMessage(e));
+            }
+        } catch (TransportException e) {
+            // An answer the client could not decode (a 405 without a JSON body, say): the request was parsed.
+        } catch (IOException | RuntimeException e) {
+            return; // no answer: decide on a later call
+        }
+        ACCEPTED.put(transport, Boolean.TRUE);
+    }
+
+    static String refusedMessage(ElasticsearchException e) {
+        String reason = e.error().causedBy() != null && e.error().causedBy().reason() != null
+            ? e.error().causedBy().reason() : e.error().reason();
+        if (ClientApi.CLIENT_MAJOR >= 9) {
+            return "the Elasticsearch server refuses the requests of elasticsearch-java " + ClientApi.CLIENT_MAJOR
+                + ".x (it answered [" + reason + "] to a request sent with compatible-with=" + ClientApi.CLIENT_MAJOR
+                + "): it runs a version before " + ClientApi.CLIENT_MAJOR + ".0. For Elasticsearch 8.19 use the artifact "
+                + "io.github.esrel:" + ClientApi.OTHER_ARTIFACT + " with an elasticsearch-java 8.x client; "
+                + ClientApi.ARTIFACT + " needs Elasticsearch 9.x";
+        }
+        return "the Elasticsearch server refuses the requests of elasticsearch-java " + ClientApi.CLIENT_MAJOR
+            + ".x (it answered [" + reason + "] to a request sent with compatible-with=" + ClientApi.CLIENT_MAJOR
+            + "): it runs a version before " + ClientApi.CLIENT_MAJOR + ".0, which esrel does not support (Elasticsearch 8.19 and 9.x)";
+    }
+
+    /** Whether {@code transport} is, or extends, the RestClient-based transport (checked by name: its jar is optional in 9.x). */
+    private static boolean isLegacyRestClientTransport(ElasticsearchTransport transport) {
+        for (Class<?> c = transport.getClass(); c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(LEGACY_TRANSPORT)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

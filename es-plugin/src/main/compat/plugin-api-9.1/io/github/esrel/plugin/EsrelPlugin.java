@@ -1,0 +1,52 @@
+package io.github.esrel.plugin;
+
+import org.elasticsearch.action.ActionRequest;
+import org.elasticsearch.action.ActionResponse;
+import org.elasticsearch.action.ActionType;
+import org.elasticsearch.action.support.TransportAction;
+import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
+import org.elasticsearch.cluster.node.DiscoveryNodes;
+import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
+import org.elasticsearch.common.settings.ClusterSettings;
+import org.elasticsearch.common.settings.IndexScopedSettings;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.common.settings.SettingsFilter;
+import org.elasticsearch.features.NodeFeature;
+import org.elasticsearch.rest.RestController;
+import org.elasticsearch.rest.RestHandler;
+
+import java.util.Collection;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/** The esrel plugin for Elasticsearch 9.1 to 9.3: a raw {@code ActionHandler}, the long {@code getRestHandlers} signature. */
+public class EsrelPlugin extends EsrelPluginBase {
+
+    @Override
+    public Collection<ActionHandler> getActions() {
+        return actions(new HandlerFactory<>() {
+            @Override
+            public <Req extends ActionRequest, Resp extends ActionResponse> ActionHandler handler(
+                ActionType<Resp> action,
+                Class<? extends TransportAction<Req, Resp>> transportAction
+            ) {
+                return new ActionHandler(action, transportAction);
+            }
+        });
+    }
+
+    @Override
+    public Collection<RestHandler> getRestHandlers(
+        Settings settings,
+        NamedWriteableRegistry namedWriteableRegistry,
+        RestController restController,
+        ClusterSettings clusterSettings,
+        IndexScopedSettings indexScopedSettings,
+        SettingsFilter settingsFilter,
+        IndexNameExpressionResolver indexNameExpressionResolver,
+        Supplier<DiscoveryNodes> nodesInCluster,
+        Predicate<NodeFeature> clusterSupportsFeature
+    ) {
+        return restHandlers(settings);
+    }
+}

@@ -1,0 +1,38 @@
+package io.github.esrel.testenv;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
+import co.elastic.clients.transport.rest5_client.low_level.Node;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.message.BasicHeader;
+
+/**
+ * The Java API client on {@code Rest5ClientTransport}, the default transport of {@code
+ * elasticsearch-java} 9.x. Loaded only when the class path has that line ({@link Clients} checks).
+ */
+record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client)
+    implements Clients.ApiClient {
+
+  static Rest5ApiClient create(List<URI> nodes, Map<String, String> headers) {
+    Rest5Client rest =
+        Rest5Client.builder(nodes)
+            .setDefaultHeaders(
+                headers.entrySet().stream()
+                    .map(e -> new BasicHeader(e.getKey(), e.getValue()))
+                    .toArray(Header[]::new))
+            .build();
+    return new Rest5ApiClient(
+        rest, new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())));
+  }
+
+  @Override
+  public void setNodes(List<URI> nodes) {
+    restClient.setNodes(nodes.stream().map(u -> new Node(HttpHost.create(u))).toList());
+  }
+}
