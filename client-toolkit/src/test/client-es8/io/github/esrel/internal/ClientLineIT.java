@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ClientLineIT {
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     /** A counter document. */
     record Counter(int n) {}
@@ -46,12 +46,12 @@ class ClientLineIT {
     void shouldTreatConflictsAsOnEveryOtherLine() throws Exception {
         ElasticsearchClient es = cluster.client();
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
-        es.index(i -> i.index("counters").id("1").document(new Counter(0)).refresh(Refresh.True));
+        es.index(i -> i.index("line-counters").id("1").document(new Counter(0)).refresh(Refresh.True));
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<Outcome<Counter>>> increments = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
-                increments.add(pool.submit(() -> occ.update("counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
+                increments.add(pool.submit(() -> occ.update("line-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
             }
             int retries = 0;
             for (Future<Outcome<Counter>> increment : increments) {
@@ -63,10 +63,10 @@ class ClientLineIT {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(es.get(g -> g.index("counters").id("1"), Counter.class).source().n()).isEqualTo(200);
+        assertThat(es.get(g -> g.index("line-counters").id("1"), Counter.class).source().n()).isEqualTo(200);
 
-        es.indices().create(c -> c.index("fs")); // the plugin keeps locks per existing index
-        try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index("fs").backend(TreeLocks.Backend.PLUGIN))) {
+        es.indices().create(c -> c.index("line-fs")); // the plugin keeps locks per existing index
+        try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index("line-fs").backend(TreeLocks.Backend.PLUGIN))) {
             TreeLock held = locks.acquire("/a", LockMode.EXCLUSIVE).orThrow();
             AcquireResult<TreeLock> busy = locks.acquire("/a/b", LockMode.SHARED, Duration.ZERO);
             assertThat(busy.acquired()).isFalse();
@@ -75,7 +75,7 @@ class ClientLineIT {
         }
 
         // What esrel corrects: the raw 8.x client reports that 409 as an I/O failure, not as Elasticsearch's error.
-        assertThatThrownBy(() -> es.index(i -> i.index("counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
+        assertThatThrownBy(() -> es.index(i -> i.index("line-counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
             .document(new Counter(-1))))
             .isInstanceOf(ResponseException.class)
             .isNotInstanceOf(ElasticsearchException.class);

@@ -16,7 +16,9 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.routing.RoutingClient;
+import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
+import io.github.esrel.testenv.EsrelTest;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
 import org.junit.jupiter.api.Test;
@@ -39,9 +41,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * node it needs: an 8.19 node, which refuses every request of a 9.x client, and a node of this build's version
  * for the client on elasticsearch-java's legacy RestClient transport.
  */
+@EsrelTest
 class ClientLineIT {
 
     private static final String EIGHT = "8.19.21";
+
+    @Cluster
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     @Test
     void shouldRefuseAnEightNineteenServerAtOnceNamingTheArtifactToUse() {
@@ -70,17 +76,16 @@ class ClientLineIT {
      */
     @Test
     void shouldTreatConflictsAlikeOnTheLegacyRestClientTransport() throws Exception {
-        try (EsCluster cluster = EsCluster.builder().build();
-             RestClient rest = RestClient.builder(hostOf(startAndGetUri(cluster))).build()) {
+        try (RestClient rest = RestClient.builder(hostOf(cluster.httpUri())).build()) {
             ElasticsearchClient legacy = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
 
             Occ occ = Occ.of(b -> b.client(legacy).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
-            legacy.index(i -> i.index("counters").id("1").document(new Counter(0)).refresh(Refresh.True));
+            legacy.index(i -> i.index("legacy-counters").id("1").document(new Counter(0)).refresh(Refresh.True));
             ExecutorService pool = Executors.newFixedThreadPool(8);
             try {
                 List<Future<Outcome<Counter>>> increments = new ArrayList<>();
                 for (int i = 0; i < 200; i++) {
-                    increments.add(pool.submit(() -> occ.update("counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
+                    increments.add(pool.submit(() -> occ.update("legacy-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
                 }
                 int retries = 0;
                 for (Future<Outcome<Counter>> increment : increments) {
@@ -92,10 +97,10 @@ class ClientLineIT {
             } finally {
                 pool.shutdownNow();
             }
-            assertThat(legacy.get(g -> g.index("counters").id("1"), Counter.class).source().n()).isEqualTo(200);
+            assertThat(legacy.get(g -> g.index("legacy-counters").id("1"), Counter.class).source().n()).isEqualTo(200);
 
-            legacy.indices().create(c -> c.index("fs")); // the plugin keeps locks per existing index
-            try (TreeLocks locks = TreeLocks.of(b -> b.client(legacy).index("fs").backend(TreeLocks.Backend.PLUGIN))) {
+            legacy.indices().create(c -> c.index("legacy-fs")); // the plugin keeps locks per existing index
+            try (TreeLocks locks = TreeLocks.of(b -> b.client(legacy).index("legacy-fs").backend(TreeLocks.Backend.PLUGIN))) {
                 TreeLock held = locks.acquire("/a", LockMode.EXCLUSIVE).orThrow();
                 AcquireResult<TreeLock> busy = locks.acquire("/a/b", LockMode.SHARED, Duration.ZERO);
                 assertThat(busy.acquired()).isFalse();
@@ -104,7 +109,7 @@ class ClientLineIT {
             }
 
             // And an error that is an error stays one, with Elasticsearch's status and type.
-            assertThatThrownBy(() -> legacy.index(i -> i.index("counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
+            assertThatThrownBy(() -> legacy.index(i -> i.index("legacy-counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
                 .document(Map.of("n", -1))))
                 .as("the raw client on this transport, without esrel: not an ElasticsearchException")
                 .isNotInstanceOf(ElasticsearchException.class);
@@ -113,11 +118,6 @@ class ClientLineIT {
 
     /** A counter document. */
     record Counter(int n) {}
-
-    private static URI startAndGetUri(EsCluster cluster) {
-        cluster.start();
-        return cluster.httpUri();
-    }
 
     private static HttpHost hostOf(URI uri) {
         return new HttpHost(uri.getHost(), uri.getPort(), uri.getScheme());

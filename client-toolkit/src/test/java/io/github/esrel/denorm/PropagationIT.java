@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PropagationIT {
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     private final ElasticsearchClient es = cluster.client();
     private static final AtomicInteger PREFIX = new AtomicInteger();

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FileTreeIT {
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     @Nested
     class WithPluginLocks extends AbstractFileTreeIT {

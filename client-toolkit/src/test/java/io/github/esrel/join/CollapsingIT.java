@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.within;
 class CollapsingIT {
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     private static ElasticsearchClient es;
 

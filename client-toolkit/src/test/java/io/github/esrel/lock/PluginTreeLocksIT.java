@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     @Override
     protected ElasticsearchClient client() {

@@ -46,7 +46,7 @@ class OptimisticConcurrencyIT {
     private static final int VOTES_EACH = 500;
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     private final ElasticsearchClient es = cluster.client();
     private final Occ occ = Occ.of(b -> b.client(es));

@@ -31,7 +31,7 @@ class RoutingMatchesRealityIT {
     private static final int DOCS = 1200;
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().build();
+    static final EsCluster cluster = EsCluster.builder().shared().build();
 
     private final ElasticsearchClient es = cluster.client();
     private final RoutingClient viaPlugin = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.PLUGIN));

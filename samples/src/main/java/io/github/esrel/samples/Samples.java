@@ -35,7 +35,9 @@ public final class Samples {
         try (EsCluster cluster = EsCluster.builder().build()) {
             out.println("Starting a real Elasticsearch node with the esrel plugin...");
             cluster.start();
-            out.printf("Elasticsearch %s at %s (%s backend)%n%n", cluster.version(), cluster.httpUri(), cluster.backendName());
+            out.printf("Elasticsearch %s at %s (%s backend)%n", cluster.version(), cluster.httpUri(), cluster.backendName());
+            out.printf("Client: %s on elasticsearch-java %s%n%n",
+                System.getProperty("esrel.samples.client", "esrel-client"), co.elastic.clients.transport.Version.VERSION);
             for (Sample sample : chosen) {
                 out.println("=".repeat(100));
                 out.printf("[%s] %s%n", sample.name(), sample.title());

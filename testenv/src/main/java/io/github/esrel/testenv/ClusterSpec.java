@@ -5,14 +5,18 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. */
+/**
+ * What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. Equal
+ * specs of {@link #shared} clusters name the same cluster.
+ */
 record ClusterSpec(
     int nodes,
     boolean plugin,
     String heap,
     Map<String, String> settings,
     Duration startTimeout,
-    String version) {
+    String version,
+    boolean shared) {
 
   ClusterSpec {
     settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));

@@ -62,14 +62,7 @@ public final class EsCluster implements AutoCloseable {
     if (running != null) {
       return;
     }
-    ClusterBackend backend = Backends.create(spec);
-    try {
-      backend.start();
-      running = new Running(backend);
-    } catch (RuntimeException | Error e) {
-      backend.close();
-      throw e;
-    }
+    running = spec.shared() ? SharedClusters.running(spec) : Running.start(spec);
   }
 
   /**
@@ -132,7 +125,7 @@ public final class EsCluster implements AutoCloseable {
    * {@code local} supports them). Tests of failover can {@code assumeTrue} it.
    */
   public boolean supportsNodeControl() {
-    return running().backend.supportsNodeControl();
+    return !spec.shared() && running().backend.supportsNodeControl();
   }
 
   /**
@@ -140,10 +133,11 @@ public final class EsCluster implements AutoCloseable {
    * is kept for {@link #startNode}.
    *
    * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws UnsupportedOperationException if the backend cannot control nodes
+   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+   *     {@link Builder#shared() shared}
    */
   public synchronized void stopNode(int i) {
-    backendForNode(i).stopNode(i);
+    controllableNode(i).stopNode(i);
   }
 
   /**
@@ -151,10 +145,11 @@ public final class EsCluster implements AutoCloseable {
    * #startNode}.
    *
    * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws UnsupportedOperationException if the backend cannot control nodes
+   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+   *     {@link Builder#shared() shared}
    */
   public synchronized void killNode(int i) {
-    backendForNode(i).killNode(i);
+    controllableNode(i).killNode(i);
   }
 
   /**
@@ -165,7 +160,7 @@ public final class EsCluster implements AutoCloseable {
    * @throws EsClusterException if the node does not come back within the start timeout
    */
   public synchronized void startNode(int i) {
-    ClusterBackend backend = backendForNode(i);
+    ClusterBackend backend = controllableNode(i);
     backend.startNode(i);
     // A port taken meanwhile makes the node come back on new ports: tell the client.
     running.api.setNodes(backend.httpUris());
@@ -202,7 +197,10 @@ public final class EsCluster implements AutoCloseable {
     return backendForNode(i).nodeLog(i);
   }
 
-  /** Stops every node and deletes its data (an external cluster is left running); idempotent. */
+  /**
+   * Stops every node and deletes its data (an external cluster is left running); idempotent. A
+   * {@link Builder#shared() shared} cluster is only let go of: it stops when the test run ends.
+   */
   @Override
   public synchronized void close() {
     Running r = running;
@@ -210,13 +208,14 @@ public final class EsCluster implements AutoCloseable {
       return;
     }
     running = null;
-    try (RestClient restClient = r.restClient) {
-      r.api.close();
-    } catch (IOException e) {
-      // The nodes are about to go away; a failing client close changes nothing for them.
-    } finally {
-      r.backend.close();
+    if (!spec.shared()) {
+      r.close();
     }
+  }
+
+  /** Whether this cluster is {@link Builder#shared() shared} with other test classes. */
+  public boolean shared() {
+    return spec.shared();
   }
 
   @Override
@@ -239,6 +238,16 @@ public final class EsCluster implements AutoCloseable {
     return r;
   }
 
+  /** The backend, to stop, kill or start node {@code i}: never on a shared cluster. */
+  private ClusterBackend controllableNode(int i) {
+    if (spec.shared()) {
+      throw new UnsupportedOperationException(
+          "this cluster is shared with other test classes: build one with EsCluster.builder()"
+              + " without shared() to stop, kill or restart its nodes");
+    }
+    return backendForNode(i);
+  }
+
   private ClusterBackend backendForNode(int i) {
     ClusterBackend backend = running().backend;
     if (i < 0 || i >= backend.size()) {
@@ -249,15 +258,39 @@ public final class EsCluster implements AutoCloseable {
   }
 
   /** The backend with its clients; one per start, so a restarted cluster gets fresh ones. */
-  private static final class Running {
+  static final class Running implements AutoCloseable {
     final ClusterBackend backend;
     final Clients.ApiClient api;
     final RestClient restClient;
 
-    Running(ClusterBackend backend) {
+    private Running(ClusterBackend backend) {
       this.backend = backend;
       this.api = Clients.apiClient(backend.httpUris(), backend.headers());
       this.restClient = Clients.restClient(backend.httpUris(), backend.headers());
+    }
+
+    /** Starts the nodes of {@code spec}; on failure stops whatever was started. */
+    static Running start(ClusterSpec spec) {
+      ClusterBackend backend = Backends.create(spec);
+      try {
+        backend.start();
+        return new Running(backend);
+      } catch (RuntimeException | Error e) {
+        backend.close();
+        throw e;
+      }
+    }
+
+    /** Closes the clients and stops the nodes. */
+    @Override
+    public void close() {
+      try (RestClient rest = restClient) {
+        api.close();
+      } catch (IOException e) {
+        // The nodes are about to go away; a failing client close changes nothing for them.
+      } finally {
+        backend.close();
+      }
     }
   }
 
@@ -287,6 +320,7 @@ public final class EsCluster implements AutoCloseable {
             "cluster.initial_master_nodes");
 
     private int nodes = 1;
+    private boolean shared;
     private boolean plugin = true;
     private String heap;
     private final Map<String, String> settings = new LinkedHashMap<>();
@@ -306,6 +340,19 @@ public final class EsCluster implements AutoCloseable {
         throw new IllegalArgumentException("nodes must be at least 1, got " + nodes);
       }
       this.nodes = nodes;
+      return this;
+    }
+
+    /**
+     * Shares the cluster with every other test class of the JVM that asks for the same
+     * configuration: the first {@link #start()} starts it, {@link #close()} only lets go of it, and
+     * it stops when the JUnit run ends (or the JVM exits). Node starts are what integration tests
+     * spend most of their time on; a shared cluster pays for one. Tests on it must not assume an
+     * empty cluster (name indices after the test class) and cannot stop, kill or restart its nodes
+     * ({@link #supportsNodeControl()} is {@code false}). Default: not shared.
+     */
+    public Builder shared() {
+      this.shared = true;
       return this;
     }
 
@@ -395,7 +442,7 @@ public final class EsCluster implements AutoCloseable {
     public EsCluster build() {
       String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
       return new EsCluster(
-          new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version));
+          new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version, shared));
     }
   }
 }

@@ -105,6 +105,14 @@ public final class EsClusterExtension
 
   private static void start(ExtensionContext context, Field field, Object instance) {
     EsCluster cluster = read(field, instance);
+    if (cluster.shared()) {
+      // Closed when the whole test run ends, after every class that may share the cluster.
+      context
+          .getRoot()
+          .getStore(NAMESPACE)
+          .getOrComputeIfAbsent(
+              SharedClusters.class, k -> (AutoCloseable) SharedClusters::closeAll, AutoCloseable.class);
+    }
     // Stored before start: a cluster that fails halfway is closed by JUnit too.
     context.getStore(NAMESPACE).put(field, cluster);
     cluster.start();

@@ -37,6 +37,36 @@ class ClusterLifecycleIT {
   }
 
   @Test
+  void shouldShareOneClusterBetweenClustersAskingForTheSameSharedConfiguration() {
+    EsCluster first = EsCluster.builder().plugin(false).heap("384m").shared().build();
+    EsCluster second = EsCluster.builder().plugin(false).heap("384m").shared().build();
+    try {
+      first.start();
+      second.start();
+      assertThat(second.httpUris()).isEqualTo(first.httpUris());
+      Path nodeDir = first.nodeLog(0).getParent().getParent();
+      assertThat(Processes.elasticsearchUnder(nodeDir)).hasSize(1);
+      assertThat(first.supportsNodeControl()).isFalse();
+      assertThatThrownBy(() -> first.killNode(0))
+          .isInstanceOf(UnsupportedOperationException.class)
+          .hasMessageContaining("shared");
+
+      first.close(); // lets go; the cluster keeps serving the other
+      assertThat(Processes.elasticsearchUnder(nodeDir)).hasSize(1);
+      assertThat(second.client().cluster().health().numberOfNodes()).isEqualTo(1);
+
+      SharedClusters.closeAll(); // what the end of the JUnit run does
+      assertThat(Processes.elasticsearchUnder(nodeDir)).isEmpty();
+      assertThat(nodeDir.getParent()).doesNotExist();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } finally {
+      second.close();
+      SharedClusters.closeAll();
+    }
+  }
+
+  @Test
   void shouldFailWithTheNodeLogWhenASettingIsBad() {
     EsCluster cluster =
         EsCluster.builder().plugin(false).setting("esrel.no.such.setting", "x").build();
@@ -68,7 +98,8 @@ class ClusterLifecycleIT {
               "384m",
               Map.of(),
               TestenvProperties.startTimeout(),
-              TestenvProperties.esVersion());
+              TestenvProperties.esVersion(),
+              false);
       LocalBackend backend = new LocalBackend(spec, ports);
       try {
         backend.start();
