@@ -103,10 +103,24 @@ public final class DocStream implements AutoCloseable {
         }) : null;
     }
 
+    /**
+     * Opens a stream with a lambda, in the style of the elasticsearch-java client. No search is sent
+     * before the first {@link #next()}; close the stream to release its point in time or scroll.
+     *
+     * @param fn sets the builder's options, at least {@link Builder#client} and {@link Builder#index}
+     * @return the new stream
+     * @throws NullPointerException if the client or the index is missing
+     * @throws IllegalStateException if the server refuses the requests of this client line
+     */
     public static DocStream of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a builder; {@link Builder#client} and {@link Builder#index} are required.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -114,6 +128,9 @@ public final class DocStream implements AutoCloseable {
     /**
      * The next page of hits, in stream order; empty when every match was returned.
      *
+     * @return at most {@code pageSize} hits, each with its {@code _seq_no}, {@code _primary_term},
+     *     routing and source (no source with {@code fetchSource(false)}); an empty list once the stream
+     *     is exhausted, on this and every later call
      * @throws PropagationException if a search fails (after retrying rejections)
      * @throws IllegalStateException if the stream is closed
      */
@@ -144,12 +161,20 @@ public final class DocStream implements AutoCloseable {
         return page;
     }
 
-    /** Matches when the stream opened ({@code track_total_hits}); -1 before the first page. */
+    /**
+     * Matches when the stream opened ({@code track_total_hits}); -1 before the first page.
+     *
+     * @return the exact number of matching documents, or -1 when not known yet
+     */
     public long total() {
         return total;
     }
 
-    /** The mode in use: {@code POINT_IN_TIME} or {@code SCROLL}; {@code null} before the first page. */
+    /**
+     * The mode in use: {@code POINT_IN_TIME} or {@code SCROLL}; {@code null} before the first page.
+     *
+     * @return the mode chosen when the stream opened, never {@code AUTO}; or {@code null}
+     */
     public Mode mode() {
         return mode;
     }
@@ -313,24 +338,48 @@ public final class DocStream implements AutoCloseable {
 
         private Builder() {}
 
-        /** Required. */
+        /**
+         * Required.
+         *
+         * @param client the client every search goes through; not closed by the stream
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
         }
 
-        /** Required: an index, alias or pattern. */
+        /**
+         * Required: an index, alias or pattern.
+         *
+         * @param index the index, alias or pattern to search
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         */
         public Builder index(String index) {
             this.index = Objects.requireNonNull(index, "index cannot be null");
             return this;
         }
 
-        /** Default: every document. */
+        /**
+         * The documents to stream. Default: every document.
+         *
+         * @param query the query; only its matches are returned, in no particular relevance order
+         * @return this builder
+         * @throws NullPointerException if {@code query} is {@code null}
+         */
         public Builder query(Query query) {
             this.query = Objects.requireNonNull(query, "query cannot be null");
             return this;
         }
 
+        /**
+         * {@link #query(Query)} with a lambda, in the style of the elasticsearch-java client.
+         *
+         * @param fn builds the query
+         * @return this builder
+         */
         public Builder query(Function<Query.Builder, co.elastic.clients.util.ObjectBuilder<Query>> fn) {
             return query(fn.apply(new Query.Builder()).build());
         }
@@ -338,6 +387,8 @@ public final class DocStream implements AutoCloseable {
         /**
          * Hits per page. Default 1000.
          *
+         * @param pageSize the maximum number of hits {@link DocStream#next()} returns
+         * @return this builder
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder pageSize(int pageSize) {
@@ -351,6 +402,9 @@ public final class DocStream implements AutoCloseable {
         /**
          * How long the point in time or scroll lives between two pages. Default 5 minutes.
          *
+         * @param keepAlive the keep-alive, sent in milliseconds; longer than the caller works on a page
+         * @return this builder
+         * @throws NullPointerException if {@code keepAlive} is {@code null}
          * @throws IllegalArgumentException if not positive
          */
         public Builder keepAlive(Duration keepAlive) {
@@ -362,43 +416,87 @@ public final class DocStream implements AutoCloseable {
             return this;
         }
 
-        /** Only the shards of this routing value. Default: every shard. */
+        /**
+         * Only the shards of this routing value. Default: every shard.
+         *
+         * @param routing the routing value, or {@code null} to search every shard
+         * @return this builder
+         */
         public Builder routing(String routing) {
             this.routing = routing;
             return this;
         }
 
-        /** Source fields to return. Default: the whole source. */
+        /**
+         * Source fields to return. Default: the whole source.
+         *
+         * @param fields the source include patterns (dotted paths, wildcards allowed); replaces those set
+         *     before, and an empty list means the whole source
+         * @return this builder
+         * @throws NullPointerException if {@code fields} is {@code null}
+         */
         public Builder sourceIncludes(List<String> fields) {
             this.sourceIncludes.clear();
             this.sourceIncludes.addAll(fields);
             return this;
         }
 
-        /** Whether to return sources at all. Default true. */
+        /**
+         * Whether to return sources at all. Default true.
+         *
+         * @param fetch false to return hits without a source (ids, routing, seq_no and primary term only)
+         * @return this builder
+         */
         public Builder fetchSource(boolean fetch) {
             this.fetchSource = fetch;
             return this;
         }
 
-        /** Default {@link Mode#AUTO}. */
+        /**
+         * How to page through the matches. Default {@link Mode#AUTO}.
+         *
+         * @param mode point in time, scroll, or point in time falling back to scroll
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is {@code null}
+         */
         public Builder mode(Mode mode) {
             this.mode = Objects.requireNonNull(mode, "mode cannot be null");
             return this;
         }
 
-        /** Applied to rejected (429) page searches. Default: 10 attempts, the default backoff. */
+        /**
+         * Applied to rejected (429) page searches. Default: 10 attempts, the default backoff.
+         *
+         * @param retry the retry policy: its attempts, backoff and deadline; only rejections are retried,
+         *     and only if its predicate accepts them too
+         * @return this builder
+         * @throws NullPointerException if {@code retry} is {@code null}
+         */
         public Builder retryPolicy(RetryPolicy retry) {
             this.retry = Objects.requireNonNull(retry, "retryPolicy cannot be null");
             return this;
         }
 
-        /** Fetch the next page while the caller works on this one. Default false. */
+        /**
+         * Fetch the next page while the caller works on this one. Default false.
+         *
+         * @param prefetch true to read one page ahead on a daemon thread, shut down by {@link DocStream#close()}
+         * @return this builder
+         */
         public Builder prefetch(boolean prefetch) {
             this.prefetch = prefetch;
             return this;
         }
 
+        /**
+         * Builds the stream. No search is sent before the first {@link DocStream#next()}; the first
+         * esrel entry point built on a client's transport sends it one request ({@code GET /}) to check
+         * that the server accepts this client line.
+         *
+         * @return the new stream, to be closed after use
+         * @throws NullPointerException if the client or the index is missing
+         * @throws IllegalStateException if the server refuses the requests of this client line
+         */
         public DocStream build() {
             return new DocStream(this);
         }

@@ -15,7 +15,12 @@ public enum JobState {
     /** Stopped by a failure of the whole job (see the checkpoint's error); resumable. */
     FAILED;
 
-    /** True for the states a job ends in without having to be resumed. */
+    /**
+     * True for the states a job ends in without having to be resumed.
+     *
+     * @return true for {@code COMPLETED}, {@code COMPLETED_WITH_FAILURES} and {@code PARENT_NOT_FOUND};
+     *     false for {@code RUNNING}, {@code CANCELLED} and {@code FAILED}
+     */
     public boolean finished() {
         return this == COMPLETED || this == COMPLETED_WITH_FAILURES || this == PARENT_NOT_FOUND;
     }

@@ -26,12 +26,22 @@ public record Progress(String jobId, String parentId, int pass, long done, long 
                        long moved, long conflicts, long rejected, long failed, Duration elapsed, double docsPerSecond,
                        Duration eta) {
 
-    /** {@code done / total} in [0, 1]; 0 while the total is unknown. */
+    /**
+     * {@code done / total} in [0, 1]; 0 while the total is unknown.
+     *
+     * @return the share of children handled; 1 when there are no children to handle (a total of 0)
+     */
     public double fraction() {
         return total <= 0 ? (total == 0 ? 1.0 : 0.0) : Math.min(1.0, (double) done / total);
     }
 
-    /** A one-line progress bar: {@code [#########...........]  45%  4500/10000  3,120 docs/s  ETA 2s}. */
+    /**
+     * A one-line progress bar: {@code [#########...........]  45%  4500/10000  3,120 docs/s  ETA 2s}.
+     * An unknown total shows as {@code ?}; the ETA is left out when unknown.
+     *
+     * @param width the number of characters between the brackets, at least 0
+     * @return the bar, without a line separator
+     */
     public String bar(int width) {
         int filled = (int) Math.round(fraction() * width);
         StringBuilder sb = new StringBuilder(width + 60).append('[');

@@ -13,14 +13,27 @@ public class PropagationException extends RuntimeException implements Failures.H
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
     private final int status;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what failed, naming the index, job or document concerned
+     * @param status the HTTP status Elasticsearch answered with (or that esrel assigns: 404 for an unknown
+     *     job, 409 for a job running elsewhere), or 0 when there was no answer
+     * @param cause the client's exception, or {@code null}
+     */
     public PropagationException(String message, int status, Throwable cause) {
         super(message, cause);
         this.status = status;
     }
 
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    /**
+     * The HTTP status Elasticsearch answered with, or 0 when there was no answer.
+     *
+     * @return the status, such as 404 or 409, or 0
+     */
     @Override
     public int status() {
         return status;

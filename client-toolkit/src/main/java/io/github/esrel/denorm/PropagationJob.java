@@ -25,11 +25,20 @@ public final class PropagationJob {
         this.result = result;
     }
 
-    /** The job's id, also the id of its checkpoint document: pass it to {@link Propagator#resume}. */
+    /**
+     * The job's id, also the id of its checkpoint document: pass it to {@link Propagator#resume}.
+     *
+     * @return the job id ({@code relation:parentId:random})
+     */
     public String id() {
         return id;
     }
 
+    /**
+     * The parent whose fields the job propagates.
+     *
+     * @return the parent's id
+     */
     public String parentId() {
         return parentId;
     }
@@ -42,11 +51,20 @@ public final class PropagationJob {
         control.cancel();
     }
 
+    /**
+     * Whether the job has ended, in any state, or failed as a whole. Does not block.
+     *
+     * @return true once {@link #await()} would return or throw without waiting
+     */
     public boolean isDone() {
         return result.isDone();
     }
 
-    /** The latest progress, or {@code null} before the first page. */
+    /**
+     * The latest progress, or {@code null} before the first page.
+     *
+     * @return the progress last reported to the listener, or {@code null}
+     */
     public Progress progress() {
         return control.progress();
     }
@@ -54,6 +72,8 @@ public final class PropagationJob {
     /**
      * Waits for the end.
      *
+     * @return the result: {@code COMPLETED}, {@code COMPLETED_WITH_FAILURES}, {@code CANCELLED} or
+     *     {@code PARENT_NOT_FOUND}
      * @throws PropagationException if the job failed as a whole (the cause is kept)
      * @throws IllegalStateException if the waiting thread is interrupted (its flag is set again)
      */
@@ -68,7 +88,14 @@ public final class PropagationJob {
         }
     }
 
-    /** Waits at most {@code timeout}; empty if the job is still running then. */
+    /**
+     * Waits at most {@code timeout}; empty if the job is still running then.
+     *
+     * @param timeout the longest time to wait; zero or negative does not wait
+     * @return the result, or empty if the job had not ended within {@code timeout}
+     * @throws PropagationException if the job failed as a whole (the cause is kept)
+     * @throws IllegalStateException if the waiting thread is interrupted (its flag is set again)
+     */
     public Optional<PropagationResult> await(Duration timeout) {
         try {
             return Optional.of(result.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
@@ -82,7 +109,12 @@ public final class PropagationJob {
         }
     }
 
-    /** The result as a future, for composition. */
+    /**
+     * The result as a future, for composition.
+     *
+     * @return a new copy of the job's future: completing or cancelling it does not affect the job (use
+     *     {@link #cancel()}); it completes exceptionally when the job fails as a whole
+     */
     public CompletableFuture<PropagationResult> future() {
         return result.copy();
     }

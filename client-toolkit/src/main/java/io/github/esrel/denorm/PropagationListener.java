@@ -33,26 +33,52 @@ public interface PropagationListener {
      */
     default void beforeBulk(String jobId, int pass, int documents) {}
 
-    /** After every page of children, with the counts so far. */
+    /**
+     * After every page of children, with the counts so far.
+     *
+     * @param progress the counts, rate and ETA of the job so far
+     */
     default void onProgress(Progress progress) {}
 
     /**
      * A child changed after it was read (a concurrent edit): it is re-read and the copies re-applied on
      * top of the edit.
+     *
+     * @param jobId the job
+     * @param childId the id of the child that conflicted
      */
     default void onConflict(String jobId, String childId) {}
 
     /**
      * {@code documents} writes were rejected with 429; they are sent again after {@code backoff}.
+     *
+     * @param jobId the job
+     * @param documents the number of writes rejected
+     * @param backoff the wait before they are sent again
      */
     default void onRejected(String jobId, int documents, Duration backoff) {}
 
-    /** A child could not be brought up to date. Every such child is reported here, none is dropped. */
+    /**
+     * A child could not be brought up to date. Every such child is reported here, none is dropped.
+     *
+     * @param jobId the job
+     * @param failure the child, the status and the reason
+     */
     default void onFailure(String jobId, ChildFailure failure) {}
 
-    /** The job ended (also when cancelled); not called when it fails as a whole. */
+    /**
+     * The job ended (also when cancelled); not called when it fails as a whole.
+     *
+     * @param result what the job did; the same result {@code propagate} returns
+     */
     default void onFinish(PropagationResult result) {}
 
-    /** The job failed as a whole; its checkpoint says {@code FAILED} and it can be resumed. */
+    /**
+     * The job failed as a whole; its checkpoint says {@code FAILED} and it can be resumed.
+     *
+     * @param jobId the job
+     * @param failure what stopped it: the {@link PropagationException} then thrown by
+     *     {@link Propagator#propagate} or {@link PropagationJob#await()}
+     */
     default void onJobFailure(String jobId, Throwable failure) {}
 }

@@ -31,11 +31,20 @@ public record PropagationResult(String jobId, String relation, String parentId, 
                                 long total, long done, long written, long upToDate, long moved, long conflicts,
                                 long rejected, long failed, int passes, List<ChildFailure> failures, Duration took) {
 
+    /**
+     * Creates a result; {@code failures} is copied into an unmodifiable list.
+     *
+     * @throws NullPointerException if {@code failures} is {@code null} or holds a {@code null}
+     */
     public PropagationResult {
         failures = List.copyOf(failures);
     }
 
-    /** True when every child now carries the parent's copies. */
+    /**
+     * True when every child now carries the parent's copies.
+     *
+     * @return true only for state {@link JobState#COMPLETED}
+     */
     public boolean complete() {
         return state == JobState.COMPLETED;
     }

@@ -136,19 +136,41 @@ public final class Propagator {
         this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /**
+     * Builds a propagator with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the builder's options, at least {@link Builder#client} and {@link Builder#relation}
+     * @return the new propagator
+     * @throws NullPointerException if the client or the relation is missing
+     * @throws IllegalStateException if the server refuses the requests of this client line
+     */
     public static Propagator of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a builder; {@link Builder#client} and {@link Builder#relation} are required.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * The relation whose copies this propagator keeps up to date.
+     *
+     * @return the relation, never {@code null}
+     */
     public Relation relation() {
         return relation;
     }
 
-    /** Identifies this propagator's jobs in checkpoints ({@code pid@host:random}). */
+    /**
+     * Identifies this propagator's jobs in checkpoints ({@code pid@host:random}).
+     *
+     * @return the owner, different for every propagator, even within one process
+     */
     public String owner() {
         return owner;
     }
@@ -157,9 +179,12 @@ public final class Propagator {
      * Brings every child of {@code parentId} up to date, on the calling thread. An interrupt of the
      * thread stops the job like {@link PropagationJob#cancel()}.
      *
+     * @param parentId the id of the parent, in {@link Relation#parentIndex()}, whose copies to propagate
      * @return the result; {@code PARENT_NOT_FOUND} (nothing written) when there is no such parent
      * @throws PropagationException if the job fails as a whole (its checkpoint then says
      *     {@code FAILED} and it can be resumed)
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public PropagationResult propagate(String parentId) {
         checkId(parentId);
@@ -168,7 +193,12 @@ public final class Propagator {
 
     /**
      * Starts the job in the background, on the {@link Builder#executor} (default: a new daemon thread
-     * per job).
+     * per job). Returns at once; the job's failures are reported by {@link PropagationJob#await()}.
+     *
+     * @param parentId the id of the parent, in {@link Relation#parentIndex()}, whose copies to propagate
+     * @return the handle to follow, wait for or cancel the job
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public PropagationJob start(String parentId) {
         checkId(parentId);
@@ -179,17 +209,29 @@ public final class Propagator {
      * Continues a job from its checkpoint: after a crash, a failure or a cancel. The children already
      * done carry the stamp and are not read again. Runs on the calling thread.
      *
+     * @param jobId the job's id, from {@link PropagationJob#id()} or {@link Checkpoint#jobId()}
      * @return the result, with the counts of the earlier runs included
      * @throws PropagationException 404 if there is no such job, 400 if it belongs to another relation,
      *     409 if it is running elsewhere (its heartbeat is younger than {@link Builder#staleAfter}) or
-     *     another process claimed it first
+     *     another process claimed it first; or if the resumed job fails as a whole
+     * @throws NullPointerException if {@code jobId} is {@code null}
+     * @throws IllegalArgumentException if {@code jobId} is empty
      */
     public PropagationResult resume(String jobId) {
         Checkpoint claimed = claim(jobId);
         return new JobRunner(this, jobId, claimed.parentId(), new JobControl(), claimed).run();
     }
 
-    /** {@link #resume} in the background. */
+    /**
+     * {@link #resume} in the background. The job is claimed on the calling thread, then runs on the
+     * {@link Builder#executor}.
+     *
+     * @param jobId the job's id, from {@link PropagationJob#id()} or {@link Checkpoint#jobId()}
+     * @return the handle to follow, wait for or cancel the job
+     * @throws PropagationException if the job cannot be claimed, with the statuses of {@link #resume}
+     * @throws NullPointerException if {@code jobId} is {@code null}
+     * @throws IllegalArgumentException if {@code jobId} is empty
+     */
     public PropagationJob resumeAsync(String jobId) {
         Checkpoint claimed = claim(jobId);
         return launch(jobId, claimed.parentId(), claimed);
@@ -199,6 +241,10 @@ public final class Propagator {
      * Resumes, one after the other on the calling thread, every job of this relation that crashed
      * (state {@code RUNNING} with a heartbeat older than {@link Builder#staleAfter}) or failed. Jobs
      * another process claims first are skipped.
+     *
+     * @return the results of the resumed jobs, in the order they ran; empty when there was none
+     * @throws PropagationException if the checkpoints cannot be listed, or a resumed job fails as a
+     *     whole (the jobs after it are not resumed)
      */
     public List<PropagationResult> resumeUnfinished() {
         List<PropagationResult> results = new ArrayList<>();
@@ -214,7 +260,13 @@ public final class Propagator {
         return results;
     }
 
-    /** Jobs of this relation that crashed (stale heartbeat) or failed. */
+    /**
+     * Jobs of this relation that crashed (stale heartbeat) or failed. Creates the checkpoint index if
+     * it does not exist, and refreshes it before searching.
+     *
+     * @return their checkpoints, in no particular order; empty when there is none
+     * @throws PropagationException if the checkpoints cannot be listed
+     */
     public List<Checkpoint> unfinished() {
         try {
             Instant staleBefore = Instant.now().minus(staleAfter);
@@ -245,7 +297,14 @@ public final class Propagator {
         }
     }
 
-    /** The stored checkpoint of a job. */
+    /**
+     * The stored checkpoint of a job, read in real time (no refresh needed). Creates the checkpoint
+     * index if it does not exist.
+     *
+     * @param jobId the job's id, from {@link PropagationJob#id()} or {@link Checkpoint#jobId()}
+     * @return the checkpoint, or empty when there is no such job
+     * @throws PropagationException if the checkpoint cannot be read
+     */
     public Optional<Checkpoint> checkpoint(String jobId) {
         try {
             return checkpoints.get(jobId).map(Checkpoints.Stored::checkpoint);
@@ -263,9 +322,14 @@ public final class Propagator {
      * calls this after its write, so a parent change that happened meanwhile (and whose propagation may
      * have missed the child) is applied.
      *
+     * @param childId the id of the child, in {@link Relation#childIndex()}
      * @param routing the child's routing, or {@code null}
-     * @throws PropagationException if a read or write fails other than with a conflict, or the copies
-     *     cannot be applied to this child (400)
+     * @return what was done: {@code WRITTEN}, {@code UP_TO_DATE}, {@code NOT_FOUND}, {@code NO_PARENT},
+     *     or {@code GAVE_UP} when conflicts outlasted the retry policy
+     * @throws PropagationException if a read or write fails other than with a conflict (rejections
+     *     that outlast the retry policy included), or the copies cannot be applied to this child (400)
+     * @throws NullPointerException if {@code childId} is {@code null}
+     * @throws IllegalArgumentException if {@code childId} is empty
      */
     public ChildSync syncChild(String childId, String routing) {
         checkId(childId);
@@ -425,19 +489,38 @@ public final class Propagator {
 
         private Builder() {}
 
-        /** Required. */
+        /**
+         * Required.
+         *
+         * @param client the client every read and write goes through; not closed by esrel
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
         }
 
-        /** Required. */
+        /**
+         * Required.
+         *
+         * @param relation the relation to keep up to date
+         * @return this builder
+         * @throws NullPointerException if {@code relation} is {@code null}
+         */
         public Builder relation(Relation relation) {
             this.relation = Objects.requireNonNull(relation, "relation cannot be null");
             return this;
         }
 
-        /** Where checkpoints live; created on first use (1 shard). Default {@code esrel-propagation}. */
+        /**
+         * Where checkpoints live; created on first use (1 shard). Default {@code esrel-propagation}.
+         *
+         * @param index the checkpoint index; propagators that should see each other's jobs share it
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         * @throws IllegalArgumentException if {@code index} is blank
+         */
         public Builder checkpointIndex(String index) {
             Objects.requireNonNull(index, "checkpointIndex cannot be null");
             if (index.isBlank()) {
@@ -450,6 +533,8 @@ public final class Propagator {
         /**
          * Children per page and per {@code _bulk}. Default 1000.
          *
+         * @param batchSize the maximum number of children per page and per request
+         * @return this builder
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder batchSize(int batchSize) {
@@ -464,6 +549,8 @@ public final class Propagator {
          * At most this many children per second (pages are paced, and shrunk to about a second's worth).
          * Default 0: unlimited.
          *
+         * @param perSecond the maximum rate in children per second; 0 for no limit
+         * @return this builder
          * @throws IllegalArgumentException if negative or not a number
          */
         public Builder maxDocsPerSecond(double perSecond) {
@@ -477,31 +564,61 @@ public final class Propagator {
         /**
          * Per child: how often a conflicting (409) or rejected (429) write is tried again and how long to
          * wait. Reads are retried on 429 with the same shape. Default {@link #DEFAULT_RETRY_POLICY}.
+         *
+         * @param policy the retry policy, also used by {@link Propagator#syncChild}
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is {@code null}
          */
         public Builder retryPolicy(RetryPolicy policy) {
             this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
             return this;
         }
 
-        /** Default {@link PropagationListener#NO_OP}. */
+        /**
+         * Follows every job of this propagator. Default {@link PropagationListener#NO_OP}.
+         *
+         * @param listener the listener; called from the threads that run jobs, so it must be thread-safe
+         *     when several jobs run at once
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is {@code null}
+         */
         public Builder listener(PropagationListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
         }
 
-        /** Default {@link WriteMode#INDEX}. */
+        /**
+         * How children are rewritten. Default {@link WriteMode#INDEX}.
+         *
+         * @param mode the write mode
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is {@code null}
+         */
         public Builder writeMode(WriteMode mode) {
             this.writeMode = Objects.requireNonNull(mode, "writeMode cannot be null");
             return this;
         }
 
-        /** Point in time, scroll, or point in time falling back to scroll (the default). */
+        /**
+         * Point in time, scroll, or point in time falling back to scroll (the default).
+         *
+         * @param mode how the children are streamed
+         * @return this builder
+         * @throws NullPointerException if {@code mode} is {@code null}
+         */
         public Builder streaming(DocStream.Mode mode) {
             this.streaming = Objects.requireNonNull(mode, "streaming cannot be null");
             return this;
         }
 
-        /** Keep-alive of the point in time or scroll between pages. Default 5 minutes. */
+        /**
+         * Keep-alive of the point in time or scroll between pages. Default 5 minutes.
+         *
+         * @param keepAlive the keep-alive; longer than writing a page takes, throttling included
+         * @return this builder
+         * @throws NullPointerException if {@code keepAlive} is {@code null}
+         * @throws IllegalArgumentException if not positive
+         */
         public Builder keepAlive(Duration keepAlive) {
             Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
             if (keepAlive.isNegative() || keepAlive.isZero()) {
@@ -514,6 +631,9 @@ public final class Propagator {
         /**
          * Refresh the child index before each pass, so children written just before (or during) the job
          * are seen. Default true; turn off only when children are never written while parents change.
+         *
+         * @param refresh false to skip the refresh
+         * @return this builder
          */
         public Builder refresh(boolean refresh) {
             this.refresh = refresh;
@@ -524,6 +644,8 @@ public final class Propagator {
          * The main pass plus catch-up passes, at most. A pass runs only if the previous one found
          * children to handle. Default 3.
          *
+         * @param maxPasses the maximum number of passes, the main pass included
+         * @return this builder
          * @throws IllegalArgumentException if less than 1
          */
         public Builder maxPasses(int maxPasses) {
@@ -534,7 +656,14 @@ public final class Propagator {
             return this;
         }
 
-        /** The checkpoint (and heartbeat) is written at most this often; zero means after every page. Default 5 s. */
+        /**
+         * The checkpoint (and heartbeat) is written at most this often; zero means after every page. Default 5 s.
+         *
+         * @param interval the shortest time between two checkpoint writes of a job
+         * @return this builder
+         * @throws NullPointerException if {@code interval} is {@code null}
+         * @throws IllegalArgumentException if negative
+         */
         public Builder checkpointInterval(Duration interval) {
             Objects.requireNonNull(interval, "checkpointInterval cannot be null");
             if (interval.isNegative()) {
@@ -547,6 +676,11 @@ public final class Propagator {
         /**
          * A {@code RUNNING} job whose heartbeat is older than this is taken to have crashed. Default 60 s;
          * keep it well above {@link #checkpointInterval} and the time a page takes.
+         *
+         * @param staleAfter the heartbeat age after which a {@code RUNNING} job may be taken over
+         * @return this builder
+         * @throws NullPointerException if {@code staleAfter} is {@code null}
+         * @throws IllegalArgumentException if negative
          */
         public Builder staleAfter(Duration staleAfter) {
             Objects.requireNonNull(staleAfter, "staleAfter cannot be null");
@@ -557,7 +691,14 @@ public final class Propagator {
             return this;
         }
 
-        /** Runs background jobs. Default: a new daemon thread per job. */
+        /**
+         * Runs background jobs. Default: a new daemon thread per job.
+         *
+         * @param executor runs each job started with {@link Propagator#start} or
+         *     {@link Propagator#resumeAsync}; one task per job, for the whole job
+         * @return this builder
+         * @throws NullPointerException if {@code executor} is {@code null}
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor cannot be null");
             return this;
@@ -567,13 +708,22 @@ public final class Propagator {
          * Visit every child of the parent and judge by the copied values alone (one pass). For the one
          * run after the parent index was rebuilt and its seq_nos restarted, which makes old stamps
          * meaningless. Default false.
+         *
+         * @param ignore true to ignore the stamps (and run a single pass)
+         * @return this builder
          */
         public Builder ignoreStamps(boolean ignore) {
             this.ignoreStamps = ignore;
             return this;
         }
 
-        /** Failures kept in the result (all go to the listener). Default 100. */
+        /**
+         * Failures kept in the result (all go to the listener). Default 100.
+         *
+         * @param n the maximum number of {@link ChildFailure}s in {@link PropagationResult#failures()}; 0 for none
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
         public Builder maxReportedFailures(int n) {
             if (n < 0) {
                 throw new IllegalArgumentException("maxReportedFailures must not be negative, got " + n);
@@ -592,6 +742,8 @@ public final class Propagator {
          * {@link PropagationListener#onFailure} are then called from the writing threads, possibly at
          * the same time. Memory grows by one page per request in flight.
          *
+         * @param n the number of {@code _bulk} requests in flight per job
+         * @return this builder
          * @throws IllegalArgumentException if not in 1..16
          */
         public Builder bulksInFlight(int n) {
@@ -602,13 +754,26 @@ public final class Propagator {
             return this;
         }
 
-        /** Read the next page of children (and the parent after it) while writing this one. Default true. */
+        /**
+         * Read the next page of children (and the parent after it) while writing this one. Default true.
+         *
+         * @param prefetch false to read each page only once the one before it has been handled
+         * @return this builder
+         */
         public Builder prefetch(boolean prefetch) {
             this.prefetch = prefetch;
             return this;
         }
 
-        /** @throws NullPointerException if the client or relation is missing */
+        /**
+         * Builds the propagator. The first esrel entry point built on a client's transport sends it one
+         * request ({@code GET /}) to check that the server accepts this client line; the checkpoint
+         * index is created later, on first use.
+         *
+         * @return the new propagator
+         * @throws NullPointerException if the client or relation is missing
+         * @throws IllegalStateException if the server refuses the requests of this client line
+         */
         public Propagator build() {
             return new Propagator(this);
         }

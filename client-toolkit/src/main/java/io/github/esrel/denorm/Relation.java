@@ -47,8 +47,20 @@ public final class Relation {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
-    /** One copied field: the parent's {@code from} is copied to the child's {@code to}. */
+    /**
+     * One copied field: the parent's {@code from} is copied to the child's {@code to}.
+     *
+     * @param from the dotted path of the field in the parent's source ({@code name})
+     * @param to the dotted path the value is copied to in the child's source ({@code user.name})
+     */
     public record Copy(String from, String to) {
+        /**
+         * Creates a copy after checking both paths.
+         *
+         * @throws NullPointerException if {@code from} or {@code to} is {@code null}
+         * @throws IllegalArgumentException if a path is empty, starts or ends with a dot, or contains
+         *     {@code ..}
+         */
         public Copy {
             checkPath(from, "copy source");
             checkPath(to, "copy target");
@@ -98,42 +110,87 @@ public final class Relation {
         }
     }
 
+    /**
+     * Declares a relation with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the builder's values: at least the name, both indices, the parent id field and one
+     *     copy
+     * @return the new relation
+     * @throws NullPointerException if a required value is missing
+     * @throws IllegalArgumentException if a value is invalid, no field is copied or child fields overlap
+     */
     public static Relation of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a builder.
+     *
+     * @return a new, empty builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The relation's name: part of the stamp field and of job ids. */
+    /**
+     * The relation's name: part of the stamp field and of job ids.
+     *
+     * @return the name: 1 to 100 letters, digits, {@code _} or {@code -}
+     */
     public String name() {
         return name;
     }
 
+    /**
+     * The index of the "one" side, whose documents the copies come from.
+     *
+     * @return the parent index (or alias)
+     */
     public String parentIndex() {
         return parentIndex;
     }
 
+    /**
+     * The index of the "many" side, whose documents hold the copies.
+     *
+     * @return the child index (or alias)
+     */
     public String childIndex() {
         return childIndex;
     }
 
-    /** The child field holding the parent's id; must be searchable with a {@code term} query. */
+    /**
+     * The child field holding the parent's id; must be searchable with a {@code term} query.
+     *
+     * @return the dotted path of the field ({@code user.id})
+     */
     public String parentIdField() {
         return parentIdField;
     }
 
+    /**
+     * The copied fields, in the order they were declared.
+     *
+     * @return an unmodifiable list with at least one copy
+     */
     public List<Copy> copies() {
         return copies;
     }
 
-    /** The child field holding the parent's {@code _seq_no} the copies come from (a long). */
+    /**
+     * The child field holding the parent's {@code _seq_no} the copies come from (a long).
+     *
+     * @return the dotted path of the stamp, {@code esrel.<name>} unless set otherwise
+     */
     public String stampField() {
         return stampField;
     }
 
-    /** Whether children are routed by their parent's id, so that their search can visit one shard. */
+    /**
+     * Whether children are routed by their parent's id, so that their search can visit one shard.
+     *
+     * @return the value set with {@link Builder#childrenRoutedByParent(boolean)}, default false
+     */
     public boolean childrenRoutedByParent() {
         return childrenRoutedByParent;
     }
@@ -166,6 +223,9 @@ public final class Relation {
         /**
          * Required: letters, digits, {@code _} and {@code -}, at most 100.
          *
+         * @param name the relation's name, used in the default stamp field and in job ids
+         * @return this builder
+         * @throws NullPointerException if {@code name} is {@code null}
          * @throws IllegalArgumentException otherwise
          */
         public Builder name(String name) {
@@ -177,19 +237,40 @@ public final class Relation {
             return this;
         }
 
-        /** Required: the index of the "one" side (users). */
+        /**
+         * Required: the index of the "one" side (users).
+         *
+         * @param parentIndex the index (or alias) the parents are read from
+         * @return this builder
+         * @throws NullPointerException if {@code parentIndex} is {@code null}
+         * @throws IllegalArgumentException if {@code parentIndex} is blank
+         */
         public Builder parentIndex(String parentIndex) {
             this.parentIndex = requireText(parentIndex, "parentIndex");
             return this;
         }
 
-        /** Required: the index of the "many" side (posts). */
+        /**
+         * Required: the index of the "many" side (posts).
+         *
+         * @param childIndex the index (or alias) the children are searched and written in
+         * @return this builder
+         * @throws NullPointerException if {@code childIndex} is {@code null}
+         * @throws IllegalArgumentException if {@code childIndex} is blank
+         */
         public Builder childIndex(String childIndex) {
             this.childIndex = requireText(childIndex, "childIndex");
             return this;
         }
 
-        /** Required: the child field that holds the parent's id ({@code user.id}); keyword or numeric. */
+        /**
+         * Required: the child field that holds the parent's id ({@code user.id}); keyword or numeric.
+         *
+         * @param field the dotted path of the field
+         * @return this builder
+         * @throws NullPointerException if {@code field} is {@code null}
+         * @throws IllegalArgumentException if {@code field} is not a dotted field path
+         */
         public Builder parentIdField(String field) {
             checkPath(field, "parentIdField");
             this.parentIdField = field;
@@ -199,13 +280,27 @@ public final class Relation {
         /**
          * Copies the parent's field {@code from} into the child's {@code to}. At least one is required.
          * A parent without the field (or with {@code null}) removes the child's copy.
+         *
+         * @param from the dotted path of the field in the parent
+         * @param to the dotted path of the copy in the child; must not overlap another copy target, the
+         *     parent id field or the stamp field
+         * @return this builder
+         * @throws NullPointerException if {@code from} or {@code to} is {@code null}
+         * @throws IllegalArgumentException if {@code from} or {@code to} is not a dotted field path
          */
         public Builder copy(String from, String to) {
             copies.add(new Copy(from, to));
             return this;
         }
 
-        /** Where the stamp lives in the child. Default {@code esrel.<name>}. */
+        /**
+         * Where the stamp lives in the child. Default {@code esrel.<name>}.
+         *
+         * @param field the dotted path of the stamp, to be mapped as {@code long}
+         * @return this builder
+         * @throws NullPointerException if {@code field} is {@code null}
+         * @throws IllegalArgumentException if {@code field} is not a dotted field path
+         */
         public Builder stampField(String field) {
             checkPath(field, "stampField");
             this.stampField = field;
@@ -216,6 +311,9 @@ public final class Relation {
          * Children are written with {@code routing = parent id} (seed 002's co-location), so searches for
          * one parent's children visit one shard. Default false: every shard is searched (correct either
          * way; writes always use each child's own routing).
+         *
+         * @param routed true if every child is indexed with its parent's id as routing
+         * @return this builder
          */
         public Builder childrenRoutedByParent(boolean routed) {
             this.childrenRoutedByParent = routed;
@@ -223,6 +321,9 @@ public final class Relation {
         }
 
         /**
+         * Builds the relation.
+         *
+         * @return the new, immutable relation
          * @throws NullPointerException if a required value is missing
          * @throws IllegalArgumentException if no field is copied or child fields overlap
          */

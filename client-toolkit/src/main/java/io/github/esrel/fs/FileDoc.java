@@ -19,12 +19,20 @@ import io.github.esrel.path.TreePath;
  */
 public record FileDoc(String id, TreePath path, String contents, long version) {
 
-    /** The file name: the last segment of its path. */
+    /**
+     * The file name: the last segment of its path.
+     *
+     * @return the name, such as {@code README.txt}
+     */
     public String name() {
         return path.name();
     }
 
-    /** The directory holding the file. */
+    /**
+     * The directory holding the file.
+     *
+     * @return the parent of {@link #path()}
+     */
     public TreePath directory() {
         return path.parent().orElse(TreePath.ROOT);
     }

@@ -110,11 +110,24 @@ public final class FileTree {
         this.listener = b.listener;
     }
 
+    /**
+     * Builds a file tree with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the options on the builder it is given and returns it
+     * @return the new file tree
+     * @throws NullPointerException if the client, the index or the locks are missing
+     * @throws IllegalArgumentException if the locks are not for the namespace named after the index
+     * @throws IllegalStateException if the server refuses every request of this client line
+     */
     public static FileTree of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
-    /** The fencing mode for this tree's lock provider: external versions with the plugin, seq_no otherwise. */
+    /**
+     * The fencing mode for this tree's lock provider: external versions with the plugin, seq_no otherwise.
+     *
+     * @return the mode {@link #createIndex()} records for a new index
+     */
     public Fencing defaultFencing() {
         return locks.backend() == TreeLocks.Backend.PLUGIN ? Fencing.EXTERNAL_VERSION : Fencing.SEQ_NO;
     }
@@ -125,6 +138,9 @@ public final class FileTree {
      * (root {@code subobjects: false} lets {@code path} and {@code path.tree} be two fields).
      *
      * @return the fencing mode in force for the index
+     * @throws FsException if the cluster fails or the mapping of the index cannot be read
+     * @throws IllegalStateException if an existing index was not created by this method, or is fenced
+     *     by external versions while the locks do not come from the plugin
      */
     public Fencing createIndex() {
         try {
@@ -157,7 +173,12 @@ public final class FileTree {
     /**
      * Writes (creates or replaces) a file, under an exclusive lock on its path.
      *
+     * @param path the file's absolute, normalised path; not {@code /}
+     * @param contents the file's text, not {@code null}
      * @return the file as stored, or empty when another process holds a conflicting lock
+     * @throws IllegalArgumentException if {@code path} is not a valid path or is the root
+     * @throws NullPointerException if {@code contents} is {@code null}
+     * @throws FsException if the cluster fails, or a newer lock holder wrote the file first (fencing)
      */
     public Optional<FileDoc> write(String path, String contents) {
         TreePath file = TreePath.of(path);
@@ -182,7 +203,14 @@ public final class FileTree {
         }
     }
 
-    /** The file at this path, if any. */
+    /**
+     * The file at this path, if any.
+     *
+     * @param path the file's absolute, normalised path
+     * @return the file, or empty when there is none (always for {@code /})
+     * @throws IllegalArgumentException if {@code path} is not a valid path
+     * @throws FsException if the cluster fails, or several documents claim the path
+     */
     public Optional<FileDoc> read(String path) {
         try {
             return find(TreePath.of(path)).map(s -> s.doc);
@@ -194,6 +222,12 @@ public final class FileTree {
     /**
      * {@code grep -r text dir}: files at or below {@code dir} whose contents match {@code text}
      * (full-text match), best first, at most 1,000.
+     *
+     * @param dir the directory to search, {@code /} for all
+     * @param text the text to match against the contents
+     * @return the matching files, best first; empty when none match
+     * @throws IllegalArgumentException if {@code dir} is not a valid path
+     * @throws FsException if the cluster fails
      */
     public List<FileDoc> grep(String dir, String text) {
         TreePath d = TreePath.of(dir);
@@ -208,7 +242,14 @@ public final class FileTree {
         }
     }
 
-    /** Files at or below {@code dir} ({@code find dir -type f | wc -l}). */
+    /**
+     * Files at or below {@code dir} ({@code find dir -type f | wc -l}). Refreshes the index first.
+     *
+     * @param dir the directory, {@code /} for all
+     * @return the number of files
+     * @throws IllegalArgumentException if {@code dir} is not a valid path
+     * @throws FsException if the cluster fails
+     */
     public long count(String dir) {
         TreePath d = TreePath.of(dir);
         try {
@@ -219,7 +260,18 @@ public final class FileTree {
         }
     }
 
-    /** {@code mv from to} for one file, under exclusive locks on both paths. */
+    /**
+     * {@code mv from to} for one file, under exclusive locks on both paths.
+     *
+     * @param from the file's current path
+     * @param to the file's new path, which must not exist yet
+     * @return {@link RenameResult.Status#DONE}; {@link RenameResult.Status#LOCKED} when a path is locked
+     *     by another process; {@link RenameResult.Status#REFUSED} when there is no file at {@code from}
+     *     or {@code to} exists; {@link RenameResult.Status#FENCED} when a newer lock holder changed the
+     *     file first
+     * @throws IllegalArgumentException if a path is not valid
+     * @throws FsException if the cluster fails
+     */
     public RenameResult renameFile(String from, String to) {
         TreePath src = TreePath.of(from);
         TreePath dst = TreePath.of(to);
@@ -253,7 +305,11 @@ public final class FileTree {
      * {@code path.tree} through bulk requests, fenced (see the class comment). Progress goes to the
      * listener. The locks are released at the end, whatever happens.
      *
+     * @param from the directory's current path, not {@code /}
+     * @param to the directory's new path, which must not exist yet
      * @return {@link RenameResult.Status#DONE}, or why not
+     * @throws IllegalArgumentException if a path is not valid, {@code from} is the root, or one path is
+     *     inside the other
      * @throws FsException if the cluster fails; files moved before the failure stay moved, and running
      *     the same rename again moves the rest
      */
@@ -432,13 +488,24 @@ public final class FileTree {
 
         private Builder() {}
 
-        /** Required. */
+        /**
+         * Required: the client whose transport (auth, TLS, nodes) is used.
+         *
+         * @param client the client, not {@code null}
+         * @return this builder
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
         }
 
-        /** Required: the index holding the files; also the lock namespace. */
+        /**
+         * Required: the index holding the files; also the lock namespace.
+         *
+         * @param index the index name, not blank
+         * @return this builder
+         * @throws IllegalArgumentException if {@code index} is {@code null} or blank
+         */
         public Builder index(String index) {
             if (index == null || index.isBlank()) {
                 throw new IllegalArgumentException("index must not be empty");
@@ -447,7 +514,12 @@ public final class FileTree {
             return this;
         }
 
-        /** Required: the tree locks of the same namespace (the index name). */
+        /**
+         * Required: the tree locks of the same namespace (the index name).
+         *
+         * @param locks the tree locks, not {@code null}
+         * @return this builder
+         */
         public Builder locks(TreeLocks locks) {
             this.locks = Objects.requireNonNull(locks, "locks cannot be null");
             return this;
@@ -456,6 +528,8 @@ public final class FileTree {
         /**
          * Files per bulk request in a directory rename. Default 500.
          *
+         * @param batchSize the number of files per bulk request (and per search page)
+         * @return this builder
          * @throws IllegalArgumentException unless between 1 and 10,000
          */
         public Builder batchSize(int batchSize) {
@@ -466,7 +540,13 @@ public final class FileTree {
             return this;
         }
 
-        /** How long a write or rename waits for a busy lock. Default zero: refuse at once. */
+        /**
+         * How long a write or rename waits for a busy lock. Default zero: refuse at once.
+         *
+         * @param lockWait the longest wait, zero or positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code lockWait} is {@code null} or negative
+         */
         public Builder lockWait(Duration lockWait) {
             if (lockWait == null || lockWait.isNegative()) {
                 throw new IllegalArgumentException("lockWait must be zero or positive, got " + lockWait);
@@ -475,12 +555,26 @@ public final class FileTree {
             return this;
         }
 
-        /** Default {@link RenameListener#NO_OP}. */
+        /**
+         * Hears the progress of directory renames. Default {@link RenameListener#NO_OP}.
+         *
+         * @param listener the listener, not {@code null}
+         * @return this builder
+         */
         public Builder listener(RenameListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
         }
 
+        /**
+         * Creates the file tree. The first entry point built on a transport sends one request
+         * ({@code GET /}) to check that the server accepts this client line.
+         *
+         * @return the new file tree
+         * @throws NullPointerException if the client, the index or the locks are missing
+         * @throws IllegalArgumentException if the locks are not for the namespace named after the index
+         * @throws IllegalStateException if the server refuses every request of this client line
+         */
         public FileTree build() {
             return new FileTree(this);
         }

@@ -8,6 +8,12 @@ public class FsException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the detail message
+     * @param cause the client's exception, or {@code null}
+     */
     public FsException(String message, Throwable cause) {
         super(message, cause);
     }

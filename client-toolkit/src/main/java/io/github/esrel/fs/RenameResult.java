@@ -31,10 +31,25 @@ public record RenameResult(Status status, long moved, long total, long token, Li
         FENCED
     }
 
+    /**
+     * Copies {@code conflicts}.
+     *
+     * @param status how it ended
+     * @param moved files rewritten to their new path
+     * @param total files found below the source when the rename started
+     * @param token the fencing token of the lock the rename ran under; 0 if no lock was obtained
+     * @param conflicts the locks that refused the rename; copied, must not be or contain {@code null}
+     * @param message a human-readable explanation
+     */
     public RenameResult {
         conflicts = List.copyOf(conflicts);
     }
 
+    /**
+     * Whether the rename completed.
+     *
+     * @return true if {@link #status()} is {@link Status#DONE}
+     */
     public boolean done() {
         return status == Status.DONE;
     }

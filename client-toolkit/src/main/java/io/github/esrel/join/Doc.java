@@ -18,13 +18,22 @@ import java.util.Objects;
  */
 public record Doc<T>(String index, String id, Double score, List<FieldValue> sort, T value) {
 
+    /**
+     * Checks the components and copies {@code sort}.
+     *
+     * @throws NullPointerException if {@code index} or {@code id} is {@code null}
+     */
     public Doc {
         Objects.requireNonNull(index, "index cannot be null");
         Objects.requireNonNull(id, "id cannot be null");
         sort = sort == null ? List.of() : List.copyOf(sort);
     }
 
-    /** {@code [index][id]}, for logs and messages. */
+    /**
+     * Names the document for logs and messages.
+     *
+     * @return {@code [index][id]}, for example {@code [orders-2024][42]}
+     */
     public String ref() {
         return "[" + index + "][" + id + "]";
     }

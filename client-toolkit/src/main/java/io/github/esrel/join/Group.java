@@ -14,12 +14,22 @@ import java.util.Objects;
  */
 public record Group<T>(String key, double bestScore, long total, List<Doc<T>> hits) {
 
+    /**
+     * Checks the key and copies {@code hits}.
+     *
+     * @throws NullPointerException if {@code key} or {@code hits} is {@code null}
+     */
     public Group {
         Objects.requireNonNull(key, "key cannot be null");
         hits = List.copyOf(hits);
     }
 
-    /** The group's documents' values, in order. */
+    /**
+     * Returns the values of the group's documents.
+     *
+     * @return the {@link Doc#value()} of each hit, in the per-group sort order; an element is
+     *     {@code null} when that source was not fetched
+     */
     public List<T> values() {
         return hits.stream().map(Doc::value).toList();
     }

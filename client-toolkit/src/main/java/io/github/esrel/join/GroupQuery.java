@@ -48,52 +48,111 @@ public final class GroupQuery<T> {
         this.source = b.source;
     }
 
+    /**
+     * Builds a query in one expression.
+     *
+     * @param type the class the group documents' sources are mapped to
+     * @param fn sets the query up on a fresh builder and returns it
+     * @param <T> the document type
+     * @return the query
+     * @throws NullPointerException if {@code type} is {@code null}
+     * @throws IllegalArgumentException if {@code fn} sets no index or no group field, or sets an
+     *     invalid value
+     */
     public static <T> GroupQuery<T> of(Class<T> type, Function<Builder<T>, Builder<T>> fn) {
         return fn.apply(new Builder<>(type)).build();
     }
 
+    /**
+     * Starts a query; {@link Builder#index} and {@link Builder#field} must be set before
+     * {@link Builder#build()}.
+     *
+     * @param type the class the group documents' sources are mapped to
+     * @param <T> the document type
+     * @return a new builder with the defaults
+     * @throws NullPointerException if {@code type} is {@code null}
+     */
     public static <T> Builder<T> builder(Class<T> type) {
         return new Builder<>(type);
     }
 
+    /**
+     * Returns the class the group documents' sources are mapped to.
+     *
+     * @return the document class, never {@code null}
+     */
     public Class<T> type() {
         return type;
     }
 
+    /**
+     * Returns the index searched.
+     *
+     * @return the index name, alias or pattern, never {@code null}
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * Returns the query whose matches are grouped; its scores order the groups.
+     *
+     * @return the query, {@code match_all} unless one was set
+     */
     public Query query() {
         return query;
     }
 
-    /** The field whose values define the groups. */
+    /**
+     * Returns the field whose values define the groups.
+     *
+     * @return the group field, never {@code null}
+     */
     public String field() {
         return field;
     }
 
-    /** Groups to skip (paging through groups). */
+    /**
+     * Returns how many groups to skip, for paging through groups.
+     *
+     * @return the number of leading groups skipped, 0 by default
+     */
     public int from() {
         return from;
     }
 
-    /** Groups to return. */
+    /**
+     * Returns how many groups to return.
+     *
+     * @return the most groups returned, at least 1 (10 by default)
+     */
     public int groups() {
         return groups;
     }
 
-    /** Documents to return per group. */
+    /**
+     * Returns how many documents to return per group.
+     *
+     * @return the most documents per group, at least 1 (3 by default)
+     */
     public int perGroup() {
         return perGroup;
     }
 
-    /** Order of documents within a group; empty means by score, best first. */
+    /**
+     * Returns the order of documents within a group.
+     *
+     * @return the per-group sort, unmodifiable; empty means by score, best first
+     */
     public List<SortOptions> perGroupSort() {
         return perGroupSort;
     }
 
-    /** Source filtering of the group documents, or {@code null} for the whole source. */
+    /**
+     * Returns the source filtering of the group documents.
+     *
+     * @return the source filter, or {@code null} for the whole source
+     */
     public SourceConfig source() {
         return source;
     }
@@ -104,7 +163,11 @@ public final class GroupQuery<T> {
             + ", perGroup=" + perGroup + (perGroupSort.isEmpty() ? "" : ", sort " + perGroupSort) + '}';
     }
 
-    /** Builds a {@link GroupQuery}; {@link #index} and {@link #field} are required. */
+    /**
+     * Builds a {@link GroupQuery}; {@link #index} and {@link #field} are required. Not thread-safe.
+     *
+     * @param <T> the document type
+     */
     public static final class Builder<T> implements ObjectBuilder<GroupQuery<T>> {
 
         private final Class<T> type;
@@ -121,7 +184,13 @@ public final class GroupQuery<T> {
             this.type = Objects.requireNonNull(type, "type cannot be null");
         }
 
-        /** @throws IllegalArgumentException if blank */
+        /**
+         * The index to search (required).
+         *
+         * @param index an index name, alias or pattern
+         * @return this builder
+         * @throws IllegalArgumentException if {@code null} or blank
+         */
         public Builder<T> index(String index) {
             if (index == null || index.isBlank()) {
                 throw new IllegalArgumentException("index cannot be blank");
@@ -130,21 +199,35 @@ public final class GroupQuery<T> {
             return this;
         }
 
-        /** The query (default: match all). Groups are ordered by the best score it gives. */
+        /**
+         * The query (default: match all). Groups are ordered by the best score it gives.
+         *
+         * @param query the query whose matches are grouped
+         * @return this builder
+         * @throws NullPointerException if {@code query} is {@code null}
+         */
         public Builder<T> query(Query query) {
             this.query = Objects.requireNonNull(query, "query cannot be null");
             return this;
         }
 
+        /**
+         * The query, built in place; see {@link #query(Query)}.
+         *
+         * @param fn builds the query on the client's {@link Query.Builder}
+         * @return this builder
+         */
         public Builder<T> query(Function<Query.Builder, ObjectBuilder<Query>> fn) {
             return query(Query.of(fn));
         }
 
         /**
          * The group field: a {@code keyword} or numeric field with doc values, one value per document
-         * (e.g. {@code user.name.raw}). Documents without a value belong to no group.
+         * (e.g. {@code user.name.raw}). Documents without a value belong to no group. Required.
          *
-         * @throws IllegalArgumentException if blank
+         * @param field the group field's name
+         * @return this builder
+         * @throws IllegalArgumentException if {@code null} or blank
          */
         public Builder<T> field(String field) {
             if (field == null || field.isBlank()) {
@@ -155,8 +238,10 @@ public final class GroupQuery<T> {
         }
 
         /**
-         * Groups to skip (default 0).
+         * Groups to skip (default 0), to page through groups.
          *
+         * @param from the number of leading groups to skip
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder<T> from(int from) {
@@ -170,6 +255,8 @@ public final class GroupQuery<T> {
         /**
          * Groups to return (default 10).
          *
+         * @param groups the most groups to return
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder<T> groups(int groups) {
@@ -184,6 +271,8 @@ public final class GroupQuery<T> {
          * Documents per group (default 3); at most the index's {@code index.max_inner_result_window}
          * (100 by default).
          *
+         * @param perGroup the most documents to return per group
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder<T> perGroup(int perGroup) {
@@ -194,12 +283,26 @@ public final class GroupQuery<T> {
             return this;
         }
 
-        /** Order of documents within a group (default: score, best first). Groups stay ordered by best score. */
+        /**
+         * Order of documents within a group (default: score, best first). Groups stay ordered by best score.
+         *
+         * @param sort the sort options, applied in order; none restores the default
+         * @return this builder
+         * @throws NullPointerException if {@code sort} or one of its elements is {@code null}
+         */
         public Builder<T> perGroupSort(SortOptions... sort) {
             this.perGroupSort = List.copyOf(Arrays.asList(sort));
             return this;
         }
 
+        /**
+         * Source filtering of the group documents (default: the whole source). Fields filtered out
+         * are absent from the mapped values; with the source turned off, each {@link Doc#value()} is
+         * {@code null}.
+         *
+         * @param source the source filter, or {@code null} for the whole source
+         * @return this builder
+         */
         public Builder<T> source(SourceConfig source) {
             this.source = source;
             return this;

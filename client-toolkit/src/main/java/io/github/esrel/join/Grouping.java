@@ -87,10 +87,25 @@ public final class Grouping {
         this.ordering = b.ordering;
     }
 
+    /**
+     * Builds a grouping in one expression. The first entry point built on a client's transport sends
+     * it one request ({@code GET /}) to check that the server accepts this client line.
+     *
+     * @param fn sets the grouping up on a fresh builder and returns it; it must set the client
+     * @return the grouping
+     * @throws NullPointerException if {@code fn} sets no client
+     * @throws IllegalStateException if the server refuses this client line's requests (a server of
+     *     another major version)
+     */
     public static Grouping of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a grouping; {@link Builder#client} must be set before {@link Builder#build()}.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -98,6 +113,11 @@ public final class Grouping {
     /**
      * Groups with {@code collapse} + {@code inner_hits}: one round trip.
      *
+     * @param q what to group and how many groups and documents to return
+     * @param <T> the document type
+     * @return the requested page of groups, best score first, {@linkplain Groups#exact() exact};
+     *     empty when nothing matches
+     * @throws NullPointerException if {@code q} is {@code null}
      * @throws JoinException if the index is missing, the field cannot be collapsed on (not a
      *     single-valued keyword or numeric field with doc values), a source cannot be mapped, or the
      *     cluster fails
@@ -125,6 +145,12 @@ public final class Grouping {
      * script-free equivalent (see the class comment and {@link Builder#termsOrdering}). One round
      * trip; two the first time {@link TermsOrdering#AUTO} finds a cluster without painless.
      *
+     * @param q what to group and how many groups and documents to return
+     * @param <T> the document type
+     * @return the requested page of groups, best score first; not {@linkplain Groups#exact() exact}
+     *     when the script-free form met more than {@link Builder#maxBuckets(int)} distinct values, as
+     *     {@link Groups#note()} then says
+     * @throws NullPointerException if {@code q} is {@code null}
      * @throws JoinException as {@link #collapse}, and when {@link TermsOrdering#SCRIPT} is forced on a
      *     cluster without painless
      */
@@ -288,6 +314,14 @@ public final class Grouping {
 
         Builder() {}
 
+        /**
+         * The client to search with (required). Its transport (nodes, authentication, TLS) is used;
+         * the grouping opens no connection of its own.
+         *
+         * @param client the Elasticsearch client
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -298,6 +332,8 @@ public final class Grouping {
          * it needs every distinct value among the matches to order them exactly. At most 65,536 (the
          * default {@code search.max_buckets}).
          *
+         * @param maxBuckets the most {@code terms} buckets to ask for
+         * @return this builder
          * @throws IllegalArgumentException if not in 1..65,536
          */
         public Builder maxBuckets(int maxBuckets) {
@@ -308,7 +344,13 @@ public final class Grouping {
             return this;
         }
 
-        /** How the terms form orders buckets (default {@link TermsOrdering#AUTO}). */
+        /**
+         * How the terms form orders buckets (default {@link TermsOrdering#AUTO}).
+         *
+         * @param ordering the bucket ordering of {@link Grouping#termsAggregation}
+         * @return this builder
+         * @throws NullPointerException if {@code ordering} is {@code null}
+         */
         public Builder termsOrdering(TermsOrdering ordering) {
             this.ordering = Objects.requireNonNull(ordering, "ordering cannot be null");
             return this;

@@ -37,17 +37,31 @@ public record Groups<T>(List<Group<T>> groups, Form form, long totalHits, boolea
         TERMS_CLIENT_ORDERED
     }
 
+    /**
+     * Checks the form and copies {@code groups} and {@code requests}.
+     *
+     * @throws NullPointerException if {@code groups}, {@code form} or {@code requests} is {@code null}
+     */
     public Groups {
         groups = List.copyOf(groups);
         Objects.requireNonNull(form, "form cannot be null");
         requests = List.copyOf(requests);
     }
 
+    /**
+     * Returns how many requests the grouping sent to Elasticsearch.
+     *
+     * @return the number of round trips, the size of {@link #requests()}
+     */
     public int roundTrips() {
         return requests.size();
     }
 
-    /** The group keys, in order. */
+    /**
+     * Returns the group keys.
+     *
+     * @return each group's {@link Group#key()}, in the order of {@link #groups()} (best score first)
+     */
     public List<String> keys() {
         return groups.stream().map(Group::key).toList();
     }

@@ -158,19 +158,44 @@ public final class Join {
         this.maxProbedChildren = b.maxProbedChildren;
     }
 
-    /** Builds a join with a lambda, in the style of the elasticsearch-java client. */
+    /**
+     * Builds a join with a lambda, in the style of the elasticsearch-java client. The first entry
+     * point built on a client's transport sends it one request ({@code GET /}) to check that the
+     * server accepts this client line.
+     *
+     * @param fn sets the join up on a fresh builder and returns it; it must set the client
+     * @return the join
+     * @throws NullPointerException if {@code fn} sets no client
+     * @throws IllegalStateException if the server refuses this client line's requests (a server of
+     *     another major version)
+     */
     public static Join of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a join; {@link Builder#client} must be set before {@link Builder#build()}.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * Returns the fan-out cap: the most parents one call reads.
+     *
+     * @return {@link Builder#maxParents(int)}, {@value #DEFAULT_MAX_PARENTS} unless set
+     */
     public int maxParents() {
         return maxParents;
     }
 
+    /**
+     * Returns how many parents one search reads.
+     *
+     * @return {@link Builder#pageSize(int)}, {@value #DEFAULT_PAGE_SIZE} unless set
+     */
     public int pageSize() {
         return pageSize;
     }
@@ -188,6 +213,9 @@ public final class Join {
      * their parents checked page by page), or, by default, whichever the first round trip says is
      * cheaper (see the class comment). The answer is the same.
      *
+     * @param q the parent and child sides, the page of children wanted and the plan
+     * @param <P> the parent type
+     * @param <C> the child type
      * @return {@link JoinResult.Status#COMPLETE}, or {@link JoinResult.Status#CAP_EXCEEDED} (no pairs)
      *     when more parents match than {@link Builder#maxParents(int)} and children-first cannot
      *     answer within {@link Builder#maxProbedChildren(int)} children (or the plan is keys-first)
@@ -195,6 +223,7 @@ public final class Join {
      *     mapped, or the cluster fails
      * @throws IllegalArgumentException if several batches are needed and the child sort is not by score
      *     or fields (esrel cannot merge it)
+     * @throws NullPointerException if {@code q} is {@code null}
      */
     public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q) {
         Objects.requireNonNull(q, "query cannot be null");
@@ -410,7 +439,16 @@ public final class Join {
 
     // --- children of parents matching a query -----------------------------------------------------
 
-    /** The first page of {@link #childrenOf(JoinQuery, JoinCursor)}. */
+    /**
+     * The first page of {@link #childrenOf(JoinQuery, JoinCursor)}.
+     *
+     * @param q the parent and child sides and the page of parents wanted
+     * @param <P> the parent type
+     * @param <C> the child type
+     * @return as {@link #childrenOf(JoinQuery, JoinCursor)}
+     * @throws JoinException as {@link #childrenOf(JoinQuery, JoinCursor)}
+     * @throws NullPointerException if {@code q} is {@code null}
+     */
     public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q) {
         return childrenOf(q, null);
     }
@@ -426,6 +464,10 @@ public final class Join {
      * the page is full, all parents are read, or the cap is reached ({@link JoinResult.Status#PARTIAL}).
      * Each page of parents costs one round trip for the parents and one for their children.
      *
+     * @param q the parent and child sides and the page of parents wanted; the same query as the
+     *     page the cursor came from
+     * @param <P> the parent type
+     * @param <C> the child type
      * @param cursor where to continue ({@link JoinResult#next()} of the previous page), or {@code null}
      *     for the first page
      * @return {@link JoinResult.Status#COMPLETE} or {@link JoinResult.Status#PARTIAL}; {@link JoinResult#next()}
@@ -433,6 +475,7 @@ public final class Join {
      * @throws JoinException if an index is missing, the child key cannot be collapsed on (not a
      *     single-valued keyword or numeric field), a source cannot be mapped, the cursor's point in
      *     time has expired (404), or the cluster fails
+     * @throws NullPointerException if {@code q} is {@code null}
      */
     public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q, JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
@@ -550,6 +593,8 @@ public final class Join {
     /**
      * Releases the point in time of a cursor that will not be followed (otherwise it expires with
      * {@link Builder#pitKeepAlive(Duration)}). Best effort; does nothing for a cursor without one.
+     *
+     * @param cursor the cursor to abandon, or {@code null} (nothing to do)
      */
     public void close(JoinCursor cursor) {
         if (cursor != null && cursor.pitId() != null) {
@@ -648,6 +693,14 @@ public final class Join {
 
         Builder() {}
 
+        /**
+         * The client to search with (required). Its transport (nodes, authentication, TLS) is used;
+         * the join opens no connection of its own.
+         *
+         * @param client the Elasticsearch client
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -657,6 +710,8 @@ public final class Join {
          * The fan-out cap: the most parents one call reads (and whose keys it ships to the child side).
          * Default {@value Join#DEFAULT_MAX_PARENTS}. See the class comment for what happens at the cap.
          *
+         * @param maxParents the most parents per call
+         * @return this builder
          * @throws IllegalArgumentException if not in 1..{@value Join#MAX_PARENTS_LIMIT}
          */
         public Builder maxParents(int maxParents) {
@@ -672,6 +727,8 @@ public final class Join {
          * {@code index.max_result_window} (a larger page fails with a {@link JoinException} naming it).
          * A join whose parents fit in one page needs no point in time.
          *
+         * @param pageSize the most parents per search
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder pageSize(int pageSize) {
@@ -687,6 +744,8 @@ public final class Join {
          * {@code index.max_terms_count} (the default: assumed 65,536 until a join needs more or the
          * cluster rejects a batch, then read from the settings and cached).
          *
+         * @param maxTermsCount the most keys per {@code terms} query, for every child index
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder maxTermsCount(int maxTermsCount) {
@@ -698,8 +757,12 @@ public final class Join {
         }
 
         /**
-         * How long a point in time stays open between two pages (default 1 minute).
+         * How long a point in time stays open between two pages (default 1 minute). Sent to
+         * Elasticsearch in whole seconds.
          *
+         * @param keepAlive how long an unread cursor's point in time lives
+         * @return this builder
+         * @throws NullPointerException if {@code keepAlive} is {@code null}
          * @throws IllegalArgumentException if shorter than one second
          */
         public Builder pitKeepAlive(Duration keepAlive) {
@@ -715,6 +778,9 @@ public final class Join {
          * Read the first page of {@link Join#childrenOf} from a point in time too, so that every page
          * comes from one view of the parent index (default {@code false}: the first page is read
          * directly, saving two round trips when all parents fit in it).
+         *
+         * @param consistent whether every page, the first included, reads a point in time
+         * @return this builder
          */
         public Builder consistentPaging(boolean consistent) {
             this.consistentPaging = consistent;
@@ -727,6 +793,8 @@ public final class Join {
          * {@value Join#DEFAULT_MAX_PROBED_CHILDREN}; at most the child index's
          * {@code index.max_result_window} (10,000 by default).
          *
+         * @param maxProbedChildren the most children children-first reads per call
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder maxProbedChildren(int maxProbedChildren) {

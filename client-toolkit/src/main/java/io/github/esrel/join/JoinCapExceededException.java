@@ -12,12 +12,23 @@ public class JoinCapExceededException extends JoinException {
 
     private final transient JoinResult<?, ?> result;
 
+    /**
+     * Creates the exception for a result that hit the cap; its message is the result's
+     * {@link JoinResult#advice()} and its status 0.
+     *
+     * @param result the capped result, kept for {@link #result()}
+     */
     public JoinCapExceededException(JoinResult<?, ?> result) {
         super(result.advice(), 0, null);
         this.result = result;
     }
 
-    /** The result that hit the cap (partial pairs, if any, and the figures). */
+    /**
+     * Returns the result that hit the cap.
+     *
+     * @return the capped result (partial pairs, if any, and the figures); {@code null} after the
+     *     exception was serialized, as the result is not serializable
+     */
     public JoinResult<?, ?> result() {
         return result;
     }

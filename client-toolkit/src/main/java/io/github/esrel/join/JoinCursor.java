@@ -36,22 +36,41 @@ public final class JoinCursor {
         this.offset = offset;
     }
 
-    /** The point in time the next pages read, or {@code null} if none is open yet. */
+    /**
+     * Returns the point in time the next pages read.
+     *
+     * @return the PIT id, or {@code null} if none is open yet
+     */
     public String pitId() {
         return pitId;
     }
 
-    /** Sort values of the last parent returned (empty before the first PIT page). */
+    /**
+     * Returns where the next page starts in the parent sort.
+     *
+     * @return the sort values of the last parent returned, for {@code search_after}; empty before the
+     *     first PIT page
+     */
     public List<FieldValue> searchAfter() {
         return searchAfter;
     }
 
-    /** Parents to skip at the start of the PIT: those returned before the PIT was opened. */
+    /**
+     * Returns how many parents to skip at the start of the PIT.
+     *
+     * @return the number of parents returned before the PIT was opened, 0 or more
+     */
     public int offset() {
         return offset;
     }
 
-    /** This cursor as a URL-safe string. */
+    /**
+     * Encodes this cursor for a "next page" link.
+     *
+     * @return this cursor as a URL-safe base64 string without padding, which {@link #parse(String)}
+     *     reads back
+     * @throws IllegalStateException if a sort value is not a long, double, boolean, string or null
+     */
     public String token() {
         ArrayNode a = JSON.createArrayNode();
         a.add(pitId);
@@ -73,6 +92,9 @@ public final class JoinCursor {
     /**
      * Reads a cursor written by {@link #token()}.
      *
+     * @param token a string from {@link #token()}
+     * @return the cursor the token encodes
+     * @throws NullPointerException if {@code token} is {@code null}
      * @throws IllegalArgumentException if the token is not one
      */
     public static JoinCursor parse(String token) {

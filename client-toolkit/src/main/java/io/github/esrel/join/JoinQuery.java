@@ -134,17 +134,45 @@ public final class JoinQuery<P, C> {
         this.plan = b.plan;
     }
 
-    /** Builds a join query with a lambda, in the style of the elasticsearch-java client. */
+    /**
+     * Builds a join query with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param parentType the class parent sources are mapped to
+     * @param childType the class child sources are mapped to
+     * @param fn sets the query up on a fresh builder and returns it; it must set both sides
+     * @param <P> the parent type
+     * @param <C> the child type
+     * @return the join query
+     * @throws NullPointerException if {@code parentType} or {@code childType} is {@code null}
+     * @throws IllegalArgumentException if {@code fn} leaves the parent or the child side unset, or
+     *     sets an invalid value
+     */
     public static <P, C> JoinQuery<P, C> of(Class<P> parentType, Class<C> childType,
                                             Function<Builder<P, C>, Builder<P, C>> fn) {
         return fn.apply(new Builder<>(parentType, childType)).build();
     }
 
+    /**
+     * Starts a join query; {@link Builder#parents} and {@link Builder#children} must be called before
+     * {@link Builder#build()}.
+     *
+     * @param parentType the class parent sources are mapped to
+     * @param childType the class child sources are mapped to
+     * @param <P> the parent type
+     * @param <C> the child type
+     * @return a new builder with the defaults
+     * @throws NullPointerException if {@code parentType} or {@code childType} is {@code null}
+     */
     public static <P, C> Builder<P, C> builder(Class<P> parentType, Class<C> childType) {
         return new Builder<>(parentType, childType);
     }
 
-    /** A builder holding this query's settings, to derive another query. */
+    /**
+     * Returns a builder holding this query's settings, to derive another query (the next page, say).
+     * Changing the builder leaves this query as it is.
+     *
+     * @return a new builder with every setting of this query
+     */
     public Builder<P, C> toBuilder() {
         Builder<P, C> b = new Builder<>(parentType, childType);
         b.parentIndex = parentIndex;
@@ -166,89 +194,174 @@ public final class JoinQuery<P, C> {
         return b;
     }
 
+    /**
+     * Returns the class parent sources are mapped to.
+     *
+     * @return the parent class, never {@code null}
+     */
     public Class<P> parentType() {
         return parentType;
     }
 
+    /**
+     * Returns the class child sources are mapped to.
+     *
+     * @return the child class, never {@code null}
+     */
     public Class<C> childType() {
         return childType;
     }
 
+    /**
+     * Returns the parent index.
+     *
+     * @return the parent index name, alias or pattern, never {@code null}
+     */
     public String parentIndex() {
         return parentIndex;
     }
 
+    /**
+     * Returns the query that selects parents.
+     *
+     * @return the parent query, {@code match_all} unless one was set
+     */
     public Query parentQuery() {
         return parentQuery;
     }
 
-    /** The parent key field, {@value #ID} by default. */
+    /**
+     * Returns the parent field whose value children refer to.
+     *
+     * @return the parent key field, {@value #ID} by default
+     */
     public String parentKey() {
         return parentKey;
     }
 
+    /**
+     * Tells whether the parent key is the parent's {@code _id} rather than a field of its source.
+     *
+     * @return {@code true} when {@link #parentKey()} is {@value #ID}
+     */
     public boolean parentKeyIsId() {
         return ID.equals(parentKey);
     }
 
-    /** The order of parents in {@link Join#childrenOf}; empty means by score, best first. */
+    /**
+     * Returns the order of parents in {@link Join#childrenOf}.
+     *
+     * @return the parent sort, unmodifiable; empty means by score, best first
+     */
     public List<SortOptions> parentSort() {
         return parentSort;
     }
 
-    /** Source filtering for parents, or {@code null} for the whole source. */
+    /**
+     * Returns the source filtering for parents.
+     *
+     * @return the parent source filter, or {@code null} for the whole source
+     */
     public SourceConfig parentSource() {
         return parentSource;
     }
 
+    /**
+     * Returns the child index.
+     *
+     * @return the child index name, alias or pattern, never {@code null}
+     */
     public String childIndex() {
         return childIndex;
     }
 
-    /** The child field holding the parent's key. */
+    /**
+     * Returns the child field holding the parent's key.
+     *
+     * @return the child key field, never {@code null}
+     */
     public String childKey() {
         return childKey;
     }
 
+    /**
+     * Returns the query children must also match.
+     *
+     * @return the child query, {@code match_all} unless one was set
+     */
     public Query childQuery() {
         return childQuery;
     }
 
-    /** The order of children; empty means by score, best first. */
+    /**
+     * Returns the order of children.
+     *
+     * @return the child sort, unmodifiable; empty means by score, best first
+     */
     public List<SortOptions> childSort() {
         return childSort;
     }
 
-    /** Source filtering for children, or {@code null} for the whole source. */
+    /**
+     * Returns the source filtering for children.
+     *
+     * @return the child source filter, or {@code null} for the whole source
+     */
     public SourceConfig childSource() {
         return childSource;
     }
 
-    /** Children per page for {@link Join#childrenWhereParent}; parents per page for {@link Join#childrenOf}. */
+    /**
+     * Returns the page size.
+     *
+     * @return children per page for {@link Join#childrenWhereParent}, parents per page for
+     *     {@link Join#childrenOf}; at least 1, 10 by default
+     */
     public int size() {
         return size;
     }
 
-    /** Children to skip ({@link Join#childrenWhereParent} only). */
+    /**
+     * Returns how many children to skip ({@link Join#childrenWhereParent} only).
+     *
+     * @return the number of leading children skipped, 0 by default
+     */
     public int from() {
         return from;
     }
 
-    /** The most children returned per parent by {@link Join#childrenOf}. */
+    /**
+     * Returns the most children returned per parent by {@link Join#childrenOf}.
+     *
+     * @return the children per parent, 0 or more (0: counts only), 3 by default
+     */
     public int childrenPerParent() {
         return childrenPerParent;
     }
 
-    /** Whether {@link Join#childrenOf} returns parents that have no matching child (a left join). */
+    /**
+     * Tells whether {@link Join#childrenOf} returns parents that have no matching child (a left join).
+     *
+     * @return {@code true} (the default) to return childless parents, {@code false} to skip them
+     */
     public boolean includeChildless() {
         return includeChildless;
     }
 
+    /**
+     * Returns how {@link Join#childrenWhereParent} reads the parents when it joins keys-first.
+     *
+     * @return the parent fetch mode, {@link ParentFetch#EAGER} by default
+     */
     public ParentFetch parentFetch() {
         return parentFetch;
     }
 
-    /** How {@link Join#childrenWhereParent} runs, {@link Plan#AUTO} by default. */
+    /**
+     * Returns how {@link Join#childrenWhereParent} runs.
+     *
+     * @return the plan, {@link Plan#AUTO} by default
+     */
     public Plan plan() {
         return plan;
     }
@@ -262,7 +375,12 @@ public final class JoinQuery<P, C> {
             + ", parentFetch=" + parentFetch + ", plan=" + plan + '}';
     }
 
-    /** Builds a {@link JoinQuery}; {@link #parents}, {@link #children} are required. */
+    /**
+     * Builds a {@link JoinQuery}; {@link #parents}, {@link #children} are required. Not thread-safe.
+     *
+     * @param <P> the parent type
+     * @param <C> the child type
+     */
     public static final class Builder<P, C> implements ObjectBuilder<JoinQuery<P, C>> {
 
         private final Class<P> parentType;
@@ -291,8 +409,13 @@ public final class JoinQuery<P, C> {
 
         /**
          * The parent side: the index (or alias, or pattern) and the query that selects parents.
+         * Required.
          *
-         * @throws IllegalArgumentException if the index is blank
+         * @param index the parent index, alias or pattern
+         * @param query the query that selects parents ({@code match_all} for every parent)
+         * @return this builder
+         * @throws IllegalArgumentException if the index is {@code null} or blank
+         * @throws NullPointerException if {@code query} is {@code null}
          */
         public Builder<P, C> parents(String index, Query query) {
             this.parentIndex = requireIndex(index, "parent");
@@ -300,6 +423,14 @@ public final class JoinQuery<P, C> {
             return this;
         }
 
+        /**
+         * The parent side, with the query built in place; see {@link #parents(String, Query)}.
+         *
+         * @param index the parent index, alias or pattern
+         * @param query builds the parent query on the client's {@link Query.Builder}
+         * @return this builder
+         * @throws IllegalArgumentException if the index is {@code null} or blank
+         */
         public Builder<P, C> parents(String index, Function<Query.Builder, ObjectBuilder<Query>> query) {
             return parents(index, Query.of(query));
         }
@@ -307,24 +438,47 @@ public final class JoinQuery<P, C> {
         /**
          * The parent field whose value children refer to. Default {@value JoinQuery#ID}. A field must
          * hold one value per parent, unique across parents.
+         *
+         * @param field the parent key field, or {@value JoinQuery#ID}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code null} or blank
          */
         public Builder<P, C> parentKey(String field) {
             this.parentKey = requireField(field, "parent key");
             return this;
         }
 
-        /** Order of parents for {@link Join#childrenOf} (default: score, best first). */
+        /**
+         * Order of parents for {@link Join#childrenOf} (default: score, best first).
+         *
+         * @param sort the sort options, applied in order; none restores the default
+         * @return this builder
+         * @throws NullPointerException if {@code sort} or one of its elements is {@code null}
+         */
         public Builder<P, C> parentSort(SortOptions... sort) {
             this.parentSort = List.copyOf(Arrays.asList(sort));
             return this;
         }
 
+        /**
+         * Order of parents for {@link Join#childrenOf}, as a list; see {@link #parentSort(SortOptions...)}.
+         *
+         * @param sort the sort options, applied in order (copied); empty restores the default
+         * @return this builder
+         * @throws NullPointerException if {@code sort} or one of its elements is {@code null}
+         */
         public Builder<P, C> parentSort(List<SortOptions> sort) {
             this.parentSort = List.copyOf(sort);
             return this;
         }
 
-        /** Source filtering for parents (default: the whole source). */
+        /**
+         * Source filtering for parents (default: the whole source). With the source turned off, the
+         * parents' {@link Doc#value()} is {@code null}.
+         *
+         * @param source the parent source filter, or {@code null} for the whole source
+         * @return this builder
+         */
         public Builder<P, C> parentSource(SourceConfig source) {
             this.parentSource = source;
             return this;
@@ -332,8 +486,13 @@ public final class JoinQuery<P, C> {
 
         /**
          * The child side: the index (or alias, or pattern) and the child field holding the parent key.
+         * Required.
          *
-         * @throws IllegalArgumentException if either is blank
+         * @param index the child index, alias or pattern
+         * @param keyField the child field holding the parent key: a {@code keyword} or numeric field
+         *     with doc values, one value per child
+         * @return this builder
+         * @throws IllegalArgumentException if either is {@code null} or blank
          */
         public Builder<P, C> children(String index, String keyField) {
             this.childIndex = requireIndex(index, "child");
@@ -341,12 +500,24 @@ public final class JoinQuery<P, C> {
             return this;
         }
 
-        /** The query children must also match (default: all children of the matching parents). */
+        /**
+         * The query children must also match (default: all children of the matching parents).
+         *
+         * @param query the child query
+         * @return this builder
+         * @throws NullPointerException if {@code query} is {@code null}
+         */
         public Builder<P, C> childQuery(Query query) {
             this.childQuery = Objects.requireNonNull(query, "child query cannot be null");
             return this;
         }
 
+        /**
+         * The child query, built in place; see {@link #childQuery(Query)}.
+         *
+         * @param query builds the child query on the client's {@link Query.Builder}
+         * @return this builder
+         */
         public Builder<P, C> childQuery(Function<Query.Builder, ObjectBuilder<Query>> query) {
             return childQuery(Query.of(query));
         }
@@ -356,18 +527,35 @@ public final class JoinQuery<P, C> {
          * esrel merges their pages itself and supports score and field sorts only. As in
          * Elasticsearch, children sorted on fields alone carry no score ({@link Doc#score()} is
          * {@code null}): not computing it lets the search skip children that cannot make the page.
+         *
+         * @param sort the sort options, applied in order; none restores the default
+         * @return this builder
+         * @throws NullPointerException if {@code sort} or one of its elements is {@code null}
          */
         public Builder<P, C> childSort(SortOptions... sort) {
             this.childSort = List.copyOf(Arrays.asList(sort));
             return this;
         }
 
+        /**
+         * Order of children, as a list; see {@link #childSort(SortOptions...)}.
+         *
+         * @param sort the sort options, applied in order (copied); empty restores the default
+         * @return this builder
+         * @throws NullPointerException if {@code sort} or one of its elements is {@code null}
+         */
         public Builder<P, C> childSort(List<SortOptions> sort) {
             this.childSort = List.copyOf(sort);
             return this;
         }
 
-        /** Source filtering for children (default: the whole source). */
+        /**
+         * Source filtering for children (default: the whole source). With the source turned off, the
+         * children's {@link Doc#value()} is {@code null}.
+         *
+         * @param source the child source filter, or {@code null} for the whole source
+         * @return this builder
+         */
         public Builder<P, C> childSource(SourceConfig source) {
             this.childSource = source;
             return this;
@@ -377,6 +565,8 @@ public final class JoinQuery<P, C> {
          * Children per page ({@link Join#childrenWhereParent}) or parents per page
          * ({@link Join#childrenOf}). Default 10.
          *
+         * @param size the page size
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder<P, C> size(int size) {
@@ -391,6 +581,8 @@ public final class JoinQuery<P, C> {
          * Children to skip, for the next pages of {@link Join#childrenWhereParent} (default 0).
          * {@code from + size} must stay within the child index's {@code index.max_result_window}.
          *
+         * @param from the number of leading children to skip
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder<P, C> from(int from) {
@@ -405,6 +597,8 @@ public final class JoinQuery<P, C> {
          * The most children {@link Join#childrenOf} returns with each parent (default 3; 0 returns only
          * the counts). At most the child index's {@code index.max_inner_result_window} (100 by default).
          *
+         * @param n the most children per parent
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder<P, C> childrenPerParent(int n) {
@@ -419,19 +613,35 @@ public final class JoinQuery<P, C> {
          * Whether {@link Join#childrenOf} also returns parents without any matching child (default
          * {@code true}, a left join). With {@code false} it keeps reading parents until it has
          * {@link #size(int)} parents that have children, up to the join's fan-out cap.
+         *
+         * @param include {@code true} to return childless parents too, {@code false} to skip them
+         * @return this builder
          */
         public Builder<P, C> includeChildless(boolean include) {
             this.includeChildless = include;
             return this;
         }
 
-        /** How {@link Join#childrenWhereParent} reads parents (default {@link ParentFetch#EAGER}). */
+        /**
+         * How {@link Join#childrenWhereParent} reads parents when it joins keys-first (default
+         * {@link ParentFetch#EAGER}).
+         *
+         * @param fetch the parent fetch mode
+         * @return this builder
+         * @throws NullPointerException if {@code fetch} is {@code null}
+         */
         public Builder<P, C> parentFetch(ParentFetch fetch) {
             this.parentFetch = Objects.requireNonNull(fetch, "parentFetch cannot be null");
             return this;
         }
 
-        /** How {@link Join#childrenWhereParent} runs (default {@link Plan#AUTO}). */
+        /**
+         * How {@link Join#childrenWhereParent} runs (default {@link Plan#AUTO}).
+         *
+         * @param plan the plan; every plan gives the same answer
+         * @return this builder
+         * @throws NullPointerException if {@code plan} is {@code null}
+         */
         public Builder<P, C> plan(Plan plan) {
             this.plan = Objects.requireNonNull(plan, "plan cannot be null");
             return this;

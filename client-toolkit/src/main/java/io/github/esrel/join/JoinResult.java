@@ -96,11 +96,21 @@ public final class JoinResult<P, C> {
         return out;
     }
 
+    /**
+     * Returns whether the answer is complete.
+     *
+     * @return {@link Status#COMPLETE}, or {@link Status#PARTIAL} or {@link Status#CAP_EXCEEDED} when
+     *     the join stopped at its fan-out cap
+     */
     public Status status() {
         return status;
     }
 
-    /** True for {@link Status#COMPLETE}. */
+    /**
+     * Tells whether the join gave its whole answer.
+     *
+     * @return {@code true} for {@link Status#COMPLETE}, {@code false} when the join stopped at its cap
+     */
     public boolean complete() {
         return status == Status.COMPLETE;
     }
@@ -109,17 +119,30 @@ public final class JoinResult<P, C> {
      * The joined children with their parents: for {@link Join#childrenWhereParent} in the child sort
      * order; for {@link Join#childrenOf} parent by parent, each parent's children in the child sort
      * order. Empty for {@link Status#CAP_EXCEEDED}.
+     *
+     * @return the pairs, unmodifiable; empty when no child matched
      */
     public List<Pair<P, C>> pairs() {
         return pairs;
     }
 
-    /** The children (of {@link #pairs()}) grouped under their parents, in the order of {@link #pairs()}. */
+    /**
+     * The children (of {@link #pairs()}) grouped under their parents, in the order of {@link #pairs()}.
+     *
+     * @return one entry per parent, unmodifiable; for {@link Join#childrenOf} also the childless
+     *     parents when {@link JoinQuery#includeChildless()}, with their child counts; for
+     *     {@link Join#childrenWhereParent} each {@link ParentWithChildren#totalChildren()} is {@code -1}
+     */
     public List<ParentWithChildren<P, C>> parents() {
         return parents;
     }
 
-    /** Just the children of {@link #pairs()}, in order. */
+    /**
+     * Just the children of {@link #pairs()}, in order.
+     *
+     * @return a new list of each child's {@link Doc#value()}; an element is {@code null} when child
+     *     sources were not fetched
+     */
     public List<C> children() {
         List<C> out = new ArrayList<>(pairs.size());
         pairs.forEach(p -> out.add(p.child().value()));
@@ -129,16 +152,27 @@ public final class JoinResult<P, C> {
     /**
      * How many parents match the parent query: exact when {@link #parentsMatchedExact()}, otherwise a
      * lower bound (Elasticsearch stops counting at 10,000, or just past the cap).
+     *
+     * @return the number of matching parents, or {@code -1} when Elasticsearch did not count them
      */
     public long parentsMatched() {
         return parentsMatched;
     }
 
+    /**
+     * Tells whether {@link #parentsMatched()} is an exact count.
+     *
+     * @return {@code true} when exact, {@code false} when it is a lower bound or unknown
+     */
     public boolean parentsMatchedExact() {
         return parentsMatchedExact;
     }
 
-    /** Parents read from the parent side by this call (the fan-out). */
+    /**
+     * Parents read from the parent side by this call (the fan-out).
+     *
+     * @return the number of parents whose key (and source, if fetched) this call read
+     */
     public int parentsRead() {
         return parentsRead;
     }
@@ -146,11 +180,18 @@ public final class JoinResult<P, C> {
     /**
      * How many children match (child query and parent keys): exact when
      * {@link #childrenMatchedExact()}, otherwise a lower bound; -1 when the join did not ask.
+     *
+     * @return the number of matching children, or {@code -1}
      */
     public long childrenMatched() {
         return childrenMatched;
     }
 
+    /**
+     * Tells whether {@link #childrenMatched()} is an exact count.
+     *
+     * @return {@code true} when exact, {@code false} when it is a lower bound or was not asked for
+     */
     public boolean childrenMatchedExact() {
         return childrenMatchedExact;
     }
@@ -158,6 +199,8 @@ public final class JoinResult<P, C> {
     /**
      * The plan that produced the answer: {@link JoinQuery.Plan#KEYS_FIRST} or
      * {@link JoinQuery.Plan#CHILDREN_FIRST} (never {@code AUTO}, which picks one of them).
+     *
+     * @return the plan that answered; {@link JoinQuery.Plan#KEYS_FIRST} for {@link Join#childrenOf}
      */
     public JoinQuery.Plan plan() {
         return plan;
@@ -166,42 +209,74 @@ public final class JoinResult<P, C> {
     /**
      * Children read in the child order and filtered by their parents ({@link JoinQuery.Plan#CHILDREN_FIRST},
      * and the first round trip of {@link JoinQuery.Plan#AUTO}); 0 when the join read none that way.
+     *
+     * @return the number of children read in the child order
      */
     public int childrenRead() {
         return childrenRead;
     }
 
-    /** Parent keys sent to the child side in {@code terms} queries by this call. */
+    /**
+     * Parent keys sent to the child side in {@code terms} queries by this call.
+     *
+     * @return the number of keys shipped; 0 when none was (the cap was exceeded, no parent matched,
+     *     or children-first answered)
+     */
     public int keysShipped() {
         return keysShipped;
     }
 
-    /** How many {@code terms} queries carried those keys (one per {@code index.max_terms_count} keys). */
+    /**
+     * How many {@code terms} queries carried those keys (one per {@code index.max_terms_count} keys).
+     *
+     * @return the number of {@code terms} batches, 0 when no key was shipped
+     */
     public int termsBatches() {
         return termsBatches;
     }
 
-    /** The {@code index.max_terms_count} of the child index the keys were batched to. */
+    /**
+     * The {@code index.max_terms_count} of the child index the keys were batched to.
+     *
+     * @return the most keys per batch: the index setting as esrel last knew it (65,536 until read),
+     *     or {@link Join.Builder#maxTermsCount(int)} when set
+     */
     public int maxTermsCount() {
         return maxTermsCount;
     }
 
-    /** The fan-out cap this join ran with ({@link Join.Builder#maxParents(int)}). */
+    /**
+     * The fan-out cap this join ran with ({@link Join.Builder#maxParents(int)}).
+     *
+     * @return the most parents one call reads
+     */
     public int maxParents() {
         return maxParents;
     }
 
-    /** Requests sent to the cluster, one per round trip. */
+    /**
+     * Requests sent to the cluster, one per round trip.
+     *
+     * @return the number of round trips, the size of {@link #requests()}
+     */
     public int roundTrips() {
         return requests.size();
     }
 
-    /** What each round trip was, in order (e.g. {@code "search [users] 1,204 parents"}). */
+    /**
+     * What each round trip was, in order (e.g. {@code "search [users] 1,204 parents"}).
+     *
+     * @return one description per round trip, unmodifiable
+     */
     public List<String> requests() {
         return requests;
     }
 
-    /** Wall time of the whole join. */
+    /**
+     * Wall time of the whole join.
+     *
+     * @return the time from the call to the result, all round trips included
+     */
     public Duration took() {
         return took;
     }
@@ -211,12 +286,20 @@ public final class JoinResult<P, C> {
      * when parents remain (also after {@link Status#PARTIAL}). Always empty for
      * {@link Join#childrenWhereParent}, which pages with {@link JoinQuery.Builder#from(int)} (see
      * {@link #hasMoreChildren()}).
+     *
+     * @return the cursor for the next page, or empty when this was the last one
      */
     public Optional<JoinCursor> next() {
         return Optional.ofNullable(next);
     }
 
-    /** {@link Join#childrenWhereParent}: whether more children match beyond this page. */
+    /**
+     * {@link Join#childrenWhereParent}: whether more children match beyond this page.
+     *
+     * @return {@code true} when more children match than were skipped ({@link JoinQuery#from()}) and
+     *     returned on this page, always when {@link #childrenMatched()} is a lower bound;
+     *     {@code false} when no child matched or the count is unknown
+     */
     public boolean hasMoreChildren() {
         return childrenMatched > 0 && (!childrenMatchedExact || childrenMatched > (long) pairs.size() + skippedChildren);
     }
@@ -224,6 +307,8 @@ public final class JoinResult<P, C> {
     /**
      * Why the join stopped at its cap and what to do instead (denormalize the parent fields the query
      * filters on into the children); {@code null} when {@link #complete()}.
+     *
+     * @return the advice, or {@code null}
      */
     public String advice() {
         return advice;
@@ -232,6 +317,7 @@ public final class JoinResult<P, C> {
     /**
      * This result, if complete.
      *
+     * @return this result, when its status is {@link Status#COMPLETE}
      * @throws JoinCapExceededException for {@link Status#PARTIAL} and {@link Status#CAP_EXCEEDED}
      */
     public JoinResult<P, C> orThrow() {
@@ -241,7 +327,12 @@ public final class JoinResult<P, C> {
         return this;
     }
 
-    /** One line for logs. */
+    /**
+     * One line for logs.
+     *
+     * @return the status, plan, counts of pairs, parents read, keys shipped and round trips, and the
+     *     time taken, in one line
+     */
     public String describe() {
         return status + " (" + plan + "): " + pairs.size() + " pair(s) of " + parents.size() + " parent(s); read "
             + parentsRead + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s)"

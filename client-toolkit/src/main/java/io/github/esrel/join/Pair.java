@@ -13,6 +13,11 @@ import java.util.Objects;
  */
 public record Pair<P, C>(Doc<P> parent, Doc<C> child) {
 
+    /**
+     * Checks that both documents are given.
+     *
+     * @throws NullPointerException if {@code parent} or {@code child} is {@code null}
+     */
     public Pair {
         Objects.requireNonNull(parent, "parent cannot be null");
         Objects.requireNonNull(child, "child cannot be null");

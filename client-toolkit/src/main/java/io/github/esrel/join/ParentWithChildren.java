@@ -16,6 +16,11 @@ import java.util.Objects;
  */
 public record ParentWithChildren<P, C>(Doc<P> parent, List<Doc<C>> children, long totalChildren) {
 
+    /**
+     * Checks the parent and copies {@code children}.
+     *
+     * @throws NullPointerException if {@code parent} or {@code children} is {@code null}
+     */
     public ParentWithChildren {
         Objects.requireNonNull(parent, "parent cannot be null");
         children = List.copyOf(children);

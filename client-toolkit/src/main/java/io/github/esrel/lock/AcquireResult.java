@@ -40,12 +40,20 @@ public final class AcquireResult<L> {
         return new AcquireResult<>(null, conflicts, what);
     }
 
-    /** True if the lock is held. */
+    /**
+     * True if the lock is held.
+     *
+     * @return true if acquired, false if busy
+     */
     public boolean acquired() {
         return lock != null;
     }
 
-    /** The held lock; empty when busy. The caller must close it. */
+    /**
+     * The held lock; empty when busy. The caller must close it.
+     *
+     * @return the lock, or empty when busy
+     */
     public Optional<L> lock() {
         return Optional.ofNullable(lock);
     }
@@ -53,6 +61,8 @@ public final class AcquireResult<L> {
     /**
      * The live locks in the way when the acquisition gave up; empty when acquired. May also be empty
      * when busy, if the holders released between the refusal and the read that names them.
+     *
+     * @return the conflicts, unmodifiable
      */
     public List<LockConflict> conflicts() {
         return conflicts;
@@ -61,6 +71,7 @@ public final class AcquireResult<L> {
     /**
      * The held lock.
      *
+     * @return the lock, never {@code null}; the caller must close it
      * @throws TreeLockException (status 409, with the {@link TreeLockException#conflicts() conflicts})
      *     when busy
      */

@@ -39,30 +39,56 @@ public final class DocumentLocks implements AutoCloseable {
         });
     }
 
-    /** The namespace (the index the documents are in). */
+    /**
+     * The namespace (the index the documents are in).
+     *
+     * @return the index name
+     */
     public String index() {
         return index;
     }
 
-    /** The locked document ids, without duplicates, in the order given. */
+    /**
+     * The locked document ids, without duplicates, in the order given.
+     *
+     * @return the ids, unmodifiable
+     */
     public List<String> ids() {
         return ids;
     }
 
+    /**
+     * Who holds the locks: the provider's owner.
+     *
+     * @return the owner
+     */
     public String owner() {
         return owner;
     }
 
+    /**
+     * The lease granted and renewed each time: the provider's.
+     *
+     * @return the lease duration
+     */
     public Duration ttl() {
         return lease.ttl();
     }
 
-    /** When the lease ends unless renewed, by this client's clock. */
+    /**
+     * When the lease ends unless renewed, by this client's clock.
+     *
+     * @return the end of the current lease
+     */
     public Instant expiresAt() {
         return lease.expiresAt();
     }
 
-    /** True while neither closed nor lost and the lease has not run out by this client's clock. */
+    /**
+     * True while neither closed nor lost and the lease has not run out by this client's clock.
+     *
+     * @return whether the locks are still held, as far as this client knows
+     */
     public boolean isHeld() {
         return lease.isHeld();
     }

@@ -108,12 +108,25 @@ public final class DocumentTreeLocks implements TreeLocks {
             b.createLockIndex, b.sleeper);
     }
 
-    /** A provider on lock documents; creates the lock index on first use unless told not to. */
+    /**
+     * A provider on lock documents; creates the lock index on first use unless told not to.
+     *
+     * @param fn sets the options on the builder it is given and returns it (its backend is ignored)
+     * @return the new provider; close it when done
+     * @throws NullPointerException if the client is not set
+     * @throws IllegalArgumentException if the index is not set
+     * @throws IllegalStateException if the server refuses every request of this client line (an 8.x
+     *     server with elasticsearch-java 9.x, say)
+     */
     public static DocumentTreeLocks of(Function<TreeLocks.Builder, TreeLocks.Builder> fn) {
         return new DocumentTreeLocks(fn.apply(new TreeLocks.Builder()));
     }
 
-    /** The mapping of the lock index, for creating it yourself (with one shard: documents are tiny). */
+    /**
+     * The mapping of the lock index, for creating it yourself (with one shard: documents are tiny).
+     *
+     * @return the mapping the provider itself creates the lock index with
+     */
     public static TypeMapping lockIndexMapping() {
         return LockDocs.mapping();
     }
@@ -123,7 +136,11 @@ public final class DocumentTreeLocks implements TreeLocks {
         return engine.index;
     }
 
-    /** The index holding the lock documents. */
+    /**
+     * The index holding the lock documents.
+     *
+     * @return the lock index name
+     */
     public String lockIndex() {
         return docs.lockIndex;
     }
@@ -162,6 +179,7 @@ public final class DocumentTreeLocks implements TreeLocks {
      *
      * @param ids the document ids; duplicates are ignored
      * @param maxWait how long to wait for the holders to go; zero fails fast
+     * @return the held locks (close them), or the conflicts that remained when the wait ran out
      * @throws IllegalArgumentException if {@code ids} is empty or has a blank id
      * @throws TreeLockException if the cluster cannot be reached or refuses the request
      */

@@ -17,6 +17,14 @@ import java.util.Objects;
  */
 public record LockInfo(TreePath path, LockMode mode, List<Holder> holders) {
 
+    /**
+     * Checks the components and copies {@code holders}.
+     *
+     * @param path the locked path
+     * @param mode the mode the holders were granted
+     * @param holders the live holders; copied
+     * @throws NullPointerException if a component is {@code null} or {@code holders} contains {@code null}
+     */
     public LockInfo {
         Objects.requireNonNull(path, "path cannot be null");
         Objects.requireNonNull(mode, "mode cannot be null");

@@ -13,12 +13,21 @@ public enum LockMode {
     /** Conflicts with every other lock on the same path, and so with every lock below it. */
     EXCLUSIVE;
 
-    /** True if a lock in this mode and one in {@code other} can be held on the same path at once. */
+    /**
+     * True if a lock in this mode and one in {@code other} can be held on the same path at once.
+     *
+     * @param other the other lock's mode
+     * @return true only if both are {@link #SHARED}
+     */
     public boolean compatibleWith(LockMode other) {
         return this == SHARED && other == SHARED;
     }
 
-    /** The name in the REST API and in lock documents: {@code shared} or {@code exclusive}. */
+    /**
+     * The name in the REST API and in lock documents: {@code shared} or {@code exclusive}.
+     *
+     * @return the lower-case name
+     */
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -26,6 +35,8 @@ public enum LockMode {
     /**
      * The mode of a JSON name, case-insensitively.
      *
+     * @param name {@code shared} or {@code exclusive}, in any case
+     * @return the mode of that name
      * @throws IllegalArgumentException if it is neither {@code shared} nor {@code exclusive}
      */
     public static LockMode fromJsonName(String name) {

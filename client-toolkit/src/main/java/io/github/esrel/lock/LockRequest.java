@@ -40,10 +40,23 @@ public final class LockRequest {
         this.listener = b.listener;
     }
 
+    /**
+     * Builds a request with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the options on the builder it is given and returns it
+     * @return the new request
+     * @throws NullPointerException if no path was set
+     */
     public static LockRequest of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * A builder with the defaults: exclusive, failing fast, renewed in the background, the provider's
+     * owner and lease. The path is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -51,13 +64,21 @@ public final class LockRequest {
     /**
      * An exclusive lock on {@code path}, failing fast, with the provider's owner and lease.
      *
+     * @param path the normalised path to lock
+     * @return the request
      * @throws IllegalArgumentException if the path is not valid ({@link TreePath#of})
      */
     public static LockRequest exclusive(String path) {
         return of(b -> b.path(path).mode(LockMode.EXCLUSIVE));
     }
 
-    /** A shared lock on {@code path}, failing fast, with the provider's owner and lease. */
+    /**
+     * A shared lock on {@code path}, failing fast, with the provider's owner and lease.
+     *
+     * @param path the normalised path to lock
+     * @return the request
+     * @throws IllegalArgumentException if the path is not valid ({@link TreePath#of})
+     */
     public static LockRequest shared(String path) {
         return of(b -> b.path(path).mode(LockMode.SHARED));
     }
@@ -65,44 +86,81 @@ public final class LockRequest {
     /**
      * The global lock: exclusive on {@code /}. It conflicts with every lock in the namespace, and
      * waits for none of them to be released unless given a wait ({@code toBuilder().maxWait(...)}).
+     *
+     * @return the request
      */
     public static LockRequest global() {
         return of(b -> b.path(TreePath.ROOT).mode(LockMode.EXCLUSIVE));
     }
 
+    /**
+     * The path to lock.
+     *
+     * @return the path, never {@code null}
+     */
     public TreePath path() {
         return path;
     }
 
+    /**
+     * The mode to lock the path in; its ancestors are locked shared in either case.
+     *
+     * @return the mode, by default {@link LockMode#EXCLUSIVE}
+     */
     public LockMode mode() {
         return mode;
     }
 
-    /** The owner, or {@code null} for the provider's ({@link TreeLocks.Builder#owner}). */
+    /**
+     * The owner, or {@code null} for the provider's ({@link TreeLocks.Builder#owner}).
+     *
+     * @return the owner, or {@code null}
+     */
     public String owner() {
         return owner;
     }
 
-    /** The lease, or {@code null} for the provider's ({@link TreeLocks.Builder#ttl}). */
+    /**
+     * The lease, or {@code null} for the provider's ({@link TreeLocks.Builder#ttl}).
+     *
+     * @return the lease duration, or {@code null}
+     */
     public Duration ttl() {
         return ttl;
     }
 
-    /** How long to wait for conflicting locks to go; zero (the default) fails fast. */
+    /**
+     * How long to wait for conflicting locks to go; zero (the default) fails fast.
+     *
+     * @return the longest wait, never {@code null} or negative
+     */
     public Duration maxWait() {
         return wait;
     }
 
-    /** Whether the handle renews its lease in the background until closed (the default). */
+    /**
+     * Whether the handle renews its lease in the background until closed (the default).
+     *
+     * @return true if the lease is renewed automatically
+     */
     public boolean autoRenew() {
         return autoRenew;
     }
 
-    /** The listener of this lock only, called besides the provider's. */
+    /**
+     * The listener of this lock only, called besides the provider's.
+     *
+     * @return the listener, {@link TreeLockListener#NO_OP} when none was set
+     */
     public TreeLockListener listener() {
         return listener;
     }
 
+    /**
+     * A builder starting from this request's settings, to derive a variant of it.
+     *
+     * @return a new builder; changing it leaves this request unchanged
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.path = path;
@@ -134,7 +192,12 @@ public final class LockRequest {
 
         private Builder() {}
 
-        /** Required: the path to lock. */
+        /**
+         * Required: the path to lock.
+         *
+         * @param path the path, not {@code null}
+         * @return this builder
+         */
         public Builder path(TreePath path) {
             this.path = Objects.requireNonNull(path, "path cannot be null");
             return this;
@@ -143,6 +206,9 @@ public final class LockRequest {
         /**
          * Required: the path to lock, which must be normalised.
          *
+         * @param path the path, such as {@code /clinton/projects}
+         * @return this builder
+         * @throws NullPointerException if {@code path} is {@code null}
          * @throws IllegalArgumentException if it is not ({@link TreePath#of}; use
          *     {@link TreePath#normalize} first for lenient input)
          */
@@ -150,7 +216,12 @@ public final class LockRequest {
             return path(TreePath.of(path));
         }
 
-        /** Default {@link LockMode#EXCLUSIVE}. */
+        /**
+         * The mode to lock the path in. Default {@link LockMode#EXCLUSIVE}.
+         *
+         * @param mode the mode, not {@code null}
+         * @return this builder
+         */
         public Builder mode(LockMode mode) {
             this.mode = Objects.requireNonNull(mode, "mode cannot be null");
             return this;
@@ -160,6 +231,9 @@ public final class LockRequest {
          * Who holds the lock, shown to those it blocks and needed to release it. Default: the
          * provider's owner.
          *
+         * @param owner the owner, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code owner} is {@code null}
          * @throws IllegalArgumentException if blank or longer than {@value #MAX_OWNER_LENGTH} UTF-8 bytes
          */
         public Builder owner(String owner) {
@@ -171,6 +245,9 @@ public final class LockRequest {
          * The lease: the lock is gone this long after it was granted or last renewed, whether or not
          * it was released. Default: the provider's (60 s unless configured). The plugin may cap it.
          *
+         * @param ttl the lease, at least 1 ms
+         * @return this builder
+         * @throws NullPointerException if {@code ttl} is {@code null}
          * @throws IllegalArgumentException if not positive
          */
         public Builder ttl(Duration ttl) {
@@ -183,6 +260,9 @@ public final class LockRequest {
          * fast. While waiting, no part of the tree is held, so waiting cannot deadlock; there is no
          * fairness (a steady stream of shared lockers can starve an exclusive one).
          *
+         * @param wait the longest wait, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code wait} is {@code null}
          * @throws IllegalArgumentException if negative
          */
         public Builder maxWait(Duration wait) {
@@ -198,18 +278,32 @@ public final class LockRequest {
          * Whether the handle renews its lease in the background (every third of the lease) until it is
          * closed. Default {@code true}. Without it, the lock ends with its lease unless
          * {@link TreeLock#renew()} is called.
+         *
+         * @param autoRenew false to renew only by hand
+         * @return this builder
          */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
             return this;
         }
 
-        /** A listener for this lock only, called besides the provider's. Default {@link TreeLockListener#NO_OP}. */
+        /**
+         * A listener for this lock only, called besides the provider's. Default {@link TreeLockListener#NO_OP}.
+         *
+         * @param listener the listener, not {@code null}
+         * @return this builder
+         */
         public Builder listener(TreeLockListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
         }
 
+        /**
+         * Creates the request.
+         *
+         * @return the new immutable request
+         * @throws NullPointerException if no path was set
+         */
         public LockRequest build() {
             return new LockRequest(this);
         }

@@ -54,6 +54,13 @@ public final class PluginTreeLocks implements TreeLocks {
     /**
      * A provider on the plugin's API; does not check that the plugin is installed (the first request
      * fails with a {@link TreeLockException} saying so if it is not).
+     *
+     * @param fn sets the options on the builder it is given and returns it (its backend is ignored)
+     * @return the new provider; close it when done
+     * @throws NullPointerException if the client is not set
+     * @throws IllegalArgumentException if the index is not set
+     * @throws IllegalStateException if the server refuses every request of this client line (an 8.x
+     *     server with elasticsearch-java 9.x, say)
      */
     public static PluginTreeLocks of(Function<TreeLocks.Builder, TreeLocks.Builder> fn) {
         return new PluginTreeLocks(fn.apply(new TreeLocks.Builder()));
@@ -64,6 +71,9 @@ public final class PluginTreeLocks implements TreeLocks {
      * {@code index}, or fails for a reason other than a missing handler, such as a missing index) and
      * every node lists the esrel plugin (when node info may be read).
      *
+     * @param client the client to ask with
+     * @param index the namespace to ask about (the target index)
+     * @return whether the plugin's tree-lock endpoints answer on this cluster
      * @throws TreeLockException if the cluster cannot be asked
      */
     public static boolean available(ElasticsearchClient client, String index) {

@@ -84,29 +84,56 @@ public final class TreeLock implements AutoCloseable {
         }
     }
 
-    /** The namespace: the target index the lock was taken for. */
+    /**
+     * The namespace: the target index the lock was taken for.
+     *
+     * @return the index name
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * The locked path; its ancestors hold shared locks of this grant.
+     *
+     * @return the path
+     */
     public TreePath path() {
         return path;
     }
 
+    /**
+     * The mode granted on {@link #path()}.
+     *
+     * @return the mode
+     */
     public LockMode mode() {
         return mode;
     }
 
+    /**
+     * Who holds the lock: the request's owner, or the provider's.
+     *
+     * @return the owner
+     */
     public String owner() {
         return owner;
     }
 
-    /** The fencing token of this grant: strictly greater than every earlier token for this path. */
+    /**
+     * The fencing token of this grant: strictly greater than every earlier token for this path.
+     *
+     * @return the token, to pass as an external version on the writes the lock protects
+     */
     public long token() {
         return token;
     }
 
-    /** The lease granted and renewed each time. */
+    /**
+     * The lease granted and renewed each time.
+     *
+     * @return the lease duration
+     */
     public Duration ttl() {
         return lease.ttl();
     }
@@ -114,6 +141,8 @@ public final class TreeLock implements AutoCloseable {
     /**
      * When the lease ends unless renewed, as the server (or, for the fallback, this client's clock)
      * stated it at the last grant or renewal.
+     *
+     * @return the end of the current lease
      */
     public Instant expiresAt() {
         return lease.expiresAt();
@@ -124,6 +153,8 @@ public final class TreeLock implements AutoCloseable {
      * clock. Local and cheap: it asks nobody. A lease is measured from the moment its request was
      * sent, so this turns false no later than the server's lease ends (given clocks that run at the
      * same rate).
+     *
+     * @return whether the lock is still held, as far as this client knows
      */
     public boolean isHeld() {
         return lease.isHeld();

@@ -18,26 +18,51 @@ public class TreeLockException extends RuntimeException implements Failures.HasS
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status, or 0 when there was no answer. */
     private final int status;
     private final transient List<LockConflict> conflicts;
 
+    /**
+     * Creates the exception, without conflicts.
+     *
+     * @param message the detail message
+     * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
+     * @param cause the client's exception, or {@code null}
+     */
     public TreeLockException(String message, int status, Throwable cause) {
         this(message, status, cause, List.of());
     }
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the detail message
+     * @param status the HTTP status Elasticsearch answered with (409 for a busy lock), or 0 when there
+     *     was no answer
+     * @param cause the client's exception, or {@code null}
+     * @param conflicts the locks in the way; copied, must not be or contain {@code null}
+     */
     public TreeLockException(String message, int status, Throwable cause, List<LockConflict> conflicts) {
         super(message, cause);
         this.status = status;
         this.conflicts = List.copyOf(conflicts);
     }
 
-    /** The HTTP status Elasticsearch answered with (409 for a busy lock), or 0 when there was no answer. */
+    /**
+     * The HTTP status Elasticsearch answered with (409 for a busy lock), or 0 when there was no answer.
+     *
+     * @return the HTTP status, or 0
+     */
     @Override
     public int status() {
         return status;
     }
 
-    /** The locks in the way, for an exception made by {@link AcquireResult#orThrow()}; otherwise empty. */
+    /**
+     * The locks in the way, for an exception made by {@link AcquireResult#orThrow()}; otherwise empty.
+     *
+     * @return the conflicts, unmodifiable; empty after deserialization, as they are not serialized
+     */
     public List<LockConflict> conflicts() {
         return conflicts == null ? List.of() : conflicts;
     }

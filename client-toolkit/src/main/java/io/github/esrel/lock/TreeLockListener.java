@@ -17,13 +17,20 @@ public interface TreeLockListener {
     /** A listener that does nothing. */
     TreeLockListener NO_OP = new TreeLockListener() {};
 
-    /** The lease of {@code lock} was extended; {@link TreeLock#expiresAt()} has the new end. */
+    /**
+     * The lease of {@code lock} was extended; {@link TreeLock#expiresAt()} has the new end.
+     *
+     * @param lock the renewed lock
+     */
     default void onRenewed(TreeLock lock) {}
 
     /**
      * A renewal failed without an answer that settles it (the cluster could not be reached, or refused
      * with an unexpected error). The lock is still held until its lease ends; renewal is retried
      * before that. If no retry succeeds in time, {@link #onLost} follows.
+     *
+     * @param lock the lock whose renewal failed
+     * @param failure why the renewal failed
      */
     default void onRenewalFailed(TreeLock lock, TreeLockException failure) {}
 
@@ -33,6 +40,7 @@ public interface TreeLockListener {
      * is false and the work it protected must stop; writes fenced with its token are refused once a
      * later holder has written. Called at most once per lock, never after the lock was closed.
      *
+     * @param lock the lost lock
      * @param reason what happened, for logs
      */
     default void onLost(TreeLock lock, String reason) {}

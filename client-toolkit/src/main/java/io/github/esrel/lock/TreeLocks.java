@@ -64,26 +64,44 @@ public interface TreeLocks extends AutoCloseable {
      * The plugin's provider if the cluster serves the tree-lock API on every node, otherwise the
      * lock-document fallback; the choice is made once, here.
      *
+     * @param fn sets the options on the builder it is given and returns it
+     * @return the new provider; close it when done
      * @throws TreeLockException if the cluster cannot be asked
+     * @throws IllegalStateException if the server refuses every request of this client line (an 8.x
+     *     server with elasticsearch-java 9.x, say)
      */
     static TreeLocks of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * A builder with the defaults; {@link Builder#build()} makes the provider.
+     *
+     * @return a new builder
+     */
     static Builder builder() {
         return new Builder();
     }
 
-    /** The namespace: the target index whose paths are locked. */
+    /**
+     * The namespace: the target index whose paths are locked.
+     *
+     * @return the index name
+     */
     String index();
 
-    /** {@link Backend#PLUGIN} or {@link Backend#DOCUMENTS}. */
+    /**
+     * {@link Backend#PLUGIN} or {@link Backend#DOCUMENTS}.
+     *
+     * @return the implementation serving the locks, never {@link Backend#AUTO}
+     */
     Backend backend();
 
     /**
      * Locks a path, waiting up to the request's {@link LockRequest#maxWait()} for conflicting locks
      * to go.
      *
+     * @param request what to lock and how, not {@code null}
      * @return the held lock (close it), or the conflicts that remained when the wait ran out
      * @throws TreeLockException if the cluster cannot be reached or refuses the request, or the thread
      *     is interrupted while waiting
@@ -91,12 +109,30 @@ public interface TreeLocks extends AutoCloseable {
      */
     AcquireResult<TreeLock> acquire(LockRequest request);
 
-    /** {@link #acquire(LockRequest)} of {@code path} in {@code mode}, failing fast. */
+    /**
+     * {@link #acquire(LockRequest)} of {@code path} in {@code mode}, failing fast.
+     *
+     * @param path the normalised path to lock
+     * @param mode the mode, not {@code null}
+     * @return the held lock (close it), or the conflicts
+     * @throws IllegalArgumentException if the path is not valid ({@link TreePath#of})
+     * @throws TreeLockException as {@link #acquire(LockRequest)}
+     */
     default AcquireResult<TreeLock> acquire(String path, LockMode mode) {
         return acquire(LockRequest.of(b -> b.path(path).mode(mode)));
     }
 
-    /** {@link #acquire(LockRequest)} of {@code path} in {@code mode}, waiting up to {@code maxWait}. */
+    /**
+     * {@link #acquire(LockRequest)} of {@code path} in {@code mode}, waiting up to {@code maxWait}.
+     *
+     * @param path the normalised path to lock
+     * @param mode the mode, not {@code null}
+     * @param maxWait how long to wait for conflicting locks to go; zero fails fast
+     * @return the held lock (close it), or the conflicts that remained when the wait ran out
+     * @throws IllegalArgumentException if the path is not valid ({@link TreePath#of}) or {@code maxWait}
+     *     is negative
+     * @throws TreeLockException as {@link #acquire(LockRequest)}
+     */
     default AcquireResult<TreeLock> acquire(String path, LockMode mode, Duration maxWait) {
         return acquire(LockRequest.of(b -> b.path(path).mode(mode).maxWait(maxWait)));
     }
@@ -106,11 +142,18 @@ public interface TreeLocks extends AutoCloseable {
      * Only granted paths are listed, each with the mode it was granted in; the shared locks every grant
      * holds on its ancestors are implied, not listed.
      *
+     * @param prefix the subtree to list, {@link TreePath#ROOT} for all
+     * @return the live locks, one per granted path; empty when there are none
      * @throws TreeLockException if the cluster cannot be reached or refuses the request
      */
     List<LockInfo> list(TreePath prefix);
 
-    /** {@link #list(TreePath)} of every live lock in the namespace. */
+    /**
+     * {@link #list(TreePath)} of every live lock in the namespace.
+     *
+     * @return the live locks, one per granted path; empty when there are none
+     * @throws TreeLockException if the cluster cannot be reached or refuses the request
+     */
     default List<LockInfo> list() {
         return list(TreePath.ROOT);
     }
@@ -151,7 +194,12 @@ public interface TreeLocks extends AutoCloseable {
 
         Builder() {}
 
-        /** Required: the client whose transport (auth, TLS, nodes) is used. */
+        /**
+         * Required: the client whose transport (auth, TLS, nodes) is used.
+         *
+         * @param client the client, not {@code null}
+         * @return this builder
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -161,6 +209,8 @@ public interface TreeLocks extends AutoCloseable {
          * Required: the namespace, by convention the target index whose documents the paths name
          * ({@code fs}). Locks in different namespaces never interact. The index need not exist.
          *
+         * @param index the namespace
+         * @return this builder
          * @throws IllegalArgumentException if blank
          */
         public Builder index(String index) {
@@ -172,6 +222,9 @@ public interface TreeLocks extends AutoCloseable {
          * The owner of locks requested without one: shown to the requests it blocks. Default:
          * {@code <HOSTNAME>-<pid>-<random>}, unique per provider.
          *
+         * @param owner the default owner, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code owner} is {@code null}
          * @throws IllegalArgumentException if blank or longer than {@value LockRequest#MAX_OWNER_LENGTH} UTF-8 bytes
          */
         public Builder owner(String owner) {
@@ -182,6 +235,9 @@ public interface TreeLocks extends AutoCloseable {
         /**
          * The lease of locks requested without one. Default {@link #DEFAULT_TTL 60 s}.
          *
+         * @param ttl the default lease, at least 1 ms
+         * @return this builder
+         * @throws NullPointerException if {@code ttl} is {@code null}
          * @throws IllegalArgumentException if not positive
          */
         public Builder ttl(Duration ttl) {
@@ -189,7 +245,12 @@ public interface TreeLocks extends AutoCloseable {
             return this;
         }
 
-        /** Hears renewals and lost leases of every lock of this provider. Default {@link TreeLockListener#NO_OP}. */
+        /**
+         * Hears renewals and lost leases of every lock of this provider. Default {@link TreeLockListener#NO_OP}.
+         *
+         * @param listener the listener, not {@code null}
+         * @return this builder
+         */
         public Builder listener(TreeLockListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
@@ -199,13 +260,21 @@ public interface TreeLocks extends AutoCloseable {
          * The pause between attempts while a request waits (the fallback polls; the plugin waits on the
          * server and pauses only between its requests). Default {@link #DEFAULT_WAIT_BACKOFF}. Also the
          * pause between re-reads of a lock document another client changed under the fallback.
+         *
+         * @param waitBackoff the backoff, not {@code null}
+         * @return this builder
          */
         public Builder waitBackoff(Backoff waitBackoff) {
             this.waitBackoff = Objects.requireNonNull(waitBackoff, "waitBackoff cannot be null");
             return this;
         }
 
-        /** How to pause; default {@link Sleeper#SYSTEM}. */
+        /**
+         * How to pause; default {@link Sleeper#SYSTEM}.
+         *
+         * @param sleeper the sleeper, not {@code null}
+         * @return this builder
+         */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
             return this;
@@ -215,6 +284,8 @@ public interface TreeLocks extends AutoCloseable {
          * Daemon threads that renew leases in the background. Default 1: a renewal is one short request
          * per lock every third of its lease.
          *
+         * @param renewalThreads the size of the renewal thread pool
+         * @return this builder
          * @throws IllegalArgumentException if less than 1
          */
         public Builder renewalThreads(int renewalThreads) {
@@ -225,7 +296,12 @@ public interface TreeLocks extends AutoCloseable {
             return this;
         }
 
-        /** Which implementation {@link #build()} returns. Default {@link Backend#AUTO}. */
+        /**
+         * Which implementation {@link #build()} returns. Default {@link Backend#AUTO}.
+         *
+         * @param backend the backend, not {@code null}
+         * @return this builder
+         */
         public Builder backend(Backend backend) {
             this.backend = Objects.requireNonNull(backend, "backend cannot be null");
             return this;
@@ -236,6 +312,8 @@ public interface TreeLocks extends AutoCloseable {
          * {@value #DEFAULT_LOCK_INDEX}. Never delete it while locks may be in use: fencing tokens
          * restart with it.
          *
+         * @param lockIndex the name of the lock index
+         * @return this builder
          * @throws IllegalArgumentException if blank
          */
         public Builder lockIndex(String lockIndex) {
@@ -250,6 +328,9 @@ public interface TreeLocks extends AutoCloseable {
          * Fallback only: the clock leases are written and judged with. Default {@link Clock#systemUTC()}.
          * The fallback is as safe as the clocks of its clients agree: keep them synchronised (NTP) to
          * well within the lease.
+         *
+         * @param clock the clock, not {@code null}
+         * @return this builder
          */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock cannot be null");
@@ -260,6 +341,9 @@ public interface TreeLocks extends AutoCloseable {
          * Fallback only: whether to create the lock index (hidden, one shard, {@code 0-1} replicas) on
          * first use if it does not exist. Default {@code true}; without it, create the index yourself
          * with {@link DocumentTreeLocks#lockIndexMapping()}.
+         *
+         * @param createLockIndex false to require an existing lock index
+         * @return this builder
          */
         public Builder createLockIndex(boolean createLockIndex) {
             this.createLockIndex = createLockIndex;
@@ -270,8 +354,12 @@ public interface TreeLocks extends AutoCloseable {
          * The provider of the chosen {@link #backend}; for {@link Backend#AUTO}, the plugin's if the
          * tree-lock endpoints answer on this cluster (and every node lists the plugin), else the fallback.
          *
-         * @throws IllegalArgumentException if the client or the index is not set
+         * @return the new provider; close it when done
+         * @throws NullPointerException if the client is not set
+         * @throws IllegalArgumentException if the index is not set
          * @throws TreeLockException if {@link Backend#AUTO} cannot ask the cluster
+         * @throws IllegalStateException if the server refuses every request of this client line (an 8.x
+         *     server with elasticsearch-java 9.x, say)
          */
         public TreeLocks build() {
             Objects.requireNonNull(client, "client cannot be null");

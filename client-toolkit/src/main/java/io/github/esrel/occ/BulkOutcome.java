@@ -11,35 +11,65 @@ import java.util.Map;
  * @param items the outcome of each item, in request order
  * @param rounds rounds run (1 when nothing conflicted)
  * @param took wall time of the whole job, backoff included
+ * @param <T> the caller's document type
  */
 public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) {
 
+    /**
+     * Creates an outcome; {@code items} is copied into an unmodifiable list.
+     *
+     * @throws NullPointerException if {@code items} is {@code null} or holds a {@code null}
+     */
     public BulkOutcome {
         items = List.copyOf(items);
     }
 
-    /** The outcome of the i-th item added. */
+    /**
+     * The outcome of the i-th item added.
+     *
+     * @param i the position of the item in the order it was added, from 0
+     * @return the outcome of that item
+     * @throws IndexOutOfBoundsException if {@code i} is negative or not less than {@code items().size()}
+     */
     public Outcome<T> item(int i) {
         return items.get(i);
     }
 
+    /**
+     * Counts the items that ended with {@code status}.
+     *
+     * @param status the status to count
+     * @return the number of items with that status; 0 when none (or {@code status} is {@code null})
+     */
     public long count(Outcome.Status status) {
         return items.stream().filter(o -> o.status() == status).count();
     }
 
-    /** Items counted per status. */
+    /**
+     * Items counted per status.
+     *
+     * @return a new, modifiable map in {@link Outcome.Status} order, holding only the statuses that occur
+     */
     public Map<Outcome.Status, Long> counts() {
         Map<Outcome.Status, Long> counts = new EnumMap<>(Outcome.Status.class);
         items.forEach(o -> counts.merge(o.status(), 1L, Long::sum));
         return counts;
     }
 
-    /** Version conflicts met by all items together. */
+    /**
+     * Version conflicts met by all items together.
+     *
+     * @return the sum of {@link Outcome#conflicts()} over all items
+     */
     public long conflicts() {
         return items.stream().mapToLong(Outcome::conflicts).sum();
     }
 
-    /** True when no item gave up or failed. */
+    /**
+     * True when no item gave up or failed.
+     *
+     * @return false if any item has status {@link Outcome.Status#CONFLICT} or {@link Outcome.Status#FAILED}
+     */
     public boolean complete() {
         return items.stream().noneMatch(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED);
     }
@@ -47,6 +77,7 @@ public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) 
     /**
      * This outcome, if {@link #complete()}.
      *
+     * @return this outcome, unchanged
      * @throws OccConflictException for the first item that gave up on conflicts, if any
      * @throws OccException for the first item that failed otherwise
      */

@@ -44,6 +44,8 @@ import java.util.function.UnaryOperator;
  * job with an {@link OccException}; items written before stay written.
  *
  * <p>Not thread-safe: build and execute on one thread; the builder can be executed once.
+ *
+ * @param <T> the caller's document type, the one given to {@link Occ#bulk(Class)}
  */
 public final class BulkUpdate<T> {
 
@@ -64,14 +66,39 @@ public final class BulkUpdate<T> {
         this.policy = occ.retryPolicy();
     }
 
-    /** Adds a document to update with {@code fn} (nothing happens if it does not exist: NOT_FOUND). */
+    /**
+     * Adds a document to update with {@code fn} (nothing happens if it does not exist: NOT_FOUND).
+     *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param fn the pure function from the stored value to the new one; may run once per round the item
+     *     is retried and must not return {@code null}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     * @throws NullPointerException if {@code fn} is {@code null}
+     */
     public BulkUpdate<T> update(String index, String id, String routing, UnaryOperator<T> fn) {
         Occ.check(index, id);
         items.add(new Item<>(items.size(), index, id, routing, null, Objects.requireNonNull(fn, "fn cannot be null")));
         return this;
     }
 
-    /** Adds a document to create with {@code fn.apply(initial.get())} if absent, else update with {@code fn}. */
+    /**
+     * Adds a document to create with {@code fn.apply(initial.get())} if absent, else update with {@code fn}.
+     * A missing index is treated as a missing document.
+     *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param initial supplies the value to start from when the document does not exist; must not
+     *     return {@code null}
+     * @param fn the pure function applied to the stored value, or to the initial one; may run once per
+     *     round the item is retried and must not return {@code null}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     * @throws NullPointerException if {@code initial} or {@code fn} is {@code null}
+     */
     public BulkUpdate<T> upsert(String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
         Occ.check(index, id);
         items.add(new Item<>(items.size(), index, id, routing, Objects.requireNonNull(initial, "initial cannot be null"),
@@ -79,13 +106,27 @@ public final class BulkUpdate<T> {
         return this;
     }
 
-    /** Default {@link BulkUpdateListener#NO_OP}. */
+    /**
+     * Follows the job round by round. Default {@link BulkUpdateListener#NO_OP}.
+     *
+     * @param listener the listener; per-document events also go to the {@link Occ}'s {@link OccListener}
+     * @return this builder
+     * @throws NullPointerException if {@code listener} is {@code null}
+     */
     public BulkUpdate<T> listener(BulkUpdateListener listener) {
         this.listener = Objects.requireNonNull(listener, "listener cannot be null");
         return this;
     }
 
-    /** Default: the {@link Occ}'s policy. Attempts are counted per item; the deadline is per item too. */
+    /**
+     * How conflicting and rejected items are retried. Default: the {@link Occ}'s policy. Attempts are
+     * counted per item; the deadline is per item too, counted from {@link #execute()}.
+     *
+     * @param policy the retry policy; its backoff sets the wait between rounds (the longest any retried
+     *     item asks for)
+     * @return this builder
+     * @throws NullPointerException if {@code policy} is {@code null}
+     */
     public BulkUpdate<T> retryPolicy(RetryPolicy policy) {
         this.policy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
         return this;
@@ -94,6 +135,8 @@ public final class BulkUpdate<T> {
     /**
      * Documents per {@code _mget} and {@code _bulk} request. Default {@value #DEFAULT_BATCH_SIZE}.
      *
+     * @param batchSize the maximum number of documents per request, at least 1
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public BulkUpdate<T> batchSize(int batchSize) {
@@ -104,14 +147,21 @@ public final class BulkUpdate<T> {
         return this;
     }
 
-    /** Items added so far. */
+    /**
+     * Items added so far.
+     *
+     * @return the number of items added, counting each call of {@code update} or {@code upsert} once
+     */
     public int size() {
         return items.size();
     }
 
     /**
-     * Runs the rounds until every item is done.
+     * Runs the rounds until every item is done. If the thread is interrupted while waiting between
+     * rounds, the pending items end as {@code CONFLICT} with {@link StopReason#INTERRUPTED} and the
+     * thread's interrupt flag stays set.
      *
+     * @return one outcome per item, in the order the items were added
      * @throws OccException when a whole request fails (see the class comment)
      * @throws IllegalStateException if already executed
      */

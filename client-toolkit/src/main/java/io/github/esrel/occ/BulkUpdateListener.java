@@ -23,13 +23,20 @@ public interface BulkUpdateListener {
      */
     default void beforeRound(int round, int items) {}
 
-    /** A round finished; the counts say what happened to its items. */
+    /**
+     * A round finished; the counts say what happened to its items.
+     *
+     * @param round what the round did: its number, counts per result and duration
+     */
     default void afterRound(BulkRound round) {}
 
     /**
      * A whole request of the round failed (the cluster could not be reached, or refused the request as
      * a whole with something other than 429). {@link BulkUpdate#execute()} then throws an
      * {@link OccException} with the same cause.
+     *
+     * @param round the number of the round the request belonged to, 1 for the first
+     * @param failure the failure of the request, as the client threw it
      */
     default void onFailure(int round, Throwable failure) {}
 }

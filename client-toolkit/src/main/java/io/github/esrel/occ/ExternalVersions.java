@@ -99,15 +99,32 @@ public final class ExternalVersions {
         };
     }
 
+    /**
+     * Builds a writer with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the builder's options, at least {@link Builder#client}
+     * @return the new writer
+     * @throws NullPointerException if no client was set
+     * @throws IllegalStateException if the server refuses the requests of this client line
+     */
     public static ExternalVersions of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a builder; {@link Builder#client} is required.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@code external_gte} when true, {@code external} otherwise. */
+    /**
+     * {@code external_gte} when true, {@code external} otherwise.
+     *
+     * @return whether an equal version is accepted, as set with {@link Builder#greaterOrEqual}
+     */
     public boolean greaterOrEqual() {
         return gte;
     }
@@ -115,10 +132,16 @@ public final class ExternalVersions {
     /**
      * Indexes {@code document} with external version {@code version}.
      *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
      * @param document any object the client's mapper serializes to a JSON object
      * @return {@code CREATED}, {@code UPDATED}, {@code STALE} (refused: the stored version, or a remembered
      *     delete's, is newer or equal) or {@code RECREATED} (see the class comment)
-     * @throws IllegalArgumentException if {@code version} is negative
+     * @throws IllegalArgumentException if {@code version} is negative, {@code index} is blank or
+     *     {@code id} is empty
+     * @throws NullPointerException if {@code document} is {@code null}
      * @throws OccException for any failure other than a version conflict
      */
     public ExternalWrite index(String index, String id, String routing, long version, Object document) {
@@ -156,7 +179,14 @@ public final class ExternalVersions {
      * tombstone for {@code index.gc_deletes} by Elasticsearch, and remembered by this instance for
      * {@link Builder#rememberDeletesFor}.
      *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
      * @return {@code DELETED}, {@code NOT_FOUND} (no document, tombstone recorded anyway) or {@code STALE}
+     * @throws IllegalArgumentException if {@code version} is negative, {@code index} is blank or
+     *     {@code id} is empty
+     * @throws OccException for any failure other than a version conflict
      */
     public ExternalWrite delete(String index, String id, String routing, long version) {
         Occ.check(index, id);
@@ -187,6 +217,8 @@ public final class ExternalVersions {
      * The index's {@code index.gc_deletes}: how long Elasticsearch remembers deletes. Read once per index
      * and cached.
      *
+     * @param index the index name; the value is cached under this name
+     * @return the setting, or its default of 60 s when the index does not report it
      * @throws OccException if the settings cannot be read
      */
     public Duration gcDeletes(String index) {
@@ -334,7 +366,13 @@ public final class ExternalVersions {
 
         private Builder() {}
 
-        /** Required. */
+        /**
+         * Required.
+         *
+         * @param client the client every write goes through; not closed by esrel
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -343,13 +381,21 @@ public final class ExternalVersions {
         /**
          * Use {@code external_gte} (equal versions accepted) instead of {@code external} (strictly
          * greater). Default false.
+         *
+         * @param gte true for {@code external_gte}
+         * @return this builder
          */
         public Builder greaterOrEqual(boolean gte) {
             this.gte = gte;
             return this;
         }
 
-        /** The {@code refresh} parameter of every write. Default: not sent. */
+        /**
+         * The {@code refresh} parameter of every write. Default: not sent.
+         *
+         * @param refresh the refresh mode, or {@code null} to not send the parameter
+         * @return this builder
+         */
         public Builder refresh(Refresh refresh) {
             this.refresh = refresh;
             return this;
@@ -358,6 +404,9 @@ public final class ExternalVersions {
         /**
          * How long this instance remembers its own deletes to detect {@code RECREATED}. Default 1 hour.
          *
+         * @param d the time a delete is remembered; zero turns the detection off in practice
+         * @return this builder
+         * @throws NullPointerException if {@code d} is {@code null}
          * @throws IllegalArgumentException if negative
          */
         public Builder rememberDeletesFor(Duration d) {
@@ -372,6 +421,8 @@ public final class ExternalVersions {
         /**
          * The most deletes remembered (the oldest are forgotten first). Default 100,000.
          *
+         * @param n the maximum number of remembered deletes; 0 turns the detection off
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder maxRememberedDeletes(int n) {
@@ -382,12 +433,27 @@ public final class ExternalVersions {
             return this;
         }
 
-        /** The clock for remembered deletes, in nanoseconds. Default {@link System#nanoTime}. */
+        /**
+         * The clock for remembered deletes, in nanoseconds. Default {@link System#nanoTime}.
+         *
+         * @param nanoClock a monotonic clock in nanoseconds (tests pass a fake one)
+         * @return this builder
+         * @throws NullPointerException if {@code nanoClock} is {@code null}
+         */
         public Builder nanoClock(LongSupplier nanoClock) {
             this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
             return this;
         }
 
+        /**
+         * Builds the writer. The first entry point built on a client's transport sends it one request
+         * ({@code GET /}) to check that the server accepts this client line.
+         *
+         * @return the new writer
+         * @throws NullPointerException if no client was set
+         * @throws IllegalStateException if the server refuses the requests of this client line (a server
+         *     older than the client's major version)
+         */
         public ExternalVersions build() {
             return new ExternalVersions(this);
         }

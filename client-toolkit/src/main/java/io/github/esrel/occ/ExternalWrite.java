@@ -46,7 +46,11 @@ public record ExternalWrite(String index, String id, String routing, Status stat
         RECREATED
     }
 
-    /** True when the write or delete changed the index (including {@code RECREATED}). */
+    /**
+     * True when the write or delete changed the index (including {@code RECREATED}).
+     *
+     * @return false only for {@link Status#STALE}
+     */
     public boolean applied() {
         return status != Status.STALE;
     }

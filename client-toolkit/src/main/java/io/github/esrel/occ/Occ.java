@@ -92,25 +92,51 @@ public final class Occ {
         this.json = new Json(jackson.objectMapper());
     }
 
-    /** Builds an updater with a lambda, in the style of the elasticsearch-java client. */
+    /**
+     * Builds an updater with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the builder's options, at least {@link Builder#client}
+     * @return the new updater
+     * @throws NullPointerException if no client was set
+     * @throws IllegalArgumentException if the client does not use a {@link JacksonJsonpMapper}
+     * @throws IllegalStateException if the server refuses the requests of this client line
+     */
     public static Occ of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * Starts a builder; {@link Builder#client} is required.
+     *
+     * @return a new builder with the defaults
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * The policy that retries conflicts (409) and rejections (429); also the default of
+     * {@link BulkUpdate#retryPolicy}.
+     *
+     * @return the retry policy, never {@code null}
+     */
     public RetryPolicy retryPolicy() {
         return policy;
     }
 
     /**
-     * Reads a document with what a later conditional write needs.
+     * Reads a document with what a later conditional write needs. The read is realtime (by id, no
+     * refresh needed).
      *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
      * @return empty when there is no such document
      * @throws OccException if the index does not exist (404), the id exists under another routing (404),
-     *     the index requires routing (400), or the read fails
+     *     the index requires routing (400), the source cannot be mapped to {@code type}, or the read fails
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
     public <T> Optional<Versioned<T>> get(String index, String id, String routing, Class<T> type) {
         check(index, id);
@@ -132,7 +158,20 @@ public final class Occ {
         }
     }
 
-    /** {@link #update(String, String, String, Class, UnaryOperator)} for a document routed by its id. */
+    /**
+     * {@link #update(String, String, String, Class, UnaryOperator)} for a document routed by its id.
+     *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param fn the pure function from the stored value to the new one; may run once per attempt and
+     *     must not return {@code null}
+     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written), {@code NOT_FOUND} or
+     *     {@code CONFLICT} (gave up)
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     */
     public <T> Outcome<T> update(String index, String id, Class<T> type, UnaryOperator<T> fn) {
         return update(index, id, null, type, fn);
     }
@@ -141,10 +180,17 @@ public final class Occ {
      * Reads the document, applies {@code fn}, writes the result if the document is unchanged since the
      * read; on a conflict, re-reads and re-applies, under the retry policy.
      *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
      * @param routing the document's routing value, or {@code null} when routed by id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param fn the pure function from the stored value to the new one; may run once per attempt and
+     *     must not return {@code null}
      * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written), {@code NOT_FOUND} or
      *     {@code CONFLICT} (gave up)
      * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
     public <T> Outcome<T> update(String index, String id, String routing, Class<T> type, UnaryOperator<T> fn) {
         Objects.requireNonNull(fn, "fn cannot be null");
@@ -161,7 +207,18 @@ public final class Occ {
      * <p>An upsert into a missing index creates the document (and the index, if the cluster
      * auto-creates indices).
      *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param initial supplies the value to start from when the document does not exist; must not return
+     *     {@code null}
+     * @param fn the pure function applied to the stored value, or to the initial one; may run once per
+     *     attempt and must not return {@code null}
      * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT}
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
     public <T> Outcome<T> upsert(String index, String id, String routing, Class<T> type, Supplier<T> initial,
                                  UnaryOperator<T> fn) {
@@ -174,8 +231,16 @@ public final class Occ {
      * Deletes the document if {@code condition} holds for its current value and it has not changed
      * between the read and the delete; on a conflict, re-reads and re-tests, under the retry policy.
      *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false), {@code NOT_FOUND}
      *     or {@code CONFLICT}
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
     public <T> Outcome<T> deleteIf(String index, String id, String routing, Class<T> type, Predicate<? super T> condition) {
         Objects.requireNonNull(condition, "condition cannot be null");
@@ -187,8 +252,14 @@ public final class Occ {
      * version you read"): succeeds only if the document still has {@code seen}'s seq_no and primary term.
      * Not retried, since esrel cannot recompute the value: on a conflict, read again and decide.
      *
+     * @param <T> the caller's document type
+     * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
+     *     id and routing address the write
+     * @param value the new value; replaces the whole source and must serialize to a JSON object
      * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written) or {@code CONFLICT} (changed or
      *     deleted since {@code seen})
+     * @throws OccException if the write fails for another reason than a conflict
+     * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
     public <T> Outcome<T> replace(Versioned<T> seen, T value) {
         Objects.requireNonNull(seen, "seen cannot be null");
@@ -221,7 +292,11 @@ public final class Occ {
     /**
      * Deletes the document only if it still has {@code seen}'s seq_no and primary term. Not retried.
      *
+     * @param <T> the caller's document type
+     * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
+     *     id and routing address the delete
      * @return {@code DELETED} or {@code CONFLICT} (changed or already deleted since {@code seen})
+     * @throws OccException if the delete fails for another reason than a conflict
      */
     public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
         Objects.requireNonNull(seen, "seen cannot be null");
@@ -255,13 +330,20 @@ public final class Occ {
      * {@link #update(String, String, String, Class, UnaryOperator)} needs no scripting and works
      * everywhere.
      *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param painless the painless script's source; it sees the parameters as {@code params} and the
+     *     document as {@code ctx._source}
      * @param params script parameters (mapped to JSON), may be empty
      * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing),
      *     {@code NOT_FOUND}, or {@code CONFLICT} (the server's retries ran out); {@code attempts} is 1
      *     (the server's internal retries are not reported)
      * @throws OccException (400) naming the missing {@code lang-painless} module when the
      *     cluster cannot run painless (the test distribution cannot), or for any other failure
-     * @throws IllegalArgumentException if {@code retryOnConflict} is negative
+     * @param retryOnConflict how many times the server retries on a version conflict, 0 for none
+     * @throws IllegalArgumentException if {@code retryOnConflict} is negative, {@code index} is blank or
+     *     {@code id} is empty
      */
     public Outcome<Void> scriptedUpdate(String index, String id, String routing, String painless,
                                         Map<String, ?> params, int retryOnConflict) {
@@ -313,6 +395,9 @@ public final class Occ {
     /**
      * Whether every node can run painless (has the {@code lang-painless} module), so that
      * {@link #scriptedUpdate} can work; {@code false} also when node info cannot be read.
+     * Asks the cluster for node info on every call.
+     *
+     * @return true only when every node is known to have {@code lang-painless}
      */
     public boolean scriptingAvailable() {
         return Boolean.TRUE.equals(Errors.painlessOnEveryNode(client));
@@ -321,6 +406,10 @@ public final class Occ {
     /**
      * Starts a bulk optimistic update of many documents of one type: each is read, changed and written
      * conditionally; only the items that conflict are re-read and retried.
+     *
+     * @param <T> the caller's document type
+     * @param type the class the sources are mapped to with the client's Jackson {@code ObjectMapper}
+     * @return a new bulk update with this updater's retry policy, to add items to and execute once
      */
     public <T> BulkUpdate<T> bulk(Class<T> type) {
         Objects.requireNonNull(type, "type cannot be null");
@@ -509,7 +598,13 @@ public final class Occ {
 
         private Builder() {}
 
-        /** Required. Its {@link JacksonJsonpMapper} maps sources to your types. */
+        /**
+         * Required. Its {@link JacksonJsonpMapper} maps sources to your types.
+         *
+         * @param client the client every read and write goes through; not closed by esrel
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -519,13 +614,23 @@ public final class Occ {
          * How conflicts (409) and rejections (429) are retried: attempts, backoff, deadline. Default
          * {@link RetryPolicy#defaults()} (10 attempts, jittered exponential backoff from 5 ms to 500 ms).
          * Heavily contended documents (many writers on one counter) need more attempts.
+         *
+         * @param policy the retry policy
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is {@code null}
          */
         public Builder retryPolicy(RetryPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
             return this;
         }
 
-        /** Hears conflicts and outcomes, e.g. {@link OccMetrics}. Default {@link OccListener#NO_OP}. */
+        /**
+         * Hears conflicts and outcomes, e.g. {@link OccMetrics}. Default {@link OccListener#NO_OP}.
+         *
+         * @param listener the listener; called from every thread that uses the {@link Occ}
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is {@code null}
+         */
         public Builder listener(OccListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
@@ -534,6 +639,9 @@ public final class Occ {
         /**
          * The {@code refresh} parameter of every write. Default: not sent (the index's refresh interval
          * applies; reads by id are realtime anyway).
+         *
+         * @param refresh the refresh mode, or {@code null} to not send the parameter
+         * @return this builder
          */
         public Builder refresh(Refresh refresh) {
             this.refresh = refresh;
@@ -543,6 +651,9 @@ public final class Occ {
         /**
          * Whether a miss is checked for the same id under another routing (one search per miss, see the
          * class comment). Default true.
+         *
+         * @param routingCheck false to skip the search, so that a miss is simply {@code NOT_FOUND}
+         * @return this builder
          */
         public Builder routingCheck(boolean routingCheck) {
             this.routingCheck = routingCheck;
@@ -550,7 +661,14 @@ public final class Occ {
         }
 
         /**
+         * Builds the updater. The first entry point built on a client's transport sends it one request
+         * ({@code GET /}) to check that the server accepts this client line.
+         *
+         * @return the new updater
+         * @throws NullPointerException if no client was set
          * @throws IllegalArgumentException if the client does not use a {@link JacksonJsonpMapper}
+         * @throws IllegalStateException if the server refuses the requests of this client line (a server
+         *     older than the client's major version)
          */
         public Occ build() {
             return new Occ(this);

@@ -12,12 +12,23 @@ public class OccConflictException extends OccException {
 
     private final transient Outcome<?> outcome;
 
+    /**
+     * Creates the exception for an outcome that gave up; the message is {@link Outcome#describe()}.
+     *
+     * @param outcome the outcome, normally with status {@link Outcome.Status#CONFLICT}; not {@code null}
+     * @throws NullPointerException if {@code outcome} is {@code null}
+     */
     public OccConflictException(Outcome<?> outcome) {
         super(outcome.describe(), 409, null);
         this.outcome = outcome;
     }
 
-    /** The outcome that gave up. */
+    /**
+     * The outcome that gave up.
+     *
+     * @return the outcome, with its attempts, conflicts and {@link Outcome#stopReason()}; {@code null}
+     *     after the exception has been deserialized (the outcome is not serialized)
+     */
     public Outcome<?> outcome() {
         return outcome;
     }

@@ -17,14 +17,26 @@ public class OccException extends RuntimeException implements Failures.HasStatus
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
     private final int status;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what failed, naming the document and, where known, the fix
+     * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
+     * @param cause the client's exception, or {@code null}
+     */
     public OccException(String message, int status, Throwable cause) {
         super(message, cause);
         this.status = status;
     }
 
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    /**
+     * The HTTP status Elasticsearch answered with, or 0 when there was no answer.
+     *
+     * @return the status, such as 404 or 409, or 0
+     */
     @Override
     public int status() {
         return status;

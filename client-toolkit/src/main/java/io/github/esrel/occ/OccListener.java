@@ -20,10 +20,16 @@ public interface OccListener {
      * A conditional write or delete met a version conflict (409): another writer changed the document
      * since this operation read it. The operation re-reads and retries unless its policy is exhausted.
      *
+     * @param index the index as the operation was given it (an alias is not resolved)
+     * @param id the id of the document that conflicted
      * @param attempt the number of the attempt that conflicted, 1 for the first
      */
     default void onConflict(String index, String id, int attempt) {}
 
-    /** An operation (or one bulk item) finished; called once per operation, whatever its status. */
+    /**
+     * An operation (or one bulk item) finished; called once per operation, whatever its status.
+     *
+     * @param outcome what the operation did; the same object the operation returns
+     */
     default void onOutcome(Outcome<?> outcome) {}
 }

@@ -26,6 +26,7 @@ public final class OccMetrics implements OccListener {
     private final Map<Outcome.Status, LongAdder> byStatus = new EnumMap<>(Outcome.Status.class);
     private final LongAdder conflicts = new LongAdder();
 
+    /** Creates metrics with every count at zero. */
     public OccMetrics() {
         for (Outcome.Status s : Outcome.Status.values()) {
             byStatus.put(s, new LongAdder());
@@ -43,7 +44,11 @@ public final class OccMetrics implements OccListener {
         attempts.incrementAndGet(Math.min(Math.max(outcome.attempts(), 1), HISTOGRAM_BUCKETS));
     }
 
-    /** The counts so far (a consistent-enough copy: counters are read one after the other). */
+    /**
+     * The counts so far (a consistent-enough copy: counters are read one after the other).
+     *
+     * @return an immutable copy, unaffected by later operations and by {@link #reset()}
+     */
     public Snapshot snapshot() {
         long[] histogram = new long[HISTOGRAM_BUCKETS + 1];
         for (int i = 1; i <= HISTOGRAM_BUCKETS; i++) {
@@ -73,17 +78,33 @@ public final class OccMetrics implements OccListener {
      */
     public record Snapshot(long[] attemptsHistogram, Map<Outcome.Status, Long> byStatus, long conflicts) {
 
+        /**
+         * Creates a snapshot; the histogram and the map are copied.
+         *
+         * @throws NullPointerException if {@code attemptsHistogram} or {@code byStatus} is {@code null},
+         *     or the map holds a {@code null}
+         */
         public Snapshot {
             attemptsHistogram = attemptsHistogram.clone();
             byStatus = Map.copyOf(byStatus);
         }
 
+        /**
+         * Operations per number of attempts.
+         *
+         * @return a new copy of the histogram on every call: index {@code n} = operations that took
+         *     {@code n} attempts, index 0 unused, the last index {@value OccMetrics#HISTOGRAM_BUCKETS} or more
+         */
         @Override
         public long[] attemptsHistogram() {
             return attemptsHistogram.clone();
         }
 
-        /** Finished operations (bulk items included). */
+        /**
+         * Finished operations (bulk items included).
+         *
+         * @return the number of operations, 0 when none was recorded
+         */
         public long operations() {
             long n = 0;
             for (long c : attemptsHistogram) {
@@ -92,21 +113,40 @@ public final class OccMetrics implements OccListener {
             return n;
         }
 
+        /**
+         * Operations that ended with {@code status}.
+         *
+         * @param status the status to count
+         * @return the number of operations with that status, 0 when none
+         */
         public long count(Outcome.Status status) {
             return byStatus.getOrDefault(status, 0L);
         }
 
-        /** Operations that wrote: updated, created or deleted. */
+        /**
+         * Operations that wrote: updated, created or deleted.
+         *
+         * @return the number of operations with status {@code UPDATED}, {@code CREATED} or {@code DELETED}
+         */
         public long written() {
             return count(Outcome.Status.UPDATED) + count(Outcome.Status.CREATED) + count(Outcome.Status.DELETED);
         }
 
-        /** Operations that gave up on conflicts. */
+        /**
+         * Operations that gave up on conflicts.
+         *
+         * @return the number of operations with status {@link Outcome.Status#CONFLICT}
+         */
         public long gaveUp() {
             return count(Outcome.Status.CONFLICT);
         }
 
-        /** Attempts made in all. */
+        /**
+         * Attempts made in all.
+         *
+         * @return the sum of attempts over all operations; operations in the last bucket count as
+         *     {@value OccMetrics#HISTOGRAM_BUCKETS} each
+         */
         public long totalAttempts() {
             long n = 0;
             for (int i = 1; i < attemptsHistogram.length; i++) {
@@ -115,12 +155,21 @@ public final class OccMetrics implements OccListener {
             return n;
         }
 
+        /**
+         * Attempts per operation, on average.
+         *
+         * @return {@link #totalAttempts()} divided by {@link #operations()}; 0 when nothing was recorded
+         */
         public double meanAttempts() {
             long ops = operations();
             return ops == 0 ? 0 : (double) totalAttempts() / ops;
         }
 
-        /** The most attempts any operation took (capped at {@value OccMetrics#HISTOGRAM_BUCKETS}). */
+        /**
+         * The most attempts any operation took (capped at {@value OccMetrics#HISTOGRAM_BUCKETS}).
+         *
+         * @return the highest number of attempts recorded; 0 when nothing was recorded
+         */
         public int maxAttempts() {
             for (int i = attemptsHistogram.length - 1; i > 0; i--) {
                 if (attemptsHistogram[i] > 0) {
@@ -134,6 +183,9 @@ public final class OccMetrics implements OccListener {
          * The smallest number of attempts that at least {@code fraction} of the operations needed no
          * more than (0.5 = median, 0.99 = p99); 0 when nothing was recorded.
          *
+         * @param fraction the share of operations, in {@code (0, 1]}
+         * @return the number of attempts, at most {@value OccMetrics#HISTOGRAM_BUCKETS}; 0 when nothing
+         *     was recorded
          * @throws IllegalArgumentException unless {@code 0 < fraction <= 1}
          */
         public int attemptsPercentile(double fraction) {

@@ -77,19 +77,40 @@ public final class Outcome<T> {
         this.took = took == null ? Duration.ZERO : took;
     }
 
+    /**
+     * The index of the document: the concrete index Elasticsearch reported when a single-document
+     * operation found or wrote the document (an alias resolved); otherwise, and for bulk items, the index
+     * as the caller gave it.
+     *
+     * @return the index name, never {@code null}
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * The id of the document.
+     *
+     * @return the document id, never {@code null}
+     */
     public String id() {
         return id;
     }
 
-    /** The routing the operation used, or {@code null}. */
+    /**
+     * The routing the operation used, or {@code null}.
+     *
+     * @return the routing value, or {@code null} when the document was routed by its id
+     */
     public String routing() {
         return routing;
     }
 
+    /**
+     * What happened to the document.
+     *
+     * @return the status, never {@code null}
+     */
     public Status status() {
         return status;
     }
@@ -98,57 +119,99 @@ public final class Outcome<T> {
      * The document's value: as written ({@code UPDATED}, {@code CREATED}), as stored ({@code NOOP}),
      * as it was before deletion ({@code DELETED}), the last value computed before giving up
      * ({@code CONFLICT}, when the function ran); {@code null} otherwise.
+     *
+     * @return the value, or {@code null} (always {@code null} for scripted updates)
      */
     public T value() {
         return value;
     }
 
-    /** {@code _seq_no} after the operation (of the document as read for {@code NOOP}); -1 when unknown. */
+    /**
+     * {@code _seq_no} after the operation (of the document as read for {@code NOOP}); -1 when unknown.
+     *
+     * @return the sequence number, or -1
+     */
     public long seqNo() {
         return seqNo;
     }
 
-    /** {@code _primary_term} after the operation; -1 when unknown. */
+    /**
+     * {@code _primary_term} after the operation; -1 when unknown.
+     *
+     * @return the primary term, or -1
+     */
     public long primaryTerm() {
         return primaryTerm;
     }
 
-    /** {@code _version} after the operation; -1 when unknown. */
+    /**
+     * {@code _version} after the operation; -1 when unknown.
+     *
+     * @return the version, or -1
+     */
     public long version() {
         return version;
     }
 
-    /** Attempts made (reads and conditional writes count as one attempt together), at least 1. */
+    /**
+     * Attempts made (reads and conditional writes count as one attempt together), at least 1.
+     *
+     * @return the number of attempts
+     */
     public int attempts() {
         return attempts;
     }
 
-    /** Version conflicts (409) met on the way; {@code attempts() - 1} or fewer retries were for them. */
+    /**
+     * Version conflicts (409) met on the way; {@code attempts() - 1} or fewer retries were for them.
+     *
+     * @return the number of conflicts, 0 when none
+     */
     public int conflicts() {
         return conflicts;
     }
 
-    /** Why retrying stopped, for {@code CONFLICT} and {@code FAILED}; {@link StopReason#NONE} otherwise. */
+    /**
+     * Why retrying stopped, for {@code CONFLICT} and {@code FAILED}; {@link StopReason#NONE} otherwise.
+     *
+     * @return the stop reason, never {@code null}
+     */
     public StopReason stopReason() {
         return stopReason;
     }
 
-    /** The error of a {@code FAILED} bulk item ({@code type: reason}), or a hint for {@code NOT_FOUND}; else null. */
+    /**
+     * The error of a {@code FAILED} bulk item ({@code type: reason}), or a hint for {@code NOT_FOUND}; else null.
+     *
+     * @return the error message, or {@code null}
+     */
     public String error() {
         return error;
     }
 
-    /** Wall time of the whole operation, retries and backoff included. */
+    /**
+     * Wall time of the whole operation, retries and backoff included.
+     *
+     * @return the duration, never {@code null}
+     */
     public Duration took() {
         return took;
     }
 
-    /** True if this operation wrote (updated, created or deleted) the document. */
+    /**
+     * True if this operation wrote (updated, created or deleted) the document.
+     *
+     * @return true for {@code UPDATED}, {@code CREATED} and {@code DELETED}
+     */
     public boolean written() {
         return status == Status.UPDATED || status == Status.CREATED || status == Status.DELETED;
     }
 
-    /** True for {@link Status#CONFLICT}. */
+    /**
+     * True for {@link Status#CONFLICT}.
+     *
+     * @return whether the operation gave up on version conflicts
+     */
     public boolean gaveUp() {
         return status == Status.CONFLICT;
     }
@@ -156,6 +219,7 @@ public final class Outcome<T> {
     /**
      * This outcome, unless it gave up or failed.
      *
+     * @return this outcome, unchanged
      * @throws OccConflictException for {@link Status#CONFLICT}
      * @throws OccException for {@link Status#FAILED}
      */
@@ -169,7 +233,13 @@ public final class Outcome<T> {
         return this;
     }
 
-    /** The document as now stored, for a later conditional write or delete; only when it exists. */
+    /**
+     * The document as now stored, for a later conditional write or delete; only when it exists.
+     *
+     * @return the index, id, routing, value, seq_no, primary term and version of this outcome
+     * @throws IllegalStateException for {@code DELETED} and {@code NOT_FOUND}, or when the seq_no is
+     *     unknown ({@code CONFLICT}, {@code FAILED})
+     */
     public Versioned<T> versioned() {
         if (status == Status.DELETED || status == Status.NOT_FOUND || seqNo < 0) {
             throw new IllegalStateException("no stored document to refer to: " + describe());
@@ -177,7 +247,12 @@ public final class Outcome<T> {
         return new Versioned<>(index, id, routing, value, seqNo, primaryTerm, version);
     }
 
-    /** One line for logs and exceptions. */
+    /**
+     * One line for logs and exceptions.
+     *
+     * @return the document, the status, the attempts and, depending on the status, the conflicts and
+     *     stop reason, the error, or the seq_no, primary term and version
+     */
     public String describe() {
         StringBuilder sb = new StringBuilder();
         sb.append('[').append(index).append("][").append(id).append(']');

@@ -15,9 +15,17 @@ import java.util.Objects;
  * @param seqNo {@code _seq_no}
  * @param primaryTerm {@code _primary_term}
  * @param version {@code _version}
+ * @param <T> the caller's document type
  */
 public record Versioned<T>(String index, String id, String routing, T value, long seqNo, long primaryTerm, long version) {
 
+    /**
+     * Creates a versioned document. Normally obtained from {@link Occ#get} or {@link Outcome#versioned()};
+     * when built by hand, {@code seqNo} and {@code primaryTerm} must be values Elasticsearch returned, or
+     * conditional writes based on it conflict.
+     *
+     * @throws NullPointerException if {@code index} or {@code id} is {@code null}
+     */
     public Versioned {
         Objects.requireNonNull(index, "index cannot be null");
         Objects.requireNonNull(id, "id cannot be null");

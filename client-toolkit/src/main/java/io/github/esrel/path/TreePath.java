@@ -50,6 +50,8 @@ public final class TreePath implements Comparable<TreePath> {
     /**
      * Parses a path that must already be normalised.
      *
+     * @param path the path, such as {@code /a/b}
+     * @return the path; {@link #ROOT} for {@code /}
      * @throws NullPointerException if {@code path} is null
      * @throws IllegalArgumentException if it is not valid (see the class comment): relative, empty
      *     segments ({@code //} or a trailing {@code /}), {@code .} or {@code ..} segments, control
@@ -92,6 +94,8 @@ public final class TreePath implements Comparable<TreePath> {
      * {@code .} segments, and resolves {@code ..} against the segment before it.
      * {@code normalize("/a//b/./c/../")} is {@code /a/b}.
      *
+     * @param path an absolute path, possibly with repeated or trailing slashes, {@code .} or {@code ..}
+     * @return the normalised path
      * @throws NullPointerException if {@code path} is null
      * @throws IllegalArgumentException if it is relative, if a {@code ..} would climb above the root,
      *     or if a segment or the result breaks the other rules of {@link #of(String)}
@@ -120,6 +124,9 @@ public final class TreePath implements Comparable<TreePath> {
     /**
      * The path made of these segments ({@code /} for none).
      *
+     * @param segments the segments from the root down
+     * @return the path
+     * @throws NullPointerException if {@code segments} is or contains {@code null}
      * @throws IllegalArgumentException if a segment is empty, contains {@code /}, is {@code .} or
      *     {@code ..}, or has forbidden characters, or if the path would be too long
      */
@@ -137,12 +144,24 @@ public final class TreePath implements Comparable<TreePath> {
         return of(sb.toString());
     }
 
-    /** {@link #ofSegments(List)} with varargs: {@code TreePath.ofSegments("a", "b")} is {@code /a/b}. */
+    /**
+     * {@link #ofSegments(List)} with varargs: {@code TreePath.ofSegments("a", "b")} is {@code /a/b}.
+     *
+     * @param segments the segments from the root down
+     * @return the path
+     * @throws NullPointerException if {@code segments} is or contains {@code null}
+     * @throws IllegalArgumentException as {@link #ofSegments(List)}
+     */
     public static TreePath ofSegments(String... segments) {
         return ofSegments(List.of(segments));
     }
 
-    /** True if {@link #of(String)} would accept {@code path}; false for null. */
+    /**
+     * True if {@link #of(String)} would accept {@code path}; false for null.
+     *
+     * @param path the string to check, may be {@code null}
+     * @return whether it is a valid, normalised path
+     */
     public static boolean isValid(String path) {
         if (path == null) {
             return false;
@@ -155,32 +174,56 @@ public final class TreePath implements Comparable<TreePath> {
         }
     }
 
-    /** The path as a string, such as {@code /a/b}; the same as {@link #toString()}. */
+    /**
+     * The path as a string, such as {@code /a/b}; the same as {@link #toString()}.
+     *
+     * @return the normalised path string
+     */
     public String value() {
         return value;
     }
 
-    /** The segments from the root down: {@code [a, b]} for {@code /a/b}, empty for the root. Unmodifiable. */
+    /**
+     * The segments from the root down: {@code [a, b]} for {@code /a/b}, empty for the root. Unmodifiable.
+     *
+     * @return the segments
+     */
     public List<String> segments() {
         return segments;
     }
 
-    /** The number of segments: 0 for {@code /}, 1 for {@code /a}, 2 for {@code /a/b}. */
+    /**
+     * The number of segments: 0 for {@code /}, 1 for {@code /a}, 2 for {@code /a/b}.
+     *
+     * @return the depth
+     */
     public int depth() {
         return segments.size();
     }
 
-    /** True for {@code /}. */
+    /**
+     * True for {@code /}.
+     *
+     * @return whether this is the root
+     */
     public boolean isRoot() {
         return segments.isEmpty();
     }
 
-    /** The last segment ({@code c.txt} for {@code /a/b/c.txt}); the empty string for the root. */
+    /**
+     * The last segment ({@code c.txt} for {@code /a/b/c.txt}); the empty string for the root.
+     *
+     * @return the name
+     */
     public String name() {
         return isRoot() ? "" : segments.get(segments.size() - 1);
     }
 
-    /** The parent ({@code /a} for {@code /a/b}, {@code /} for {@code /a}); empty for the root. */
+    /**
+     * The parent ({@code /a} for {@code /a/b}, {@code /} for {@code /a}); empty for the root.
+     *
+     * @return the parent, or empty for the root
+     */
     public Optional<TreePath> parent() {
         if (isRoot()) {
             return Optional.empty();
@@ -195,13 +238,19 @@ public final class TreePath implements Comparable<TreePath> {
     /**
      * The proper ancestors from the root down: {@code [/, /a, /a/b]} for {@code /a/b/c}; empty for the
      * root. Locking a path takes a shared lock on each of these, in this order.
+     *
+     * @return the ancestors, root first; unmodifiable
      */
     public List<TreePath> ancestors() {
         List<TreePath> lineage = lineage();
         return lineage.subList(0, lineage.size() - 1);
     }
 
-    /** {@link #ancestors()} followed by this path: {@code [/, /a, /a/b]} for {@code /a/b}. */
+    /**
+     * {@link #ancestors()} followed by this path: {@code [/, /a, /a/b]} for {@code /a/b}.
+     *
+     * @return the paths from the root down to this one, never empty; unmodifiable
+     */
     public List<TreePath> lineage() {
         List<TreePath> out = new ArrayList<>(segments.size() + 1);
         out.add(ROOT);
@@ -218,6 +267,8 @@ public final class TreePath implements Comparable<TreePath> {
      * here so that a {@code path.tree} keyword field works on clusters without that tokenizer:
      * {@code [/a, /a/b, /a/b/c]} for {@code /a/b/c}, {@code [/]} for the root. A {@code term} query on
      * {@code path.tree} with a directory's path then finds everything at or below it.
+     *
+     * @return the tokens, shortest first, never empty; unmodifiable
      */
     public List<String> hierarchyTokens() {
         if (isRoot()) {
@@ -236,6 +287,10 @@ public final class TreePath implements Comparable<TreePath> {
      * True if this path is {@code other} or below it, segment by segment: {@code /a/b} starts with
      * {@code /a} and with itself, {@code /a/bc} does not start with {@code /a/b}. Every path starts
      * with the root.
+     *
+     * @param other the candidate ancestor (or this path itself), not {@code null}
+     * @return whether this path is {@code other} or a descendant of it
+     * @throws NullPointerException if {@code other} is {@code null}
      */
     public boolean startsWith(TreePath other) {
         Objects.requireNonNull(other, "other cannot be null");
@@ -246,12 +301,24 @@ public final class TreePath implements Comparable<TreePath> {
             && (value.length() == other.value.length() || value.charAt(other.value.length()) == '/');
     }
 
-    /** True if this path is a proper ancestor of {@code other} ({@code /a} of {@code /a/b}; not of itself). */
+    /**
+     * True if this path is a proper ancestor of {@code other} ({@code /a} of {@code /a/b}; not of itself).
+     *
+     * @param other the candidate descendant, not {@code null}
+     * @return whether {@code other} lies strictly below this path
+     * @throws NullPointerException if {@code other} is {@code null}
+     */
     public boolean isAncestorOf(TreePath other) {
         return other.startsWith(this) && !other.equals(this);
     }
 
-    /** True if this path is a proper descendant of {@code other} ({@code /a/b} of {@code /a}; not of itself). */
+    /**
+     * True if this path is a proper descendant of {@code other} ({@code /a/b} of {@code /a}; not of itself).
+     *
+     * @param other the candidate ancestor, not {@code null}
+     * @return whether this path lies strictly below {@code other}
+     * @throws NullPointerException if {@code other} is {@code null}
+     */
     public boolean isDescendantOf(TreePath other) {
         return other.isAncestorOf(this);
     }
@@ -259,12 +326,22 @@ public final class TreePath implements Comparable<TreePath> {
     /**
      * True if one path is the other or an ancestor of it: the two lie on one branch. Two tree locks
      * can only conflict on paths that are on one branch.
+     *
+     * @param other the other path, not {@code null}
+     * @return whether either path starts with the other
+     * @throws NullPointerException if {@code other} is {@code null}
      */
     public boolean onSameBranch(TreePath other) {
         return startsWith(other) || other.startsWith(this);
     }
 
-    /** The deepest path that both start with ({@code /a} for {@code /a/b} and {@code /a/c}). */
+    /**
+     * The deepest path that both start with ({@code /a} for {@code /a/b} and {@code /a/c}).
+     *
+     * @param other the other path, not {@code null}
+     * @return the common ancestor; one of the two paths if it starts the other, the root at worst
+     * @throws NullPointerException if {@code other} is {@code null}
+     */
     public TreePath commonAncestor(TreePath other) {
         Objects.requireNonNull(other, "other cannot be null");
         int n = Math.min(depth(), other.depth());
@@ -278,6 +355,9 @@ public final class TreePath implements Comparable<TreePath> {
     /**
      * The child with this name: {@code /a} {@code .child("b")} is {@code /a/b}.
      *
+     * @param name the child's segment
+     * @return the child path
+     * @throws NullPointerException if {@code name} is {@code null}
      * @throws IllegalArgumentException if {@code name} is not a single valid segment (empty, contains
      *     {@code /}, is {@code .} or {@code ..}, has control characters) or the result is too long
      */
@@ -292,6 +372,9 @@ public final class TreePath implements Comparable<TreePath> {
      * The relative path must be normalised too (no empty, {@code .} or {@code ..} segments); the empty
      * string gives this path.
      *
+     * @param relative a normalised path without leading {@code /}, such as {@code b/c}
+     * @return the path below this one, or this path for the empty string
+     * @throws NullPointerException if {@code relative} is {@code null}
      * @throws IllegalArgumentException if {@code relative} starts with {@code /} or is not normalised
      */
     public TreePath resolve(String relative) {
@@ -311,6 +394,10 @@ public final class TreePath implements Comparable<TreePath> {
      * {@code /a/b/c.txt} {@code .rebase(/a, /x/y)} is {@code /x/y/b/c.txt}; {@code /a} itself becomes
      * {@code /x/y}.
      *
+     * @param from the path this one starts with (the renamed directory)
+     * @param to the path that replaces {@code from} (the directory's new path)
+     * @return the moved path
+     * @throws NullPointerException if {@code from} or {@code to} is {@code null}
      * @throws IllegalArgumentException if this path does not start with {@code from}, or the result is
      *     too long
      */
@@ -329,6 +416,8 @@ public final class TreePath implements Comparable<TreePath> {
      * The segments of this path below {@code ancestor}, joined with {@code /}: {@code b/c} for
      * {@code /a/b/c} relative to {@code /a}; the empty string for the path itself.
      *
+     * @param ancestor a path this one starts with, not {@code null}
+     * @return the relative path, without leading {@code /}
      * @throws IllegalArgumentException if this path does not start with {@code ancestor}
      */
     public String relativeTo(TreePath ancestor) {

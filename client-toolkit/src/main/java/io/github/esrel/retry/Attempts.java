@@ -33,17 +33,29 @@ public final class Attempts {
         this.startNanos = policy.nanoTime();
     }
 
-    /** The number of the attempt in progress (or the last one made): 1 for the first. */
+    /**
+     * The number of the attempt in progress (or the last one made): 1 for the first.
+     *
+     * @return the attempt number, at least 1
+     */
     public int attempt() {
         return attempt;
     }
 
-    /** Why the operation may not be retried again; {@link StopReason#NONE} while it may. */
+    /**
+     * Why the operation may not be retried again; {@link StopReason#NONE} while it may.
+     *
+     * @return the stop reason, never {@code null}
+     */
     public StopReason stopReason() {
         return stopReason;
     }
 
-    /** Time since this operation started, on the policy's clock. */
+    /**
+     * Time since this operation started, on the policy's clock.
+     *
+     * @return the time elapsed since {@link RetryPolicy#attempts()} created this object
+     */
     public Duration elapsed() {
         return Duration.ofNanos(policy.nanoTime() - startNanos);
     }
@@ -53,6 +65,10 @@ public final class Attempts {
      * If so, the attempt number advances and the delay to wait is returned; if not, the result is
      * empty and {@link #stopReason()} says why. For callers that wait once for many operations (a
      * bulk round); single operations use {@link #retryAfter}.
+     *
+     * @param failure the failure of the current attempt, judged by the policy's retry predicate
+     * @return the delay to wait before the next attempt, or empty when no further attempt is allowed
+     *     (also once a stop reason has been recorded)
      */
     public Optional<Duration> onFailure(Throwable failure) {
         if (stopReason != StopReason.NONE) {
@@ -79,6 +95,7 @@ public final class Attempts {
     /**
      * {@link #onFailure} and, when another attempt is allowed, the wait before it.
      *
+     * @param failure the failure of the current attempt, judged by the policy's retry predicate
      * @return true if the caller should make another attempt; false when it must stop
      *     ({@link #stopReason()} says why; an interrupt while waiting is {@link StopReason#INTERRUPTED}
      *     and leaves the thread's interrupt flag set)
@@ -91,6 +108,10 @@ public final class Attempts {
     /**
      * Waits {@code delay} with the policy's sleeper; false (and {@link StopReason#INTERRUPTED}) when
      * interrupted.
+     *
+     * @param delay the time to wait
+     * @return true after the full wait; false if the thread was interrupted, in which case its
+     *     interrupt flag is set again and {@link #stopReason()} becomes {@link StopReason#INTERRUPTED}
      */
     public boolean sleep(Duration delay) {
         try {

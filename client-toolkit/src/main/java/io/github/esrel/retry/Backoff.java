@@ -29,7 +29,11 @@ public interface Backoff {
      */
     Duration delay(int failedAttempt);
 
-    /** No wait at all: retry at once. */
+    /**
+     * No wait at all: retry at once.
+     *
+     * @return a backoff whose every delay is zero
+     */
     static Backoff none() {
         return fixed(Duration.ZERO);
     }
@@ -37,6 +41,9 @@ public interface Backoff {
     /**
      * The same delay after every attempt.
      *
+     * @param delay the wait after each failed attempt; zero means none
+     * @return a backoff that always returns {@code delay}
+     * @throws NullPointerException if {@code delay} is {@code null}
      * @throws IllegalArgumentException if the delay is negative
      */
     static Backoff fixed(Duration delay) {
@@ -48,6 +55,11 @@ public interface Backoff {
      * {@code initial × multiplier^(failedAttempt − 1)}, capped at {@code max}: 10 ms, 20 ms, 40 ms, …
      * for {@code (10 ms, 2.0, …)}.
      *
+     * @param initial the delay after the first failed attempt
+     * @param multiplier the factor applied for each further attempt, at least 1
+     * @param max the cap on any delay
+     * @return the exponential backoff
+     * @throws NullPointerException if {@code initial} or {@code max} is {@code null}
      * @throws IllegalArgumentException if {@code initial} is negative, {@code multiplier < 1} (or not a
      *     number), or {@code max < initial}
      */
@@ -67,6 +79,13 @@ public interface Backoff {
      * {@link #exponential} with half of each delay randomized ({@code withJitter(0.5)}): each delay is
      * uniform in {@code [d/2, d]}, so writers that collided once do not collide again in lock step,
      * and never wait longer than the plain exponential shape would.
+     *
+     * @param initial the delay after the first failed attempt, before jitter
+     * @param multiplier the factor applied for each further attempt, at least 1
+     * @param max the cap on any delay, before jitter
+     * @return the jittered exponential backoff
+     * @throws NullPointerException if {@code initial} or {@code max} is {@code null}
+     * @throws IllegalArgumentException as {@link #exponential} does
      */
     static Backoff exponentialWithJitter(Duration initial, double multiplier, Duration max) {
         return exponential(initial, multiplier, max).withJitter(0.5);
@@ -77,6 +96,8 @@ public interface Backoff {
      * {@code [d × (1 − ratio), d]}. {@code ratio} 0 keeps the delays, 1 is "full jitter" (uniform in
      * {@code [0, d]}). Randomness from {@link ThreadLocalRandom}.
      *
+     * @param ratio the randomized fraction of each delay, from 0 to 1
+     * @return a new backoff wrapping this one; this one is unchanged
      * @throws IllegalArgumentException unless {@code 0 <= ratio <= 1}
      */
     default Backoff withJitter(double ratio) {
@@ -87,6 +108,9 @@ public interface Backoff {
      * As {@link #withJitter(double)}, drawing from {@code random} (which must be thread-safe if the
      * backoff is shared; tests pass a seeded generator). {@code null} means {@link ThreadLocalRandom}.
      *
+     * @param ratio the randomized fraction of each delay, from 0 to 1
+     * @param random the source of randomness, or {@code null} for {@link ThreadLocalRandom}
+     * @return a new backoff wrapping this one; this one is unchanged
      * @throws IllegalArgumentException unless {@code 0 <= ratio <= 1}
      */
     default Backoff withJitter(double ratio, RandomGenerator random) {

@@ -24,6 +24,9 @@ public final class Failures {
      * The HTTP status Elasticsearch answered with: from the first {@link ElasticsearchException} in
      * the cause chain, or from an esrel capability exception in it ({@link HasStatus}). 0 when there
      * was no answer (an I/O failure).
+     *
+     * @param failure the failure to classify; {@code null} gives 0
+     * @return the HTTP status, or 0 when none is found in the cause chain
      */
     public static int status(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
@@ -40,22 +43,40 @@ public final class Failures {
         return 0;
     }
 
-    /** True for a 409 version conflict. */
+    /**
+     * True for a 409 version conflict.
+     *
+     * @param failure the failure to classify, may be {@code null}
+     * @return whether {@link #status} is {@value #CONFLICT}
+     */
     public static boolean isVersionConflict(Throwable failure) {
         return status(failure) == CONFLICT;
     }
 
-    /** True for a 429 rejection (full queue, circuit breaker): retrying later usually succeeds. */
+    /**
+     * True for a 429 rejection (full queue, circuit breaker): retrying later usually succeeds.
+     *
+     * @param failure the failure to classify, may be {@code null}
+     * @return whether {@link #status} is {@value #TOO_MANY_REQUESTS}
+     */
     public static boolean isRejected(Throwable failure) {
         return status(failure) == TOO_MANY_REQUESTS;
     }
 
-    /** {@link #isVersionConflict} as a retry predicate. */
+    /**
+     * {@link #isVersionConflict} as a retry predicate.
+     *
+     * @return a predicate accepting version conflicts
+     */
     public static Predicate<Throwable> versionConflict() {
         return Failures::isVersionConflict;
     }
 
-    /** {@link #isRejected} as a retry predicate. */
+    /**
+     * {@link #isRejected} as a retry predicate.
+     *
+     * @return a predicate accepting rejections
+     */
     public static Predicate<Throwable> rejected() {
         return Failures::isRejected;
     }
@@ -63,6 +84,10 @@ public final class Failures {
     /**
      * An exception standing for a failed item of a bulk response (which has a status and an error but
      * no exception), so that the same retry predicates judge single requests and bulk items.
+     *
+     * @param status the item's HTTP status
+     * @param error the item's error, or {@code null} for a generic cause of type {@code unknown}
+     * @return an exception whose {@link #status} is {@code status}; it is returned, not thrown
      */
     public static ElasticsearchException ofBulkItem(int status, ErrorCause error) {
         ErrorCause cause = error != null ? error : ErrorCause.of(e -> e.type("unknown").reason("status " + status));
@@ -74,7 +99,11 @@ public final class Failures {
      * answer they wrap.
      */
     public interface HasStatus {
-        /** The HTTP status, or 0 when there was no answer. */
+        /**
+         * The HTTP status of the wrapped answer.
+         *
+         * @return the HTTP status, or 0 when there was no answer
+         */
         int status();
     }
 }

@@ -50,10 +50,21 @@ public final class RetryPolicy {
         this.nanoClock = b.nanoClock;
     }
 
+    /**
+     * Builds a policy in one expression, starting from the defaults.
+     *
+     * @param fn sets the options on the builder it is given and returns it
+     * @return the new policy
+     */
     public static RetryPolicy of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * A builder starting from the defaults (those of {@link #defaults()}).
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -61,17 +72,27 @@ public final class RetryPolicy {
     /**
      * {@value #DEFAULT_MAX_ATTEMPTS} attempts, {@link #DEFAULT_BACKOFF}, no deadline, retrying version
      * conflicts (409) and rejections (429).
+     *
+     * @return the shared default policy
      */
     public static RetryPolicy defaults() {
         return DEFAULTS;
     }
 
-    /** One attempt, no retry. */
+    /**
+     * One attempt, no retry.
+     *
+     * @return the shared policy that never retries
+     */
     public static RetryPolicy none() {
         return NONE;
     }
 
-    /** A builder starting from this policy's settings. */
+    /**
+     * A builder starting from this policy's settings.
+     *
+     * @return a new builder; changing it leaves this policy unchanged
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.maxAttempts = maxAttempts;
@@ -83,11 +104,20 @@ public final class RetryPolicy {
         return b;
     }
 
-    /** The most attempts an operation makes, the first included (1 = never retry). */
+    /**
+     * The most attempts an operation makes, the first included (1 = never retry).
+     *
+     * @return the maximum number of attempts, at least 1
+     */
     public int maxAttempts() {
         return maxAttempts;
     }
 
+    /**
+     * How long to wait between attempts.
+     *
+     * @return the backoff, never {@code null}
+     */
     public Backoff backoff() {
         return backoff;
     }
@@ -96,21 +126,36 @@ public final class RetryPolicy {
      * The overall time budget of one operation, measured from its start, or {@code null} for none. A
      * retry whose backoff would end after the deadline is not made; an attempt already running is not
      * cut short.
+     *
+     * @return the deadline, or {@code null} when there is none
      */
     public Duration deadline() {
         return deadline;
     }
 
-    /** Which failures are worth another attempt. */
+    /**
+     * Which failures are worth another attempt.
+     *
+     * @return the retry predicate
+     */
     public Predicate<Throwable> retryOn() {
         return retryOn;
     }
 
+    /**
+     * How the policy waits between attempts.
+     *
+     * @return the sleeper, by default {@link Sleeper#SYSTEM}
+     */
     public Sleeper sleeper() {
         return sleeper;
     }
 
-    /** Starts tracking one operation under this policy (its clock starts now). */
+    /**
+     * Starts tracking one operation under this policy (its clock starts now).
+     *
+     * @return a new, not thread-safe tracker for one operation
+     */
     public Attempts attempts() {
         return new Attempts(this);
     }
@@ -118,6 +163,10 @@ public final class RetryPolicy {
     /**
      * Runs {@code call} until it returns, retrying failures the policy accepts.
      *
+     * @param <T> the type of the result
+     * @param call the operation to run; any exception it throws counts as a failed attempt
+     * @return the result of the first attempt that succeeds
+     * @throws NullPointerException if {@code call} is {@code null}
      * @throws RetryException when a failure is not retryable or the policy is exhausted; the cause is
      *     the last failure, the exception says how many attempts were made and why none followed
      */
@@ -160,6 +209,8 @@ public final class RetryPolicy {
         /**
          * Attempts in all, the first included. Default {@value #DEFAULT_MAX_ATTEMPTS}.
          *
+         * @param maxAttempts the maximum number of attempts; 1 means never retry
+         * @return this builder
          * @throws IllegalArgumentException if less than 1
          */
         public Builder maxAttempts(int maxAttempts) {
@@ -170,7 +221,12 @@ public final class RetryPolicy {
             return this;
         }
 
-        /** Default {@link RetryPolicy#DEFAULT_BACKOFF}. */
+        /**
+         * How long to wait between attempts. Default {@link RetryPolicy#DEFAULT_BACKOFF}.
+         *
+         * @param backoff the backoff, not {@code null}
+         * @return this builder
+         */
         public Builder backoff(Backoff backoff) {
             this.backoff = Objects.requireNonNull(backoff, "backoff cannot be null");
             return this;
@@ -179,6 +235,9 @@ public final class RetryPolicy {
         /**
          * Overall time budget per operation. Default: none.
          *
+         * @param deadline the budget, measured from the start of each operation; not {@code null}
+         *     (use {@link #noDeadline()} to remove it)
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder deadline(Duration deadline) {
@@ -190,7 +249,11 @@ public final class RetryPolicy {
             return this;
         }
 
-        /** Removes the deadline. */
+        /**
+         * Removes the deadline.
+         *
+         * @return this builder
+         */
         public Builder noDeadline() {
             this.deadline = null;
             return this;
@@ -199,24 +262,42 @@ public final class RetryPolicy {
         /**
          * Which failures to retry. Default: version conflicts (409) and rejections (429), see
          * {@link Failures}.
+         *
+         * @param retryOn accepts the failures worth another attempt; not {@code null}
+         * @return this builder
          */
         public Builder retryOn(Predicate<Throwable> retryOn) {
             this.retryOn = Objects.requireNonNull(retryOn, "retryOn cannot be null");
             return this;
         }
 
-        /** How to wait between attempts. Default {@link Sleeper#SYSTEM}; tests inject a fake. */
+        /**
+         * How to wait between attempts. Default {@link Sleeper#SYSTEM}; tests inject a fake.
+         *
+         * @param sleeper the sleeper, not {@code null}
+         * @return this builder
+         */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper cannot be null");
             return this;
         }
 
-        /** The clock the deadline is measured with, in nanoseconds. Default {@link System#nanoTime}. */
+        /**
+         * The clock the deadline is measured with, in nanoseconds. Default {@link System#nanoTime}.
+         *
+         * @param nanoClock a monotonic clock in nanoseconds, not {@code null}
+         * @return this builder
+         */
         public Builder nanoClock(LongSupplier nanoClock) {
             this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock cannot be null");
             return this;
         }
 
+        /**
+         * Creates the policy from the current settings.
+         *
+         * @return a new immutable policy
+         */
         public RetryPolicy build() {
             return new RetryPolicy(this);
         }

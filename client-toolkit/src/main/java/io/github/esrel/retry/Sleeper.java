@@ -19,6 +19,7 @@ public interface Sleeper {
     /**
      * Blocks for {@code delay}.
      *
+     * @param delay the time to wait; zero returns at once
      * @throws InterruptedException if the thread is interrupted while waiting
      */
     void sleep(Duration delay) throws InterruptedException;

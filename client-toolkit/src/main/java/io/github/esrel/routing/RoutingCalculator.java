@@ -28,10 +28,22 @@ public final class RoutingCalculator {
         this.spec = Objects.requireNonNull(spec, "spec cannot be null");
     }
 
+    /**
+     * A calculator for the index these parameters describe.
+     *
+     * @param spec the routing parameters, not {@code null}
+     * @return the calculator
+     * @throws NullPointerException if {@code spec} is {@code null}
+     */
     public static RoutingCalculator of(RoutingSpec spec) {
         return new RoutingCalculator(spec);
     }
 
+    /**
+     * The parameters this calculator computes with.
+     *
+     * @return the routing parameters
+     */
     public RoutingSpec spec() {
         return spec;
     }
@@ -40,7 +52,9 @@ public final class RoutingCalculator {
      * The shard of the document with this id and routing: where Elasticsearch indexes it, and where a
      * get, update or delete with the same id and routing looks for it.
      *
+     * @param id the document id, not empty
      * @param routing the routing value, or {@code null} to route by id
+     * @return the shard number, from 0 to {@code number_of_shards - 1}
      * @throws IllegalArgumentException if the id is null or empty, or if routing is null on an index
      *     that is partitioned or requires routing (Elasticsearch rejects such requests too)
      */
@@ -59,6 +73,10 @@ public final class RoutingCalculator {
     /**
      * The shards a search with this routing visits, ascending and without duplicates: one shard, or up
      * to {@code routing_partition_size} shards on a partitioned index.
+     *
+     * @param routing the routing value of the search, not {@code null}
+     * @return the shard numbers, sorted ascending, never empty
+     * @throws NullPointerException if {@code routing} is {@code null}
      */
     public int[] searchShards(String routing) {
         Objects.requireNonNull(routing, "routing cannot be null");
@@ -77,6 +95,8 @@ public final class RoutingCalculator {
     /**
      * How these documents spread over the shards.
      *
+     * @param docs the documents to place
+     * @return documents per shard of this index
      * @throws IllegalArgumentException as {@link #shard(String, String)} for any document
      */
     public Distribution distribution(Iterable<DocRef> docs) {
@@ -93,7 +113,10 @@ public final class RoutingCalculator {
      * tenant or category so that the big ones go to different shards. On a partitioned index the
      * value's first partition shard (offset 0) is the one matched.
      *
+     * @param shard the target shard, from 0 to {@code number_of_shards - 1}
      * @param count how many values to return
+     * @param prefix the start of every value; {@code null} is the same as {@code ""}
+     * @return {@code count} distinct values in increasing order of {@code n}, all landing on {@code shard}
      * @throws IllegalArgumentException if the shard is out of range or count is negative
      */
     public List<String> routingValuesForShard(int shard, int count, String prefix) {

@@ -58,6 +58,15 @@ public final class RoutingClient {
         this.source = b.source;
     }
 
+    /**
+     * Builds a routing client with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the options on the builder it is given and returns it
+     * @return the new routing client
+     * @throws NullPointerException if no client was given
+     * @throws IllegalStateException if the server refuses every request of this client line (an 8.x
+     *     server with elasticsearch-java 9.x, say)
+     */
     public static RoutingClient of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
@@ -65,6 +74,9 @@ public final class RoutingClient {
     /**
      * The routing parameters of an index (or of the single index an alias points at).
      *
+     * @param index the index or alias name, not blank
+     * @return the parameters of the index, with the index's own name
+     * @throws IllegalArgumentException if {@code index} is {@code null} or blank
      * @throws RoutingException if the index does not exist (status 404), routes on document fields
      *     ({@code index.routing_path}: the shard depends on the source, status 400), the plugin is
      *     required but absent, or the cluster fails
@@ -83,7 +95,14 @@ public final class RoutingClient {
         return specFromClusterState(index);
     }
 
-    /** {@code RoutingCalculator.of(spec(index))}. */
+    /**
+     * {@code RoutingCalculator.of(spec(index))}: one round trip, then shards are computed locally.
+     *
+     * @param index the index or alias name, not blank
+     * @return a calculator for the index's current parameters
+     * @throws IllegalArgumentException if {@code index} is {@code null} or blank
+     * @throws RoutingException as {@link #spec(String)}
+     */
     public RoutingCalculator calculator(String index) {
         return RoutingCalculator.of(spec(index));
     }
@@ -93,6 +112,12 @@ public final class RoutingClient {
      * own routing code (in batches of 10,000) and adds its warnings; without it, they are computed
      * locally from the index's parameters.
      *
+     * @param index the index or alias name, not blank
+     * @param docs the documents, not {@code null}
+     * @return the shard of each document in the order of {@code docs}, with the spread and, when the
+     *     plugin computed them, its warnings
+     * @throws IllegalArgumentException if {@code index} is {@code null} or blank
+     * @throws NullPointerException if {@code docs} is {@code null}
      * @throws RoutingException as {@link #spec(String)}, and with status 400 when a document lacks a
      *     routing value the index requires
      */
@@ -281,18 +306,36 @@ public final class RoutingClient {
 
         private Builder() {}
 
-        /** Required: the client whose transport (auth, TLS, nodes) is used. */
+        /**
+         * Required: the client whose transport (auth, TLS, nodes) is used.
+         *
+         * @param client the client, not {@code null}
+         * @return this builder
+         */
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
         }
 
-        /** Default {@link Source#AUTO}. */
+        /**
+         * Where {@link RoutingClient#spec(String)} reads parameters from. Default {@link Source#AUTO}.
+         *
+         * @param source the source, not {@code null}
+         * @return this builder
+         */
         public Builder source(Source source) {
             this.source = Objects.requireNonNull(source, "source cannot be null");
             return this;
         }
 
+        /**
+         * Creates the routing client. The first entry point built on a transport sends one request
+         * ({@code GET /}) to check that the server accepts this client line.
+         *
+         * @return the new routing client
+         * @throws NullPointerException if no client was given
+         * @throws IllegalStateException if the server refuses every request of this client line
+         */
         public RoutingClient build() {
             return new RoutingClient(this);
         }

@@ -9,14 +9,26 @@ public class RoutingException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status, or 0 when there was no answer. */
     private final int status;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the detail message
+     * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
+     * @param cause the client's exception, or {@code null}
+     */
     public RoutingException(String message, int status, Throwable cause) {
         super(message, cause);
         this.status = status;
     }
 
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    /**
+     * The HTTP status Elasticsearch answered with, or 0 when there was no answer.
+     *
+     * @return the HTTP status, or 0
+     */
     public int status() {
         return status;
     }

@@ -30,7 +30,11 @@ public enum RoutingFunction {
         this.jsonName = jsonName;
     }
 
-    /** The name used in JSON by the esrel plugin: {@code "legacy"} or {@code "modulo"}. */
+    /**
+     * The name used in JSON by the esrel plugin: {@code "legacy"} or {@code "modulo"}.
+     *
+     * @return the lower-case JSON name
+     */
     public String jsonName() {
         return jsonName;
     }
@@ -39,6 +43,7 @@ public enum RoutingFunction {
      * The function for an index created on the given Elasticsearch release.
      *
      * @param releaseVersion such as {@code "8.19.21"} or {@code "9.5.3"}
+     * @return {@link #MODULO} for 9.4 and later, otherwise {@link #LEGACY}
      * @throws IllegalArgumentException if the version is not {@code major.minor[.patch]}
      */
     public static RoutingFunction forRelease(String releaseVersion) {
@@ -53,7 +58,12 @@ public enum RoutingFunction {
         }
     }
 
-    /** The function for an index whose setting {@code index.version.created} has this id. */
+    /**
+     * The function for an index whose setting {@code index.version.created} has this id.
+     *
+     * @param indexVersionCreated the value of {@code index.version.created}, an {@code IndexVersion} id
+     * @return {@link #MODULO} from {@link #MODULO_SINCE_INDEX_VERSION_ID} on, otherwise {@link #LEGACY}
+     */
     public static RoutingFunction forIndexVersionId(int indexVersionCreated) {
         return indexVersionCreated >= MODULO_SINCE_INDEX_VERSION_ID ? MODULO : LEGACY;
     }
@@ -61,6 +71,8 @@ public enum RoutingFunction {
     /**
      * Parses {@code "legacy"} or {@code "modulo"} (any case).
      *
+     * @param name the JSON name
+     * @return the function of that name
      * @throws IllegalArgumentException for anything else
      */
     public static RoutingFunction fromJsonName(String name) {

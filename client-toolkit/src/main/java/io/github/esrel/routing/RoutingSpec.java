@@ -35,11 +35,23 @@ public final class RoutingSpec {
         this.routingRequired = b.routingRequired;
     }
 
-    /** Builds a spec with a lambda, in the style of the elasticsearch-java client. */
+    /**
+     * Builds a spec with a lambda, in the style of the elasticsearch-java client.
+     *
+     * @param fn sets the parameters on the builder it is given and returns it
+     * @return the new spec
+     * @throws IllegalArgumentException as {@link Builder#build()}
+     */
     public static RoutingSpec of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
     }
 
+    /**
+     * A builder with the defaults: no index name, no shard count (required), not partitioned,
+     * {@link RoutingFunction#MODULO}, routing not required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -49,6 +61,8 @@ public final class RoutingSpec {
      * set: {@code n << max(1, 10 - ceil(log2 n))}, which allows splitting up to about 1024 shards
      * (5 → 640, 3 → 768, 1 → 1024). {@code _split} and {@code _shrink} keep the source's value.
      *
+     * @param numberOfShards the number of shards {@code n}
+     * @return the default {@code routing_num_shards}, a multiple of {@code n}
      * @throws IllegalArgumentException unless {@code 1 <= n <= 1024}
      */
     public static int defaultRoutingNumShards(int numberOfShards) {
@@ -58,38 +72,75 @@ public final class RoutingSpec {
         return numberOfShards << splits;
     }
 
-    /** The index these parameters were read from, or {@code null} for a hypothetical index. */
+    /**
+     * The index these parameters were read from, or {@code null} for a hypothetical index.
+     *
+     * @return the index name, or {@code null}
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * {@code index.number_of_shards}.
+     *
+     * @return the number of primary shards, from 1 to {@value #MAX_SHARDS}
+     */
     public int numberOfShards() {
         return numberOfShards;
     }
 
+    /**
+     * {@code routing_num_shards}: the modulus of the legacy function, a multiple of the number of shards.
+     *
+     * @return the routing number of shards
+     */
     public int routingNumShards() {
         return routingNumShards;
     }
 
-    /** {@code routing_num_shards / number_of_shards}: the legacy function's divisor. */
+    /**
+     * {@code routing_num_shards / number_of_shards}: the legacy function's divisor.
+     *
+     * @return the routing factor, at least 1
+     */
     public int routingFactor() {
         return routingNumShards / numberOfShards;
     }
 
-    /** {@code index.routing_partition_size}; 1 means not partitioned. */
+    /**
+     * {@code index.routing_partition_size}; 1 means not partitioned.
+     *
+     * @return the partition size, at least 1
+     */
     public int routingPartitionSize() {
         return routingPartitionSize;
     }
 
+    /**
+     * Whether a routing value spreads over several shards ({@code routing_partition_size > 1}); such
+     * an index needs a routing value on every document.
+     *
+     * @return true if the index is partitioned
+     */
     public boolean isPartitioned() {
         return routingPartitionSize > 1;
     }
 
+    /**
+     * How a routing hash becomes a shard number.
+     *
+     * @return the routing function
+     */
     public RoutingFunction function() {
         return function;
     }
 
-    /** Whether the mapping sets {@code _routing.required}: writes and gets without routing fail. */
+    /**
+     * Whether the mapping sets {@code _routing.required}: writes and gets without routing fail.
+     *
+     * @return true if routing is required
+     */
     public boolean routingRequired() {
         return routingRequired;
     }
@@ -145,15 +196,22 @@ public final class RoutingSpec {
 
         private Builder() {}
 
-        /** The index name, for messages only. Default: none (a hypothetical index). */
+        /**
+         * The index name, for messages only. Default: none (a hypothetical index).
+         *
+         * @param index the index name, or {@code null}
+         * @return this builder
+         */
         public Builder index(String index) {
             this.index = index;
             return this;
         }
 
         /**
-         * Required.
+         * {@code index.number_of_shards}. Required.
          *
+         * @param numberOfShards the number of primary shards
+         * @return this builder
          * @throws IllegalArgumentException unless between 1 and 1024
          */
         public Builder numberOfShards(int numberOfShards) {
@@ -163,8 +221,11 @@ public final class RoutingSpec {
         }
 
         /**
-         * Default: {@link #defaultRoutingNumShards(int)} of the number of shards, as for a new index.
+         * {@code routing_num_shards}. Default: {@link #defaultRoutingNumShards(int)} of the number of
+         * shards, as for a new index.
          *
+         * @param routingNumShards the routing number of shards, a multiple of the number of shards
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder routingNumShards(int routingNumShards) {
@@ -176,8 +237,10 @@ public final class RoutingSpec {
         }
 
         /**
-         * Default 1 (not partitioned).
+         * {@code index.routing_partition_size}. Default 1 (not partitioned).
          *
+         * @param routingPartitionSize the partition size, below {@code routing_num_shards}
+         * @return this builder
          * @throws IllegalArgumentException if not positive
          */
         public Builder routingPartitionSize(int routingPartitionSize) {
@@ -189,19 +252,33 @@ public final class RoutingSpec {
             return this;
         }
 
-        /** Default {@link RoutingFunction#MODULO}, what a 9.4+ cluster uses for new indices. */
+        /**
+         * The routing function. Default {@link RoutingFunction#MODULO}, what a 9.4+ cluster uses for
+         * new indices.
+         *
+         * @param function the function, not {@code null}
+         * @return this builder
+         */
         public Builder function(RoutingFunction function) {
             this.function = Objects.requireNonNull(function, "function cannot be null");
             return this;
         }
 
-        /** Default false. */
+        /**
+         * Whether the mapping sets {@code _routing.required}. Default false.
+         *
+         * @param routingRequired true if documents must have a routing value
+         * @return this builder
+         */
         public Builder routingRequired(boolean routingRequired) {
             this.routingRequired = routingRequired;
             return this;
         }
 
         /**
+         * Creates the spec, checking the parameters together.
+         *
+         * @return the new spec
          * @throws IllegalArgumentException if the shard count is missing, if {@code routing_num_shards}
          *     is not a multiple of {@code number_of_shards} (Elasticsearch refuses such an index), or
          *     if the partition size is not below {@code routing_num_shards} (same rule as the server)

@@ -25,7 +25,9 @@ public record Intent(String id, Target target, String targetId, String routing, 
 
     /** What the intent covers. */
     public enum Target {
+        /** Rebuild the view of one source document, {@link Intent#targetId()}. */
         SOURCE,
+        /** Rebuild the views of every source that points to the parent {@link Intent#targetId()}. */
         PARENT
     }
 }

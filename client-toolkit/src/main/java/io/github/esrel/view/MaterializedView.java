@@ -124,9 +124,20 @@ public final class MaterializedView<S, P> {
     private static final Logger log = LoggerFactory.getLogger(MaterializedView.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
-    /** A source write run by {@link #changeSource} / {@link #changeParent}. */
+    /**
+     * A source write run by {@link #changeSource} / {@link #changeParent}.
+     *
+     * @param <R> the type of the write's result (the client's response, say)
+     */
     @FunctionalInterface
     public interface Write<R> {
+        /**
+         * Makes the write, once, on the calling thread.
+         *
+         * @return the write's result, handed back in {@link ViewChange#result()}; may be {@code null}
+         * @throws Exception if the write fails; the view is rebuilt from what is stored anyway and
+         *     the exception becomes the cause of a {@link ViewException}
+         */
         R run() throws Exception;
     }
 
@@ -187,20 +198,59 @@ public final class MaterializedView<S, P> {
         this.rebuilder = new Rebuilder(this);
     }
 
-    /** Builds a view over sources of type {@code S} and parents of type {@code P} (ObjectNode works for both). */
+    /**
+     * Builds a view over sources of type {@code S} and parents of type {@code P} (ObjectNode works for
+     * both). Building touches no index: the state index is created on first use (or by
+     * {@link #ensureStateIndex()}); the first entry point built on a client's transport sends it one
+     * request ({@code GET /}) to check that the server accepts this client line.
+     *
+     * @param sourceType the class source documents are mapped to (for {@link #search} and
+     *     {@link Builder#compose})
+     * @param parentType the class parent documents are mapped to (for {@link Builder#compose})
+     * @param fn sets the view up on a fresh builder and returns it
+     * @param <S> the source type
+     * @param <P> the parent type
+     * @return the view
+     * @throws NullPointerException if a type is {@code null} or a required setting is missing
+     * @throws IllegalArgumentException if the view copies nothing from the parent, mixes
+     *     {@link Builder#copyParent} with {@link Builder#compose}, or the client does not use a
+     *     {@link JacksonJsonpMapper}
+     * @throws IllegalStateException if the server refuses this client line's requests (a server of
+     *     another major version)
+     */
     public static <S, P> MaterializedView<S, P> of(Class<S> sourceType, Class<P> parentType,
                                                    Function<Builder<S, P>, Builder<S, P>> fn) {
         return fn.apply(new Builder<>(sourceType, parentType)).build();
     }
 
+    /**
+     * Starts a view; see {@link Builder} for the required settings.
+     *
+     * @param sourceType the class source documents are mapped to
+     * @param parentType the class parent documents are mapped to
+     * @param <S> the source type
+     * @param <P> the parent type
+     * @return a new builder with the defaults
+     * @throws NullPointerException if a type is {@code null}
+     */
     public static <S, P> Builder<S, P> builder(Class<S> sourceType, Class<P> parentType) {
         return new Builder<>(sourceType, parentType);
     }
 
+    /**
+     * Returns the view's name, which keys its clock and intents in the state index.
+     *
+     * @return the name given to {@link Builder#name}
+     */
     public String name() {
         return name;
     }
 
+    /**
+     * Returns the index the view documents are written to.
+     *
+     * @return the view index given to {@link Builder#viewIndex}
+     */
     public String viewIndex() {
         return viewIndex;
     }
@@ -220,7 +270,17 @@ public final class MaterializedView<S, P> {
 
     // --- writes through the view ------------------------------------------------------------------
 
-    /** {@link #changeSource(String, String, Write)} for a source routed by its id. */
+    /**
+     * {@link #changeSource(String, String, Write)} for a source routed by its id.
+     *
+     * @param sourceId the id of the source document the write changes
+     * @param write the source write, run once
+     * @param <R> the type of the write's result
+     * @return the write's result and the rebuild's, as {@link #changeSource(String, String, Write)}
+     * @throws ViewException as {@link #changeSource(String, String, Write)}
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
+     */
     public <R> ViewChange<R> changeSource(String sourceId, Write<R> write) {
         return changeSource(sourceId, null, write);
     }
@@ -231,11 +291,16 @@ public final class MaterializedView<S, P> {
      * rebuilt from whatever is stored (the write may have been applied before it failed) and the failure
      * is rethrown as a {@link ViewException} with the write's exception as cause.
      *
+     * @param sourceId the id of the source document the write changes
      * @param routing the source's routing, or {@code null}
+     * @param write the source write, run once after the intent is recorded
+     * @param <R> the type of the write's result
      * @return the write's result and the rebuild's; when the rebuild did not complete, the intent stays
      *     for {@link #repair()} ({@link ViewChange#intentCleared()} is false)
      * @throws ViewException if the write fails, or the intent cannot be recorded (then the write did
      *     not run), or the rebuild fails as a whole (the intent stays)
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public <R> ViewChange<R> changeSource(String sourceId, String routing, Write<R> write) {
         return change(beginSourceChange(sourceId, routing), write);
@@ -244,6 +309,16 @@ public final class MaterializedView<S, P> {
     /**
      * Like {@link #changeSource} for a write of parent {@code parentId}: afterwards the views of every
      * source pointing to it are rebuilt (streamed, in batches).
+     *
+     * @param parentId the id of the parent document the write changes
+     * @param write the parent write, run once after the intent is recorded
+     * @param <R> the type of the write's result
+     * @return the write's result and the rebuild's; when the rebuild did not complete, the intent stays
+     *     for {@link #repair()} ({@link ViewChange#intentCleared()} is false)
+     * @throws ViewException if the write fails, or the intent cannot be recorded (then the write did
+     *     not run), or the rebuild fails as a whole (the intent stays)
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public <R> ViewChange<R> changeParent(String parentId, Write<R> write) {
         return change(beginParentChange(parentId), write);
@@ -252,13 +327,29 @@ public final class MaterializedView<S, P> {
     /**
      * Step 1 of 2 for a source write made elsewhere: records the intent durably. Make the write, then
      * call {@link #complete}. If the process dies in between, {@link #repair()} finishes the job.
+     *
+     * @param sourceId the id of the source document about to be written
+     * @param routing the source's routing, or {@code null}
+     * @return the recorded intent, to pass to {@link #complete}
+     * @throws ViewException if the intent cannot be recorded (do not make the write then)
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public Intent beginSourceChange(String sourceId, String routing) {
         checkId(sourceId);
         return io(() -> state.record(Intent.Target.SOURCE, sourceId, routing), "recording an intent for source " + sourceId);
     }
 
-    /** Step 1 of 2 for a parent write made elsewhere. */
+    /**
+     * Step 1 of 2 for a parent write made elsewhere: records the intent durably. Make the write, then
+     * call {@link #complete}.
+     *
+     * @param parentId the id of the parent document about to be written
+     * @return the recorded intent, to pass to {@link #complete}
+     * @throws ViewException if the intent cannot be recorded (do not make the write then)
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if {@code parentId} is empty
+     */
     public Intent beginParentChange(String parentId) {
         checkId(parentId);
         return io(() -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
@@ -267,6 +358,10 @@ public final class MaterializedView<S, P> {
     /**
      * Step 2 of 2: rebuilds what the intent covers and clears it if every view was rebuilt.
      *
+     * @param intent the intent from {@link #beginSourceChange} or {@link #beginParentChange}, or one
+     *     from {@link #pendingIntents()}
+     * @return what the rebuild did; the intent was cleared when {@link RebuildResult#complete()}
+     * @throws NullPointerException if {@code intent} is {@code null}
      * @throws ViewException if the rebuild fails as a whole (the intent stays)
      */
     public RebuildResult complete(Intent intent) {
@@ -302,18 +397,42 @@ public final class MaterializedView<S, P> {
 
     // --- rebuilds ---------------------------------------------------------------------------------
 
-    /** Rebuilds the view of one source routed by its id. */
+    /**
+     * Rebuilds the view of one source routed by its id (deletes the view if the source is gone).
+     *
+     * @param sourceId the source document's id
+     * @return what the rebuild did
+     * @throws ViewException if the reads or the write fail as a whole
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
+     */
     public RebuildResult rebuild(String sourceId) {
         return rebuild(sourceId, null);
     }
 
-    /** Rebuilds the view of one source (deletes the view if the source is gone). */
+    /**
+     * Rebuilds the view of one source (deletes the view if the source is gone).
+     *
+     * @param sourceId the source document's id
+     * @param routing the source's routing, or {@code null}
+     * @return what the rebuild did
+     * @throws ViewException if the reads or the write fail as a whole
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
+     */
     public RebuildResult rebuild(String sourceId, String routing) {
         checkId(sourceId);
         return rebuildRefs(List.of(new Rebuilder.Ref(sourceId, routing)));
     }
 
-    /** Rebuilds the views of sources routed by their ids, in batches. */
+    /**
+     * Rebuilds the views of sources routed by their ids, in batches of {@link Builder#batchSize}.
+     *
+     * @param sourceIds the source documents' ids; empty rebuilds nothing
+     * @return what the rebuilds did, summed over the batches
+     * @throws ViewException if the reads or writes of a batch fail as a whole
+     * @throws NullPointerException if {@code sourceIds} is {@code null}
+     */
     public RebuildResult rebuild(Collection<String> sourceIds) {
         List<Rebuilder.Ref> refs = new ArrayList<>(sourceIds.size());
         sourceIds.forEach(id -> refs.add(new Rebuilder.Ref(id, null)));
@@ -323,6 +442,13 @@ public final class MaterializedView<S, P> {
     /**
      * Rebuilds the views of every source pointing to {@code parentId}: refreshes the source index (unless
      * {@link Builder#refreshBeforeFanOut} is off) and streams them in batches; constant memory.
+     *
+     * @param parentId the parent document's id
+     * @return what the rebuilds did, summed over the batches; {@link RebuildResult#requested()} is 0
+     *     when no source points to the parent
+     * @throws ViewException if the refresh, the stream or a batch fails as a whole
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public RebuildResult rebuildParent(String parentId) {
         checkId(parentId);
@@ -346,6 +472,11 @@ public final class MaterializedView<S, P> {
      * Reads a consistent snapshot of one source and its parent now and composes the view, without
      * writing it (see {@link ViewSnapshot}).
      *
+     * @param sourceId the source document's id
+     * @param routing the source's routing, or {@code null}
+     * @return the composed view and its version; a delete when the source is gone
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
      * @throws ViewException if the reads fail, or the sources kept changing through every attempt
      *     ({@link Builder#maxRounds}), or the composition failed
      */
@@ -365,6 +496,11 @@ public final class MaterializedView<S, P> {
     /**
      * Writes a snapshot taken earlier. If a newer snapshot of the view was written since, Elasticsearch
      * refuses this one ({@link RebuildResult#stale()} is 1) and the newer view stays.
+     *
+     * @param snapshot a snapshot from {@link #snapshot} of this view
+     * @return what the write did: one view written, deleted, refused as stale, or failed
+     * @throws NullPointerException if {@code snapshot} is {@code null}
+     * @throws ViewException if the write fails as a whole
      */
     public RebuildResult write(ViewSnapshot snapshot) {
         Objects.requireNonNull(snapshot, "snapshot cannot be null");
@@ -385,7 +521,13 @@ public final class MaterializedView<S, P> {
 
     // --- repair -----------------------------------------------------------------------------------
 
-    /** {@link #replayIntents(Duration)} of every intent, then {@link #sweep()}. */
+    /**
+     * {@link #replayIntents(Duration)} of every intent, then {@link #sweep()}. Safe to run while
+     * writers are live.
+     *
+     * @return what the replays and the sweep found and rebuilt, summed
+     * @throws ViewException if reading the intents or the sweep fails as a whole
+     */
     public RepairReport repair() {
         long start = System.nanoTime();
         RepairReport intents = replayIntents(Duration.ZERO);
@@ -397,6 +539,11 @@ public final class MaterializedView<S, P> {
     /**
      * Replays the intents of this view recorded at least {@code olderThan} ago (zero: all; a replay of
      * an intent whose writer is still working is harmless), and clears each whose views were rebuilt.
+     *
+     * @param olderThan the least age of the intents to replay; {@link Duration#ZERO} for all
+     * @return the intents replayed and what their rebuilds did (the sweep's counts are 0)
+     * @throws NullPointerException if {@code olderThan} is {@code null}
+     * @throws ViewException if reading the intents or a rebuild fails as a whole
      */
     public RepairReport replayIntents(Duration olderThan) {
         long start = System.nanoTime();
@@ -416,7 +563,12 @@ public final class MaterializedView<S, P> {
         return new RepairReport(replayed[0], 0, 0, 0, 0, total[0], Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** The intents of this view not cleared yet (the state index is refreshed first). */
+    /**
+     * The intents of this view not cleared yet (the state index is refreshed first).
+     *
+     * @return the pending intents, empty when every change was completed; a new, modifiable list
+     * @throws ViewException if the state index cannot be read
+     */
     public List<Intent> pendingIntents() {
         List<Intent> all = new ArrayList<>();
         io(() -> {
@@ -432,6 +584,10 @@ public final class MaterializedView<S, P> {
      * is gone. Refreshes the source and view indices, then streams them in batches (constant memory); a
      * view found lagging only because its source changed during the sweep is rebuilt once more, which is
      * harmless.
+     *
+     * @return the sources and views checked, the lagging views and orphans found, and what their
+     *     rebuilds did ({@link RepairReport#intentsReplayed()} is 0)
+     * @throws ViewException if a refresh, a stream or a rebuild fails as a whole
      */
     public RepairReport sweep() {
         long start = System.nanoTime();
@@ -513,7 +669,15 @@ public final class MaterializedView<S, P> {
 
     // --- reads ------------------------------------------------------------------------------------
 
-    /** The stored view of a source, with its version and bookkeeping. */
+    /**
+     * The stored view of a source, with its version and bookkeeping (a realtime get).
+     *
+     * @param sourceId the source document's id, which is the view's id
+     * @return the view, or empty when there is none (not built yet, or its source is gone)
+     * @throws ViewException if the read fails
+     * @throws NullPointerException if {@code sourceId} is {@code null}
+     * @throws IllegalArgumentException if {@code sourceId} is empty
+     */
     public Optional<ViewDoc> get(String sourceId) {
         checkId(sourceId);
         return io(() -> {
@@ -534,6 +698,13 @@ public final class MaterializedView<S, P> {
      * with one {@code _mget} (seed 003's {@code pk__in} trick): 2 round trips in all. The request's
      * index and {@code _source} settings are replaced; everything else (query, size, sort, from,
      * search_after) is used as given.
+     *
+     * @param request sets the search up on a fresh request builder and returns it
+     * @return the source documents of the hits, in hit order, with the view's total hits; 1 round
+     *     trip when nothing matched
+     * @throws NullPointerException if {@code request} is {@code null}
+     * @throws ViewException if the search or the multi-get fails
+     * @throws IllegalArgumentException if a source cannot be mapped to the source type
      */
     public ViewPage<S> search(Function<SearchRequest.Builder, SearchRequest.Builder> request) {
         Objects.requireNonNull(request, "request cannot be null");
@@ -686,7 +857,14 @@ public final class MaterializedView<S, P> {
             + ", state=" + state.index() + ", batchSize=" + batchSize + '}';
     }
 
-    /** Builder for {@link MaterializedView}. Not thread-safe. */
+    /**
+     * Builder for {@link MaterializedView}. Not thread-safe. Required: {@link #client},
+     * {@link #name}, {@link #sourceIndex}, {@link #parentIndex}, {@link #viewIndex},
+     * {@link #parentIdField}, and either {@link #copyParent} or {@link #compose}.
+     *
+     * @param <S> the source type
+     * @param <P> the parent type
+     */
     public static final class Builder<S, P> {
         /** Default retry policy for rejected (429) reads and writes: 10 attempts, 10 ms doubling to 2 s, jittered. */
         public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
@@ -715,7 +893,14 @@ public final class MaterializedView<S, P> {
             this.parentType = Objects.requireNonNull(parentType, "parentType cannot be null");
         }
 
-        /** Required. */
+        /**
+         * Required: the client whose transport (nodes, authentication, TLS) is used. It must map
+         * documents with a {@link JacksonJsonpMapper}.
+         *
+         * @param client the Elasticsearch client
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
         public Builder<S, P> client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
@@ -724,6 +909,9 @@ public final class MaterializedView<S, P> {
         /**
          * Required: names the view's clock and intents; letters, digits, {@code _}, {@code -}.
          *
+         * @param name the view's name, 1 to 100 characters
+         * @return this builder
+         * @throws NullPointerException if {@code name} is {@code null}
          * @throws IllegalArgumentException otherwise
          */
         public Builder<S, P> name(String name) {
@@ -735,25 +923,49 @@ public final class MaterializedView<S, P> {
             return this;
         }
 
-        /** Required: the "many"-side index (photos); one view per document. */
+        /**
+         * Required: the "many"-side index (photos); one view per document.
+         *
+         * @param index the source index
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         */
         public Builder<S, P> sourceIndex(String index) {
             this.sourceIndex = Objects.requireNonNull(index, "sourceIndex cannot be null");
             return this;
         }
 
-        /** Required: the "one"-side index (users); its documents are read by id. */
+        /**
+         * Required: the "one"-side index (users); its documents are read by id.
+         *
+         * @param index the parent index
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         */
         public Builder<S, P> parentIndex(String index) {
             this.parentIndex = Objects.requireNonNull(index, "parentIndex cannot be null");
             return this;
         }
 
-        /** Required: where the views live; view ids are the source ids. */
+        /**
+         * Required: where the views live; view ids are the source ids.
+         *
+         * @param index the view index
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         */
         public Builder<S, P> viewIndex(String index) {
             this.viewIndex = Objects.requireNonNull(index, "viewIndex cannot be null");
             return this;
         }
 
-        /** Required: the source field holding the parent's id; keyword (or numeric) for the fan-out search. */
+        /**
+         * Required: the source field holding the parent's id; keyword (or numeric) for the fan-out search.
+         *
+         * @param field the source field's path, dotted for an inner field
+         * @return this builder
+         * @throws NullPointerException if {@code field} is {@code null}
+         */
         public Builder<S, P> parentIdField(String field) {
             this.parentIdField = Objects.requireNonNull(field, "parentIdField cannot be null");
             return this;
@@ -761,7 +973,13 @@ public final class MaterializedView<S, P> {
 
         /**
          * The default composition: every field of the source, plus the parent's {@code from} copied to
-         * {@code to} (removed when the parent or its field is missing).
+         * {@code to} (removed when the parent or its field is missing). May be called several times,
+         * once per field; not together with {@link #compose}.
+         *
+         * @param from the parent field to copy
+         * @param to the view field to copy it to
+         * @return this builder
+         * @throws NullPointerException if {@code from} or {@code to} is {@code null}
          */
         public Builder<S, P> copyParent(String from, String to) {
             copies.add(new String[] {Objects.requireNonNull(from, "from cannot be null"), Objects.requireNonNull(to, "to cannot be null")});
@@ -771,19 +989,38 @@ public final class MaterializedView<S, P> {
         /**
          * A custom composition: the whole view document from the source and its parent ({@code null} when
          * the source names no parent or the parent does not exist). Must be pure: it may run more than once.
+         * Not together with {@link #copyParent}.
+         *
+         * @param composer returns the view document, which must serialize to a JSON object without the
+         *     {@link #metaField} field; never {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code composer} is {@code null}
          */
         public Builder<S, P> compose(BiFunction<S, P, ?> composer) {
             this.composer = Objects.requireNonNull(composer, "composer cannot be null");
             return this;
         }
 
-        /** The one-shard index for the clock and the intents; created on first use. Default {@code esrel-views}. */
+        /**
+         * The one-shard index for the clock and the intents; created on first use. Default {@code esrel-views}.
+         * Several views may share it; it must not be deleted while views exist (see the class comment).
+         *
+         * @param index the state index
+         * @return this builder
+         * @throws NullPointerException if {@code index} is {@code null}
+         */
         public Builder<S, P> stateIndex(String index) {
             this.stateIndex = Objects.requireNonNull(index, "stateIndex cannot be null");
             return this;
         }
 
-        /** The view field holding its bookkeeping (source and parent versions). Default {@code esrel}. */
+        /**
+         * The view field holding its bookkeeping (source and parent versions). Default {@code esrel}.
+         *
+         * @param field the bookkeeping field, which the composed view must not have
+         * @return this builder
+         * @throws NullPointerException if {@code field} is {@code null}
+         */
         public Builder<S, P> metaField(String field) {
             this.metaField = Objects.requireNonNull(field, "metaField cannot be null");
             return this;
@@ -792,6 +1029,8 @@ public final class MaterializedView<S, P> {
         /**
          * Views per read and write batch. Default 500.
          *
+         * @param batchSize the most views per batch
+         * @return this builder
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder<S, P> batchSize(int batchSize) {
@@ -804,7 +1043,10 @@ public final class MaterializedView<S, P> {
 
         /**
          * Snapshot attempts per view when its sources keep changing between the two reads. Default 10.
+         * A view still changing after that is reported as a {@link ViewFailure}.
          *
+         * @param maxRounds the most snapshot attempts per view
+         * @return this builder
          * @throws IllegalArgumentException if less than 1
          */
         public Builder<S, P> maxRounds(int maxRounds) {
@@ -815,25 +1057,53 @@ public final class MaterializedView<S, P> {
             return this;
         }
 
-        /** For 429 rejections of reads and writes. Default {@link #DEFAULT_RETRY_POLICY}. */
+        /**
+         * For 429 rejections of reads and writes. Default {@link #DEFAULT_RETRY_POLICY}.
+         *
+         * @param policy how often and how long to retry a rejected request
+         * @return this builder
+         * @throws NullPointerException if {@code policy} is {@code null}
+         */
         public Builder<S, P> retryPolicy(RetryPolicy policy) {
             this.retryPolicy = Objects.requireNonNull(policy, "retryPolicy cannot be null");
             return this;
         }
 
-        /** Default {@link ViewListener#NO_OP}. */
+        /**
+         * Follows rebuilds and repairs. Default {@link ViewListener#NO_OP}.
+         *
+         * @param listener called synchronously on the calling thread; its exceptions are logged and
+         *     ignored
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is {@code null}
+         */
         public Builder<S, P> listener(ViewListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener cannot be null");
             return this;
         }
 
-        /** Refresh the source index before finding a parent's sources. Default true (see the class comment). */
+        /**
+         * Refresh the source index before finding a parent's sources. Default true (see the class comment).
+         *
+         * @param refresh {@code false} to skip the refresh, at the risk of missing a source written or
+         *     re-parented since the last refresh
+         * @return this builder
+         */
         public Builder<S, P> refreshBeforeFanOut(boolean refresh) {
             this.refreshBeforeFanOut = refresh;
             return this;
         }
 
-        /** @throws NullPointerException if a required value is missing */
+        /**
+         * Builds the view; see {@link MaterializedView#of} for what building does.
+         *
+         * @return the view
+         * @throws NullPointerException if a required value is missing
+         * @throws IllegalArgumentException if the view copies nothing from the parent, mixes
+         *     {@link #copyParent} with {@link #compose}, or the client does not use a
+         *     {@link JacksonJsonpMapper}
+         * @throws IllegalStateException if the server refuses this client line's requests
+         */
         public MaterializedView<S, P> build() {
             return new MaterializedView<>(this);
         }

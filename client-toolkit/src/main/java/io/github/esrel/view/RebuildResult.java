@@ -21,6 +21,11 @@ import java.util.List;
 public record RebuildResult(long requested, long written, long deleted, long stale, long failed, long clockReads,
                             long retries, List<ViewFailure> failures, Duration took) {
 
+    /**
+     * Copies {@code failures}.
+     *
+     * @throws NullPointerException if {@code failures} is {@code null}
+     */
     public RebuildResult {
         failures = List.copyOf(failures);
     }
@@ -29,7 +34,12 @@ public record RebuildResult(long requested, long written, long deleted, long sta
         return new RebuildResult(0, 0, 0, 0, 0, 0, 0, List.of(), Duration.ZERO);
     }
 
-    /** True when every requested view is written, deleted or superseded by a newer one. */
+    /**
+     * Tells whether the rebuild left no view behind.
+     *
+     * @return {@code true} when every requested view is written, deleted or superseded by a newer
+     *     one; {@code false} when {@link #failed()} is not 0
+     */
     public boolean complete() {
         return failed == 0;
     }

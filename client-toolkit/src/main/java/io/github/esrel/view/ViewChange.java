@@ -8,6 +8,7 @@ package io.github.esrel.view;
  * @param intentId the intent recorded before the write; cleared when the rebuild completed, left for
  *     {@link MaterializedView#repair()} otherwise
  * @param intentCleared whether the intent was cleared
+ * @param <R> the type of the write's result (an index, update or delete response, say)
  */
 public record ViewChange<R>(R result, RebuildResult rebuild, String intentId, boolean intentCleared) {
 }

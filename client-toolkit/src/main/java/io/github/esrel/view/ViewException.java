@@ -13,14 +13,26 @@ public class ViewException extends RuntimeException implements Failures.HasStatu
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
     private final int status;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what failed, for the caller
+     * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
+     * @param cause the client's or the source write's exception, or {@code null}
+     */
     public ViewException(String message, int status, Throwable cause) {
         super(message, cause);
         this.status = status;
     }
 
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
+    /**
+     * Returns the HTTP status of the failure.
+     *
+     * @return the HTTP status Elasticsearch answered with, or 0 when there was no answer
+     */
     @Override
     public int status() {
         return status;

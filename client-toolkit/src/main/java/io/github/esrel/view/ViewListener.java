@@ -10,15 +10,33 @@ public interface ViewListener {
     /** A listener that does nothing. */
     ViewListener NO_OP = new ViewListener() {};
 
-    /** A batch of views was written (or refused as stale). */
+    /**
+     * A batch of views was written (or refused as stale).
+     *
+     * @param batch what the batch did: its counts and failures
+     */
     default void afterBatch(RebuildResult batch) {}
 
-    /** A write was refused because the view already has version {@code stored} or newer (expected). */
+    /**
+     * A write was refused because the view already has version {@code version} or newer (expected:
+     * a rebuild of a later snapshot won).
+     *
+     * @param viewId the view's id (the source document's id)
+     * @param version the external version of the refused write
+     */
     default void onStale(String viewId, long version) {}
 
-    /** A view could not be rebuilt. */
+    /**
+     * A view could not be rebuilt; its intent, if any, stays for {@link MaterializedView#repair()}.
+     *
+     * @param failure which view and why
+     */
     default void onFailure(ViewFailure failure) {}
 
-    /** An unfinished intent found by {@link MaterializedView#repair()} was replayed. */
+    /**
+     * An unfinished intent found by {@link MaterializedView#repair()} was replayed.
+     *
+     * @param intent the intent, as recorded before the source write it covered
+     */
     default void onIntentReplayed(Intent intent) {}
 }

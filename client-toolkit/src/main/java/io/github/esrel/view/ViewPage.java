@@ -12,9 +12,15 @@ import java.util.List;
  * @param totalViews the query's total hits on the view index
  * @param missing view hits whose source no longer exists (dropped from {@code hits})
  * @param roundTrips requests made: 2 (the search and the multi-get), 1 when nothing matched
+ * @param <S> the source document type
  */
 public record ViewPage<S>(List<Versioned<S>> hits, long totalViews, int missing, int roundTrips) {
 
+    /**
+     * Copies {@code hits}.
+     *
+     * @throws NullPointerException if {@code hits} is {@code null}
+     */
     public ViewPage {
         hits = List.copyOf(hits);
     }

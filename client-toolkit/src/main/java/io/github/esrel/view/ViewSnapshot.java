@@ -20,17 +20,30 @@ public final class ViewSnapshot {
         return prepared;
     }
 
-    /** The view's id (the source document's id). */
+    /**
+     * Returns which view this is.
+     *
+     * @return the view's id (the source document's id)
+     */
     public String id() {
         return prepared.ref().id();
     }
 
-    /** The external version it will be written with: the clock value at which its sources were read. */
+    /**
+     * Returns the external version it will be written with.
+     *
+     * @return the clock value at which its sources were read
+     */
     public long version() {
         return prepared.version();
     }
 
-    /** The whole view document with its bookkeeping, or {@code null} when the source is gone (a delete). */
+    /**
+     * Returns the view document that will be written.
+     *
+     * @return a copy of the whole view document with its bookkeeping, which the caller may change
+     *     freely without affecting this snapshot; {@code null} when the source is gone (a delete)
+     */
     public ObjectNode document() {
         return prepared.document() == null ? null : prepared.document().deepCopy();
     }

@@ -46,6 +46,9 @@ import java.util.List;
  */
 public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugin {
 
+    /** Creates the plugin; only {@code EsrelPlugin}, the class Elasticsearch instantiates, extends it. */
+    public EsrelPluginBase() {}
+
     @Override
     public Collection<?> createComponents(PluginServices services) {
         Settings settings = services.environment().settings();

@@ -36,6 +36,8 @@ public final class Clients {
    * A Java API client (Jackson mapper) spread over {@code nodes}. Closing its transport ({@code
    * client._transport().close()}) closes its connections.
    *
+   * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
+   * @return a new client; the caller closes it
    * @throws IllegalArgumentException if {@code nodes} is empty
    */
   public static ElasticsearchClient connect(List<URI> nodes) {
@@ -46,6 +48,9 @@ public final class Clients {
    * A Java API client (Jackson mapper) spread over {@code nodes}, sending {@code headers} (such as
    * {@code Authorization}) with every request.
    *
+   * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
+   * @param headers header names and values to send with every request; may be empty
+   * @return a new client; the caller closes it
    * @throws IllegalArgumentException if {@code nodes} is empty
    */
   public static ElasticsearchClient connect(List<URI> nodes, Map<String, String> headers) {

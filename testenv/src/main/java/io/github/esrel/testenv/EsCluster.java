@@ -46,7 +46,11 @@ public final class EsCluster implements AutoCloseable {
     this.spec = spec;
   }
 
-  /** Returns a builder for a 1-node cluster with the esrel plugin installed. */
+  /**
+   * Returns a builder for a 1-node cluster with the esrel plugin installed.
+   *
+   * @return a new builder with the default configuration
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -68,6 +72,9 @@ public final class EsCluster implements AutoCloseable {
   /**
    * The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. It is
    * built from the {@code elasticsearch-java} line on the class path (see {@link Clients}).
+   *
+   * @return the client of the running cluster, shared by all callers
+   * @throws IllegalStateException if the cluster is not started
    */
   public ElasticsearchClient client() {
     return running().api.client();
@@ -77,6 +84,9 @@ public final class EsCluster implements AutoCloseable {
    * A low-level client for raw HTTP requests, spread over all nodes: {@code
    * org.elasticsearch.client.RestClient}, which exists for the 8.x and 9.x lines of {@code
    * elasticsearch-java} alike. Closed by {@link #close()}.
+   *
+   * @return the low-level client of the running cluster, shared by all callers
+   * @throws IllegalStateException if the cluster is not started
    */
   public RestClient restClient() {
     return running().restClient;
@@ -85,37 +95,70 @@ public final class EsCluster implements AutoCloseable {
   /**
    * HTTP headers every request to these nodes needs (such as {@code Authorization}); empty for
    * nodes testenv starts without security.
+   *
+   * @return the header names and values; never {@code null}
+   * @throws IllegalStateException if the cluster is not started
    */
   public Map<String, String> requestHeaders() {
     return running().backend.headers();
   }
 
-  /** The HTTP address of every node, in node order (stopped nodes included). */
+  /**
+   * The HTTP address of every node, in node order (stopped nodes included).
+   *
+   * @return one address per node, index {@code i} for node {@code i}
+   * @throws IllegalStateException if the cluster is not started
+   */
   public List<URI> httpUris() {
     return running().backend.httpUris();
   }
 
-  /** The HTTP address of the first node. */
+  /**
+   * The HTTP address of the first node.
+   *
+   * @return the address of node 0
+   * @throws IllegalStateException if the cluster is not started
+   */
   public URI httpUri() {
     return httpUris().get(0);
   }
 
-  /** The Elasticsearch version of the nodes, e.g. {@code 9.5.3}. */
+  /**
+   * The Elasticsearch version of the nodes, e.g. {@code 9.5.3}.
+   *
+   * @return the version string of the running nodes
+   * @throws IllegalStateException if the cluster is not started
+   */
   public String version() {
     return running().backend.version();
   }
 
-  /** The number of nodes. */
+  /**
+   * The number of nodes.
+   *
+   * @return the node count, stopped nodes included; at least 1
+   * @throws IllegalStateException if the cluster is not started
+   */
   public int size() {
     return running().backend.size();
   }
 
-  /** Whether the esrel plugin is installed on the nodes. */
+  /**
+   * Whether the esrel plugin is installed on the nodes.
+   *
+   * @return {@code true} if the nodes run with the esrel plugin
+   * @throws IllegalStateException if the cluster is not started
+   */
   public boolean pluginInstalled() {
     return running().backend.pluginInstalled();
   }
 
-  /** The backend that runs the nodes: {@code local}, {@code docker} or {@code external}. */
+  /**
+   * The backend that runs the nodes: {@code local}, {@code docker} or {@code external}.
+   *
+   * @return the backend name
+   * @throws IllegalStateException if the cluster is not started
+   */
   public String backendName() {
     return running().backend.name();
   }
@@ -123,6 +166,10 @@ public final class EsCluster implements AutoCloseable {
   /**
    * Whether {@link #stopNode}, {@link #killNode} and {@link #startNode} work on this backend (only
    * {@code local} supports them). Tests of failover can {@code assumeTrue} it.
+   *
+   * @return {@code true} if nodes can be stopped, killed and started; always {@code false} for a
+   *     {@link Builder#shared() shared} cluster
+   * @throws IllegalStateException if the cluster is not started
    */
   public boolean supportsNodeControl() {
     return !spec.shared() && running().backend.supportsNodeControl();
@@ -132,6 +179,7 @@ public final class EsCluster implements AutoCloseable {
    * Stops node {@code i} gracefully (SIGTERM), killing it if it has not exited after 15 s; its data
    * is kept for {@link #startNode}.
    *
+   * @param i the node index, from 0 to {@link #size()} - 1
    * @throws IndexOutOfBoundsException if there is no node {@code i}
    * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
    *     {@link Builder#shared() shared}
@@ -144,6 +192,7 @@ public final class EsCluster implements AutoCloseable {
    * Kills node {@code i} at once (SIGKILL), as a crash would; its data is kept for {@link
    * #startNode}.
    *
+   * @param i the node index, from 0 to {@link #size()} - 1
    * @throws IndexOutOfBoundsException if there is no node {@code i}
    * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
    *     {@link Builder#shared() shared}
@@ -156,6 +205,7 @@ public final class EsCluster implements AutoCloseable {
    * Starts the stopped or killed node {@code i} again with its data and waits until it answers and
    * has joined the cluster. Cluster health is not awaited: use {@link #waitForHealth}.
    *
+   * @param i the node index, from 0 to {@link #size()} - 1
    * @throws IllegalStateException if the node is running
    * @throws EsClusterException if the node does not come back within the start timeout
    */
@@ -171,6 +221,7 @@ public final class EsCluster implements AutoCloseable {
    * Waits until the cluster health is at least {@code status}.
    *
    * @param status {@code green} or {@code yellow}
+   * @param timeout how long to wait at most
    * @throws IllegalArgumentException if {@code status} is neither
    * @throws EsClusterException if the status is not reached within {@code timeout}
    */
@@ -192,6 +243,11 @@ public final class EsCluster implements AutoCloseable {
   /**
    * The main log file of node {@code i}, or {@code null} when the backend has no local log file
    * (docker, external).
+   *
+   * @param i the node index, from 0 to {@link #size()} - 1
+   * @return the path of the node's log file, or {@code null}
+   * @throws IndexOutOfBoundsException if there is no node {@code i}
+   * @throws IllegalStateException if the cluster is not started
    */
   public Path nodeLog(int i) {
     return backendForNode(i).nodeLog(i);
@@ -213,7 +269,11 @@ public final class EsCluster implements AutoCloseable {
     }
   }
 
-  /** Whether this cluster is {@link Builder#shared() shared} with other test classes. */
+  /**
+   * Whether this cluster is {@link Builder#shared() shared} with other test classes.
+   *
+   * @return {@code true} if it was built with {@link Builder#shared()}
+   */
   public boolean shared() {
     return spec.shared();
   }
@@ -333,6 +393,8 @@ public final class EsCluster implements AutoCloseable {
      * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more form
      * a cluster in which every node is master-eligible.
      *
+     * @param nodes the number of nodes, at least 1
+     * @return this builder
      * @throws IllegalArgumentException if {@code nodes < 1}
      */
     public Builder nodes(int nodes) {
@@ -350,6 +412,8 @@ public final class EsCluster implements AutoCloseable {
      * spend most of their time on; a shared cluster pays for one. Tests on it must not assume an
      * empty cluster (name indices after the test class) and cannot stop, kill or restart its nodes
      * ({@link #supportsNodeControl()} is {@code false}). Default: not shared.
+     *
+     * @return this builder
      */
     public Builder shared() {
       this.shared = true;
@@ -361,6 +425,9 @@ public final class EsCluster implements AutoCloseable {
      * system property {@code esrel.plugin.zip}, else from {@code
      * es-plugin/target/esrel-plugin-*-es<version>.zip} in a directory above the working directory;
      * {@link #start()} fails naming both places if neither has it.
+     *
+     * @param plugin {@code true} to install the plugin, {@code false} for plain Elasticsearch
+     * @return this builder
      */
     public Builder plugin(boolean plugin) {
       this.plugin = plugin;
@@ -371,6 +438,8 @@ public final class EsCluster implements AutoCloseable {
      * JVM heap per node, such as {@code 512m} or {@code 1g}; default {@code 512m} for one node,
      * {@code 256m} each for more.
      *
+     * @param heap the heap size, used for both {@code -Xms} and {@code -Xmx}
+     * @return this builder
      * @throws IllegalArgumentException if it is not a positive number followed by k, m or g
      */
     public Builder heap(String heap) {
@@ -387,6 +456,9 @@ public final class EsCluster implements AutoCloseable {
      * wins); none by default. The value is written as a string, which Elasticsearch parses like any
      * setting value (a list as {@code "a,b"}). Ignored by the external backend.
      *
+     * @param key the setting name, such as {@code action.destructive_requires_name}
+     * @param value the setting value
+     * @return this builder
      * @throws IllegalArgumentException if the key is not a setting name, or is one testenv manages
      *     itself: cluster and node names, network, ports, paths, discovery
      */
@@ -412,6 +484,8 @@ public final class EsCluster implements AutoCloseable {
      * system property {@code esrel.testenv.start-timeout} (seconds, or ISO-8601 like {@code PT5M};
      * for machines where other builds compete for the cores), else 120 s.
      *
+     * @param startTimeout how long to wait for nodes to start
+     * @return this builder
      * @throws IllegalArgumentException if it is not positive
      */
     public Builder startTimeout(Duration startTimeout) {
@@ -427,6 +501,8 @@ public final class EsCluster implements AutoCloseable {
      * Elasticsearch version; default the system property {@code esrel.es.version} (set by the
      * build), else {@code 9.5.3}. The external backend checks nothing against it.
      *
+     * @param version the Elasticsearch version, such as {@code 9.5.3} or {@code 9.1.0-SNAPSHOT}
+     * @return this builder
      * @throws IllegalArgumentException if it is not a version like {@code 9.5.3}
      */
     public Builder version(String version) {
@@ -438,7 +514,11 @@ public final class EsCluster implements AutoCloseable {
       return this;
     }
 
-    /** Returns a new, not yet started cluster with this configuration. */
+    /**
+     * Returns a new, not yet started cluster with this configuration.
+     *
+     * @return a new cluster; call {@link EsCluster#start()} to start it
+     */
     public EsCluster build() {
       String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
       return new EsCluster(

@@ -22,6 +22,9 @@ import java.util.function.Supplier;
 /** The esrel plugin for Elasticsearch 8.19 and 9.0: a generic {@code ActionHandler}, the long {@code getRestHandlers} signature. */
 public class EsrelPlugin extends EsrelPluginBase {
 
+    /** Creates the plugin; Elasticsearch does so once per node, from the class named in the plugin descriptor. */
+    public EsrelPlugin() {}
+
     @Override
     public Collection<ActionHandler<? extends ActionRequest, ? extends ActionResponse>> getActions() {
         return actions(new HandlerFactory<ActionHandler<? extends ActionRequest, ? extends ActionResponse>>() {

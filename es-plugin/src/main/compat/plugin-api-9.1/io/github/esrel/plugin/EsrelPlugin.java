@@ -22,6 +22,9 @@ import java.util.function.Supplier;
 /** The esrel plugin for Elasticsearch 9.1 to 9.3: a raw {@code ActionHandler}, the long {@code getRestHandlers} signature. */
 public class EsrelPlugin extends EsrelPluginBase {
 
+    /** Creates the plugin; Elasticsearch does so once per node, from the class named in the plugin descriptor. */
+    public EsrelPlugin() {}
+
     @Override
     public Collection<ActionHandler> getActions() {
         return actions(new HandlerFactory<>() {

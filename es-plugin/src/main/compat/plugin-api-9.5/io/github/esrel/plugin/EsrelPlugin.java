@@ -15,6 +15,9 @@ import java.util.function.Supplier;
 /** The esrel plugin for Elasticsearch 9.5: a raw {@code ActionHandler}, the short {@code getRestHandlers} signature. */
 public class EsrelPlugin extends EsrelPluginBase {
 
+    /** Creates the plugin; Elasticsearch does so once per node, from the class named in the plugin descriptor. */
+    public EsrelPlugin() {}
+
     @Override
     public Collection<ActionHandler> getActions() {
         return actions(new HandlerFactory<>() {

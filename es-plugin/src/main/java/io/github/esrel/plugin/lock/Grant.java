@@ -28,12 +28,24 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
     private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
         .withZone(ZoneOffset.UTC);
 
+    /**
+     * Checks that the reference components are present.
+     *
+     * @throws NullPointerException if {@code path}, {@code mode} or {@code owner} is {@code null}
+     */
     public Grant {
         Objects.requireNonNull(path, "path cannot be null");
         Objects.requireNonNull(mode, "mode cannot be null");
         Objects.requireNonNull(owner, "owner cannot be null");
     }
 
+    /**
+     * Reads a grant written by {@link #writeTo}, as transport messages carry it between nodes.
+     *
+     * @param in the stream to read from
+     * @return the grant read
+     * @throws IOException if the stream cannot be read
+     */
     public static Grant readFrom(StreamInput in) throws IOException {
         return new Grant(in.readString(), in.readEnum(LockMode.class), in.readString(), in.readLong(), in.readLong(), in.readLong());
     }
@@ -48,17 +60,31 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
         out.writeLong(nonce);
     }
 
-    /** Whether the lease is over at {@code nowMillis}: a lease is live while {@code now < expires_at}. */
+    /**
+     * Whether the lease is over at {@code nowMillis}: a lease is live while {@code now < expires_at}.
+     *
+     * @param nowMillis the current time, epoch milliseconds
+     * @return {@code true} if the grant has expired and counts as absent
+     */
     public boolean expiredAt(long nowMillis) {
         return nowMillis >= expiresAtMillis;
     }
 
-    /** The expiry as ISO-8601 in UTC with milliseconds, e.g. {@code 2025-11-30T12:00:00.000Z}. */
+    /**
+     * The expiry as ISO-8601 in UTC with milliseconds, e.g. {@code 2025-11-30T12:00:00.000Z}.
+     *
+     * @return {@link #expiresAtMillis()} formatted, as the {@code expires_at} field of responses shows it
+     */
     public String expiresAt() {
         return iso(expiresAtMillis);
     }
 
-    /** Epoch milliseconds as ISO-8601 in UTC with milliseconds. */
+    /**
+     * Epoch milliseconds as ISO-8601 in UTC with milliseconds.
+     *
+     * @param epochMillis the instant, epoch milliseconds
+     * @return the instant formatted like {@code 2025-11-30T12:00:00.000Z}
+     */
     public static String iso(long epochMillis) {
         return ISO.format(Instant.ofEpochMilli(epochMillis));
     }
@@ -72,6 +98,10 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
      *   <li>this grant's path is a proper ancestor of the requested one and this grant is exclusive.</li>
      * </ul>
      * Proper ancestors common to both are shared by both, which never conflicts.
+     *
+     * @param otherPath the requested path (valid)
+     * @param otherMode the requested mode
+     * @return {@code true} if the request conflicts with this grant; expiry is not considered
      */
     public boolean conflictsWith(String otherPath, LockMode otherMode) {
         if (path.equals(otherPath)) {

@@ -16,7 +16,12 @@ public final class LockOwner {
 
     private LockOwner() {}
 
-    /** What is wrong with {@code owner}, or null if nothing is. */
+    /**
+     * What is wrong with {@code owner}, or null if nothing is.
+     *
+     * @param owner the owner given in a request; {@code null} means it was missing
+     * @return a message for a 400 that names the problem, or {@code null} if {@code owner} is acceptable
+     */
     @Nullable
     public static String problem(@Nullable String owner) {
         if (owner == null) {

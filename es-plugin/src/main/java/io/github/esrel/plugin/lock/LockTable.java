@@ -27,6 +27,7 @@ import java.util.Objects;
  */
 public final class LockTable {
 
+    /** The table of an index that never had a lock: no grants, no token issued. */
     public static final LockTable EMPTY = new LockTable(0, List.of());
 
     /**
@@ -40,6 +41,14 @@ public final class LockTable {
     private final long lastToken;
     private final List<Grant> grants;
 
+    /**
+     * Creates a table.
+     *
+     * @param lastToken the last fencing token issued, 0 if none
+     * @param grants    the stored grants, live or not; copied
+     * @throws IllegalArgumentException if {@code lastToken} is negative
+     * @throws NullPointerException     if {@code grants} is or contains {@code null}
+     */
     public LockTable(long lastToken, List<Grant> grants) {
         if (lastToken < 0) {
             throw new IllegalArgumentException("last_token must not be negative, got " + lastToken);
@@ -48,28 +57,53 @@ public final class LockTable {
         this.grants = List.copyOf(grants);
     }
 
-    /** The last token issued (0 for a table that never issued one). */
+    /**
+     * The last token issued (0 for a table that never issued one).
+     *
+     * @return the {@code last_token} of the table
+     */
     public long lastToken() {
         return lastToken;
     }
 
-    /** Every stored grant, live or not. */
+    /**
+     * Every stored grant, live or not.
+     *
+     * @return the grants in table order; unmodifiable
+     */
     public List<Grant> grants() {
         return grants;
     }
 
-    /** The grants live at {@code now}. */
+    /**
+     * The grants live at {@code now}.
+     *
+     * @param now the current time, epoch milliseconds
+     * @return the unexpired grants in table order; unmodifiable
+     */
     public List<Grant> live(long now) {
         return grants.stream().filter(g -> g.expiredAt(now) == false).toList();
     }
 
-    /** This table without the grants expired at {@code now}. */
+    /**
+     * This table without the grants expired at {@code now}.
+     *
+     * @param now the current time, epoch milliseconds
+     * @return this table if nothing has expired, else a new table with the same {@code last_token}
+     */
     public LockTable pruned(long now) {
         List<Grant> live = live(now);
         return live.size() == grants.size() ? this : new LockTable(lastToken, live);
     }
 
-    /** The live grants that stand in the way of {@code mode} on {@code path}, in table order. */
+    /**
+     * The live grants that stand in the way of {@code mode} on {@code path}, in table order.
+     *
+     * @param path the requested path (valid)
+     * @param mode the requested mode
+     * @param now  the current time, epoch milliseconds
+     * @return the conflicting grants; empty if the lock could be granted
+     */
     public List<Grant> conflicts(String path, LockMode mode, long now) {
         List<Grant> conflicts = new ArrayList<>();
         for (Grant g : grants) {
@@ -83,6 +117,8 @@ public final class LockTable {
     /**
      * The token the next grant gets: {@code max(last_token + 1, now * 1000)}.
      *
+     * @param now the current time, epoch milliseconds (a value out of range counts as 0)
+     * @return the next fencing token, greater than {@link #lastToken()}
      * @throws IllegalStateException when the 64-bit space is used up (in some 290,000 years)
      */
     public long nextToken(long now) {
@@ -95,12 +131,18 @@ public final class LockTable {
 
     /** The outcome of {@link #acquire}. */
     public enum AcquireOutcome {
+        /** The lock was granted, or had already been granted to this request (same nonce). */
         GRANTED,
+        /** Live grants conflict with the request; the answer is a 409 listing them. */
         CONFLICT,
+        /** The table already holds the most live grants allowed; the answer is a 429. */
         FULL
     }
 
     /**
+     * The result of {@link #acquire}.
+     *
+     * @param outcome   whether the lock was granted, and if not, why
      * @param table     the table after the request (unchanged unless a new grant was made)
      * @param grant     the grant, when {@link AcquireOutcome#GRANTED}
      * @param conflicts the grants in the way, when {@link AcquireOutcome#CONFLICT}
@@ -112,7 +154,15 @@ public final class LockTable {
      * the table has room. A request whose grant is already in the table (same nonce: an earlier write of the
      * same request that did succeed) gets that grant back.
      *
+     * @param path      the path to lock (valid)
+     * @param mode      the mode on {@code path}
+     * @param owner     the owner of the new grant
+     * @param ttlMillis the lease, in milliseconds from {@code now}
+     * @param nonce     the random number of the request, stored in the grant to recognise a retry
+     * @param now       the current time, epoch milliseconds
      * @param maxLocks the most live grants the table may hold
+     * @return the outcome, with the new table and the grant or the conflicting grants
+     * @throws IllegalStateException if the fencing token space is exhausted
      */
     public AcquireResult acquire(String path, LockMode mode, String owner, long ttlMillis, long nonce, long now, int maxLocks) {
         int live = 0;
@@ -150,6 +200,9 @@ public final class LockTable {
     }
 
     /**
+     * The result of {@link #release} and {@link #renew}.
+     *
+     * @param outcome whether the request was done, and if not, why
      * @param table   the table after the request
      * @param grant   the grant released or renewed (after renewal), when {@link HolderOutcome#DONE}; null
      *                when a release is reported done because an earlier attempt may have removed it
@@ -159,10 +212,16 @@ public final class LockTable {
 
     /**
      * Releases the live grant with this path, owner and token, which frees its shared ancestor locks too.
+     * Expired grants are pruned from the resulting table.
      *
+     * @param path                       the path of the grant
+     * @param owner                      the owner of the grant
+     * @param token                      the fencing token of the grant
+     * @param now                        the current time, epoch milliseconds
      * @param earlierWriteMayHaveApplied an earlier attempt of this very request wrote a table without the
      *                                   grant and its outcome is unknown; then a missing grant counts as
      *                                   released by that attempt
+     * @return the outcome, with the new table and the released grant or the holders of the path
      */
     public HolderResult release(String path, String owner, long token, long now, boolean earlierWriteMayHaveApplied) {
         Grant match = find(path, owner, token, now);
@@ -181,7 +240,17 @@ public final class LockTable {
         return notHeldOrHeldByOther(path, now);
     }
 
-    /** Sets the expiry of the live grant with this path, owner and token to {@code now + ttlMillis}. */
+    /**
+     * Sets the expiry of the live grant with this path, owner and token to {@code now + ttlMillis}. This can
+     * shorten a lease too. Expired grants are pruned from the resulting table.
+     *
+     * @param path      the path of the grant
+     * @param owner     the owner of the grant
+     * @param token     the fencing token of the grant
+     * @param ttlMillis the new lease, in milliseconds from {@code now}
+     * @param now       the current time, epoch milliseconds
+     * @return the outcome, with the new table and the renewed grant or the holders of the path
+     */
     public HolderResult renew(String path, String owner, long token, long ttlMillis, long now) {
         Grant match = find(path, owner, token, now);
         if (match == null) {
@@ -214,7 +283,13 @@ public final class LockTable {
         return new HolderResult(holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
     }
 
-    /** The live grants on {@code prefix} or below it, sorted by path, then token. */
+    /**
+     * The live grants on {@code prefix} or below it, sorted by path, then token.
+     *
+     * @param prefix the top of the subtree (valid); {@code /} for every grant
+     * @param now    the current time, epoch milliseconds
+     * @return the matching grants; unmodifiable
+     */
     public List<Grant> liveAtOrBelow(String prefix, long now) {
         List<Grant> result = new ArrayList<>();
         for (Grant g : grants) {
@@ -229,7 +304,15 @@ public final class LockTable {
         return Collections.unmodifiableList(result);
     }
 
-    /** Writes the stored document (see the class comment). */
+    /**
+     * Writes the stored document (see the class comment), every stored grant included.
+     *
+     * @param builder   the builder to write the document to
+     * @param namespace the index the table belongs to, stored as {@code namespace}
+     * @param now       the time of the write, epoch milliseconds, stored as {@code updated_at}
+     * @return {@code builder}
+     * @throws IOException if the builder fails to write
+     */
     public XContentBuilder toXContent(XContentBuilder builder, String namespace, long now) throws IOException {
         builder.startObject();
         builder.field("namespace", namespace);
@@ -253,6 +336,8 @@ public final class LockTable {
     /**
      * Reads the stored document.
      *
+     * @param source the document's source, as a map
+     * @return the table the document holds
      * @throws IllegalStateException if it is not a lock table (only the plugin writes the lock index)
      */
     public static LockTable fromSource(Map<String, Object> source) {

@@ -32,6 +32,12 @@ public final class TreeLockIndex {
 
     private TreeLockIndex() {}
 
+    /**
+     * The descriptor that declares {@link #NAME} as a net-new, internal, managed system index, with its
+     * mappings, settings and {@link #ORIGIN}; returned by the plugin's {@code getSystemIndexDescriptors}.
+     *
+     * @return a new descriptor
+     */
     public static SystemIndexDescriptor descriptor() {
         return SystemIndexCompat.builder()
             .setIndexPattern(PATTERN)

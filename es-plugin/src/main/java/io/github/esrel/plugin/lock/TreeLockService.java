@@ -103,6 +103,15 @@ public class TreeLockService {
     private volatile TimeValue maxWait;
     private volatile int maxLocks;
 
+    /**
+     * Creates the node's service, measuring leases with the node's wall clock. The plugin creates one per
+     * node in {@code createComponents}; the transport actions get it injected.
+     *
+     * @param client          the node client, used to read and write the lock index
+     * @param threadPool      the node's thread pool: decisions run on its generic pool, waits on its scheduler
+     * @param clusterSettings the cluster settings, to follow updates of the dynamic {@link TreeLockSettings}
+     * @param settings        the node settings, for the initial values of the {@link TreeLockSettings}
+     */
     public TreeLockService(Client client, ThreadPool threadPool, ClusterSettings clusterSettings, Settings settings) {
         this(client, threadPool, clusterSettings, settings, System::currentTimeMillis);
     }
@@ -130,7 +139,12 @@ public class TreeLockService {
      * {@code wait} for conflicting grants to go.
      *
      * @param namespace the concrete target index
+     * @param request   the validated acquire request
      * @param task      cancelling it (the HTTP client went away) ends a wait; may be null
+     * @param listener  gets the response, granted or with the conflicts (a 409), or the failure: a 429
+     *                  {@code ElasticsearchStatusException} when the table is full, a
+     *                  {@code TaskCancelledException} when the task was cancelled, a 503 when the lock index
+     *                  stays unavailable; called in the caller's thread context
      * @throws IllegalArgumentException (to the listener) for a ttl or wait over the node's maximum
      */
     public void acquire(String namespace, AcquireTreeLockRequest request, @Nullable CancellableTask task, ActionListener<AcquireTreeLockResponse> listener) {
@@ -164,7 +178,15 @@ public class TreeLockService {
         submit(op);
     }
 
-    /** Releases the grant with the request's path, owner and token. */
+    /**
+     * Releases the grant with the request's path, owner and token.
+     *
+     * @param namespace the concrete target index
+     * @param request   the validated release request
+     * @param listener  gets the response, or a {@code ResourceNotFoundException} (404) when the path has no
+     *                  live grant, or an {@code ElasticsearchStatusException} (409) when it is held by another
+     *                  owner or token; called in the caller's thread context
+     */
     public void release(String namespace, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
         submit(
             new ReleaseOp(
@@ -178,7 +200,16 @@ public class TreeLockService {
         );
     }
 
-    /** Sets the lease of the grant with the request's path, owner and token to end {@code ttl} from now. */
+    /**
+     * Sets the lease of the grant with the request's path, owner and token to end {@code ttl} from now.
+     *
+     * @param namespace the concrete target index
+     * @param request   the validated renew request
+     * @param listener  gets the response with the new expiry, or an {@code IllegalArgumentException} for a
+     *                  ttl over the node's maximum, a {@code ResourceNotFoundException} (404) when the path has
+     *                  no live grant, or an {@code ElasticsearchStatusException} (409) when it is held by another
+     *                  owner or token; called in the caller's thread context
+     */
     public void renew(String namespace, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
         long ttl;
         try {
@@ -200,7 +231,14 @@ public class TreeLockService {
         );
     }
 
-    /** The live grants of the namespace on the request's path or below (all of them without a path). */
+    /**
+     * The live grants of the namespace on the request's path or below (all of them without a path). Reads
+     * the table once, in real time, and writes nothing; a namespace without a table lists no grants.
+     *
+     * @param namespace the concrete target index
+     * @param request   the validated list request
+     * @param listener  gets the response or the failure; called in the caller's thread context
+     */
     public void list(String namespace, ListTreeLocksRequest request, ActionListener<ListTreeLocksResponse> listener) {
         String prefix = request.path() == null ? TreePath.ROOT : request.path();
         ActionListener<ListTreeLocksResponse> answer = ContextPreservingActionListener.wrapPreservingContext(listener, threadContext);

@@ -50,6 +50,11 @@ public final class TreeLockSettings {
 
     private TreeLockSettings() {}
 
+    /**
+     * The settings to register with Elasticsearch ({@code Plugin.getSettings()}).
+     *
+     * @return {@link #MAX_TTL}, {@link #MAX_WAIT} and {@link #MAX_LOCKS_PER_INDEX}
+     */
     public static List<Setting<?>> all() {
         return List.of(MAX_TTL, MAX_WAIT, MAX_LOCKS_PER_INDEX);
     }

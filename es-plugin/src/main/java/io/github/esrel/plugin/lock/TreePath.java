@@ -26,6 +26,8 @@ public final class TreePath {
      * What is wrong with {@code path} as a lock path, or null if nothing is.
      *
      * @param field the name used in the message ({@code path})
+     * @param path the path to check; {@code null} means it was missing
+     * @return a message for a 400 that names the problem, or {@code null} if {@code path} is valid
      */
     @Nullable
     public static String problem(String field, @Nullable String path) {
@@ -78,6 +80,8 @@ public final class TreePath {
     /**
      * Checks a path.
      *
+     * @param field the name used in the message ({@code path})
+     * @param path the path to check
      * @return the path
      * @throws IllegalArgumentException with {@link #problem}
      */
@@ -89,7 +93,13 @@ public final class TreePath {
         return path;
     }
 
-    /** Whether {@code ancestor} is a proper ancestor of {@code path} (both valid). */
+    /**
+     * Whether {@code ancestor} is a proper ancestor of {@code path} (both valid).
+     *
+     * @param ancestor the candidate ancestor
+     * @param path the path below it
+     * @return {@code true} if {@code path} lies strictly below {@code ancestor}; {@code false} for equal paths
+     */
     public static boolean isProperAncestor(String ancestor, String path) {
         if (ancestor.length() >= path.length()) {
             return false;
@@ -100,7 +110,13 @@ public final class TreePath {
         return path.startsWith(ancestor) && path.charAt(ancestor.length()) == '/';
     }
 
-    /** Whether {@code path} is {@code prefix} or below it (both valid). */
+    /**
+     * Whether {@code path} is {@code prefix} or below it (both valid).
+     *
+     * @param path the path to test
+     * @param prefix the subtree's top path
+     * @return {@code true} if {@code path} equals {@code prefix} or lies below it
+     */
     public static boolean isAtOrBelow(String path, String prefix) {
         return path.equals(prefix) || isProperAncestor(prefix, path);
     }

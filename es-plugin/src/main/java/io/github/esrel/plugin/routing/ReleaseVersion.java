@@ -18,6 +18,9 @@ public record ReleaseVersion(int major, int minor, int patch) implements Compara
     /**
      * Parses {@code MAJOR.MINOR.PATCH} (an optional {@code -SNAPSHOT} suffix is ignored).
      *
+     * @param field the request field the value comes from, named in the message
+     * @param value the version as given, such as {@code 8.19.0}; null is refused
+     * @return the parsed version
      * @throws IllegalArgumentException naming the value and the expected format
      */
     public static ReleaseVersion parse(String field, String value) {
@@ -30,7 +33,12 @@ public record ReleaseVersion(int major, int minor, int patch) implements Compara
         return new ReleaseVersion(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
     }
 
-    /** True if this release is strictly older than {@code other}. */
+    /**
+     * True if this release is strictly older than {@code other}.
+     *
+     * @param other the release to compare with
+     * @return {@code true} if this release comes before {@code other}
+     */
     public boolean before(ReleaseVersion other) {
         return compareTo(other) < 0;
     }

@@ -51,7 +51,12 @@ public final class RoutingCalculator {
 
     private final int maxBatchDocs;
 
-    /** @param maxBatchDocs the most docs one batch may hold */
+    /**
+     * Creates a calculator.
+     *
+     * @param maxBatchDocs the most docs one batch may hold
+     * @throws IllegalArgumentException if {@code maxBatchDocs} is less than 1
+     */
     public RoutingCalculator(int maxBatchDocs) {
         if (maxBatchDocs < 1) {
             throw new IllegalArgumentException("maxBatchDocs must be 1 or more, got " + maxBatchDocs);
@@ -59,17 +64,31 @@ public final class RoutingCalculator {
         this.maxBatchDocs = maxBatchDocs;
     }
 
-    /** A calculator configured by the node settings. */
+    /**
+     * A calculator configured by the node settings.
+     *
+     * @param settings the node settings, read for {@link #MAX_BATCH_DOCS_SETTING}
+     * @return a new calculator
+     */
     public static RoutingCalculator fromSettings(Settings settings) {
         return new RoutingCalculator(MAX_BATCH_DOCS_SETTING.get(settings));
     }
 
-    /** The most docs one batch may hold. */
+    /**
+     * The most docs one batch may hold.
+     *
+     * @return the limit, at least 1
+     */
     public int maxBatchDocs() {
         return maxBatchDocs;
     }
 
-    /** The message for a batch over the limit. */
+    /**
+     * The message for a batch over the limit.
+     *
+     * @param maxDocs the limit in force
+     * @return a message naming the limit, the setting and the fix
+     */
     public static String tooManyDocsMessage(int maxDocs) {
         return "docs must hold at most "
             + maxDocs
@@ -81,6 +100,9 @@ public final class RoutingCalculator {
     /**
      * Answers a request about an existing index or an alias to one.
      *
+     * @param indices the indices and aliases of the cluster state
+     * @param request the validated request
+     * @return the single-document, routing-only or batch answer, as the request asks
      * @throws IndexNotFoundException   if the index does not exist
      * @throws IllegalArgumentException if the expression names several indices, the index routes by source
      *                                  fields, routing is required but missing, or the batch is too large
@@ -117,6 +139,8 @@ public final class RoutingCalculator {
      * Answers a request about an index that does not exist: the parameters are validated by building the
      * {@link IndexMetadata} the server would build, and the shards come from the server's routing for it.
      *
+     * @param request the validated request
+     * @return the batch answer, without an index name
      * @throws IllegalArgumentException if the parameters are invalid or the batch is too large
      */
     public RoutingCalcResponse calculate(HypotheticalRoutingCalcRequest request) {

@@ -19,12 +19,21 @@ public enum RoutingFunctionType {
     /** The first release whose new indices use {@link #MODULO}. */
     public static final ReleaseVersion MODULO_SINCE = new ReleaseVersion(9, 4, 0);
 
-    /** The function for an index created by the given Elasticsearch release. */
+    /**
+     * The function for an index created by the given Elasticsearch release.
+     *
+     * @param createdBy the release that created the index
+     * @return {@link #LEGACY} before {@link #MODULO_SINCE}, else {@link #MODULO}
+     */
     public static RoutingFunctionType forRelease(ReleaseVersion createdBy) {
         return createdBy.before(MODULO_SINCE) ? LEGACY : MODULO;
     }
 
-    /** The name used in requests and responses: {@code legacy} or {@code modulo}. */
+    /**
+     * The name used in requests and responses: {@code legacy} or {@code modulo}.
+     *
+     * @return the lowercase name, as the {@code routing_function} field shows it
+     */
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -32,6 +41,8 @@ public enum RoutingFunctionType {
     /**
      * Parses {@code legacy} or {@code modulo}.
      *
+     * @param name the {@code routing_function} of a request (exactly, lowercase)
+     * @return the function named
      * @throws IllegalArgumentException naming the accepted values
      */
     public static RoutingFunctionType fromJsonName(String name) {

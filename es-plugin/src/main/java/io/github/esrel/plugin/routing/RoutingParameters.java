@@ -24,7 +24,13 @@ public record RoutingParameters(
     RoutingFunctionType function
 ) implements Writeable {
 
-    /** Reads what {@link #writeTo} wrote. */
+    /**
+     * Reads what {@link #writeTo} wrote.
+     *
+     * @param in the transport stream
+     * @return the parameters read
+     * @throws IOException if the stream cannot be read
+     */
     public static RoutingParameters readFrom(StreamInput in) throws IOException {
         return new RoutingParameters(in.readVInt(), in.readVInt(), in.readVInt(), in.readVInt(), in.readEnum(RoutingFunctionType.class));
     }
@@ -38,12 +44,22 @@ public record RoutingParameters(
         out.writeEnum(function);
     }
 
-    /** True if a routing value spreads over several shards, so the shard also depends on the id. */
+    /**
+     * True if a routing value spreads over several shards, so the shard also depends on the id.
+     *
+     * @return {@code true} if {@code routingPartitionSize > 1}
+     */
     public boolean partitioned() {
         return routingPartitionSize > 1;
     }
 
-    /** Writes the fields into the object being built. */
+    /**
+     * Writes the fields into the object being built: {@code number_of_shards}, {@code routing_num_shards},
+     * {@code routing_factor}, {@code routing_partition_size} and {@code routing_function}.
+     *
+     * @param builder the builder, inside an open object
+     * @throws IOException if the builder fails to write
+     */
     public void toXContentFields(XContentBuilder builder) throws IOException {
         builder.field("number_of_shards", numberOfShards);
         builder.field("routing_num_shards", routingNumShards);

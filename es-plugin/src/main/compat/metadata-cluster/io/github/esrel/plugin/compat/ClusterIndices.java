@@ -29,35 +29,73 @@ public final class ClusterIndices {
         this.resolver = resolver;
     }
 
-    /** The indices of {@code state}, resolved with {@code resolver} (unit tests build both themselves). */
+    /**
+     * The indices of {@code state}, resolved with {@code resolver} (unit tests build both themselves).
+     *
+     * @param state    the cluster state
+     * @param resolver the resolver of index expressions
+     * @return a view of the indices and aliases of {@code state}
+     */
     public static ClusterIndices of(ClusterState state, IndexNameExpressionResolver resolver) {
         return new ClusterIndices(state, resolver);
     }
 
-    /** The concrete indices a request names, with its indices options, as the server's own actions resolve them. */
+    /**
+     * The concrete indices a request names, with its indices options, as the server's own actions resolve them.
+     *
+     * @param request the request whose {@code indices()} and {@code indicesOptions()} are resolved
+     * @return the names of the concrete indices; aliases are replaced by the indices they point to
+     * @throws org.elasticsearch.index.IndexNotFoundException if a name matches nothing and the request's
+     *     indices options do not allow that
+     */
     public String[] concreteIndexNames(IndicesRequest request) {
         return resolver.concreteIndexNames(state, request);
     }
 
-    /** The metadata of a concrete index, or {@code null} if there is none by that name. */
+    /**
+     * The metadata of a concrete index, or {@code null} if there is none by that name.
+     *
+     * @param name the concrete index name (not an alias or pattern)
+     * @return its metadata (settings, mappings, routing shards, aliases), or {@code null}
+     */
     @Nullable
     public IndexMetadata index(String name) {
         return state.metadata().index(name);
     }
 
-    /** Whether {@code expression} is the name of an alias. */
+    /**
+     * Whether {@code expression} is the name of an alias.
+     *
+     * @param expression an index expression as a request gives it
+     * @return {@code true} if an alias by exactly that name exists
+     */
     public boolean isAlias(String expression) {
         IndexAbstraction abstraction = state.metadata().getIndicesLookup().get(expression);
         return abstraction != null && abstraction.getType() == IndexAbstraction.Type.ALIAS;
     }
 
-    /** The routing a write through {@code alias} uses: the alias's index_routing when {@code routing} is null. */
+    /**
+     * The routing a write through {@code alias} uses: the alias's index_routing when {@code routing} is null.
+     *
+     * @param routing the routing of the request, or null
+     * @param alias   the index or alias the request names
+     * @return {@code routing}, else the alias's index routing; null if neither has one
+     * @throws IllegalArgumentException if {@code routing} differs from the alias's index routing, as
+     *     Elasticsearch refuses it when indexing
+     */
     @Nullable
     public String resolveIndexRouting(@Nullable String routing, String alias) {
         return state.metadata().resolveIndexRouting(routing, alias);
     }
 
-    /** The routing values per concrete index that a search with {@code routing} uses, or null for none. */
+    /**
+     * The routing values per concrete index that a search with {@code routing} uses, or null for none.
+     *
+     * @param routing     the search's routing, comma-separated values, or null
+     * @param expressions the indices, aliases or patterns searched
+     * @return for each concrete index with routing, its routing values (intersected with the aliases' search
+     *     routing); null if the search is not routed at all
+     */
     @Nullable
     public Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
         return resolver.resolveSearchRouting(state, routing, expressions);
@@ -72,12 +110,22 @@ public final class ClusterIndices {
             this.resolver = resolver;
         }
 
-        /** The reader a plugin creates in {@code createComponents}. */
+        /**
+         * The reader a plugin creates in {@code createComponents}.
+         *
+         * @param services the node services handed to {@code createComponents}
+         * @return a new reader, to return as a component so that transport actions get it injected
+         */
         public static Reader create(org.elasticsearch.plugins.Plugin.PluginServices services) {
             return new Reader(services.indexNameExpressionResolver());
         }
 
-        /** The indices of {@code state}. */
+        /**
+         * The indices of {@code state}.
+         *
+         * @param state the cluster state, usually the node's current one
+         * @return a view of the indices and aliases of {@code state}
+         */
         public ClusterIndices read(ClusterState state) {
             return new ClusterIndices(state, resolver);
         }

@@ -30,35 +30,73 @@ public final class ClusterIndices {
         this.resolver = resolver;
     }
 
-    /** The indices of {@code project}, resolved with {@code resolver} (unit tests build both themselves). */
+    /**
+     * The indices of {@code project}, resolved with {@code resolver} (unit tests build both themselves).
+     *
+     * @param project  the project's metadata
+     * @param resolver the resolver of index expressions
+     * @return a view of the indices and aliases of {@code project}
+     */
     public static ClusterIndices of(ProjectMetadata project, IndexNameExpressionResolver resolver) {
         return new ClusterIndices(project, resolver);
     }
 
-    /** The concrete indices a request names, with its indices options, as the server's own actions resolve them. */
+    /**
+     * The concrete indices a request names, with its indices options, as the server's own actions resolve them.
+     *
+     * @param request the request whose {@code indices()} and {@code indicesOptions()} are resolved
+     * @return the names of the concrete indices; aliases are replaced by the indices they point to
+     * @throws org.elasticsearch.index.IndexNotFoundException if a name matches nothing and the request's
+     *     indices options do not allow that
+     */
     public String[] concreteIndexNames(IndicesRequest request) {
         return resolver.concreteIndexNames(project, request);
     }
 
-    /** The metadata of a concrete index, or {@code null} if there is none by that name. */
+    /**
+     * The metadata of a concrete index, or {@code null} if there is none by that name.
+     *
+     * @param name the concrete index name (not an alias or pattern)
+     * @return its metadata (settings, mappings, routing shards, aliases), or {@code null}
+     */
     @Nullable
     public IndexMetadata index(String name) {
         return project.index(name);
     }
 
-    /** Whether {@code expression} is the name of an alias. */
+    /**
+     * Whether {@code expression} is the name of an alias.
+     *
+     * @param expression an index expression as a request gives it
+     * @return {@code true} if an alias by exactly that name exists
+     */
     public boolean isAlias(String expression) {
         IndexAbstraction abstraction = project.getIndicesLookup().get(expression);
         return abstraction != null && abstraction.getType() == IndexAbstraction.Type.ALIAS;
     }
 
-    /** The routing a write through {@code alias} uses: the alias's index_routing when {@code routing} is null. */
+    /**
+     * The routing a write through {@code alias} uses: the alias's index_routing when {@code routing} is null.
+     *
+     * @param routing the routing of the request, or null
+     * @param alias   the index or alias the request names
+     * @return {@code routing}, else the alias's index routing; null if neither has one
+     * @throws IllegalArgumentException if {@code routing} differs from the alias's index routing, as
+     *     Elasticsearch refuses it when indexing
+     */
     @Nullable
     public String resolveIndexRouting(@Nullable String routing, String alias) {
         return project.resolveIndexRouting(routing, alias);
     }
 
-    /** The routing values per concrete index that a search with {@code routing} uses, or null for none. */
+    /**
+     * The routing values per concrete index that a search with {@code routing} uses, or null for none.
+     *
+     * @param routing     the search's routing, comma-separated values, or null
+     * @param expressions the indices, aliases or patterns searched
+     * @return for each concrete index with routing, its routing values (intersected with the aliases' search
+     *     routing); null if the search is not routed at all
+     */
     @Nullable
     public Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
         return resolver.resolveSearchRouting(project, routing, expressions);
@@ -75,12 +113,22 @@ public final class ClusterIndices {
             this.resolver = resolver;
         }
 
-        /** The reader a plugin creates in {@code createComponents}. */
+        /**
+         * The reader a plugin creates in {@code createComponents}.
+         *
+         * @param services the node services handed to {@code createComponents}
+         * @return a new reader, to return as a component so that transport actions get it injected
+         */
         public static Reader create(org.elasticsearch.plugins.Plugin.PluginServices services) {
             return new Reader(services.projectResolver(), services.indexNameExpressionResolver());
         }
 
-        /** The indices of {@code state}, in the project of the request being served. */
+        /**
+         * The indices of {@code state}, in the project of the request being served.
+         *
+         * @param state the cluster state, usually the node's current one
+         * @return a view of the indices and aliases of the request's project in {@code state}
+         */
         public ClusterIndices read(ClusterState state) {
             return new ClusterIndices(projectResolver.getProjectMetadata(state), resolver);
         }

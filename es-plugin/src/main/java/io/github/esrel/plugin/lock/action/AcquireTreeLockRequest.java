@@ -25,6 +25,7 @@ import java.util.Objects;
  */
 public final class AcquireTreeLockRequest extends TreeLockRequest {
 
+    /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"mode\": \"exclusive\", \"owner\": \"worker-7\", \"ttl\": \"30s\", \"wait\": \"5s\"}";
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
     static {
@@ -44,9 +45,15 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     private final TimeValue wait;
 
     /**
+     * Creates a request; {@link #validate()} checks the path, owner and durations.
+     *
+     * @param index the target index (or an alias of one), the lock namespace
+     * @param path  the path to lock
      * @param mode  the mode on {@code path}
+     * @param owner the owner of the grant; null if missing, which {@link #validate()} refuses
      * @param ttl   the lease, or null for the default (60 s, or the node's maximum if shorter)
      * @param wait  how long to keep trying while the lock is taken, or null for zero (fail fast)
+     * @throws NullPointerException if {@code index} or {@code mode} is null
      */
     public AcquireTreeLockRequest(String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
         super(index, path);
@@ -56,6 +63,12 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         this.wait = wait;
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public AcquireTreeLockRequest(StreamInput in) throws IOException {
         super(in);
         mode = in.readEnum(LockMode.class);
@@ -73,7 +86,18 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         out.writeOptionalTimeValue(wait);
     }
 
-    /** Reads the body strictly (see {@link TreeLockBodyParser}). */
+    /**
+     * Reads the body strictly: an object with the string fields {@code path}, {@code mode}, {@code owner},
+     * {@code ttl} and {@code wait}, nothing else. A missing {@code mode} means exclusive.
+     *
+     * @param index  the target index from the URL
+     * @param parser the parser over the request body
+     * @return the request, not yet validated
+     * @throws IOException if the body cannot be read; an {@code XContentParseException} (400) for malformed
+     *     JSON, wrong types or unknown fields
+     * @throws IllegalArgumentException for an unknown {@code mode} or a {@code ttl} or {@code wait} that is not
+     *     a duration with a unit
+     */
     public static AcquireTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
         String mode = (String) body.get("mode");
@@ -106,20 +130,42 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         return new CancellableTask(id, type, action, getDescription(), parentTaskId, headers);
     }
 
+    /**
+     * The mode to take on the path; shared is taken on its proper ancestors in any case.
+     *
+     * @return the {@code mode} of the body, exclusive if it had none
+     */
     public LockMode mode() {
         return mode;
     }
 
+    /**
+     * Who will hold the grant: an opaque string the node only compares.
+     *
+     * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
+     */
     @Nullable
     public String owner() {
         return owner;
     }
 
+    /**
+     * The lease: the grant expires this long after it is made unless renewed.
+     *
+     * @return the {@code ttl} of the body, or null for the default (60 s, or the node's
+     *     {@code esrel.treelock.max_ttl} if shorter)
+     */
     @Nullable
     public TimeValue ttl() {
         return ttl;
     }
 
+    /**
+     * How long the node keeps trying while the lock is taken before answering 409. Not named {@code wait}, which
+     * {@link Object} already has.
+     *
+     * @return the {@code wait} of the body, or null for zero (fail fast)
+     */
     @Nullable
     public TimeValue waitTime() {
         return wait;

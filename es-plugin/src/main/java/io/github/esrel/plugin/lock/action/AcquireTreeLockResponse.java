@@ -37,14 +37,36 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
         this.conflicts = List.copyOf(conflicts);
     }
 
+    /**
+     * The 200 answer: the lock was granted.
+     *
+     * @param index the concrete index (the lock namespace)
+     * @param grant the new grant
+     * @return a response with {@code "acquired": true}
+     * @throws NullPointerException if {@code index} or {@code grant} is null
+     */
     public static AcquireTreeLockResponse acquired(String index, Grant grant) {
         return new AcquireTreeLockResponse(index, Objects.requireNonNull(grant, "grant cannot be null"), List.of());
     }
 
+    /**
+     * The 409 answer: live grants stand in the way (after the request's wait).
+     *
+     * @param index     the concrete index (the lock namespace)
+     * @param conflicts the grants in the way; copied
+     * @return a response with {@code "acquired": false}
+     * @throws NullPointerException if {@code index} or {@code conflicts} is null
+     */
     public static AcquireTreeLockResponse conflict(String index, List<Grant> conflicts) {
         return new AcquireTreeLockResponse(index, null, conflicts);
     }
 
+    /**
+     * Reads a response sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public AcquireTreeLockResponse(StreamInput in) throws IOException {
         index = in.readString();
         grant = in.readOptionalWriteable(Grant::readFrom);
@@ -58,25 +80,48 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
         out.writeCollection(conflicts);
     }
 
+    /**
+     * Whether the lock was granted: the {@code acquired} field of the body.
+     *
+     * @return {@code true} if {@link #grant()} is set, {@code false} if {@link #conflicts()} says why not
+     */
     public boolean acquired() {
         return grant != null;
     }
 
-    /** The concrete index (the lock namespace). */
+    /**
+     * The concrete index (the lock namespace).
+     *
+     * @return the name of the index the target resolved to; shown as {@code index} only when acquired
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * The new grant, whose path, mode, owner, token and expiry the 200 body shows.
+     *
+     * @return the grant, or null if the lock was not acquired
+     */
     @Nullable
     public Grant grant() {
         return grant;
     }
 
+    /**
+     * The live grants that stand in the way: the {@code conflicts} of the 409 body.
+     *
+     * @return the conflicting grants in table order; empty when acquired
+     */
     public List<Grant> conflicts() {
         return conflicts;
     }
 
-    /** 200 when acquired, 409 when not. */
+    /**
+     * 200 when acquired, 409 when not.
+     *
+     * @return the HTTP status of the REST answer
+     */
     public RestStatus status() {
         return acquired() ? RestStatus.OK : RestStatus.CONFLICT;
     }

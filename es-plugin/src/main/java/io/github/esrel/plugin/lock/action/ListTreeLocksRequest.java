@@ -9,11 +9,23 @@ import java.util.Objects;
 /** {@code GET /{index}/_treelock[?path=/a]}: the live grants on the path or below it (every grant without a path). */
 public final class ListTreeLocksRequest extends TreeLockRequest {
 
-    /** @param path the prefix, or null for the whole index */
+    /**
+     * Creates a request; {@link #validate()} checks a given path.
+     *
+     * @param index the target index (or an alias of one), the lock namespace
+     * @param path the prefix, or null for the whole index
+     * @throws NullPointerException if {@code index} is null
+     */
     public ListTreeLocksRequest(String index, @Nullable String path) {
         super(index, path);
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public ListTreeLocksRequest(StreamInput in) throws IOException {
         super(in);
     }

@@ -28,12 +28,24 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
     private final String index;
     private final List<Grant> grants;
 
-    /** @param grants live grants sorted by path, then token */
+    /**
+     * Creates a response.
+     *
+     * @param index  the concrete index (the lock namespace)
+     * @param grants live grants sorted by path, then token; copied
+     * @throws NullPointerException if {@code index} or {@code grants} is null
+     */
     public ListTreeLocksResponse(String index, List<Grant> grants) {
         this.index = Objects.requireNonNull(index, "index cannot be null");
         this.grants = List.copyOf(grants);
     }
 
+    /**
+     * Reads a response sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public ListTreeLocksResponse(StreamInput in) throws IOException {
         index = in.readString();
         grants = in.readCollectionAsList(Grant::readFrom);
@@ -45,10 +57,20 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
         out.writeCollection(grants);
     }
 
+    /**
+     * The concrete index the target resolved to: the {@code index} field of the body.
+     *
+     * @return the index name
+     */
     public String index() {
         return index;
     }
 
+    /**
+     * The live grants listed, which the body groups into one {@code locks} entry per path.
+     *
+     * @return the grants sorted by path, then token; empty if none
+     */
     public List<Grant> grants() {
         return grants;
     }

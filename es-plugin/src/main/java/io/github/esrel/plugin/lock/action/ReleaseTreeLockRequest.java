@@ -17,6 +17,7 @@ import java.util.Objects;
  */
 public final class ReleaseTreeLockRequest extends TreeLockRequest {
 
+    /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17}";
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
     static {
@@ -29,13 +30,27 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
     private final String owner;
     private final long token;
 
-    /** @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate} */
+    /**
+     * Creates a request; {@link #validate()} checks the path, owner and token.
+     *
+     * @param index the target index (or an alias of one), the lock namespace
+     * @param path  the path of the grant
+     * @param owner the owner of the grant; null if missing, which {@link #validate()} refuses
+     * @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate}
+     * @throws NullPointerException if {@code index} is null
+     */
     public ReleaseTreeLockRequest(String index, String path, String owner, long token) {
         super(index, path);
         this.owner = owner;
         this.token = token;
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public ReleaseTreeLockRequest(StreamInput in) throws IOException {
         super(in);
         owner = in.readOptionalString();
@@ -49,6 +64,17 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
         out.writeLong(token);
     }
 
+    /**
+     * Reads the body strictly: an object with the string fields {@code path} and {@code owner} and the integer
+     * {@code token}, nothing else.
+     *
+     * @param index  the target index from the URL
+     * @param parser the parser over the request body
+     * @return the request, not yet validated
+     * @throws IOException if the body cannot be read; an {@code XContentParseException} (400) for malformed
+     *     JSON, wrong types or unknown fields
+     * @throws IllegalArgumentException if {@code token} is missing
+     */
     public static ReleaseTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
         Long token = (Long) body.get("token");
@@ -63,11 +89,21 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
         return validateToken(token, validateOwner(owner, super.validate()));
     }
 
+    /**
+     * The owner the grant was acquired for.
+     *
+     * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
+     */
     @Nullable
     public String owner() {
         return owner;
     }
 
+    /**
+     * The fencing token acquire returned for the grant.
+     *
+     * @return the {@code token} of the body; positive once validated
+     */
     public long token() {
         return token;
     }

@@ -14,10 +14,17 @@ import java.io.IOException;
  */
 public final class ReleaseTreeLockResponse extends ActionResponse implements ToXContentObject {
 
+    /** The only answer: the grant is gone. It carries no data, so one instance serves every request. */
     public static final ReleaseTreeLockResponse RELEASED = new ReleaseTreeLockResponse();
 
     private ReleaseTreeLockResponse() {}
 
+    /**
+     * Reads a response sent by another node; there is nothing on the stream to read.
+     *
+     * @param in the transport stream, left untouched
+     * @return {@link #RELEASED}
+     */
     public static ReleaseTreeLockResponse readFrom(StreamInput in) {
         return RELEASED;
     }

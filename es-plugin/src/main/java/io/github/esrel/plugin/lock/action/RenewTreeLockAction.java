@@ -5,7 +5,12 @@ import org.elasticsearch.action.ActionType;
 /** Renews a tree lock's lease (a write on the target index, for security). */
 public final class RenewTreeLockAction {
 
+    /**
+     * The transport action name. Its {@code indices:data/write/} prefix makes Elasticsearch security require
+     * a write privilege on the target index.
+     */
     public static final String NAME = "indices:data/write/esrel/treelock/renew";
+    /** The action type the plugin registers and REST handlers execute through the node client. */
     public static final ActionType<RenewTreeLockResponse> INSTANCE = new ActionType<>(NAME);
 
     private RenewTreeLockAction() {}

@@ -19,6 +19,7 @@ import java.util.Objects;
  */
 public final class RenewTreeLockRequest extends TreeLockRequest {
 
+    /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
     static {
@@ -34,6 +35,17 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
     @Nullable
     private final TimeValue ttl;
 
+    /**
+     * Creates a request; {@link #validate()} checks the path, owner, token and ttl.
+     *
+     * @param index the target index (or an alias of one), the lock namespace
+     * @param path  the path of the grant
+     * @param owner the owner of the grant; null if missing, which {@link #validate()} refuses
+     * @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate}
+     * @param ttl   the new lease, counted from when the node decides, or null for the default (60 s, or the
+     *              node's maximum if shorter)
+     * @throws NullPointerException if {@code index} is null
+     */
     public RenewTreeLockRequest(String index, String path, String owner, long token, @Nullable TimeValue ttl) {
         super(index, path);
         this.owner = owner;
@@ -41,6 +53,12 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
         this.ttl = ttl;
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public RenewTreeLockRequest(StreamInput in) throws IOException {
         super(in);
         owner = in.readOptionalString();
@@ -56,6 +74,18 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
         out.writeOptionalTimeValue(ttl);
     }
 
+    /**
+     * Reads the body strictly: an object with the string fields {@code path}, {@code owner} and {@code ttl}
+     * and the integer {@code token}, nothing else.
+     *
+     * @param index  the target index from the URL
+     * @param parser the parser over the request body
+     * @return the request, not yet validated
+     * @throws IOException if the body cannot be read; an {@code XContentParseException} (400) for malformed
+     *     JSON, wrong types or unknown fields
+     * @throws IllegalArgumentException if {@code token} is missing, or {@code ttl} is not a duration with a
+     *     unit
+     */
     public static RenewTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
         Long token = (Long) body.get("token");
@@ -81,16 +111,30 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
         return e;
     }
 
+    /**
+     * The owner the grant was acquired for.
+     *
+     * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
+     */
     @Nullable
     public String owner() {
         return owner;
     }
 
+    /**
+     * The fencing token acquire returned for the grant.
+     *
+     * @return the {@code token} of the body; positive once validated
+     */
     public long token() {
         return token;
     }
 
-    /** The new lease, or null for the default. */
+    /**
+     * The new lease, or null for the default.
+     *
+     * @return the {@code ttl} of the body: the lease then ends this long from now
+     */
     @Nullable
     public TimeValue ttl() {
         return ttl;

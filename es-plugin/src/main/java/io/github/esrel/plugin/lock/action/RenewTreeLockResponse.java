@@ -18,10 +18,21 @@ public final class RenewTreeLockResponse extends ActionResponse implements ToXCo
 
     private final long expiresAtMillis;
 
+    /**
+     * Creates a response.
+     *
+     * @param expiresAtMillis the new end of the lease, epoch milliseconds (the deciding node's clock)
+     */
     public RenewTreeLockResponse(long expiresAtMillis) {
         this.expiresAtMillis = expiresAtMillis;
     }
 
+    /**
+     * Reads a response sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public RenewTreeLockResponse(StreamInput in) throws IOException {
         expiresAtMillis = in.readLong();
     }
@@ -31,6 +42,12 @@ public final class RenewTreeLockResponse extends ActionResponse implements ToXCo
         out.writeLong(expiresAtMillis);
     }
 
+    /**
+     * The new end of the lease: the {@code expires_at_millis} field of the body ({@code expires_at} shows it as
+     * ISO-8601).
+     *
+     * @return epoch milliseconds, measured with the deciding node's clock
+     */
     public long expiresAtMillis() {
         return expiresAtMillis;
     }

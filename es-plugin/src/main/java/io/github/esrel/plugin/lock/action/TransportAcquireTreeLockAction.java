@@ -14,6 +14,15 @@ import org.elasticsearch.transport.TransportService;
 /** Runs {@link AcquireTreeLockAction} on the node that received it. */
 public class TransportAcquireTreeLockAction extends TreeLockTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
 
+    /**
+     * Created by Elasticsearch's injector when the plugin registers the action.
+     *
+     * @param transportService the node's transport service, to register the action with
+     * @param actionFilters    the action filters, such as security's, applied before the action runs
+     * @param clusterService   the cluster service, whose state resolves the target index
+     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param service          the node's tree lock service, which takes the lock
+     */
     @Inject
     public TransportAcquireTreeLockAction(
         TransportService transportService,

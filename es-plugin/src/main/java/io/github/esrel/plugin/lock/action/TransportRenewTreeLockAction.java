@@ -13,6 +13,15 @@ import org.elasticsearch.transport.TransportService;
 /** Runs {@link RenewTreeLockAction} on the node that received it. */
 public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
 
+    /**
+     * Created by Elasticsearch's injector when the plugin registers the action.
+     *
+     * @param transportService the node's transport service, to register the action with
+     * @param actionFilters    the action filters, such as security's, applied before the action runs
+     * @param clusterService   the cluster service, whose state resolves the target index
+     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param service          the node's tree lock service, which extends the lease
+     */
     @Inject
     public TransportRenewTreeLockAction(
         TransportService transportService,

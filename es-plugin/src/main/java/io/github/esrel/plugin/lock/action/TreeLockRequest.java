@@ -49,12 +49,21 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
         out.writeOptionalString(path);
     }
 
-    /** The index named in the request (the lock namespace is the concrete index it resolves to). */
+    /**
+     * The index named in the request (the lock namespace is the concrete index it resolves to).
+     *
+     * @return the {@code {index}} of the URL, as given: an index or an alias of one index
+     */
     public String index() {
         return index;
     }
 
-    /** The path; null only where it is optional (listing). */
+    /**
+     * The path; null only where it is optional (listing).
+     *
+     * @return the path as the request gives it (the body's {@code path}, the listing's {@code ?path=});
+     *     checked by {@link #validate()}
+     */
     @Nullable
     public String path() {
         return path;

@@ -22,6 +22,9 @@ import static org.elasticsearch.rest.RestRequest.Method.POST;
  */
 public class RestAcquireTreeLockAction extends BaseRestHandler {
 
+    /** Creates the handler; the plugin registers one per node in {@code getRestHandlers}. */
+    public RestAcquireTreeLockAction() {}
+
     @Override
     public String getName() {
         return "esrel_treelock_acquire_action";

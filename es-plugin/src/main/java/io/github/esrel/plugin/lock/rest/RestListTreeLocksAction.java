@@ -15,6 +15,9 @@ import static org.elasticsearch.rest.RestRequest.Method.GET;
 /** {@code GET /{index}/_treelock[?path=/a]}: the live locks on the path or below it. */
 public class RestListTreeLocksAction extends BaseRestHandler {
 
+    /** Creates the handler; the plugin registers one per node in {@code getRestHandlers}. */
+    public RestListTreeLocksAction() {}
+
     @Override
     public String getName() {
         return "esrel_treelock_list_action";

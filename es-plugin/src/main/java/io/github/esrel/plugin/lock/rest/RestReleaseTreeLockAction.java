@@ -17,6 +17,9 @@ import static org.elasticsearch.rest.RestRequest.Method.POST;
 /** {@code POST /{index}/_treelock/release}: 200 {@code {"released": true}}, 404 not held, 409 held by another. */
 public class RestReleaseTreeLockAction extends BaseRestHandler {
 
+    /** Creates the handler; the plugin registers one per node in {@code getRestHandlers}. */
+    public RestReleaseTreeLockAction() {}
+
     @Override
     public String getName() {
         return "esrel_treelock_release_action";

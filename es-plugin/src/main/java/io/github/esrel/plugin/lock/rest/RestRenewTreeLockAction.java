@@ -17,6 +17,9 @@ import static org.elasticsearch.rest.RestRequest.Method.POST;
 /** {@code POST /{index}/_treelock/renew}: 200 with the new expiry, 404 / 409 as for release. */
 public class RestRenewTreeLockAction extends BaseRestHandler {
 
+    /** Creates the handler; the plugin registers one per node in {@code getRestHandlers}. */
+    public RestRenewTreeLockAction() {}
+
     @Override
     public String getName() {
         return "esrel_treelock_renew_action";

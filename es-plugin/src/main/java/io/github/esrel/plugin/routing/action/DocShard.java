@@ -18,7 +18,13 @@ import java.io.IOException;
  */
 public record DocShard(String id, @Nullable String routing, int shard) implements Writeable, ToXContentObject {
 
-    /** Reads what {@link #writeTo} wrote. */
+    /**
+     * Reads what {@link #writeTo} wrote.
+     *
+     * @param in the transport stream
+     * @return the result read
+     * @throws IOException if the stream cannot be read
+     */
     public static DocShard readFrom(StreamInput in) throws IOException {
         return new DocShard(in.readString(), in.readOptionalString(), in.readVInt());
     }

@@ -8,7 +8,12 @@ import org.elasticsearch.action.ActionType;
  */
 public final class HypotheticalRoutingCalcAction {
 
+    /**
+     * The transport action name. Its {@code cluster:monitor/} prefix makes Elasticsearch security require the
+     * {@code monitor} cluster privilege.
+     */
     public static final String NAME = "cluster:monitor/esrel/routing/calc";
+    /** The action type the plugin registers and the REST handler executes through the node client. */
     public static final ActionType<RoutingCalcResponse> INSTANCE = new ActionType<>(NAME);
 
     private HypotheticalRoutingCalcAction() {}

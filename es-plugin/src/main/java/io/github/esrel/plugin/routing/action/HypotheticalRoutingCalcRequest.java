@@ -45,12 +45,14 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     private final List<RoutingCalcDoc> docs;
 
     /**
+     * Creates a request; {@link #validate()} checks the parameters and their combination.
+     *
      * @param numberOfShards       primary shards (required)
      * @param routingNumShards     the routing shards, or null for the default of a new index
      * @param routingPartitionSize the partition size, or null for 1
      * @param indexVersion         the release that created the index ({@code 8.19.0}), or null for this node's
      * @param routingFunction      {@code legacy} or {@code modulo}, or null to follow {@code indexVersion}
-     * @param docs                 the docs to place
+     * @param docs                 the docs to place; copied
      */
     public HypotheticalRoutingCalcRequest(
         Integer numberOfShards,
@@ -71,7 +73,13 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     /**
      * Reads the body shown in the class comment.
      *
+     * @param parser  the parser over the request body
      * @param maxDocs refuse the body as soon as it holds more docs than this
+     * @return the request, not yet validated
+     * @throws IOException if the body cannot be read; an {@code XContentParseException} (400) for malformed
+     *     JSON, wrong types, unknown fields or a doc without an id
+     * @throws IllegalArgumentException if a number is out of range or the body holds more than {@code maxDocs}
+     *     docs
      */
     public static HypotheticalRoutingCalcRequest fromXContent(XContentParser parser, int maxDocs) throws IOException {
         BodyParser.startObject(parser, "{\"number_of_shards\": 5, \"docs\": [{\"id\": \"1\"}]}");
@@ -99,6 +107,12 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
         return new HypotheticalRoutingCalcRequest(shards, routingShards, partitionSize, version, function, docs);
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public HypotheticalRoutingCalcRequest(StreamInput in) throws IOException {
         super(in);
         numberOfShards = in.readOptionalInt();
@@ -200,36 +214,64 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
         return e;
     }
 
-    /** Primary shards. */
+    /**
+     * Primary shards.
+     *
+     * @return the {@code number_of_shards} of the body; 1 to {@value #MAX_NUMBER_OF_SHARDS} once validated,
+     *     null if it was missing (then {@link #validate()} fails)
+     */
     public Integer numberOfShards() {
         return numberOfShards;
     }
 
-    /** The routing shards, or null for the default. */
+    /**
+     * The routing shards, or null for the default.
+     *
+     * @return the {@code routing_num_shards} of the body: a multiple of {@link #numberOfShards()} once
+     *     validated; null for the value a new index with that many shards gets
+     */
     @Nullable
     public Integer routingNumShards() {
         return routingNumShards;
     }
 
-    /** The partition size, or null for 1. */
+    /**
+     * The partition size, or null for 1.
+     *
+     * @return the {@code routing_partition_size} of the body: how many shards one routing value spreads over
+     */
     @Nullable
     public Integer routingPartitionSize() {
         return routingPartitionSize;
     }
 
-    /** The release that created the index, or null. */
+    /**
+     * The release that created the index, or null.
+     *
+     * @return the {@code index_version} of the body, such as {@code 8.19.0}, unparsed; null for this node's
+     *     version
+     */
     @Nullable
     public String indexVersion() {
         return indexVersion;
     }
 
-    /** {@code legacy}, {@code modulo} or null. */
+    /**
+     * {@code legacy}, {@code modulo} or null.
+     *
+     * @return the {@code routing_function} of the body, unparsed; null to follow {@link #indexVersion()}
+     */
     @Nullable
     public String routingFunction() {
         return routingFunction;
     }
 
-    /** The docs to place. */
+    /**
+     * The docs to place.
+     *
+     * @return the {@code docs} of the body, in request order; unmodifiable; null if the body had none (then
+     *     {@link #validate()} fails)
+     */
     public List<RoutingCalcDoc> docs() {
         return docs;
     }

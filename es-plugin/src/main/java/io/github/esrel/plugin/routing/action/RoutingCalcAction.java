@@ -8,7 +8,12 @@ import org.elasticsearch.action.ActionType;
  */
 public final class RoutingCalcAction {
 
+    /**
+     * The transport action name. Its {@code indices:data/read/} prefix makes Elasticsearch security require a
+     * read privilege on the target index.
+     */
     public static final String NAME = "indices:data/read/esrel/routing/calc";
+    /** The action type the plugin registers and the REST handler executes through the node client. */
     public static final ActionType<RoutingCalcResponse> INSTANCE = new ActionType<>(NAME);
 
     private RoutingCalcAction() {}

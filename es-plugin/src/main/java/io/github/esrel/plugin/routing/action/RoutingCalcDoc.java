@@ -20,11 +20,18 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
     /** Elasticsearch refuses longer ids when indexing, so no such document can exist. */
     static final int MAX_ID_BYTES = 512;
 
+    /** Normalises an empty {@code routing} to null, as Elasticsearch does when indexing; the id is not checked here. */
     public RoutingCalcDoc {
         routing = normalizeRouting(routing);
     }
 
-    /** Reads what {@link #writeTo} wrote. */
+    /**
+     * Reads what {@link #writeTo} wrote.
+     *
+     * @param in the transport stream
+     * @return the document read
+     * @throws IOException if the stream cannot be read
+     */
     public static RoutingCalcDoc readFrom(StreamInput in) throws IOException {
         return new RoutingCalcDoc(in.readString(), in.readOptionalString());
     }

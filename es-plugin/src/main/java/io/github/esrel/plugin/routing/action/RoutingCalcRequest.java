@@ -52,17 +52,41 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         this.docs = docs == null ? null : List.copyOf(docs);
     }
 
-    /** The shard of one document. */
+    /**
+     * The shard of one document: {@code GET /{index}/_routing_calc?id=...[&routing=...]}.
+     *
+     * @param index   the index or alias
+     * @param id      the document id
+     * @param routing the document's custom routing, or null (empty counts as null) to route by id or by the
+     *                alias's index routing
+     * @return the request
+     * @throws NullPointerException if {@code index} or {@code id} is null
+     */
     public static RoutingCalcRequest doc(String index, String id, @Nullable String routing) {
         return new RoutingCalcRequest(new String[] { index }, Objects.requireNonNull(id, "id cannot be null"), routing, null);
     }
 
-    /** The shards a search with this routing visits (and the shard of documents with it, unless partitioned). */
+    /**
+     * The shards a search with this routing visits (and the shard of documents with it, unless partitioned):
+     * {@code GET /{index}/_routing_calc?routing=...}.
+     *
+     * @param index   the index or alias
+     * @param routing the routing value; a search splits it at commas
+     * @return the request
+     * @throws NullPointerException if {@code index} or {@code routing} is null
+     */
     public static RoutingCalcRequest search(String index, String routing) {
         return new RoutingCalcRequest(new String[] { index }, null, Objects.requireNonNull(routing, "routing cannot be null"), null);
     }
 
-    /** The shards of many documents. */
+    /**
+     * The shards of many documents: {@code POST /{index}/_routing_calc {"docs": [...]}}.
+     *
+     * @param index the index or alias
+     * @param docs  the documents, answered in this order; copied
+     * @return the request
+     * @throws NullPointerException if {@code index} or {@code docs} is null
+     */
     public static RoutingCalcRequest batch(String index, List<RoutingCalcDoc> docs) {
         return new RoutingCalcRequest(new String[] { index }, null, null, Objects.requireNonNull(docs, "docs cannot be null"));
     }
@@ -70,7 +94,13 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
     /**
      * Reads a batch body {@code {"docs": [...]}}.
      *
+     * @param indices the index expression from the URL
+     * @param parser  the parser over the request body
      * @param maxDocs refuse the body as soon as it holds more docs than this
+     * @return the batch request, not yet validated
+     * @throws IOException if the body cannot be read; an {@code XContentParseException} (400) for malformed
+     *     JSON, wrong types, unknown fields or a doc without an id
+     * @throws IllegalArgumentException if the body has no {@code docs} or more than {@code maxDocs} of them
      */
     public static RoutingCalcRequest fromXContent(String[] indices, XContentParser parser, int maxDocs) throws IOException {
         BodyParser.startObject(parser, "{\"docs\": [{\"id\": \"1\", \"routing\": \"a\"}]}");
@@ -91,6 +121,12 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         return new RoutingCalcRequest(indices, null, null, docs);
     }
 
+    /**
+     * Reads a request sent by another node (see {@link #writeTo}).
+     *
+     * @param in the transport stream
+     * @throws IOException if the stream cannot be read
+     */
     public RoutingCalcRequest(StreamInput in) throws IOException {
         super(in);
         indices = in.readStringArray();
@@ -160,19 +196,31 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         return INDICES_OPTIONS;
     }
 
-    /** The single document's id, or null. */
+    /**
+     * The single document's id, or null.
+     *
+     * @return the {@code id} query parameter; null for the routing-only and batch forms
+     */
     @Nullable
     public String id() {
         return id;
     }
 
-    /** The routing parameter, or null. */
+    /**
+     * The routing parameter, or null.
+     *
+     * @return the {@code routing} query parameter, never empty; null if absent or empty
+     */
     @Nullable
     public String routing() {
         return routing;
     }
 
-    /** The batch, or null for the single forms. */
+    /**
+     * The batch, or null for the single forms.
+     *
+     * @return the {@code docs} of the body, in request order; unmodifiable
+     */
     @Nullable
     public List<RoutingCalcDoc> docs() {
         return docs;

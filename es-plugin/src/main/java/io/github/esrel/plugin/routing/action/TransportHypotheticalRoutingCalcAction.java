@@ -15,6 +15,13 @@ public class TransportHypotheticalRoutingCalcAction extends HandledTransportActi
 
     private final RoutingCalculator calculator;
 
+    /**
+     * Created by Elasticsearch's injector when the plugin registers the action.
+     *
+     * @param transportService the node's transport service, to register the action with
+     * @param actionFilters    the action filters, such as security's, applied before the action runs
+     * @param calculator       the node's calculator, which computes the answer
+     */
     @Inject
     public TransportHypotheticalRoutingCalcAction(TransportService transportService, ActionFilters actionFilters, RoutingCalculator calculator) {
         super(

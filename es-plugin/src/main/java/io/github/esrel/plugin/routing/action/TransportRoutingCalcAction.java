@@ -22,6 +22,15 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
     private final ClusterIndices.Reader indices;
     private final RoutingCalculator calculator;
 
+    /**
+     * Created by Elasticsearch's injector when the plugin registers the action.
+     *
+     * @param transportService the node's transport service, to register the action with
+     * @param actionFilters    the action filters, such as security's, applied before the action runs
+     * @param clusterService   the cluster service, whose current state holds the index metadata
+     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param calculator       the node's calculator, which computes the answer
+     */
     @Inject
     public TransportRoutingCalcAction(
         TransportService transportService,

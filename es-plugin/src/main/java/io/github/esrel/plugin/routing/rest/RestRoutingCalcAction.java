@@ -26,7 +26,12 @@ public class RestRoutingCalcAction extends BaseRestHandler {
 
     private final int maxBatchDocs;
 
-    /** @param maxBatchDocs bodies with more docs are refused while being read */
+    /**
+     * Creates the handler; the plugin registers one per node in {@code getRestHandlers}.
+     *
+     * @param maxBatchDocs bodies with more docs are refused while being read (the node setting
+     *                     {@code esrel.routing.max_batch_docs})
+     */
     public RestRoutingCalcAction(int maxBatchDocs) {
         this.maxBatchDocs = maxBatchDocs;
     }
