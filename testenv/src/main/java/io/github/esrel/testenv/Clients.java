@@ -10,6 +10,8 @@ import java.net.URI;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
@@ -54,23 +56,44 @@ public final class Clients {
    * @throws IllegalArgumentException if {@code nodes} is empty
    */
   public static ElasticsearchClient connect(List<URI> nodes, Map<String, String> headers) {
-    return apiClient(nodes, headers).client();
+    return apiClient(nodes, headers, Optional.empty()).client();
+  }
+
+  /**
+   * A Java API client (Jackson mapper) spread over {@code nodes} that serve HTTPS with a
+   * certificate signed by a private CA (a secured cluster's {@link EsCluster#caCertificate()}).
+   *
+   * @param nodes the nodes' addresses, {@code https://...}
+   * @param headers headers sent with every request, such as {@code Authorization}
+   * @param sslContext trusts the nodes' certificates
+   * @return a new client; closing its transport closes its connections
+   * @throws IllegalArgumentException if {@code nodes} is empty
+   */
+  public static ElasticsearchClient connect(
+      List<URI> nodes, Map<String, String> headers, SSLContext sslContext) {
+    return apiClient(nodes, headers, Optional.of(sslContext)).client();
   }
 
   /** The Java API client of this class path's client line, with a way to move it to new nodes. */
-  static ApiClient apiClient(List<URI> nodes, Map<String, String> headers) {
+  static ApiClient apiClient(
+      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
     checkNodes(nodes, headers);
-    return REST5 ? Rest5ApiClient.create(nodes, headers) : new LegacyApiClient(restClient(nodes, headers));
+    return REST5
+        ? Rest5ApiClient.create(nodes, headers, sslContext)
+        : new LegacyApiClient(restClient(nodes, headers, sslContext));
   }
 
   /** A low-level client spread over {@code nodes}, sending {@code headers} with every request. */
-  static RestClient restClient(List<URI> nodes, Map<String, String> headers) {
+  static RestClient restClient(
+      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
     checkNodes(nodes, headers);
     return RestClient.builder(hosts(nodes))
         .setDefaultHeaders(
             headers.entrySet().stream()
                 .map(e -> new BasicHeader(e.getKey(), e.getValue()))
                 .toArray(Header[]::new))
+        .setHttpClientConfigCallback(
+            http -> sslContext.isPresent() ? http.setSSLContext(sslContext.get()) : http)
         .build();
   }
 

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
 
 /**
  * Runs the nodes of one {@link EsCluster}. One instance per start: {@link #close()} ends it for
@@ -19,9 +21,19 @@ interface ClusterBackend extends AutoCloseable {
 
   List<URI> httpUris();
 
-  /** HTTP headers every request needs, such as authentication; empty for test nodes. */
+  /** HTTP headers every request needs, such as authentication; empty for test nodes without security. */
   default Map<String, String> headers() {
     return Map.of();
+  }
+
+  /** The TLS context that trusts the nodes' certificates, when they serve HTTPS with a private CA. */
+  default Optional<SSLContext> sslContext() {
+    return Optional.empty();
+  }
+
+  /** The PEM file of the CA that signed the nodes' HTTP certificates, when testenv made it. */
+  default Optional<Path> caCertificate() {
+    return Optional.empty();
   }
 
   String version();

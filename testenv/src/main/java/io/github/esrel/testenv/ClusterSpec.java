@@ -16,7 +16,8 @@ record ClusterSpec(
     Map<String, String> settings,
     Duration startTimeout,
     String version,
-    boolean shared) {
+    boolean shared,
+    Security security) {
 
   ClusterSpec {
     settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));

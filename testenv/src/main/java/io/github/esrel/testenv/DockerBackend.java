@@ -72,6 +72,12 @@ final class DockerBackend implements ClusterBackend {
 
   @Override
   public void start() {
+    if (spec.security() != null) {
+      throw new EsClusterException(
+          "the docker backend runs without security; use -D"
+              + TestenvProperties.BACKEND
+              + "=local for a cluster with EsCluster.builder().security(...)");
+    }
     if (spec.nodes() != 1) {
       throw new EsClusterException(
           "the docker backend runs single-node clusters, "

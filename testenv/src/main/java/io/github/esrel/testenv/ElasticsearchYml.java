@@ -14,6 +14,7 @@ final class ElasticsearchYml {
 
   /**
    * @param ports the ports of every node of the cluster, in node order
+   * @param securitySettings settings that turn security on; empty for a node without it
    * @param userSettings extra settings; they override testenv's defaults (never the managed keys,
    *     which the builder refuses)
    */
@@ -23,6 +24,7 @@ final class ElasticsearchYml {
       List<NodePorts> ports,
       Path data,
       Path logs,
+      Map<String, String> securitySettings,
       Map<String, String> userSettings) {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("cluster.name", clusterName);
@@ -45,6 +47,7 @@ final class ElasticsearchYml {
               .collect(Collectors.joining(",")));
     }
     settings.put("xpack.security.enabled", "false");
+    settings.putAll(securitySettings);
     settings.put("action.destructive_requires_name", "false");
     // Test machines often have fuller disks than the watermarks allow; unassigned shards would
     // then turn health red or yellow for reasons no test is about.

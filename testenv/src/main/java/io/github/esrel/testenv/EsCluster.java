@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.elasticsearch.client.RestClient;
@@ -90,6 +92,38 @@ public final class EsCluster implements AutoCloseable {
    */
   public RestClient restClient() {
     return running().restClient;
+  }
+
+  /**
+   * A Java API client that authenticates as {@code user} of this cluster's {@link
+   * Builder#security(Security) security}, to check what that user may and may not do. Made on
+   * first use, closed by {@link #close()}.
+   *
+   * @param user a user defined in the cluster's {@link Security}
+   * @return the user's client
+   * @throws IllegalStateException if the cluster is not started or has no security
+   * @throws IllegalArgumentException if the security defines no such user
+   */
+  public ElasticsearchClient clientAs(String user) {
+    Running r = running();
+    if (spec.security() == null) {
+      throw new IllegalStateException(
+          "this cluster runs without security; build it with EsCluster.builder().security(...)");
+    }
+    return r.as(user, spec.security().password(user)).client();
+  }
+
+  /**
+   * The PEM file of the certificate authority that signed the nodes' HTTP certificates, for a
+   * cluster whose {@link Security#tls() TLS} testenv set up; empty otherwise. Give it to a client
+   * the way an application gives its own cluster's CA ({@code
+   * TransportUtils.sslContextFromHttpCaCrt(file)}).
+   *
+   * @return the CA certificate, or empty
+   * @throws IllegalStateException if the cluster is not started
+   */
+  public Optional<Path> caCertificate() {
+    return running().backend.caCertificate();
   }
 
   /**
@@ -214,6 +248,7 @@ public final class EsCluster implements AutoCloseable {
     backend.startNode(i);
     // A port taken meanwhile makes the node come back on new ports: tell the client.
     running.api.setNodes(backend.httpUris());
+    running.users.values().forEach(u -> u.setNodes(backend.httpUris()));
     Clients.setNodes(running.restClient, backend.httpUris());
   }
 
@@ -233,7 +268,12 @@ public final class EsCluster implements AutoCloseable {
     }
     ClusterBackend backend = running().backend;
     ClusterHealth.await(
-            new EsHttp(backend.headers()), backend.httpUris(), status, 0, timeout, () -> {})
+            new EsHttp(backend.headers(), backend.sslContext()),
+            backend.httpUris(),
+            status,
+            0,
+            timeout,
+            () -> {})
         .ifPresent(
             failure -> {
               throw new EsClusterException("cluster is not " + status + ": " + failure);
@@ -323,10 +363,24 @@ public final class EsCluster implements AutoCloseable {
     final Clients.ApiClient api;
     final RestClient restClient;
 
+    private final Map<String, Clients.ApiClient> users = new ConcurrentHashMap<>();
+
     private Running(ClusterBackend backend) {
       this.backend = backend;
-      this.api = Clients.apiClient(backend.httpUris(), backend.headers());
-      this.restClient = Clients.restClient(backend.httpUris(), backend.headers());
+      this.api = Clients.apiClient(backend.httpUris(), backend.headers(), backend.sslContext());
+      this.restClient =
+          Clients.restClient(backend.httpUris(), backend.headers(), backend.sslContext());
+    }
+
+    /** The client of {@code user} with {@code password}, made on first use. */
+    Clients.ApiClient as(String user, String password) {
+      return users.computeIfAbsent(
+          user,
+          u ->
+              Clients.apiClient(
+                  backend.httpUris(),
+                  Map.of("Authorization", SecurityFiles.basicAuth(u, password)),
+                  backend.sslContext()));
     }
 
     /** Starts the nodes of {@code spec}; on failure stops whatever was started. */
@@ -346,6 +400,9 @@ public final class EsCluster implements AutoCloseable {
     public void close() {
       try (RestClient rest = restClient) {
         api.close();
+        for (Clients.ApiClient user : users.values()) {
+          user.close();
+        }
       } catch (IOException e) {
         // The nodes are about to go away; a failing client close changes nothing for them.
       } finally {
@@ -381,6 +438,7 @@ public final class EsCluster implements AutoCloseable {
 
     private int nodes = 1;
     private boolean shared;
+    private Security security;
     private boolean plugin = true;
     private String heap;
     private final Map<String, String> settings = new LinkedHashMap<>();
@@ -417,6 +475,21 @@ public final class EsCluster implements AutoCloseable {
      */
     public Builder shared() {
       this.shared = true;
+      return this;
+    }
+
+    /**
+     * Turns Elasticsearch security on: the users and roles of {@code security} in the file realm,
+     * testenv's superuser {@value Security#ADMIN} for {@link EsCluster#client()}, and (unless
+     * turned off) TLS on HTTP with a certificate authority testenv makes. Default: no security.
+     * Supported by the local backend; the external backend takes its credentials from system
+     * properties instead.
+     *
+     * @param security the users, roles and TLS
+     * @return this builder
+     */
+    public Builder security(Security security) {
+      this.security = requireNonNull(security, "security cannot be null");
       return this;
     }
 
@@ -522,7 +595,8 @@ public final class EsCluster implements AutoCloseable {
     public EsCluster build() {
       String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
       return new EsCluster(
-          new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version, shared));
+          new ClusterSpec(
+              nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, security));
     }
   }
 }

@@ -9,6 +9,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
 
 /**
  * Plain HTTP GETs for probing nodes while they start, before (and independently of) the
@@ -17,16 +19,28 @@ import java.util.Map;
 final class EsHttp {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient CLIENT =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+  private static final HttpClient PLAIN = newClient(Optional.empty());
 
   private final Map<String, String> headers;
+  private final HttpClient client;
 
   EsHttp(Map<String, String> headers) {
+    this(headers, Optional.empty());
+  }
+
+  /** With the headers every request needs and, for HTTPS with a private CA, a context trusting it. */
+  EsHttp(Map<String, String> headers, Optional<SSLContext> sslContext) {
     this.headers = Map.copyOf(headers);
+    this.client = sslContext.isPresent() ? newClient(sslContext) : PLAIN;
+  }
+
+  private static HttpClient newClient(Optional<SSLContext> sslContext) {
+    HttpClient.Builder builder =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2));
+    sslContext.ifPresent(builder::sslContext);
+    return builder.build();
   }
 
   /** A response: the status and the body parsed as JSON (a missing node if it was not JSON). */
@@ -47,7 +61,7 @@ final class EsHttp {
     headers.forEach(request::header);
     HttpResponse<String> response;
     try {
-      response = CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while waiting for " + base, e);

@@ -1,9 +1,11 @@
 package io.github.esrel.testenv;
 
+import co.elastic.clients.transport.TransportUtils;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashSet;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +31,7 @@ final class ExternalBackend implements ClusterBackend {
   private final ClusterSpec spec;
   private List<URI> uris;
   private Map<String, String> headers;
+  private Optional<SSLContext> sslContext;
   private String version;
   private int size;
   private boolean pluginInstalled;
@@ -54,7 +58,8 @@ final class ExternalBackend implements ClusterBackend {
     }
     uris = urls.stream().map(URI::create).toList();
     headers = authHeaders();
-    EsHttp http = new EsHttp(headers);
+    sslContext = trust();
+    EsHttp http = new EsHttp(headers, sslContext);
     JsonNode health = get(http, "/_cluster/health");
     size = health.path("number_of_nodes").asInt();
     version =
@@ -153,6 +158,29 @@ final class ExternalBackend implements ClusterBackend {
   @Override
   public Map<String, String> headers() {
     return headers;
+  }
+
+  @Override
+  public Optional<SSLContext> sslContext() {
+    return sslContext;
+  }
+
+  /**
+   * Trust in the cluster's HTTPS certificate when it comes from a private CA: its PEM file, or the
+   * SHA-256 fingerprint of the CA certificate (what Elasticsearch prints at first start). Without
+   * either, the JVM's default trust store decides (Elastic Cloud, a public CA).
+   */
+  private static Optional<SSLContext> trust() {
+    Optional<String> caFile = TestenvProperties.caFile();
+    Optional<String> fingerprint = TestenvProperties.caFingerprint();
+    if (caFile.isPresent() && fingerprint.isPresent()) {
+      throw new EsClusterException(
+          "set -D" + TestenvProperties.CA_FILE + " or -D" + TestenvProperties.CA_FINGERPRINT + ", not both");
+    }
+    if (caFile.isPresent()) {
+      return Optional.of(Tls.trusting(Path.of(caFile.get())));
+    }
+    return fingerprint.map(TransportUtils::sslContextFromCaFingerprint);
   }
 
   @Override

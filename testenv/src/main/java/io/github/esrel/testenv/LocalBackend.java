@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,13 @@ final class LocalBackend implements ClusterBackend {
   private final PortAllocator ports;
   private final String clusterName =
       "esrel-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
-  private final EsHttp http = new EsHttp(Map.of());
+  private EsHttp http = new EsHttp(Map.of());
+
+  /** testenv's own superuser and the trust in the nodes' certificate, when security is on. */
+  private Map<String, String> headers = Map.of();
+
+  private Optional<SSLContext> sslContext = Optional.empty();
+  private Optional<Path> caCertificate = Optional.empty();
 
   /** Copy-on-write: the shutdown hook reads it without the lock. */
   private final List<LocalNode> nodes = new CopyOnWriteArrayList<>();
@@ -84,19 +91,34 @@ final class LocalBackend implements ClusterBackend {
       throw new EsClusterException("cannot create " + clusterDir + ": " + e, e);
     }
     NodeReaper.register(this);
+    Optional<Path> tls =
+        spec.security() != null && spec.security().tls()
+            ? Optional.of(Tls.ensure(workDir, esHome, jdk))
+            : Optional.empty();
+    String adminPassword = SecurityFiles.newAdminPassword();
     for (int i = 0; i < spec.nodes(); i++) {
       LocalNode node = new LocalNode(clusterDir, clusterName, i, NodePorts.allocate(ports));
       node.prepare(esHome);
+      if (spec.security() != null) {
+        secure(node, tls, adminPassword);
+      }
       nodes.add(node);
+    }
+    if (spec.security() != null) {
+      headers = Map.of("Authorization", SecurityFiles.basicAuth(Security.ADMIN, adminPassword));
+      caCertificate = tls.map(dir -> dir.resolve(Tls.CA_CERT));
+      sslContext = caCertificate.map(Tls::trusting);
+      http = new EsHttp(headers, sslContext);
     }
     writeConfigs();
     user.own(clusterDir);
     LOG.info(
-        "Starting {}-node Elasticsearch {} cluster {} ({}) as user {} with Java {} in {}",
+        "Starting {}-node Elasticsearch {} cluster {} ({}{}) as user {} with Java {} in {}",
         spec.nodes(),
         spec.version(),
         clusterName,
         plugin.map(p -> "plugin " + p.getFileName()).orElse("no plugin"),
+        spec.security() == null ? "" : ", " + spec.security(),
         user.describe(),
         jdk,
         clusterDir);
@@ -112,6 +134,32 @@ final class LocalBackend implements ClusterBackend {
   @Override
   public List<URI> httpUris() {
     return nodes.stream().map(LocalNode::httpUri).toList();
+  }
+
+  @Override
+  public Map<String, String> headers() {
+    return headers;
+  }
+
+  @Override
+  public Optional<SSLContext> sslContext() {
+    return sslContext;
+  }
+
+  @Override
+  public Optional<Path> caCertificate() {
+    return caCertificate;
+  }
+
+  /** Writes the file realm and, with TLS, the certificates into the node's config. */
+  private void secure(LocalNode node, Optional<Path> tls, String adminPassword) {
+    try {
+      SecurityFiles.write(node.configDirectory(), spec.security(), adminPassword);
+    } catch (IOException e) {
+      throw new EsClusterException("cannot write the security files of " + node.name() + ": " + e, e);
+    }
+    tls.ifPresent(dir -> Tls.install(dir, node.configDirectory()));
+    node.https(tls.isPresent());
   }
 
   @Override
@@ -292,7 +340,9 @@ final class LocalBackend implements ClusterBackend {
 
   private void writeConfigs() {
     List<NodePorts> allPorts = nodes.stream().map(LocalNode::ports).toList();
-    nodes.forEach(n -> n.writeConfig(allPorts, spec.settings()));
+    Map<String, String> security =
+        spec.security() == null ? Map.of() : SecurityFiles.settings(spec.security());
+    nodes.forEach(n -> n.writeConfig(allPorts, security, spec.settings()));
   }
 
   private List<URI> runningUris() {

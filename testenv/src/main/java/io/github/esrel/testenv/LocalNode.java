@@ -47,6 +47,8 @@ final class LocalNode {
 
   private String failure;
 
+  private volatile boolean https;
+
   LocalNode(Path clusterDir, String clusterName, int index, NodePorts ports) {
     this.dir = clusterDir.resolve(ElasticsearchYml.nodeName(index));
     this.clusterName = clusterName;
@@ -67,7 +69,17 @@ final class LocalNode {
   }
 
   URI httpUri() {
-    return URI.create("http://127.0.0.1:" + ports.http());
+    return URI.create((https ? "https" : "http") + "://127.0.0.1:" + ports.http());
+  }
+
+  /** Serves HTTPS from now on (a secured cluster's node, before its first launch). */
+  void https(boolean https) {
+    this.https = https;
+  }
+
+  /** The node's config directory ({@code ES_PATH_CONF}). */
+  Path configDirectory() {
+    return configDir();
   }
 
   /** Elasticsearch's main log file. */
@@ -97,10 +109,17 @@ final class LocalNode {
   }
 
   /** Writes {@code elasticsearch.yml} for the current ports; takes effect at the next launch. */
-  void writeConfig(List<NodePorts> allPorts, Map<String, String> userSettings) {
+  void writeConfig(
+      List<NodePorts> allPorts, Map<String, String> securitySettings, Map<String, String> userSettings) {
     String yml =
         ElasticsearchYml.render(
-            clusterName, index, allPorts, dir.resolve("data"), dir.resolve("logs"), userSettings);
+            clusterName,
+            index,
+            allPorts,
+            dir.resolve("data"),
+            dir.resolve("logs"),
+            securitySettings,
+            userSettings);
     try {
       Files.writeString(configDir().resolve("elasticsearch.yml"), yml, StandardCharsets.UTF_8);
     } catch (IOException e) {

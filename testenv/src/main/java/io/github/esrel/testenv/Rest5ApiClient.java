@@ -5,9 +5,12 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
 import co.elastic.clients.transport.rest5_client.low_level.Node;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5ClientBuilder;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import javax.net.ssl.SSLContext;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.message.BasicHeader;
@@ -19,14 +22,16 @@ import org.apache.hc.core5.http.message.BasicHeader;
 record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client)
     implements Clients.ApiClient {
 
-  static Rest5ApiClient create(List<URI> nodes, Map<String, String> headers) {
-    Rest5Client rest =
+  static Rest5ApiClient create(
+      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+    Rest5ClientBuilder builder =
         Rest5Client.builder(nodes)
             .setDefaultHeaders(
                 headers.entrySet().stream()
                     .map(e -> new BasicHeader(e.getKey(), e.getValue()))
-                    .toArray(Header[]::new))
-            .build();
+                    .toArray(Header[]::new));
+    sslContext.ifPresent(builder::setSSLContext);
+    Rest5Client rest = builder.build();
     return new Rest5ApiClient(
         rest, new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())));
   }

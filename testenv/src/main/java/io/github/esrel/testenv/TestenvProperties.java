@@ -22,6 +22,8 @@ final class TestenvProperties {
   static final String USERNAME = "esrel.testenv.username";
   static final String PASSWORD = "esrel.testenv.password";
   static final String API_KEY = "esrel.testenv.api-key";
+  static final String CA_FILE = "esrel.testenv.ca-file";
+  static final String CA_FINGERPRINT = "esrel.testenv.ca-fingerprint";
   static final String START_TIMEOUT = "esrel.testenv.start-timeout";
 
   static final String DEFAULT_ES_VERSION = "9.5.3";
@@ -103,6 +105,14 @@ final class TestenvProperties {
 
   static Optional<String> apiKey() {
     return get(API_KEY);
+  }
+
+  static Optional<String> caFile() {
+    return get(CA_FILE);
+  }
+
+  static Optional<String> caFingerprint() {
+    return get(CA_FINGERPRINT);
   }
 
   /** Blank counts as unset: Maven passes an undefined property as an empty string. */

@@ -99,7 +99,8 @@ class ClusterLifecycleIT {
               Map.of(),
               TestenvProperties.startTimeout(),
               TestenvProperties.esVersion(),
-              false);
+              false,
+              null);
       LocalBackend backend = new LocalBackend(spec, ports);
       try {
         backend.start();

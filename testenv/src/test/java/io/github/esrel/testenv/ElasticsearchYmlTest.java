@@ -16,7 +16,7 @@ class ElasticsearchYmlTest {
   void shouldRenderASingleNodeCluster() {
     String yml =
         ElasticsearchYml.render(
-            "esrel-1", 0, List.of(new NodePorts(12001, 12002)), DATA, LOGS, Map.of());
+            "esrel-1", 0, List.of(new NodePorts(12001, 12002)), DATA, LOGS, Map.of(), Map.of());
 
     assertThat(yml.lines())
         .contains(
@@ -38,7 +38,7 @@ class ElasticsearchYmlTest {
         List.of(
             new NodePorts(12001, 12002), new NodePorts(12003, 12004), new NodePorts(12005, 12006));
 
-    String yml = ElasticsearchYml.render("esrel-3", 1, ports, DATA, LOGS, Map.of());
+    String yml = ElasticsearchYml.render("esrel-3", 1, ports, DATA, LOGS, Map.of(), Map.of());
 
     assertThat(yml.lines())
         .contains(
@@ -59,11 +59,34 @@ class ElasticsearchYmlTest {
             List.of(new NodePorts(12001, 12002)),
             DATA,
             LOGS,
+            Map.of(),
             Map.of("action.destructive_requires_name", "true", "node.attr.note", "say \"hi\"\\"));
 
     assertThat(yml.lines())
         .contains(
             "action.destructive_requires_name: \"true\"", "node.attr.note: \"say \\\"hi\\\"\\\\\"")
         .doesNotContain("action.destructive_requires_name: \"false\"");
+  }
+
+  @Test
+  void shouldTurnSecurityOnWithTheFileRealmAndHttpsForASecuredCluster() {
+    Security security = Security.of(s -> s.user("writer", "writer-pw", "superuser"));
+    String yml =
+        ElasticsearchYml.render(
+            "esrel-1",
+            0,
+            List.of(new NodePorts(12001, 12002)),
+            DATA,
+            LOGS,
+            SecurityFiles.settings(security),
+            Map.of());
+
+    assertThat(yml.lines())
+        .contains(
+            "xpack.security.enabled: \"true\"",
+            "xpack.security.authc.realms.file.file1.order: \"0\"",
+            "xpack.security.http.ssl.enabled: \"true\"",
+            "xpack.security.http.ssl.certificate_authorities: \"certs/ca/ca.crt\"")
+        .doesNotContain("xpack.security.enabled: \"false\"");
   }
 }
