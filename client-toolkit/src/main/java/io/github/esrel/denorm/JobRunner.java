@@ -442,6 +442,11 @@ final class JobRunner {
                         fail(it.id, it.routing, status, "still rejected after " + it.attempts.attempt() + " attempts ("
                             + it.attempts.stopReason() + "): " + reason);
                     }
+                } else if (next == Outcome.ABORT) {
+                    // Not this child's problem: the user may not write the child index at all. Failing each child
+                    // would only hide that behind a job "completed with failures"; the job fails as for a whole
+                    // bulk refused, its checkpoint says so, and a resume after the grant continues it.
+                    throw ex;
                 } else {
                     fail(it.id, it.routing, status, reason);
                 }
@@ -747,6 +752,8 @@ final class JobRunner {
         REREAD,
         /** 429: Elasticsearch is overloaded; send the same write again after a backoff. */
         RESEND,
+        /** 401 or 403: the job's credentials may not write the child index; the whole job fails. */
+        ABORT,
         /** Anything else: the document is refused; report it. */
         REPORT
     }
@@ -759,6 +766,7 @@ final class JobRunner {
             return switch (status) {
                 case 409 -> Outcome.REREAD;
                 case 429 -> Outcome.RESEND;
+                case 401, 403 -> Outcome.ABORT;
                 default -> Outcome.REPORT;
             };
         }

@@ -15,8 +15,8 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.internal.ClientApi;
-import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
@@ -144,7 +144,7 @@ public final class FileTree {
      */
     public Fencing createIndex() {
         try {
-            if (!es.indices().exists(e -> e.index(index)).value()) {
+            if (!Indices.exists(es, index)) {
                 Fencing mode = defaultFencing();
                 try {
                     create(Mappings.withTokenizer(mode));

@@ -20,7 +20,7 @@ public final class Indices {
      */
     public static void createIfAbsent(ElasticsearchClient client, String index, String json) throws IOException {
         try {
-            if (!client.indices().exists(e -> e.index(index)).value()) {
+            if (!exists(client, index)) {
                 client.indices().create(c -> c.index(index).withJson(new StringReader(json)));
             }
         } catch (ElasticsearchException e) {
@@ -28,6 +28,34 @@ public final class Indices {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Whether {@code index} exists, asked with a count of its documents: a request the {@code read} privilege
+     * permits, which every esrel feature needs on its own indices anyway. The index API's existence check would
+     * need {@code view_index_metadata} too, and answers a user without it with a bodiless 403.
+     *
+     * @throws ElasticsearchException for any answer but a count or {@code index_not_found_exception}, such as a
+     *                                403 that names the privilege the user lacks
+     */
+    public static boolean exists(ElasticsearchClient client, String index) throws IOException {
+        try {
+            client.count(c -> c.index(index));
+            return true;
+        } catch (ElasticsearchException e) {
+            if (e.status() == 404 && e.error() != null && "index_not_found_exception".equals(e.error().type())) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The number of primary shards of an existing index, from the shard count of a count request (one copy of
+     * each shard answers it), so that the {@code read} privilege is enough.
+     */
+    public static int primaryShards(ElasticsearchClient client, String index) throws IOException {
+        return client.count(c -> c.index(index)).shards().total().intValue();
     }
 
     /** Whether a failure says the index was created meanwhile (by another process, say). */

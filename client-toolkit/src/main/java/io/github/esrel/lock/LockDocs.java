@@ -362,7 +362,7 @@ final class LockDocs {
                 return;
             }
             try {
-                if (!client.indices().exists(e -> e.index(lockIndex)).value()) {
+                if (!Indices.exists(client, lockIndex)) {
                     if (!createIndex) {
                         throw new TreeLockException("the lock index [" + lockIndex + "] does not exist; create it with"
                             + " DocumentTreeLocks.lockIndexMapping(), or allow createLockIndex(true)", 404, null);

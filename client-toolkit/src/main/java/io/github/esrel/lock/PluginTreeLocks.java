@@ -2,9 +2,9 @@ package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Plugins;
 import io.github.esrel.internal.RestCall;
-import io.github.esrel.internal.Clients;
 import io.github.esrel.path.TreePath;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;

@@ -15,11 +15,11 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-import io.github.esrel.internal.ClientApi;
-import io.github.esrel.internal.Clients;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -95,6 +95,27 @@ public final class Failures {
     }
 
     /**
+     * The HTTP status that belongs to an error reported without one, such as the failure of one
+     * document of a multi-get: 404 for a missing index, 403 for a refused privilege, 401 for failed
+     * authentication, 429 for a rejection, 409 for a version conflict, else 500.
+     *
+     * @param error the error, or {@code null} (500)
+     * @return the HTTP status Elasticsearch answers that error with
+     */
+    public static int statusOf(ErrorCause error) {
+        if (error == null || error.type() == null) {
+            return 500;
+        }
+        return switch (error.type()) {
+            case "index_not_found_exception" -> 404;
+            case "security_exception" -> error.reason() != null && error.reason().startsWith("unable to authenticate") ? 401 : 403;
+            case "es_rejected_execution_exception", "circuit_breaking_exception" -> TOO_MANY_REQUESTS;
+            case "version_conflict_engine_exception" -> CONFLICT;
+            default -> 500;
+        };
+    }
+
+    /**
      * Implemented by esrel's capability exceptions, which carry the status of the Elasticsearch
      * answer they wrap.
      */

@@ -18,8 +18,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
 import io.github.esrel.denorm.PropagationException;
-import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Indices;
+import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -626,7 +627,7 @@ public final class MaterializedView<S, P> {
                     total[0] = total[0].plus(rebuilder.rebuild(lagging));
                 }
             });
-            if (client.indices().exists(e -> e.index(viewIndex)).value()) {
+            if (Indices.exists(client, viewIndex)) {
                 client.indices().refresh(r -> r.index(viewIndex));
                 stream(viewIndex, null, true, List.of(metaField + ".source.routing"), page -> {
                     counts[2] += page.size();
@@ -653,7 +654,7 @@ public final class MaterializedView<S, P> {
 
     private Map<String, JsonNode> viewMetas(List<Rebuilder.Ref> refs) throws IOException {
         Map<String, JsonNode> metas = new HashMap<>();
-        if (!client.indices().exists(e -> e.index(viewIndex)).value()) {
+        if (!Indices.exists(client, viewIndex)) {
             return metas;
         }
         MgetResponse<ObjectNode> got = rebuilder.mget(viewIndex, refs.stream().map(r -> new Rebuilder.Ref(r.id(), null)).toList(),

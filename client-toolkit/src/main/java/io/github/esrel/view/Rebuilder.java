@@ -162,7 +162,11 @@ final class Rebuilder {
                     status = r.status();
                     error = r.error();
                 }
-                if (status == 409) {
+                if (status == 401 || status == 403) {
+                    // The credentials may not write the view index at all: not one view's problem. Failing the
+                    // call says so; the intents stay, and a repair with the right privileges converges.
+                    throw Failures.ofBulkItem(status, error);
+                } else if (status == 409) {
                     c.stale++;
                     v.safely(() -> v.listener.onStale(p.ref().id(), p.version()), "onStale");
                 } else if (status == 429) {
@@ -287,8 +291,7 @@ final class Rebuilder {
     private static GetResult<ObjectNode> result(MultiGetResponseItem<ObjectNode> item, String index, String id) {
         if (item.isFailure()) {
             ErrorCause e = item.failure().error();
-            throw new ViewException("reading [" + index + "][" + id + "] failed: " + reason(e),
-                "index_not_found_exception".equals(e.type()) ? 404 : 500, null);
+            throw new ViewException("reading [" + index + "][" + id + "] failed: " + reason(e), Failures.statusOf(e), null);
         }
         return item.result();
     }

@@ -9,15 +9,11 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
 import io.github.esrel.internal.Indices;
-import io.github.esrel.internal.RestCall;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonValue;
 
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -64,15 +60,11 @@ final class StateStore {
             return;
         }
         Indices.createIfAbsent(client, index, MAPPING);
-        JsonObject settings = RestCall.get("/" + RestCall.segment(index) + "/_settings/index.number_of_shards",
-            Map.of("flat_settings", "true")).send(client).toJson().asJsonObject();
-        for (JsonValue perIndex : settings.values()) {
-            String shards = perIndex.asJsonObject().getJsonObject("settings").getString("index.number_of_shards", "1");
-            if (!"1".equals(shards)) {
-                throw new ViewException("the view state index [" + index + "] has " + shards + " shards; it must have exactly"
-                    + " one, because the views' versions come from its sequence numbers. Delete it (when no write is in"
-                    + " flight) or choose another stateIndex", 400, null);
-            }
+        int shards = Indices.primaryShards(client, index);
+        if (shards != 1) {
+            throw new ViewException("the view state index [" + index + "] has " + shards + " shards; it must have exactly"
+                + " one, because the views' versions come from its sequence numbers. Delete it (when no write is in"
+                + " flight) or choose another stateIndex", 400, null);
         }
         ensured = true;
     }

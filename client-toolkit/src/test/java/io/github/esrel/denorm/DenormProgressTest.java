@@ -51,6 +51,8 @@ class DenormProgressTest {
         assertThat(JobRunner.RetryDecision.of(409)).isEqualTo(JobRunner.Outcome.REREAD);
         assertThat(JobRunner.RetryDecision.of(429)).isEqualTo(JobRunner.Outcome.RESEND);
         assertThat(JobRunner.RetryDecision.of(400)).isEqualTo(JobRunner.Outcome.REPORT);
+        assertThat(JobRunner.RetryDecision.of(403)).isEqualTo(JobRunner.Outcome.ABORT);
+        assertThat(JobRunner.RetryDecision.of(401)).isEqualTo(JobRunner.Outcome.ABORT);
         assertThat(JobRunner.RetryDecision.of(404)).isEqualTo(JobRunner.Outcome.REPORT);
         assertThat(JobRunner.RetryDecision.of(500)).isEqualTo(JobRunner.Outcome.REPORT);
     }
