@@ -56,7 +56,7 @@ final class DirectoryRename {
         try {
             List<FieldValue> after = null;
             while (true) {
-                List<Hit<Map>> page = page(pit, after);
+                List<Hit<Map<String, Object>>> page = page(pit, after);
                 if (page.isEmpty()) {
                     break;
                 }
@@ -83,8 +83,8 @@ final class DirectoryRename {
             "renamed " + from + " to " + to + ": " + moved + " files");
     }
 
-    private List<Hit<Map>> page(String pit, List<FieldValue> after) throws IOException {
-        SearchResponse<Map> resp = tree.es().search(s -> {
+    private List<Hit<Map<String, Object>>> page(String pit, List<FieldValue> after) throws IOException {
+        SearchResponse<Map<String, Object>> resp = tree.es().search(s -> {
             s.pit(p -> p.id(pit).keepAlive(k -> k.time("2m")))
                 .size(tree.batchSize())
                 .version(true)
@@ -95,20 +95,20 @@ final class DirectoryRename {
                 s.searchAfter(after);
             }
             return s;
-        }, Map.class);
+        }, FileTree.SOURCE);
         return resp.hits().hits();
     }
 
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
-    private String write(List<Hit<Map>> page) throws IOException {
-        List<Hit<Map>> pending = page;
+    private String write(List<Hit<Map<String, Object>>> page) throws IOException {
+        List<Hit<Map<String, Object>>> pending = page;
         for (int attempt = 0; !pending.isEmpty(); attempt++) {
             BulkRequest.Builder bulk = new BulkRequest.Builder();
-            for (Hit<Map> hit : pending) {
+            for (Hit<Map<String, Object>> hit : pending) {
                 bulk.operations(op(hit));
             }
             BulkResponse resp = tree.es().bulk(bulk.build());
-            List<Hit<Map>> rejected = new ArrayList<>();
+            List<Hit<Map<String, Object>>> rejected = new ArrayList<>();
             for (int i = 0; i < resp.items().size(); i++) {
                 BulkResponseItem item = resp.items().get(i);
                 if (item.error() == null) {
@@ -133,7 +133,7 @@ final class DirectoryRename {
         return null;
     }
 
-    private BulkOperation op(Hit<Map> hit) {
+    private BulkOperation op(Hit<Map<String, Object>> hit) {
         FileDoc doc = FileTree.toDoc(hit);
         Map<String, Object> source = tree.source(doc.path().rebase(from, to), doc.contents());
         return BulkOperation.of(b -> b.index(i -> {

@@ -232,8 +232,8 @@ public final class FileTree {
     public List<FileDoc> grep(String dir, String text) {
         TreePath d = TreePath.of(dir);
         try {
-            SearchResponse<Map> resp = es.search(s -> s.index(index).size(1000)
-                .query(q -> q.bool(b -> b.must(m -> m.match(mt -> mt.field("contents").query(text))).filter(below(d)))), Map.class);
+            SearchResponse<Map<String, Object>> resp = es.search(s -> s.index(index).size(1000)
+                .query(q -> q.bool(b -> b.must(m -> m.match(mt -> mt.field("contents").query(text))).filter(below(d)))), SOURCE);
             List<FileDoc> out = new ArrayList<>();
             resp.hits().hits().forEach(h -> out.add(toDoc(h)));
             return out;
@@ -390,8 +390,17 @@ public final class FileTree {
         }
     }
 
-    static FileDoc toDoc(Hit<Map> h) {
-        Map<?, ?> src = h.source();
+    /** Stored files as maps. */
+    static final Class<Map<String, Object>> SOURCE = mapClass();
+
+    /** A class literal of a generic type can only be raw: the one unchecked cast, here. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Class<Map<String, Object>> mapClass() {
+        return (Class) Map.class;
+    }
+
+    static FileDoc toDoc(Hit<Map<String, Object>> h) {
+        Map<String, Object> src = h.source();
         TreePath dir = TreePath.of((String) src.get("path"));
         long version = h.version() == null ? 0 : h.version();
         return new FileDoc(h.id(), dir.child((String) src.get("name")), (String) src.get("contents"), version);
@@ -399,7 +408,7 @@ public final class FileTree {
 
     /** A file as read, with what a conditional write needs. */
     record Stored(FileDoc doc, long seqNo, long primaryTerm) {
-        static Stored of(Hit<Map> h) {
+        static Stored of(Hit<Map<String, Object>> h) {
             return new Stored(toDoc(h), h.seqNo() == null ? -1 : h.seqNo(), h.primaryTerm() == null ? 0 : h.primaryTerm());
         }
     }
@@ -409,11 +418,11 @@ public final class FileTree {
             return Optional.empty();
         }
         TreePath dir = file.parent().orElse(TreePath.ROOT);
-        SearchResponse<Map> resp = es.search(s -> s.index(index).size(2).version(true).seqNoPrimaryTerm(true)
+        SearchResponse<Map<String, Object>> resp = es.search(s -> s.index(index).size(2).version(true).seqNoPrimaryTerm(true)
             .query(q -> q.bool(b -> b
                 .filter(f -> f.term(t -> t.field("path").value(FieldValue.of(dir.value()))))
-                .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))), Map.class);
-        List<Hit<Map>> hits = resp.hits().hits();
+                .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))), SOURCE);
+        List<Hit<Map<String, Object>>> hits = resp.hits().hits();
         if (hits.size() > 1) {
             throw new FsException(hits.size() + " documents claim path " + file + ": the index was written without esrel's locks", null);
         }

@@ -24,7 +24,8 @@ public final class PropagationCrashChild {
         String parentId = args[3];
         double rate = Double.parseDouble(args[4]);
         ElasticsearchClient es = Clients.connect(List.of(uri));
-        try (ElasticsearchTransport transport = es._transport()) {
+        ElasticsearchTransport transport = es._transport();
+        try (transport) {
             Relation rel = Relation.of(r -> r.name("post-author").parentIndex(users).childIndex(posts).parentIdField("user.id")
                 .copy("name", "user.name").copy("email", "user.email"));
             Propagator p = Propagator.of(b -> b.client(es).relation(rel).maxDocsPerSecond(rate).batchSize(100)

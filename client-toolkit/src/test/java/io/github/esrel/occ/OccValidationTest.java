@@ -49,8 +49,8 @@ class OccValidationTest {
 
     @Test
     void shouldExecuteAnEmptyBulkWithoutRequestsButOnlyOnce() {
-        BulkUpdate<Map> bulk = occ.bulk(Map.class);
-        BulkOutcome<Map> done = bulk.execute();
+        BulkUpdate<Shirt> bulk = occ.bulk(Shirt.class);
+        BulkOutcome<Shirt> done = bulk.execute();
         assertThat(done.items()).isEmpty();
         assertThat(done.rounds()).isZero();
         assertThat(done.complete()).isTrue();
@@ -66,4 +66,7 @@ class OccValidationTest {
             .hasMessage("maxRememberedDeletes must not be negative, got -1");
         assertThat(ext).hasToString("ExternalVersions{versionType=external, rememberDeletesFor=PT1H, maxRememberedDeletes=100000}");
     }
+
+    /** A document type for the checks; never read from a node here. */
+    record Shirt(String name, long votes) {}
 }

@@ -428,15 +428,23 @@ class OptimisticConcurrencyIT {
     void shouldKeepFieldsTheTypeMapsWhenUsingAMap() throws IOException {
         createIndex("maps", 1);
         es.index(i -> i.index("maps").id("1").document(Map.of("name", "es", "votes", 1, "colour", "green")));
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        Outcome<Map> o = occ.update("maps", "1", Map.class, m -> {
+        Outcome<Map<String, Object>> o = occ.update("maps", "1", MAP, m -> {
             Map<String, Object> copy = new java.util.HashMap<>(m);
             copy.put("votes", ((Number) m.get("votes")).intValue() + 1);
             return copy;
         });
         assertThat(o.status()).isEqualTo(Outcome.Status.UPDATED);
-        Optional<Versioned<Map>> stored = occ.get("maps", "1", null, Map.class);
+        Optional<Versioned<Map<String, Object>>> stored = occ.get("maps", "1", null, MAP);
         assertThat(stored.orElseThrow().value()).containsEntry("colour", "green").containsEntry("votes", 2);
+    }
+
+    /** Documents as maps. */
+    private static final Class<Map<String, Object>> MAP = mapClass();
+
+    /** A class literal of a generic type can only be raw: the one unchecked cast, here. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Class<Map<String, Object>> mapClass() {
+        return (Class) Map.class;
     }
 
     private void createIndex(String index) throws IOException {

@@ -23,7 +23,8 @@ public final class ViewCrashChild {
         String photoId = args[2];
         String title = args[3];
         ElasticsearchClient es = Clients.connect(List.of(uri));
-        try (ElasticsearchTransport transport = es._transport()) {
+        ElasticsearchTransport transport = es._transport();
+        try (transport) {
             MaterializedView<ObjectNode, ObjectNode> views = Photos.view(es, prefix);
             views.changeSource(photoId, () -> {
                 ObjectNode photo = es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class).source();

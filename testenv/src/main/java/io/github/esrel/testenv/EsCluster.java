@@ -398,7 +398,7 @@ public final class EsCluster implements AutoCloseable {
     /** Closes the clients and stops the nodes. */
     @Override
     public void close() {
-      try (RestClient rest = restClient) {
+      try (restClient) {
         api.close();
         for (Clients.ApiClient user : users.values()) {
           user.close();

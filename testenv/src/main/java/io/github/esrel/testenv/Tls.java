@@ -41,10 +41,10 @@ final class Tls {
     try {
       Files.createDirectories(dir);
       try (FileChannel lockFile =
-              FileChannel.open(
-                  workDir.resolve("tls.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock lock = lockFile.lock()) {
-        if (!Files.exists(dir.resolve(COMPLETE_MARKER))) {
+          FileChannel.open(
+              workDir.resolve("tls.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        FileLock lock = lockFile.lock(); // released when the channel closes
+        if (lock.isValid() && !Files.exists(dir.resolve(COMPLETE_MARKER))) {
           long started = System.nanoTime();
           FileTrees.delete(dir);
           Files.createDirectories(dir);
