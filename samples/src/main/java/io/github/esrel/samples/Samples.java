@@ -32,8 +32,11 @@ public final class Samples {
     public static void main(String[] args) throws Exception {
         List<Sample> chosen = choose(args.length == 0 ? "all" : args[0]);
         PrintStream out = System.out;
+        String version = System.getProperty("esrel.es.version", "9.5.3");
         try (EsCluster cluster = EsCluster.builder().build()) {
-            out.println("Starting a real Elasticsearch node with the esrel plugin...");
+            out.printf("Starting a real Elasticsearch %s node with the esrel plugin: testenv's %s backend (-Desrel.testenv.backend),"
+                + " the distribution Maven fetched into ~/.m2 (about 100-130 MB, once), unpacked with the plugin on first use;"
+                + " the node takes 15-40 s to start on 2 cores%n", version, System.getProperty("esrel.testenv.backend", "auto"));
             cluster.start();
             out.printf("Elasticsearch %s at %s (%s backend)%n", cluster.version(), cluster.httpUri(), cluster.backendName());
             out.printf("Client: %s on elasticsearch-java %s%n%n",
