@@ -93,7 +93,8 @@ public final class FileTree {
     private final String index;
     private final TreeLocks locks;
     private final int batchSize;
-    private final Duration lockWait;
+    private final Duration writeLockWait;
+    private final Duration renameLockWait;
     private final RenameListener listener;
     private volatile Layout layout;
 
@@ -106,7 +107,8 @@ public final class FileTree {
                 + "] but the file tree is index [" + index + "]: locks must be taken in the tree's own namespace");
         }
         this.batchSize = b.batchSize;
-        this.lockWait = b.lockWait;
+        this.writeLockWait = b.writeLockWait;
+        this.renameLockWait = b.renameLockWait;
         this.listener = b.listener;
     }
 
@@ -171,24 +173,26 @@ public final class FileTree {
     }
 
     /**
-     * Writes (creates or replaces) a file, under an exclusive lock on its path.
+     * Writes (creates or replaces) a file, under an exclusive lock on its path, waiting up to {@link
+     * Builder#writeLockWait} for it.
      *
      * @param path the file's absolute, normalised path; not {@code /}
      * @param contents the file's text, not {@code null}
-     * @return the file as stored, or empty when another process holds a conflicting lock
+     * @return {@link WriteResult.Status#WRITTEN} with the file as stored, or {@link WriteResult.Status#LOCKED}
+     *     with the conflicting locks (their paths, modes and owners) when another process held one for longer
      * @throws IllegalArgumentException if {@code path} is not a valid path or is the root
      * @throws NullPointerException if {@code contents} is {@code null}
      * @throws FsException if the cluster fails, or a newer lock holder wrote the file first (fencing)
      */
-    public Optional<FileDoc> write(String path, String contents) {
+    public WriteResult write(String path, String contents) {
         TreePath file = TreePath.of(path);
         if (file.isRoot()) {
             throw new IllegalArgumentException("/ is a directory, not a file");
         }
         Objects.requireNonNull(contents, "contents cannot be null");
-        AcquireResult<TreeLock> r = locks.acquire(LockRequest.of(b -> b.path(file).mode(LockMode.EXCLUSIVE).maxWait(lockWait)));
+        AcquireResult<TreeLock> r = locks.acquire(exclusive(file, writeLockWait));
         if (!r.acquired()) {
-            return Optional.empty();
+            return WriteResult.locked(r.conflicts());
         }
         try (TreeLock lock = r.orThrow()) {
             Optional<Stored> existing = find(file);
@@ -197,7 +201,7 @@ public final class FileTree {
                 .index(index).id(id).document(source(file, contents)).refresh(Refresh.True);
             fence(req, lock.token(), existing.orElse(null));
             long version = es.index(req.build()).version();
-            return Optional.of(new FileDoc(id, file, contents, version));
+            return WriteResult.written(new FileDoc(id, file, contents, version));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot write [" + path + "]: " + e.getMessage(), e);
         }
@@ -265,8 +269,8 @@ public final class FileTree {
      *
      * @param from the file's current path
      * @param to the file's new path, which must not exist yet
-     * @return {@link RenameResult.Status#DONE}; {@link RenameResult.Status#LOCKED} when a path is locked
-     *     by another process; {@link RenameResult.Status#REFUSED} when there is no file at {@code from}
+     * @return {@link RenameResult.Status#DONE}; {@link RenameResult.Status#LOCKED} when a path stayed locked
+     *     by another process for longer than {@link Builder#renameLockWait}; {@link RenameResult.Status#REFUSED} when there is no file at {@code from}
      *     or {@code to} exists; {@link RenameResult.Status#FENCED} when a newer lock holder changed the
      *     file first
      * @throws IllegalArgumentException if a path is not valid
@@ -300,7 +304,8 @@ public final class FileTree {
     }
 
     /**
-     * {@code mv from to} for a directory: under exclusive tree locks on both paths, streams every file
+     * {@code mv from to} for a directory: under exclusive tree locks on both paths (waiting up to {@link
+     * Builder#renameLockWait} for both), streams every file
      * below {@code from} with a point-in-time and {@code search_after}, and rewrites {@code path} and
      * {@code path.tree} through bulk requests, fenced (see the class comment). Progress goes to the
      * listener. The locks are released at the end, whatever happens.
@@ -449,28 +454,52 @@ public final class FileTree {
     }
 
     /**
-     * Runs the action under exclusive locks on both paths, taken in path order and released at the end;
-     * if the second is busy the first is released at once (never wait while holding: no deadlock).
+     * Runs the action under exclusive locks on both paths, waiting up to the rename's lock wait for both. It never
+     * waits while holding one of them (no deadlock with a rename the other way round, no path held idle): it
+     * waits for one path holding nothing, tries the other at once, and if that one is busy releases the first and
+     * waits for the busy one next, until both are held or the wait is over.
      */
     private RenameResult withLocks(TreePath a, TreePath b, LockedAction action) {
-        TreePath first = a.compareTo(b) <= 0 ? a : b;
-        TreePath second = first == a ? b : a;
-        AcquireResult<TreeLock> r1 = locks.acquire(LockRequest.of(l -> l.path(first).mode(LockMode.EXCLUSIVE).maxWait(lockWait)));
-        if (!r1.acquired()) {
-            return locked(r1.conflicts());
-        }
-        try (TreeLock l1 = r1.orThrow()) {
-            AcquireResult<TreeLock> r2 = locks.acquire(LockRequest.of(l -> l.path(second).mode(LockMode.EXCLUSIVE)));
-            if (!r2.acquired()) {
-                return locked(r2.conflicts());
+        long deadline = System.nanoTime() + renameLockWait.toNanos();
+        TreePath waitFor = a.compareTo(b) <= 0 ? a : b;
+        TreePath thenTry = waitFor == a ? b : a;
+        while (true) {
+            AcquireResult<TreeLock> waited = locks.acquire(exclusive(waitFor, left(deadline)));
+            if (!waited.acquired()) {
+                return locked(waited.conflicts());
             }
-            try (TreeLock l2 = r2.orThrow()) {
-                // With namespace-wide tokens the later grant carries the larger one; fence with it.
-                return action.run(Math.max(l1.token(), l2.token()), () -> l1.isHeld() && l2.isHeld());
+            TreeLock held = waited.orThrow();
+            AcquireResult<TreeLock> tried;
+            try {
+                tried = locks.acquire(exclusive(thenTry, Duration.ZERO));
+            } catch (RuntimeException e) {
+                held.release();
+                throw e;
             }
-        } catch (IOException | ElasticsearchException e) {
-            throw new FsException("rename " + a + " -> " + b + " failed: " + e.getMessage(), e);
+            if (tried.acquired()) {
+                try (TreeLock l1 = held; TreeLock l2 = tried.orThrow()) {
+                    // With namespace-wide tokens the later grant carries the larger one; fence with it.
+                    return action.run(Math.max(l1.token(), l2.token()), () -> l1.isHeld() && l2.isHeld());
+                } catch (IOException | ElasticsearchException e) {
+                    throw new FsException("rename " + a + " -> " + b + " failed: " + e.getMessage(), e);
+                }
+            }
+            held.release();
+            if (left(deadline).isZero()) {
+                return locked(tried.conflicts());
+            }
+            TreePath busy = thenTry;
+            thenTry = waitFor;
+            waitFor = busy;
         }
+    }
+
+    private static LockRequest exclusive(TreePath path, Duration maxWait) {
+        return LockRequest.of(l -> l.path(path).mode(LockMode.EXCLUSIVE).maxWait(maxWait));
+    }
+
+    private static Duration left(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     }
 
     private static RenameResult locked(List<LockConflict> conflicts) {
@@ -492,7 +521,8 @@ public final class FileTree {
         private String index;
         private TreeLocks locks;
         private int batchSize = 500;
-        private Duration lockWait = Duration.ZERO;
+        private Duration writeLockWait = Duration.ZERO;
+        private Duration renameLockWait = Duration.ZERO;
         private RenameListener listener = RenameListener.NO_OP;
 
         private Builder() {}
@@ -550,18 +580,50 @@ public final class FileTree {
         }
 
         /**
-         * How long a write or rename waits for a busy lock. Default zero: refuse at once.
+         * How long writes and renames wait for busy locks: {@link #writeLockWait} and {@link #renameLockWait}
+         * at once. Default zero: refuse at once.
          *
          * @param lockWait the longest wait, zero or positive
          * @return this builder
          * @throws IllegalArgumentException if {@code lockWait} is {@code null} or negative
          */
         public Builder lockWait(Duration lockWait) {
-            if (lockWait == null || lockWait.isNegative()) {
-                throw new IllegalArgumentException("lockWait must be zero or positive, got " + lockWait);
-            }
-            this.lockWait = lockWait;
+            return writeLockWait(lockWait).renameLockWait(lockWait);
+        }
+
+        /**
+         * How long a {@link FileTree#write write} waits for the lock on its path. Default zero: a write that
+         * finds the file (or a directory above it) locked returns {@link WriteResult.Status#LOCKED} at once,
+         * naming the holder.
+         *
+         * @param wait the longest wait, zero or positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code wait} is {@code null} or negative
+         */
+        public Builder writeLockWait(Duration wait) {
+            this.writeLockWait = checkWait("writeLockWait", wait);
             return this;
+        }
+
+        /**
+         * How long a {@link FileTree#renameDirectory rename} waits for the locks on both its paths, together.
+         * Default zero: refuse at once. A rename never holds one path while it waits for the other: it releases
+         * what it holds, waits for the busy path, and tries again until both are held or this wait is over.
+         *
+         * @param wait the longest wait for both locks, zero or positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code wait} is {@code null} or negative
+         */
+        public Builder renameLockWait(Duration wait) {
+            this.renameLockWait = checkWait("renameLockWait", wait);
+            return this;
+        }
+
+        private static Duration checkWait(String name, Duration wait) {
+            if (wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException(name + " must be zero or positive, got " + wait);
+            }
+            return wait;
         }
 
         /**

@@ -1,7 +1,10 @@
 package io.github.esrel.fs;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.lock.AcquireResult;
+import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
+import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
 import org.junit.jupiter.api.AfterEach;
@@ -9,6 +12,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -129,7 +133,9 @@ abstract class AbstractFileTreeIT {
         try (TreeLocks otherProcess = locks("worker-2")) {
             FileTree other = FileTree.of(b -> b.client(es()).index(index).locks(otherProcess));
             second = other.renameDirectory("/clinton", "/bob");
-            assertThat(other.write("/clinton/new.txt", "x")).as("a write below the directory being renamed").isEmpty();
+            WriteResult refused = other.write("/clinton/new.txt", "x");
+            assertThat(refused.status()).as("a write below the directory being renamed").isEqualTo(WriteResult.Status.LOCKED);
+            assertThat(refused.conflicts()).as("the refusal names the holder").isNotEmpty();
         } finally {
             secondTried.countDown();
         }
@@ -144,8 +150,90 @@ abstract class AbstractFileTreeIT {
         assertThat(fs.count("/bob")).isZero();
     }
 
+    /**
+     * A rename whose second lock (the path that sorts later) is busy waits for it up to the rename's lock wait,
+     * instead of giving up at once, and completes when the holder lets go.
+     */
+    @Test
+    void shouldWaitForTheSecondLockOfARenameUpToItsLockWait() throws Exception {
+        bulkWrite("/alpha", 30);
+        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
+        CompletableFuture<RenameResult> rename;
+        try (TreeLocks otherProcess = locks("holder"); TreeLock target = otherProcess.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
+            rename = CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/alpha", "/zulu"));
+            // Time for a rename that gives up at once to do so; one that waits is still waiting after it.
+            Thread.sleep(1_000);
+            assertThat(rename).as("the rename waits while the target is locked").isNotDone();
+            assertThat(target.isHeld()).isTrue();
+        }
+        RenameResult done = rename.get(120, TimeUnit.SECONDS);
+        assertThat(done.status()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(fs.count("/zulu")).isEqualTo(30);
+    }
+
+    /**
+     * While a rename waits for its second path it holds nothing: another process can lock its first path
+     * meanwhile. A rename that held the first path while waiting would block every writer below it.
+     */
+    @Test
+    void shouldNotHoldTheFirstPathOfARenameWhileWaitingForTheSecond() throws Exception {
+        bulkWrite("/alpha", 10);
+        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
+        CompletableFuture<RenameResult> rename;
+        int grantedMeanwhile = 0;
+        try (TreeLocks holders = locks("holder"); TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow();
+             TreeLocks writers = locks("writer")) {
+            rename = CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/alpha", "/zulu"));
+            for (int i = 0; i < 50 && grantedMeanwhile < 3; i++) {
+                AcquireResult<TreeLock> r = writers.acquire("/alpha/x.txt", LockMode.EXCLUSIVE);
+                if (r.acquired()) {
+                    grantedMeanwhile++;
+                    r.orThrow().close();
+                }
+                Thread.sleep(50);
+            }
+            assertThat(rename).isNotDone();
+            assertThat(target.isHeld()).isTrue();
+        }
+        assertThat(grantedMeanwhile).as("locks on the first path granted to others while the rename waited").isEqualTo(3);
+        assertThat(rename.get(120, TimeUnit.SECONDS).status()).isEqualTo(RenameResult.Status.DONE);
+    }
+
+    /** A rename whose lock wait runs out reports LOCKED with the holder, and holds nothing afterwards. */
+    @Test
+    void shouldGiveUpARenameAfterItsLockWaitNamingTheHolder() throws Exception {
+        bulkWrite("/alpha", 5);
+        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofMillis(300)));
+        try (TreeLocks holders = locks("holder"); TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
+            RenameResult refused = renamer.renameDirectory("/alpha", "/zulu");
+            assertThat(refused.status()).isEqualTo(RenameResult.Status.LOCKED);
+            assertThat(refused.conflicts()).extracting(LockConflict::owner).contains("holder");
+            assertThat(target.isHeld()).isTrue();
+        }
+        assertThat(locks.list(TreePath.of("/"))).as("the refused rename holds nothing").isEmpty();
+    }
+
+    /** One tree, a writer that must not block and a renamer that waits: separate settings; a refusal says why. */
+    @Test
+    void shouldRefuseABusyWriteAtOnceNamingTheHolderWhileRenamesWait() throws Exception {
+        FileTree tree = FileTree.of(b -> b.client(es()).index(index).locks(locks)
+            .writeLockWait(Duration.ZERO).renameLockWait(Duration.ofSeconds(30)));
+        try (TreeLocks holders = locks("holder"); TreeLock dir = holders.acquire("/busy", LockMode.EXCLUSIVE).orThrow()) {
+            WriteResult refused = tree.write("/busy/file.txt", "x");
+            assertThat(refused.status()).isEqualTo(WriteResult.Status.LOCKED);
+            assertThat(refused.conflicts()).singleElement().satisfies(c -> {
+                assertThat(c.owner()).isEqualTo("holder");
+                assertThat(c.path()).isEqualTo("/busy");
+            });
+            assertThat(refused.message()).contains("holder");
+            assertThatThrownBy(refused::orThrow).isInstanceOf(FsException.class).hasMessageContaining("holder");
+            assertThat(dir.isHeld()).isTrue();
+        }
+        assertThat(tree.write("/busy/file.txt", "x").written()).isTrue();
+    }
+
     void write(String path, String contents) {
-        assertThat(fs.write(path, contents)).as("write %s", path).isPresent();
+        assertThat(fs.write(path, contents).status()).as("write %s", path).isEqualTo(WriteResult.Status.WRITTEN);
     }
 
     /**

@@ -75,7 +75,7 @@ public final class FileSystemRenameSample implements Sample {
 
             FileTree other = FileTree.of(b -> b.client(es).index(INDEX).locks(worker2));
             RenameResult refused = other.renameDirectory("/clinton", "/bob");
-            boolean wrote = other.write("/clinton/projects/new.txt", "written during the rename").isPresent();
+            boolean wrote = other.write("/clinton/projects/new.txt", "written during the rename").written();
             worker2Done.countDown();
             out.printf("%n   worker-2: mv /clinton /bob -> %s%n", refused.status());
             for (LockConflict c : refused.conflicts()) {
