@@ -187,7 +187,9 @@ public final class RoutingClient {
             .numberOfShards(o.getInt("number_of_shards"))
             .routingNumShards(o.getInt("routing_num_shards"))
             .routingPartitionSize(o.getInt("routing_partition_size"))
-            .function(RoutingFunction.fromJsonName(o.getString("routing_function"))));
+            .function(RoutingFunction.fromJsonName(o.getString("routing_function")))
+            // Partitioned indices and _routing.required mappings: the same answer the cluster state gives.
+            .routingRequired(o.getBoolean("routing_required", false)));
     }
 
     private JsonObject callPlugin(String index, RestCall call) {

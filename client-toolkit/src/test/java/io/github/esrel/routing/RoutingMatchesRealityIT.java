@@ -79,6 +79,22 @@ class RoutingMatchesRealityIT {
         assertMatches("split-target", docs, realShards("split-target", 12));
     }
 
+    /** Both sources know that the mapping requires routing, and a calculator from either refuses a doc without. */
+    @Test
+    void shouldRefuseADocWithoutRoutingOnARoutingRequiredIndexWhateverTheSource() throws IOException {
+        es.indices().create(c -> c.index("routing-required")
+            .settings(s -> s.numberOfShards("3").numberOfReplicas("0"))
+            .mappings(m -> m.routing(r -> r.required(true))));
+        for (RoutingClient source : List.of(viaPlugin, viaClusterState)) {
+            RoutingCalculator calculator = source.calculator("routing-required");
+            assertThat(calculator.spec().routingRequired()).as("routing_required of %s", source).isTrue();
+            assertThatThrownBy(() -> calculator.shard("1", null)).as("a doc without routing, %s", source)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("routing");
+            assertThat(calculator.shard("1", "tenant-1")).isBetween(0, 2);
+        }
+    }
+
     @Test
     void shouldReportMissingIndexAsNotFound() {
         assertThatThrownBy(() -> viaPlugin.spec("no-such-index"))
@@ -103,6 +119,7 @@ class RoutingMatchesRealityIT {
         assertThat(fromState.routingNumShards()).isEqualTo(fromPlugin.routingNumShards());
         assertThat(fromState.routingPartitionSize()).isEqualTo(fromPlugin.routingPartitionSize());
         assertThat(fromState.function()).as("function from index.version.created").isEqualTo(fromPlugin.function());
+        assertThat(fromPlugin.routingRequired()).as("routing_required from the plugin").isEqualTo(fromState.routingRequired());
 
         RoutingCalculator local = RoutingCalculator.of(fromState);
         RoutingResult server = viaPlugin.calculate(index, docs);

@@ -293,7 +293,9 @@ public final class RoutingCalculator {
             indexMetadata.getRoutingNumShards(),
             indexMetadata.getRoutingFactor(),
             indexMetadata.getRoutingPartitionSize(),
-            type
+            type,
+            indexMetadata.getRoutingPartitionSize() > 1
+                || (indexMetadata.mapping() != null && indexMetadata.mapping().routingRequired())
         );
     }
 

@@ -15,13 +15,16 @@ import java.io.IOException;
  * @param routingFactor        {@code routingNumShards / numberOfShards} (used by the legacy function only)
  * @param routingPartitionSize shards a routing value spreads over ({@code index.routing_partition_size}, 1 = not partitioned)
  * @param function             the routing function the index uses
+ * @param routingRequired      whether a document needs a routing value to be indexed: the mapping sets
+ *                             {@code _routing.required}, or the index is partitioned
  */
 public record RoutingParameters(
     int numberOfShards,
     int routingNumShards,
     int routingFactor,
     int routingPartitionSize,
-    RoutingFunctionType function
+    RoutingFunctionType function,
+    boolean routingRequired
 ) implements Writeable {
 
     /**
@@ -32,7 +35,14 @@ public record RoutingParameters(
      * @throws IOException if the stream cannot be read
      */
     public static RoutingParameters readFrom(StreamInput in) throws IOException {
-        return new RoutingParameters(in.readVInt(), in.readVInt(), in.readVInt(), in.readVInt(), in.readEnum(RoutingFunctionType.class));
+        return new RoutingParameters(
+            in.readVInt(),
+            in.readVInt(),
+            in.readVInt(),
+            in.readVInt(),
+            in.readEnum(RoutingFunctionType.class),
+            in.readBoolean()
+        );
     }
 
     @Override
@@ -42,6 +52,7 @@ public record RoutingParameters(
         out.writeVInt(routingFactor);
         out.writeVInt(routingPartitionSize);
         out.writeEnum(function);
+        out.writeBoolean(routingRequired);
     }
 
     /**
@@ -66,5 +77,6 @@ public record RoutingParameters(
         builder.field("routing_factor", routingFactor);
         builder.field("routing_partition_size", routingPartitionSize);
         builder.field("routing_function", function.jsonName());
+        builder.field("routing_required", routingRequired);
     }
 }

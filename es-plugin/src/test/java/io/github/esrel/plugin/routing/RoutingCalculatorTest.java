@@ -92,7 +92,7 @@ class RoutingCalculatorTest {
         RoutingCalcResponse batch = calculator.calculate(cluster, RoutingCalcRequest.batch("idx", docs));
 
         assertThat(batch.parameters()).isEqualTo(
-            new RoutingParameters(shards, routingShards, routingShards / shards, partitionSize, type)
+            new RoutingParameters(shards, routingShards, routingShards / shards, partitionSize, type, partitionSize > 1)
         );
         for (int i = 0; i < docs.size(); i++) {
             RoutingCalcDoc doc = docs.get(i);
@@ -319,6 +319,22 @@ class RoutingCalculatorTest {
         assertThatThrownBy(() -> calculator.calculate(new HypotheticalRoutingCalcRequest(6, null, 2, null, null, docs)))
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("routing is required for this index because it is partitioned (routing_partition_size 2), but 8 docs");
+    }
+
+    @Test
+    void shouldReportWhetherRoutingIsRequiredSoThatCallersCanEnforceIt() {
+        IndexVersion created = createdWith(RoutingCompat.newIndexFunction());
+        ClusterIndices cluster = cluster(
+            index("plain", created, 2, 1024, 1),
+            index("part", created, 6, 768, 3),
+            index("req", created, 2, 1024, 1).putMapping("{\"_doc\":{\"_routing\":{\"required\":true}}}")
+        );
+        assertThat(calculator.calculate(cluster, RoutingCalcRequest.doc("plain", "1", null)).parameters().routingRequired()).isFalse();
+        assertThat(calculator.calculate(cluster, RoutingCalcRequest.search("part", "r")).parameters().routingRequired()).isTrue();
+        assertThat(calculator.calculate(cluster, RoutingCalcRequest.search("req", "r")).parameters().routingRequired()).isTrue();
+        assertThat(calculator.calculate(cluster, RoutingCalcRequest.doc("req", "1", "r")).parameters().routingRequired()).isTrue();
+        assertThat(hypothetical(6, null, 2, null, null).parameters().routingRequired()).isTrue();
+        assertThat(hypothetical(6, null, null, null, null).parameters().routingRequired()).isFalse();
     }
 
     @Test

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class SerializationTest {
 
-    private static final RoutingParameters PARAMETERS = new RoutingParameters(5, 640, 128, 1, RoutingFunctionType.LEGACY);
+    private static final RoutingParameters PARAMETERS = new RoutingParameters(5, 640, 128, 1, RoutingFunctionType.LEGACY, false);
 
     @Test
     void shouldRoundTripRequests() throws IOException {
@@ -44,7 +44,7 @@ class SerializationTest {
             RoutingCalcResponse.search("idx", PARAMETERS, "r", null, new int[] { 0, 4 }),
             RoutingCalcResponse.batch(
                 null,
-                new RoutingParameters(2, 1024, 512, 1, RoutingFunctionType.MODULO),
+                new RoutingParameters(2, 1024, 512, 1, RoutingFunctionType.MODULO, true),
                 List.of(new DocShard("1", "a", 1), new DocShard("2", null, 0)),
                 new int[] { 1, 1 },
                 1.0,
@@ -59,11 +59,11 @@ class SerializationTest {
     void shouldRenderTheDocumentedJson() {
         assertThat(Strings.toString(RoutingCalcResponse.doc("idx", PARAMETERS, "1", "r", 3))).isEqualTo(
             "{\"index\":\"idx\",\"id\":\"1\",\"routing\":\"r\",\"shard\":3,\"number_of_shards\":5,\"routing_num_shards\":640,"
-                + "\"routing_factor\":128,\"routing_partition_size\":1,\"routing_function\":\"legacy\"}"
+                + "\"routing_factor\":128,\"routing_partition_size\":1,\"routing_function\":\"legacy\",\"routing_required\":false}"
         );
         assertThat(Strings.toString(RoutingCalcResponse.search("idx", PARAMETERS, "r", null, new int[] { 0, 4 }))).isEqualTo(
             "{\"index\":\"idx\",\"id\":null,\"routing\":\"r\",\"shard\":null,\"shards\":[0,4],\"number_of_shards\":5,"
-                + "\"routing_num_shards\":640,\"routing_factor\":128,\"routing_partition_size\":1,\"routing_function\":\"legacy\"}"
+                + "\"routing_num_shards\":640,\"routing_factor\":128,\"routing_partition_size\":1,\"routing_function\":\"legacy\",\"routing_required\":false}"
         );
         assertThat(
             Strings.toString(
@@ -71,7 +71,7 @@ class SerializationTest {
             )
         ).isEqualTo(
             "{\"number_of_shards\":5,\"routing_num_shards\":640,\"routing_factor\":128,\"routing_partition_size\":1,"
-                + "\"routing_function\":\"legacy\",\"results\":[{\"id\":\"1\",\"routing\":null,\"shard\":2}],"
+                + "\"routing_function\":\"legacy\",\"routing_required\":false,\"results\":[{\"id\":\"1\",\"routing\":null,\"shard\":2}],"
                 + "\"distribution\":[0,0,1,0,0],\"skew\":5.0,\"warnings\":[]}"
         );
     }

@@ -70,6 +70,7 @@ class RoutingCalcIT {
         assertThat(batch.get("routing_num_shards").asInt()).isEqualTo(640);
         assertThat(batch.get("routing_factor").asInt()).isEqualTo(128);
         assertThat(batch.get("routing_function").asText()).isEqualTo(expectedFunction());
+        assertThat(batch.get("routing_required").asBoolean()).isFalse();
         assertThat(batch.get("warnings")).isEmpty();
 
         // The hypothetical endpoint with this index's parameters (the default function of this cluster) agrees too.
@@ -106,6 +107,7 @@ class RoutingCalcIT {
         bulk("part", docs);
         JsonNode batch = assertAgreesWithReality("part", 6, docs);
         assertThat(batch.get("routing_partition_size").asInt()).isEqualTo(3);
+        assertThat(batch.get("routing_required").asBoolean()).as("partitioned: a doc needs a routing").isTrue();
         assertRoutingOnlyMatchesSearchShards("part", docs);
 
         Http.Response routingOnly = http().get("/part/_routing_calc?routing=" + enc(docs.get(0).routing()));
