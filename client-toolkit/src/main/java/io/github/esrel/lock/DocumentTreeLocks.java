@@ -9,6 +9,7 @@ import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Indices;
 import io.github.esrel.lock.LockDocs.Change;
 import io.github.esrel.lock.LockDocs.Doc;
 import io.github.esrel.lock.LockDocs.Holder;
@@ -189,6 +190,7 @@ public final class DocumentTreeLocks implements TreeLocks {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
         }
+        requireNamespaceIndex();
         List<String> unique = new ArrayList<>(new LinkedHashSet<>(ids));
         if (unique.isEmpty()) {
             throw new IllegalArgumentException("ids must not be empty");
@@ -298,6 +300,7 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            requireNamespaceIndex();
             String grant = UUID.randomUUID().toString();
             long expiresAt = docs.now() + ttl.toMillis();
             List<TreePath> lineage = path.lineage();
@@ -356,6 +359,7 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public List<LockInfo> list(TreePath prefix) {
+            requireNamespaceIndex();
             docs.ensureIndex();
             try {
                 docs.client.indices().refresh(r -> r.index(docs.lockIndex));
@@ -413,6 +417,32 @@ public final class DocumentTreeLocks implements TreeLocks {
         }
     }
 
+    private static final String NO_INDEX = "no such index [%s]: tree locks are kept for an existing index (with the"
+        + " plugin too, which authorizes them per index); create it first";
+
+    /**
+     * A namespace is an existing index, as with the plugin, which authorizes locks per index: acquire and list in
+     * a namespace without one fail with 404, and a lock whose namespace index was deleted is lost (its renewal
+     * says so, its release returns false), as with the plugin.
+     */
+    private void requireNamespaceIndex() {
+        if (!namespaceIndexExists()) {
+            throw new TreeLockException(NO_INDEX.formatted(engine.index), 404, null);
+        }
+    }
+
+    /** Asked with a count, so the caller needs {@code read} on the namespace index (as the plugin's list does). */
+    private boolean namespaceIndexExists() {
+        try {
+            return Indices.exists(docs.client, engine.index);
+        } catch (ElasticsearchException e) {
+            throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e.getMessage(),
+                e.status(), e);
+        } catch (IOException e) {
+            throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e, 0, e);
+        }
+    }
+
     private Target target(TreePath path) {
         return new Target(engine.index, LockDocs.KIND_PATH, path.value(), path.hierarchyTokens());
     }
@@ -431,6 +461,9 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public Lease.Renewal renew(Duration ttl) {
+            if (!namespaceIndexExists()) {
+                return Lease.Renewal.lost(NO_INDEX.formatted(engine.index));
+            }
             // The expiry is fixed before the first write, and the handle's own deadline is counted from
             // before it too: no holder of this grant outlives what the handle believes.
             long expiresAt = docs.now() + ttl.toMillis();
@@ -445,7 +478,7 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public boolean release() {
-            boolean held = true;
+            boolean held = namespaceIndexExists();
             for (Target t : leafFirst) {
                 held &= docs.update(t, removeHolder(grant));
             }
@@ -465,6 +498,9 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public Lease.Renewal renew(Duration ttl) {
+            if (!namespaceIndexExists()) {
+                return Lease.Renewal.lost(NO_INDEX.formatted(engine.index));
+            }
             long expiresAt = docs.now() + ttl.toMillis();
             List<Boolean> renewed = docs.updateAll(targets, renewHolder(grant, expiresAt));
             for (int i = 0; i < renewed.size(); i++) {
@@ -477,7 +513,8 @@ public final class DocumentTreeLocks implements TreeLocks {
 
         @Override
         public boolean release() {
-            return docs.updateAll(targets, removeHolder(grant)).stream().allMatch(b -> b);
+            boolean exists = namespaceIndexExists();
+            return docs.updateAll(targets, removeHolder(grant)).stream().allMatch(b -> b) && exists;
         }
     }
 }

@@ -207,7 +207,9 @@ public interface TreeLocks extends AutoCloseable {
 
         /**
          * Required: the namespace, by convention the target index whose documents the paths name
-         * ({@code fs}). Locks in different namespaces never interact. The index need not exist.
+         * ({@code fs}). Locks in different namespaces never interact. The index must exist, with either provider:
+         * acquire, list, renew and release in a namespace without an index fail with a {@link TreeLockException}
+         * of status 404 (the plugin authorizes locks per index, so it needs one; the fallback checks the same).
          *
          * @param index the namespace
          * @return this builder

@@ -89,6 +89,32 @@ abstract class AbstractTreeLocksContractIT {
 
     // ---- grants -------------------------------------------------------------------------------------
 
+    /**
+     * A namespace is an existing index with either provider: acquire and list in a namespace without an index
+     * fail with 404, and a lock whose namespace index is deleted is lost (its renewal reports the loss, its
+     * release returns false).
+     */
+    @Test
+    void shouldTreatANamespaceWithoutAnIndexAlikeWithEitherProvider() throws IOException {
+        String missing = "locks-missing-" + backend().name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMESPACES.incrementAndGet();
+        TreeLocks nowhere = locks(missing);
+        assertThatThrownBy(() -> nowhere.acquire("/a", LockMode.SHARED))
+            .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                assertThat(e.status()).isEqualTo(404);
+                assertThat(e.getMessage()).contains(missing);
+            });
+        assertThatThrownBy(() -> nowhere.list(TreePath.of("/")))
+            .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(404));
+
+        String ns = namespace();
+        TreeLocks locks = locks(ns);
+        TreeLock held = locks.acquire("/b", LockMode.EXCLUSIVE).orThrow();
+        client().indices().delete(d -> d.index(ns));
+        assertThat(held.renew()).as("a renewal after the namespace index is gone").isFalse();
+        assertThat(held.isHeld()).isFalse();
+        assertThat(held.release()).as("a release after the namespace index is gone").isFalse();
+    }
+
     @Test
     void shouldGrantAnExclusiveLockWithTokenLeaseAndOwner() {
         String ns = namespace();

@@ -61,11 +61,11 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
 
     @Test
     void shouldPickTheFallbackOnAClusterWithoutThePlugin() {
-        try (TreeLocks locks = TreeLocks.of(b -> b.client(client()).index("anything"))) {
+        String ns = namespace();
+        try (TreeLocks locks = TreeLocks.of(b -> b.client(client()).index(ns))) {
             assertThat(locks).isInstanceOf(DocumentTreeLocks.class);
             assertThat(locks.backend()).isEqualTo(TreeLocks.Backend.DOCUMENTS);
             assertThat(PluginTreeLocks.available(client(), "anything")).isFalse();
-            // The fallback needs no target index.
             locks.acquire("/x", LockMode.EXCLUSIVE).orThrow().close();
         }
     }
@@ -83,7 +83,8 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     @Test
     void shouldCreateAHiddenLockIndexOnFirstUse() throws IOException {
         String lockIndex = "my-locks-" + System.nanoTime();
-        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index("fs").lockIndex(lockIndex))) {
+        String ns = namespace();
+        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index(ns).lockIndex(lockIndex))) {
             assertThat(locks.lockIndex()).isEqualTo(lockIndex);
             assertThat(client().indices().exists(e -> e.index(lockIndex)).value()).isFalse();
             locks.acquire("/a/b", LockMode.SHARED).orThrow().close();
@@ -91,7 +92,7 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
             assertThat(settings.hidden()).isIn("true", true);
             assertThat(settings.numberOfShards()).isEqualTo("1");
         }
-        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index("fs")
+        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index(ns)
             .lockIndex("absent-" + System.nanoTime()).createLockIndex(false))) {
             assertThatThrownBy(() -> locks.acquire("/a", LockMode.SHARED))
                 .isInstanceOf(TreeLockException.class).hasMessageContaining("does not exist");

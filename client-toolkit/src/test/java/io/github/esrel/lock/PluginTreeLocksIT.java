@@ -62,9 +62,5 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
         // A path the client accepts but the plugin finds too long (1024 UTF-8 bytes at most).
         assertThatThrownBy(() -> locks.acquire("/" + "x".repeat(2000), LockMode.SHARED))
             .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(400));
-        // The target index must exist for the plugin.
-        TreeLocks missing = locks("no-such-index-" + System.nanoTime());
-        assertThatThrownBy(() -> missing.acquire("/a", LockMode.SHARED))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(404));
     }
 }

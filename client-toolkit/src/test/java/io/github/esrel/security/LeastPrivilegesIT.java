@@ -61,7 +61,7 @@ class LeastPrivilegesIT {
         new Feature("routing", List.of(), need("orders", "read")),
         new Feature("routingstate", List.of("monitor")),
         new Feature("locks", List.of(), need("fs", "read", "write")),
-        new Feature("doclocks", List.of(), need("treelocks", "read", "write", "create_index", "maintenance")),
+        new Feature("doclocks", List.of(), need("fs", "read"), need("treelocks", "read", "write", "create_index", "maintenance")),
         new Feature("occ", List.of(), need("designs", "read", "index")),
         new Feature("join", List.of(), need("users", "read"), need("posts", "read")),
         new Feature("propagation", List.of(), need("users", "read"), need("posts", "read", "index", "maintenance"),
@@ -120,7 +120,8 @@ class LeastPrivilegesIT {
                     assertThat(locks.list(TreePath.of("/"))).hasSize(1);
                 }
             }
-        }, px -> {}, px -> assertNoLocks(TreeLocks.Backend.DOCUMENTS, px + "-fs", px + "-treelocks"));
+        }, px -> admin.indices().create(c -> c.index(px + "-fs")),
+            px -> assertNoLocks(TreeLocks.Backend.DOCUMENTS, px + "-fs", px + "-treelocks"));
     }
 
     @TestFactory
