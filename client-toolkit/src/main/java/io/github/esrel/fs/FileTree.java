@@ -194,7 +194,8 @@ public final class FileTree {
         if (!r.acquired()) {
             return WriteResult.locked(r.conflicts());
         }
-        try (TreeLock lock = r.orThrow()) {
+        TreeLock lock = r.orThrow();
+        try {
             Optional<Stored> existing = find(file);
             String id = existing.map(s -> s.doc.id()).orElseGet(() -> UUID.randomUUID().toString());
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
@@ -204,6 +205,10 @@ public final class FileTree {
             return WriteResult.written(new FileDoc(id, file, contents, version));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot write [" + path + "]: " + e.getMessage(), e);
+        } finally {
+            // Released, not closed: the write was fenced with the token, so a lease lost meanwhile could not have
+            // let it overwrite a newer holder's file (that write fails instead).
+            lock.release();
         }
     }
 
@@ -477,11 +482,16 @@ public final class FileTree {
                 throw e;
             }
             if (tried.acquired()) {
-                try (TreeLock l1 = held; TreeLock l2 = tried.orThrow()) {
+                TreeLock other = tried.orThrow();
+                try {
                     // With namespace-wide tokens the later grant carries the larger one; fence with it.
-                    return action.run(Math.max(l1.token(), l2.token()), () -> l1.isHeld() && l2.isHeld());
+                    return action.run(Math.max(held.token(), other.token()), () -> held.isHeld() && other.isHeld());
                 } catch (IOException | ElasticsearchException e) {
                     throw new FsException("rename " + a + " -> " + b + " failed: " + e.getMessage(), e);
+                } finally {
+                    // Released, not closed: a lease lost meanwhile is already in the result (FENCED, when a newer
+                    // holder's writes won), not a reason to throw the result away.
+                    releaseBoth(other, held);
                 }
             }
             held.release();
@@ -491,6 +501,14 @@ public final class FileTree {
             TreePath busy = thenTry;
             thenTry = waitFor;
             waitFor = busy;
+        }
+    }
+
+    private static void releaseBoth(TreeLock first, TreeLock second) {
+        try {
+            first.release();
+        } finally {
+            second.release();
         }
     }
 

@@ -69,6 +69,7 @@ final class Lease {
     private volatile Instant expiresAt;
     private volatile ScheduledFuture<?> next;
     private volatile String lostReason;
+    private volatile boolean lostBeforeRelease;
     private volatile TreeLockException lastFailure;
 
     /**
@@ -218,13 +219,31 @@ final class Lease {
             state = State.RELEASED;
             cancelNext();
             if (wasLost) {
+                lostBeforeRelease = true;
                 return false;
             }
             onEnd.run();
-            return ops.release() && wasHeld;
+            boolean releasedByServer = ops.release();
+            // The server's answer decides: if it still had the grant, no conflicting grant was made meanwhile
+            // (one would have removed it), even when this process's own, more cautious deadline had passed.
+            if (!releasedByServer) {
+                lostBeforeRelease = true;
+                lostReason = wasHeld
+                    ? "the server no longer held it when it was released (expired, or taken over after expiry)"
+                    : "the lease expired at " + expiresAt + " before it was renewed, and the server no longer held it";
+            }
+            return releasedByServer && wasHeld;
         } finally {
             io.unlock();
         }
+    }
+
+    /**
+     * Whether the release found the lease already lost: lost while held, expired by the client's clock, or no
+     * longer held by the server. Meaningful once {@link #release()} ran; {@link #lostReason()} says why.
+     */
+    boolean lostBeforeRelease() {
+        return lostBeforeRelease;
     }
 
     private void lostLocked(String reason) {

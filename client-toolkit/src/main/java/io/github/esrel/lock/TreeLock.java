@@ -187,13 +187,28 @@ public final class TreeLock implements AutoCloseable {
     }
 
     /**
-     * {@link #release()}, ignoring whether the lock was still held. Idempotent.
+     * Releases the lock, like {@link #release()}, and makes sure a lost lease does not go unnoticed: if the
+     * lease had been lost before this call (it ran out, or the server no longer held it), the release is still
+     * done and then a {@link LeaseLostException} says so. After an explicit {@link #release()} it does nothing
+     * (the caller has seen that result). Idempotent.
      *
+     * <pre>{@code
+     * try (TreeLock lock = locks.acquire(LockRequest.exclusive("/reports")).orThrow()) {
+     *     write(report, lock.token());          // fenced: a later holder's writes win over a late one of ours
+     * }                                         // throws LeaseLostException if the lease ran out meanwhile
+     * }</pre>
+     *
+     * @throws LeaseLostException if the lease was lost before this call
      * @throws TreeLockException if the release request failed (the lock ends with its lease)
      */
     @Override
     public void close() {
-        release();
+        if (lease.state() == Lease.State.RELEASED) {
+            return;
+        }
+        if (!release() && lease.lostBeforeRelease()) {
+            throw new LeaseLostException(this, lease.lostReason());
+        }
     }
 
     @Override

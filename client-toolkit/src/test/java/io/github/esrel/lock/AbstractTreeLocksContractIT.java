@@ -90,6 +90,35 @@ abstract class AbstractTreeLocksContractIT {
     // ---- grants -------------------------------------------------------------------------------------
 
     /**
+     * A lock whose lease was lost while its holder worked cannot go unnoticed in try-with-resources: close()
+     * releases and then throws LeaseLostException. Closing a lock that was held to the end, or one released
+     * explicitly (the caller saw that result), is quiet.
+     */
+    @Test
+    void shouldThrowFromCloseWhenTheLeaseWasLostBeforeTheRelease() throws IOException {
+        String ns = namespace();
+        TreeLocks locks = locks(ns);
+        assertThatThrownBy(() -> {
+            try (TreeLock lock = locks.acquire("/work", LockMode.EXCLUSIVE).orThrow()) {
+                revoke(lock); // its lease ran out and another process took the path over, say
+            }
+        }).isInstanceOfSatisfying(LeaseLostException.class, e -> {
+            assertThat(e.lock().path().value()).isEqualTo("/work");
+            assertThat(e.getMessage()).contains("lost before it was released");
+        });
+        assertThat(locks.list(TreePath.of("/"))).as("nothing left held").isEmpty();
+
+        TreeLock revokedThenReleased = locks.acquire("/other", LockMode.EXCLUSIVE).orThrow();
+        revoke(revokedThenReleased);
+        assertThat(revokedThenReleased.release()).isFalse();
+        revokedThenReleased.close(); // the caller has seen the loss: quiet
+
+        try (TreeLock fine = locks.acquire("/fine", LockMode.SHARED).orThrow()) {
+            assertThat(fine.isHeld()).isTrue();
+        }
+    }
+
+    /**
      * A namespace is an existing index with either provider: acquire and list in a namespace without an index
      * fail with 404, and a lock whose namespace index is deleted is lost (its renewal reports the loss, its
      * release returns false).
