@@ -114,9 +114,22 @@ public final class DocumentLocks implements AutoCloseable {
         return lease.release();
     }
 
+    /**
+     * Releases the locks, like {@link #release()}; if the lease had been lost before this call, the release is
+     * still done and then a {@link LeaseLostException} says so (as {@link TreeLock#close()} does). Quiet after an
+     * explicit {@link #release()}. Idempotent.
+     *
+     * @throws LeaseLostException if the lease was lost before this call
+     * @throws TreeLockException if the release failed; the locks end with their lease
+     */
     @Override
     public void close() {
-        release();
+        if (lease.state() == Lease.State.RELEASED) {
+            return;
+        }
+        if (!release() && lease.lostBeforeRelease()) {
+            throw new LeaseLostException(toString(), lease.lostReason(), null);
+        }
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.github.esrel.lock;
 
 /**
- * Thrown by {@link TreeLock#close()} when the lock's lease had been lost before it was released: it ran out
+ * Thrown by {@link TreeLock#close()} (and {@link DocumentLocks#close()}) when the lock's lease had been lost before it was released: it ran out
  * (renewals failed for longer than the lease), or the server no longer held it (released or taken over after
  * expiry). The work done under the lock may have overlapped with another holder's; writes fenced with the
  * lock's {@link TreeLock#token() token} are the ones that could not have overwritten a later holder's.
@@ -23,15 +23,20 @@ public class LeaseLostException extends TreeLockException {
      * @param reason why it was lost, as the lock reported it
      */
     public LeaseLostException(TreeLock lock, String reason) {
-        super("the lease of " + lock + " was lost before it was released: " + reason
+        this(String.valueOf(lock), reason, lock);
+    }
+
+    /** For {@link DocumentLocks}, which share the lease and this contract. */
+    LeaseLostException(String held, String reason, TreeLock lock) {
+        super("the lease of " + held + " was lost before it was released: " + reason
             + "; work done under it may have overlapped with another holder's", 409, null);
         this.lock = lock;
     }
 
     /**
-     * The lock whose lease was lost.
+     * The tree lock whose lease was lost.
      *
-     * @return the lock; {@code null} after deserialization
+     * @return the lock; {@code null} for {@link DocumentLocks}, and after deserialization
      */
     public TreeLock lock() {
         return lock;
