@@ -10,6 +10,11 @@ final class JobControl {
     private final CountDownLatch cancelled = new CountDownLatch(1);
     private volatile Progress progress;
 
+    /** Until the first page is written: nothing done, the total unknown. */
+    JobControl(String jobId, String parentId) {
+        this.progress = new Progress(jobId, parentId, 1, 0, -1, 0, 0, 0, 0, 0, 0, Duration.ZERO, 0.0, null);
+    }
+
     void cancel() {
         cancelled.countDown();
     }

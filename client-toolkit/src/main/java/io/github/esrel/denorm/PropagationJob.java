@@ -61,9 +61,10 @@ public final class PropagationJob {
     }
 
     /**
-     * The latest progress, or {@code null} before the first page.
+     * The latest progress: until the first page is written, a progress with nothing done and the total unknown
+     * ({@code -1}).
      *
-     * @return the progress last reported to the listener, or {@code null}
+     * @return the progress last reported to the listener, or the initial one; never {@code null}
      */
     public Progress progress() {
         return control.progress();

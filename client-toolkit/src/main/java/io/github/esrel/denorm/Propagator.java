@@ -188,7 +188,8 @@ public final class Propagator {
      */
     public PropagationResult propagate(String parentId) {
         checkId(parentId);
-        return new JobRunner(this, newJobId(parentId), parentId, new JobControl(), null).run();
+        String jobId = newJobId(parentId);
+        return new JobRunner(this, jobId, parentId, new JobControl(jobId, parentId), null).run();
     }
 
     /**
@@ -219,7 +220,7 @@ public final class Propagator {
      */
     public PropagationResult resume(String jobId) {
         Checkpoint claimed = claim(jobId);
-        return new JobRunner(this, jobId, claimed.parentId(), new JobControl(), claimed).run();
+        return new JobRunner(this, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed).run();
     }
 
     /**
@@ -392,7 +393,7 @@ public final class Propagator {
     }
 
     private PropagationJob launch(String jobId, String parentId, Checkpoint carried) {
-        JobControl control = new JobControl();
+        JobControl control = new JobControl(jobId, parentId);
         CompletableFuture<PropagationResult> future = new CompletableFuture<>();
         executor.execute(() -> {
             try {

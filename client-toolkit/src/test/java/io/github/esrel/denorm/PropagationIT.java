@@ -285,6 +285,37 @@ class PropagationIT {
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).as(h.id()).isEqualTo("John B. Smith"));
     }
 
+    /** A job's handle has a progress from the start: nothing done, the total unknown; never null. */
+    @Test
+    void shouldReportAZeroProgressBeforeTheFirstPage() throws Exception {
+        Blog blog = blog();
+        blog.user("1", "John");
+        blog.posts("1", "Johnny", "p", 20);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).listener(new PropagationListener() {
+            @Override
+            public void onStart(String jobId, String parentId) {
+                started.countDown();
+                await(go);
+            }
+        }));
+        PropagationJob job = p.start("1");
+        try {
+            assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+            Progress before = job.progress();
+            assertThat(before).as("progress before the first page").isNotNull();
+            assertThat(before.jobId()).isEqualTo(job.id());
+            assertThat(before.done()).isZero();
+            assertThat(before.total()).isEqualTo(-1);
+            assertThat(before.fraction()).isZero();
+        } finally {
+            go.countDown();
+        }
+        assertThat(job.await().written()).isEqualTo(20);
+        assertThat(job.progress().done()).isEqualTo(20);
+    }
+
     @Test
     void shouldConvergeOnTheNewestParentWhenAnOlderJobWritesAfterANewerOne() throws Exception {
         Blog blog = blog();
@@ -547,5 +578,16 @@ class PropagationIT {
             assertThat(Blog.name(h)).isEqualTo("Routed Smith");
         });
         assertThat(Collections.frequency(blog.all().keySet().stream().map(k -> k.charAt(0)).toList(), 'r')).isEqualTo(50);
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("gave up waiting for the test to go on");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 }
