@@ -1,6 +1,7 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccMetrics;
@@ -54,11 +55,11 @@ final class OccBenchmark {
 
         // Warm up both paths (JIT, 16 pooled connections) so that the first measured row is not penalized.
         reset("warmup");
-        writers(1, 200, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote).orThrow());
-        writers(WRITERS, 20, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote).orThrow());
+        writers(1, 200, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
+        writers(WRITERS, 20, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
 
         reset("single");
-        long baseline = writers(1, BASELINE_VOTES, w -> occ.update(INDEX, "single", Counter.class, Counter::vote).orThrow());
+        long baseline = writers(1, BASELINE_VOTES, w -> occ.update(INDEX, "single", Counter.class, Counter::vote));
         double baseRate = BASELINE_VOTES / (baseline / 1e9);
         int votes = WRITERS * VOTES_EACH;
 
@@ -76,7 +77,7 @@ final class OccBenchmark {
                 .retryPolicy(patient.toBuilder().backoff(shape.getValue()).build()));
             String id = "contended-" + shape.getKey().hashCode();
             reset(id);
-            long nanos = writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote).orThrow());
+            long nanos = writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote));
             OccMetrics.Snapshot m = metrics.snapshot();
             row("16 writers, one document, esrel, " + shape.getKey(), votes / (nanos / 1e9), baseRate,
                 votes - count(id), m.conflicts(), m.attemptsPercentile(0.99));
@@ -87,7 +88,7 @@ final class OccBenchmark {
         for (int w = 0; w < WRITERS; w++) {
             reset("own-" + w);
         }
-        long own = writers(WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote).orThrow());
+        long own = writers(WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote));
         long ownLost = 0;
         for (int w = 0; w < WRITERS; w++) {
             ownLost += VOTES_EACH - count("own-" + w);
@@ -105,7 +106,7 @@ final class OccBenchmark {
 
         if (occ.scriptingAvailable()) {
             reset("scripted");
-            long scripted = writers(WRITERS, VOTES_EACH, w -> occ.scriptedUpdate(INDEX, "scripted", null,
+            long scripted = writers(WRITERS, VOTES_EACH, w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"),
                 "ctx._source.votes += 1", Map.of(), 1000).orThrow());
             row("16 writers, scripted _update retry_on_conflict=1000, one document", votes / (scripted / 1e9), baseRate,
                 votes - count("scripted"), 0, 1);
@@ -120,15 +121,15 @@ final class OccBenchmark {
         }
         long oneByOne = timed(() -> {
             for (int d = 0; d < docs; d++) {
-                occ.update(INDEX, "bulk-" + d, Counter.class, Counter::vote).orThrow();
+                occ.update(INDEX, "bulk-" + d, Counter.class, Counter::vote);
             }
         });
         long bulk = timed(() -> {
             BulkUpdate<Counter> b = occ.bulk(Counter.class);
             for (int d = 0; d < docs; d++) {
-                b.update(INDEX, "bulk-" + d, null, Counter::vote);
+                b.update(INDEX, "bulk-" + d, Counter::vote);
             }
-            b.execute().orThrow();
+            b.execute();
         });
         out.printf("%n  %,d documents, +1 each, one writer:%n", docs);
         out.printf("  %-72s %9s %8s%n", "what", "docs/s", "ratio");

@@ -269,7 +269,7 @@ final class PropagationBenchmark {
         Occ occ = Occ.of(b -> b.client(es));
         long start = System.nanoTime();
         for (int i = 0; i < PER_DOC_SUBSET; i++) {
-            occ.update(POSTS, "p" + i, null, ObjectNode.class, p -> {
+            occ.update(POSTS, "p" + i, ObjectNode.class, p -> {
                 ObjectNode c = p.deepCopy();
                 ((ObjectNode) c.get("user")).put("name", "John Occ");
                 return c;

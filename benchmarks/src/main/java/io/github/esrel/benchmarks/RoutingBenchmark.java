@@ -42,7 +42,7 @@ final class RoutingBenchmark {
         IndexRouting server = serverRouting(spec);
 
         long serverNs = Timer.medianNanos(5, 15, () -> sink(ids.stream().mapToInt(id -> server.getShard(id, null)).sum()));
-        long clientNs = Timer.medianNanos(5, 15, () -> sink(ids.stream().mapToInt(id -> client.shard(id, null)).sum()));
+        long clientNs = Timer.medianNanos(5, 15, () -> sink(ids.stream().mapToInt(id -> client.shard(id)).sum()));
         List<Map<String, String>> docs = new ArrayList<>(IDS);
         ids.forEach(id -> docs.add(Map.of("id", id)));
         RestCall batch = RestCall.post("/" + INDEX + "/_routing_calc", Map.of(), Map.of("docs", docs));

@@ -20,8 +20,6 @@ public record ChildSync(String childId, Status status, String parentId, long par
         /** There is no such child. */
         NOT_FOUND,
         /** The child names no parent, or its parent does not exist; nothing written. */
-        NO_PARENT,
-        /** Concurrent edits outlasted the retry policy. */
-        GAVE_UP
+        NO_PARENT
     }
 }

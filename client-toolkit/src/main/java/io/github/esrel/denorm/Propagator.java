@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.retry.Attempts;
@@ -317,23 +318,40 @@ public final class Propagator {
     }
 
     /**
+     * {@link #syncChild(DocRef)} for a child routed by its id.
+     *
+     * @param childId the id of the child, in {@link Relation#childIndex()}
+     * @return what was done, as {@link #syncChild(DocRef)}
+     * @throws PropagationException as {@link #syncChild(DocRef)}
+     * @throws NullPointerException if {@code childId} is {@code null}
+     * @throws IllegalArgumentException if {@code childId} is empty
+     */
+    public ChildSync syncChild(String childId) {
+        return syncChild(DocRef.id(childId));
+    }
+
+    /**
      * Brings one child up to date with its parent's current copies: read the child, then its parent,
      * write conditionally, and on a conflict start again, under the retry policy. The writer-side half
      * of the protocol: code that creates or re-parents a child with copies it read from the parent
      * calls this after its write, so a parent change that happened meanwhile (and whose propagation may
      * have missed the child) is applied.
      *
-     * @param childId the id of the child, in {@link Relation#childIndex()}
-     * @param routing the child's routing, or {@code null}
-     * @return what was done: {@code WRITTEN}, {@code UP_TO_DATE}, {@code NOT_FOUND}, {@code NO_PARENT},
-     *     or {@code GAVE_UP} when conflicts outlasted the retry policy
-     * @throws PropagationException if a read or write fails other than with a conflict (rejections
-     *     that outlast the retry policy included), or the copies cannot be applied to this child (400)
-     * @throws NullPointerException if {@code childId} is {@code null}
-     * @throws IllegalArgumentException if {@code childId} is empty
+     * @param child the child, in {@link Relation#childIndex()}, with the routing it was written with, e.g.
+     *     {@code DocRef.id("c1").withRouting("u1")} (a reference naming an index must name the child index)
+     * @return what was done: {@code WRITTEN}, {@code UP_TO_DATE}, {@code NOT_FOUND} or {@code NO_PARENT}
+     * @throws PropagationException if a read or write fails (rejections that outlast the retry policy
+     *     included), if concurrent edits of the child outlast the retry policy (status 409: the child may
+     *     still carry old copies; call again), or the copies cannot be applied to this child (400)
+     * @throws NullPointerException if {@code child} is {@code null}
+     * @throws IllegalArgumentException if {@code child} names an index other than the child index
      */
-    public ChildSync syncChild(String childId, String routing) {
-        checkId(childId);
+    public ChildSync syncChild(DocRef child) {
+        Objects.requireNonNull(child, "child cannot be null").requireIn(relation.childIndex());
+        return sync(child.id(), child.routing());
+    }
+
+    private ChildSync sync(String childId, String routing) {
         Attempts attempts = retryPolicy.attempts();
         while (true) {
             try {
@@ -380,9 +398,10 @@ public final class Propagator {
                     if (attempts.retryAfter(e)) {
                         continue;
                     }
-                    if (e.status() == 409) {
-                        return new ChildSync(childId, ChildSync.Status.GAVE_UP, null, -1, attempts.attempt());
-                    }
+                    throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] gave up after "
+                        + attempts.attempt() + " attempt(s) under the retry policy: " + DocStream.reason(e)
+                        + (e.status() == 409 ? " (the child keeps changing; it may still carry old copies, call again)" : ""),
+                        e.status(), e);
                 }
                 throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: "
                     + DocStream.reason(e), e.status(), e);

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -67,42 +68,71 @@ public final class BulkUpdate<T> {
     }
 
     /**
-     * Adds a document to update with {@code fn} (nothing happens if it does not exist: NOT_FOUND).
+     * Adds a document routed by its id to update with {@code fn} (nothing happens if it does not exist:
+     * NOT_FOUND).
      *
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
      * @param fn the pure function from the stored value to the new one; may run once per round the item
      *     is retried and must not return {@code null}
      * @return this builder
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      * @throws NullPointerException if {@code fn} is {@code null}
      */
-    public BulkUpdate<T> update(String index, String id, String routing, UnaryOperator<T> fn) {
-        Occ.check(index, id);
-        items.add(new Item<>(items.size(), index, id, routing, null, Objects.requireNonNull(fn, "fn cannot be null")));
+    public BulkUpdate<T> update(String index, String id, UnaryOperator<T> fn) {
+        return update(DocRef.of(index, id), fn);
+    }
+
+    /**
+     * Adds a document to update with {@code fn} (nothing happens if it does not exist: NOT_FOUND).
+     *
+     * @param doc the document: index, id and the routing value it was written with
+     * @param fn the pure function from the stored value to the new one; may run once per round the item
+     *     is retried and must not return {@code null}
+     * @return this builder
+     * @throws IllegalArgumentException if {@code doc} names no index
+     * @throws NullPointerException if {@code doc} or {@code fn} is {@code null}
+     */
+    public BulkUpdate<T> update(DocRef doc, UnaryOperator<T> fn) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        items.add(new Item<>(items.size(), doc.requireIndex(), doc.id(), doc.routing(), null,
+            Objects.requireNonNull(fn, "fn cannot be null")));
         return this;
+    }
+
+    /**
+     * Adds a document routed by its id to create with {@code fn.apply(initial.get())} if absent, else update
+     * with {@code fn}.
+     *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param initial supplies the value to start from when the document does not exist
+     * @param fn the pure function applied to the stored value, or to the initial one
+     * @return this builder
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     * @throws NullPointerException if {@code initial} or {@code fn} is {@code null}
+     */
+    public BulkUpdate<T> upsert(String index, String id, Supplier<T> initial, UnaryOperator<T> fn) {
+        return upsert(DocRef.of(index, id), initial, fn);
     }
 
     /**
      * Adds a document to create with {@code fn.apply(initial.get())} if absent, else update with {@code fn}.
      * A missing index is treated as a missing document.
      *
-     * @param index the index (or alias) of the document
-     * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param doc the document: index, id and the routing value it is written with
      * @param initial supplies the value to start from when the document does not exist; must not
      *     return {@code null}
      * @param fn the pure function applied to the stored value, or to the initial one; may run once per
      *     round the item is retried and must not return {@code null}
      * @return this builder
-     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
-     * @throws NullPointerException if {@code initial} or {@code fn} is {@code null}
+     * @throws IllegalArgumentException if {@code doc} names no index
+     * @throws NullPointerException if {@code doc}, {@code initial} or {@code fn} is {@code null}
      */
-    public BulkUpdate<T> upsert(String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
-        Occ.check(index, id);
-        items.add(new Item<>(items.size(), index, id, routing, Objects.requireNonNull(initial, "initial cannot be null"),
-            Objects.requireNonNull(fn, "fn cannot be null")));
+    public BulkUpdate<T> upsert(DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        items.add(new Item<>(items.size(), doc.requireIndex(), doc.id(), doc.routing(),
+            Objects.requireNonNull(initial, "initial cannot be null"), Objects.requireNonNull(fn, "fn cannot be null")));
         return this;
     }
 
@@ -157,7 +187,26 @@ public final class BulkUpdate<T> {
     }
 
     /**
-     * Runs the rounds until every item is done. If the thread is interrupted while waiting between
+     * Runs the rounds until every item is done, and makes sure no item is lost silently: if any gave up on
+     * conflicts or failed, an {@link OccBulkException} carries the whole outcome (use {@link #tryExecute()} to
+     * get it as a value instead).
+     *
+     * @return one outcome per item, in the order the items were added; all of them done
+     * @throws OccBulkException if any item gave up on conflicts (status 409) or failed
+     * @throws OccException when a whole request fails (see the class comment)
+     * @throws IllegalStateException if already executed
+     */
+    public BulkOutcome<T> execute() {
+        BulkOutcome<T> outcome = tryExecute();
+        if (!outcome.complete()) {
+            throw new OccBulkException(outcome);
+        }
+        return outcome;
+    }
+
+    /**
+     * {@link #execute()}, returning items that gave up or failed in the outcome rather than throwing: runs the
+     * rounds until every item is done. If the thread is interrupted while waiting between
      * rounds, the pending items end as {@code CONFLICT} with {@link StopReason#INTERRUPTED} and the
      * thread's interrupt flag stays set.
      *
@@ -165,7 +214,7 @@ public final class BulkUpdate<T> {
      * @throws OccException when a whole request fails (see the class comment)
      * @throws IllegalStateException if already executed
      */
-    public BulkOutcome<T> execute() {
+    public BulkOutcome<T> tryExecute() {
         if (executed) {
             throw new IllegalStateException("this bulk update was already executed");
         }

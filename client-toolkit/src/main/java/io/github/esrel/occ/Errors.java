@@ -91,8 +91,8 @@ final class Errors {
                 String asked = routing == null ? "without routing" : "with routing [" + routing + "]";
                 throw new OccException("document [" + id + "] is not found in [" + index + "] " + asked
                     + ", but it exists in [" + hit.index() + "] " + elsewhere + ": a routed document lives on the shard"
-                    + " of its routing value and every get, update and delete must pass that same routing"
-                    + (hit.routing() == null ? " (none)" : " (\"" + hit.routing() + "\")")
+                    + " of its routing value and every get, update and delete must pass that same routing, here DocRef.of(\""
+                    + index + "\", \"" + id + "\")" + (hit.routing() == null ? "" : ".withRouting(\"" + hit.routing() + "\")")
                     + "; writing it with another routing would create a second copy on another shard", 404, null);
             }
         }

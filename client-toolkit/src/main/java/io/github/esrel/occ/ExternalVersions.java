@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.RestCall;
 import jakarta.json.JsonObject;
@@ -130,22 +131,39 @@ public final class ExternalVersions {
     }
 
     /**
-     * Indexes {@code document} with external version {@code version}.
+     * Indexes {@code document}, routed by its id, with external version {@code version}.
      *
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
      * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
      * @param document any object the client's mapper serializes to a JSON object
-     * @return {@code CREATED}, {@code UPDATED}, {@code STALE} (refused: the stored version, or a remembered
-     *     delete's, is newer or equal) or {@code RECREATED} (see the class comment)
+     * @return as {@link #index(DocRef, long, Object)}
      * @throws IllegalArgumentException if {@code version} is negative, {@code index} is blank or
      *     {@code id} is empty
      * @throws NullPointerException if {@code document} is {@code null}
      * @throws OccException for any failure other than a version conflict
      */
-    public ExternalWrite index(String index, String id, String routing, long version, Object document) {
-        Occ.check(index, id);
+    public ExternalWrite index(String index, String id, long version, Object document) {
+        return index(DocRef.of(index, id), version, document);
+    }
+
+    /**
+     * Indexes {@code document} with external version {@code version}.
+     *
+     * @param doc the document: index, id and the routing value it is written with
+     * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
+     * @param document any object the client's mapper serializes to a JSON object
+     * @return {@code CREATED}, {@code UPDATED}, {@code STALE} (refused: the stored version, or a remembered
+     *     delete's, is newer or equal) or {@code RECREATED} (see the class comment)
+     * @throws IllegalArgumentException if {@code version} is negative or {@code doc} names no index
+     * @throws NullPointerException if {@code doc} or {@code document} is {@code null}
+     * @throws OccException for any failure other than a version conflict
+     */
+    public ExternalWrite index(DocRef doc, long version, Object document) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        String index = doc.requireIndex();
+        String id = doc.id();
+        String routing = doc.routing();
         checkVersion(version);
         Objects.requireNonNull(document, "document cannot be null");
         try {
@@ -174,22 +192,37 @@ public final class ExternalVersions {
     }
 
     /**
+     * Deletes the document, routed by its id, with external version {@code version}.
+     *
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
+     * @return as {@link #delete(DocRef, long)}
+     * @throws IllegalArgumentException if {@code version} is negative, {@code index} is blank or
+     *     {@code id} is empty
+     * @throws OccException for any failure other than a version conflict
+     */
+    public ExternalWrite delete(String index, String id, long version) {
+        return delete(DocRef.of(index, id), version);
+    }
+
+    /**
      * Deletes the document with external version {@code version}: applied only if {@code version} is
      * greater than the stored one (or equal, with {@code external_gte}). The delete's version is kept as a
      * tombstone for {@code index.gc_deletes} by Elasticsearch, and remembered by this instance for
      * {@link Builder#rememberDeletesFor}.
      *
-     * @param index the index (or alias) of the document
-     * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param doc the document: index, id and the routing value it was written with
      * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
      * @return {@code DELETED}, {@code NOT_FOUND} (no document, tombstone recorded anyway) or {@code STALE}
-     * @throws IllegalArgumentException if {@code version} is negative, {@code index} is blank or
-     *     {@code id} is empty
+     * @throws IllegalArgumentException if {@code version} is negative or {@code doc} names no index
      * @throws OccException for any failure other than a version conflict
      */
-    public ExternalWrite delete(String index, String id, String routing, long version) {
-        Occ.check(index, id);
+    public ExternalWrite delete(DocRef doc, long version) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        String index = doc.requireIndex();
+        String id = doc.id();
+        String routing = doc.routing();
         checkVersion(version);
         try {
             DeleteResponse r = client.delete(d -> {

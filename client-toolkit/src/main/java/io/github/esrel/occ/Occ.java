@@ -15,6 +15,7 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.retry.Attempts;
@@ -40,11 +41,11 @@ import java.util.function.UnaryOperator;
  *
  * <pre>{@code
  * Occ occ = Occ.of(b -> b.client(es));
- * Outcome<Shirt> vote = occ.update("designs", "1", null, Shirt.class, s -> s.withVotes(s.votes() + 1));
- * vote.orThrow();                                  // CONFLICT (gave up) becomes an OccConflictException
+ * Outcome<Shirt> vote = occ.update("designs", "1", Shirt.class, s -> s.withVotes(s.votes() + 1));
+ * occ.update(DocRef.of("orders", "o-1").withRouting("tenant-7"), Order.class, Order::ship); // a routed document
  *
- * occ.upsert("designs", "2", null, Shirt.class, () -> new Shirt("new", 0), s -> s.withVotes(s.votes() + 1));
- * occ.bulk(Shirt.class).update("designs", "1", null, s -> s.withVotes(s.votes() + 1)).execute();
+ * occ.upsert("designs", "2", Shirt.class, () -> new Shirt("new", 0), s -> s.withVotes(s.votes() + 1));
+ * occ.bulk(Shirt.class).update("designs", "1", s -> s.withVotes(s.votes() + 1)).execute();
  * }</pre>
  *
  * <h2>Guarantees and rules</h2>
@@ -61,15 +62,29 @@ import java.util.function.UnaryOperator;
  *       id and, if it lives under another routing, throws an {@link OccException} (404) naming it, so an
  *       upsert never creates a second copy on another shard. Indices with {@code _routing.required} fail
  *       with a message saying so.</li>
- *   <li>Giving up after conflicts is an {@link Outcome} with status {@link Outcome.Status#CONFLICT} (use
- *       {@link Outcome#orThrow()} to make it an {@link OccConflictException}); every other failure is an
- *       {@link OccException} that keeps the cause. Rejections (429) are retried under the same policy.</li>
+ *   <li>An update is never lost without the caller being told: when the document keeps changing until the
+ *       retry policy runs out, {@code update}, {@code upsert}, {@code deleteIf}, {@code replace} and
+ *       throw an {@link OccConflictException}, {@code BulkUpdate.execute()} an {@link OccBulkException} (the {@code try...} variants
+ *       return the {@link Outcome} with status {@link Outcome.Status#CONFLICT} instead). The default policy
+ *       retries for up to {@value #DEFAULT_MAX_ATTEMPTS} attempts within {@link #DEFAULT_DEADLINE}. Every
+ *       other failure is an {@link OccException} that keeps the cause. Rejections (429) are retried under
+ *       the same policy.</li>
  * </ul>
  *
  * <p>Thread-safe; holds no connection of its own. The client must use a {@link JacksonJsonpMapper}
  * (the default setup), whose {@link ObjectMapper} maps sources to the caller's types.
  */
 public final class Occ {
+
+    /** Attempts of the default retry policy, the first included. */
+    public static final int DEFAULT_MAX_ATTEMPTS = 100;
+    /** The longest the default retry policy keeps retrying one operation. */
+    public static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(30);
+    /**
+     * The default retry policy: a hot document (many writers of one counter) needs more attempts than
+     * {@link RetryPolicy#defaults()}, and giving up throws, so it retries longer before it does.
+     */
+    static final RetryPolicy DEFAULT_POLICY = RetryPolicy.of(b -> b.maxAttempts(DEFAULT_MAX_ATTEMPTS).deadline(DEFAULT_DEADLINE));
 
     private final ElasticsearchClient client;
     private final RetryPolicy policy;
@@ -125,20 +140,36 @@ public final class Occ {
     }
 
     /**
-     * Reads a document with what a later conditional write needs. The read is realtime (by id, no
-     * refresh needed).
+     * Reads a document routed by its id, with what a later conditional write needs (realtime).
      *
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @return empty when there is no such document
+     * @throws OccException as {@link #get(DocRef, Class)}
+     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     */
+    public <T> Optional<Versioned<T>> get(String index, String id, Class<T> type) {
+        return get(DocRef.of(index, id), type);
+    }
+
+    /**
+     * Reads a document with what a later conditional write needs. The read is realtime (by id, no
+     * refresh needed).
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it was written with
      * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
      * @return empty when there is no such document
      * @throws OccException if the index does not exist (404), the id exists under another routing (404),
      *     the index requires routing (400), the source cannot be mapped to {@code type}, or the read fails
-     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     * @throws IllegalArgumentException if {@code doc} names no index
      */
-    public <T> Optional<Versioned<T>> get(String index, String id, String routing, Class<T> type) {
+    public <T> Optional<Versioned<T>> get(DocRef doc, Class<T> type) {
+        String index = doc.requireIndex();
+        String id = doc.id();
+        String routing = doc.routing();
         check(index, id);
         Objects.requireNonNull(type, "type cannot be null");
         try {
@@ -159,7 +190,7 @@ public final class Occ {
     }
 
     /**
-     * {@link #update(String, String, String, Class, UnaryOperator)} for a document routed by its id.
+     * {@link #update(DocRef, Class, UnaryOperator)} for a document routed by its id.
      *
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
@@ -167,40 +198,75 @@ public final class Occ {
      * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
      * @param fn the pure function from the stored value to the new one; may run once per attempt and
      *     must not return {@code null}
-     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written), {@code NOT_FOUND} or
-     *     {@code CONFLICT} (gave up)
+     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out: the update
+     *     was not made, and the exception says so (it is never silently dropped)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
     public <T> Outcome<T> update(String index, String id, Class<T> type, UnaryOperator<T> fn) {
-        return update(index, id, null, type, fn);
+        return update(DocRef.of(index, id), type, fn);
     }
 
     /**
      * Reads the document, applies {@code fn}, writes the result if the document is unchanged since the
-     * read; on a conflict, re-reads and re-applies, under the retry policy.
+     * read; on a conflict, re-reads and re-applies, under the retry policy. If the policy runs out, the
+     * caller is told: an {@link OccConflictException} (use {@link #tryUpdate} for the outcome instead).
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it was written with
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param fn the pure function from the stored value to the new one; may run once per attempt and
+     *     must not return {@code null}
+     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code doc} names no index
+     */
+    public <T> Outcome<T> update(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
+        return tryUpdate(doc, type, fn).orThrow();
+    }
+
+    /**
+     * {@link #update(DocRef, Class, UnaryOperator)}, returning giving up as an outcome rather than throwing:
+     * for callers that handle {@link Outcome.Status#CONFLICT} themselves.
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it was written with
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param fn the pure function from the stored value to the new one; may run once per attempt
+     * @return {@code UPDATED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code doc} names no index
+     */
+    public <T> Outcome<T> tryUpdate(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        Objects.requireNonNull(fn, "fn cannot be null");
+        return run(doc.requireIndex(), doc.id(), doc.routing(), type, null, fn, null);
+    }
+
+    /**
+     * {@link #upsert(DocRef, Class, Supplier, UnaryOperator)} for a document routed by its id.
      *
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
      * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
-     * @param fn the pure function from the stored value to the new one; may run once per attempt and
-     *     must not return {@code null}
-     * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written), {@code NOT_FOUND} or
-     *     {@code CONFLICT} (gave up)
+     * @param initial supplies the value to start from when the document does not exist
+     * @param fn the pure function applied to the stored value, or to the initial one
+     * @return {@code CREATED}, {@code UPDATED} or {@code NOOP}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
-    public <T> Outcome<T> update(String index, String id, String routing, Class<T> type, UnaryOperator<T> fn) {
-        Objects.requireNonNull(fn, "fn cannot be null");
-        return run(index, id, routing, type, null, fn, null);
+    public <T> Outcome<T> upsert(String index, String id, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
+        return upsert(DocRef.of(index, id), type, initial, fn);
     }
 
     /**
      * Create-if-absent, then update: when the document does not exist it is created
      * ({@code op_type=create}) with {@code fn.apply(initial.get())}; when it exists, as
-     * {@link #update(String, String, String, Class, UnaryOperator)}. If another writer creates it first,
+     * {@link #update(DocRef, Class, UnaryOperator)}. If another writer creates it first,
      * the create fails with a conflict and this operation re-reads and applies {@code fn} on top of the
      * winner's value: exactly one creator, nobody's change lost.
      *
@@ -208,23 +274,55 @@ public final class Occ {
      * auto-creates indices).
      *
      * @param <T> the caller's document type
-     * @param index the index (or alias) of the document
-     * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param doc the document: index, id and the routing value it is written with
      * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
      * @param initial supplies the value to start from when the document does not exist; must not return
      *     {@code null}
      * @param fn the pure function applied to the stored value, or to the initial one; may run once per
      *     attempt and must not return {@code null}
-     * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT}
+     * @return {@code CREATED}, {@code UPDATED} or {@code NOOP}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code doc} names no index
+     */
+    public <T> Outcome<T> upsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
+        return tryUpsert(doc, type, initial, fn).orThrow();
+    }
+
+    /**
+     * {@link #upsert(DocRef, Class, Supplier, UnaryOperator)}, returning giving up as an outcome.
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it is written with
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param initial supplies the value to start from when the document does not exist
+     * @param fn the pure function applied to the stored value, or to the initial one
+     * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT} (gave up)
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code doc} names no index
+     */
+    public <T> Outcome<T> tryUpsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        Objects.requireNonNull(initial, "initial cannot be null");
+        Objects.requireNonNull(fn, "fn cannot be null");
+        return run(doc.requireIndex(), doc.id(), doc.routing(), type, initial, fn, null);
+    }
+
+    /**
+     * {@link #deleteIf(DocRef, Class, Predicate)} for a document routed by its id.
+     *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param condition tested on the current value; may run once per attempt
+     * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
-    public <T> Outcome<T> upsert(String index, String id, String routing, Class<T> type, Supplier<T> initial,
-                                 UnaryOperator<T> fn) {
-        Objects.requireNonNull(initial, "initial cannot be null");
-        Objects.requireNonNull(fn, "fn cannot be null");
-        return run(index, id, routing, type, initial, fn, null);
+    public <T> Outcome<T> deleteIf(String index, String id, Class<T> type, Predicate<? super T> condition) {
+        return deleteIf(DocRef.of(index, id), type, condition);
     }
 
     /**
@@ -232,23 +330,56 @@ public final class Occ {
      * between the read and the delete; on a conflict, re-reads and re-tests, under the retry policy.
      *
      * @param <T> the caller's document type
-     * @param index the index (or alias) of the document
-     * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param doc the document: index, id and the routing value it was written with
      * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
      * @param condition tested on the current value; may run once per attempt
-     * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false), {@code NOT_FOUND}
-     *     or {@code CONFLICT}
+     * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
+     * @throws OccConflictException if the document kept changing until the retry policy ran out
      * @throws OccException see the class comment
-     * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
+     * @throws IllegalArgumentException if {@code doc} names no index
      */
-    public <T> Outcome<T> deleteIf(String index, String id, String routing, Class<T> type, Predicate<? super T> condition) {
+    public <T> Outcome<T> deleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
+        return tryDeleteIf(doc, type, condition).orThrow();
+    }
+
+    /**
+     * {@link #deleteIf(DocRef, Class, Predicate)}, returning giving up as an outcome.
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it was written with
+     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param condition tested on the current value; may run once per attempt
+     * @return {@code DELETED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
+     * @throws OccException see the class comment
+     * @throws IllegalArgumentException if {@code doc} names no index
+     */
+    public <T> Outcome<T> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
+        Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(condition, "condition cannot be null");
-        return run(index, id, routing, type, null, null, condition);
+        return run(doc.requireIndex(), doc.id(), doc.routing(), type, null, null, condition);
     }
 
     /**
      * One conditional write of a value the caller computed from {@code seen} (seed 004's "send the
+     * version you read"): succeeds only if the document still has {@code seen}'s seq_no and primary term.
+     * Not retried, since esrel cannot recompute the value: if the document changed meanwhile, the caller is
+     * told with an {@link OccConflictException} (read again and decide), or use {@link #tryReplace}.
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
+     *     id and routing address the write
+     * @param value the new value; replaces the whole source and must serialize to a JSON object
+     * @return {@code UPDATED} or {@code NOOP} (same JSON; nothing written)
+     * @throws OccConflictException if the document changed or was deleted since {@code seen}
+     * @throws OccException if the write fails for another reason than a conflict
+     * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
+     */
+    public <T> Outcome<T> replace(Versioned<T> seen, T value) {
+        return tryReplace(seen, value).orThrow();
+    }
+
+    /**
+     * {@link #replace}, returning a conflict as an outcome: one conditional write of a value the caller computed from {@code seen} (seed 004's "send the
      * version you read"): succeeds only if the document still has {@code seen}'s seq_no and primary term.
      * Not retried, since esrel cannot recompute the value: on a conflict, read again and decide.
      *
@@ -257,11 +388,11 @@ public final class Occ {
      *     id and routing address the write
      * @param value the new value; replaces the whole source and must serialize to a JSON object
      * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written) or {@code CONFLICT} (changed or
-     *     deleted since {@code seen})
+     *     deleted since {@code seen}), for callers that handle a conflict as an outcome
      * @throws OccException if the write fails for another reason than a conflict
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
-    public <T> Outcome<T> replace(Versioned<T> seen, T value) {
+    public <T> Outcome<T> tryReplace(Versioned<T> seen, T value) {
         Objects.requireNonNull(seen, "seen cannot be null");
         Objects.requireNonNull(value, "value cannot be null");
         long start = System.nanoTime();
@@ -290,7 +421,22 @@ public final class Occ {
     }
 
     /**
-     * Deletes the document only if it still has {@code seen}'s seq_no and primary term. Not retried.
+     * Deletes the document only if it still has {@code seen}'s seq_no and primary term. Not retried: if the
+     * document changed meanwhile, an {@link OccConflictException} says so (or use
+     * {@link #tryDeleteIfUnchanged}).
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}
+     * @return {@code DELETED}
+     * @throws OccConflictException if the document changed or was deleted since {@code seen}
+     * @throws OccException if the delete fails for another reason than a conflict
+     */
+    public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
+        return tryDeleteIfUnchanged(seen).orThrow();
+    }
+
+    /**
+     * {@link #deleteIfUnchanged}, returning a conflict as an outcome.
      *
      * @param <T> the caller's document type
      * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
@@ -298,7 +444,7 @@ public final class Occ {
      * @return {@code DELETED} or {@code CONFLICT} (changed or already deleted since {@code seen})
      * @throws OccException if the delete fails for another reason than a conflict
      */
-    public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
+    public <T> Outcome<T> tryDeleteIfUnchanged(Versioned<T> seen) {
         Objects.requireNonNull(seen, "seen cannot be null");
         long start = System.nanoTime();
         try {
@@ -327,27 +473,26 @@ public final class Occ {
      * Passthrough to the update API with a painless script and {@code retry_on_conflict}: the server
      * reads, runs the script and writes, retrying internally up to {@code retryOnConflict} times (seed
      * 004). Needs the {@code lang-painless} module on the cluster; the optimistic
-     * {@link #update(String, String, String, Class, UnaryOperator)} needs no scripting and works
+     * {@link #update(DocRef, Class, UnaryOperator)} needs no scripting and works
      * everywhere.
      *
-     * @param index the index (or alias) of the document
-     * @param id the document id
-     * @param routing the document's routing value, or {@code null} when routed by id
+     * @param doc the document: index, id and the routing value it was written with
      * @param painless the painless script's source; it sees the parameters as {@code params} and the
      *     document as {@code ctx._source}
      * @param params script parameters (mapped to JSON), may be empty
-     * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing),
-     *     {@code NOT_FOUND}, or {@code CONFLICT} (the server's retries ran out); {@code attempts} is 1
-     *     (the server's internal retries are not reported)
+     * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing) or
+     *     {@code NOT_FOUND}; {@code attempts} is 1 (the server's internal retries are not reported)
+     * @throws OccConflictException if the server's retries ran out on conflicts
      * @throws OccException (400) naming the missing {@code lang-painless} module when the
      *     cluster cannot run painless (the test distribution cannot), or for any other failure
      * @param retryOnConflict how many times the server retries on a version conflict, 0 for none
-     * @throws IllegalArgumentException if {@code retryOnConflict} is negative, {@code index} is blank or
-     *     {@code id} is empty
+     * @throws IllegalArgumentException if {@code retryOnConflict} is negative or {@code doc} names no index
      */
-    public Outcome<Void> scriptedUpdate(String index, String id, String routing, String painless,
-                                        Map<String, ?> params, int retryOnConflict) {
-        check(index, id);
+    public Outcome<Void> scriptedUpdate(DocRef doc, String painless, Map<String, ?> params, int retryOnConflict) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        String index = doc.requireIndex();
+        String id = doc.id();
+        String routing = doc.routing();
         Objects.requireNonNull(painless, "painless cannot be null");
         if (retryOnConflict < 0) {
             throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
@@ -372,8 +517,8 @@ public final class Occ {
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(index, id, 1);
-                return finish(new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, null, -1, -1, -1, 1, 1,
-                    StopReason.MAX_ATTEMPTS, "retry_on_conflict=" + retryOnConflict + " exhausted", since(start)));
+                return finish(new Outcome<Void>(index, id, routing, Outcome.Status.CONFLICT, null, -1, -1, -1, 1, 1,
+                    StopReason.MAX_ATTEMPTS, "retry_on_conflict=" + retryOnConflict + " exhausted", since(start))).orThrow();
             }
             if (e.status() == 404 && Errors.hasType(e, "document_missing_exception")) {
                 return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1, 1, 0,
@@ -591,7 +736,7 @@ public final class Occ {
     /** Builder for {@link Occ}. Not thread-safe. */
     public static final class Builder {
         private ElasticsearchClient client;
-        private RetryPolicy policy = RetryPolicy.defaults();
+        private RetryPolicy policy = DEFAULT_POLICY;
         private OccListener listener = OccListener.NO_OP;
         private Refresh refresh;
         private boolean routingCheck = true;
@@ -612,8 +757,9 @@ public final class Occ {
 
         /**
          * How conflicts (409) and rejections (429) are retried: attempts, backoff, deadline. Default
-         * {@link RetryPolicy#defaults()} (10 attempts, jittered exponential backoff from 5 ms to 500 ms).
-         * Heavily contended documents (many writers on one counter) need more attempts.
+         * {@value #DEFAULT_MAX_ATTEMPTS} attempts within {@link #DEFAULT_DEADLINE}, jittered exponential backoff
+         * from 5 ms to 500 ms ({@link RetryPolicy#DEFAULT_BACKOFF}). When it runs out, the operation throws an
+         * {@link OccConflictException} (its {@code try...} variant returns the outcome).
          *
          * @param policy the retry policy
          * @return this builder

@@ -9,10 +9,13 @@ import java.util.Objects;
  * What an optimistic operation did to one document: whether it wrote, how many attempts and
  * conflicts it took, and the document's sequence number, primary term and version afterwards.
  *
- * <p>Expected outcomes are values: a missing document ({@link Status#NOT_FOUND}), a function that
- * changed nothing ({@link Status#NOOP}), and giving up after version conflicts
- * ({@link Status#CONFLICT}) are statuses, not exceptions. Call {@link #orThrow()} to treat giving up
- * as an error. Immutable.
+ * <p>Expected outcomes are values: a missing document ({@link Status#NOT_FOUND}) and a function that
+ * changed nothing ({@link Status#NOOP}) are statuses, not exceptions. Giving up after version conflicts
+ * is an {@link OccConflictException} from {@link Occ#update}, {@link Occ#upsert}, {@link Occ#deleteIf},
+ * {@link Occ#replace} and {@link Occ#deleteIfUnchanged}, so that a lost update cannot go unnoticed; their
+ * {@code try} variants ({@link Occ#tryUpdate} and so on) and {@link BulkUpdate#tryExecute()} return it as
+ * {@link Status#CONFLICT} instead, for callers that handle it ({@link #orThrow()} turns it back into the
+ * exception). Immutable.
  *
  * @param <T> the caller's document type
  */

@@ -1,5 +1,7 @@
 package io.github.esrel.routing;
 
+import io.github.esrel.doc.DocRef;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -12,7 +14,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * RoutingCalculator calc = RoutingClient.of(b -> b.client(es)).calculator("orders");
- * int shard = calc.shard("order-1", "tenant-7");
+ * int shard = calc.shard(DocRef.id("order-1").withRouting("tenant-7"));
  * Distribution d = calc.distribution(docs);          // how evenly do these land?
  * List<String> r = calc.routingValuesForShard(3, 10, "tenant-");   // values that land on shard 3
  * }</pre>
@@ -49,16 +51,41 @@ public final class RoutingCalculator {
     }
 
     /**
-     * The shard of the document with this id and routing: where Elasticsearch indexes it, and where a
-     * get, update or delete with the same id and routing looks for it.
+     * The shard of a document routed by its id: where Elasticsearch indexes it, and where a get, update or
+     * delete by the same id looks for it.
      *
      * @param id the document id, not empty
-     * @param routing the routing value, or {@code null} to route by id
      * @return the shard number, from 0 to {@code number_of_shards - 1}
-     * @throws IllegalArgumentException if the id is null or empty, or if routing is null on an index
-     *     that is partitioned or requires routing (Elasticsearch rejects such requests too)
+     * @throws IllegalArgumentException if the id is null or empty, or if the index is partitioned or
+     *     requires routing (Elasticsearch rejects such requests too)
      */
-    public int shard(String id, String routing) {
+    public int shard(String id) {
+        return shard(id, null);
+    }
+
+    /**
+     * The shard of a document: where Elasticsearch indexes it with its id and routing value, and where a get,
+     * update or delete with the same id and routing looks for it.
+     *
+     * @param doc the document (its index, if it names one, is this calculator's or an alias of it: not checked)
+     * @return the shard number, from 0 to {@code number_of_shards - 1}
+     * @throws NullPointerException if {@code doc} is {@code null}
+     * @throws IllegalArgumentException if the document has no routing value on an index that is partitioned or
+     *     requires routing (Elasticsearch rejects such requests too)
+     */
+    public int shard(DocRef doc) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        return shard(doc.id(), doc.routing());
+    }
+
+    /**
+     * The hot path, in the argument order of the server's own {@code IndexRouting.getShard(id, routing)}; not
+     * public so that callers cannot swap the two strings (they pass a {@link DocRef}).
+     *
+     * @throws IllegalArgumentException if the id is null or empty, or if routing is null on an index that is
+     *     partitioned or requires routing (Elasticsearch rejects such requests too)
+     */
+    int shard(String id, String routing) {
         if (id == null || id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -97,12 +124,12 @@ public final class RoutingCalculator {
      *
      * @param docs the documents to place
      * @return documents per shard of this index
-     * @throws IllegalArgumentException as {@link #shard(String, String)} for any document
+     * @throws IllegalArgumentException as {@link #shard(DocRef)} for any document
      */
     public Distribution distribution(Iterable<DocRef> docs) {
         long[] counts = new long[spec.numberOfShards()];
         for (DocRef doc : docs) {
-            counts[shard(doc.id(), doc.routing())]++;
+            counts[shard(doc)]++;
         }
         return new Distribution(counts);
     }

@@ -3,6 +3,7 @@ package io.github.esrel.routing;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.RestCall;
@@ -113,7 +114,7 @@ public final class RoutingClient {
      * locally from the index's parameters.
      *
      * @param index the index or alias name, not blank
-     * @param docs the documents, not {@code null}
+     * @param docs the documents, not {@code null}; each names no index or this one
      * @return the shard of each document in the order of {@code docs}, with the spread and, when the
      *     plugin computed them, its warnings
      * @throws IllegalArgumentException if {@code index} is {@code null} or blank
@@ -139,7 +140,7 @@ public final class RoutingClient {
         for (int i = 0; i < shards.length; i++) {
             DocRef d = docs.get(i);
             try {
-                shards[i] = calc.shard(d.id(), d.routing());
+                shards[i] = calc.shard(d.requireIn(index));
             } catch (IllegalArgumentException e) {
                 throw new RoutingException(e.getMessage(), 400, e);
             }

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.DocStream;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
@@ -272,39 +273,39 @@ public final class MaterializedView<S, P> {
     // --- writes through the view ------------------------------------------------------------------
 
     /**
-     * {@link #changeSource(String, String, Write)} for a source routed by its id.
+     * {@link #changeSource(DocRef, Write)} for a source routed by its id.
      *
      * @param sourceId the id of the source document the write changes
      * @param write the source write, run once
      * @param <R> the type of the write's result
-     * @return the write's result and the rebuild's, as {@link #changeSource(String, String, Write)}
-     * @throws ViewException as {@link #changeSource(String, String, Write)}
+     * @return the write's result and the rebuild's, as {@link #changeSource(DocRef, Write)}
+     * @throws ViewException as {@link #changeSource(DocRef, Write)}
      * @throws NullPointerException if {@code sourceId} is {@code null}
      * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public <R> ViewChange<R> changeSource(String sourceId, Write<R> write) {
-        return changeSource(sourceId, null, write);
+        return changeSource(DocRef.id(sourceId), write);
     }
 
     /**
-     * Records an intent, runs {@code write} (which changes, creates, deletes or re-parents source
-     * {@code sourceId}), rebuilds its view and clears the intent. If the write throws, the view is
+     * Records an intent, runs {@code write} (which changes, creates, deletes or re-parents the source
+     * document), rebuilds its view and clears the intent. If the write throws, the view is
      * rebuilt from whatever is stored (the write may have been applied before it failed) and the failure
      * is rethrown as a {@link ViewException} with the write's exception as cause.
      *
-     * @param sourceId the id of the source document the write changes
-     * @param routing the source's routing, or {@code null}
+     * @param source the source document the write changes, e.g. {@code DocRef.id("p1").withRouting("u1")}
+     *     (a reference naming an index must name the source index)
      * @param write the source write, run once after the intent is recorded
      * @param <R> the type of the write's result
      * @return the write's result and the rebuild's; when the rebuild did not complete, the intent stays
      *     for {@link #repair()} ({@link ViewChange#intentCleared()} is false)
      * @throws ViewException if the write fails, or the intent cannot be recorded (then the write did
      *     not run), or the rebuild fails as a whole (the intent stays)
-     * @throws NullPointerException if {@code sourceId} is {@code null}
-     * @throws IllegalArgumentException if {@code sourceId} is empty
+     * @throws NullPointerException if {@code source} is {@code null}
+     * @throws IllegalArgumentException if {@code source} names an index other than the source index
      */
-    public <R> ViewChange<R> changeSource(String sourceId, String routing, Write<R> write) {
-        return change(beginSourceChange(sourceId, routing), write);
+    public <R> ViewChange<R> changeSource(DocRef source, Write<R> write) {
+        return change(beginSourceChange(source), write);
     }
 
     /**
@@ -326,19 +327,32 @@ public final class MaterializedView<S, P> {
     }
 
     /**
-     * Step 1 of 2 for a source write made elsewhere: records the intent durably. Make the write, then
-     * call {@link #complete}. If the process dies in between, {@link #repair()} finishes the job.
+     * {@link #beginSourceChange(DocRef)} for a source routed by its id.
      *
      * @param sourceId the id of the source document about to be written
-     * @param routing the source's routing, or {@code null}
      * @return the recorded intent, to pass to {@link #complete}
      * @throws ViewException if the intent cannot be recorded (do not make the write then)
      * @throws NullPointerException if {@code sourceId} is {@code null}
      * @throws IllegalArgumentException if {@code sourceId} is empty
      */
-    public Intent beginSourceChange(String sourceId, String routing) {
-        checkId(sourceId);
-        return io(() -> state.record(Intent.Target.SOURCE, sourceId, routing), "recording an intent for source " + sourceId);
+    public Intent beginSourceChange(String sourceId) {
+        return beginSourceChange(DocRef.id(sourceId));
+    }
+
+    /**
+     * Step 1 of 2 for a source write made elsewhere: records the intent durably. Make the write, then
+     * call {@link #complete}. If the process dies in between, {@link #repair()} finishes the job.
+     *
+     * @param source the source document about to be written (a reference naming an index must name the
+     *     source index)
+     * @return the recorded intent, to pass to {@link #complete}
+     * @throws ViewException if the intent cannot be recorded (do not make the write then)
+     * @throws NullPointerException if {@code source} is {@code null}
+     * @throws IllegalArgumentException if {@code source} names an index other than the source index
+     */
+    public Intent beginSourceChange(DocRef source) {
+        DocRef s = inSource(source);
+        return io(() -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
     }
 
     /**
@@ -367,7 +381,7 @@ public final class MaterializedView<S, P> {
      */
     public RebuildResult complete(Intent intent) {
         Objects.requireNonNull(intent, "intent cannot be null");
-        RebuildResult r = intent.target() == Intent.Target.SOURCE ? rebuild(intent.targetId(), intent.routing())
+        RebuildResult r = intent.target() == Intent.Target.SOURCE ? rebuild(DocRef.id(intent.targetId()).withRouting(intent.routing()))
             : rebuildParent(intent.targetId());
         if (r.complete()) {
             io(() -> {
@@ -408,22 +422,21 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public RebuildResult rebuild(String sourceId) {
-        return rebuild(sourceId, null);
+        return rebuild(DocRef.id(sourceId));
     }
 
     /**
      * Rebuilds the view of one source (deletes the view if the source is gone).
      *
-     * @param sourceId the source document's id
-     * @param routing the source's routing, or {@code null}
+     * @param source the source document (a reference naming an index must name the source index)
      * @return what the rebuild did
      * @throws ViewException if the reads or the write fail as a whole
-     * @throws NullPointerException if {@code sourceId} is {@code null}
-     * @throws IllegalArgumentException if {@code sourceId} is empty
+     * @throws NullPointerException if {@code source} is {@code null}
+     * @throws IllegalArgumentException if {@code source} names an index other than the source index
      */
-    public RebuildResult rebuild(String sourceId, String routing) {
-        checkId(sourceId);
-        return rebuildRefs(List.of(new Rebuilder.Ref(sourceId, routing)));
+    public RebuildResult rebuild(DocRef source) {
+        DocRef s = inSource(source);
+        return rebuildRefs(List.of(new Rebuilder.Ref(s.id(), s.routing())));
     }
 
     /**
@@ -436,7 +449,23 @@ public final class MaterializedView<S, P> {
      */
     public RebuildResult rebuild(Collection<String> sourceIds) {
         List<Rebuilder.Ref> refs = new ArrayList<>(sourceIds.size());
-        sourceIds.forEach(id -> refs.add(new Rebuilder.Ref(id, null)));
+        sourceIds.forEach(id -> refs.add(new Rebuilder.Ref(DocRef.id(id).id(), null)));
+        return rebuildRefs(refs);
+    }
+
+    /**
+     * Rebuilds the views of sources, routed or not, in batches of {@link Builder#batchSize}.
+     *
+     * @param sources the source documents (references naming an index must name the source index); empty
+     *     rebuilds nothing
+     * @return what the rebuilds did, summed over the batches
+     * @throws ViewException if the reads or writes of a batch fail as a whole
+     * @throws NullPointerException if {@code sources} or one of them is {@code null}
+     * @throws IllegalArgumentException if a reference names an index other than the source index
+     */
+    public RebuildResult rebuildDocs(Collection<DocRef> sources) {
+        List<Rebuilder.Ref> refs = new ArrayList<>(sources.size());
+        sources.forEach(d -> refs.add(new Rebuilder.Ref(inSource(d).id(), d.routing())));
         return rebuildRefs(refs);
     }
 
@@ -470,28 +499,40 @@ public final class MaterializedView<S, P> {
     }
 
     /**
-     * Reads a consistent snapshot of one source and its parent now and composes the view, without
-     * writing it (see {@link ViewSnapshot}).
+     * {@link #snapshot(DocRef)} of a source routed by its id.
      *
      * @param sourceId the source document's id
-     * @param routing the source's routing, or {@code null}
      * @return the composed view and its version; a delete when the source is gone
      * @throws NullPointerException if {@code sourceId} is {@code null}
      * @throws IllegalArgumentException if {@code sourceId} is empty
+     * @throws ViewException as {@link #snapshot(DocRef)}
+     */
+    public ViewSnapshot snapshot(String sourceId) {
+        return snapshot(DocRef.id(sourceId));
+    }
+
+    /**
+     * Reads a consistent snapshot of one source and its parent now and composes the view, without
+     * writing it (see {@link ViewSnapshot}).
+     *
+     * @param source the source document (a reference naming an index must name the source index)
+     * @return the composed view and its version; a delete when the source is gone
+     * @throws NullPointerException if {@code source} is {@code null}
+     * @throws IllegalArgumentException if {@code source} names an index other than the source index
      * @throws ViewException if the reads fail, or the sources kept changing through every attempt
      *     ({@link Builder#maxRounds}), or the composition failed
      */
-    public ViewSnapshot snapshot(String sourceId, String routing) {
-        checkId(sourceId);
+    public ViewSnapshot snapshot(DocRef source) {
+        DocRef s = inSource(source);
         return io(() -> {
             List<ViewFailure> failures = new ArrayList<>();
-            List<Rebuilder.Prepared> ready = rebuilder.prepare(List.of(new Rebuilder.Ref(sourceId, routing)), failures,
+            List<Rebuilder.Prepared> ready = rebuilder.prepare(List.of(new Rebuilder.Ref(s.id(), s.routing())), failures,
                 new Rebuilder.Counts());
             if (ready.isEmpty()) {
-                throw new ViewException("cannot snapshot the view of " + sourceId + ": " + failures.get(0).reason(), 0, null);
+                throw new ViewException("cannot snapshot the view of " + s + ": " + failures.get(0).reason(), 0, null);
             }
             return new ViewSnapshot(ready.get(0));
-        }, "taking a snapshot of " + sourceId);
+        }, "taking a snapshot of " + s);
     }
 
     /**
@@ -843,6 +884,10 @@ public final class MaterializedView<S, P> {
             }
             log.warn("ViewListener.{} failed; ignored", what, e);
         }
+    }
+
+    private DocRef inSource(DocRef source) {
+        return Objects.requireNonNull(source, "source cannot be null").requireIn(sourceIndex);
     }
 
     private static void checkId(String id) {

@@ -194,7 +194,7 @@ class PropagationIT {
                         if (deleted.contains(i) || moved.contains(i)) {
                             continue;
                         }
-                        Outcome<ObjectNode> o = occ.update(blog.posts, "p" + i, null, ObjectNode.class, doc -> {
+                        Outcome<ObjectNode> o = occ.update(blog.posts, "p" + i, ObjectNode.class, doc -> {
                             ObjectNode c = doc.deepCopy();
                             c.put("edits", c.path("edits").asInt() + 1);
                             c.put("title", "edited " + (c.path("edits").asInt()));
@@ -214,7 +214,7 @@ class PropagationIT {
                     if (k % 2 == 0 && deleted.add(i)) {
                         es.delete(d -> d.index(blog.posts).id("p" + i));
                     } else if (!deleted.contains(i) && moved.add(i)) {
-                        occ.update(blog.posts, "p" + i, null, ObjectNode.class, doc -> {
+                        occ.update(blog.posts, "p" + i, ObjectNode.class, doc -> {
                             ObjectNode c = doc.deepCopy();
                             ((ObjectNode) c.get("user")).put("id", "2").put("name", "Mary Jones");
                             return c;
@@ -548,15 +548,15 @@ class PropagationIT {
         es.index(i -> i.index(blog.posts).id("late").document(Blog.post("1", "John Smith", 1)));
         Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()));
 
-        ChildSync s = p.syncChild("late", null);
+        ChildSync s = p.syncChild("late");
 
         assertThat(s.status()).isEqualTo(ChildSync.Status.WRITTEN);
         assertThat(es.get(g -> g.index(blog.posts).id("late"), ObjectNode.class).source().path("user").path("name").asText())
             .isEqualTo("John N. Smith");
-        assertThat(p.syncChild("late", null).status()).isEqualTo(ChildSync.Status.UP_TO_DATE);
-        assertThat(p.syncChild("nope", null).status()).isEqualTo(ChildSync.Status.NOT_FOUND);
+        assertThat(p.syncChild("late").status()).isEqualTo(ChildSync.Status.UP_TO_DATE);
+        assertThat(p.syncChild("nope").status()).isEqualTo(ChildSync.Status.NOT_FOUND);
         es.index(i -> i.index(blog.posts).id("orphan").document(Blog.post("404", "Nobody", 1)));
-        assertThat(p.syncChild("orphan", null).status()).isEqualTo(ChildSync.Status.NO_PARENT);
+        assertThat(p.syncChild("orphan").status()).isEqualTo(ChildSync.Status.NO_PARENT);
         assertThat(p.propagate("404").state()).isEqualTo(JobState.PARENT_NOT_FOUND);
     }
 

@@ -1,5 +1,6 @@
 package io.github.esrel.occ;
 
+import io.github.esrel.doc.DocRef;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
@@ -37,14 +38,16 @@ class OccValidationTest {
 
     @Test
     void shouldRejectMissingIndexIdOrFunctionNamingTheValue() {
-        assertThatThrownBy(() -> occ.update("", "1", Map.class, m -> m)).hasMessage("index must not be empty, got []");
-        assertThatThrownBy(() -> occ.update("i", "", Map.class, m -> m)).hasMessage("id must not be empty, got []");
+        assertThatThrownBy(() -> occ.update("", "1", Map.class, m -> m)).hasMessage("index must not be blank, got []");
+        assertThatThrownBy(() -> occ.update("i", "", Map.class, m -> m)).hasMessage("id must not be empty");
         assertThatThrownBy(() -> occ.update("i", "1", Map.class, null)).hasMessage("fn cannot be null");
-        assertThatThrownBy(() -> occ.upsert("i", "1", null, Map.class, null, m -> m)).hasMessage("initial cannot be null");
-        assertThatThrownBy(() -> occ.scriptedUpdate("i", "1", null, "ctx._source.n++", Map.of(), -1))
+        assertThatThrownBy(() -> occ.upsert("i", "1", Map.class, null, m -> m)).hasMessage("initial cannot be null");
+        assertThatThrownBy(() -> occ.scriptedUpdate(DocRef.of("i", "1"), "ctx._source.n++", Map.of(), -1))
             .hasMessage("retryOnConflict must not be negative, got -1");
         assertThatThrownBy(() -> occ.bulk(Map.class).batchSize(0)).hasMessage("batchSize must be positive, got 0");
-        assertThatThrownBy(() -> occ.bulk(Map.class).update(null, "1", null, m -> m)).hasMessage("index must not be empty, got [null]");
+        assertThatThrownBy(() -> occ.bulk(Map.class).update(null, "1", m -> m)).hasMessage("index cannot be null");
+        assertThatThrownBy(() -> occ.update(DocRef.id("1"), Map.class, m -> m))
+            .hasMessage("the document reference 1 names no index; use DocRef.of(index, id)");
     }
 
     @Test
@@ -60,7 +63,7 @@ class OccValidationTest {
     @Test
     void shouldRejectNegativeExternalVersions() {
         ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
-        assertThatThrownBy(() -> ext.index("i", "1", null, -1, Map.of()))
+        assertThatThrownBy(() -> ext.index("i", "1", -1, Map.of()))
             .hasMessage("external versions must be between 0 and 2^63-1, got -1");
         assertThatThrownBy(() -> ExternalVersions.of(b -> b.client(es).maxRememberedDeletes(-1)))
             .hasMessage("maxRememberedDeletes must not be negative, got -1");

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.HealthStatus;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
@@ -82,11 +83,11 @@ class RoutingMatchesRealityIT {
     /** Both sources know that the mapping requires routing, and a calculator from either refuses a doc without. */
     @Test
     void shouldRefuseADocWithoutRoutingOnARoutingRequiredIndexWhateverTheSource() throws IOException {
-        es.indices().create(c -> c.index("routing-required")
+        es.indices().create(c -> c.index("calc-routing-required")
             .settings(s -> s.numberOfShards("3").numberOfReplicas("0"))
             .mappings(m -> m.routing(r -> r.required(true))));
         for (RoutingClient source : List.of(viaPlugin, viaClusterState)) {
-            RoutingCalculator calculator = source.calculator("routing-required");
+            RoutingCalculator calculator = source.calculator("calc-routing-required");
             assertThat(calculator.spec().routingRequired()).as("routing_required of %s", source).isTrue();
             assertThatThrownBy(() -> calculator.shard("1", null)).as("a doc without routing, %s", source)
                 .isInstanceOf(IllegalArgumentException.class)
@@ -146,7 +147,7 @@ class RoutingMatchesRealityIT {
             List<Hit<Void>> hits = es.search(r -> r.index(index).preference("_shards:" + s).size(10_000)
                 .source(src -> src.fetch(false)).query(q -> q.matchAll(m -> m)), Void.class).hits().hits();
             for (Hit<Void> hit : hits) {
-                Integer previous = where.put(new DocRef(hit.id(), hit.routing()), s);
+                Integer previous = where.put(DocRef.id(hit.id()).withRouting(hit.routing()), s);
                 assertThat(previous).as("document %s found on two shards", hit.id()).isNull();
             }
         }
@@ -181,7 +182,7 @@ class RoutingMatchesRealityIT {
         List<DocRef> docs = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             String routing = tenants == 0 ? null : "tenant-" + random.nextInt(tenants) + "-é😀";
-            docs.add(new DocRef(ids.get(i) + "#" + i, routing));
+            docs.add(DocRef.id(ids.get(i) + "#" + i).withRouting(routing));
         }
         return docs;
     }

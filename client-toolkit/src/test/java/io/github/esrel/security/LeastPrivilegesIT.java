@@ -19,7 +19,7 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.path.TreePath;
-import io.github.esrel.routing.DocRef;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -79,8 +79,8 @@ class LeastPrivilegesIT {
     Stream<DynamicTest> routingWithThePlugin() {
         return cases("routing", (es, px) -> {
             RoutingClient routing = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.PLUGIN));
-            assertThat(routing.calculator(px + "-orders").shard("order-1", null)).isBetween(0, 4);
-            assertThat(routing.calculate(px + "-orders", List.of(new DocRef("1", null))).shards()).hasSize(1);
+            assertThat(routing.calculator(px + "-orders").shard("order-1")).isBetween(0, 4);
+            assertThat(routing.calculate(px + "-orders", List.of(DocRef.id("1"))).shards()).hasSize(1);
         }, px -> admin.indices().create(c -> c.index(px + "-orders").settings(s -> s.numberOfShards("5").numberOfReplicas("0"))),
             px -> {});
     }
@@ -89,7 +89,7 @@ class LeastPrivilegesIT {
     Stream<DynamicTest> routingFromClusterState() {
         return cases("routingstate", (es, px) -> {
             RoutingClient routing = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.CLUSTER_STATE));
-            assertThat(routing.calculator("r-state").shard("1", null)).isBetween(0, 2);
+            assertThat(routing.calculator("r-state").shard("1")).isBetween(0, 2);
         }, px -> {
             if (!admin.indices().exists(e -> e.index("r-state")).value()) {
                 admin.indices().create(c -> c.index("r-state").settings(s -> s.numberOfShards("3").numberOfReplicas("0")));

@@ -147,9 +147,9 @@ class ViewIT {
         user(px, "u1", "female", "red");
         photo(px, "p1", "u1", "A");
 
-        ViewSnapshot older = views.snapshot("p1", null);
+        ViewSnapshot older = views.snapshot("p1");
         photo(px, "p1", "u1", "B");
-        ViewSnapshot newer = views.snapshot("p1", null);
+        ViewSnapshot newer = views.snapshot("p1");
         assertThat(newer.version()).isGreaterThan(older.version());
         assertThat(older.document().path("title").asText()).isEqualTo("A");
 
@@ -378,7 +378,7 @@ class ViewIT {
         views.beginParentChange("u1");
         user(px, "u1", "female", "white");
         // 2. crash after a source write
-        views.beginSourceChange("b1", null);
+        views.beginSourceChange("b1");
         photo(px, "b1", "u1", "moved to u1");
         // 3. writes that bypassed the view entirely: an edit, a new photo, a deleted photo
         photo(px, "b2", "u2", "edited behind the view's back");

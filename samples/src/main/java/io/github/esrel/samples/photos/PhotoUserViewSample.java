@@ -85,7 +85,7 @@ public final class PhotoUserViewSample implements Sample {
 
         out.println("\n3. esrel: 4 threads edit titles and popularity, re-parent photos and change users' genders, every"
             + " write through the view, while other rebuilds race with them.");
-        ViewSnapshot slow = views.snapshot("p5", null); // a slow rebuild: reads its snapshot now, writes it at the end
+        ViewSnapshot slow = views.snapshot("p5"); // a slow rebuild: reads its snapshot now, writes it at the end
         AtomicInteger writes = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < 4; w++) {
@@ -125,7 +125,7 @@ public final class PhotoUserViewSample implements Sample {
         out.println("\n4. A simulated crash: the intent is recorded and the source written, then the process \"dies\" before"
             + " the view update (complete() is never called).");
         String victim = "p0";
-        Intent photoIntent = views.beginSourceChange(victim, null);
+        Intent photoIntent = views.beginSourceChange(victim);
         es.index(i -> i.index(PHOTOS).id(victim).document(new Photo("crashed write", "u0", "high")));
         Intent userIntent = views.beginParentChange("u1");
         es.index(i -> i.index(USERS).id("u1").document(new User("user u1", "female", "purple")));

@@ -102,7 +102,7 @@ public final class UserRenameSample implements Sample {
             Thread t = new Thread(() -> {
                 while (!stop.get()) {
                     String id = "j" + rnd.nextInt(JOHNS_POSTS);
-                    Outcome<ObjectNode> o = occ.update(POSTS, id, null, ObjectNode.class, post -> {
+                    Outcome<ObjectNode> o = occ.update(POSTS, id, ObjectNode.class, post -> {
                         ObjectNode c = post.deepCopy();
                         c.put("edits", c.path("edits").asInt() + 1);
                         return c;

@@ -6,7 +6,7 @@ import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
-import io.github.esrel.routing.DocRef;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.Distribution;
 import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
@@ -52,7 +52,7 @@ public final class RoutingSkewSample implements Sample {
         out.println("\n1. Default routing: the _id is hashed, so 10,000 orders spread evenly over 5 shards.");
         List<DocRef> byId = new ArrayList<>();
         for (int i = 0; i < DOCS; i++) {
-            byId.add(DocRef.of("order-" + i));
+            byId.add(DocRef.id("order-" + i));
         }
         show(es, routing, "orders-by-id", Map.of(), byId, out);
 
@@ -114,11 +114,11 @@ public final class RoutingSkewSample implements Sample {
         for (int i = 0; i < bigTenants.size(); i++) {
             String tenant = bigTenants.get(i);
             String value = calc.routingValuesForShard(i, 1, tenant + "-").get(0);
-            int naiveShard = calc.shard("x", tenant);
+            int naiveShard = calc.shard(DocRef.id("x").withRouting(tenant));
             naive[naiveShard]++;
-            t.row(tenant, naiveShard, value, calc.shard("x", value));
+            t.row(tenant, naiveShard, value, calc.shard(DocRef.id("x").withRouting(value)));
             for (int n = 0; n < 1000; n++) {
-                docs.add(DocRef.of(tenant + "-order-" + n, value));
+                docs.add(DocRef.id(tenant + "-order-" + n).withRouting(value));
             }
         }
         t.print(out);
@@ -141,11 +141,11 @@ public final class RoutingSkewSample implements Sample {
         long copies = es.count(c -> c.index("routing-test").query(q -> q.ids(ids -> ids.values("123")))).count();
         GetResponse<Void> noRouting = es.get(g -> g.index("routing-test").id("123"), Void.class);
         Table t = Table.of("write", "routing", "shard (esrel)");
-        t.row("PUT routing-test/_doc/123 {zhangsan}", onShard0, calc.shard("123", onShard0));
-        t.row("PUT routing-test/_doc/123 {lisi}", onShard1, calc.shard("123", onShard1));
+        t.row("PUT routing-test/_doc/123 {zhangsan}", onShard0, calc.shard(DocRef.id("123").withRouting(onShard0)));
+        t.row("PUT routing-test/_doc/123 {lisi}", onShard1, calc.shard(DocRef.id("123").withRouting(onShard1)));
         t.print(out);
         out.printf("   search for _id 123 finds %d documents; GET _doc/123 without routing looks on shard %d: found=%s%n",
-            copies, calc.shard("123", null), noRouting.found());
+            copies, calc.shard("123"), noRouting.found());
         if (copies != 2) {
             throw new IllegalStateException("expected the document to exist twice, found " + copies);
         }
@@ -159,7 +159,7 @@ public final class RoutingSkewSample implements Sample {
         List<DocRef> docs = new ArrayList<>(DOCS);
         for (int i = 0; i < DOCS; i++) {
             String tenant = i % 2 == 0 ? "acme" : "tenant-" + random.nextInt(20);
-            docs.add(DocRef.of("order-" + i, tenant));
+            docs.add(DocRef.id("order-" + i).withRouting(tenant));
         }
         return docs;
     }

@@ -1,6 +1,7 @@
 package io.github.esrel.samples.votes;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccException;
 import io.github.esrel.occ.OccMetrics;
@@ -80,7 +81,7 @@ public final class TshirtVotesSample implements Sample {
         Occ occ = Occ.of(b -> b.client(es));
         String scripted;
         try {
-            occ.scriptedUpdate(INDEX, "scripted", null, "ctx._source.votes += 1", Map.of(), 5);
+            occ.scriptedUpdate(DocRef.of(INDEX, "scripted"), "ctx._source.votes += 1", Map.of(), 5);
             scripted = "works on this cluster";
             table.row("scripted _update, retry_on_conflict=5", 1, 1, votes(es, "scripted") - START, 0, "(server)", "-");
         } catch (OccException e) {
@@ -96,7 +97,7 @@ public final class TshirtVotesSample implements Sample {
         Occ counted = Occ.of(b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000)
             .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))))));
         long t1 = System.nanoTime();
-        vote(VOTERS, () -> counted.update(INDEX, "esrel", Shirt.class, Shirt::vote).orThrow());
+        vote(VOTERS, () -> counted.update(INDEX, "esrel", Shirt.class, Shirt::vote));
         long esrelCounted = votes(es, "esrel") - START;
         OccMetrics.Snapshot m = metrics.snapshot();
         table.row("esrel optimistic update", VOTERS, cast, esrelCounted, cast - esrelCounted, m.conflicts(), ms(t1));
@@ -113,14 +114,14 @@ public final class TshirtVotesSample implements Sample {
 
         out.println("\n2. Adam and Eve look at the same page (seed 004): both see the version they read, both vote.");
         reset(es, "page");
-        Versioned<Shirt> adamsPage = occ.get(INDEX, "page", null, Shirt.class).orElseThrow();
-        Versioned<Shirt> evesPage = occ.get(INDEX, "page", null, Shirt.class).orElseThrow();
+        Versioned<Shirt> adamsPage = occ.get(INDEX, "page", Shirt.class).orElseThrow();
+        Versioned<Shirt> evesPage = occ.get(INDEX, "page", Shirt.class).orElseThrow();
         Outcome<Shirt> adam = occ.replace(adamsPage, adamsPage.value().vote());
         Outcome<Shirt> eve = occ.replace(evesPage, evesPage.value().vote());
         Table story = Table.of("who", "page showed", "seq_no read", "result");
         story.row("Adam", adamsPage.value().votes(), adamsPage.seqNo(), adam.status() + " -> " + adam.value().votes() + " votes");
         story.row("Eve", evesPage.value().votes(), evesPage.seqNo(), eve.status() + " (409: the document changed)");
-        Outcome<Shirt> retried = occ.update(INDEX, "page", Shirt.class, Shirt::vote).orThrow();
+        Outcome<Shirt> retried = occ.update(INDEX, "page", Shirt.class, Shirt::vote);
         story.row("Eve, re-read and retried", "-", "-", retried.status() + " -> " + retried.value().votes() + " votes");
         story.print(out);
         if (adam.status() != Outcome.Status.UPDATED || eve.status() != Outcome.Status.CONFLICT || votes(es, "page") != START + 2) {
