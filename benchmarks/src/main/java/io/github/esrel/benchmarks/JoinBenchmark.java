@@ -66,7 +66,7 @@ final class JoinBenchmark {
         SortOptions newest = SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)));
         Join join = Join.of(b -> b.client(es));
         JoinQuery<User, Post> auto = JoinQuery.of(User.class, Post.class, b -> b.parents(USERS, fromNl)
-            .children(POSTS, "user_id").childQuery(mentions).childSort(newest).size(20));
+            .children(POSTS, "user_id").childQuery(mentions).childSort(newest).childrenPerPage(20));
         JoinQuery<User, Post> eager = auto.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build();
         JoinQuery<User, Post> byField = eager.toBuilder().parentFetch(JoinQuery.ParentFetch.LAZY).parentKey("id").build();
         // A selective parent condition (users aged 18: 1 in 60), where AUTO joins keys-first.

@@ -1,5 +1,6 @@
 package io.github.esrel.join;
 
+import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
@@ -19,11 +20,11 @@ import java.util.UUID;
 /**
  * The first round trip of {@link JoinQuery.Plan#AUTO} and {@link JoinQuery.Plan#CHILDREN_FIRST},
  * and the children-first plan itself: read children in the child order and keep those whose parent
- * matches, until {@code from + size} are found.
+ * matches, until {@code from + childrenPerPage} are found.
  *
- * <p>Why it is exact: each page of children is the next slice of the child order (one
+ * <p>Why it is exact: each page of children is the next slice of the child order (read directly, one
  * {@code preference} for every page, so that the same shard copies answer and ties come back in one
- * order), and a child is kept exactly when one of its keys belongs to a parent matching the parent
+ * order; in a point in time, {@code search_after} the last child read, in a total order), and a child is kept exactly when one of its keys belongs to a parent matching the parent
  * query — checked by searching the parent index for those keys with the parent query as a filter.
  * The kept children are therefore the first children of the join's answer, in its order, whatever
  * the share of matching parents; that share only decides how many children must be read, so it
@@ -33,8 +34,12 @@ final class ChildrenFirst<P, C> {
 
     /** What the first round trip (and the probing, if it ran) learned. */
     static final class Outcome<P, C> {
-        /** The answer's page ({@code from} to {@code from + size}); {@code null} when not answered. */
+        /** The answer's page ({@code from} to {@code from + childrenPerPage}); {@code null} when not answered. */
         List<Pair<P, C>> pairs;
+        /** Whether children may follow the page. */
+        boolean more;
+        /** The sort values of the page's last child (where the next page starts), or empty. */
+        List<FieldValue> lastSort = List.of();
         /** Children found whose parent matches (a lower bound unless {@link #childrenExhausted}). */
         int found;
         /** Whether every child matching the child query was read, so that {@link #found} is exact. */
@@ -62,6 +67,7 @@ final class ChildrenFirst<P, C> {
     private final JsonpMapper mapper;
     private final JoinQuery<P, C> q;
     private final Trips trips;
+    private final ChildSide side;
     private final int window;
     private final int previewKeys;
     private final int firstProbe;
@@ -71,14 +77,15 @@ final class ChildrenFirst<P, C> {
 
     private final ParentCounts parentCounts;
 
-    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, Trips trips, int previewKeys, int maxProbed, int maxParents,
-                  ParentCounts parentCounts) {
+    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, ChildSide side, Trips trips, int previewKeys, int maxProbed,
+                  int maxParents, ParentCounts parentCounts) {
         this.searcher = searcher;
         this.parentCounts = parentCounts;
         this.mapper = searcher.client()._jsonpMapper();
         this.q = q;
         this.trips = trips;
-        this.window = q.from() + q.size();
+        this.side = side;
+        this.window = side.from() + q.childrenPerPage();
         this.previewKeys = previewKeys;
         this.maxProbed = maxProbed;
         // Enough children for the page when a quarter of them have a matching parent.
@@ -91,13 +98,14 @@ final class ChildrenFirst<P, C> {
         long parentTotal = parentCounts.get(q.parentIndex());
         List<SearchRequest> first = new ArrayList<>(List.of(
             Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
-            Requests.childProbe(q, 0, firstProbe, preference)));
+            Requests.childProbe(q, side, side.after(), 0, firstProbe, preference)));
         if (parentTotal < 0) {
             first.add(Requests.countAll(q.parentIndex()));
         }
         List<ResponseBody<JsonData>> r = run("first " + previewKeys + " parent keys, first " + firstProbe + " children"
             + (parentTotal < 0 ? ", parent count" : ""), q.parentIndex() + "," + q.childIndex(), first);
         ResponseBody<JsonData> preview = r.get(0);
+        side.update(r.get(1));
         List<Hit<JsonData>> children = r.get(1).hits().hits();
         if (parentTotal < 0) {
             parentTotal = total(r.get(2));
@@ -165,8 +173,12 @@ final class ChildrenFirst<P, C> {
                 return;
             }
             int size = (int) next;
-            page = run("next " + size + " children", q.childIndex(),
-                List.of(Requests.childProbe(q, out.childrenRead, size, preference))).get(0).hits().hits();
+            List<FieldValue> after = page.isEmpty() ? side.after()
+                : page.get(page.size() - 1).sort();
+            ResponseBody<JsonData> r = run("next " + size + " children", q.childIndex(),
+                List.of(Requests.childProbe(q, side, after, out.childrenRead, size, preference))).get(0);
+            side.update(r);
+            page = r.hits().hits();
             out.childrenRead += page.size();
             exhausted = page.size() < size;
         }
@@ -201,7 +213,12 @@ final class ChildrenFirst<P, C> {
 
     private void answer(Outcome<P, C> out, List<Match> found, Map<String, Doc<P>> parents, boolean exhausted) {
         List<Pair<P, C>> pairs = new ArrayList<>();
-        for (Match m : found.subList(Math.min(q.from(), found.size()), Math.min(window, found.size()))) {
+        List<Match> inPage = found.subList(Math.min(side.from(), found.size()), Math.min(window, found.size()));
+        if (!inPage.isEmpty()) {
+            out.lastSort = inPage.get(inPage.size() - 1).child().sort();
+        }
+        out.more = found.size() > window || !exhausted;
+        for (Match m : inPage) {
             Doc<P> parent = parents.get(m.key());
             if (parent != null) {
                 // (Missing only when the parent was deleted between the two reads.)
@@ -228,7 +245,7 @@ final class ChildrenFirst<P, C> {
     }
 
     private List<Hit<JsonData>> page(List<Match> found) {
-        return found.subList(Math.min(q.from(), found.size()), Math.min(window, found.size())).stream()
+        return found.subList(Math.min(side.from(), found.size()), Math.min(window, found.size())).stream()
             .map(Match::child).toList();
     }
 

@@ -35,19 +35,22 @@ import java.util.function.Function;
  *       the parent side pages with a point in time and {@code search_after} ({@link JoinResult#next()}).</li>
  *   <li>{@link #childrenWhereParent} — children filtered by parent attributes ("popular posts whose
  *       author is female"): the top children in the child order among the children of every
- *       matching parent, paired with their parents.</li>
+ *       matching parent, paired with their parents; further pages continue with a point in time on the
+ *       child index and {@code search_after} ({@link JoinResult#next()}), as deep as there are children.</li>
  * </ul>
  *
  * <pre>{@code
  * Join join = Join.of(b -> b.client(es));                       // cap: 10,000 parents per call
- * JoinResult<User, Post> r = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, q -> q
+ * JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
  *     .parents("users", p -> p.term(t -> t.field("gender").value("female")))
  *     .children("posts", "user_id")
  *     .childQuery(c -> c.term(t -> t.field("popularity").value("high")))
- *     .size(20)));
+ *     .childrenPerPage(20));
+ * JoinResult<User, Post> r = join.childrenWhereParent(q);
  * r.orThrow();                                  // over the cap: JoinCapExceededException, "denormalize ..."
  * r.pairs().forEach(p -> show(p.child().value(), p.parent().value()));
  * r.roundTrips();                               // 2 when the parents fit in one page
+ * JoinResult<User, Post> page2 = join.childrenWhereParent(q, r.next().orElseThrow());   // the next 20
  * }</pre>
  *
  * <h2>Plans and round trips</h2>
@@ -203,9 +206,24 @@ public final class Join {
     // --- children filtered by parent attributes ---------------------------------------------------
 
     /**
+     * The first page of {@link #childrenWhereParent(JoinQuery, JoinCursor)}.
+     *
+     * @param q the parent and child sides, the page of children wanted and the plan
+     * @param <P> the parent type
+     * @param <C> the child type
+     * @return as {@link #childrenWhereParent(JoinQuery, JoinCursor)}
+     * @throws JoinException as {@link #childrenWhereParent(JoinQuery, JoinCursor)}
+     * @throws IllegalArgumentException as {@link #childrenWhereParent(JoinQuery, JoinCursor)}
+     * @throws NullPointerException if {@code q} is {@code null}
+     */
+    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q) {
+        return childrenWhereParent(q, null);
+    }
+
+    /**
      * Children filtered by parent attributes: the children matching {@link JoinQuery#childQuery()}
-     * whose parent matches {@link JoinQuery#parentQuery()}, in the child sort, from
-     * {@link JoinQuery#from()} for {@link JoinQuery#size()}, each paired with its parent.
+     * whose parent matches {@link JoinQuery#parentQuery()}, in the child sort, a page of
+     * {@link JoinQuery#childrenPerPage()}, each paired with its parent.
      *
      * <p>Runs the query's {@link JoinQuery#plan()}: keys-first (every matching parent's key, up to
      * the cap, then the children of those keys in one round trip, batched to the child index's
@@ -213,34 +231,79 @@ public final class Join {
      * their parents checked page by page), or, by default, whichever the first round trip says is
      * cheaper (see the class comment). The answer is the same.
      *
-     * @param q the parent and child sides, the page of children wanted and the plan
+     * <p>Paging: the first page starts at {@link JoinQuery#from()}; {@link JoinResult#next()} continues
+     * with a point in time on the child index and {@code search_after}, so that pages neither skip nor
+     * repeat a child and go as deep as there are children (no {@code index.max_result_window} limit).
+     * The point in time is opened for the second page and closed with the last one (or by
+     * {@link #close(JoinCursor)}); the parent condition is evaluated anew on every page.
+     *
+     * @param q the parent and child sides, the page of children wanted and the plan; the same query as the
+     *     page the cursor came from
+     * @param cursor where to continue ({@link JoinResult#next()} of the previous page), or {@code null} for
+     *     the first page
      * @param <P> the parent type
      * @param <C> the child type
      * @return {@link JoinResult.Status#COMPLETE}, or {@link JoinResult.Status#CAP_EXCEEDED} (no pairs)
      *     when more parents match than {@link Builder#maxParents(int)} and children-first cannot
-     *     answer within {@link Builder#maxProbedChildren(int)} children (or the plan is keys-first)
+     *     answer within {@link Builder#maxProbedChildren(int)} children (or the plan is keys-first);
+     *     {@link JoinResult#next()} is present while children may follow
      * @throws JoinException if an index is missing, a key field cannot be searched, a source cannot be
-     *     mapped, or the cluster fails
+     *     mapped, the cursor's point in time has expired (404), or the cluster fails
      * @throws IllegalArgumentException if several batches are needed and the child sort is not by score
-     *     or fields (esrel cannot merge it)
+     *     or fields (esrel cannot merge it), or the cursor comes from {@link #childrenOf}
      * @throws NullPointerException if {@code q} is {@code null}
      */
-    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q) {
+    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q, JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
         long start = System.nanoTime();
         Trips trips = new Trips();
-        Comparator<List<FieldValue>> order = SortValues.comparator(q.childSort());
+        ChildSide side;
+        boolean opened = false;
+        if (cursor != null) {
+            cursor.requireSide(JoinCursor.Side.CHILDREN, "childrenWhereParent");
+            String pit = cursor.pitId();
+            if (pit == null) {
+                pit = openPit(q.childIndex(), trips);
+                opened = true;
+            }
+            side = ChildSide.pit(q.childIndex(), pit, keepAlive, cursor.searchAfter(), cursor.offset());
+        } else if (consistentPaging) {
+            side = ChildSide.pit(q.childIndex(), openPit(q.childIndex(), trips), keepAlive, List.of(), q.from());
+            opened = true;
+        } else {
+            side = ChildSide.direct(q.childIndex(), q.from());
+        }
+        JoinResult<P, C> r;
+        try {
+            r = whereParent(q, side, trips, start);
+        } catch (RuntimeException | Error e) {
+            // A point in time handed in with a cursor stays open, so that the caller can retry the page.
+            if (opened || side.switched()) {
+                ParentPages.closePit(es, side.pitId(), q.childIndex(), trips);
+            }
+            throw e;
+        }
+        if (r.next().isEmpty() && side.inPit()) {
+            ParentPages.closePit(es, side.pitId(), q.childIndex(), trips);
+        }
+        return r;
+    }
+
+    private <P, C> JoinResult<P, C> whereParent(JoinQuery<P, C> q, ChildSide side, Trips trips, long start) {
+        int from = side.from();
+        int window = from + q.childrenPerPage();
 
         Parents<P> parents = null;
         int childrenRead = 0;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
-            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, q, trips, Math.min(PREVIEW_KEYS,
+            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, q, side, trips, Math.min(PREVIEW_KEYS,
                 Math.min(pageSize, maxParents)), maxProbedChildren, maxParents, parentCounts).run();
             childrenRead = o.childrenRead;
             if (o.answered()) {
                 return new JoinResult<>(JoinResult.Status.COMPLETE, o.pairs, null, o.parentsMatched, o.parentsExact,
                     o.parentsRead, o.found, o.childrenExhausted, 0, 0, limits.current(q.childIndex()), maxParents,
-                    trips.list(), since(start), null, null, q.from(), JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
+                    trips.list(), since(start), o.more ? next(side, window, o.lastSort) : null, null,
+                    JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
             }
             if (o.capExceeded) {
                 Parents<P> counted = new Parents<>();
@@ -250,7 +313,7 @@ public final class Join {
                 return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), o.parentsMatched,
                     o.parentsExact, o.parentsRead, -1, false, 0, 0, limits.current(q.childIndex()), maxParents,
                     trips.list(), since(start), null, capExceededAdvice(q, counted) + " (children-first: " + o.reason + ")",
-                    q.from(), JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
+                    JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
             }
             parents = o.parents;
         }
@@ -260,35 +323,28 @@ public final class Join {
         if (parents.exceeded) {
             return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), parents.total, parents.exact,
                 parents.read, -1, false, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start),
-                null, capExceededAdvice(q, parents), q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
+                null, capExceededAdvice(q, parents), JoinQuery.Plan.KEYS_FIRST, childrenRead);
         }
         List<String> keys = new ArrayList<>(parents.keys);
         if (keys.isEmpty()) {
             return new JoinResult<>(JoinResult.Status.COMPLETE, List.of(), List.of(), parents.total, parents.exact,
                 parents.read, 0, true, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start), null,
-                null, q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
+                null, JoinQuery.Plan.KEYS_FIRST, childrenRead);
         }
 
-        int window = q.from() + q.size();
-        Batches<C> run = runBatches(q.childIndex(), keys, Integer.MAX_VALUE, batch -> Requests.childBatch(q, batch, window),
-            q.childType(), trips, "children of " + keys.size() + " parent key(s)");
-        List<Hit<C>> hits = new ArrayList<>();
-        long childrenMatched = 0;
-        boolean childrenExact = true;
-        for (ResponseBody<C> r : run.responses) {
-            hits.addAll(r.hits().hits());
-            if (r.hits().total() != null) {
-                childrenMatched += r.hits().total().value();
-                childrenExact &= r.hits().total().relation() == TotalHitsRelation.Eq;
-            }
+        ChildHits<C> found = childrenOfKeys(q, side, keys, window, trips);
+        if (!side.inPit() && found.run.batches > 1 && found.more) {
+            // Read directly, ties between batches merge in batch order, but in _shard_doc order in a point in
+            // time: the next page could not start exactly where this one ends. Read this page as the next
+            // pages will be read (rare: only joins whose keys need several terms batches).
+            side.switchToPit(openPit(q.childIndex(), trips), keepAlive);
+            found = childrenOfKeys(q, side, keys, window, trips);
         }
-        if (run.responses.size() > 1) {
-            // Stable: ties keep batch order, as one search would keep shard order.
-            hits.sort((a, b) -> order.compare(a.sort(), b.sort()));
-            Set<String> seen = new HashSet<>();
-            hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
-        }
-        List<Hit<C>> page = hits.subList(Math.min(q.from(), hits.size()), Math.min(window, hits.size()));
+        Batches<C> run = found.run;
+        long childrenMatched = found.matched;
+        boolean childrenExact = found.exact;
+        boolean more = found.more;
+        List<Hit<C>> page = found.hits.subList(Math.min(from, found.hits.size()), Math.min(window, found.hits.size()));
 
         Map<String, Doc<P>> parentDocs = parents.docs;
         if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
@@ -304,9 +360,52 @@ public final class Join {
             }
             pairs.add(new Pair<>(parent, doc(h)));
         }
+        JoinCursor next = more && !page.isEmpty() ? next(side, window, page.get(page.size() - 1).sort()) : null;
         return new JoinResult<>(JoinResult.Status.COMPLETE, pairs, null, parents.total, parents.exact, parents.read,
             childrenMatched, childrenExact, keys.size(), run.batches, run.limit, maxParents, trips.list(), since(start),
-            null, null, q.from(), JoinQuery.Plan.KEYS_FIRST, childrenRead);
+            next, null, JoinQuery.Plan.KEYS_FIRST, childrenRead);
+    }
+
+    private record ChildHits<C>(Batches<C> run, List<Hit<C>> hits, long matched, boolean exact, boolean more) {}
+
+    /** The first {@code window} children of these keys after the side's position, merged over the terms batches. */
+    private <C> ChildHits<C> childrenOfKeys(JoinQuery<?, C> q, ChildSide side, List<String> keys, int window, Trips trips) {
+        // In a point in time the total ignores search_after: one child more than the page tells whether more follow.
+        int size = side.inPit() ? window + 1 : window;
+        Batches<C> run = runBatches(q.childIndex(), keys, Integer.MAX_VALUE, batch -> Requests.childBatch(q, side, batch, size),
+            q.childType(), trips, "children of " + keys.size() + " parent key(s)");
+        List<Hit<C>> hits = new ArrayList<>();
+        long matched = 0;
+        boolean exact = true;
+        for (ResponseBody<C> r : run.responses) {
+            side.update(r);
+            hits.addAll(r.hits().hits());
+            if (r.hits().total() != null) {
+                matched += r.hits().total().value();
+                exact &= r.hits().total().relation() == TotalHitsRelation.Eq;
+            }
+        }
+        if (run.responses.size() > 1) {
+            // Stable: ties keep batch order, as one search would keep shard order.
+            Comparator<List<FieldValue>> order = SortValues.comparator(side.sort(q));
+            hits.sort((a, b) -> order.compare(a.sort(), b.sort()));
+            Set<String> seen = new HashSet<>();
+            hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
+        }
+        boolean more = hits.size() > window || (!side.inPit() && (matched > window || !exact));
+        return new ChildHits<>(run, hits, matched, exact, more);
+    }
+
+    /**
+     * Where the page after this one starts: after the last child returned, in the point in time; or, after a
+     * page read directly, at the {@code window} children returned so far, in a point in time still to open.
+     */
+    private static JoinCursor next(ChildSide side, int window, List<FieldValue> lastSort) {
+        if (!side.inPit()) {
+            return JoinCursor.children(null, List.of(), window);
+        }
+        // (Never empty when children follow; without it the next page would start over.)
+        return lastSort.isEmpty() ? null : JoinCursor.children(side.pitId(), lastSort, 0);
     }
 
     /** The parent side of {@link #childrenWhereParent}: every matching key, or the news that there are too many. */
@@ -454,7 +553,7 @@ public final class Join {
     }
 
     /**
-     * Children of parents matching a query: {@link JoinQuery#size()} parents in the parent order
+     * Children of parents matching a query: {@link JoinQuery#parentsPerPage()} parents in the parent order
      * ({@link JoinQuery#parentSort()}, by score by default), each with its best
      * {@link JoinQuery#childrenPerParent()} children matching {@link JoinQuery#childQuery()} (field
      * collapsing on the child key) and how many match in all.
@@ -475,10 +574,14 @@ public final class Join {
      * @throws JoinException if an index is missing, the child key cannot be collapsed on (not a
      *     single-valued keyword or numeric field), a source cannot be mapped, the cursor's point in
      *     time has expired (404), or the cluster fails
+     * @throws IllegalArgumentException if the cursor comes from {@link #childrenWhereParent}
      * @throws NullPointerException if {@code q} is {@code null}
      */
     public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q, JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
+        if (cursor != null) {
+            cursor.requireSide(JoinCursor.Side.PARENTS, "childrenOf");
+        }
         long start = System.nanoTime();
         Trips trips = new Trips();
         ParentPages<P> pages = new ParentPages<>(searcher, q, keepAlive, cursor, consistentPaging,
@@ -495,12 +598,12 @@ public final class Join {
         boolean capped = false;
         boolean done = false;
         try {
-            while (out.size() < q.size()) {
+            while (out.size() < q.parentsPerPage()) {
                 if (read >= maxParents) {
                     capped = true;
                     break;
                 }
-                int wanted = q.includeChildless() ? q.size() - out.size() : pageSize;
+                int wanted = q.includeChildless() ? q.parentsPerPage() - out.size() : pageSize;
                 ParentPages.Page<P> page = pages.fetch(Math.min(wanted, maxParents - read));
                 if (parentsMatched < 0) {
                     parentsMatched = page.total();
@@ -549,7 +652,7 @@ public final class Join {
                     } else if (q.includeChildless()) {
                         out.add(new ParentWithChildren<>(doc(h), List.of(), 0));
                     }
-                    if (out.size() == q.size()) {
+                    if (out.size() == q.parentsPerPage()) {
                         break;
                     }
                 }
@@ -569,7 +672,7 @@ public final class Join {
         if (exhausted) {
             capped = false;
         }
-        boolean partial = capped && out.size() < q.size();
+        boolean partial = capped && out.size() < q.parentsPerPage();
         List<Pair<P, C>> pairs = new ArrayList<>();
         for (ParentWithChildren<P, C> p : out) {
             p.children().forEach(c -> pairs.add(new Pair<>(p.parent(), c)));
@@ -577,13 +680,13 @@ public final class Join {
         String advice = partial ? partialAdvice(q, read, out.size()) : null;
         return new JoinResult<>(partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE, pairs, out,
             parentsMatched, parentsExact, read, childrenMatched, true, keysShipped, batches, limit, maxParents,
-            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, 0, JoinQuery.Plan.KEYS_FIRST, 0);
+            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, JoinQuery.Plan.KEYS_FIRST, 0);
     }
 
     private String partialAdvice(JoinQuery<?, ?> q, int read, int found) {
         return "application-side join stopped at its cap: read maxParents=" + String.format("%,d", maxParents)
             + " parents of [" + q.parentIndex() + "] and only " + found + " of them have children in [" + q.childIndex()
-            + "] matching the child query (" + q.size() + " wanted). When few parents have matching children, a join"
+            + "] matching the child query (" + q.parentsPerPage() + " wanted). When few parents have matching children, a join"
             + " must read parents by the thousand to fill a page. Denormalize instead: copy the parent fields the parent"
             + " query filters on into each child document (esrel's denormalized relations keep the copies up to date)"
             + " and query [" + q.childIndex() + "] alone. next() continues with the following parents. Parent query: "

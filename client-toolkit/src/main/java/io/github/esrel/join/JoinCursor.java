@@ -13,9 +13,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Where the next page of {@link Join#childrenOf} starts on the parent side: after a given parent of
- * a point in time (PIT) on the parent index. Immutable; {@link #token()} makes it a URL-safe string
- * for a "next page" link and {@link #parse(String)} reads it back.
+ * Where the next page of a join starts: for {@link Join#childrenOf}, after a given parent of a point in
+ * time (PIT) on the parent index; for {@link Join#childrenWhereParent}, after a given child of a point in
+ * time on the child index. Immutable; {@link #token()} makes it a URL-safe string for a "next page" link
+ * and {@link #parse(String)} reads it back. A cursor continues only the kind of join it came from.
  *
  * <p>The PIT is opened when a join first needs a second page and closed when the last page has been
  * read. A cursor that is abandoned keeps the PIT until its keep-alive runs out
@@ -24,16 +25,51 @@ import java.util.Objects;
  */
 public final class JoinCursor {
 
+    /** The side of the join a cursor pages through. */
+    enum Side {
+        /** {@link Join#childrenOf}: pages of parents. */
+        PARENTS("p", "childrenOf"),
+        /** {@link Join#childrenWhereParent}: pages of children. */
+        CHILDREN("c", "childrenWhereParent");
+
+        final String code;
+        final String join;
+
+        Side(String code, String join) {
+            this.code = code;
+            this.join = join;
+        }
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    private final Side side;
     private final String pitId;
     private final List<FieldValue> searchAfter;
     private final int offset;
 
     JoinCursor(String pitId, List<FieldValue> searchAfter, int offset) {
+        this(Side.PARENTS, pitId, searchAfter, offset);
+    }
+
+    private JoinCursor(Side side, String pitId, List<FieldValue> searchAfter, int offset) {
+        this.side = side;
         this.pitId = pitId;
         this.searchAfter = searchAfter == null ? List.of() : List.copyOf(searchAfter);
         this.offset = offset;
+    }
+
+    /** A cursor of {@link Join#childrenWhereParent}. */
+    static JoinCursor children(String pitId, List<FieldValue> searchAfter, int offset) {
+        return new JoinCursor(Side.CHILDREN, pitId, searchAfter, offset);
+    }
+
+    /** Refuses a cursor of the other kind of join, which would page through the wrong index. */
+    void requireSide(Side expected, String join) {
+        if (side != expected) {
+            throw new IllegalArgumentException("this cursor continues " + side.join + ", not " + join
+                + ": pass the next() of a " + join + " result");
+        }
     }
 
     /**
@@ -46,19 +82,20 @@ public final class JoinCursor {
     }
 
     /**
-     * Returns where the next page starts in the parent sort.
+     * Returns where the next page starts in the parent sort (or the child sort).
      *
-     * @return the sort values of the last parent returned, for {@code search_after}; empty before the
-     *     first PIT page
+     * @return the sort values of the last parent (or child) returned, for {@code search_after}; empty
+     *     before the first PIT page
      */
     public List<FieldValue> searchAfter() {
         return searchAfter;
     }
 
     /**
-     * Returns how many parents to skip at the start of the PIT.
+     * Returns how many parents ({@link Join#childrenOf}) or children ({@link Join#childrenWhereParent}) to
+     * skip at the start of the PIT.
      *
-     * @return the number of parents returned before the PIT was opened, 0 or more
+     * @return the number returned before the PIT was opened, 0 or more
      */
     public int offset() {
         return offset;
@@ -76,6 +113,7 @@ public final class JoinCursor {
         a.add(pitId);
         a.add(offset);
         ArrayNode values = a.addArray();
+        a.add(side.code);
         for (FieldValue v : searchAfter) {
             switch (v._kind()) {
                 case Long -> values.add(v.longValue());
@@ -101,7 +139,12 @@ public final class JoinCursor {
         Objects.requireNonNull(token, "token cannot be null");
         try {
             JsonNode a = JSON.readTree(Base64.getUrlDecoder().decode(token));
-            if (a == null || !a.isArray() || a.size() != 3 || !a.get(2).isArray()) {
+            if (a == null || !a.isArray() || a.size() != 4 || !a.get(2).isArray()) {
+                throw new IllegalArgumentException("not a join cursor token: " + token);
+            }
+            Side side = Side.PARENTS.code.equals(a.get(3).asText()) ? Side.PARENTS
+                : Side.CHILDREN.code.equals(a.get(3).asText()) ? Side.CHILDREN : null;
+            if (side == null) {
                 throw new IllegalArgumentException("not a join cursor token: " + token);
             }
             List<FieldValue> values = new ArrayList<>();
@@ -118,7 +161,7 @@ public final class JoinCursor {
                     values.add(FieldValue.of(v.asText()));
                 }
             }
-            return new JoinCursor(a.get(0).isNull() ? null : a.get(0).asText(), values, a.get(1).asInt());
+            return new JoinCursor(side, a.get(0).isNull() ? null : a.get(0).asText(), values, a.get(1).asInt());
         } catch (IOException | IllegalArgumentException e) {
             throw new IllegalArgumentException("not a join cursor token: " + token, e);
         }
@@ -126,13 +169,13 @@ public final class JoinCursor {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JoinCursor c && Objects.equals(pitId, c.pitId) && offset == c.offset
+        return o instanceof JoinCursor c && side == c.side && Objects.equals(pitId, c.pitId) && offset == c.offset
             && render(searchAfter).equals(render(c.searchAfter));
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(pitId, offset, render(searchAfter));
+        return Objects.hash(side, pitId, offset, render(searchAfter));
     }
 
     /** FieldValue has no equals or toString of its own. */
@@ -142,7 +185,7 @@ public final class JoinCursor {
 
     @Override
     public String toString() {
-        return "JoinCursor{pit=" + (pitId == null ? "none" : pitId.substring(0, Math.min(12, pitId.length())) + "...")
+        return "JoinCursor{" + side.join + ", pit=" + (pitId == null ? "none" : pitId.substring(0, Math.min(12, pitId.length())) + "...")
             + ", after=" + render(searchAfter) + ", offset=" + offset + '}';
     }
 }

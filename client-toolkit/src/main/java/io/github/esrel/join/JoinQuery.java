@@ -21,7 +21,7 @@ import java.util.function.Function;
  *     .children("posts", "user_id")                 // posts.user_id holds the user's _id
  *     .childQuery(c -> c.term(t -> t.field("popularity").value("high")))
  *     .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))
- *     .size(20));
+ *     .childrenPerPage(20));
  * }</pre>
  *
  * <p>Key fields: the parent key is {@code _id} unless {@link Builder#parentKey(String)} names a
@@ -69,7 +69,7 @@ public final class JoinQuery<P, C> {
          * the parent index (a count cached for a minute), and reads the first children in the child
          * order. When every matching parent's key is in the preview, the join goes on
          * {@link #KEYS_FIRST} with those keys (and may be answered by the children already read). When more parents match, it estimates how many
-         * children it must read to find {@code from + size} whose parent matches (the share of
+         * children it must read to find {@code from + childrenPerPage} whose parent matches (the share of
          * parents that match) and goes {@link #CHILDREN_FIRST} when that is fewer than the matching
          * parents, {@link #KEYS_FIRST} otherwise. Costs one round trip more than {@link #KEYS_FIRST}
          * when it picks it for more parents than the preview holds.
@@ -106,7 +106,8 @@ public final class JoinQuery<P, C> {
     private final Query childQuery;
     private final List<SortOptions> childSort;
     private final SourceConfig childSource;
-    private final int size;
+    private final int childrenPerPage;
+    private final int parentsPerPage;
     private final int from;
     private final int childrenPerParent;
     private final boolean includeChildless;
@@ -126,7 +127,8 @@ public final class JoinQuery<P, C> {
         this.childQuery = b.childQuery;
         this.childSort = b.childSort;
         this.childSource = b.childSource;
-        this.size = b.size;
+        this.childrenPerPage = b.childrenPerPage;
+        this.parentsPerPage = b.parentsPerPage;
         this.from = b.from;
         this.childrenPerParent = b.childrenPerParent;
         this.includeChildless = b.includeChildless;
@@ -185,7 +187,8 @@ public final class JoinQuery<P, C> {
         b.childQuery = childQuery;
         b.childSort = childSort;
         b.childSource = childSource;
-        b.size = size;
+        b.childrenPerPage = childrenPerPage;
+        b.parentsPerPage = parentsPerPage;
         b.from = from;
         b.childrenPerParent = childrenPerParent;
         b.includeChildless = includeChildless;
@@ -312,17 +315,25 @@ public final class JoinQuery<P, C> {
     }
 
     /**
-     * Returns the page size.
+     * Returns how many children a page of {@link Join#childrenWhereParent} holds.
      *
-     * @return children per page for {@link Join#childrenWhereParent}, parents per page for
-     *     {@link Join#childrenOf}; at least 1, 10 by default
+     * @return the children per page, at least 1, 10 by default
      */
-    public int size() {
-        return size;
+    public int childrenPerPage() {
+        return childrenPerPage;
     }
 
     /**
-     * Returns how many children to skip ({@link Join#childrenWhereParent} only).
+     * Returns how many parents a page of {@link Join#childrenOf} holds.
+     *
+     * @return the parents per page, at least 1, 10 by default
+     */
+    public int parentsPerPage() {
+        return parentsPerPage;
+    }
+
+    /**
+     * Returns how many children the first page of {@link Join#childrenWhereParent} skips.
      *
      * @return the number of leading children skipped, 0 by default
      */
@@ -370,7 +381,8 @@ public final class JoinQuery<P, C> {
     public String toString() {
         return "JoinQuery{parents=" + parentIndex + " key " + parentKey + " where " + parentQuery
             + ", children=" + childIndex + " key " + childKey + " where " + childQuery
-            + (childSort.isEmpty() ? "" : " sort " + childSort) + ", size=" + size + ", from=" + from
+            + (childSort.isEmpty() ? "" : " sort " + childSort) + ", childrenPerPage=" + childrenPerPage
+            + ", parentsPerPage=" + parentsPerPage + ", from=" + from
             + ", childrenPerParent=" + childrenPerParent + ", includeChildless=" + includeChildless
             + ", parentFetch=" + parentFetch + ", plan=" + plan + '}';
     }
@@ -395,7 +407,8 @@ public final class JoinQuery<P, C> {
         private Query childQuery = Query.of(q -> q.matchAll(m -> m));
         private List<SortOptions> childSort = List.of();
         private SourceConfig childSource;
-        private int size = 10;
+        private int childrenPerPage = 10;
+        private int parentsPerPage = 10;
         private int from;
         private int childrenPerParent = 3;
         private boolean includeChildless = true;
@@ -562,24 +575,41 @@ public final class JoinQuery<P, C> {
         }
 
         /**
-         * Children per page ({@link Join#childrenWhereParent}) or parents per page
-         * ({@link Join#childrenOf}). Default 10.
+         * How many children (paired with their parents) a page of {@link Join#childrenWhereParent} holds.
+         * Default 10.
          *
-         * @param size the page size
+         * @param n the children per page
          * @return this builder
          * @throws IllegalArgumentException if not positive
          */
-        public Builder<P, C> size(int size) {
-            if (size < 1) {
-                throw new IllegalArgumentException("size must be at least 1, got " + size);
+        public Builder<P, C> childrenPerPage(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("childrenPerPage must be at least 1, got " + n);
             }
-            this.size = size;
+            this.childrenPerPage = n;
             return this;
         }
 
         /**
-         * Children to skip, for the next pages of {@link Join#childrenWhereParent} (default 0).
-         * {@code from + size} must stay within the child index's {@code index.max_result_window}.
+         * How many parents (each with its children) a page of {@link Join#childrenOf} holds. Default 10.
+         *
+         * @param n the parents per page
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder<P, C> parentsPerPage(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("parentsPerPage must be at least 1, got " + n);
+            }
+            this.parentsPerPage = n;
+            return this;
+        }
+
+        /**
+         * Children the first page of {@link Join#childrenWhereParent} skips (default 0), for offset paging
+         * near the top. {@code from + childrenPerPage} must stay within the child index's
+         * {@code index.max_result_window}; to page deeper, follow {@link JoinResult#next()} instead, which
+         * pages with a point in time and {@code search_after} and has no such limit.
          *
          * @param from the number of leading children to skip
          * @return this builder
@@ -612,7 +642,7 @@ public final class JoinQuery<P, C> {
         /**
          * Whether {@link Join#childrenOf} also returns parents without any matching child (default
          * {@code true}, a left join). With {@code false} it keeps reading parents until it has
-         * {@link #size(int)} parents that have children, up to the join's fan-out cap.
+         * {@link #parentsPerPage(int)} parents that have children, up to the join's fan-out cap.
          *
          * @param include {@code true} to return childless parents too, {@code false} to skip them
          * @return this builder

@@ -54,14 +54,13 @@ public final class JoinResult<P, C> {
     private final Duration took;
     private final JoinCursor next;
     private final String advice;
-    private final long skippedChildren;
     private final JoinQuery.Plan plan;
     private final int childrenRead;
 
     JoinResult(Status status, List<Pair<P, C>> pairs, List<ParentWithChildren<P, C>> parents, long parentsMatched,
                boolean parentsMatchedExact, int parentsRead, long childrenMatched, boolean childrenMatchedExact,
                int keysShipped, int termsBatches, int maxTermsCount, int maxParents, List<String> requests,
-               Duration took, JoinCursor next, String advice, long skippedChildren, JoinQuery.Plan plan, int childrenRead) {
+               Duration took, JoinCursor next, String advice, JoinQuery.Plan plan, int childrenRead) {
         this.status = Objects.requireNonNull(status);
         this.pairs = List.copyOf(pairs);
         this.parents = parents != null ? List.copyOf(parents) : group(this.pairs);
@@ -78,7 +77,6 @@ public final class JoinResult<P, C> {
         this.took = took;
         this.next = next;
         this.advice = advice;
-        this.skippedChildren = skippedChildren;
         this.plan = Objects.requireNonNull(plan);
         this.childrenRead = childrenRead;
     }
@@ -283,9 +281,8 @@ public final class JoinResult<P, C> {
 
     /**
      * Where the next page starts: for {@link Join#childrenOf} a cursor on the parent side, present
-     * when parents remain (also after {@link Status#PARTIAL}). Always empty for
-     * {@link Join#childrenWhereParent}, which pages with {@link JoinQuery.Builder#from(int)} (see
-     * {@link #hasMoreChildren()}).
+     * when parents remain (also after {@link Status#PARTIAL}); for {@link Join#childrenWhereParent} a
+     * cursor on the child side, present while children may follow (the next page may then be empty).
      *
      * @return the cursor for the next page, or empty when this was the last one
      */
@@ -294,14 +291,12 @@ public final class JoinResult<P, C> {
     }
 
     /**
-     * {@link Join#childrenWhereParent}: whether more children match beyond this page.
+     * {@link Join#childrenWhereParent}: whether children may follow this page.
      *
-     * @return {@code true} when more children match than were skipped ({@link JoinQuery#from()}) and
-     *     returned on this page, always when {@link #childrenMatched()} is a lower bound;
-     *     {@code false} when no child matched or the count is unknown
+     * @return {@code true} when {@link #next()} is present
      */
     public boolean hasMoreChildren() {
-        return childrenMatched > 0 && (!childrenMatchedExact || childrenMatched > (long) pairs.size() + skippedChildren);
+        return next != null;
     }
 
     /**
@@ -338,7 +333,7 @@ public final class JoinResult<P, C> {
             + parentsRead + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s)"
             + (childrenRead > 0 ? " and " + childrenRead + " child(ren) in child order" : "") + ", shipped " + keysShipped
             + " key(s) in " + termsBatches + " terms batch(es) (max_terms_count " + maxTermsCount + "); " + roundTrips()
-            + " round trip(s) in " + took.toMillis() + " ms" + (next == null ? "" : "; more parents follow");
+            + " round trip(s) in " + took.toMillis() + " ms" + (next == null ? "" : "; more follow");
     }
 
     @Override

@@ -142,14 +142,23 @@ final class Requests {
     }
 
     /**
-     * Children-first: children {@code from} to {@code from + size} in the child order, with their keys.
-     * The {@code preference} keeps every page on the same shard copies, so that pages line up.
+     * Children-first: the next {@code size} children in the child order, with their keys. Read directly,
+     * they start at {@code from}, and the {@code preference} keeps every page on the same shard copies so
+     * that pages line up; in a point in time they start after {@code after} (empty: at the start).
      */
-    static SearchRequest childProbe(JoinQuery<?, ?> q, int from, int size, String preference) {
+    static SearchRequest childProbe(JoinQuery<?, ?> q, ChildSide side, List<FieldValue> after, int from, int size,
+                                    String preference) {
         return SearchRequest.of(s -> {
-            s.index(q.childIndex()).query(q.childQuery()).sort(SortValues.orDefault(q.childSort()))
-                .from(from).size(size).trackTotalHits(t -> t.enabled(false)).preference(preference)
+            side.target(s);
+            s.query(q.childQuery()).sort(side.sort(q)).size(size).trackTotalHits(t -> t.enabled(false))
                 .docvalueFields(f -> f.field(q.childKey()));
+            if (side.inPit()) {
+                if (!after.isEmpty()) {
+                    s.searchAfter(after);
+                }
+            } else {
+                s.from(from).preference(preference);
+            }
             if (q.childSource() != null) {
                 s.source(q.childSource());
             }
@@ -159,13 +168,16 @@ final class Requests {
 
     /**
      * The first {@code size} children of one batch of parent keys, in the child sort (made explicit
-     * so that hits carry the sort values batches are merged by).
+     * so that hits carry the sort values batches are merged by), after the side's position.
      */
-    static SearchRequest childBatch(JoinQuery<?, ?> q, List<String> keys, int size) {
+    static SearchRequest childBatch(JoinQuery<?, ?> q, ChildSide side, List<String> keys, int size) {
         return SearchRequest.of(s -> {
-            s.index(q.childIndex()).query(childrenOf(q.childQuery(), q.childKey(), keys))
-                .sort(SortValues.orDefault(q.childSort())).size(size)
+            side.target(s);
+            s.query(childrenOf(q.childQuery(), q.childKey(), keys)).sort(side.sort(q)).size(size)
                 .docvalueFields(f -> f.field(q.childKey()));
+            if (!side.after().isEmpty()) {
+                s.searchAfter(side.after());
+            }
             if (q.childSource() != null) {
                 s.source(q.childSource());
             }

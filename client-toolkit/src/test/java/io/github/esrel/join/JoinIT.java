@@ -90,7 +90,7 @@ class JoinIT {
     @Test
     void shouldReturnThePostsOfUsersNamedJohnGroupedUnderEachJohn() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.childrenPerParent(2).size(20)));
+        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.childrenPerParent(2).parentsPerPage(20)));
 
         List<User> johns = users.stream().filter(u -> u.name().startsWith("John")).toList();
         assertThat(r.status()).isEqualTo(JoinResult.Status.COMPLETE);
@@ -113,8 +113,8 @@ class JoinIT {
     @Test
     void shouldLeaveOutChildlessParentsInAnInnerJoin() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> left = join.childrenOf(johns(b -> b.size(20)));
-        JoinResult<User, Post> inner = join.childrenOf(johns(b -> b.size(20).includeChildless(false)));
+        JoinResult<User, Post> left = join.childrenOf(johns(b -> b.parentsPerPage(20)));
+        JoinResult<User, Post> inner = join.childrenOf(johns(b -> b.parentsPerPage(20).includeChildless(false)));
         assertThat(left.parents()).hasSize(10);
         assertThat(inner.parents()).hasSize(9).noneMatch(p -> p.parent().value().n() == CHILDLESS);
         assertThat(inner.parents()).allSatisfy(p -> assertThat(p.children()).isNotEmpty());
@@ -123,7 +123,7 @@ class JoinIT {
     @Test
     void shouldOnlyCountChildrenMatchingTheChildQuery() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.size(20).includeChildless(false)
+        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.parentsPerPage(20).includeChildless(false)
             .childQuery(q -> q.match(m -> m.field("title").query("relationships")))));
         for (ParentWithChildren<User, Post> p : r.parents()) {
             long expected = postsOf(p.parent().value()).filter(x -> x.title().startsWith("relationships")).count();
@@ -135,7 +135,7 @@ class JoinIT {
     @Test
     void shouldPageThroughParentsWithAPointInTimeWithoutDuplicatesOrGaps() {
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> all = everyone(b -> b.size(10).childrenPerParent(1));
+        JoinQuery<User, Post> all = everyone(b -> b.parentsPerPage(10).childrenPerParent(1));
         List<String> seen = new ArrayList<>();
         List<Integer> trips = new ArrayList<>();
         JoinCursor cursor = null;
@@ -163,11 +163,26 @@ class JoinIT {
     }
 
     @Test
+    void shouldPageThroughParentsThatAllTieWithoutDuplicatesOrGaps() {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> tied = JoinQuery.of(User.class, Post.class, b -> b.parents("users", q -> q.matchAll(m -> m))
+            .children("posts7", "user_id").parentsPerPage(7).childrenPerParent(1));   // every parent scores 1.0
+        List<String> seen = new ArrayList<>();
+        JoinCursor cursor = null;
+        do {
+            JoinResult<User, Post> page = join.childrenOf(tied, cursor);
+            page.parents().forEach(p -> seen.add(p.parent().id()));
+            cursor = page.next().orElse(null);
+        } while (cursor != null);
+        assertThat(seen).doesNotHaveDuplicates().hasSize(USERS);
+    }
+
+    @Test
     void shouldReadEveryPageFromThePointInTimeWhenAskedForConsistentPaging() {
         Join join = Join.of(b -> b.client(es).consistentPaging(true));
-        JoinResult<User, Post> first = join.childrenOf(everyone(b -> b.size(30)));
+        JoinResult<User, Post> first = join.childrenOf(everyone(b -> b.parentsPerPage(30)));
         assertThat(first.requests().get(0)).startsWith("open point in time");
-        JoinResult<User, Post> second = join.childrenOf(everyone(b -> b.size(30)), first.next().orElseThrow());
+        JoinResult<User, Post> second = join.childrenOf(everyone(b -> b.parentsPerPage(30)), first.next().orElseThrow());
         assertThat(second.parents()).hasSize(USERS - 30);
         assertThat(second.next()).isEmpty();
         assertThat(second.requests().get(second.roundTrips() - 1)).startsWith("close point in time");
@@ -176,7 +191,7 @@ class JoinIT {
     @Test
     void shouldFailClearlyWhenACursorsPointInTimeIsGone() {
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> all = everyone(b -> b.size(5));
+        JoinQuery<User, Post> all = everyone(b -> b.parentsPerPage(5));
         JoinResult<User, Post> p1 = join.childrenOf(all);
         JoinResult<User, Post> p2 = join.childrenOf(all, p1.next().orElseThrow());
         JoinCursor cursor = p2.next().orElseThrow();
@@ -187,10 +202,83 @@ class JoinIT {
 
     // --- children filtered by parent attributes ------------------------------------------------
 
+    /**
+     * Issue 11: childrenWhereParent paged only with from and stopped at index.max_result_window. Its cursor
+     * pages with a point in time on the child index and search_after, in a total order (the child sort, then
+     * _shard_doc), so that every plan, terms batches included, returns every child once and in order.
+     */
+    @Test
+    void shouldPageChildrenWhereParentPastTheResultWindowWithACursorWithoutGapsOrDuplicates() throws IOException {
+        createPosts("posts-window", 3, Map.of("index.max_result_window", "50", "index.max_terms_count", "7"));
+        bulk("posts-window", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
+        Join join = Join.of(b -> b.client(es).maxProbedChildren(40));
+        List<String> female = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("female"))
+            .mapToObj(j -> "p" + j).toList();
+        assertThat(female.size()).isGreaterThan(100);
+
+        // Offset paging stops at the window, as Elasticsearch's from/size does.
+        JoinQuery<User, Post> tiedQuery = JoinQuery.of(User.class, Post.class, b -> b
+            .parents("users", q -> q.term(t -> t.field("gender").value("female")))
+            .children("posts-window", "user_id")
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("user.gender"))))   // one value: every child ties
+            .childrenPerPage(10));
+        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery.toBuilder().from(45).plan(JoinQuery.Plan.KEYS_FIRST).build()))
+            .isInstanceOf(JoinException.class).hasMessageContaining("max_result_window");
+
+        List<SortOptions> unique = List.of(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))));
+        List<String> byPopularity = female.stream().sorted(Comparator.comparing((String id) ->
+            posts.get(Integer.parseInt(id.substring(1))).popularity()).reversed()).toList();
+        for (JoinQuery.Plan plan : JoinQuery.Plan.values()) {
+            List<Pair<User, Post>> tied = allPages(join, tiedQuery.toBuilder().plan(plan).build());
+            assertThat(tied).extracting(p -> p.child().id()).as(plan.toString()).doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(female);
+            assertThat(tied).allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
+
+            List<Pair<User, Post>> ordered = allPages(join, tiedQuery.toBuilder().plan(plan).childSort(unique).childrenPerPage(7).build());
+            assertThat(ordered).extracting(p -> p.child().id()).as(plan.toString()).containsExactlyElementsOf(byPopularity);
+        }
+
+        // The last page closed the point in time; an abandoned cursor's can be closed, and then fails clearly.
+        JoinResult<User, Post> p1 = join.childrenWhereParent(tiedQuery);
+        assertThat(p1.hasMoreChildren()).isTrue();
+        JoinResult<User, Post> p2 = join.childrenWhereParent(tiedQuery, p1.next().orElseThrow());
+        assertThat(p2.requests().get(0)).startsWith("open point in time [posts-window]");
+        JoinCursor abandoned = p2.next().orElseThrow();
+        join.close(abandoned);
+        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery, abandoned)).isInstanceOf(JoinException.class)
+            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+    }
+
+    /** Every page of a childrenWhereParent join, following the cursor through its token as a web page would. */
+    private static List<Pair<User, Post>> allPages(Join join, JoinQuery<User, Post> q) {
+        List<Pair<User, Post>> all = new ArrayList<>();
+        JoinCursor cursor = null;
+        String lastPit = null;
+        int pages = 0;
+        do {
+            JoinResult<User, Post> page = join.childrenWhereParent(q, cursor == null ? null : JoinCursor.parse(cursor.token()));
+            assertThat(page.status()).as(page.describe()).isEqualTo(JoinResult.Status.COMPLETE);
+            assertThat(page.pairs().size()).isLessThanOrEqualTo(q.childrenPerPage());
+            all.addAll(page.pairs());
+            cursor = page.next().orElse(null);
+            if (cursor != null && cursor.pitId() != null) {
+                lastPit = cursor.pitId();
+            }
+            assertThat(++pages).as("pages of " + q).isLessThan(POSTS);
+        } while (cursor != null);
+        assertThat(lastPit).as("pages after the first read a point in time").isNotNull();
+        String closed = lastPit;
+        assertThatThrownBy(() -> es.search(s -> s.pit(p -> p.id(closed)).size(1), Void.class))
+            .as("the last page closes the point in time")
+            .isInstanceOfSatisfying(co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
+                e -> assertThat(e.status()).isEqualTo(404));
+        return all;
+    }
+
     @Test
     void shouldReturnThePopularPostsOfFemaleAuthorsAsTheDenormalizedQueryDoes() throws IOException {
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> q = popularByWomen(b -> b.size(20).plan(JoinQuery.Plan.KEYS_FIRST));
+        JoinQuery<User, Post> q = popularByWomen(b -> b.childrenPerPage(20).plan(JoinQuery.Plan.KEYS_FIRST));
         JoinResult<User, Post> joined = join.childrenWhereParent(q);
 
         List<String> denormalized = denormalizedPopularByWomen("posts", 0, 20);
@@ -216,8 +304,8 @@ class JoinIT {
     @Test
     void shouldFetchOnlyTheParentsOfTheReturnedChildrenWhenLazy() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.size(5).plan(JoinQuery.Plan.KEYS_FIRST)));
-        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.size(5).plan(JoinQuery.Plan.KEYS_FIRST)
+        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST)));
+        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST)
             .parentFetch(JoinQuery.ParentFetch.LAZY)));
         assertThat(lazy.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value())
             .containsExactlyElementsOf(eager.pairs().stream()
@@ -235,7 +323,7 @@ class JoinIT {
             .parentKey("handle")
             .children("posts", "user_handle")
             .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
-            .size(1000)));
+            .childrenPerPage(1000)));
         List<String> expected = IntStream.range(0, POSTS).filter(j -> Set.of("h01", "h03").contains(posts.get(j).user_handle()))
             .mapToObj(j -> "p" + j).toList();
         assertThat(r.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(expected);
@@ -245,7 +333,7 @@ class JoinIT {
         JoinResult<User, Post> lazy = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
             .parents("users", q -> q.term(t -> t.field("gender").value("male"))).parentKey("handle")
             .parentFetch(JoinQuery.ParentFetch.LAZY).children("posts", "user_handle").plan(JoinQuery.Plan.KEYS_FIRST)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).size(15)));
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).childrenPerPage(15)));
         List<String> men = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("male"))
             .limit(15).mapToObj(j -> "p" + j).toList();
         assertThat(lazy.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(men);
@@ -261,7 +349,7 @@ class JoinIT {
     @Test
     void shouldStopBeforeShippingAnyKeyWhenMoreParentsMatchThanTheCap() {
         Join join = Join.of(b -> b.client(es).maxParents(5));
-        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.size(20).plan(JoinQuery.Plan.KEYS_FIRST)));
+        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(20).plan(JoinQuery.Plan.KEYS_FIRST)));
         assertThat(r.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(r.pairs()).isEmpty();
         assertThat(r.keysShipped()).isZero();
@@ -299,7 +387,7 @@ class JoinIT {
             .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
             .children("trap-photos", "user_id")
             .childQuery(c -> c.range(r -> r.number(x -> x.field("popularity").gte(100.0))))
-            .includeChildless(false).size(20));
+            .includeChildless(false).parentsPerPage(20));
         Join capped = Join.of(b -> b.client(es).maxParents(2_000).pageSize(500));
 
         JoinResult<User, Post> first = capped.childrenOf(q);
@@ -362,19 +450,24 @@ class JoinIT {
     void shouldBatchKeysToTheChildIndexsMaxTermsCountAndStillAnswerLikeOneQuery() throws IOException {
         Join join = Join.of(b -> b.client(es));
         JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts7", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).size(50));
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).childrenPerPage(50));
 
         JoinResult<User, Post> first = join.childrenWhereParent(q);
-        // Parents, the batch the server refused (more than 7 terms), the setting, the batches.
-        assertThat(first.requests()).hasSize(4);
+        // Parents, the batch the server refused (more than 7 terms), the setting, the batches; then, since more
+        // children follow, the same batches from a point in time, so that the next page continues exactly.
+        assertThat(first.requests()).hasSize(6);
         assertThat(first.requests().get(2)).startsWith("settings [posts7]");
         assertThat(first.requests().get(3)).startsWith("msearch [posts7]").contains("in 6 searches");
+        assertThat(first.requests().get(4)).startsWith("open point in time [posts7]");
+        assertThat(first.requests().get(5)).startsWith("msearch [posts7]").contains("in 6 searches");
         assertThat(first.maxTermsCount()).isEqualTo(7);
         assertThat(first.termsBatches()).isEqualTo(6); // 40 keys / 7
         assertThat(first.keysShipped()).isEqualTo(USERS);
+        join.close(first.next().orElseThrow());
 
         JoinResult<User, Post> again = join.childrenWhereParent(q);
-        assertThat(again.requests()).hasSize(2);
+        assertThat(again.requests()).hasSize(4);
+        join.close(again.next().orElseThrow());
         assertThat(again.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(
             first.pairs().stream().map(p -> p.child().id()).toList());
 
@@ -385,9 +478,9 @@ class JoinIT {
 
         // Merging pages of scored batches gives the scores one search gives.
         JoinResult<User, Post> scored = join.childrenWhereParent(everyoneWhere(b -> b.children("posts7", "user_id")
-            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).size(30)));
+            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).childrenPerPage(30)));
         JoinResult<User, Post> unbatched = join.childrenWhereParent(everyoneWhere(b -> b.children("posts", "user_id")
-            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).size(30)));
+            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).childrenPerPage(30)));
         assertThat(scored.termsBatches()).isEqualTo(6);
         assertThat(unbatched.termsBatches()).isEqualTo(1);
         assertThat(scored.pairs()).extracting(p -> p.child().value().title()).containsOnly("relationships are complicated");
@@ -397,11 +490,11 @@ class JoinIT {
     @Test
     void shouldBatchTheCollapseOfChildrenOfTooManyParents() {
         Join join = Join.of(b -> b.client(es).maxTermsCount(7));
-        JoinResult<User, Post> batched = join.childrenOf(everyoneWhere(b -> b.children("posts7", "user_id").size(USERS)
+        JoinResult<User, Post> batched = join.childrenOf(everyoneWhere(b -> b.children("posts7", "user_id").parentsPerPage(USERS)
             .parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
             .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
         JoinResult<User, Post> whole = Join.of(b -> b.client(es)).childrenOf(everyoneWhere(b -> b.children("posts", "user_id")
-            .size(USERS).parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
+            .parentsPerPage(USERS).parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
             .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
         assertThat(batched.termsBatches()).isEqualTo(6);
         assertThat(batched.roundTrips()).isEqualTo(2);
@@ -415,7 +508,7 @@ class JoinIT {
         createPosts("posts-shrinking", 1, Map.of("index.max_terms_count", "20"));
         bulk("posts-shrinking", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts-shrinking", "user_id").size(POSTS));
+        JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts-shrinking", "user_id").childrenPerPage(POSTS));
         JoinResult<User, Post> before = join.childrenWhereParent(q);
         assertThat(before.maxTermsCount()).isEqualTo(20);
         assertThat(before.termsBatches()).isEqualTo(2);
@@ -447,7 +540,7 @@ class JoinIT {
         bulk("many-posts", few);
         JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
             .parents("many-users", x -> x.matchAll(m -> m)).children("many-posts", "user_id").plan(JoinQuery.Plan.KEYS_FIRST)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).size(10)
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).childrenPerPage(10)
             .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(s -> s.filter(f -> f.includes("n")))));
 
         JoinResult<User, Post> r = Join.of(b -> b.client(es).maxParents(n).pageSize(n)).childrenWhereParent(q);
@@ -492,15 +585,15 @@ class JoinIT {
     void shouldGiveTheSameAnswerWhicheverPlanRuns() throws IOException {
         Join join = Join.of(b -> b.client(es));
         List<JoinQuery<User, Post>> questions = List.of(
-            popularByWomen(b -> b.size(20)),
-            popularByWomen(b -> b.size(20).from(20)),
-            popularByWomen(b -> b.size(7).parentFetch(JoinQuery.ParentFetch.LAZY)),
-            johns(b -> b.size(15).childQuery(c -> c.match(m -> m.field("title").query("relationships")))
+            popularByWomen(b -> b.childrenPerPage(20)),
+            popularByWomen(b -> b.childrenPerPage(20).from(20)),
+            popularByWomen(b -> b.childrenPerPage(7).parentFetch(JoinQuery.ParentFetch.LAZY)),
+            johns(b -> b.childrenPerPage(15).childQuery(c -> c.match(m -> m.field("title").query("relationships")))
                 .childSort(List.of())),
-            johns(b -> b.size(30).parentKey("handle").children("posts", "user_handle")
+            johns(b -> b.childrenPerPage(30).parentKey("handle").children("posts", "user_handle")
                 .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))),
             JoinQuery.of(User.class, Post.class, b -> b.parents("users", q -> q.term(t -> t.field("handle").value("h04")))
-                .children("posts", "user_id").size(10)));
+                .children("posts", "user_id").childrenPerPage(10)));
         for (JoinQuery<User, Post> q : questions) {
             List<String> expected = answer(join.childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
             for (JoinQuery.Plan plan : List.of(JoinQuery.Plan.AUTO, JoinQuery.Plan.CHILDREN_FIRST)) {
@@ -511,7 +604,7 @@ class JoinIT {
         }
         // The users of the first question (40 users) fit in AUTO's preview: the first round trip
         // holds every key and the children to filter, so it answers in one.
-        JoinResult<User, Post> auto = join.childrenWhereParent(popularByWomen(b -> b.size(20)));
+        JoinResult<User, Post> auto = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(20)));
         assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(1);
         assertThat(answer(auto)).extracting(a -> a.substring(0, a.indexOf('<')))
             .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 0, 20));
@@ -540,7 +633,7 @@ class JoinIT {
         JoinQuery<User, Post> oldest = JoinQuery.of(User.class, Post.class, b -> b
             .parents("wide-users", q -> q.term(t -> t.field("gender").value("female")))
             .children("wide-posts", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).size(20));
+            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).childrenPerPage(20));
         Join join = Join.of(b -> b.client(es));
         List<String> expected = answer(join.childrenWhereParent(oldest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
 
@@ -553,7 +646,7 @@ class JoinIT {
         assertThat(answer(broad)).containsExactlyElementsOf(expected);
 
         // 1,000 wanted: about 2,500 children against 1,200 keys, so keys-first.
-        JoinQuery<User, Post> many = oldest.toBuilder().size(1_000).build();
+        JoinQuery<User, Post> many = oldest.toBuilder().childrenPerPage(1_000).build();
         JoinResult<User, Post> deep = join.childrenWhereParent(many);
         assertThat(deep.plan()).as(deep.describe()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
         assertThat(deep.keysShipped()).isEqualTo(1_200);

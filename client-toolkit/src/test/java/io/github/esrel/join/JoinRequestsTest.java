@@ -38,7 +38,7 @@ class JoinRequestsTest {
 
     @Test
     void shouldFilterChildrenByOneTermsQueryWithoutScoringIt() throws Exception {
-        SearchRequest r = Requests.childBatch(query(b -> b), List.of("u1", "u2", "u3"), 20);
+        SearchRequest r = Requests.childBatch(query(b -> b), ChildSide.direct("posts", 0), List.of("u1", "u2", "u3"), 20);
         assertThat(r.index()).containsExactly("posts");
         JsonNode j = json(r);
         assertThat(j.at("/query/bool/must/0/match/title/query").asText()).isEqualTo("relationships");
@@ -53,7 +53,7 @@ class JoinRequestsTest {
 
     @Test
     void shouldProbeChildrenInTheirOwnOrderOnOneSetOfShardCopies() throws Exception {
-        SearchRequest r = Requests.childProbe(query(b -> b), 100, 300, "esrel-join-x");
+        SearchRequest r = Requests.childProbe(query(b -> b), ChildSide.direct("posts", 0), List.of(), 100, 300, "esrel-join-x");
         assertThat(r.index()).containsExactly("posts");
         assertThat(r.preference()).isEqualTo("esrel-join-x");
         JsonNode j = json(r);
@@ -72,8 +72,32 @@ class JoinRequestsTest {
     @Test
     void shouldKeepTheCallersChildSort() throws Exception {
         SearchRequest r = Requests.childBatch(query(b -> b.childSort(
-            SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))), List.of("u1"), 5);
+            SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))), ChildSide.direct("posts", 0), List.of("u1"), 5);
         assertThat(json(r).at("/sort/0/date/order").asText()).isEqualTo("desc");
+    }
+
+    @Test
+    void shouldReadLaterPagesOfChildrenFromAPointInTimeAfterTheLastChildInATotalOrder() throws Exception {
+        JoinQuery<User, Post> q = query(b -> b.childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))));
+        ChildSide side = ChildSide.pit("posts", "pit-id", KEEP, List.of(FieldValue.of(1700000000000L), FieldValue.of(42L)), 0);
+        SearchRequest batch = Requests.childBatch(q, side, List.of("u1"), 21);
+        assertThat(batch.index()).isEmpty();
+        JsonNode j = json(batch);
+        assertThat(j.at("/pit/id").asText()).isEqualTo("pit-id");
+        assertThat(j.at("/sort/0/date/order").asText()).isEqualTo("desc");
+        assertThat(j.at("/sort/1/_shard_doc/order").asText()).isEqualTo("asc");
+        assertThat(j.at("/search_after")).hasSize(2);
+        assertThat(j.at("/from").isMissingNode()).isTrue();
+
+        SearchRequest probe = Requests.childProbe(q, side, List.of(FieldValue.of(5L), FieldValue.of(9L)), 300, 100, "pref");
+        JsonNode p = json(probe);
+        assertThat(probe.preference()).as("a point in time fixes the shard copies").isNull();
+        assertThat(p.at("/search_after/1").asLong()).isEqualTo(9);
+        assertThat(p.at("/from").isMissingNode()).as("raw pages continue after the last child read").isTrue();
+
+        // The first page of a point in time, after a page read directly: no search_after yet.
+        JsonNode first = json(Requests.childBatch(q, ChildSide.pit("posts", "pit-id", KEEP, List.of(), 20), List.of("u1"), 41));
+        assertThat(first.at("/search_after").isMissingNode()).isTrue();
     }
 
     @Test

@@ -1,9 +1,16 @@
 package io.github.esrel.join;
 
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
+import co.elastic.clients.transport.rest_client.RestClientTransport;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,6 +24,15 @@ class JoinValidationTest {
 
     record Post(String title) {}
 
+    /** Points nowhere and is never called: the checks fail before any request. */
+    private final RestClient rest = RestClient.builder(new HttpHost("127.0.0.1", 9)).build();
+    private final ElasticsearchClient es = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
+
+    @AfterEach
+    void close() throws IOException {
+        rest.close();
+    }
+
     @Test
     void shouldRequireBothSidesOfAJoin() {
         assertThatThrownBy(() -> JoinQuery.of(User.class, Post.class, b -> b.children("posts", "user_id")))
@@ -28,7 +44,8 @@ class JoinValidationTest {
     @Test
     void shouldRejectBadJoinQueryValues() {
         JoinQuery.Builder<User, Post> b = JoinQuery.builder(User.class, Post.class);
-        assertThatThrownBy(() -> b.size(0)).hasMessageContaining("size must be at least 1, got 0");
+        assertThatThrownBy(() -> b.childrenPerPage(0)).hasMessageContaining("childrenPerPage must be at least 1, got 0");
+        assertThatThrownBy(() -> b.parentsPerPage(0)).hasMessageContaining("parentsPerPage must be at least 1, got 0");
         assertThatThrownBy(() -> b.from(-1)).hasMessageContaining("from must not be negative");
         assertThatThrownBy(() -> b.childrenPerParent(-1)).hasMessageContaining("childrenPerParent");
         assertThatThrownBy(() -> b.children(" ", "user")).hasMessageContaining("child index cannot be blank");
@@ -41,13 +58,15 @@ class JoinValidationTest {
         JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b.parents("users", Query.of(x -> x.matchAll(m -> m)))
             .children("posts", "user_id"));
         assertThat(q.parentKeyIsId()).isTrue();
-        assertThat(q.size()).isEqualTo(10);
+        assertThat(q.childrenPerPage()).isEqualTo(10);
+        assertThat(q.parentsPerPage()).isEqualTo(10);
         assertThat(q.childrenPerParent()).isEqualTo(3);
         assertThat(q.includeChildless()).isTrue();
         assertThat(q.parentFetch()).isEqualTo(JoinQuery.ParentFetch.EAGER);
         assertThat(q.childSort()).isEmpty();
-        JoinQuery<User, Post> copy = q.toBuilder().size(20).build();
-        assertThat(copy.size()).isEqualTo(20);
+        JoinQuery<User, Post> copy = q.toBuilder().childrenPerPage(20).parentsPerPage(30).build();
+        assertThat(copy.childrenPerPage()).isEqualTo(20);
+        assertThat(copy.parentsPerPage()).isEqualTo(30);
         assertThat(copy.childIndex()).isEqualTo("posts");
     }
 
@@ -85,6 +104,22 @@ class JoinValidationTest {
         JoinCursor noPit = new JoinCursor(null, List.of(), 20);
         assertThat(JoinCursor.parse(noPit.token())).isEqualTo(noPit);
         assertThat(JoinCursor.parse(noPit.token()).offset()).isEqualTo(20);
+
+        JoinCursor children = JoinCursor.children("pit", List.of(FieldValue.of(3L)), 0);
+        assertThat(JoinCursor.parse(children.token())).isEqualTo(children).isNotEqualTo(new JoinCursor("pit",
+            List.of(FieldValue.of(3L)), 0));
+    }
+
+    @Test
+    void shouldRefuseACursorOfTheOtherKindOfJoin() {
+        Join join = Join.of(b -> b.client(es));
+        JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b.parents("users", Query.of(x -> x.matchAll(m -> m)))
+            .children("posts", "user_id"));
+        assertThatThrownBy(() -> join.childrenWhereParent(q, new JoinCursor("pit", List.of(), 10)))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessage("this cursor continues childrenOf, not childrenWhereParent: pass the next() of a childrenWhereParent result");
+        assertThatThrownBy(() -> join.childrenOf(q, JoinCursor.children("pit", List.of(), 10)))
+            .hasMessageContaining("this cursor continues childrenWhereParent, not childrenOf");
     }
 
     @Test

@@ -82,7 +82,7 @@ public final class BlogSample implements Sample {
             .parentSort(SortOptions.of(s -> s.field(f -> f.field("email"))))
             .children(POSTS, "user")
             .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))
-            .childrenPerParent(2).size(5)));
+            .childrenPerParent(2).parentsPerPage(5)));
         Table t = Table.of("user", "e-mail", "posts", "best two by popularity");
         for (ParentWithChildren<User, Post> p : byJohn.parents()) {
             t.row(p.parent().value().name(), p.parent().value().email(), p.totalChildren(),
@@ -103,7 +103,7 @@ public final class BlogSample implements Sample {
         long t0 = System.nanoTime();
         JoinResult<User, Post> joined = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, q -> q
             .parents(USERS, p -> p.match(m -> m.field("name").query("John")))
-            .children(POSTS, "user").childQuery(relationships).childSort(newest).size(10))).orThrow();
+            .children(POSTS, "user").childQuery(relationships).childSort(newest).childrenPerPage(10))).orThrow();
         long joinMs = ms(t0);
         long t1 = System.nanoTime();
         List<String> denormalized = es.search(s -> s.index(POSTS).size(10).sort(newest)
@@ -123,7 +123,7 @@ public final class BlogSample implements Sample {
         long t0 = System.nanoTime();
         JoinResult<User, Post> joined = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, q -> q
             .parents(USERS, p -> p.term(t -> t.field("gender").value("female")))
-            .children(POSTS, "user").childQuery(popular).childSort(byPopularity, thenNewest).size(10))).orThrow();
+            .children(POSTS, "user").childQuery(popular).childSort(byPopularity, thenNewest).childrenPerPage(10))).orThrow();
         long joinMs = ms(t0);
         long t1 = System.nanoTime();
         List<String> denormalized = es.search(s -> s.index(POSTS).size(10).sort(byPopularity, thenNewest)
@@ -176,7 +176,7 @@ public final class BlogSample implements Sample {
             + " joined keys-first (every woman's key, then the posts):");
         JoinQuery<User, Post> popularByWomen = JoinQuery.of(User.class, Post.class, q -> q
             .parents(USERS, p -> p.term(t -> t.field("gender").value("female")))
-            .children(POSTS, "user").childQuery(c -> c.range(r -> r.number(n -> n.field("popularity").gte(95.0)))).size(10)
+            .children(POSTS, "user").childQuery(c -> c.range(r -> r.number(n -> n.field("popularity").gte(95.0)))).childrenPerPage(10)
             .plan(JoinQuery.Plan.KEYS_FIRST));
         JoinResult<User, Post> refused = capped.childrenWhereParent(popularByWomen);
         if (refused.status() != JoinResult.Status.CAP_EXCEEDED || refused.roundTrips() != 1 || refused.keysShipped() != 0) {
@@ -195,7 +195,7 @@ public final class BlogSample implements Sample {
             .parents(USERS, p -> p.matchAll(m -> m))
             .parentSort(SortOptions.of(s -> s.field(f -> f.field("email"))))
             .children(POSTS, "user").childQuery(c -> c.match(m -> m.field("title").query("percolators")))
-            .includeChildless(false).size(5)));
+            .includeChildless(false).parentsPerPage(5)));
         if (streamed.status() != JoinResult.Status.PARTIAL || streamed.parentsRead() != 200) {
             throw new IllegalStateException("expected the join to stream users up to its cap: " + streamed.describe());
         }
