@@ -27,6 +27,7 @@ public final class Benchmarks {
         ALL.put("locks", (es, out) -> new LockBenchmark(es, out).run());
         ALL.put("join", (es, out) -> new JoinBenchmark(es, out).run());
         ALL.put("propagation", (es, out) -> new PropagationBenchmark(es, out).run());
+        ALL.put("rename", (es, out) -> new RenameBenchmark(es, out).run());
     }
 
     private Benchmarks() {}
