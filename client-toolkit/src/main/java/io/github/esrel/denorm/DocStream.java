@@ -5,13 +5,13 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
-import co.elastic.clients.elasticsearch.core.ScrollResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Reasons;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
@@ -218,7 +218,7 @@ public final class DocStream implements AutoCloseable {
                 return fetchOnce();
             } catch (ElasticsearchException e) {
                 if (!(Failures.isRejected(e) && attempts.retryAfter(e))) {
-                    throw new PropagationException("searching [" + index + "] failed: " + reason(e), e.status(), e);
+                    throw new PropagationException("searching [" + index + "] failed: " + Reasons.of(e), e.status(), e);
                 }
             } catch (IOException e) {
                 throw new PropagationException("searching [" + index + "] failed: " + e, 0, e);
@@ -298,22 +298,14 @@ public final class DocStream implements AutoCloseable {
             mode = Mode.POINT_IN_TIME;
         } catch (ElasticsearchException e) {
             boolean unsupported = (e.status() == 400 || e.status() == 404 || e.status() == 405 || e.status() == 501)
-                && !reason(e).contains("index_not_found_exception");
+                && !Reasons.of(e).contains("index_not_found_exception");
             if (requested == Mode.AUTO && unsupported) {
-                log.debug("cannot open a point in time on [{}] ({}); streaming with a scroll", index, reason(e));
+                log.debug("cannot open a point in time on [{}] ({}); streaming with a scroll", index, Reasons.of(e));
                 mode = Mode.SCROLL;
                 return;
             }
             throw e;
         }
-    }
-
-    static String reason(ElasticsearchException e) {
-        StringBuilder sb = new StringBuilder();
-        for (var c = e.error(); c != null; c = c.causedBy()) {
-            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
-        }
-        return sb.length() == 0 ? String.valueOf(e.getMessage()) : sb.toString();
     }
 
     @Override

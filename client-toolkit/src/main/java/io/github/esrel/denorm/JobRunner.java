@@ -3,7 +3,6 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
@@ -12,8 +11,12 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ConditionalWrites;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.StopReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +26,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -166,7 +169,7 @@ final class JobRunner {
             PropagationException pe = e instanceof PropagationException x ? x
                 : e instanceof ElasticsearchException ee
                     ? new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
-                        + rel.childIndex() + "] failed: " + DocStream.reason(ee), ee.status(), ee)
+                        + rel.childIndex() + "] failed: " + Reasons.of(ee), ee.status(), ee)
                     : new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
                         + rel.childIndex() + "] failed: " + e, Failures.status(e), e);
             try {
@@ -284,47 +287,37 @@ final class JobRunner {
     }
 
     /**
-     * The bulk requests of one job in flight: with one, each page is written on the job's thread
-     * before the next is read; with more, on a small pool, a semaphore bounding how many pages are
-     * out. A page whose write found the parent gone makes the next {@link #submit} or {@link #drain}
-     * return false; a write that failed makes them throw its exception.
+     * The bulk requests of one job in flight: with one, each page is written on the job's thread before the
+     * next is read; with more, on the engine's pool, which bounds how many pages are out. A page whose write
+     * found the parent gone makes the next {@link #submit} or {@link #drain} return false; a write that failed
+     * makes them throw its exception.
      */
     private final class InFlight implements AutoCloseable {
-        private final ExecutorService pool;
-        private final java.util.concurrent.Semaphore permits;
-        private final List<Future<Boolean>> running = new ArrayList<>();
+        private final ConditionalWrites<Item> writes;
+        private final List<CompletableFuture<ConditionalWrites.Report>> running = new ArrayList<>();
 
         InFlight(int n) {
-            this.permits = new java.util.concurrent.Semaphore(n);
-            this.pool = n == 1 ? null : Executors.newFixedThreadPool(n, r -> {
-                Thread t = new Thread(r, "esrel-propagation-writer");
-                t.setDaemon(true);
-                return t;
-            });
+            this.writes = ConditionalWrites.builder(JobRunner.this::operation).client(p.client).retryPolicy(p.retryPolicy)
+                .attempts(it -> it.attempts).decider(JobRunner.this::reread)
+                // Not a child's problem: the user may not write the child index at all. Failing each child would
+                // only hide that behind a job "completed with failures"; the job fails as for a whole bulk refused,
+                // its checkpoint says so, and a resume after the grant continues it.
+                .abortOnDenied(true)
+                .maxInFlight(n, "esrel-propagation-writer").listener(new Writes()).build();
         }
 
         boolean submit(List<Item> work) throws IOException {
-            if (pool == null) {
-                return writeAll(work);
-            }
             if (!collect(false)) {
                 return false;
             }
             try {
-                permits.acquire();
+                running.add(writes.submit(work));
             } catch (InterruptedException e) {
                 // Cancelled: the page stays unwritten and unstamped, so a resume or the next run finds it.
                 Thread.currentThread().interrupt();
                 return true;
             }
-            running.add(pool.submit(() -> {
-                try {
-                    return writeAll(work);
-                } finally {
-                    permits.release();
-                }
-            }));
-            return true;
+            return collect(false);
         }
 
         /** Waits for every write in flight; false if one found the parent gone. */
@@ -334,19 +327,26 @@ final class JobRunner {
 
         private boolean collect(boolean all) throws IOException {
             boolean parentThere = true;
-            for (java.util.Iterator<Future<Boolean>> it = running.iterator(); it.hasNext(); ) {
-                Future<Boolean> f = it.next();
+            for (java.util.Iterator<CompletableFuture<ConditionalWrites.Report>> it = running.iterator(); it.hasNext(); ) {
+                CompletableFuture<ConditionalWrites.Report> f = it.next();
                 if (!all && !f.isDone()) {
                     continue;
                 }
                 it.remove();
                 try {
-                    parentThere &= f.get();
+                    f.get();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return parentThere;
                 } catch (ExecutionException e) {
-                    throw unwrap(e, "writing children");
+                    Exception cause = ConditionalWrites.unwrap(e);
+                    if (cause instanceof ParentGone) {
+                        parentThere = false;
+                    } else if (cause instanceof IOException io) {
+                        throw io;
+                    } else {
+                        throw (RuntimeException) cause;
+                    }
                 }
             }
             return parentThere;
@@ -355,10 +355,7 @@ final class JobRunner {
         /** On the way out (also after a failure): lets the writes in flight finish, then stops the pool. */
         @Override
         public void close() {
-            if (pool == null) {
-                return;
-            }
-            for (Future<Boolean> f : running) {
+            for (CompletableFuture<ConditionalWrites.Report> f : running) {
                 try {
                     f.get();
                 } catch (InterruptedException e) {
@@ -368,117 +365,68 @@ final class JobRunner {
                     log.debug("a write in flight failed while the job ended", e.getCause());
                 }
             }
-            running.clear();
-            pool.shutdownNow();
+            writes.close();
         }
     }
 
-    private boolean writeAll(List<Item> items) throws IOException {
-        List<Item> pending = items;
-        while (!pending.isEmpty()) {
-            int size = pending.size();
-            safely(() -> p.listener.beforeBulk(jobId, pass, size), "beforeBulk");
-            List<Item> sending = pending;
-            BulkResponse response = null;
-            ErrorCause whole = null;
-            try {
-                List<BulkOperation> ops = new ArrayList<>(sending.size());
-                for (Item it : sending) {
-                    ops.add(operation(it));
-                }
-                response = p.client.bulk(b -> b.operations(ops));
-            } catch (ElasticsearchException e) {
-                if (e.status() != 429) {
-                    throw e;
-                }
-                whole = e.error();
-            }
-            List<Item> conflicted = new ArrayList<>();
-            List<Item> again = new ArrayList<>();
-            Duration wait = Duration.ZERO;
-            int rejectedNow = 0;
-            for (int i = 0; i < sending.size(); i++) {
-                Item it = sending.get(i);
-                int status;
-                ErrorCause error;
-                if (response == null) {
-                    status = 429;
-                    error = whole;
-                } else {
-                    BulkResponseItem r = response.items().get(i);
-                    if (r.error() == null) {
-                        count(Kind.WRITTEN);
-                        continue;
-                    }
-                    status = r.status();
-                    error = r.error();
-                }
-                String reason = error == null ? "status " + status : "[" + error.type() + "] " + error.reason();
-                Outcome next = RetryDecision.of(status);
-                ElasticsearchException ex = Failures.ofBulkItem(status, error);
-                if (next == Outcome.REREAD) {
-                    synchronized (this) {
-                        conflicts++;
-                    }
-                    safely(() -> p.listener.onConflict(jobId, it.id), "onConflict");
-                    Optional<Duration> d = it.attempts.onFailure(ex);
-                    if (d.isPresent()) {
-                        conflicted.add(it);
-                        wait = max(wait, d.get());
-                    } else {
-                        fail(it.id, it.routing, status, "gave up after " + it.attempts.attempt() + " attempts ("
-                            + it.attempts.stopReason() + "): the child kept changing; last: " + reason);
-                    }
-                } else if (next == Outcome.RESEND) {
-                    synchronized (this) {
-                        rejected++;
-                    }
-                    rejectedNow++;
-                    Optional<Duration> d = it.attempts.onFailure(ex);
-                    if (d.isPresent()) {
-                        again.add(it);
-                        wait = max(wait, d.get());
-                    } else {
-                        fail(it.id, it.routing, status, "still rejected after " + it.attempts.attempt() + " attempts ("
-                            + it.attempts.stopReason() + "): " + reason);
-                    }
-                } else if (next == Outcome.ABORT) {
-                    // Not this child's problem: the user may not write the child index at all. Failing each child
-                    // would only hide that behind a job "completed with failures"; the job fails as for a whole
-                    // bulk refused, its checkpoint says so, and a resume after the grant continues it.
-                    throw ex;
-                } else {
-                    fail(it.id, it.routing, status, reason);
-                }
-            }
-            if (rejectedNow > 0) {
-                int n = rejectedNow;
-                Duration w = wait;
-                safely(() -> p.listener.onRejected(jobId, n, w), "onRejected");
-            }
-            if (!conflicted.isEmpty() && !reread(conflicted, again)) {
-                return false;
-            }
-            pending = again;
-            if (!pending.isEmpty() && !wait.isZero()) {
-                try {
-                    p.retryPolicy.sleeper().sleep(wait);
-                } catch (InterruptedException e) {
-                    // The children left are still stamped old: a resume or the next run finds them.
-                    Thread.currentThread().interrupt();
-                    return true;
-                }
-            }
+    /** The parent disappeared while children were re-read: the job ends. */
+    private static final class ParentGone extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ParentGone() {
+            super("the parent is gone", null, false, false);
         }
-        return true;
+    }
+
+    /** What the engine did to the children, in the job's counters and on the job's listener. */
+    private final class Writes implements ConditionalWrites.Listener<Item> {
+        @Override
+        public void beforeBulk(int round, int items) {
+            safely(() -> p.listener.beforeBulk(jobId, pass, items), "beforeBulk");
+        }
+
+        @Override
+        public void onWritten(Item it, BulkResponseItem response) {
+            count(Kind.WRITTEN);
+        }
+
+        @Override
+        public void onConflict(Item it, int attempt, boolean finalOutcome) {
+            synchronized (JobRunner.this) {
+                conflicts++;
+            }
+            safely(() -> p.listener.onConflict(jobId, it.id), "onConflict");
+        }
+
+        @Override
+        public void onRejected(int items, Duration wait) {
+            synchronized (JobRunner.this) {
+                rejected += items;
+            }
+            safely(() -> p.listener.onRejected(jobId, items, wait), "onRejected");
+        }
+
+        @Override
+        public void onGaveUp(Item it, StopReason stop, ElasticsearchException last) {
+            String why = last.status() == Failures.CONFLICT ? "gave up after " + it.attempts.attempt() + " attempts (" + stop
+                + "): the child kept changing; last: " : "still rejected after " + it.attempts.attempt() + " attempts (" + stop
+                + "): ";
+            fail(it.id, it.routing, last.status(), why + Reasons.of(last));
+        }
+
+        @Override
+        public void onFailed(Item it, ElasticsearchException failure) {
+            fail(it.id, it.routing, failure.status(), Reasons.of(failure));
+        }
     }
 
     /**
      * Re-reads children whose write conflicted, then the parent (in that order: see the class
-     * comment), and decides again; the ones still to write go to {@code out}. False when the parent is
-     * gone.
+     * comment), and decides again; the ones still to write go to {@code out}.
+     *
+     * @throws ParentGone when the parent is gone
      */
-    private boolean reread(List<Item> items, List<Item> out) throws IOException {
+    private void reread(List<Item> items, ConditionalWrites.Decisions<Item> out) throws IOException {
         MgetResponse<ObjectNode> got = p.client.mget(m -> {
             for (Item it : items) {
                 m.docs(d -> {
@@ -493,21 +441,22 @@ final class JobRunner {
         }, ObjectNode.class);
         ChildRewrite.Parent parent = readParent();
         if (parent == null) {
-            return false;
+            throw new ParentGone();
         }
         sawParent(parent.seqNo());
         for (int i = 0; i < items.size(); i++) {
             Item it = items.get(i);
             MultiGetResponseItem<ObjectNode> doc = got.docs().get(i);
             if (doc.isFailure()) {
-                String type = doc.failure().error().type();
-                if ("es_rejected_execution_exception".equals(type) || "circuit_breaking_exception".equals(type)) {
+                ErrorCause error = doc.failure().error();
+                int status = Failures.statusOf(error);
+                if (status == Failures.TOO_MANY_REQUESTS) {
                     synchronized (this) {
                         rejected++;
                     }
-                    out.add(it); // its old seq_no conflicts again, which re-reads it again
+                    out.readAgain(it, Failures.ofBulkItem(status, error));
                 } else {
-                    fail(it.id, it.routing, 500, "re-read failed: [" + type + "] " + doc.failure().error().reason());
+                    fail(it.id, it.routing, status, "re-read failed: " + Reasons.of(error));
                 }
                 continue;
             }
@@ -524,11 +473,10 @@ final class JobRunner {
                     it.seqNo = seq(doc.result().seqNo());
                     it.primaryTerm = seq(doc.result().primaryTerm());
                     it.decision = d;
-                    out.add(it);
+                    out.write(it);
                 }
             }
         }
-        return true;
     }
 
     private boolean partial() {
@@ -570,7 +518,7 @@ final class JobRunner {
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {
                     throw new PropagationException("reading parent [" + rel.parentIndex() + "][" + parentId + "] failed: "
-                        + DocStream.reason(e), e.status(), e);
+                        + Reasons.of(e), e.status(), e);
                 }
             }
         }
@@ -584,7 +532,7 @@ final class JobRunner {
                 return;
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {
-                    throw new PropagationException("refreshing [" + rel.childIndex() + "] failed: " + DocStream.reason(e),
+                    throw new PropagationException("refreshing [" + rel.childIndex() + "] failed: " + Reasons.of(e),
                         e.status(), e);
                 }
             }
@@ -716,14 +664,7 @@ final class JobRunner {
     }
 
     private static void safely(Runnable call, String what) {
-        try {
-            call.run();
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            log.warn("PropagationListener.{} failed; ignored", what, e);
-        }
+        Listeners.safely(call, "PropagationListener." + what);
     }
 
     /** The failure of a background read or write, as the job's own thread would have thrown it. */
@@ -738,38 +679,8 @@ final class JobRunner {
         return new PropagationException(what + " failed: " + c, 0, c);
     }
 
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
-    }
-
     private static long seq(Long v) {
         return v == null ? -1 : v;
-    }
-
-    /** What to do with a child whose write failed with a status. */
-    enum Outcome {
-        /** 409: the child changed since read; re-read it (and the parent) and decide again. */
-        REREAD,
-        /** 429: Elasticsearch is overloaded; send the same write again after a backoff. */
-        RESEND,
-        /** 401 or 403: the job's credentials may not write the child index; the whole job fails. */
-        ABORT,
-        /** Anything else: the document is refused; report it. */
-        REPORT
-    }
-
-    /** The retry decision for a failed bulk item, apart so that it can be tested alone. */
-    static final class RetryDecision {
-        private RetryDecision() {}
-
-        static Outcome of(int status) {
-            return switch (status) {
-                case 409 -> Outcome.REREAD;
-                case 429 -> Outcome.RESEND;
-                case 401, 403 -> Outcome.ABORT;
-                default -> Outcome.REPORT;
-            };
-        }
     }
 
     private static final class Item {

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.JsonTrees;
@@ -276,7 +277,7 @@ public final class Propagator {
                 .filter(c -> c.state() == JobState.FAILED || !c.updatedAt().isAfter(staleBefore))
                 .toList();
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + DocStream.reason(e),
+            throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + Reasons.of(e),
                 e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + e, 0, e);
@@ -293,7 +294,7 @@ public final class Propagator {
         try {
             checkpoints.ensureIndex();
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + DocStream.reason(e), e.status(), e);
+            throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + e, 0, e);
         }
@@ -311,7 +312,7 @@ public final class Propagator {
         try {
             return checkpoints.get(jobId).map(Checkpoints.Stored::checkpoint);
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot read checkpoint [" + jobId + "]: " + DocStream.reason(e), e.status(), e);
+            throw new PropagationException("cannot read checkpoint [" + jobId + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot read checkpoint [" + jobId + "]: " + e, 0, e);
         }
@@ -399,12 +400,12 @@ public final class Propagator {
                         continue;
                     }
                     throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] gave up after "
-                        + attempts.attempt() + " attempt(s) under the retry policy: " + DocStream.reason(e)
+                        + attempts.attempt() + " attempt(s) under the retry policy: " + Reasons.of(e)
                         + (e.status() == 409 ? " (the child keeps changing; it may still carry old copies, call again)" : ""),
                         e.status(), e);
                 }
                 throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: "
-                    + DocStream.reason(e), e.status(), e);
+                    + Reasons.of(e), e.status(), e);
             } catch (IOException e) {
                 throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: " + e, 0, e);
             }
@@ -453,7 +454,7 @@ public final class Propagator {
             }
             return claimed;
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot claim job [" + jobId + "]: " + DocStream.reason(e), e.status(), e);
+            throw new PropagationException("cannot claim job [" + jobId + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot claim job [" + jobId + "]: " + e, 0, e);
         }

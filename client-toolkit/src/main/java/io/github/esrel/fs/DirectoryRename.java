@@ -1,20 +1,25 @@
 package io.github.esrel.fs;
 
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.VersionType;
-import co.elastic.clients.elasticsearch.core.BulkRequest;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
-import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import io.github.esrel.internal.ConditionalWrites;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.path.TreePath;
+import io.github.esrel.retry.Backoff;
+import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.retry.StopReason;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -26,7 +31,9 @@ import java.util.function.BooleanSupplier;
 final class DirectoryRename {
 
     private static final Logger log = LoggerFactory.getLogger(DirectoryRename.class);
-    private static final int MAX_429_RETRIES = 8;
+    /** Rejected writes (429) are sent again, backing off from 50 ms to 2 s, 9 attempts in all. */
+    private static final RetryPolicy REJECTIONS = RetryPolicy.of(r -> r.maxAttempts(9)
+        .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2))).retryOn(Failures.rejected()));
 
     private final FileTree tree;
     private final TreePath from;
@@ -101,34 +108,41 @@ final class DirectoryRename {
 
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
     private String write(List<Hit<Map<String, Object>>> page) throws IOException {
-        List<Hit<Map<String, Object>>> pending = page;
-        for (int attempt = 0; !pending.isEmpty(); attempt++) {
-            BulkRequest.Builder bulk = new BulkRequest.Builder();
-            for (Hit<Map<String, Object>> hit : pending) {
-                bulk.operations(op(hit));
-            }
-            BulkResponse resp = tree.es().bulk(bulk.build());
-            List<Hit<Map<String, Object>>> rejected = new ArrayList<>();
-            for (int i = 0; i < resp.items().size(); i++) {
-                BulkResponseItem item = resp.items().get(i);
-                if (item.error() == null) {
-                    continue;
+        String[] fenced = {null};
+        ElasticsearchException[] failed = {null};
+        String[] failedFile = {null};
+        ConditionalWrites.Report r = ConditionalWrites.builder(this::op).client(tree.es()).retryPolicy(REJECTIONS)
+            .stopWhen(() -> fenced[0] != null || failed[0] != null)
+            .listener(new ConditionalWrites.Listener<Hit<Map<String, Object>>>() {
+                @Override
+                public void onConflict(Hit<Map<String, Object>> hit, int attempt, boolean finalOutcome) {
+                    if (fenced[0] == null) {
+                        fenced[0] = "file " + hit.id() + " was changed by a newer lock holder; this rename's lease must have ended";
+                    }
                 }
-                if (item.status() == 409) {
-                    return "file " + pending.get(i).id() + " was changed by a newer lock holder ("
-                        + item.error().reason() + "); this rename's lease must have ended";
+
+                @Override
+                public void onGaveUp(Hit<Map<String, Object>> hit, StopReason stop, ElasticsearchException last) {
+                    onFailed(hit, last);
                 }
-                if (item.status() == 429 && attempt < MAX_429_RETRIES) {
-                    rejected.add(pending.get(i));
-                } else {
-                    throw new FsException("rename " + from + " -> " + to + " could not write file " + item.id() + ": "
-                        + item.error().type() + " " + item.error().reason(), null);
+
+                @Override
+                public void onFailed(Hit<Map<String, Object>> hit, ElasticsearchException failure) {
+                    if (failed[0] == null) {
+                        failed[0] = failure;
+                        failedFile[0] = hit.id();
+                    }
                 }
-            }
-            pending = rejected;
-            if (!pending.isEmpty()) {
-                pause(attempt);
-            }
+            }).build().write(page);
+        if (fenced[0] != null) {
+            return fenced[0];
+        }
+        if (failed[0] != null) {
+            throw new FsException("rename " + from + " -> " + to + " could not write file " + failedFile[0] + ": "
+                + Reasons.of(failed[0]), failed[0]);
+        }
+        if (r.interrupted()) {
+            throw new FsException("interrupted while backing off from a rejected bulk", null);
         }
         return null;
     }
@@ -149,28 +163,11 @@ final class DirectoryRename {
         return new RenameResult(RenameResult.Status.FENCED, moved, total, token, List.of(), why);
     }
 
-    private static void pause(int attempt) {
-        try {
-            Thread.sleep(Math.min(2000L, 50L << attempt));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FsException("interrupted while backing off from a rejected bulk", e);
-        }
-    }
-
     private void notifyStarted(long total) {
-        try {
-            tree.listener().started(from.value(), to.value(), total, token);
-        } catch (RuntimeException e) {
-            log.warn("rename listener failed in started(); ignored", e);
-        }
+        Listeners.safely(() -> tree.listener().started(from.value(), to.value(), total, token), "RenameListener.started");
     }
 
     private void notifyProgress(long done, long total) {
-        try {
-            tree.listener().progress(done, total);
-        } catch (RuntimeException e) {
-            log.warn("rename listener failed in progress(); ignored", e);
-        }
+        Listeners.safely(() -> tree.listener().progress(done, total), "RenameListener.progress");
     }
 }

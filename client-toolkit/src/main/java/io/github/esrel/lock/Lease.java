@@ -1,5 +1,6 @@
 package io.github.esrel.lock;
 
+import io.github.esrel.internal.Listeners;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -288,13 +289,6 @@ final class Lease {
     }
 
     private static void fire(Runnable call, String what) {
-        try {
-            call.run();
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            log.warn("lock listener failed in {}; ignored", what, e);
-        }
+        Listeners.safely(call, "TreeLockListener." + what);
     }
 }

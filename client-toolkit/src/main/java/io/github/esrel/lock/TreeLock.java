@@ -1,5 +1,6 @@
 package io.github.esrel.lock;
 
+import io.github.esrel.internal.Listeners;
 import io.github.esrel.path.TreePath;
 
 import java.time.Duration;
@@ -77,11 +78,7 @@ public final class TreeLock implements AutoCloseable {
     }
 
     private static void call(Runnable r) {
-        try {
-            r.run();
-        } catch (RuntimeException e) {
-            org.slf4j.LoggerFactory.getLogger(TreeLock.class).warn("lock listener failed; ignored", e);
-        }
+        Listeners.safely(r, "TreeLockListener");
     }
 
     /**

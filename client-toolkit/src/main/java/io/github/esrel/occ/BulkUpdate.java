@@ -1,7 +1,6 @@
 package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
@@ -9,6 +8,8 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ConditionalWrites;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -226,50 +226,26 @@ public final class BulkUpdate<T> {
             item.attempts = policy.attempts();
             item.start = start;
         }
-        List<Item<T>> pending = new ArrayList<>(items);
-        int round = 0;
-        while (!pending.isEmpty()) {
-            round++;
-            int number = round;
-            int size = pending.size();
-            Errors.safely(() -> listener.beforeRound(number, size), "BulkUpdateListener.beforeRound");
-            long roundStart = System.nanoTime();
-            Counts counts = new Counts();
-            List<Item<T>> next = new ArrayList<>();
-            Duration wait = Duration.ZERO;
-            try {
-                for (int from = 0; from < pending.size(); from += batchSize) {
-                    List<Item<T>> batch = pending.subList(from, Math.min(from + batchSize, pending.size()));
-                    wait = max(wait, runBatch(batch, outcomes, next, counts));
-                }
-            } catch (IOException | ElasticsearchException e) {
-                Errors.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
-                int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
-                throw new OccException("bulk optimistic update failed in round " + round + " ("
-                    + java.util.Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
-                    + " items done): " + e.getMessage(), status, e);
-            }
-            BulkRound done = new BulkRound(round, size, counts.written, counts.noops, counts.notFound, counts.conflicts,
-                counts.rejected, next.size(), counts.gaveUp, counts.failed, Occ.since(roundStart));
-            Errors.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
-            pending = next;
-            if (!pending.isEmpty() && !wait.isZero()) {
-                try {
-                    policy.sleeper().sleep(wait);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    for (Item<T> item : pending) {
-                        outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
-                    }
-                    pending = List.of();
-                }
-            }
+        Rounds rounds = new Rounds(outcomes);
+        ConditionalWrites<Item<T>> writes = ConditionalWrites.<Item<T>>builder(item -> item.operation).client(occ.client())
+            .retryPolicy(policy).attempts(item -> item.attempts).refresh(occ.refresh()).batchSize(batchSize)
+            .decider((batch, out) -> decide(batch, out, outcomes, rounds)).listener(rounds).build();
+        ConditionalWrites.Report report;
+        try {
+            report = writes.decideAndWrite(items);
+        } catch (IOException | ElasticsearchException e) {
+            int number = rounds.round;
+            Errors.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
+            int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
+            throw new OccException("bulk optimistic update failed in round " + number + " ("
+                + java.util.Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
+                + " items done): " + e.getMessage(), status, e);
         }
-        return new BulkOutcome<>(List.of(outcomes), round, Occ.since(start));
+        return new BulkOutcome<>(List.of(outcomes), report.rounds(), Occ.since(start));
     }
 
-    /** Reads, applies and writes one batch; returns the longest backoff its retried items asked for. */
-    private Duration runBatch(List<Item<T>> batch, Outcome<T>[] outcomes, List<Item<T>> next, Counts counts)
+    /** Reads a batch, applies each item's function and decides its conditional write, or finishes the item. */
+    private void decide(List<Item<T>> batch, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Rounds rounds)
         throws IOException {
         MgetResponse<ObjectNode> read = occ.client().mget(m -> {
             for (Item<T> item : batch) {
@@ -283,26 +259,20 @@ public final class BulkUpdate<T> {
             }
             return m;
         }, ObjectNode.class);
-        List<Item<T>> toWrite = new ArrayList<>();
-        List<BulkOperation> ops = new ArrayList<>();
-        Duration wait = Duration.ZERO;
+        Counts counts = rounds.counts;
         for (int i = 0; i < batch.size(); i++) {
             Item<T> item = batch.get(i);
             MultiGetResponseItem<ObjectNode> got = read.docs().get(i);
             if (got.isFailure()) {
-                ElasticsearchException e = Failures.ofBulkItem(statusOf(got.failure().error().type()), got.failure().error());
-                if (item.initial != null && Errors.hasType(e, "index_not_found_exception")) {
-                    prepareCreate(item, outcomes, toWrite, ops, counts);
-                    continue;
-                }
-                Optional<Duration> retry = e.status() == 429 ? item.attempts.onFailure(e) : Optional.empty();
-                if (retry.isPresent()) {
+                ElasticsearchException e = Failures.ofBulkItem(Failures.statusOf(got.failure().error()), got.failure().error());
+                if (item.initial != null && Reasons.hasType(e, "index_not_found_exception")) {
+                    decideCreate(item, out, outcomes, counts);
+                } else if (e.status() == Failures.TOO_MANY_REQUESTS) {
                     counts.rejected++;
-                    next.add(item);
-                    wait = max(wait, retry.get());
+                    out.readAgain(item, e);
                 } else {
                     counts.failed++;
-                    outcomes[item.position] = occ.finish(item.failed("read failed: " + Errors.fullReason(e)));
+                    outcomes[item.position] = occ.finish(item.failed("read failed: " + Reasons.of(e)));
                 }
                 continue;
             }
@@ -322,7 +292,7 @@ public final class BulkUpdate<T> {
                     counts.notFound++;
                     outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOT_FOUND, null, -1, -1, -1));
                 } else {
-                    prepareCreate(item, outcomes, toWrite, ops, counts);
+                    decideCreate(item, out, outcomes, counts);
                 }
                 continue;
             }
@@ -347,47 +317,18 @@ public final class BulkUpdate<T> {
             String concrete = doc.index();
             long seqNo = doc.seqNo();
             long term = doc.primaryTerm();
-            toWrite.add(item);
-            ops.add(BulkOperation.of(op -> op.index(x -> {
+            item.operation = BulkOperation.of(op -> op.index(x -> {
                 x.index(concrete).id(item.id).document(tree).ifSeqNo(seqNo).ifPrimaryTerm(term);
                 if (item.routing != null) {
                     x.routing(item.routing);
                 }
                 return x;
-            })));
+            }));
+            out.write(item);
         }
-        if (ops.isEmpty()) {
-            return wait;
-        }
-        BulkResponse written;
-        try {
-            written = occ.client().bulk(b -> b.operations(ops).refresh(occ.refresh()));
-        } catch (ElasticsearchException e) {
-            if (e.status() != 429) {
-                throw e;
-            }
-            for (Item<T> item : toWrite) {
-                wait = max(wait, retryOrGiveUp(item, e, outcomes, next, counts));
-            }
-            return wait;
-        }
-        for (int i = 0; i < toWrite.size(); i++) {
-            Item<T> item = toWrite.get(i);
-            BulkResponseItem r = written.items().get(i);
-            if (r.error() == null) {
-                counts.written++;
-                Outcome.Status status = "created".equals(r.result()) ? Outcome.Status.CREATED : Outcome.Status.UPDATED;
-                outcomes[item.position] = occ.finish(item.outcome(status, item.last, orMinus1(r.seqNo()),
-                    orMinus1(r.primaryTerm()), orMinus1(r.version())));
-            } else {
-                wait = max(wait, retryOrGiveUp(item, Failures.ofBulkItem(r.status(), r.error()), outcomes, next, counts));
-            }
-        }
-        return wait;
     }
 
-    private void prepareCreate(Item<T> item, Outcome<T>[] outcomes, List<Item<T>> toWrite, List<BulkOperation> ops,
-                               Counts counts) {
+    private void decideCreate(Item<T> item, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Counts counts) {
         T created;
         ObjectNode tree;
         try {
@@ -400,56 +341,87 @@ public final class BulkUpdate<T> {
             return;
         }
         item.last = created;
-        toWrite.add(item);
-        ops.add(BulkOperation.of(op -> op.create(c -> {
+        item.operation = BulkOperation.of(op -> op.create(c -> {
             c.index(item.index).id(item.id).document(tree);
             if (item.routing != null) {
                 c.routing(item.routing);
             }
             return c;
-        })));
+        }));
+        out.write(item);
     }
 
-    private Duration retryOrGiveUp(Item<T> item, ElasticsearchException e, Outcome<T>[] outcomes, List<Item<T>> next,
-                                   Counts counts) {
-        boolean conflict = e.status() == 409;
-        if (conflict) {
+    /** Turns the engine's rounds into {@link BulkRound}s and finishes the items it is done with. */
+    private final class Rounds implements ConditionalWrites.Listener<Item<T>> {
+        private final Outcome<T>[] outcomes;
+        Counts counts = new Counts();
+        int round;
+        int size;
+        long roundStart;
+
+        Rounds(Outcome<T>[] outcomes) {
+            this.outcomes = outcomes;
+        }
+
+        @Override
+        public void beforeRound(int number, int items) {
+            round = number;
+            size = items;
+            counts = new Counts();
+            roundStart = System.nanoTime();
+            Errors.safely(() -> listener.beforeRound(number, items), "BulkUpdateListener.beforeRound");
+        }
+
+        @Override
+        public void onWritten(Item<T> item, BulkResponseItem r) {
+            counts.written++;
+            Outcome.Status status = "created".equals(r.result()) ? Outcome.Status.CREATED : Outcome.Status.UPDATED;
+            outcomes[item.position] = occ.finish(item.outcome(status, item.last, orMinus1(r.seqNo()),
+                orMinus1(r.primaryTerm()), orMinus1(r.version())));
+        }
+
+        @Override
+        public void onConflict(Item<T> item, int attempt, boolean finalOutcome) {
             counts.conflicts++;
             item.conflicts++;
-            occ.conflict(item.index, item.id, item.attempts.attempt());
-        } else if (e.status() == 429) {
-            counts.rejected++;
+            occ.conflict(item.index, item.id, attempt);
         }
-        Optional<Duration> delay = item.attempts.onFailure(e);
-        if (delay.isPresent()) {
-            next.add(item);
-            return delay.get();
+
+        @Override
+        public void onRejected(int items, Duration wait) {
+            counts.rejected += items;
         }
-        if (conflict) {
-            counts.gaveUp++;
-            outcomes[item.position] = occ.finish(item.gaveUp(item.attempts.stopReason()));
-        } else {
+
+        @Override
+        public void onGaveUp(Item<T> item, StopReason stop, ElasticsearchException last) {
+            if (last.status() == Failures.CONFLICT) {
+                counts.gaveUp++;
+                outcomes[item.position] = occ.finish(item.gaveUp(stop));
+            } else {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.failed(Reasons.of(last)));
+            }
+        }
+
+        @Override
+        public void onFailed(Item<T> item, ElasticsearchException failure) {
             counts.failed++;
-            outcomes[item.position] = occ.finish(item.failed(Errors.fullReason(e)));
+            outcomes[item.position] = occ.finish(item.failed(Reasons.of(failure)));
         }
-        return Duration.ZERO;
-    }
 
-    /** Multi-get failures carry a type but no status; the ones that matter here. */
-    private static int statusOf(String type) {
-        if (type == null) {
-            return 500;
+        @Override
+        public void afterRound(int number, int retried) {
+            BulkRound done = new BulkRound(number, size, counts.written, counts.noops, counts.notFound, counts.conflicts,
+                counts.rejected, retried, counts.gaveUp, counts.failed, Occ.since(roundStart));
+            Errors.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
         }
-        return switch (type) {
-            case "index_not_found_exception" -> 404;
-            case "routing_missing_exception", "illegal_argument_exception" -> 400;
-            case "es_rejected_execution_exception", "circuit_breaking_exception" -> 429;
-            default -> 500;
-        };
-    }
 
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
+        @Override
+        public void onInterrupted(List<Item<T>> pending) {
+            for (Item<T> item : pending) {
+                outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
+            }
+        }
     }
 
     private static long orMinus1(Long v) {
@@ -483,6 +455,8 @@ public final class BulkUpdate<T> {
         int conflicts;
         T last;
         boolean routingChecked;
+        /** The conditional write decided after the last read. */
+        BulkOperation operation;
 
         Item(int position, String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
             this.position = position;

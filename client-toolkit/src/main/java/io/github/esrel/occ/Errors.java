@@ -2,9 +2,10 @@ package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.NodeComponents;
 import org.slf4j.Logger;
@@ -27,41 +28,18 @@ final class Errors {
         return "[" + index + "][" + id + "]" + (routing == null ? "" : " (routing [" + routing + "])");
     }
 
-    static boolean hasType(ElasticsearchException e, String type) {
-        for (ErrorCause c = e.error(); c != null; c = c.causedBy()) {
-            if (type.equals(c.type())) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Every type and reason of the error and its causes, for messages and matching. */
-    static String fullReason(ElasticsearchException e) {
-        StringBuilder sb = new StringBuilder();
-        for (ErrorCause c = e.error(); c != null; c = c.causedBy()) {
-            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
-        }
-        if (e.error() != null && e.error().rootCause() != null) {
-            for (ErrorCause c : e.error().rootCause()) {
-                sb.append("; root cause [").append(c.type()).append("] ").append(c.reason());
-            }
-        }
-        return sb.toString();
-    }
-
     /** A failure of a read or write of one document, with a message naming the value and the fix. */
     static OccException translate(String what, String index, String id, String routing, ElasticsearchException e) {
-        if (hasType(e, "routing_missing_exception")) {
+        if (Reasons.hasType(e, "routing_missing_exception")) {
             return new OccException(what + " " + where(index, id, routing) + " failed: index [" + index
                 + "] requires a routing value (_routing.required: true in its mapping); pass the routing the document"
                 + " was written with", e.status(), e);
         }
-        if (hasType(e, "index_not_found_exception")) {
+        if (Reasons.hasType(e, "index_not_found_exception")) {
             return new OccException(what + " " + where(index, id, routing) + " failed: no such index [" + index + "]",
                 e.status(), e);
         }
-        return new OccException(what + " " + where(index, id, routing) + " failed: " + fullReason(e), e.status(), e);
+        return new OccException(what + " " + where(index, id, routing) + " failed: " + Reasons.of(e), e.status(), e);
     }
 
     static OccException io(String what, String index, String id, String routing, Exception e) {
@@ -100,7 +78,7 @@ final class Errors {
 
     /** True when the failure is a scripted update that could not run its script. */
     static boolean isScriptFailure(ElasticsearchException e) {
-        String all = fullReason(e).toLowerCase(java.util.Locale.ROOT);
+        String all = Reasons.of(e).toLowerCase(java.util.Locale.ROOT);
         return all.contains("script") || all.contains("painless");
     }
 
@@ -120,13 +98,6 @@ final class Errors {
 
     /** Calls a listener so that whatever it throws cannot break the operation. */
     static void safely(Runnable call, String what) {
-        try {
-            call.run();
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            log.warn("listener failed in {}; ignored", what, e);
-        }
+        Listeners.safely(call, what);
     }
 }

@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.RestCall;
@@ -275,7 +276,7 @@ public final class ExternalVersions {
             gcDeletes.put(index, value);
             return value;
         } catch (ElasticsearchException e) {
-            throw new OccException("cannot read index.gc_deletes of [" + index + "]: " + Errors.fullReason(e), e.status(), e);
+            throw new OccException("cannot read index.gc_deletes of [" + index + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new OccException("cannot read index.gc_deletes of [" + index + "]: " + e, 0, e);
         }

@@ -15,6 +15,7 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
@@ -520,7 +521,7 @@ public final class Occ {
                 return finish(new Outcome<Void>(index, id, routing, Outcome.Status.CONFLICT, null, -1, -1, -1, 1, 1,
                     StopReason.MAX_ATTEMPTS, "retry_on_conflict=" + retryOnConflict + " exhausted", since(start))).orThrow();
             }
-            if (e.status() == 404 && Errors.hasType(e, "document_missing_exception")) {
+            if (e.status() == 404 && Reasons.hasType(e, "document_missing_exception")) {
                 return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1, 1, 0,
                     StopReason.NONE, null, since(start)));
             }
@@ -529,7 +530,7 @@ public final class Occ {
                     + " cannot run painless scripts because the " + Errors.PAINLESS_MODULE + " module is not installed on every"
                     + " node (Elasticsearch's integ-test distribution ships without it). Use Occ.update(...), the optimistic"
                     + " read-modify-write with if_seq_no/if_primary_term, which needs no scripting. Server said: "
-                    + Errors.fullReason(e), e.status(), e);
+                    + Reasons.of(e), e.status(), e);
             }
             throw Errors.translate("scripted update of", index, id, routing, e);
         } catch (IOException e) {
@@ -660,7 +661,7 @@ public final class Occ {
         try {
             return read(index, id, routing);
         } catch (ElasticsearchException e) {
-            if (upsert && e.status() == 404 && Errors.hasType(e, "index_not_found_exception")) {
+            if (upsert && e.status() == 404 && Reasons.hasType(e, "index_not_found_exception")) {
                 return null;
             }
             throw e;

@@ -21,6 +21,8 @@ import io.github.esrel.doc.DocRef;
 import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
@@ -865,25 +867,14 @@ public final class MaterializedView<S, P> {
         } catch (PropagationException e) {
             throw new ViewException(what + " failed: " + e.getMessage(), e.status(), e);
         } catch (ElasticsearchException e) {
-            StringBuilder reason = new StringBuilder();
-            for (var c = e.error(); c != null; c = c.causedBy()) {
-                reason.append(reason.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
-            }
-            throw new ViewException(what + " failed: " + (reason.length() == 0 ? e.getMessage() : reason), e.status(), e);
+            throw new ViewException(what + " failed: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new ViewException(what + " failed: " + e, 0, e);
         }
     }
 
     void safely(Runnable call, String what) {
-        try {
-            call.run();
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            log.warn("ViewListener.{} failed; ignored", what, e);
-        }
+        Listeners.safely(call, "ViewListener." + what);
     }
 
     private DocRef inSource(DocRef source) {

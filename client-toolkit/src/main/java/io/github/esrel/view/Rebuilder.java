@@ -3,7 +3,6 @@ package io.github.esrel.view;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.VersionType;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
@@ -11,9 +10,12 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
+import io.github.esrel.retry.StopReason;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -123,78 +125,46 @@ final class Rebuilder {
     /** Writes prepared views with their external versions; resends 429s; 409 means a newer view won. */
     RebuildResult write(List<Prepared> ready, List<ViewFailure> failures, Counts c, int requested) throws IOException {
         long start = System.nanoTime();
-        Map<Prepared, Attempts> attempts = new java.util.IdentityHashMap<>();
-        List<Prepared> pending = ready;
-        while (!pending.isEmpty()) {
-            List<BulkOperation> ops = new ArrayList<>(pending.size());
-            for (Prepared p : pending) {
-                ops.add(operation(p));
-            }
-            BulkResponse response = null;
-            ErrorCause whole = null;
-            try {
-                response = v.client.bulk(b -> b.operations(ops));
-            } catch (ElasticsearchException e) {
-                if (e.status() != 429) {
-                    throw e;
-                }
-                whole = e.error();
-            }
-            List<Prepared> again = new ArrayList<>();
-            Duration wait = Duration.ZERO;
-            for (int i = 0; i < pending.size(); i++) {
-                Prepared p = pending.get(i);
-                int status;
-                ErrorCause error;
-                if (response == null) {
-                    status = 429;
-                    error = whole;
-                } else {
-                    BulkResponseItem r = response.items().get(i);
-                    if (r.error() == null) {
-                        if (p.document() == null) {
-                            c.deleted++;
-                        } else {
-                            c.written++;
-                        }
-                        continue;
+        ConditionalWrites<Prepared> writes = ConditionalWrites.builder(this::operation).client(v.client)
+            .retryPolicy(v.retryPolicy)
+            // The credentials may not write the view index at all: not one view's problem. Failing the call says
+            // so; the intents stay, and a repair with the right privileges converges.
+            .abortOnDenied(true)
+            .listener(new ConditionalWrites.Listener<>() {
+                @Override
+                public void onWritten(Prepared p, BulkResponseItem response) {
+                    if (p.document() == null) {
+                        c.deleted++;
+                    } else {
+                        c.written++;
                     }
-                    status = r.status();
-                    error = r.error();
                 }
-                if (status == 401 || status == 403) {
-                    // The credentials may not write the view index at all: not one view's problem. Failing the
-                    // call says so; the intents stay, and a repair with the right privileges converges.
-                    throw Failures.ofBulkItem(status, error);
-                } else if (status == 409) {
+
+                @Override
+                public void onConflict(Prepared p, int attempt, boolean finalOutcome) {
                     c.stale++;
                     v.safely(() -> v.listener.onStale(p.ref().id(), p.version()), "onStale");
-                } else if (status == 429) {
-                    Optional<Duration> d = attempts.computeIfAbsent(p, x -> v.retryPolicy.attempts())
-                        .onFailure(Failures.ofBulkItem(status, error));
-                    if (d.isPresent()) {
-                        again.add(p);
-                        wait = wait.compareTo(d.get()) >= 0 ? wait : d.get();
-                    } else {
-                        failures.add(new ViewFailure(p.ref().id(), 429, "still rejected after retries: " + reason(error)));
-                    }
-                } else {
-                    failures.add(new ViewFailure(p.ref().id(), status, reason(error)));
                 }
-            }
-            pending = again;
-            if (!pending.isEmpty()) {
-                try {
-                    v.retryPolicy.sleeper().sleep(wait);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+
+                @Override
+                public void onGaveUp(Prepared p, StopReason stop, ElasticsearchException last) {
+                    failures.add(new ViewFailure(p.ref().id(), last.status(), "still rejected after retries: "
+                        + Reasons.of(last)));
+                }
+
+                @Override
+                public void onFailed(Prepared p, ElasticsearchException failure) {
+                    failures.add(new ViewFailure(p.ref().id(), failure.status(), Reasons.of(failure)));
+                }
+
+                @Override
+                public void onInterrupted(List<Prepared> pending) {
                     for (Prepared p : pending) {
                         failures.add(new ViewFailure(p.ref().id(), 429, "interrupted while waiting to resend"));
                     }
-                    break;
                 }
-            }
-        }
+            }).build();
+        writes.write(ready);
         for (ViewFailure f : failures) {
             v.safely(() -> v.listener.onFailure(f), "onFailure");
         }
@@ -276,14 +246,14 @@ final class Rebuilder {
                 return m;
             }, ObjectNode.class);
             Optional<MultiGetResponseItem<ObjectNode>> rejected = r.docs().stream().filter(MultiGetResponseItem::isFailure)
-                .filter(d -> isRejection(d.failure().error().type())).findFirst();
+                .filter(d -> Failures.statusOf(d.failure().error()) == Failures.TOO_MANY_REQUESTS).findFirst();
             if (rejected.isEmpty()) {
                 return r;
             }
             ElasticsearchException e = Failures.ofBulkItem(429, rejected.get().failure().error());
             if (!attempts.retryAfter(e)) {
                 throw new ViewException("reading [" + index + "] was rejected (429) through every retry: "
-                    + reason(rejected.get().failure().error()), 429, e);
+                    + Reasons.of(rejected.get().failure().error()), 429, e);
             }
         }
     }
@@ -291,24 +261,9 @@ final class Rebuilder {
     private static GetResult<ObjectNode> result(MultiGetResponseItem<ObjectNode> item, String index, String id) {
         if (item.isFailure()) {
             ErrorCause e = item.failure().error();
-            throw new ViewException("reading [" + index + "][" + id + "] failed: " + reason(e), Failures.statusOf(e), null);
+            throw new ViewException("reading [" + index + "][" + id + "] failed: " + Reasons.of(e), Failures.statusOf(e), null);
         }
         return item.result();
-    }
-
-    static boolean isRejection(String type) {
-        return "es_rejected_execution_exception".equals(type) || "circuit_breaking_exception".equals(type);
-    }
-
-    static String reason(ErrorCause e) {
-        if (e == null) {
-            return "(no reason given)";
-        }
-        StringBuilder sb = new StringBuilder();
-        for (ErrorCause c = e; c != null; c = c.causedBy()) {
-            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
-        }
-        return sb.toString();
     }
 
     static long seq(Long v) {

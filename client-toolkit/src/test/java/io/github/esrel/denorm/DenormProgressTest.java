@@ -47,17 +47,6 @@ class DenormProgressTest {
     }
 
     @Test
-    void shouldRereadOnConflictsResendOnRejectionsAndReportTheRest() {
-        assertThat(JobRunner.RetryDecision.of(409)).isEqualTo(JobRunner.Outcome.REREAD);
-        assertThat(JobRunner.RetryDecision.of(429)).isEqualTo(JobRunner.Outcome.RESEND);
-        assertThat(JobRunner.RetryDecision.of(400)).isEqualTo(JobRunner.Outcome.REPORT);
-        assertThat(JobRunner.RetryDecision.of(403)).isEqualTo(JobRunner.Outcome.ABORT);
-        assertThat(JobRunner.RetryDecision.of(401)).isEqualTo(JobRunner.Outcome.ABORT);
-        assertThat(JobRunner.RetryDecision.of(404)).isEqualTo(JobRunner.Outcome.REPORT);
-        assertThat(JobRunner.RetryDecision.of(500)).isEqualTo(JobRunner.Outcome.REPORT);
-    }
-
-    @Test
     void shouldRetryA429BulkItemUnderTheDefaultPolicyUntilItRunsOut() {
         RetryPolicy policy = Propagator.Builder.DEFAULT_RETRY_POLICY.toBuilder().backoff(Backoff.fixed(Duration.ofMillis(7)))
             .build();

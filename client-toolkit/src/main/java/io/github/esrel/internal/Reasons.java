@@ -1,0 +1,67 @@
+package io.github.esrel.internal;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+
+/**
+ * What Elasticsearch said went wrong, for esrel's messages: every type and reason of an error and of the causes
+ * it was caused by, then its root causes not said already, as {@code [type] reason; caused by [type] reason; root cause [type] reason}.
+ */
+public final class Reasons {
+
+    private Reasons() {}
+
+    /**
+     * The error's chain of types and reasons.
+     *
+     * @param error the error, may be {@code null}
+     * @return the chain; {@code "(no reason given)"} without an error
+     */
+    public static String of(ErrorCause error) {
+        if (error == null) {
+            return "(no reason given)";
+        }
+        StringBuilder sb = new StringBuilder();
+        java.util.Set<String> said = new java.util.HashSet<>();
+        for (ErrorCause c = error; c != null; c = c.causedBy()) {
+            String one = "[" + c.type() + "] " + c.reason();
+            said.add(one);
+            sb.append(sb.length() == 0 ? "" : "; caused by ").append(one);
+        }
+        if (error.rootCause() != null) {
+            for (ErrorCause c : error.rootCause()) {
+                String one = "[" + c.type() + "] " + c.reason();
+                if (said.add(one)) {   // a root cause is often the error itself again
+                    sb.append("; root cause ").append(one);
+                }
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The exception's error chain, or its message when the answer carried no error.
+     *
+     * @param e the exception
+     * @return the chain or the message
+     */
+    public static String of(ElasticsearchException e) {
+        return e.error() == null ? String.valueOf(e.getMessage()) : of(e.error());
+    }
+
+    /**
+     * Whether the error or one of its causes has this type.
+     *
+     * @param e the exception
+     * @param type an Elasticsearch error type, such as {@code index_not_found_exception}
+     * @return true if the type occurs in the chain
+     */
+    public static boolean hasType(ElasticsearchException e, String type) {
+        for (ErrorCause c = e.error(); c != null; c = c.causedBy()) {
+            if (type.equals(c.type())) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
