@@ -106,6 +106,22 @@ final class ChildSide {
         return switched;
     }
 
+    /**
+     * Where the page after this one starts: after the last child returned, in the point in time; or, after a
+     * page read directly, at the {@code window} children returned so far, in a point in time still to open.
+     *
+     * @param window {@code from + childrenPerPage}: the children returned up to the end of this page
+     * @param lastSort the sort values of this page's last child
+     * @return the cursor, or {@code null} when there is no position to continue from
+     */
+    JoinCursor next(int window, List<FieldValue> lastSort) {
+        if (!inPit()) {
+            return JoinCursor.children(null, List.of(), window);
+        }
+        // (Never empty when children follow; without it the next page would start over.)
+        return lastSort.isEmpty() ? null : JoinCursor.children(pitId, lastSort, 0);
+    }
+
     /** Elasticsearch may hand out a new id for the point in time with any answer: the latest must be used. */
     void update(ResponseBody<?> r) {
         if (pitId != null && r.pitId() != null) {

@@ -45,7 +45,7 @@ final class ChildrenFirst<P, C> {
         /** Whether every child matching the child query was read, so that {@link #found} is exact. */
         boolean childrenExhausted;
         /** Every matching parent, when the preview read them all; {@code null} otherwise. */
-        Join.Parents<P> parents;
+        MatchingParents<P> parents;
         long parentsMatched;
         boolean parentsExact;
         int parentsRead;
@@ -74,11 +74,10 @@ final class ChildrenFirst<P, C> {
     private final int maxProbed;
     private final int maxParents;
     private final String preference = "esrel-join-" + UUID.randomUUID();
-
     private final ParentCounts parentCounts;
 
-    ChildrenFirst(Searcher searcher, JoinQuery<P, C> q, ChildSide side, Trips trips, int previewKeys, int maxProbed,
-                  int maxParents, ParentCounts parentCounts) {
+    ChildrenFirst(Searcher searcher, ParentCounts parentCounts, JoinSettings settings, JoinQuery<P, C> q, ChildSide side,
+                  Trips trips) {
         this.searcher = searcher;
         this.parentCounts = parentCounts;
         this.mapper = searcher.client()._jsonpMapper();
@@ -86,11 +85,11 @@ final class ChildrenFirst<P, C> {
         this.trips = trips;
         this.side = side;
         this.window = side.from() + q.childrenPerPage();
-        this.previewKeys = previewKeys;
-        this.maxProbed = maxProbed;
+        this.previewKeys = settings.previewKeys();
+        this.maxProbed = settings.maxProbedChildren();
         // Enough children for the page when a quarter of them have a matching parent.
         this.firstProbe = (int) Math.min(maxProbed, Math.max(Join.MIN_PROBE, 4L * window));
-        this.maxParents = maxParents;
+        this.maxParents = settings.maxParents();
     }
 
     Outcome<P, C> run() {
@@ -119,7 +118,7 @@ final class ChildrenFirst<P, C> {
 
         if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
             // Every matching parent's key is known: the children already read are filtered for free.
-            out.parents = Join.Parents.of(preview.hits().hits(), q, mapper);
+            out.parents = MatchingParents.of(preview.hits().hits(), q, mapper);
             List<Match> found = keep(children, out.parents.keys);
             if (found.size() >= window || exhausted) {
                 Map<String, Doc<P>> docs = out.parents.docs;
@@ -234,11 +233,9 @@ final class ChildrenFirst<P, C> {
     private List<Match> keep(List<Hit<JsonData>> children, Set<String> keys) {
         List<Match> out = new ArrayList<>();
         for (Hit<JsonData> h : children) {
-            for (String k : Keys.values(h.fields(), q.childKey())) {
-                if (keys.contains(k)) {
-                    out.add(new Match(h, k));
-                    break;
-                }
+            String k = Keys.firstIn(h, q.childKey(), keys);
+            if (k != null) {
+                out.add(new Match(h, k));
             }
         }
         return out;
@@ -258,20 +255,12 @@ final class ChildrenFirst<P, C> {
         for (Hit<JsonData> h : children) {
             keys.addAll(Keys.values(h.fields(), q.childKey()));
         }
-        Map<String, Doc<P>> byKey = new HashMap<>();
         if (keys.isEmpty()) {
-            return byKey;
+            return Map.of();
         }
-        SearchRequest request = Requests.parentsByKey(q, List.copyOf(keys), matching);
-        ResponseBody<P> r = searcher.one(what, q.parentIndex(), request, q.parentType(), trips);
-        out.parentsRead += r.hits().hits().size();
-        for (Hit<P> h : r.hits().hits()) {
-            String key = Keys.of(h, q.parentKey());
-            if (key != null) {
-                byKey.putIfAbsent(key, Join.doc(h));
-            }
-        }
-        return byKey;
+        ParentsByKey<P> found = ParentsByKey.read(searcher, q, List.copyOf(keys), matching, what, trips);
+        out.parentsRead += found.read();
+        return found.byKey();
     }
 
     private List<ResponseBody<JsonData>> run(String what, String index, List<SearchRequest> requests) {

@@ -1,6 +1,7 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch.core.search.Hit;
 
 import java.util.List;
 import java.util.Objects;
@@ -27,6 +28,11 @@ public record Doc<T>(String index, String id, Double score, List<FieldValue> sor
         Objects.requireNonNull(index, "index cannot be null");
         Objects.requireNonNull(id, "id cannot be null");
         sort = sort == null ? List.of() : List.copyOf(sort);
+    }
+
+    /** A hit whose source the client already mapped to {@code T}. */
+    static <T> Doc<T> of(Hit<T> hit) {
+        return new Doc<>(hit.index(), hit.id(), hit.score(), hit.sort(), hit.source());
     }
 
     /**

@@ -1,28 +1,11 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.FieldValue;
-import co.elastic.clients.elasticsearch._types.Time;
-import co.elastic.clients.elasticsearch.core.SearchRequest;
-import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
-import co.elastic.clients.elasticsearch.core.search.ResponseBody;
-import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
-import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.util.ObjectBuilder;
 import io.github.esrel.internal.Clients;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -133,32 +116,20 @@ public final class Join {
     public static final int DEFAULT_MAX_PROBED_CHILDREN = 5_000;
     /** The fewest children the first round trip of {@link JoinQuery.Plan#AUTO} reads (else 4 x (from + size)). */
     static final int MIN_PROBE = 100;
-    /** Groups per collapse search (each is a hit, so at most the default {@code index.max_result_window}). */
-    static final int MAX_COLLAPSE_GROUPS = 10_000;
 
     private final ElasticsearchClient es;
     private final Searcher searcher;
-    private final JsonpMapper mapper;
-    private final int maxParents;
-    private final int pageSize;
+    private final JoinSettings settings;
     private final TermsLimits limits;
-    private final Duration pitKeepAlive;
-    private final Time keepAlive;
-    private final boolean consistentPaging;
-    private final int maxProbedChildren;
+    private final TermsBatches batches;
     private final ParentCounts parentCounts = new ParentCounts(System::nanoTime);
 
     private Join(Builder b) {
         this.es = Clients.adopt(b.client);
         this.searcher = new Searcher(es);
-        this.mapper = es._jsonpMapper();
-        this.maxParents = b.maxParents;
-        this.pageSize = b.pageSize;
+        this.settings = new JoinSettings(b.maxParents, b.pageSize, b.pitKeepAlive, b.consistentPaging, b.maxProbedChildren);
         this.limits = new TermsLimits(b.maxTermsCount);
-        this.pitKeepAlive = b.pitKeepAlive;
-        this.keepAlive = Time.of(t -> t.time(Math.max(1, pitKeepAlive.toSeconds()) + "s"));
-        this.consistentPaging = b.consistentPaging;
-        this.maxProbedChildren = b.maxProbedChildren;
+        this.batches = new TermsBatches(searcher, limits);
     }
 
     /**
@@ -191,7 +162,7 @@ public final class Join {
      * @return {@link Builder#maxParents(int)}, {@value #DEFAULT_MAX_PARENTS} unless set
      */
     public int maxParents() {
-        return maxParents;
+        return settings.maxParents();
     }
 
     /**
@@ -200,7 +171,7 @@ public final class Join {
      * @return {@link Builder#pageSize(int)}, {@value #DEFAULT_PAGE_SIZE} unless set
      */
     public int pageSize() {
-        return pageSize;
+        return settings.pageSize();
     }
 
     // --- children filtered by parent attributes ---------------------------------------------------
@@ -255,285 +226,10 @@ public final class Join {
      */
     public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q, JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
-        long start = System.nanoTime();
-        Trips trips = new Trips();
-        ChildSide side;
-        boolean opened = false;
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.CHILDREN, "childrenWhereParent");
-            String pit = cursor.pitId();
-            if (pit == null) {
-                pit = openPit(q.childIndex(), trips);
-                opened = true;
-            }
-            side = ChildSide.pit(q.childIndex(), pit, keepAlive, cursor.searchAfter(), cursor.offset());
-        } else if (consistentPaging) {
-            side = ChildSide.pit(q.childIndex(), openPit(q.childIndex(), trips), keepAlive, List.of(), q.from());
-            opened = true;
-        } else {
-            side = ChildSide.direct(q.childIndex(), q.from());
         }
-        JoinResult<P, C> r;
-        try {
-            r = whereParent(q, side, trips, start);
-        } catch (RuntimeException | Error e) {
-            // A point in time handed in with a cursor stays open, so that the caller can retry the page.
-            if (opened || side.switched()) {
-                ParentPages.closePit(es, side.pitId(), q.childIndex(), trips);
-            }
-            throw e;
-        }
-        if (r.next().isEmpty() && side.inPit()) {
-            ParentPages.closePit(es, side.pitId(), q.childIndex(), trips);
-        }
-        return r;
-    }
-
-    private <P, C> JoinResult<P, C> whereParent(JoinQuery<P, C> q, ChildSide side, Trips trips, long start) {
-        int from = side.from();
-        int window = from + q.childrenPerPage();
-
-        Parents<P> parents = null;
-        int childrenRead = 0;
-        if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
-            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, q, side, trips, Math.min(PREVIEW_KEYS,
-                Math.min(pageSize, maxParents)), maxProbedChildren, maxParents, parentCounts).run();
-            childrenRead = o.childrenRead;
-            if (o.answered()) {
-                return new JoinResult<>(JoinResult.Status.COMPLETE, o.pairs, null, o.parentsMatched, o.parentsExact,
-                    o.parentsRead, o.found, o.childrenExhausted, 0, 0, limits.current(q.childIndex()), maxParents,
-                    trips.list(), since(start), o.more ? next(side, window, o.lastSort) : null, null,
-                    JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
-            }
-            if (o.capExceeded) {
-                Parents<P> counted = new Parents<>();
-                counted.total = o.parentsMatched;
-                counted.exact = o.parentsExact;
-                counted.read = o.parentsRead;
-                return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), o.parentsMatched,
-                    o.parentsExact, o.parentsRead, -1, false, 0, 0, limits.current(q.childIndex()), maxParents,
-                    trips.list(), since(start), null, capExceededAdvice(q, counted) + " (children-first: " + o.reason + ")",
-                    JoinQuery.Plan.CHILDREN_FIRST, childrenRead);
-            }
-            parents = o.parents;
-        }
-        if (parents == null) {
-            parents = collectParents(q, trips);
-        }
-        if (parents.exceeded) {
-            return new JoinResult<>(JoinResult.Status.CAP_EXCEEDED, List.of(), List.of(), parents.total, parents.exact,
-                parents.read, -1, false, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start),
-                null, capExceededAdvice(q, parents), JoinQuery.Plan.KEYS_FIRST, childrenRead);
-        }
-        List<String> keys = new ArrayList<>(parents.keys);
-        if (keys.isEmpty()) {
-            return new JoinResult<>(JoinResult.Status.COMPLETE, List.of(), List.of(), parents.total, parents.exact,
-                parents.read, 0, true, 0, 0, limits.current(q.childIndex()), maxParents, trips.list(), since(start), null,
-                null, JoinQuery.Plan.KEYS_FIRST, childrenRead);
-        }
-
-        ChildHits<C> found = childrenOfKeys(q, side, keys, window, trips);
-        if (!side.inPit() && found.run.batches > 1 && found.more) {
-            // Read directly, ties between batches merge in batch order, but in _shard_doc order in a point in
-            // time: the next page could not start exactly where this one ends. Read this page as the next
-            // pages will be read (rare: only joins whose keys need several terms batches).
-            side.switchToPit(openPit(q.childIndex(), trips), keepAlive);
-            found = childrenOfKeys(q, side, keys, window, trips);
-        }
-        Batches<C> run = found.run;
-        long childrenMatched = found.matched;
-        boolean childrenExact = found.exact;
-        boolean more = found.more;
-        List<Hit<C>> page = found.hits.subList(Math.min(from, found.hits.size()), Math.min(window, found.hits.size()));
-
-        Map<String, Doc<P>> parentDocs = parents.docs;
-        if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
-            parentDocs = fetchParents(q, page, parents.keys, trips);
-        }
-        List<Pair<P, C>> pairs = new ArrayList<>(page.size());
-        for (Hit<C> h : page) {
-            String key = matchingKey(h, q.childKey(), parents.keys);
-            Doc<P> parent = key == null ? null : parentDocs.get(key);
-            if (parent == null) {
-                // The child's key matched a batch but the parent is gone (deleted between the two reads).
-                continue;
-            }
-            pairs.add(new Pair<>(parent, doc(h)));
-        }
-        JoinCursor next = more && !page.isEmpty() ? next(side, window, page.get(page.size() - 1).sort()) : null;
-        return new JoinResult<>(JoinResult.Status.COMPLETE, pairs, null, parents.total, parents.exact, parents.read,
-            childrenMatched, childrenExact, keys.size(), run.batches, run.limit, maxParents, trips.list(), since(start),
-            next, null, JoinQuery.Plan.KEYS_FIRST, childrenRead);
-    }
-
-    private record ChildHits<C>(Batches<C> run, List<Hit<C>> hits, long matched, boolean exact, boolean more) {}
-
-    /** The first {@code window} children of these keys after the side's position, merged over the terms batches. */
-    private <C> ChildHits<C> childrenOfKeys(JoinQuery<?, C> q, ChildSide side, List<String> keys, int window, Trips trips) {
-        // In a point in time the total ignores search_after: one child more than the page tells whether more follow.
-        int size = side.inPit() ? window + 1 : window;
-        Batches<C> run = runBatches(q.childIndex(), keys, Integer.MAX_VALUE, batch -> Requests.childBatch(q, side, batch, size),
-            q.childType(), trips, "children of " + keys.size() + " parent key(s)");
-        List<Hit<C>> hits = new ArrayList<>();
-        long matched = 0;
-        boolean exact = true;
-        for (ResponseBody<C> r : run.responses) {
-            side.update(r);
-            hits.addAll(r.hits().hits());
-            if (r.hits().total() != null) {
-                matched += r.hits().total().value();
-                exact &= r.hits().total().relation() == TotalHitsRelation.Eq;
-            }
-        }
-        if (run.responses.size() > 1) {
-            // Stable: ties keep batch order, as one search would keep shard order.
-            Comparator<List<FieldValue>> order = SortValues.comparator(side.sort(q));
-            hits.sort((a, b) -> order.compare(a.sort(), b.sort()));
-            Set<String> seen = new HashSet<>();
-            hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
-        }
-        boolean more = hits.size() > window || (!side.inPit() && (matched > window || !exact));
-        return new ChildHits<>(run, hits, matched, exact, more);
-    }
-
-    /**
-     * Where the page after this one starts: after the last child returned, in the point in time; or, after a
-     * page read directly, at the {@code window} children returned so far, in a point in time still to open.
-     */
-    private static JoinCursor next(ChildSide side, int window, List<FieldValue> lastSort) {
-        if (!side.inPit()) {
-            return JoinCursor.children(null, List.of(), window);
-        }
-        // (Never empty when children follow; without it the next page would start over.)
-        return lastSort.isEmpty() ? null : JoinCursor.children(side.pitId(), lastSort, 0);
-    }
-
-    /** The parent side of {@link #childrenWhereParent}: every matching key, or the news that there are too many. */
-    static final class Parents<P> {
-        final Set<String> keys = new LinkedHashSet<>();
-        final Map<String, Doc<P>> docs = new HashMap<>();
-        long total;
-        boolean exact;
-        int read;
-        boolean exceeded;
-
-        /** Every matching parent, read in one page (sources mapped when they were fetched). */
-        static <P> Parents<P> of(List<Hit<JsonData>> hits, JoinQuery<P, ?> q, JsonpMapper mapper) {
-            Parents<P> out = new Parents<>();
-            for (Hit<JsonData> h : hits) {
-                out.read++;
-                String key = Keys.of(h, q.parentKey());
-                if (key != null && out.keys.add(key) && h.source() != null) {
-                    out.docs.put(key, Grouping.doc(h, q.parentType(), mapper));
-                }
-            }
-            out.total = hits.size();
-            out.exact = true;
-            return out;
-        }
-    }
-
-    private <P> Parents<P> collectParents(JoinQuery<P, ?> q, Trips trips) {
-        Parents<P> out = new Parents<>();
-        int first = Math.min(pageSize, maxParents);
-        KeyPage<P> r = keyPage(q, "parent keys", Requests.parentKeys(q, null, keepAlive, List.of(), first, maxParents + 1),
-            trips);
-        out.total = r.total();
-        out.exact = r.exact();
-        if (out.total > maxParents) {
-            out.exceeded = true;
-            out.read = r.size();
-            return out;
-        }
-        if (r.size() >= out.total) {
-            add(out, r);
-            return out;
-        }
-        // More than one page: read them all again from one point in time, so that every page is
-        // from the same view of the index (the first page was read without one).
-        out.read = r.size();
-        int matched = 0;
-        String pit = openPit(q.parentIndex(), trips);
-        try {
-            List<FieldValue> after = List.of();
-            while (true) {
-                KeyPage<P> page = keyPage(q, "parent keys (point in time)",
-                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1), trips);
-                if (page.pitId() != null) {
-                    pit = page.pitId();
-                }
-                add(out, page);
-                matched += page.size();
-                if (matched > maxParents) {
-                    // More matched in the point in time than in the first count (parents were added).
-                    out.exceeded = true;
-                    out.total = matched;
-                    out.exact = false;
-                    return out;
-                }
-                if (page.size() < pageSize) {
-                    out.total = matched;
-                    out.exact = true;
-                    return out;
-                }
-                after = page.lastSort();
-            }
-        } finally {
-            ParentPages.closePit(es, pit, q.parentIndex(), trips);
-        }
-    }
-
-    /** Eager pages carry typed parents; lazy ones only keys, read lean (see {@link KeyPage#keysOnly}). */
-    private <P> KeyPage<P> keyPage(JoinQuery<P, ?> q, String what, SearchRequest request, Trips trips) {
-        return q.parentFetch() == JoinQuery.ParentFetch.LAZY
-            ? KeyPage.keysOnly(es, what, q.parentIndex(), request, q.parentKey(), trips)
-            : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
-    }
-
-    private static <P> void add(Parents<P> out, KeyPage<P> page) {
-        for (int i = 0; i < page.size(); i++) {
-            out.read++;
-            String key = page.keys().get(i);
-            if (key != null && out.keys.add(key) && page.docs() != null) {
-                out.docs.put(key, page.docs().get(i));
-            }
-        }
-    }
-
-    private <P> Map<String, Doc<P>> fetchParents(JoinQuery<P, ?> q, List<? extends Hit<?>> children, Set<String> keys,
-                                                 Trips trips) {
-        List<String> wanted = new ArrayList<>(new LinkedHashSet<>(children.stream()
-            .map(h -> matchingKey(h, q.childKey(), keys)).filter(Objects::nonNull).toList()));
-        ResponseBody<P> r = searcher.one("the " + wanted.size() + " parent(s) of the page", q.parentIndex(),
-            Requests.parentsByKey(q, wanted, false), q.parentType(), trips);
-        Map<String, Doc<P>> out = new HashMap<>();
-        for (Hit<P> h : r.hits().hits()) {
-            String key = Keys.of(h, q.parentKey());
-            if (key != null) {
-                out.putIfAbsent(key, doc(h));
-            }
-        }
-        return out;
-    }
-
-    private static String matchingKey(Hit<?> child, String childKey, Set<String> keys) {
-        for (String k : Keys.values(child.fields(), childKey)) {
-            if (keys.contains(k)) {
-                return k;
-            }
-        }
-        return null;
-    }
-
-    private String capExceededAdvice(JoinQuery<?, ?> q, Parents<?> p) {
-        return "application-side join stopped at its cap: the parent query on [" + q.parentIndex() + "] matches "
-            + (p.exact ? "" : "more than ") + String.format("%,d", p.exact ? p.total : (long) maxParents)
-            + " parents, more than maxParents=" + String.format("%,d", maxParents) + ". Picking the best children of [" + q.childIndex()
-            + "] in their own order needs the key of every matching parent, so nothing was shipped. Denormalize instead:"
-            + " copy the parent fields this query filters on into each child document (esrel's denormalized relations"
-            + " keep the copies up to date) and filter [" + q.childIndex() + "] alone, in one query. Otherwise narrow the"
-            + " parent query, or raise maxParents if the cluster can take terms queries of that size. Parent query: "
-            + brief(q.parentQuery());
+        return new ChildrenWhereParent<>(searcher, batches, parentCounts, settings, q).page(cursor);
     }
 
     // --- children of parents matching a query -----------------------------------------------------
@@ -582,115 +278,7 @@ public final class Join {
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.PARENTS, "childrenOf");
         }
-        long start = System.nanoTime();
-        Trips trips = new Trips();
-        ParentPages<P> pages = new ParentPages<>(searcher, q, keepAlive, cursor, consistentPaging,
-            Math.max(pageSize, DEFAULT_PAGE_SIZE), trips);
-        List<ParentWithChildren<P, C>> out = new ArrayList<>();
-        int read = 0;
-        int keysShipped = 0;
-        int batches = 0;
-        int limit = limits.current(q.childIndex());
-        long parentsMatched = -1;
-        boolean parentsExact = false;
-        long childrenMatched = 0;
-        boolean exhausted = false;
-        boolean capped = false;
-        boolean done = false;
-        try {
-            while (out.size() < q.parentsPerPage()) {
-                if (read >= maxParents) {
-                    capped = true;
-                    break;
-                }
-                int wanted = q.includeChildless() ? q.parentsPerPage() - out.size() : pageSize;
-                ParentPages.Page<P> page = pages.fetch(Math.min(wanted, maxParents - read));
-                if (parentsMatched < 0) {
-                    parentsMatched = page.total();
-                    parentsExact = page.totalExact();
-                }
-                List<Hit<P>> hits = page.hits();
-                if (hits.isEmpty()) {
-                    exhausted = true;
-                    break;
-                }
-                List<String> keys = new ArrayList<>(new LinkedHashSet<>(hits.stream()
-                    .map(h -> Keys.of(h, q.parentKey())).filter(Objects::nonNull).toList()));
-                Map<String, ChildGroup<C>> groups = new HashMap<>();
-                if (!keys.isEmpty()) {
-                    Batches<Void> run = runBatches(q.childIndex(), keys, MAX_COLLAPSE_GROUPS,
-                        batch -> Requests.collapse(q.childIndex(), Requests.childrenOf(q.childQuery(), q.childKey(), batch),
-                            q.childKey(), 0, batch.size(), q.childrenPerParent(), q.childSort(), q.childSource()),
-                        Void.class, trips, "best " + q.childrenPerParent() + " children of each of " + keys.size() + " parents");
-                    keysShipped += keys.size();
-                    batches += run.batches;
-                    limit = run.limit;
-                    for (ResponseBody<Void> r : run.responses) {
-                        for (Hit<Void> group : r.hits().hits()) {
-                            String key = Keys.of(group, q.childKey());
-                            InnerHitsResult inner = group.innerHits().get(Requests.GROUP_HITS);
-                            List<Doc<C>> children = new ArrayList<>();
-                            long total = 0;
-                            if (inner != null) {
-                                for (Hit<JsonData> h : inner.hits().hits()) {
-                                    children.add(doc(h, q.childType()));
-                                }
-                                total = inner.hits().total() == null ? children.size() : inner.hits().total().value();
-                            }
-                            groups.put(key, new ChildGroup<>(children, total));
-                        }
-                    }
-                }
-                int consumed = 0;
-                for (Hit<P> h : hits) {
-                    consumed++;
-                    read++;
-                    ChildGroup<C> g = groups.get(Keys.of(h, q.parentKey()));
-                    if (g != null) {
-                        childrenMatched += g.total();
-                        out.add(new ParentWithChildren<>(doc(h), g.children(), g.total()));
-                    } else if (q.includeChildless()) {
-                        out.add(new ParentWithChildren<>(doc(h), List.of(), 0));
-                    }
-                    if (out.size() == q.parentsPerPage()) {
-                        break;
-                    }
-                }
-                pages.consumed(page, consumed);
-                if (!page.more() && consumed == hits.size()) {
-                    exhausted = true;
-                    break;
-                }
-            }
-            done = true;
-        } finally {
-            // On a failure, a point in time handed in with a cursor stays open so that the caller can retry.
-            if (exhausted || (!done && cursor == null)) {
-                pages.close();
-            }
-        }
-        if (exhausted) {
-            capped = false;
-        }
-        boolean partial = capped && out.size() < q.parentsPerPage();
-        List<Pair<P, C>> pairs = new ArrayList<>();
-        for (ParentWithChildren<P, C> p : out) {
-            p.children().forEach(c -> pairs.add(new Pair<>(p.parent(), c)));
-        }
-        String advice = partial ? partialAdvice(q, read, out.size()) : null;
-        return new JoinResult<>(partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE, pairs, out,
-            parentsMatched, parentsExact, read, childrenMatched, true, keysShipped, batches, limit, maxParents,
-            trips.list(), since(start), exhausted ? null : pages.cursor(), advice, JoinQuery.Plan.KEYS_FIRST, 0);
-    }
-
-    private String partialAdvice(JoinQuery<?, ?> q, int read, int found) {
-        return "application-side join stopped at its cap: read maxParents=" + String.format("%,d", maxParents)
-            + " parents of [" + q.parentIndex() + "] and only " + found + " of them have children in [" + q.childIndex()
-            + "] matching the child query (" + q.parentsPerPage() + " wanted). When few parents have matching children, a join"
-            + " must read parents by the thousand to fill a page. Denormalize instead: copy the parent fields the parent"
-            + " query filters on into each child document (esrel's denormalized relations keep the copies up to date)"
-            + " and query [" + q.childIndex() + "] alone. next() continues with the following parents. Parent query: "
-            + brief(q.parentQuery());
+        return new ChildrenOf<>(searcher, batches, settings, q).page(cursor);
     }
 
     /**
@@ -701,86 +289,16 @@ public final class Join {
      */
     public void close(JoinCursor cursor) {
         if (cursor != null && cursor.pitId() != null) {
-            ParentPages.closePit(es, cursor.pitId(), "cursor", new Trips());
+            Pits.close(es, cursor.pitId(), "cursor", new Trips());
         }
-    }
-
-    // --- shared --------------------------------------------------------------------------------------
-
-    private record ChildGroup<C>(List<Doc<C>> children, long total) {}
-
-    private record Batches<T>(List<ResponseBody<T>> responses, int batches, int limit) {}
-
-    /**
-     * Sends one search per batch of keys, all in one round trip. Batches hold at most the child
-     * index's {@code index.max_terms_count} keys (and at most {@code cap}); when the cluster rejects a
-     * batch because the limit is lower than believed, the limit is read again and the batches re-sent.
-     */
-    private <T> Batches<T> runBatches(String index, List<String> keys, int cap,
-                                      Function<List<String>, SearchRequest> request, Class<T> type, Trips trips,
-                                      String what) {
-        int limit = limits.current(index);
-        if (!limits.isKnown(index) && keys.size() > Math.min(limit, cap)) {
-            limit = limits.read(es, index, trips, null);
-        }
-        for (int attempt = 1; ; attempt++) {
-            int batchSize = Math.min(limit, cap);
-            List<List<String>> batches = Keys.batches(keys, batchSize);
-            List<SearchRequest> requests = new ArrayList<>(batches.size());
-            for (List<String> b : batches) {
-                requests.add(request.apply(b));
-            }
-            try {
-                return new Batches<>(searcher.run(what, index, requests, type, trips), batches.size(), limit);
-            } catch (Searcher.TermsLimitHit e) {
-                if (limits.isFixed() || attempt > 1) {
-                    throw new JoinException("searching [" + index + "] for " + what + " failed: " + e.reason
-                        + (limits.isFixed() ? " (this Join was built with maxTermsCount " + limit + ": lower it or leave it"
-                        + " unset so that esrel reads the index setting)" : ""), 400, e.getCause());
-                }
-                int reread = limits.read(es, index, trips, e.reason);
-                if (reread >= batchSize) {
-                    throw new JoinException("searching [" + index + "] for " + what + " failed although batches hold "
-                        + batchSize + " keys and index.max_terms_count reads " + reread + ": " + e.reason, 400, e.getCause());
-                }
-                limit = reread;
-            }
-        }
-    }
-
-    private String openPit(String index, Trips trips) {
-        try {
-            trips.add("open point in time [" + index + "]");
-            return es.openPointInTime(o -> o.index(index).keepAlive(keepAlive)).id();
-        } catch (co.elastic.clients.elasticsearch._types.ElasticsearchException e) {
-            throw Errors.translate("opening a point in time", index, e);
-        } catch (java.io.IOException e) {
-            throw Errors.io("opening a point in time", index, e);
-        }
-    }
-
-    static <T> Doc<T> doc(Hit<T> h) {
-        return new Doc<>(h.index(), h.id(), h.score(), h.sort(), h.source());
-    }
-
-    <T> Doc<T> doc(Hit<JsonData> h, Class<T> type) {
-        return Grouping.doc(h, type, mapper);
-    }
-
-    static String brief(Object query) {
-        String s = String.valueOf(query).replaceFirst("^Query: ", "");
-        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
-    }
-
-    private static Duration since(long start) {
-        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     @Override
     public String toString() {
-        return "Join{maxParents=" + maxParents + ", pageSize=" + pageSize + ", maxTermsCount="
-            + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive=" + pitKeepAlive
-            + ", consistentPaging=" + consistentPaging + ", maxProbedChildren=" + maxProbedChildren + '}';
+        return "Join{maxParents=" + settings.maxParents() + ", pageSize=" + settings.pageSize() + ", maxTermsCount="
+            + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive=" + settings.pitKeepAlive()
+            + ", consistentPaging=" + settings.consistentPaging() + ", maxProbedChildren=" + settings.maxProbedChildren()
+            + '}';
     }
 
     /** Builds a {@link Join}; only {@link #client} is required. */

@@ -57,28 +57,139 @@ public final class JoinResult<P, C> {
     private final JoinQuery.Plan plan;
     private final int childrenRead;
 
-    JoinResult(Status status, List<Pair<P, C>> pairs, List<ParentWithChildren<P, C>> parents, long parentsMatched,
-               boolean parentsMatchedExact, int parentsRead, long childrenMatched, boolean childrenMatchedExact,
-               int keysShipped, int termsBatches, int maxTermsCount, int maxParents, List<String> requests,
-               Duration took, JoinCursor next, String advice, JoinQuery.Plan plan, int childrenRead) {
-        this.status = Objects.requireNonNull(status);
-        this.pairs = List.copyOf(pairs);
-        this.parents = parents != null ? List.copyOf(parents) : group(this.pairs);
-        this.parentsMatched = parentsMatched;
-        this.parentsMatchedExact = parentsMatchedExact;
-        this.parentsRead = parentsRead;
-        this.childrenMatched = childrenMatched;
-        this.childrenMatchedExact = childrenMatchedExact;
-        this.keysShipped = keysShipped;
-        this.termsBatches = termsBatches;
-        this.maxTermsCount = maxTermsCount;
-        this.maxParents = maxParents;
-        this.requests = List.copyOf(requests);
-        this.took = took;
-        this.next = next;
-        this.advice = advice;
-        this.plan = Objects.requireNonNull(plan);
-        this.childrenRead = childrenRead;
+    private JoinResult(Builder<P, C> b) {
+        this.status = Objects.requireNonNull(b.status);
+        this.pairs = List.copyOf(b.pairs);
+        this.parents = b.parents != null ? List.copyOf(b.parents) : group(this.pairs);
+        this.parentsMatched = b.parentsMatched;
+        this.parentsMatchedExact = b.parentsMatchedExact;
+        this.parentsRead = b.parentsRead;
+        this.childrenMatched = b.childrenMatched;
+        this.childrenMatchedExact = b.childrenMatchedExact;
+        this.keysShipped = b.keysShipped;
+        this.termsBatches = b.termsBatches;
+        this.maxTermsCount = b.maxTermsCount;
+        this.maxParents = b.maxParents;
+        this.requests = List.copyOf(b.requests);
+        this.took = Objects.requireNonNull(b.took);
+        this.next = b.next;
+        this.advice = b.advice;
+        this.plan = Objects.requireNonNull(b.plan);
+        this.childrenRead = b.childrenRead;
+    }
+
+    /** Starts a result; the joins fill in what their plan learned, then the cost of the call. */
+    static <P, C> Builder<P, C> builder(Status status, JoinQuery.Plan plan) {
+        return new Builder<>(status, plan);
+    }
+
+    /**
+     * Assembles a {@link JoinResult} in parts: the answer, the parent side, the child side, the keys
+     * shipped, the cost. What is not set is zero, empty or absent, except the children matched, which are
+     * unknown ({@code -1}) until set.
+     */
+    static final class Builder<P, C> {
+        private final Status status;
+        private final JoinQuery.Plan plan;
+        private List<Pair<P, C>> pairs = List.of();
+        private List<ParentWithChildren<P, C>> parents;
+        private long parentsMatched;
+        private boolean parentsMatchedExact;
+        private int parentsRead;
+        private long childrenMatched = -1;
+        private boolean childrenMatchedExact;
+        private int childrenRead;
+        private int keysShipped;
+        private int termsBatches;
+        private int maxTermsCount;
+        private int maxParents;
+        private List<String> requests = List.of();
+        private Duration took = Duration.ZERO;
+        private JoinCursor next;
+        private String advice;
+
+        private Builder(Status status, JoinQuery.Plan plan) {
+            this.status = status;
+            this.plan = plan;
+        }
+
+        /** The pairs, grouped by parent for {@link JoinResult#parents()} unless {@link #parents(List)} is given. */
+        Builder<P, C> pairs(List<Pair<P, C>> pairs) {
+            this.pairs = pairs;
+            return this;
+        }
+
+        /** The pairs grouped by parent, when the join has them grouped already (with child counts). */
+        Builder<P, C> parents(List<ParentWithChildren<P, C>> parents) {
+            this.parents = parents;
+            return this;
+        }
+
+        /** How many parents match the parent query, how exactly, and how many this call read. */
+        Builder<P, C> parentSide(long matched, boolean exact, int read) {
+            this.parentsMatched = matched;
+            this.parentsMatchedExact = exact;
+            this.parentsRead = read;
+            return this;
+        }
+
+        /** How many children match (child query and parent keys), and how exactly. */
+        Builder<P, C> childrenMatched(long matched, boolean exact) {
+            this.childrenMatched = matched;
+            this.childrenMatchedExact = exact;
+            return this;
+        }
+
+        /** Children read in the child order (children-first). */
+        Builder<P, C> childrenRead(int read) {
+            this.childrenRead = read;
+            return this;
+        }
+
+        /** Keys shipped to the child side, and in how many {@code terms} batches. */
+        Builder<P, C> keysShipped(int keys, int batches) {
+            this.keysShipped = keys;
+            this.termsBatches = batches;
+            return this;
+        }
+
+        /** The {@code index.max_terms_count} of the child index, as esrel knew it. */
+        Builder<P, C> maxTermsCount(int maxTermsCount) {
+            this.maxTermsCount = maxTermsCount;
+            return this;
+        }
+
+        /** The fan-out cap the join ran with. */
+        Builder<P, C> maxParents(int maxParents) {
+            this.maxParents = maxParents;
+            return this;
+        }
+
+        /** Where the next page starts; {@code null} on the last page. */
+        Builder<P, C> next(JoinCursor next) {
+            this.next = next;
+            return this;
+        }
+
+        /** Why the join stopped at its cap; {@code null} when complete. */
+        Builder<P, C> advice(String advice) {
+            this.advice = advice;
+            return this;
+        }
+
+        /**
+         * The round trips made so far and the time since {@code startNanos} ({@link System#nanoTime()}):
+         * set last, since requests made after it are not reported.
+         */
+        Builder<P, C> cost(Trips trips, long startNanos) {
+            this.requests = trips.list();
+            this.took = Duration.ofNanos(System.nanoTime() - startNanos);
+            return this;
+        }
+
+        JoinResult<P, C> build() {
+            return new JoinResult<>(this);
+        }
     }
 
     private static <P, C> List<ParentWithChildren<P, C>> group(List<Pair<P, C>> pairs) {

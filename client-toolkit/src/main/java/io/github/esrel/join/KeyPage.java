@@ -44,7 +44,7 @@ record KeyPage<P>(List<String> keys, List<Doc<P>> docs, List<FieldValue> lastSor
         List<Doc<P>> docs = new ArrayList<>(r.hits().hits().size());
         for (Hit<P> h : r.hits().hits()) {
             keys.add(Keys.of(h, q.parentKey()));
-            docs.add(Join.doc(h));
+            docs.add(Doc.of(h));
         }
         List<Hit<P>> hits = r.hits().hits();
         return new KeyPage<>(keys, docs, hits.isEmpty() ? List.of() : hits.get(hits.size() - 1).sort(),

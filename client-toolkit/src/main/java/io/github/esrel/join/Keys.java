@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Join keys: read from hits, normalized to strings, split into terms batches. */
 final class Keys {
@@ -55,6 +56,19 @@ final class Keys {
             }
         }
         return out;
+    }
+
+    /**
+     * The first of a child's values of {@code field} that is one of {@code keys}: which parent a child
+     * joined to when several of its keys could match. {@code null} when none is.
+     */
+    static String firstIn(Hit<?> child, String field, Set<String> keys) {
+        for (String k : values(child.fields(), field)) {
+            if (keys.contains(k)) {
+                return k;
+            }
+        }
+        return null;
     }
 
     /**

@@ -1,16 +1,11 @@
 package io.github.esrel.join;
 
-import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.Time;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.List;
 
 /**
@@ -26,8 +21,14 @@ import java.util.List;
  */
 final class ParentPages<P> {
 
-    private static final Logger log = LoggerFactory.getLogger(ParentPages.class);
-
+    /**
+     * One page of parents.
+     *
+     * @param hits the parents, without the look-ahead hit
+     * @param more whether parents (may) follow
+     * @param total how many parents match, as Elasticsearch counted them ({@code -1} when it did not)
+     * @param totalExact whether {@code total} is exact rather than a lower bound
+     */
     record Page<P>(List<Hit<P>> hits, boolean more, long total, boolean totalExact) {}
 
     private final Searcher searcher;
@@ -41,6 +42,8 @@ final class ParentPages<P> {
     private int offset;
 
     /**
+     * @param start where to continue ({@link JoinResult#next()} of the previous page), or {@code null} for the first page
+     * @param pitFromStart read the first page from a point in time too ({@link Join.Builder#consistentPaging(boolean)})
      * @param window the most hits one search may reach ({@code from + size}): the join's page size, or
      *     Elasticsearch's default {@code index.max_result_window} if larger
      */
@@ -64,7 +67,7 @@ final class ParentPages<P> {
     /** Up to {@code n} parents after those consumed so far; {@code more} says whether others (may) follow. */
     Page<P> fetch(int n) {
         if (pitId == null && (offset > 0 || pitFromStart)) {
-            openPit();
+            pitId = Pits.open(searcher.client(), q.parentIndex(), keepAlive, trips);
         }
         int from = pitId != null && after.isEmpty() ? offset : 0;
         // One hit more than asked tells whether more follow, within the result window: the first PIT
@@ -97,6 +100,7 @@ final class ParentPages<P> {
         }
     }
 
+    /** Where the next call continues: after the parents consumed so far, in the same point in time. */
     JoinCursor cursor() {
         return new JoinCursor(pitId, after, offset);
     }
@@ -104,29 +108,8 @@ final class ParentPages<P> {
     /** Releases the point in time, if one was opened. */
     void close() {
         if (pitId != null) {
-            closePit(searcher.client(), pitId, q.parentIndex(), trips);
+            Pits.close(searcher.client(), pitId, q.parentIndex(), trips);
             pitId = null;
-        }
-    }
-
-    private void openPit() {
-        try {
-            trips.add("open point in time [" + q.parentIndex() + "]");
-            pitId = searcher.client().openPointInTime(o -> o.index(q.parentIndex()).keepAlive(keepAlive)).id();
-        } catch (ElasticsearchException e) {
-            throw Errors.translate("opening a point in time", q.parentIndex(), e);
-        } catch (IOException e) {
-            throw Errors.io("opening a point in time", q.parentIndex(), e);
-        }
-    }
-
-    /** Best effort: a PIT that cannot be closed expires with its keep-alive. */
-    static void closePit(ElasticsearchClient es, String pitId, String index, Trips trips) {
-        try {
-            trips.add("close point in time [" + index + "]");
-            es.closePointInTime(c -> c.id(pitId));
-        } catch (Exception e) {
-            log.warn("closing the point in time on [{}] failed; it expires with its keep-alive", index, e);
         }
     }
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +39,14 @@ class JoinKeysTest {
         assertThat(Keys.values(hit.fields(), "user")).containsExactly("u7", "u8");
         assertThat(Keys.of(hit, "n")).isEqualTo("42");
         assertThat(Keys.of(hit, "missing")).isNull();
+    }
+
+    @Test
+    void shouldJoinAChildByItsFirstKeyThatBelongsToAMatchingParent() {
+        Hit<Void> child = Hit.of(h -> h.index("posts").id("p1").fields(Map.of("user", JsonData.fromJson("[\"u7\", 8, \"u9\"]"))));
+        assertThat(Keys.firstIn(child, "user", Set.of("u9", "8"))).isEqualTo("8");
+        assertThat(Keys.firstIn(child, "user", Set.of("u1"))).isNull();
+        assertThat(Keys.firstIn(child, "missing", Set.of("u7"))).isNull();
     }
 
     @Test

@@ -1,0 +1,112 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.Time;
+
+import java.util.List;
+
+/**
+ * One page of {@link Join#childrenWhereParent}: opens the child side (the index directly, or a point
+ * in time from the cursor or for {@link Join.Builder#consistentPaging(boolean)}), runs the query's
+ * plan and closes the point in time with the last page.
+ *
+ * <p>Plans: {@link JoinQuery.Plan#KEYS_FIRST} goes straight to {@link KeysFirst};
+ * {@link JoinQuery.Plan#AUTO} and {@link JoinQuery.Plan#CHILDREN_FIRST} start with
+ * {@link ChildrenFirst}'s first round trip, which either answers, stops at the cap, or hands keys-first
+ * what it learned (every matching parent, when its preview read them all). One instance per call.
+ */
+final class ChildrenWhereParent<P, C> {
+
+    private final Searcher searcher;
+    private final TermsBatches batches;
+    private final ParentCounts parentCounts;
+    private final JoinSettings settings;
+    private final JoinQuery<P, C> q;
+    private final Time keepAlive;
+    private final Trips trips = new Trips();
+    private final long start = System.nanoTime();
+
+    ChildrenWhereParent(Searcher searcher, TermsBatches batches, ParentCounts parentCounts, JoinSettings settings,
+                        JoinQuery<P, C> q) {
+        this.searcher = searcher;
+        this.batches = batches;
+        this.parentCounts = parentCounts;
+        this.settings = settings;
+        this.q = q;
+        this.keepAlive = settings.keepAlive();
+    }
+
+    /**
+     * Reads the page.
+     *
+     * @param cursor where to continue (a cursor of this kind of join), or {@code null} for the first page
+     */
+    JoinResult<P, C> page(JoinCursor cursor) {
+        ChildSide side;
+        boolean opened = false;
+        if (cursor != null) {
+            String pit = cursor.pitId();
+            if (pit == null) {
+                pit = Pits.open(searcher.client(), q.childIndex(), keepAlive, trips);
+                opened = true;
+            }
+            side = ChildSide.pit(q.childIndex(), pit, keepAlive, cursor.searchAfter(), cursor.offset());
+        } else if (settings.consistentPaging()) {
+            side = ChildSide.pit(q.childIndex(), Pits.open(searcher.client(), q.childIndex(), keepAlive, trips), keepAlive,
+                List.of(), q.from());
+            opened = true;
+        } else {
+            side = ChildSide.direct(q.childIndex(), q.from());
+        }
+        JoinResult<P, C> r;
+        try {
+            r = plan(side);
+        } catch (RuntimeException | Error e) {
+            // A point in time handed in with a cursor stays open, so that the caller can retry the page.
+            if (opened || side.switched()) {
+                Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
+            }
+            throw e;
+        }
+        if (r.next().isEmpty() && side.inPit()) {
+            Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
+        }
+        return r;
+    }
+
+    private JoinResult<P, C> plan(ChildSide side) {
+        MatchingParents<P> parents = null;
+        int childrenRead = 0;
+        if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
+            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, parentCounts, settings, q, side, trips).run();
+            childrenRead = o.childrenRead;
+            if (o.answered()) {
+                return finish(answered(o, side), childrenRead);
+            }
+            if (o.capExceeded) {
+                return finish(capExceeded(o), childrenRead);
+            }
+            parents = o.parents;
+        }
+        return finish(new KeysFirst<>(searcher, batches, settings, q, side, trips).join(parents), childrenRead);
+    }
+
+    private JoinResult.Builder<P, C> answered(ChildrenFirst.Outcome<P, C> o, ChildSide side) {
+        int window = side.from() + q.childrenPerPage();
+        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.CHILDREN_FIRST).pairs(o.pairs)
+            .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead).childrenMatched(o.found, o.childrenExhausted)
+            .maxTermsCount(batches.limit(q.childIndex())).next(o.more ? side.next(window, o.lastSort) : null);
+    }
+
+    private JoinResult.Builder<P, C> capExceeded(ChildrenFirst.Outcome<P, C> o) {
+        return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.CHILDREN_FIRST).parents(List.of())
+            .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead).childrenMatched(-1, false)
+            .maxTermsCount(batches.limit(q.childIndex()))
+            .advice(Advice.capExceeded(q, o.parentsMatched, o.parentsExact, settings.maxParents()) + " (children-first: "
+                + o.reason + ")");
+    }
+
+    /** What every plan's result carries: the children read in the child order, the cap, and the cost so far. */
+    private JoinResult<P, C> finish(JoinResult.Builder<P, C> result, int childrenRead) {
+        return result.childrenRead(childrenRead).maxParents(settings.maxParents()).cost(trips, start).build();
+    }
+}

@@ -1,0 +1,224 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch._types.FieldValue;
+import co.elastic.clients.elasticsearch._types.Time;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The keys-first plan of {@link Join#childrenWhereParent} ({@link JoinQuery.Plan#KEYS_FIRST}): read the
+ * key of every parent matching the parent query, then the first children of those keys in the child
+ * order, with one {@code terms} query per batch of keys ({@link TermsBatches}), all in one round trip.
+ *
+ * <p>Why it is exact: each batch returns its own first {@code from + childrenPerPage} children in the
+ * child order, so the first children of all the keys are among them; merged by their sort values
+ * ({@link SortValues}), duplicates dropped, they are the join's first children. Batches break ties in
+ * batch order, not in the {@code _shard_doc} order later pages read in, so a page merged from several
+ * batches that is read directly and followed by more is read again from a point in time
+ * ({@link ChildSide#switchToPit}).
+ *
+ * <p>One instance per call: it pages the parent keys of that call and reads one page of children.
+ */
+final class KeysFirst<P, C> {
+
+    /**
+     * The first children of the keys, merged over the terms batches.
+     *
+     * @param hits the merged children, in the child order, at most one more than the window
+     * @param matched how many children of the keys match, summed over the batches
+     * @param more whether children follow the window
+     */
+    private record ChildHits<C>(TermsBatches.Answers<C> answers, List<Hit<C>> hits, long matched, boolean exact,
+                                boolean more) {}
+
+    private final Searcher searcher;
+    private final TermsBatches batches;
+    private final JoinSettings settings;
+    private final JoinQuery<P, C> q;
+    private final ChildSide side;
+    private final Trips trips;
+    private final Time keepAlive;
+
+    KeysFirst(Searcher searcher, TermsBatches batches, JoinSettings settings, JoinQuery<P, C> q, ChildSide side,
+              Trips trips) {
+        this.searcher = searcher;
+        this.batches = batches;
+        this.settings = settings;
+        this.q = q;
+        this.side = side;
+        this.trips = trips;
+        this.keepAlive = settings.keepAlive();
+    }
+
+    /**
+     * Joins this page keys-first.
+     *
+     * @param known every matching parent, when the first round trip of {@link JoinQuery.Plan#AUTO} already read
+     *     them all; {@code null} to read them here
+     * @return the result but for what the caller adds: the children read before, the cap and the cost
+     */
+    JoinResult.Builder<P, C> join(MatchingParents<P> known) {
+        MatchingParents<P> parents = known != null ? known : collectParents();
+        if (parents.exceeded) {
+            return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST).parents(List.of())
+                .parentSide(parents.total, parents.exact, parents.read).childrenMatched(-1, false)
+                .maxTermsCount(batches.limit(q.childIndex()))
+                .advice(Advice.capExceeded(q, parents.total, parents.exact, settings.maxParents()));
+        }
+        List<String> keys = new ArrayList<>(parents.keys);
+        if (keys.isEmpty()) {
+            return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST).parents(List.of())
+                .parentSide(parents.total, parents.exact, parents.read).childrenMatched(0, true)
+                .maxTermsCount(batches.limit(q.childIndex()));
+        }
+
+        int from = side.from();
+        int window = from + q.childrenPerPage();
+        ChildHits<C> found = childrenOfKeys(keys, window);
+        if (!side.inPit() && found.answers().batches() > 1 && found.more()) {
+            // Read directly, ties between batches merge in batch order, but in _shard_doc order in a point in
+            // time: the next page could not start exactly where this one ends. Read this page as the next
+            // pages will be read (rare: only joins whose keys need several terms batches).
+            side.switchToPit(Pits.open(searcher.client(), q.childIndex(), keepAlive, trips), keepAlive);
+            found = childrenOfKeys(keys, window);
+        }
+        List<Hit<C>> page = found.hits().subList(Math.min(from, found.hits().size()), Math.min(window, found.hits().size()));
+
+        Map<String, Doc<P>> parentDocs = parents.docs;
+        if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
+            parentDocs = parentsOf(page, parents.keys);
+        }
+        List<Pair<P, C>> pairs = new ArrayList<>(page.size());
+        for (Hit<C> h : page) {
+            String key = Keys.firstIn(h, q.childKey(), parents.keys);
+            Doc<P> parent = key == null ? null : parentDocs.get(key);
+            if (parent == null) {
+                // The child's key matched a batch but the parent is gone (deleted between the two reads).
+                continue;
+            }
+            pairs.add(new Pair<>(parent, Doc.of(h)));
+        }
+        JoinCursor next = found.more() && !page.isEmpty() ? side.next(window, page.get(page.size() - 1).sort()) : null;
+        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST).pairs(pairs)
+            .parentSide(parents.total, parents.exact, parents.read).childrenMatched(found.matched(), found.exact())
+            .keysShipped(keys.size(), found.answers().batches()).maxTermsCount(found.answers().limit()).next(next);
+    }
+
+    /**
+     * Every matching parent's key, up to the cap. The first page is read directly and counts the matches:
+     * over the cap, the join stops there; within one page, it is the answer.
+     */
+    private MatchingParents<P> collectParents() {
+        int maxParents = settings.maxParents();
+        MatchingParents<P> out = new MatchingParents<>();
+        KeyPage<P> first = keyPage("parent keys", Requests.parentKeys(q, null, keepAlive, List.of(),
+            Math.min(settings.pageSize(), maxParents), maxParents + 1));
+        out.total = first.total();
+        out.exact = first.exact();
+        if (out.total > maxParents) {
+            out.exceeded = true;
+            out.read = first.size();
+            return out;
+        }
+        if (first.size() >= out.total) {
+            out.add(first);
+            return out;
+        }
+        out.read = first.size();
+        collectInPointInTime(out);
+        return out;
+    }
+
+    /**
+     * More parents than one page: reads them all again from one point in time, so that every page is
+     * from the same view of the index (the first page was read without one).
+     */
+    private void collectInPointInTime(MatchingParents<P> out) {
+        int maxParents = settings.maxParents();
+        int pageSize = settings.pageSize();
+        int matched = 0;
+        String pit = Pits.open(searcher.client(), q.parentIndex(), keepAlive, trips);
+        try {
+            List<FieldValue> after = List.of();
+            while (true) {
+                KeyPage<P> page = keyPage("parent keys (point in time)",
+                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1));
+                if (page.pitId() != null) {
+                    pit = page.pitId();
+                }
+                out.add(page);
+                matched += page.size();
+                if (matched > maxParents) {
+                    // More matched in the point in time than in the first count (parents were added).
+                    out.exceeded = true;
+                    out.total = matched;
+                    out.exact = false;
+                    return;
+                }
+                if (page.size() < pageSize) {
+                    out.total = matched;
+                    out.exact = true;
+                    return;
+                }
+                after = page.lastSort();
+            }
+        } finally {
+            Pits.close(searcher.client(), pit, q.parentIndex(), trips);
+        }
+    }
+
+    /** Eager pages carry typed parents; lazy ones only keys, read lean (see {@link KeyPage#keysOnly}). */
+    private KeyPage<P> keyPage(String what, SearchRequest request) {
+        return q.parentFetch() == JoinQuery.ParentFetch.LAZY
+            ? KeyPage.keysOnly(searcher.client(), what, q.parentIndex(), request, q.parentKey(), trips)
+            : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
+    }
+
+    /** The first {@code window} children of these keys after the side's position, merged over the terms batches. */
+    private ChildHits<C> childrenOfKeys(List<String> keys, int window) {
+        // In a point in time the total ignores search_after: one child more than the page tells whether more follow.
+        int size = side.inPit() ? window + 1 : window;
+        TermsBatches.Answers<C> answers = batches.run(q.childIndex(), keys, Integer.MAX_VALUE,
+            batch -> Requests.childBatch(q, side, batch, size), q.childType(), trips,
+            "children of " + keys.size() + " parent key(s)");
+        List<Hit<C>> hits = new ArrayList<>();
+        long matched = 0;
+        boolean exact = true;
+        for (ResponseBody<C> r : answers.responses()) {
+            side.update(r);
+            hits.addAll(r.hits().hits());
+            if (r.hits().total() != null) {
+                matched += r.hits().total().value();
+                exact &= r.hits().total().relation() == TotalHitsRelation.Eq;
+            }
+        }
+        if (answers.responses().size() > 1) {
+            // Stable: ties keep batch order, as one search would keep shard order.
+            Comparator<List<FieldValue>> order = SortValues.comparator(side.sort(q));
+            hits.sort((a, b) -> order.compare(a.sort(), b.sort()));
+            Set<String> seen = new HashSet<>();
+            hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
+        }
+        boolean more = hits.size() > window || (!side.inPit() && (matched > window || !exact));
+        return new ChildHits<>(answers, hits, matched, exact, more);
+    }
+
+    /** {@link JoinQuery.ParentFetch#LAZY}: the parents of the page's children, read now that the page is known. */
+    private Map<String, Doc<P>> parentsOf(List<Hit<C>> page, Set<String> keys) {
+        List<String> wanted = new ArrayList<>(new LinkedHashSet<>(page.stream()
+            .map(h -> Keys.firstIn(h, q.childKey(), keys)).filter(Objects::nonNull).toList()));
+        return ParentsByKey.read(searcher, q, wanted, false, "the " + wanted.size() + " parent(s) of the page", trips)
+            .byKey();
+    }
+}

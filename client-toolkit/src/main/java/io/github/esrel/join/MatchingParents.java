@@ -1,0 +1,57 @@
+package io.github.esrel.join;
+
+import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The parent side of keys-first {@link Join#childrenWhereParent}: the key of every parent matching the
+ * parent query (with the parents themselves, when their sources were read), or the news that more
+ * parents match than the cap allows. Filled while one call reads the parent pages; not shared.
+ */
+final class MatchingParents<P> {
+
+    /** Every matching parent's key, once each, in the order read. */
+    final Set<String> keys = new LinkedHashSet<>();
+    /** The parents by key; empty when only keys were read ({@link JoinQuery.ParentFetch#LAZY}). */
+    final Map<String, Doc<P>> docs = new HashMap<>();
+    /** How many parents match: exact when {@link #exact}, else a lower bound. */
+    long total;
+    boolean exact;
+    /** Parents read, the fan-out the result reports. */
+    int read;
+    /** More parents match than {@link Join.Builder#maxParents(int)}: {@link #keys} is incomplete. */
+    boolean exceeded;
+
+    /** Every matching parent, read in one page (sources mapped when they were fetched). */
+    static <P> MatchingParents<P> of(List<Hit<JsonData>> hits, JoinQuery<P, ?> q, JsonpMapper mapper) {
+        MatchingParents<P> out = new MatchingParents<>();
+        for (Hit<JsonData> h : hits) {
+            out.read++;
+            String key = Keys.of(h, q.parentKey());
+            if (key != null && out.keys.add(key) && h.source() != null) {
+                out.docs.put(key, Grouping.doc(h, q.parentType(), mapper));
+            }
+        }
+        out.total = hits.size();
+        out.exact = true;
+        return out;
+    }
+
+    /** Adds a page of parents (a parent without a key has no children to join). */
+    void add(KeyPage<P> page) {
+        for (int i = 0; i < page.size(); i++) {
+            read++;
+            String key = page.keys().get(i);
+            if (key != null && keys.add(key) && page.docs() != null) {
+                docs.put(key, page.docs().get(i));
+            }
+        }
+    }
+}
