@@ -57,7 +57,7 @@ final class ChildrenWhereParent<P, C> {
         } else {
             side = ChildSide.direct(q.childIndex(), q.from());
         }
-        JoinResult<P, C> r;
+        JoinResult.Builder<P, C> r;
         try {
             r = plan(side);
         } catch (RuntimeException | Error e) {
@@ -67,13 +67,13 @@ final class ChildrenWhereParent<P, C> {
             }
             throw e;
         }
-        if (r.next().isEmpty() && side.inPit()) {
+        if (!r.hasNext() && side.inPit()) {
             Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
         }
-        return r;
+        return r.maxParents(settings.maxParents()).cost(trips, start).build();   // the close included
     }
 
-    private JoinResult<P, C> plan(ChildSide side) {
+    private JoinResult.Builder<P, C> plan(ChildSide side) {
         MatchingParents<P> parents = null;
         int childrenRead = 0;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
@@ -105,8 +105,8 @@ final class ChildrenWhereParent<P, C> {
                 + o.reason + ")");
     }
 
-    /** What every plan's result carries: the children read in the child order, the cap, and the cost so far. */
-    private JoinResult<P, C> finish(JoinResult.Builder<P, C> result, int childrenRead) {
-        return result.childrenRead(childrenRead).maxParents(settings.maxParents()).cost(trips, start).build();
+    /** What every plan's result carries: the children read in the child order. */
+    private JoinResult.Builder<P, C> finish(JoinResult.Builder<P, C> result, int childrenRead) {
+        return result.childrenRead(childrenRead);
     }
 }

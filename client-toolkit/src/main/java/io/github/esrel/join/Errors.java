@@ -1,8 +1,8 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.json.JsonpMappingException;
+import io.github.esrel.internal.Reasons;
 
 import java.util.List;
 
@@ -13,24 +13,6 @@ final class Errors {
     static final String PAINLESS_MODULE = "lang-painless";
 
     private Errors() {}
-
-    /** Every type and reason of the error, its causes and root causes. */
-    static String fullReason(ErrorCause error) {
-        StringBuilder sb = new StringBuilder();
-        for (ErrorCause c = error; c != null; c = c.causedBy()) {
-            sb.append(sb.length() == 0 ? "" : "; caused by ").append('[').append(c.type()).append("] ").append(c.reason());
-        }
-        if (error != null && error.rootCause() != null) {
-            for (ErrorCause c : error.rootCause()) {
-                sb.append("; root cause [").append(c.type()).append("] ").append(c.reason());
-            }
-        }
-        return sb.toString();
-    }
-
-    static String fullReason(ElasticsearchException e) {
-        return e.error() == null ? e.getMessage() : fullReason(e.error());
-    }
 
     /** True when a terms query carried more terms than the index's {@code index.max_terms_count}. */
     static boolean isTermsLimit(String reason) {
@@ -65,7 +47,7 @@ final class Errors {
     }
 
     static JoinException translate(String what, String index, ElasticsearchException e) {
-        return translate(what, index, e.status(), fullReason(e), e);
+        return translate(what, index, e.status(), Reasons.of(e), e);
     }
 
     static JoinException io(String what, String index, Exception e) {

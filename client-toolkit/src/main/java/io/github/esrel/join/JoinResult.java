@@ -171,6 +171,11 @@ public final class JoinResult<P, C> {
             return this;
         }
 
+        /** Whether the page built has a next one. */
+        boolean hasNext() {
+            return next != null;
+        }
+
         /** Why the join stopped at its cap; {@code null} when complete. */
         Builder<P, C> advice(String advice) {
             this.advice = advice;

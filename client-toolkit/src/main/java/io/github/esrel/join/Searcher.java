@@ -1,5 +1,6 @@
 package io.github.esrel.join;
 
+import io.github.esrel.internal.Reasons;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.MsearchResponse;
@@ -68,7 +69,7 @@ final class Searcher {
             List<ResponseBody<T>> out = new ArrayList<>(requests.size());
             for (MultiSearchResponseItem<T> item : response.responses()) {
                 if (item.isFailure()) {
-                    String reason = Errors.fullReason(item.failure().error());
+                    String reason = Reasons.of(item.failure().error());
                     if (Errors.isTermsLimit(reason)) {
                         throw new TermsLimitHit(reason, null);
                     }
@@ -78,7 +79,7 @@ final class Searcher {
             }
             return out;
         } catch (ElasticsearchException e) {
-            String reason = Errors.fullReason(e);
+            String reason = Reasons.of(e);
             if (Errors.isTermsLimit(reason)) {
                 throw new TermsLimitHit(reason, e);
             }
