@@ -18,7 +18,7 @@ import java.time.Instant;
  * A job whose state stays {@code RUNNING} while {@code updated_at} (its heartbeat) stops moving has
  * crashed; {@link Propagator#resumeUnfinished()} takes it over.
  *
- * <p>Counts are child visits, as in {@link Progress}, summed over every run of the job.
+ * <p>Counts ({@link JobCounts}) are child visits, summed over every run of the job.
  *
  * @param jobId the job's id, also the id of this document ({@code relation:parentId:random})
  * @param relation the name of the {@link Relation} the job propagates
@@ -27,20 +27,11 @@ import java.time.Instant;
  * @param owner the {@link Propagator#owner()} of the propagator that runs the job, or ran it last
  * @param parentSeqNo the parent's {@code _seq_no} last read (the stamp written children carry); -1 before
  *     the parent was found
- * @param total children to handle as known so far; never less than {@code done}
- * @param done children handled: written, already up to date, moved away, or failed
- * @param written children rewritten
- * @param upToDate children that already carried the parent's copies (not rewritten)
- * @param moved children deleted or given another parent while the job ran (left alone)
- * @param conflicts version conflicts met (re-read and re-applied)
- * @param rejected 429 rejections met (retried after a backoff)
- * @param failed children that could not be written
- * @param passes passes started (the main pass and catch-up passes)
+ * @param counts the children handled so far; {@code total} never less than {@code done}
  * @param startedAt when the job first started; kept when it is resumed
  * @param updatedAt when this checkpoint was written: the job's heartbeat
  * @param error why the job failed as a whole, for {@code FAILED}; {@code null} otherwise
  */
 public record Checkpoint(String jobId, String relation, String parentId, JobState state, String owner, long parentSeqNo,
-                         long total, long done, long written, long upToDate, long moved, long conflicts, long rejected,
-                         long failed, int passes, Instant startedAt, Instant updatedAt, String error) {
+                         JobCounts counts, Instant startedAt, Instant updatedAt, String error) {
 }

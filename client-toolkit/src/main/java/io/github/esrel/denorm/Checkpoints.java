@@ -95,15 +95,16 @@ final class Checkpoints {
         d.put("state", c.state().name());
         d.put("owner", c.owner());
         d.put("parent_seq_no", c.parentSeqNo());
-        d.put("total", c.total());
-        d.put("done", c.done());
-        d.put("written", c.written());
-        d.put("up_to_date", c.upToDate());
-        d.put("moved", c.moved());
-        d.put("conflicts", c.conflicts());
-        d.put("rejected", c.rejected());
-        d.put("failed", c.failed());
-        d.put("passes", c.passes());
+        JobCounts n = c.counts();
+        d.put("total", n.total());
+        d.put("done", n.done());
+        d.put("written", n.written());
+        d.put("up_to_date", n.upToDate());
+        d.put("moved", n.moved());
+        d.put("conflicts", n.conflicts());
+        d.put("rejected", n.rejected());
+        d.put("failed", n.failed());
+        d.put("passes", n.passes());
         d.put("started_at", c.startedAt().toEpochMilli());
         d.put("updated_at", c.updatedAt().toEpochMilli());
         if (c.error() != null) {
@@ -117,9 +118,9 @@ final class Checkpoints {
     static Checkpoint fromDoc(String jobId, JsonNode d) {
         JsonNode error = d.get("error");
         return new Checkpoint(jobId, text(d, "relation"), text(d, "parent_id"), JobState.valueOf(text(d, "state")),
-            text(d, "owner"), num(d, "parent_seq_no"), num(d, "total"), num(d, "done"), num(d, "written"),
+            text(d, "owner"), num(d, "parent_seq_no"), new JobCounts(num(d, "total"), num(d, "done"), num(d, "written"),
             num(d, "up_to_date"), num(d, "moved"), num(d, "conflicts"), num(d, "rejected"), num(d, "failed"),
-            (int) num(d, "passes"), Instant.ofEpochMilli(num(d, "started_at")), Instant.ofEpochMilli(num(d, "updated_at")),
+            (int) num(d, "passes")), Instant.ofEpochMilli(num(d, "started_at")), Instant.ofEpochMilli(num(d, "updated_at")),
             error == null || error.isNull() ? null : error.asText());
     }
 

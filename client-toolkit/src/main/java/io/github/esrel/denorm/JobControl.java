@@ -12,7 +12,7 @@ final class JobControl {
 
     /** Until the first page is written: nothing done, the total unknown. */
     JobControl(String jobId, String parentId) {
-        this.progress = new Progress(jobId, parentId, 1, 0, -1, 0, 0, 0, 0, 0, 0, Duration.ZERO, 0.0, null);
+        this.progress = new Progress(jobId, parentId, 1, JobCounts.NONE, Duration.ZERO, 0.0, null);
     }
 
     void cancel() {

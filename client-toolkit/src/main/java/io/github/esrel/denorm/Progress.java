@@ -3,36 +3,26 @@ package io.github.esrel.denorm;
 import java.time.Duration;
 
 /**
- * How far a propagation job is. Counts are child visits: a child rewritten again by a catch-up pass
- * (because it appeared or the parent changed again during the job) counts again, so {@code total}
- * can grow while the job runs.
+ * How far a propagation job is: its {@link JobCounts}, its rate and when it should end.
  *
  * @param jobId the job
  * @param parentId the parent whose fields are propagated
  * @param pass 1 for the main pass, 2+ for catch-up passes
- * @param done children handled: written, already up to date, moved away, or failed
- * @param total children to handle as known so far (-1 before the first page)
- * @param written children rewritten
- * @param upToDate children that already carried the parent's copies (not rewritten)
- * @param moved children that were deleted or given another parent while the job ran (left alone)
- * @param conflicts version conflicts met (a concurrent edit of the child; re-read and re-applied)
- * @param rejected 429 rejections met (retried after a backoff)
- * @param failed children that could not be written (each reported as a {@link ChildFailure})
+ * @param counts the children handled so far
  * @param elapsed time since this run started
  * @param docsPerSecond children handled per second by this run
  * @param eta estimated time to finish, or {@code null} when unknown
  */
-public record Progress(String jobId, String parentId, int pass, long done, long total, long written, long upToDate,
-                       long moved, long conflicts, long rejected, long failed, Duration elapsed, double docsPerSecond,
+public record Progress(String jobId, String parentId, int pass, JobCounts counts, Duration elapsed, double docsPerSecond,
                        Duration eta) {
 
     /**
-     * {@code done / total} in [0, 1]; 0 while the total is unknown.
+     * {@link JobCounts#fraction()}.
      *
      * @return the share of children handled; 1 when there are no children to handle (a total of 0)
      */
     public double fraction() {
-        return total <= 0 ? (total == 0 ? 1.0 : 0.0) : Math.min(1.0, (double) done / total);
+        return counts.fraction();
     }
 
     /**
@@ -49,7 +39,7 @@ public record Progress(String jobId, String parentId, int pass, long done, long 
             sb.append(i < filled ? '#' : '.');
         }
         sb.append("] ").append(String.format(java.util.Locale.ROOT, "%3d%%  %d/%s  %,.0f docs/s", Math.round(fraction() * 100),
-            done, total < 0 ? "?" : String.valueOf(total), docsPerSecond));
+            counts.done(), counts.total() < 0 ? "?" : String.valueOf(counts.total()), docsPerSecond));
         if (eta != null) {
             sb.append("  ETA ").append(eta.toSeconds()).append('s');
         }

@@ -92,50 +92,29 @@ public final class Propagator {
         PARTIAL_UPDATE
     }
 
-    final ElasticsearchClient client;
+    private final PropagationSettings settings;
+    private final ElasticsearchClient client;
     private final Relation relation;
-    final Checkpoints checkpoints;
-    final int batchSize;
-    final double maxDocsPerSecond;
-    final RetryPolicy retryPolicy;
-    final RetryPolicy readPolicy;
-    final PropagationListener listener;
-    final WriteMode writeMode;
-    final DocStream.Mode streaming;
-    final Duration keepAlive;
-    final boolean refresh;
-    final int maxPasses;
-    final Duration checkpointInterval;
-    final Duration staleAfter;
-    final Executor executor;
-    final boolean ignoreStamps;
-    final int maxReportedFailures;
-    final boolean prefetch;
-    final int bulksInFlight;
-    final String owner;
+    private final Checkpoints checkpoints;
+    private final RetryPolicy retryPolicy;
+    private final boolean ignoreStamps;
+    private final Duration staleAfter;
+    private final Executor executor;
+    private final String owner;
 
     private Propagator(Builder b) {
         this.client = Clients.adopt(b.client);
         this.relation = Objects.requireNonNull(b.relation, "relation cannot be null");
         this.checkpoints = new Checkpoints(client, b.checkpointIndex);
-        this.batchSize = b.batchSize;
-        this.maxDocsPerSecond = b.maxDocsPerSecond;
         this.retryPolicy = b.retryPolicy;
-        this.readPolicy = b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build();
-        this.listener = b.listener;
-        this.writeMode = b.writeMode;
-        this.streaming = b.streaming;
-        this.keepAlive = b.keepAlive;
-        this.refresh = b.refresh;
-        this.maxPasses = b.maxPasses;
-        this.checkpointInterval = b.checkpointInterval;
+        this.ignoreStamps = b.ignoreStamps;
         this.staleAfter = b.staleAfter;
         this.executor = b.executor;
-        this.ignoreStamps = b.ignoreStamps;
-        this.maxReportedFailures = b.maxReportedFailures;
-        this.prefetch = b.prefetch;
-        this.bulksInFlight = b.bulksInFlight;
         this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
+        this.settings = new PropagationSettings(client, relation, checkpoints, b.batchSize, b.maxDocsPerSecond, b.retryPolicy,
+            b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(), b.listener, b.writeMode, b.streaming, b.keepAlive,
+            b.refresh, b.maxPasses, b.checkpointInterval, b.ignoreStamps, b.maxReportedFailures, b.prefetch, b.bulksInFlight,
+            owner);
     }
 
     /**
@@ -191,7 +170,7 @@ public final class Propagator {
     public PropagationResult propagate(String parentId) {
         checkId(parentId);
         String jobId = newJobId(parentId);
-        return new JobRunner(this, jobId, parentId, new JobControl(jobId, parentId), null).run();
+        return new JobRunner(settings, jobId, parentId, new JobControl(jobId, parentId), null).run();
     }
 
     /**
@@ -222,7 +201,7 @@ public final class Propagator {
      */
     public PropagationResult resume(String jobId) {
         Checkpoint claimed = claim(jobId);
-        return new JobRunner(this, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed).run();
+        return new JobRunner(settings, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed).run();
     }
 
     /**
@@ -417,7 +396,7 @@ public final class Propagator {
         CompletableFuture<PropagationResult> future = new CompletableFuture<>();
         executor.execute(() -> {
             try {
-                future.complete(new JobRunner(this, jobId, parentId, control, carried).run());
+                future.complete(new JobRunner(settings, jobId, parentId, control, carried).run());
             } catch (Throwable t) {
                 future.completeExceptionally(t);
             }
@@ -442,8 +421,7 @@ public final class Propagator {
                     + " is stale", 409, null);
             }
             Checkpoint claimed = new Checkpoint(jobId, c.relation(), c.parentId(), JobState.RUNNING, owner, c.parentSeqNo(),
-                c.total(), c.done(), c.written(), c.upToDate(), c.moved(), c.conflicts(), c.rejected(), c.failed(), c.passes(),
-                c.startedAt(), Instant.now(), null);
+                c.counts(), c.startedAt(), Instant.now(), null);
             try {
                 checkpoints.save(claimed, stored.seqNo(), stored.primaryTerm());
             } catch (ElasticsearchException e) {
@@ -473,9 +451,11 @@ public final class Propagator {
 
     @Override
     public String toString() {
-        return "Propagator{" + relation + ", batchSize=" + batchSize + (maxDocsPerSecond > 0 ? ", maxDocsPerSecond="
-            + maxDocsPerSecond : "") + ", writeMode=" + writeMode + ", streaming=" + streaming + ", checkpoints="
-            + checkpoints.index() + ", maxPasses=" + maxPasses + ", bulksInFlight=" + bulksInFlight + ", policy=" + retryPolicy + '}';
+        PropagationSettings p = settings;
+        return "Propagator{" + relation + ", batchSize=" + p.batchSize() + (p.maxDocsPerSecond() > 0 ? ", maxDocsPerSecond="
+            + p.maxDocsPerSecond() : "") + ", writeMode=" + p.writeMode() + ", streaming=" + p.streaming() + ", checkpoints="
+            + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight=" + p.bulksInFlight() + ", policy="
+            + retryPolicy + '}';
     }
 
     /** Builder for {@link Propagator}. Not thread-safe. */

@@ -36,14 +36,14 @@ class DenormProgressTest {
 
     @Test
     void shouldDrawAProgressBar() {
-        Progress p = new Progress("j", "1", 1, 450, 1000, 440, 10, 0, 0, 0, 0, Duration.ofSeconds(3), 150.0,
+        Progress p = new Progress("j", "1", 1, new JobCounts(1000, 450, 440, 10, 0, 0, 0, 0, 1), Duration.ofSeconds(3), 150.0,
             Duration.ofSeconds(3));
         assertThat(p.fraction()).isEqualTo(0.45);
         assertThat(p.bar(20)).startsWith("[#########...........]  45%  450/1000  150 docs/s  ETA 3s");
-        Progress unknown = new Progress("j", "1", 1, 0, -1, 0, 0, 0, 0, 0, 0, Duration.ZERO, 0, null);
+        Progress unknown = new Progress("j", "1", 1, JobCounts.NONE, Duration.ZERO, 0, null);
         assertThat(unknown.fraction()).isZero();
         assertThat(unknown.bar(4)).isEqualTo("[....]   0%  0/?  0 docs/s");
-        assertThat(new Progress("j", "1", 1, 0, 0, 0, 0, 0, 0, 0, 0, Duration.ZERO, 0, null).fraction()).isEqualTo(1.0);
+        assertThat(new Progress("j", "1", 1, new JobCounts(0, 0, 0, 0, 0, 0, 0, 0, 1), Duration.ZERO, 0, null).fraction()).isEqualTo(1.0);
     }
 
     @Test

@@ -57,10 +57,10 @@ class DenormRelationTest {
 
     @Test
     void shouldRoundTripCheckpointDocuments() {
-        Checkpoint c = new Checkpoint("r:1:abc", "r", "1", JobState.RUNNING, "1@h:x", 17, 100, 40, 38, 1, 1, 3, 2, 0, 1,
+        Checkpoint c = new Checkpoint("r:1:abc", "r", "1", JobState.RUNNING, "1@h:x", 17, new JobCounts(100, 40, 38, 1, 1, 3, 2, 0, 1),
             java.time.Instant.ofEpochMilli(1000), java.time.Instant.ofEpochMilli(2000), null);
         assertThat(Checkpoints.fromDoc("r:1:abc", Checkpoints.toDoc(c))).isEqualTo(c);
-        Checkpoint failed = new Checkpoint("r:1:abc", "r", "1", JobState.FAILED, "1@h:x", 17, 100, 40, 38, 1, 1, 3, 2, 0, 1,
+        Checkpoint failed = new Checkpoint("r:1:abc", "r", "1", JobState.FAILED, "1@h:x", 17, new JobCounts(100, 40, 38, 1, 1, 3, 2, 0, 1),
             java.time.Instant.ofEpochMilli(1000), java.time.Instant.ofEpochMilli(2000), "boom");
         assertThat(Checkpoints.fromDoc("r:1:abc", Checkpoints.toDoc(failed))).isEqualTo(failed);
     }

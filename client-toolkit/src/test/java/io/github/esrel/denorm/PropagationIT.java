@@ -106,9 +106,9 @@ class PropagationIT {
 
         System.out.println("propagation: " + r);
         assertThat(r.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.written()).isEqualTo(2000);
-        assertThat(r.total()).isEqualTo(2000);
-        assertThat(r.failed()).isZero();
+        assertThat(r.counts().written()).isEqualTo(2000);
+        assertThat(r.counts().total()).isEqualTo(2000);
+        assertThat(r.counts().failed()).isZero();
         Map<String, Hit<ObjectNode>> after = blog.all();
         for (int i = 0; i < 2000; i++) {
             ObjectNode post = after.get("j" + i).source();
@@ -122,18 +122,18 @@ class PropagationIT {
         }
         assertThat(rec.progress).isNotEmpty();
         Progress last = rec.progress.get(rec.progress.size() - 1);
-        assertThat(last.done()).isEqualTo(2000);
-        assertThat(last.total()).isEqualTo(2000);
+        assertThat(last.counts().done()).isEqualTo(2000);
+        assertThat(last.counts().total()).isEqualTo(2000);
         assertThat(last.fraction()).isEqualTo(1.0);
         for (int i = 1; i < rec.progress.size(); i++) {
-            assertThat(rec.progress.get(i).done()).isGreaterThanOrEqualTo(rec.progress.get(i - 1).done());
+            assertThat(rec.progress.get(i).counts().done()).isGreaterThanOrEqualTo(rec.progress.get(i - 1).counts().done());
         }
         assertThat(rec.progress.get(0).eta()).isNotNull();
         assertThat(rec.finished).containsExactly(r);
         Checkpoint c = p.checkpoint(r.jobId()).orElseThrow();
         assertThat(c.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(c.done()).isEqualTo(2000);
-        assertThat(c.written()).isEqualTo(2000);
+        assertThat(c.counts().done()).isEqualTo(2000);
+        assertThat(c.counts().written()).isEqualTo(2000);
         assertThat(c.parentId()).isEqualTo("1");
     }
 
@@ -144,14 +144,14 @@ class PropagationIT {
         blog.posts("1", "John Smith", "p", 800);
         blog.user("1", "Johnny Smith");
         Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()));
-        assertThat(p.propagate("1").written()).isEqualTo(800);
+        assertThat(p.propagate("1").counts().written()).isEqualTo(800);
         Map<String, Hit<ObjectNode>> once = blog.all();
 
         PropagationResult again = p.propagate("1");
 
         assertThat(again.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(again.written()).isZero();
-        assertThat(again.total()).as("up-to-date children are not even read").isZero();
+        assertThat(again.counts().written()).isZero();
+        assertThat(again.counts().total()).as("up-to-date children are not even read").isZero();
         Map<String, Hit<ObjectNode>> twice = blog.all();
         once.forEach((id, h) -> assertThat(twice.get(id).seqNo()).isEqualTo(h.seqNo()));
 
@@ -159,8 +159,8 @@ class PropagationIT {
         es.index(i -> i.index(blog.users).id("1").document(Map.of("name", "Johnny Smith", "email", "johnny.smith@example.com",
             "last_login", 12345)));
         PropagationResult stampOnly = p.propagate("1");
-        assertThat(stampOnly.written()).isEqualTo(800);
-        assertThat(p.propagate("1").written()).isZero();
+        assertThat(stampOnly.counts().written()).isEqualTo(800);
+        assertThat(p.propagate("1").counts().written()).isZero();
     }
 
     /** Also with three bulks in flight: pages are then written concurrently, each write still conditional. */
@@ -232,7 +232,7 @@ class PropagationIT {
             System.out.println("with concurrent edits: " + r + ", listener conflicts " + rec.conflicts);
 
             assertThat(r.state()).isEqualTo(JobState.COMPLETED);
-            assertThat(r.failed()).isZero();
+            assertThat(r.counts().failed()).isZero();
             Map<String, Hit<ObjectNode>> all = blog.all();
             int editsSeen = 0;
             for (int i = 0; i < n; i++) {
@@ -250,7 +250,7 @@ class PropagationIT {
                 editsSeen += edits.get(i);
             }
             assertThat(editsSeen).as("the editors did edit").isPositive();
-            assertThat(r.conflicts()).isEqualTo(rec.conflicts.get());
+            assertThat(r.counts().conflicts()).isEqualTo(rec.conflicts.get());
         } finally {
             stop.set(true);
             pool.shutdownNow();
@@ -280,8 +280,8 @@ class PropagationIT {
 
         System.out.println("with late children: " + r);
         assertThat(r.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.passes()).isGreaterThanOrEqualTo(2);
-        assertThat(r.written()).isEqualTo(700);
+        assertThat(r.counts().passes()).isGreaterThanOrEqualTo(2);
+        assertThat(r.counts().written()).isEqualTo(700);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).as(h.id()).isEqualTo("John B. Smith"));
     }
 
@@ -306,14 +306,14 @@ class PropagationIT {
             Progress before = job.progress();
             assertThat(before).as("progress before the first page").isNotNull();
             assertThat(before.jobId()).isEqualTo(job.id());
-            assertThat(before.done()).isZero();
-            assertThat(before.total()).isEqualTo(-1);
+            assertThat(before.counts().done()).isZero();
+            assertThat(before.counts().total()).isEqualTo(-1);
             assertThat(before.fraction()).isZero();
         } finally {
             go.countDown();
         }
-        assertThat(job.await().written()).isEqualTo(20);
-        assertThat(job.progress().done()).isEqualTo(20);
+        assertThat(job.await().counts().written()).isEqualTo(20);
+        assertThat(job.progress().counts().done()).isEqualTo(20);
     }
 
     @Test
@@ -349,15 +349,15 @@ class PropagationIT {
         // J1 holds 300 writes with "v1"; the user is renamed again and J2 runs to the end first.
         blog.user("1", "v2");
         PropagationResult j2 = Propagator.of(b -> b.client(es).relation(blog.relation())).propagate("1");
-        assertThat(j2.written()).isEqualTo(300);
+        assertThat(j2.counts().written()).isEqualTo(300);
         release.countDown();
         PropagationResult r1 = j1.await();
 
         System.out.println("older job after newer: " + r1);
         assertThat(r1.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(r1.conflicts()).as("every held write meets J2's newer child").isEqualTo(300);
+        assertThat(r1.counts().conflicts()).as("every held write meets J2's newer child").isEqualTo(300);
         assertThat(rec1.conflicts.get()).isEqualTo(300);
-        assertThat(r1.upToDate()).as("after re-reading, the children already carry v2").isEqualTo(300);
+        assertThat(r1.counts().upToDate()).as("after re-reading, the children already carry v2").isEqualTo(300);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("v2"));
     }
 
@@ -402,7 +402,7 @@ class PropagationIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (true) {
                 Checkpoint c = p.checkpoint(jobId).orElse(null);
-                if (c != null && c.done() >= 500) {
+                if (c != null && c.counts().done() >= 500) {
                     break;
                 }
                 assertThat(System.nanoTime()).as("child makes progress").isLessThan(deadline);
@@ -417,7 +417,7 @@ class PropagationIT {
         }
         System.out.println("checkpoint after kill -9: " + atKill);
         assertThat(atKill.state()).isEqualTo(JobState.RUNNING);
-        assertThat(atKill.done()).isBetween(500L, (long) n - 1);
+        assertThat(atKill.counts().done()).isBetween(500L, (long) n - 1);
         assertThat(p.unfinished()).extracting(Checkpoint::jobId).contains(atKill.jobId());
 
         List<PropagationResult> resumed = p.resumeUnfinished();
@@ -427,10 +427,10 @@ class PropagationIT {
         System.out.println("resumed: " + r);
         assertThat(r.jobId()).isEqualTo(atKill.jobId());
         assertThat(r.state()).isEqualTo(JobState.COMPLETED);
-        long writtenByResume = r.written() - atKill.written();
-        assertThat(writtenByResume).as("children done before the kill are not rewritten").isLessThanOrEqualTo(n - atKill.written())
+        long writtenByResume = r.counts().written() - atKill.counts().written();
+        assertThat(writtenByResume).as("children done before the kill are not rewritten").isLessThanOrEqualTo(n - atKill.counts().written())
             .isPositive();
-        assertThat(r.total()).isEqualTo(n);
+        assertThat(r.counts().total()).isEqualTo(n);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John K. Smith"));
         assertThat(p.checkpoint(atKill.jobId()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
         assertThat(p.unfinished()).extracting(Checkpoint::jobId).doesNotContain(atKill.jobId());
@@ -446,7 +446,7 @@ class PropagationIT {
         System.out.println("throttled to 600/s: " + r);
         // Pages of 600: the second may start 1 s after the first. A lower bound only: a slow machine is slower.
         assertThat(r.took()).isGreaterThanOrEqualTo(Duration.ofMillis(950));
-        assertThat(r.written()).isEqualTo(900);
+        assertThat(r.counts().written()).isEqualTo(900);
     }
 
     @Test
@@ -471,14 +471,14 @@ class PropagationIT {
 
         System.out.println("cancelled: " + cancelled);
         assertThat(cancelled.state()).isEqualTo(JobState.CANCELLED);
-        assertThat(cancelled.written()).isBetween(1L, (long) n - 1);
+        assertThat(cancelled.counts().written()).isBetween(1L, (long) n - 1);
         assertThat(p.checkpoint(job.id()).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
         long stale = blog.all().values().stream().filter(h -> Blog.name(h).equals("John Smith")).count();
-        assertThat(stale).isEqualTo(n - cancelled.written());
+        assertThat(stale).isEqualTo(n - cancelled.counts().written());
 
         PropagationResult resumed = Propagator.of(b -> b.client(es).relation(blog.relation())).resume(job.id());
         assertThat(resumed.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(resumed.written()).isEqualTo(n);
+        assertThat(resumed.counts().written()).isEqualTo(n);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John C. Smith"));
         assertThatThrownBy(() -> p.resume("post-author:1:nosuchjob")).isInstanceOf(PropagationException.class)
             .hasMessageContaining("no propagation job");
@@ -493,7 +493,7 @@ class PropagationIT {
         PropagationResult r = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(500)
             .streaming(DocStream.Mode.SCROLL).writeMode(Propagator.WriteMode.PARTIAL_UPDATE)).propagate("1");
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.written()).as(r.toString()).isEqualTo(1200);
+        assertThat(r.counts().written()).as(r.toString()).isEqualTo(1200);
         blog.all().values().forEach(h -> {
             assertThat(Blog.name(h)).isEqualTo("John S. Smith");
             assertThat(h.source().path("title").asText()).startsWith("post ");
@@ -529,15 +529,15 @@ class PropagationIT {
         System.out.println("with bad children: " + r);
         r.failures().forEach(f -> System.out.println("  " + f));
         assertThat(r.state()).isEqualTo(JobState.COMPLETED_WITH_FAILURES);
-        assertThat(r.failed()).isEqualTo(15);
-        assertThat(r.written()).isEqualTo(85);
+        assertThat(r.counts().failed()).isEqualTo(15);
+        assertThat(r.counts().written()).isEqualTo(85);
         assertThat(rec.failures).extracting(ChildFailure::childId).containsExactlyInAnyOrderElementsOf(
             java.util.stream.IntStream.range(0, 15).mapToObj(i -> "p" + i).toList());
         assertThat(rec.failures).filteredOn(f -> f.status() == 400).hasSize(10)
             .allSatisfy(f -> assertThat(f.reason()).contains("rating"));
         assertThat(rec.failures).filteredOn(f -> f.status() == 0).hasSize(5)
             .allSatisfy(f -> assertThat(f.reason()).contains("author_card"));
-        assertThat(r.passes()).as("failed children are not retried by catch-up passes").isLessThanOrEqualTo(2);
+        assertThat(r.counts().passes()).as("failed children are not retried by catch-up passes").isLessThanOrEqualTo(2);
     }
 
     @Test
@@ -572,7 +572,7 @@ class PropagationIT {
         Relation routed = Relation.of(r -> r.name("post-author").parentIndex(blog.users).childIndex(blog.posts)
             .parentIdField("user.id").copy("name", "user.name").childrenRoutedByParent(true));
         PropagationResult r = Propagator.of(b -> b.client(es).relation(routed)).propagate("7");
-        assertThat(r.written()).isEqualTo(50);
+        assertThat(r.counts().written()).isEqualTo(50);
         blog.all().values().forEach(h -> {
             assertThat(h.routing()).isEqualTo("7");
             assertThat(Blog.name(h)).isEqualTo("Routed Smith");

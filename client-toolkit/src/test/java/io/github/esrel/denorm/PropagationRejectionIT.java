@@ -130,26 +130,26 @@ class PropagationRejectionIT {
         long poolRejectedByJob = writePoolRejected() - poolRejectedBefore;
 
         System.out.println("propagation under write rejections: " + r);
-        System.out.println("  429 resends: " + r.rejected() + " child writes in " + rec.sent.size() + " bulks ("
+        System.out.println("  429 resends: " + r.counts().rejected() + " child writes in " + rec.sent.size() + " bulks ("
             + rec.partlyRejectedBulks() + " partly rejected); shard-level requests the write pool rejected: "
             + poolRejectedByJob + "; while loading the fixture: " + fixtureRejections + " rejected items");
         r.failures().forEach(f -> System.out.println("  " + f));
 
         // Nothing failed and nothing was lost...
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.failed()).isZero();
+        assertThat(r.counts().failed()).isZero();
         assertThat(r.failures()).isEmpty();
         assertThat(rec.failures).isEmpty();
-        assertThat(r.written()).isEqualTo(CHILDREN);
-        assertThat(r.done()).isEqualTo(CHILDREN);
-        assertThat(r.total()).isEqualTo(CHILDREN);
-        assertThat(r.conflicts()).as("nobody else edits the children").isZero();
+        assertThat(r.counts().written()).isEqualTo(CHILDREN);
+        assertThat(r.counts().done()).isEqualTo(CHILDREN);
+        assertThat(r.counts().total()).isEqualTo(CHILDREN);
+        assertThat(r.counts().conflicts()).as("nobody else edits the children").isZero();
         // ... although the node rejected writes, which the job resent after a backoff ...
         assertThat(poolRejectedByJob).as("es_rejected_execution_exception from the write pool during the job").isPositive();
-        assertThat(r.rejected()).as("429 resends in the result").isPositive().isEqualTo(rec.rejected());
+        assertThat(r.counts().rejected()).as("429 resends in the result").isPositive().isEqualTo(rec.rejected());
         assertThat(rec.partlyRejectedBulks()).as("bulks with item-level 429s next to written items").isPositive();
         assertThat(rec.backoffs).allSatisfy(d -> assertThat(d).isPositive());
-        assertThat(rec.sentTotal()).as("each child sent once, plus once again per 429").isEqualTo(CHILDREN + r.rejected());
+        assertThat(rec.sentTotal()).as("each child sent once, plus once again per 429").isEqualTo(CHILDREN + r.counts().rejected());
         // ... and every child now carries the new copies and still everything else.
         Map<String, Hit<ObjectNode>> after = all(posts);
         assertThat(after).hasSize(CHILDREN);
@@ -232,9 +232,9 @@ class PropagationRejectionIT {
 
         assertThat(noiseRejected.get()).as("the other client was rejected too: the pool was full").isPositive();
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
-        assertThat(r.failed()).isZero();
+        assertThat(r.counts().failed()).isZero();
         assertThat(rec.failures).isEmpty();
-        assertThat(r.written()).isEqualTo(children);
+        assertThat(r.counts().written()).isEqualTo(children);
         Map<String, Hit<ObjectNode>> after = all(posts);
         assertThat(after).hasSize(children);
         for (Map.Entry<String, ObjectNode> e : seeded.entrySet()) {
@@ -246,7 +246,7 @@ class PropagationRejectionIT {
         // The checkpoint tells the same story as the result.
         Checkpoint saved = propagator.checkpoint(r.jobId()).orElseThrow();
         assertThat(saved.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(saved.written()).isEqualTo(children);
+        assertThat(saved.counts().written()).isEqualTo(children);
     }
 
     private static ObjectNode user(String name) {

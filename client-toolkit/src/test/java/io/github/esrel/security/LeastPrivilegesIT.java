@@ -153,7 +153,7 @@ class LeastPrivilegesIT {
             PropagationResult done = Propagator.of(b -> b.client(es).relation(relation(px)).checkpointIndex(px + "-checkpoints"))
                 .propagate("u1");
             assertThat(done.state()).isEqualTo(JobState.COMPLETED);
-            assertThat(done.written()).isEqualTo(20);
+            assertThat(done.counts().written()).isEqualTo(20);
         }, px -> {
             admin.indices().create(c -> c.index(px + "-posts").mappings(m -> m.properties("user", x -> x.object(o -> o
                 .properties("id", k -> k.keyword(kw -> kw)).properties("name", k -> k.keyword(kw -> kw))))));
