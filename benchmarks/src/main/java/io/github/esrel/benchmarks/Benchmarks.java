@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * Runs the benchmarks against an embedded real node with the plugin installed. Each prints its
  * figures next to a baseline measured in the same run, as ratios: these machines are noisy, so only
- * same-run comparisons mean anything. Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation]}.
+ * same-run comparisons mean anything. Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|dupscan]}.
  */
 public final class Benchmarks {
 
@@ -28,6 +28,7 @@ public final class Benchmarks {
         ALL.put("join", (es, out) -> new JoinBenchmark(es, out).run());
         ALL.put("propagation", (es, out) -> new PropagationBenchmark(es, out).run());
         ALL.put("rename", (es, out) -> new RenameBenchmark(es, out).run());
+        ALL.put("dupscan", (es, out) -> new DupScanBenchmark(es, out).run());
     }
 
     private Benchmarks() {}

@@ -99,7 +99,7 @@ final class PropagationBenchmark {
             prop.add(System.nanoTime() - start);
             heap.stop();
             results.add(r);
-            if (r.written() != CHILDREN || !r.complete()) {
+            if (r.counts().written() != CHILDREN || !r.complete()) {
                 throw new IllegalStateException("propagation did not rewrite every child: " + r);
             }
             if (heap100k == null || heap.peakAfterGc > heap100k.peakAfterGc) {
@@ -118,7 +118,7 @@ final class PropagationBenchmark {
         long prop2Start = System.nanoTime();
         PropagationResult r2 = twoInFlight.propagate("1");
         long prop2Nanos = System.nanoTime() - prop2Start;
-        if (r2.written() != CHILDREN || !r2.complete()) {
+        if (r2.counts().written() != CHILDREN || !r2.complete()) {
             throw new IllegalStateException("propagation with 2 bulks in flight did not rewrite every child: " + r2);
         }
         long updateNanos = perDocPartialUpdate();

@@ -49,6 +49,10 @@ import java.util.function.Function;
  * <p>With {@link Builder#prefetch(boolean)} the next page is fetched on a background thread while the
  * caller works on the current one (at most one page ahead). Pages whose search is rejected (429) are
  * retried under the retry policy. Not thread-safe: one consumer.
+ *
+ * <p>Sliced streams read one large index in parallel: open one point in time, then one stream per slice
+ * on it, each on its own thread ({@link Builder#pointInTime(String)}, {@link Builder#slice(int, int)});
+ * together they return every match exactly once, and the caller closes the point in time.
  */
 public final class DocStream implements AutoCloseable {
 
@@ -75,6 +79,10 @@ public final class DocStream implements AutoCloseable {
     private final Mode requested;
     private final RetryPolicy retry;
     private final ExecutorService prefetcher;
+    private final int sliceId;
+    private final int sliceMax;
+    /** Whether the stream opened its point in time (and closes it), or was given one. */
+    private final boolean ownsPointInTime;
 
     private Mode mode;
     private String pitId;
@@ -96,6 +104,13 @@ public final class DocStream implements AutoCloseable {
         this.fetchSource = b.fetchSource;
         this.requested = b.mode;
         this.retry = b.retry;
+        this.sliceId = b.sliceId;
+        this.sliceMax = b.sliceMax;
+        this.ownsPointInTime = b.pointInTime == null;
+        if (b.pointInTime != null) {
+            this.pitId = b.pointInTime;
+            this.mode = Mode.POINT_IN_TIME;
+        }
         this.prefetcher = b.prefetch ? Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "esrel-docstream-" + index);
             t.setDaemon(true);
@@ -111,6 +126,7 @@ public final class DocStream implements AutoCloseable {
      * @return the new stream
      * @throws NullPointerException if the client or the index is missing
      * @throws IllegalStateException if the server refuses the requests of this client line
+     * @throws IllegalArgumentException as {@link Builder#build()}
      */
     public static DocStream of(Function<Builder, Builder> fn) {
         return fn.apply(new Builder()).build();
@@ -197,7 +213,7 @@ public final class DocStream implements AutoCloseable {
             prefetcher.shutdownNow();
         }
         try {
-            if (pitId != null) {
+            if (pitId != null && ownsPointInTime) {
                 String id = pitId;
                 client.closePointInTime(c -> c.id(id));
             }
@@ -274,6 +290,9 @@ public final class DocStream implements AutoCloseable {
 
     private SearchRequest.Builder common(SearchRequest.Builder s, boolean first) {
         s.query(query).size(pageSize).seqNoPrimaryTerm(true).trackTotalHits(t -> t.enabled(first));
+        if (sliceMax > 1) {
+            s.slice(sl -> sl.id(String.valueOf(sliceId)).max(sliceMax));
+        }
         if (!fetchSource) {
             s.source(src -> src.fetch(false));
         } else if (!sourceIncludes.isEmpty()) {
@@ -311,7 +330,8 @@ public final class DocStream implements AutoCloseable {
     @Override
     public String toString() {
         return "DocStream{index=" + index + ", mode=" + (mode == null ? requested : mode) + ", pageSize=" + pageSize
-            + (routing == null ? "" : ", routing=" + routing) + ", total=" + total + '}';
+            + (routing == null ? "" : ", routing=" + routing) + (sliceMax > 1 ? ", slice=" + sliceId + "/" + sliceMax : "")
+            + (ownsPointInTime ? "" : ", shared point in time") + ", total=" + total + '}';
     }
 
     /** Builder for {@link DocStream}. Not thread-safe. */
@@ -327,6 +347,9 @@ public final class DocStream implements AutoCloseable {
         private Mode mode = Mode.AUTO;
         private RetryPolicy retry = RetryPolicy.of(r -> r.maxAttempts(10).retryOn(Failures.rejected()));
         private boolean prefetch;
+        private int sliceId;
+        private int sliceMax = 1;
+        private String pointInTime;
 
         private Builder() {}
 
@@ -481,6 +504,44 @@ public final class DocStream implements AutoCloseable {
         }
 
         /**
+         * Only one slice of the matches: slice {@code id} of {@code max}, as Elasticsearch's sliced
+         * search divides them (by shard first, then within shards). The {@code max} streams with ids
+         * {@code 0..max-1} on one point in time together return every match exactly once. Default: no
+         * slicing ({@code max} 1).
+         *
+         * @param id this stream's slice, from 0 to {@code max - 1}
+         * @param max the number of slices, from 1 (no slicing) to 1024
+         * @return this builder
+         * @throws IllegalArgumentException if {@code max} is not 1..1024 or {@code id} is not 0..max-1
+         */
+        public Builder slice(int id, int max) {
+            if (max < 1 || max > 1024) {
+                throw new IllegalArgumentException("slice max must be between 1 and 1024, got " + max);
+            }
+            if (id < 0 || id >= max) {
+                throw new IllegalArgumentException("slice id must be between 0 and " + (max - 1) + ", got " + id);
+            }
+            this.sliceId = id;
+            this.sliceMax = max;
+            return this;
+        }
+
+        /**
+         * Streams through a point in time the caller opened (and closes, after every stream on it is
+         * closed), so that several sliced streams see the same snapshot. The stream does not close it.
+         * Default: the stream opens its own and closes it on {@link DocStream#close()}.
+         *
+         * @param pitId the id the open-point-in-time call returned; its keep-alive is extended by
+         *     {@link #keepAlive(Duration)} with every page
+         * @return this builder
+         * @throws NullPointerException if {@code pitId} is {@code null}
+         */
+        public Builder pointInTime(String pitId) {
+            this.pointInTime = Objects.requireNonNull(pitId, "pitId cannot be null");
+            return this;
+        }
+
+        /**
          * Builds the stream. No search is sent before the first {@link DocStream#next()}; the first
          * esrel entry point built on a client's transport sends it one request ({@code GET /}) to check
          * that the server accepts this client line.
@@ -488,8 +549,18 @@ public final class DocStream implements AutoCloseable {
          * @return the new stream, to be closed after use
          * @throws NullPointerException if the client or the index is missing
          * @throws IllegalStateException if the server refuses the requests of this client line
+         * @throws IllegalArgumentException if a given point in time is combined with a routing value or
+         *     with {@link Mode#SCROLL} (the point in time already fixes the shards and the mode)
          */
         public DocStream build() {
+            if (pointInTime != null && routing != null) {
+                throw new IllegalArgumentException("a given point in time already fixes the shards searched;"
+                    + " open it with routing [" + routing + "] instead of setting routing on the stream");
+            }
+            if (pointInTime != null && mode == Mode.SCROLL) {
+                throw new IllegalArgumentException("a given point in time cannot be read with a scroll; leave the mode"
+                    + " at AUTO or POINT_IN_TIME");
+            }
             return new DocStream(this);
         }
     }

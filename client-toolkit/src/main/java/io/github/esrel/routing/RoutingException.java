@@ -1,11 +1,13 @@
 package io.github.esrel.routing;
 
+import io.github.esrel.retry.Failures;
+
 /**
- * The routing parameters or a server-side calculation could not be obtained: the index does not
- * exist, routes on document fields, the cluster could not be reached, or refused the request. The
- * cause keeps the client's exception (with the HTTP status and Elasticsearch's error body).
+ * The routing parameters, a server-side calculation or a duplicate-id scan could not be obtained: the
+ * index does not exist, routes on document fields, the cluster could not be reached, or refused the
+ * request. The cause keeps the client's exception (with the HTTP status and Elasticsearch's error body).
  */
-public class RoutingException extends RuntimeException {
+public class RoutingException extends RuntimeException implements Failures.HasStatus {
 
     private static final long serialVersionUID = 1L;
 
@@ -29,6 +31,7 @@ public class RoutingException extends RuntimeException {
      *
      * @return the HTTP status, or 0
      */
+    @Override
     public int status() {
         return status;
     }

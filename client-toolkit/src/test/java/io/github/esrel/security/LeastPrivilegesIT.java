@@ -20,6 +20,9 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.path.TreePath;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.routing.DuplicateIdReport;
+import io.github.esrel.routing.DuplicateIdScanner;
+import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -60,6 +63,7 @@ class LeastPrivilegesIT {
     static final List<Feature> FEATURES = List.of(
         new Feature("routing", List.of(), need("orders", "read")),
         new Feature("routingstate", List.of("monitor")),
+        new Feature("dupscan", List.of(), need("orders", "read")),
         new Feature("locks", List.of(), need("fs", "read", "write")),
         new Feature("doclocks", List.of(), need("fs", "read"), need("treelocks", "read", "write", "create_index", "maintenance")),
         new Feature("occ", List.of(), need("designs", "read", "index")),
@@ -94,6 +98,25 @@ class LeastPrivilegesIT {
             if (!admin.indices().exists(e -> e.index("r-state")).value()) {
                 admin.indices().create(c -> c.index("r-state").settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
             }
+        }, px -> {});
+    }
+
+    @TestFactory
+    Stream<DynamicTest> duplicateIdScan() {
+        return cases("dupscan", (es, px) -> {
+            DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es)).scan(px + "-orders");
+            assertThat(report.documents()).isEqualTo(3);
+            assertThat(report.duplicates()).hasSize(1);
+            assertThat(report.duplicates().get(0).id()).isEqualTo("1");
+            assertThat(report.duplicates().get(0).routings()).hasSize(2).contains("a");
+        }, px -> {
+            admin.indices().create(c -> c.index(px + "-orders").settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
+            RoutingCalculator calc = RoutingClient.of(b -> b.client(admin)).calculator(px + "-orders");
+            String other = calc.routingValuesForShard((calc.shard(DocRef.id("1").withRouting("a")) + 1) % 3, 1, "b").get(0);
+            admin.index(i -> i.index(px + "-orders").id("1").routing("a").document(Map.of("n", 1)));
+            admin.index(i -> i.index(px + "-orders").id("1").routing(other).document(Map.of("n", 2)));
+            admin.index(i -> i.index(px + "-orders").id("2").document(Map.of("n", 3)));
+            admin.indices().refresh(r -> r.index(px + "-orders"));
         }, px -> {});
     }
 

@@ -146,9 +146,9 @@ public final class UserRenameSample implements Sample {
         out.println();
         Table t = Table.of("what", "value");
         t.row("job", result.jobId() + " " + result.state());
-        t.row("posts rewritten", result.written());
+        t.row("posts rewritten", result.counts().written());
         t.row("took (ms)", result.took().toMillis());
-        t.row("version conflicts met by the job (re-read, re-applied)", result.conflicts());
+        t.row("version conflicts met by the job (re-read, re-applied)", result.counts().conflicts());
         t.row("concurrent edits made by readers", editsMade);
         t.row("version conflicts met by the readers' edits (re-read, re-applied)", editConflicts.get());
         t.row("concurrent edits still there afterwards", editsKept);
@@ -164,10 +164,10 @@ public final class UserRenameSample implements Sample {
         out.println("\n4. Run it again: every post already carries the parent's seq_no as its stamp, so nothing is read or"
             + " written.");
         PropagationResult again = propagator.propagate("1");
-        out.printf("   second run: %s, %d posts visited, %d written, %d ms%n", again.state(), again.done(), again.written(),
+        out.printf("   second run: %s, %d posts visited, %d written, %d ms%n", again.state(), again.counts().done(), again.counts().written(),
             again.took().toMillis());
-        if (again.written() != 0) {
-            throw new IllegalStateException("the second run rewrote " + again.written() + " posts");
+        if (again.counts().written() != 0) {
+            throw new IllegalStateException("the second run rewrote " + again.counts().written() + " posts");
         }
     }
 

@@ -8,6 +8,9 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.Distribution;
+import io.github.esrel.routing.DuplicateId;
+import io.github.esrel.routing.DuplicateIdReport;
+import io.github.esrel.routing.DuplicateIdScanner;
 import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.RoutingFunction;
@@ -27,8 +30,9 @@ import java.util.SplittableRandom;
 /**
  * Seed 002 (the routing API): default routing spreads evenly, one tenant's routing value skews a
  * shard, {@code routing_partition_size} spreads it (and where it does not), computed routing values
- * put the big tenants on different shards, and the same {@code _id} with two routings lives twice.
- * Every distribution is printed twice: as esrel computes it and as the shards really hold it.
+ * put the big tenants on different shards, and the same {@code _id} with two routings lives twice:
+ * the duplicate-id scan finds it, the stray copy is deleted with its own routing, and a second scan is
+ * clean. Every distribution is printed twice: as esrel computes it and as the shards really hold it.
  */
 public final class RoutingSkewSample implements Sample {
 
@@ -80,6 +84,9 @@ public final class RoutingSkewSample implements Sample {
 
         out.println("\n5. The same _id indexed with two routing values lives twice (ids are unique per shard, not per index).");
         duplicateId(es, routing, out);
+
+        out.println("\n6. Finding such ids in a whole index, and removing the stray copy.");
+        scanAndFix(es, out);
     }
 
     /** Indexes the docs, then prints per shard what esrel computed next to what the shard really holds. */
@@ -151,6 +158,49 @@ public final class RoutingSkewSample implements Sample {
         }
         out.println("   Lesson: always read, update and delete a routed document with the routing it was written with"
             + " (or set _routing.required: true in the mapping).");
+    }
+
+    /**
+     * The duplicate-id scan over section 5's index, with 10,000 more orders in it: it reads every document's
+     * {@code _id} through a point in time and reports the id that lives twice, with each copy's routing, shard
+     * and {@code _seq_no}. The application reads order 123 with routing "abc-…", so the other copy is the
+     * stray: deleted by id with <em>its</em> routing (and its {@code _seq_no}), the good copy stays.
+     */
+    private static void scanAndFix(ElasticsearchClient es, PrintStream out) throws IOException {
+        List<DocRef> orders = new ArrayList<>();
+        for (int i = 0; i < DOCS; i++) {
+            orders.add(DocRef.id("order-" + i).withRouting("tenant-" + i % 20));
+        }
+        bulk(es, "routing-test", orders);
+        DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es));
+        DuplicateIdReport report = scanner.scan("routing-test");
+        out.printf("   scan: %,d documents read in %d ms, %d duplicated id(s), %d extra cop%s%n", report.documents(),
+            report.elapsed().toMillis(), report.duplicatedIds(), report.extraCopies(), report.extraCopies() == 1 ? "y" : "ies");
+        Table t = Table.of("_id", "routing", "shard", "_seq_no", "remove this copy with");
+        for (DuplicateId d : report.duplicates()) {
+            for (DuplicateId.Copy c : d.copies()) {
+                t.row(d.id(), c.routing(), c.shard(), c.seqNo(), c.deleteRequest());
+            }
+        }
+        t.print(out);
+        if (report.duplicatedIds() != 1 || !report.duplicates().get(0).id().equals("123")) {
+            throw new IllegalStateException("expected the scan to find _id 123 twice: " + report);
+        }
+
+        // Which copy is stray is the application's decision: here, the one it does not read with.
+        DuplicateId dup = report.duplicates().get(0);
+        String kept = dup.routings().stream().filter(r -> r != null && r.startsWith("abc-")).findFirst().orElseThrow();
+        DuplicateId.Copy stray = dup.copies().stream().filter(c -> !kept.equals(c.routing())).findFirst().orElseThrow();
+        es.delete(d -> d.index(stray.doc().index()).id(stray.doc().id()).routing(stray.doc().routing())
+            .ifSeqNo(stray.seqNo()).ifPrimaryTerm(stray.primaryTerm()).refresh(Refresh.True));
+        out.printf("   %s   (the copy the application does not read with)%n", stray.deleteRequest());
+        DuplicateIdReport after = scanner.scan("routing-test");
+        GetResponse<Void> good = es.get(g -> g.index("routing-test").id("123").routing(kept), Void.class);
+        out.printf("   scan again: %,d documents, %d duplicated ids; GET routing-test/_doc/123?routing=%s: found=%s%n",
+            after.documents(), after.duplicatedIds(), kept, good.found());
+        if (!after.clean() || !good.found()) {
+            throw new IllegalStateException("the stray copy was not removed cleanly: " + after);
+        }
     }
 
     /** 10,000 orders: half for "acme", the rest spread over 20 small tenants. */
