@@ -149,10 +149,6 @@ final class Engine {
         }
     }
 
-    int openLocks() {
-        return open.size();
-    }
-
     static String requireIndex(String index) {
         if (index == null || index.isBlank()) {
             throw new IllegalArgumentException("index must be set: locks are namespaced by the target index");

@@ -78,22 +78,6 @@ public final class TreePath {
     }
 
     /**
-     * Checks a path.
-     *
-     * @param field the name used in the message ({@code path})
-     * @param path the path to check
-     * @return the path
-     * @throws IllegalArgumentException with {@link #problem}
-     */
-    public static String validate(String field, String path) {
-        String problem = problem(field, path);
-        if (problem != null) {
-            throw new IllegalArgumentException(problem);
-        }
-        return path;
-    }
-
-    /**
      * Whether {@code ancestor} is a proper ancestor of {@code path} (both valid).
      *
      * @param ancestor the candidate ancestor

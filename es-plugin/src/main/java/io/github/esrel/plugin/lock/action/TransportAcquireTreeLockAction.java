@@ -1,6 +1,8 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.lock.AcquireCommand;
+import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
@@ -36,6 +38,16 @@ public class TransportAcquireTreeLockAction extends TreeLockTransportAction<Acqu
 
     @Override
     protected void execute(Task task, String namespace, AcquireTreeLockRequest request, ActionListener<AcquireTreeLockResponse> listener) {
-        service.acquire(namespace, request, task instanceof CancellableTask cancellable ? cancellable : null, listener);
+        AcquireCommand command = new AcquireCommand(namespace, request.path(), request.mode(), request.owner(), request.ttl(), request.waitTime());
+        Cancellation cancellation = task instanceof CancellableTask cancellable ? Cancellation.of(cancellable) : Cancellation.NONE;
+        service.acquire(
+            command,
+            cancellation,
+            listener.map(
+                acquisition -> acquisition.acquired()
+                    ? AcquireTreeLockResponse.acquired(namespace, acquisition.grant())
+                    : AcquireTreeLockResponse.conflict(namespace, acquisition.conflicts())
+            )
+        );
     }
 }

@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
+import io.github.esrel.plugin.lock.TreePath;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
@@ -35,6 +36,7 @@ public class TransportListTreeLocksAction extends TreeLockTransportAction<ListTr
 
     @Override
     protected void execute(Task task, String namespace, ListTreeLocksRequest request, ActionListener<ListTreeLocksResponse> listener) {
-        service.list(namespace, request, listener);
+        String prefix = request.path() == null ? TreePath.ROOT : request.path();
+        service.list(namespace, prefix, listener.map(grants -> new ListTreeLocksResponse(namespace, grants)));
     }
 }

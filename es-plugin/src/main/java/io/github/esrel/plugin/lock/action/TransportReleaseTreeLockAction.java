@@ -1,6 +1,7 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
@@ -35,6 +36,7 @@ public class TransportReleaseTreeLockAction extends TreeLockTransportAction<Rele
 
     @Override
     protected void execute(Task task, String namespace, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
-        service.release(namespace, request, listener);
+        GrantRef grant = new GrantRef(namespace, request.path(), request.owner(), request.token());
+        service.release(grant, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
     }
 }

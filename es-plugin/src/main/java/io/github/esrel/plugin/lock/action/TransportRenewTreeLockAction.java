@@ -1,6 +1,7 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
@@ -35,6 +36,7 @@ public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewT
 
     @Override
     protected void execute(Task task, String namespace, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
-        service.renew(namespace, request, listener);
+        GrantRef grant = new GrantRef(namespace, request.path(), request.owner(), request.token());
+        service.renew(grant, request.ttl(), listener.map(renewed -> new RenewTreeLockResponse(renewed.expiresAtMillis())));
     }
 }

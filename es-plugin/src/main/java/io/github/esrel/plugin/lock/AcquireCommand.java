@@ -1,0 +1,33 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.core.TimeValue;
+
+import java.util.Objects;
+
+/**
+ * An acquire as {@link TreeLockService#acquire} takes it: {@code mode} on {@code path} and shared on its proper
+ * ancestors, in one namespace.
+ *
+ * @param namespace the concrete index whose locks these are
+ * @param path      the path to lock, valid ({@link TreePath#problem} finds nothing wrong with it)
+ * @param mode      the mode on {@code path}
+ * @param owner     who will hold the grant, valid ({@link LockOwner#problem} finds nothing wrong with it)
+ * @param ttl       the lease, or null for the default (60 s, or the node's maximum if shorter)
+ * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all (not
+ *                  named {@code wait}, which {@link Object} already has)
+ */
+public record AcquireCommand(String namespace, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue waitTime) {
+
+    /**
+     * Checks that the required components are present.
+     *
+     * @throws NullPointerException if {@code namespace}, {@code path}, {@code mode} or {@code owner} is null
+     */
+    public AcquireCommand {
+        Objects.requireNonNull(namespace, "namespace cannot be null");
+        Objects.requireNonNull(path, "path cannot be null");
+        Objects.requireNonNull(mode, "mode cannot be null");
+        Objects.requireNonNull(owner, "owner cannot be null");
+    }
+}

@@ -1,0 +1,209 @@
+package io.github.esrel.plugin.lock;
+
+import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
+import io.github.esrel.plugin.lock.LockTable.AcquireResult;
+
+import org.elasticsearch.ElasticsearchStatusException;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.rest.RestStatus;
+import org.elasticsearch.tasks.TaskCancelledException;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs acquires: each is a mutation of its namespace's table, and one refused while its wait lasts holds
+ * nothing: it sleeps here until the earliest conflicting lease ends, a backoff passes (at most
+ * {@value #MAX_POLL_MILLIS} ms) or a release in its namespace on this node wakes it, and is then submitted
+ * again. Cancelling its request wakes it at once, to fail.
+ */
+final class Acquirer {
+
+    /** The longest a waiting acquire sleeps before looking again (releases on other nodes are not signalled). */
+    static final long MAX_POLL_MILLIS = 500;
+
+    /** Hands an acquire to the group commit of its namespace. */
+    interface Submitter {
+        void submit(String namespace, GroupCommitter.Mutation<LockTable> mutation, long retryDeadlineNanos);
+    }
+
+    private final TreeLockLimits limits;
+    private final LongSupplier clock;
+    private final TaskScheduler scheduler;
+    private final Submitter submitter;
+    /** The sleeping acquires of each namespace with their timers; a namespace without sleepers has no entry. */
+    private final ConcurrentHashMap<String, Map<AcquireMutation, TaskScheduler.Cancellable>> sleeping = new ConcurrentHashMap<>();
+
+    /** @param clock epoch milliseconds, the time leases are measured with */
+    Acquirer(TreeLockLimits limits, LongSupplier clock, TaskScheduler scheduler, Submitter submitter) {
+        this.limits = limits;
+        this.clock = clock;
+        this.scheduler = scheduler;
+        this.submitter = submitter;
+    }
+
+    /** Starts an acquire; see {@link TreeLockService#acquire} for the answers. */
+    void acquire(AcquireCommand command, Cancellation cancellation, ActionListener<Acquisition> listener) {
+        long ttlMillis;
+        long waitMillis;
+        try {
+            ttlMillis = limits.ttlMillis(command.ttl());
+            waitMillis = limits.waitMillis(command.waitTime());
+        } catch (IllegalArgumentException e) {
+            listener.onFailure(e);
+            return;
+        }
+        long waitDeadline = scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        AcquireMutation acquire = new AcquireMutation(command, ttlMillis, waitDeadline, cancellation, listener);
+        // Wakes a sleeping acquire at once; a queued one sees the cancellation when its round starts.
+        cancellation.onCancel(() -> wake(acquire));
+        submit(acquire);
+    }
+
+    /** Wakes every sleeping acquire of the namespace: something was released or expired there. */
+    void wakeAll(String namespace) {
+        List<AcquireMutation> sleepers = new ArrayList<>();
+        sleeping.computeIfPresent(namespace, (ns, timers) -> {
+            sleepers.addAll(timers.keySet());
+            return timers;
+        });
+        sleepers.forEach(this::wake);
+    }
+
+    private void submit(AcquireMutation acquire) {
+        submitter.submit(acquire.command.namespace(), acquire, acquire.retryDeadlineNanos);
+    }
+
+    /** Answers a refused acquire whose wait is over, or puts it to sleep until it should look again. */
+    private void answerOrSleep(AcquireMutation acquire, AcquireResult refused, long now) {
+        long remainingNanos = acquire.waitDeadlineNanos - scheduler.nanoTime();
+        if (acquire.cancellation.isCancelled()) {
+            acquire.fail(clientWentAway());
+        } else if (remainingNanos <= 0) {
+            if (refused.outcome() == AcquireOutcome.FULL) {
+                acquire.fail(tableFull(acquire.command.namespace()));
+            } else {
+                acquire.listener.onResponse(Acquisition.refused(refused.conflicts()));
+            }
+        } else {
+            sleep(acquire, sleepMillis(acquire, refused.conflicts(), now, remainingNanos));
+        }
+    }
+
+    /** Backs off from 10 ms to {@value #MAX_POLL_MILLIS} ms, but wakes right after the first conflicting lease ends. */
+    private static long sleepMillis(AcquireMutation acquire, List<Grant> conflicts, long now, long remainingNanos) {
+        long delay = Math.min(MAX_POLL_MILLIS, 10L << Math.min(acquire.sleeps++, 6));
+        for (Grant g : conflicts) {
+            delay = Math.min(delay, Math.max(1, g.expiresAtMillis() - now + 1));
+        }
+        return Math.max(1, Math.min(delay, TimeUnit.NANOSECONDS.toMillis(remainingNanos) + 1));
+    }
+
+    private void sleep(AcquireMutation acquire, long delayMillis) {
+        String namespace = acquire.command.namespace();
+        sleeping.compute(namespace, (ns, timers) -> {
+            Map<AcquireMutation, TaskScheduler.Cancellable> next = timers == null ? new HashMap<>() : timers;
+            next.put(acquire, () -> {}); // the timer follows; a wake before it leaves the timer to find nobody
+            return next;
+        });
+        TaskScheduler.Cancellable timer;
+        try {
+            timer = scheduler.schedule(() -> wake(acquire), delayMillis);
+        } catch (RuntimeException e) {
+            if (remove(acquire) != null) {
+                acquire.fail(e);
+            }
+            return;
+        }
+        sleeping.computeIfPresent(namespace, (ns, timers) -> {
+            timers.replace(acquire, timer);
+            return timers;
+        });
+    }
+
+    /** Submits a sleeping acquire again; does nothing if it is not asleep. */
+    private void wake(AcquireMutation acquire) {
+        TaskScheduler.Cancellable timer = remove(acquire);
+        if (timer != null) {
+            timer.cancel();
+            submit(acquire);
+        }
+    }
+
+    /** Takes the acquire out of the sleepers, returning its timer, or null if it was not asleep. */
+    @Nullable
+    private TaskScheduler.Cancellable remove(AcquireMutation acquire) {
+        List<TaskScheduler.Cancellable> removed = new ArrayList<>(1);
+        sleeping.computeIfPresent(acquire.command.namespace(), (ns, timers) -> {
+            TaskScheduler.Cancellable timer = timers.remove(acquire);
+            if (timer != null) {
+                removed.add(timer);
+            }
+            return timers.isEmpty() ? null : timers;
+        });
+        return removed.isEmpty() ? null : removed.get(0);
+    }
+
+    private static TaskCancelledException clientWentAway() {
+        return new TaskCancelledException("the client went away");
+    }
+
+    private static ElasticsearchStatusException tableFull(String namespace) {
+        return new ElasticsearchStatusException(
+            "the lock table of [" + namespace + "] is full: it holds the maximum number of live locks (setting ["
+                + TreeLockSettings.MAX_LOCKS_PER_INDEX.getKey() + "]); retry after some are released or expire",
+            RestStatus.TOO_MANY_REQUESTS
+        );
+    }
+
+    /** One acquire, from its request to its answer, through any number of sleeps. */
+    private final class AcquireMutation implements GroupCommitter.Mutation<LockTable> {
+        final AcquireCommand command;
+        final long ttlMillis;
+        /** Recognises this acquire's grant in the table after a write whose outcome was unknown. */
+        final long nonce = ThreadLocalRandom.current().nextLong();
+        final long waitDeadlineNanos;
+        /** Transient failures are retried for this long after the wait. */
+        final long retryDeadlineNanos;
+        final Cancellation cancellation;
+        final ActionListener<Acquisition> listener;
+        /** How often it has slept; only its own rounds, which never overlap, touch it. */
+        int sleeps;
+
+        AcquireMutation(AcquireCommand command, long ttlMillis, long waitDeadlineNanos, Cancellation cancellation, ActionListener<Acquisition> listener) {
+            this.command = command;
+            this.ttlMillis = ttlMillis;
+            this.waitDeadlineNanos = waitDeadlineNanos;
+            this.retryDeadlineNanos = waitDeadlineNanos + TreeLockService.RETRY_TIMEOUT.nanos();
+            this.cancellation = cancellation;
+            this.listener = listener;
+        }
+
+        @Override
+        public GroupCommitter.Decision<LockTable> apply(LockTable table) {
+            long now = clock.getAsLong();
+            AcquireResult result = table.acquire(command.path(), command.mode(), command.owner(), ttlMillis, nonce, now, limits.maxLocks());
+            if (result.outcome() == AcquireOutcome.GRANTED) {
+                return new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(Acquisition.granted(result.grant())));
+            }
+            return new GroupCommitter.Decision<>(table, () -> answerOrSleep(this, result, now));
+        }
+
+        @Override
+        public void fail(Exception e) {
+            listener.onFailure(e);
+        }
+
+        @Override
+        public Exception cancellation() {
+            return cancellation.isCancelled() ? clientWentAway() : null;
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.github.esrel.plugin.lock;
+
+import io.github.esrel.plugin.lock.LockTable.HolderResult;
+
+import org.elasticsearch.ElasticsearchStatusException;
+import org.elasticsearch.ResourceNotFoundException;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.rest.RestStatus;
+
+import java.util.List;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * A release or a renewal: a change to the live grant its holder names. Answers with the {@link HolderResult}
+ * once the change is stored, a {@link ResourceNotFoundException} (404) when the path has no live grant, or an
+ * {@link ElasticsearchStatusException} (409) when another owner or token holds it.
+ */
+final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
+
+    /** The change, one of {@link LockTable#release} and {@link LockTable#renew}. */
+    interface Change {
+        /**
+         * @param now                        the time of the decision, epoch milliseconds
+         * @param earlierWriteMayHaveApplied an earlier write of this change failed without telling whether it
+         *                                   was applied
+         */
+        HolderResult apply(LockTable table, long now, boolean earlierWriteMayHaveApplied);
+    }
+
+    private final GrantRef grant;
+    private final Change change;
+    private final LongSupplier clock;
+    private final ActionListener<HolderResult> listener;
+    private volatile boolean writeMayHaveApplied;
+
+    /** @param clock epoch milliseconds, the time leases are measured with */
+    HolderMutation(GrantRef grant, Change change, LongSupplier clock, ActionListener<HolderResult> listener) {
+        this.grant = grant;
+        this.change = change;
+        this.clock = clock;
+        this.listener = listener;
+    }
+
+    @Override
+    public GroupCommitter.Decision<LockTable> apply(LockTable table) {
+        HolderResult result = change.apply(table, clock.getAsLong(), writeMayHaveApplied);
+        return switch (result.outcome()) {
+            case DONE -> new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(result));
+            case NOT_HELD -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(notHeld(grant)));
+            case HELD_BY_OTHER -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(heldByOther(grant, result.holders())));
+        };
+    }
+
+    @Override
+    public void writeOutcomeUnknown() {
+        writeMayHaveApplied = true;
+    }
+
+    @Override
+    public void fail(Exception e) {
+        listener.onFailure(e);
+    }
+
+    static ResourceNotFoundException notHeld(GrantRef grant) {
+        return new ResourceNotFoundException(
+            "no live lock on [{}] in [{}]: owner [{}] with token [{}] never held it, released it, or its lease expired",
+            TreePath.shorten(grant.path()),
+            grant.namespace(),
+            TreePath.shorten(grant.owner()),
+            grant.token()
+        );
+    }
+
+    static ElasticsearchStatusException heldByOther(GrantRef grant, List<Grant> holders) {
+        String held = holders.stream()
+            .limit(10)
+            .map(g -> "owner [" + TreePath.shorten(g.owner()) + "] token [" + g.token() + "]")
+            .collect(Collectors.joining(", "));
+        return new ElasticsearchStatusException(
+            "the lock on [{}] in [{}] is held by {}{}, not by owner [{}] with token [{}]",
+            RestStatus.CONFLICT,
+            TreePath.shorten(grant.path()),
+            grant.namespace(),
+            held,
+            holders.size() > 10 ? " and " + (holders.size() - 10) + " more" : "",
+            TreePath.shorten(grant.owner()),
+            grant.token()
+        );
+    }
+}

@@ -1,0 +1,133 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.ElasticsearchStatusException;
+import org.elasticsearch.ExceptionsHelper;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.action.DocWriteRequest;
+import org.elasticsearch.action.DocWriteResponse;
+import org.elasticsearch.action.get.GetRequest;
+import org.elasticsearch.action.get.GetResponse;
+import org.elasticsearch.action.index.IndexRequest;
+import org.elasticsearch.action.support.TransportActions;
+import org.elasticsearch.client.internal.Client;
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.index.IndexNotFoundException;
+import org.elasticsearch.index.engine.VersionConflictEngineException;
+import org.elasticsearch.node.NodeClosedException;
+import org.elasticsearch.rest.RestStatus;
+import org.elasticsearch.transport.ConnectTransportException;
+import org.elasticsearch.xcontent.XContentFactory;
+
+import java.util.function.LongSupplier;
+
+/**
+ * The lock tables in the lock index {@link TreeLockIndex#NAME}: one document per namespace, its id the
+ * namespace, read in real time and replaced with {@code if_seq_no}/{@code if_primary_term} (created with
+ * {@code op_type: create} the first time). Its callers run it in the lock index's system context.
+ */
+final class LockTableStore implements VersionedStore<LockTable> {
+
+    /** The timeout of each write, so that a write stuck waiting for a primary comes back to be retried. */
+    static final TimeValue WRITE_TIMEOUT = TimeValue.timeValueSeconds(10);
+
+    private final Client client;
+    private final TaskScheduler scheduler;
+    private final LongSupplier clock;
+
+    /**
+     * @param client    the node client
+     * @param scheduler where responses are handed over, so that parsing and deciding never run on a network thread
+     * @param clock     epoch milliseconds, stored as {@code updated_at}
+     */
+    LockTableStore(Client client, TaskScheduler scheduler, LongSupplier clock) {
+        this.client = client;
+        this.scheduler = scheduler;
+        this.clock = clock;
+    }
+
+    @Override
+    public void read(String namespace, ActionListener<Versioned<LockTable>> listener) {
+        client.get(new GetRequest(TreeLockIndex.NAME, namespace).realtime(true), new ActionListener<>() {
+            @Override
+            public void onResponse(GetResponse response) {
+                scheduler.execute(() -> {
+                    Versioned<LockTable> read;
+                    try {
+                        read = response.isExists()
+                            ? new Versioned<>(LockTable.fromSource(response.getSourceAsMap()), true, response.getSeqNo(), response.getPrimaryTerm())
+                            : Versioned.absent(LockTable.EMPTY);
+                    } catch (RuntimeException e) {
+                        listener.onFailure(e);
+                        return;
+                    }
+                    listener.onResponse(read);
+                });
+            }
+
+            @Override
+            public void onFailure(Exception e) {
+                if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
+                    // The first lock ever: the first write creates the index from its system descriptor.
+                    scheduler.execute(() -> listener.onResponse(Versioned.absent(LockTable.EMPTY)));
+                } else {
+                    listener.onFailure(e);
+                }
+            }
+        });
+    }
+
+    @Override
+    public void write(String namespace, Versioned<LockTable> read, LockTable next, ActionListener<Void> listener) {
+        IndexRequest write;
+        try {
+            write = new IndexRequest(TreeLockIndex.NAME).id(namespace)
+                .source(next.toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
+                .timeout(WRITE_TIMEOUT);
+        } catch (Exception e) {
+            listener.onFailure(e);
+            return;
+        }
+        if (read.exists()) {
+            write.setIfSeqNo(read.seqNo()).setIfPrimaryTerm(read.primaryTerm());
+        } else {
+            write.opType(DocWriteRequest.OpType.CREATE);
+        }
+        client.index(write, new ActionListener<DocWriteResponse>() {
+            @Override
+            public void onResponse(DocWriteResponse response) {
+                scheduler.execute(() -> listener.onResponse(null));
+            }
+
+            @Override
+            public void onFailure(Exception e) {
+                listener.onFailure(e);
+            }
+        });
+    }
+
+    @Override
+    public Failure classify(Exception failure) {
+        Throwable t = ExceptionsHelper.unwrapCause(failure);
+        if (t instanceof VersionConflictEngineException) {
+            return Failure.CONFLICT;
+        }
+        if (TransportActions.isShardNotAvailableException(t) || t instanceof NodeClosedException || t instanceof ConnectTransportException) {
+            return Failure.TRANSIENT;
+        }
+        RestStatus status = ExceptionsHelper.status(t);
+        boolean transientStatus = status == RestStatus.SERVICE_UNAVAILABLE
+            || status == RestStatus.TOO_MANY_REQUESTS
+            || status == RestStatus.GATEWAY_TIMEOUT
+            || status == RestStatus.REQUEST_TIMEOUT;
+        return transientStatus ? Failure.TRANSIENT : Failure.PERMANENT;
+    }
+
+    @Override
+    public Exception contended(Exception lastConflict) {
+        return new ElasticsearchStatusException(
+            "the lock table was changed concurrently on every attempt for " + TreeLockService.RETRY_TIMEOUT + "; retry",
+            RestStatus.SERVICE_UNAVAILABLE,
+            lastConflict
+        );
+    }
+}

@@ -1,0 +1,63 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.threadpool.Scheduler;
+import org.elasticsearch.threadpool.ThreadPool;
+
+import java.util.concurrent.Executor;
+
+/**
+ * Where the tree locks run work and measure deadlines: the node's generic pool and scheduler in production, a
+ * virtual clock in unit tests, so that retries, backoffs and waits can be tested without sleeping.
+ */
+interface TaskScheduler {
+
+    /** A scheduled task that has not run yet can be called off. */
+    interface Cancellable {
+        /** Keeps the task from running if it has not started; does nothing otherwise. */
+        void cancel();
+    }
+
+    /** The time deadlines are measured in, as {@link System#nanoTime()}: only differences mean anything. */
+    long nanoTime();
+
+    /**
+     * Runs {@code task} on another thread, or on this one when the executor refuses it: only a node that is
+     * shutting down refuses, and then the work goes on here so that its waiters fail on the closed node rather
+     * than never being answered.
+     */
+    void execute(Runnable task);
+
+    /**
+     * Runs {@code task} on another thread after {@code delayMillis}.
+     *
+     * @throws RuntimeException when the node is shutting down and schedules nothing any more
+     */
+    Cancellable schedule(Runnable task, long delayMillis);
+
+    /** The node's generic pool and scheduler; tasks inherit the thread context of whoever hands them over. */
+    static TaskScheduler of(ThreadPool threadPool) {
+        Executor generic = threadPool.generic();
+        return new TaskScheduler() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public void execute(Runnable task) {
+                try {
+                    generic.execute(task);
+                } catch (RuntimeException e) {
+                    task.run();
+                }
+            }
+
+            @Override
+            public Cancellable schedule(Runnable task, long delayMillis) {
+                Scheduler.Cancellable scheduled = threadPool.schedule(task, TimeValue.timeValueMillis(delayMillis), generic);
+                return scheduled::cancel;
+            }
+        };
+    }
+}

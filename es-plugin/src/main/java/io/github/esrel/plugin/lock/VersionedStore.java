@@ -1,0 +1,58 @@
+package io.github.esrel.plugin.lock;
+
+import org.elasticsearch.action.ActionListener;
+
+/**
+ * Where a {@link GroupCommitter} keeps its states: one per key, read together with its version and replaced
+ * only while that version is still current (compare-and-set), as Elasticsearch replaces a document with
+ * {@code if_seq_no} and {@code if_primary_term}.
+ *
+ * <p>Listeners may be completed on any thread where work may run, never on a network thread: the committer
+ * decides and answers right there.
+ *
+ * @param <S> the state kept per key, immutable
+ */
+interface VersionedStore<S> {
+
+    /**
+     * A state as read: the value and the version a replacement must be conditional on.
+     *
+     * @param state       the value; the initial one for a key never written
+     * @param exists      whether the key has been written; a replacement of an absent key is a create, which
+     *                    fails with a conflict if another writer created it first
+     * @param seqNo       the version: sequence number of the read
+     * @param primaryTerm the version: primary term of the read
+     */
+    record Versioned<S>(S state, boolean exists, long seqNo, long primaryTerm) {
+        /** A key never written, whose state is {@code initial}. */
+        static <S> Versioned<S> absent(S initial) {
+            return new Versioned<>(initial, false, 0, 0);
+        }
+    }
+
+    /** How a {@link GroupCommitter} reacts to a failed read or write. */
+    enum Failure {
+        /** Another writer replaced the state since it was read: read again and redo the decisions at once. */
+        CONFLICT,
+        /** The store may be back soon (no primary, node gone, overloaded): retry after a backoff. */
+        TRANSIENT,
+        /** Retrying cannot help: fail the waiters. */
+        PERMANENT
+    }
+
+    /** Reads the state of {@code key}, {@link Versioned#absent} with the initial state if it was never written. */
+    void read(String key, ActionListener<Versioned<S>> listener);
+
+    /**
+     * Replaces the state of {@code key} by {@code next} if its version is still that of {@code read} (creates it
+     * if {@code read} was absent), or fails with what {@link #classify} calls a {@link Failure#CONFLICT}.
+     * A failure other than a conflict does not tell whether the write was applied.
+     */
+    void write(String key, Versioned<S> read, S next, ActionListener<Void> listener);
+
+    /** What a failure of {@link #read} or {@link #write} means for the committer. */
+    Failure classify(Exception failure);
+
+    /** The failure to give a waiter whose retries ran out while every write met a conflict. */
+    Exception contended(Exception lastConflict);
+}
