@@ -1,6 +1,6 @@
 package io.github.esrel.denorm;
 
-import io.github.esrel.retry.Failures;
+import io.github.esrel.EsrelException;
 
 /**
  * A propagation (or a stream of documents) failed as a whole: the cluster could not be reached or
@@ -9,12 +9,9 @@ import io.github.esrel.retry.Failures;
  * or is running elsewhere. The cause keeps the client's exception. Failures of single children are
  * <em>not</em> exceptions: they are reported per document ({@link ChildFailure}).
  */
-public class PropagationException extends RuntimeException implements Failures.HasStatus {
+public class PropagationException extends EsrelException {
 
     private static final long serialVersionUID = 1L;
-
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
-    private final int status;
 
     /**
      * Creates the exception.
@@ -25,17 +22,6 @@ public class PropagationException extends RuntimeException implements Failures.H
      * @param cause the client's exception, or {@code null}
      */
     public PropagationException(String message, int status, Throwable cause) {
-        super(message, cause);
-        this.status = status;
-    }
-
-    /**
-     * The HTTP status Elasticsearch answered with, or 0 when there was no answer.
-     *
-     * @return the status, such as 404 or 409, or 0
-     */
-    @Override
-    public int status() {
-        return status;
+        super(message, status, cause);
     }
 }

@@ -1,6 +1,6 @@
 package io.github.esrel.join;
 
-import io.github.esrel.retry.Failures;
+import io.github.esrel.EsrelException;
 
 /**
  * A join or a grouping failed in a way the caller did not ask for: an index does not exist, a key
@@ -12,12 +12,9 @@ import io.github.esrel.retry.Failures;
  * whose status says so; {@link JoinResult#orThrow()} turns that into a
  * {@link JoinCapExceededException}, a subclass.
  */
-public class JoinException extends RuntimeException implements Failures.HasStatus {
+public class JoinException extends EsrelException {
 
     private static final long serialVersionUID = 1L;
-
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
-    private final int status;
 
     /**
      * Creates the exception.
@@ -27,17 +24,6 @@ public class JoinException extends RuntimeException implements Failures.HasStatu
      * @param cause the client's exception, or {@code null}
      */
     public JoinException(String message, int status, Throwable cause) {
-        super(message, cause);
-        this.status = status;
-    }
-
-    /**
-     * Returns the HTTP status of the failure.
-     *
-     * @return the HTTP status Elasticsearch answered with, or 0 when there was no answer
-     */
-    @Override
-    public int status() {
-        return status;
+        super(message, status, cause);
     }
 }

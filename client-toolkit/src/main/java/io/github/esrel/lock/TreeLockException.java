@@ -1,6 +1,6 @@
 package io.github.esrel.lock;
 
-import io.github.esrel.retry.Failures;
+import io.github.esrel.EsrelException;
 
 import java.util.List;
 
@@ -14,12 +14,10 @@ import java.util.List;
  * the conflicts; {@link AcquireResult#orThrow()} turns that into this exception with status 409 and
  * the {@link #conflicts()}.
  */
-public class TreeLockException extends RuntimeException implements Failures.HasStatus {
+public class TreeLockException extends EsrelException {
 
     private static final long serialVersionUID = 1L;
 
-    /** The HTTP status, or 0 when there was no answer. */
-    private final int status;
     private final transient List<LockConflict> conflicts;
 
     /**
@@ -43,19 +41,8 @@ public class TreeLockException extends RuntimeException implements Failures.HasS
      * @param conflicts the locks in the way; copied, must not be or contain {@code null}
      */
     public TreeLockException(String message, int status, Throwable cause, List<LockConflict> conflicts) {
-        super(message, cause);
-        this.status = status;
+        super(message, status, cause);
         this.conflicts = List.copyOf(conflicts);
-    }
-
-    /**
-     * The HTTP status Elasticsearch answered with (409 for a busy lock), or 0 when there was no answer.
-     *
-     * @return the HTTP status, or 0
-     */
-    @Override
-    public int status() {
-        return status;
     }
 
     /**

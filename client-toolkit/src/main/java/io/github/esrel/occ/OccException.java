@@ -1,6 +1,6 @@
 package io.github.esrel.occ;
 
-import io.github.esrel.retry.Failures;
+import io.github.esrel.EsrelException;
 
 /**
  * An optimistic-concurrency operation failed in a way the caller did not ask for: the cluster could
@@ -13,12 +13,9 @@ import io.github.esrel.retry.Failures;
  * as an {@link Outcome} with status {@link Outcome.Status#CONFLICT}; {@link Outcome#orThrow()} turns
  * that into an {@link OccConflictException}, a subclass.
  */
-public class OccException extends RuntimeException implements Failures.HasStatus {
+public class OccException extends EsrelException {
 
     private static final long serialVersionUID = 1L;
-
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
-    private final int status;
 
     /**
      * Creates the exception.
@@ -28,17 +25,6 @@ public class OccException extends RuntimeException implements Failures.HasStatus
      * @param cause the client's exception, or {@code null}
      */
     public OccException(String message, int status, Throwable cause) {
-        super(message, cause);
-        this.status = status;
-    }
-
-    /**
-     * The HTTP status Elasticsearch answered with, or 0 when there was no answer.
-     *
-     * @return the status, such as 404 or 409, or 0
-     */
-    @Override
-    public int status() {
-        return status;
+        super(message, status, cause);
     }
 }

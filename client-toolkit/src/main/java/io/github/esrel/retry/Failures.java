@@ -1,5 +1,6 @@
 package io.github.esrel.retry;
 
+import io.github.esrel.EsrelException;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
@@ -22,7 +23,7 @@ public final class Failures {
 
     /**
      * The HTTP status Elasticsearch answered with: from the first {@link ElasticsearchException} in
-     * the cause chain, or from an esrel capability exception in it ({@link HasStatus}). 0 when there
+     * the cause chain, or from an esrel exception in it ({@link EsrelException}). 0 when there
      * was no answer (an I/O failure).
      *
      * @param failure the failure to classify; {@code null} gives 0
@@ -33,7 +34,7 @@ public final class Failures {
             if (t instanceof ElasticsearchException ee) {
                 return ee.status();
             }
-            if (t instanceof HasStatus s && s.status() != 0) {
+            if (t instanceof EsrelException s && s.status() != 0) {
                 return s.status();
             }
             if (t.getCause() == t) {
@@ -113,18 +114,5 @@ public final class Failures {
             case "version_conflict_engine_exception" -> CONFLICT;
             default -> 500;
         };
-    }
-
-    /**
-     * Implemented by esrel's capability exceptions, which carry the status of the Elasticsearch
-     * answer they wrap.
-     */
-    public interface HasStatus {
-        /**
-         * The HTTP status of the wrapped answer.
-         *
-         * @return the HTTP status, or 0 when there was no answer
-         */
-        int status();
     }
 }

@@ -1,6 +1,6 @@
 package io.github.esrel.view;
 
-import io.github.esrel.retry.Failures;
+import io.github.esrel.EsrelException;
 
 /**
  * A materialized-view operation failed as a whole: the cluster could not be reached or refused a
@@ -9,12 +9,9 @@ import io.github.esrel.retry.Failures;
  * exception). Failures of single views are not exceptions: they are reported per view
  * ({@link ViewFailure}) and the intent that covers them stays for {@link MaterializedView#repair()}.
  */
-public class ViewException extends RuntimeException implements Failures.HasStatus {
+public class ViewException extends EsrelException {
 
     private static final long serialVersionUID = 1L;
-
-    /** The HTTP status Elasticsearch answered with, or 0 when there was no answer. */
-    private final int status;
 
     /**
      * Creates the exception.
@@ -24,17 +21,6 @@ public class ViewException extends RuntimeException implements Failures.HasStatu
      * @param cause the client's or the source write's exception, or {@code null}
      */
     public ViewException(String message, int status, Throwable cause) {
-        super(message, cause);
-        this.status = status;
-    }
-
-    /**
-     * Returns the HTTP status of the failure.
-     *
-     * @return the HTTP status Elasticsearch answered with, or 0 when there was no answer
-     */
-    @Override
-    public int status() {
-        return status;
+        super(message, status, cause);
     }
 }

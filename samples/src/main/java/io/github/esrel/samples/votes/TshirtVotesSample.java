@@ -116,8 +116,9 @@ public final class TshirtVotesSample implements Sample {
         reset(es, "page");
         Versioned<Shirt> adamsPage = occ.get(INDEX, "page", Shirt.class).orElseThrow();
         Versioned<Shirt> evesPage = occ.get(INDEX, "page", Shirt.class).orElseThrow();
-        Outcome<Shirt> adam = occ.replace(adamsPage, adamsPage.value().vote());
-        Outcome<Shirt> eve = occ.replace(evesPage, evesPage.value().vote());
+        // tryReplace: the sample wants to show Eve's conflict; replace() would throw OccConflictException.
+        Outcome<Shirt> adam = occ.tryReplace(adamsPage, adamsPage.value().vote());
+        Outcome<Shirt> eve = occ.tryReplace(evesPage, evesPage.value().vote());
         Table story = Table.of("who", "page showed", "seq_no read", "result");
         story.row("Adam", adamsPage.value().votes(), adamsPage.seqNo(), adam.status() + " -> " + adam.value().votes() + " votes");
         story.row("Eve", evesPage.value().votes(), evesPage.seqNo(), eve.status() + " (409: the document changed)");

@@ -1,0 +1,6 @@
+/**
+ * esrel: relationships and concurrency for Elasticsearch. The capabilities live in their own packages
+ * ({@code routing}, {@code lock}, {@code fs}, {@code occ}, {@code join}, {@code denorm}, {@code view}); this
+ * package holds what they share: {@link io.github.esrel.EsrelException}, the base of their exceptions.
+ */
+package io.github.esrel;
