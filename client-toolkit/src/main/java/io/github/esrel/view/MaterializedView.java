@@ -1,45 +1,24 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
-import co.elastic.clients.elasticsearch.core.get.GetResult;
-import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.denorm.DocStream;
 import io.github.esrel.doc.DocRef;
-import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.internal.Clients;
-import io.github.esrel.internal.Indices;
-import io.github.esrel.internal.Listeners;
-import io.github.esrel.internal.Reasons;
-import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -125,7 +104,6 @@ import java.util.regex.Pattern;
  */
 public final class MaterializedView<S, P> {
 
-    private static final Logger log = LoggerFactory.getLogger(MaterializedView.class);
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
     /**
@@ -145,61 +123,26 @@ public final class MaterializedView<S, P> {
         R run() throws Exception;
     }
 
-    final ElasticsearchClient client;
-    private final String name;
-    final String sourceIndex;
-    final String parentIndex;
-    final String viewIndex;
-    final String parentIdField;
-    private final Class<S> sourceType;
-    private final Class<P> parentType;
-    private final List<String[]> copies;
-    private final BiFunction<S, P, ?> composer;
-    private final String metaField;
-    final int batchSize;
-    final int maxRounds;
-    final RetryPolicy retryPolicy;
-    final RetryPolicy readPolicy;
-    final ViewListener listener;
-    private final boolean refreshBeforeFanOut;
-    final StateStore state;
-    private final ObjectMapper mapper;
+    // Only what callers see lives here. The work is in the classes below, which are handed the settings
+    // record instead of reading this class's fields, so that each can be read and tested on its own.
+    private final ViewSettings settings;
+    private final ViewComposer<S, P> composer;
+    private final StateStore state;
+    private final ViewReads reads;
     private final Rebuilder rebuilder;
+    private final ViewRepair repair;
 
     private MaterializedView(Builder<S, P> b) {
-        this.client = Clients.adopt(b.client);
-        this.name = Objects.requireNonNull(b.name, "name cannot be null");
-        this.sourceIndex = Objects.requireNonNull(b.sourceIndex, "sourceIndex cannot be null");
-        this.parentIndex = Objects.requireNonNull(b.parentIndex, "parentIndex cannot be null");
-        this.viewIndex = Objects.requireNonNull(b.viewIndex, "viewIndex cannot be null");
-        this.parentIdField = Objects.requireNonNull(b.parentIdField, "parentIdField cannot be null");
-        this.sourceType = b.sourceType;
-        this.parentType = b.parentType;
-        this.copies = List.copyOf(b.copies);
-        this.composer = b.composer;
-        if (composer == null && copies.isEmpty()) {
-            throw new IllegalArgumentException("view [" + name + "] copies nothing from the parent: add copyParent(from, to)"
-                + " or a compose(...) function");
-        }
-        if (composer != null && !copies.isEmpty()) {
-            throw new IllegalArgumentException("view [" + name + "]: copyParent(...) applies to the default composition only;"
-                + " with compose(...) copy the parent's fields in the function");
-        }
-        this.metaField = b.metaField;
-        this.batchSize = b.batchSize;
-        this.maxRounds = b.maxRounds;
-        this.retryPolicy = b.retryPolicy;
-        this.readPolicy = b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build();
-        this.listener = b.listener;
-        this.refreshBeforeFanOut = b.refreshBeforeFanOut;
-        JsonpMapper jsonp = client._jsonpMapper();
-        if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
-            throw new IllegalArgumentException("MaterializedView maps documents with Jackson: build the client with a"
-                + " JacksonJsonpMapper (got " + jsonp.getClass().getName() + ")");
-        }
-        this.mapper = jackson.objectMapper();
-        this.state = new StateStore(client, b.stateIndex, name, ManagementFactory.getRuntimeMXBean().getName());
-        this.rebuilder = new Rebuilder(this);
+        ElasticsearchClient client = Clients.adopt(b.client);
+        this.settings = new ViewSettings(client, b.name, b.sourceIndex, b.parentIndex, b.viewIndex, b.parentIdField,
+            b.stateIndex, b.metaField, b.batchSize, b.maxRounds, b.retryPolicy,
+            b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(), b.listener, b.refreshBeforeFanOut);
+        this.composer = new ViewComposer<>(settings.name(), settings.metaField(), b.sourceType, b.parentType, b.copies,
+            b.composer, client._jsonpMapper());
+        this.state = new StateStore(client, settings.stateIndex(), settings.name(), ManagementFactory.getRuntimeMXBean().getName());
+        this.reads = new ViewReads(settings);
+        this.rebuilder = new Rebuilder(settings, state, composer, reads);
+        this.repair = new ViewRepair(settings, state, rebuilder, reads, composer);
     }
 
     /**
@@ -247,7 +190,7 @@ public final class MaterializedView<S, P> {
      * @return the name given to {@link Builder#name}
      */
     public String name() {
-        return name;
+        return settings.name();
     }
 
     /**
@@ -256,7 +199,7 @@ public final class MaterializedView<S, P> {
      * @return the view index given to {@link Builder#viewIndex}
      */
     public String viewIndex() {
-        return viewIndex;
+        return settings.viewIndex();
     }
 
     /**
@@ -266,10 +209,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if it cannot be created or has more than one shard
      */
     public void ensureStateIndex() {
-        io(() -> {
-            state.ensure();
-            return null;
-        }, "creating the state index " + state.index());
+        ViewCalls.run(state::ensure, "creating the state index " + state.index());
     }
 
     // --- writes through the view ------------------------------------------------------------------
@@ -354,7 +294,7 @@ public final class MaterializedView<S, P> {
      */
     public Intent beginSourceChange(DocRef source) {
         DocRef s = inSource(source);
-        return io(() -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
+        return ViewCalls.call(() -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
     }
 
     /**
@@ -368,8 +308,8 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public Intent beginParentChange(String parentId) {
-        checkId(parentId);
-        return io(() -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
+        ViewCalls.checkId(parentId);
+        return ViewCalls.call(() -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
     }
 
     /**
@@ -382,16 +322,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if the rebuild fails as a whole (the intent stays)
      */
     public RebuildResult complete(Intent intent) {
-        Objects.requireNonNull(intent, "intent cannot be null");
-        RebuildResult r = intent.target() == Intent.Target.SOURCE ? rebuild(DocRef.id(intent.targetId()).withRouting(intent.routing()))
-            : rebuildParent(intent.targetId());
-        if (r.complete()) {
-            io(() -> {
-                state.clear(intent);
-                return null;
-            }, "clearing intent " + intent.id());
-        }
-        return r;
+        return repair.complete(Objects.requireNonNull(intent, "intent cannot be null"));
     }
 
     private <R> ViewChange<R> change(Intent intent, Write<R> write) {
@@ -438,7 +369,7 @@ public final class MaterializedView<S, P> {
      */
     public RebuildResult rebuild(DocRef source) {
         DocRef s = inSource(source);
-        return rebuildRefs(List.of(new Rebuilder.Ref(s.id(), s.routing())));
+        return rebuilder.rebuild(List.of(new Rebuilder.Ref(s.id(), s.routing())));
     }
 
     /**
@@ -452,7 +383,7 @@ public final class MaterializedView<S, P> {
     public RebuildResult rebuild(Collection<String> sourceIds) {
         List<Rebuilder.Ref> refs = new ArrayList<>(sourceIds.size());
         sourceIds.forEach(id -> refs.add(new Rebuilder.Ref(DocRef.id(id).id(), null)));
-        return rebuildRefs(refs);
+        return rebuilder.rebuild(refs);
     }
 
     /**
@@ -468,7 +399,7 @@ public final class MaterializedView<S, P> {
     public RebuildResult rebuildDocs(Collection<DocRef> sources) {
         List<Rebuilder.Ref> refs = new ArrayList<>(sources.size());
         sources.forEach(d -> refs.add(new Rebuilder.Ref(inSource(d).id(), d.routing())));
-        return rebuildRefs(refs);
+        return rebuilder.rebuild(refs);
     }
 
     /**
@@ -483,21 +414,7 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public RebuildResult rebuildParent(String parentId) {
-        checkId(parentId);
-        long start = System.nanoTime();
-        RebuildResult[] total = {RebuildResult.empty()};
-        io(() -> {
-            if (refreshBeforeFanOut) {
-                client.indices().refresh(r -> r.index(sourceIndex));
-            }
-            Query q = Query.of(b -> b.term(t -> t.field(parentIdField).value(parentId)));
-            stream(sourceIndex, q, false, List.of(), page -> {
-                List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(), h.routing())).toList();
-                total[0] = total[0].plus(rebuilder.rebuild(refs));
-            });
-            return null;
-        }, "rebuilding the views of parent " + parentId);
-        return total[0].took(Duration.ofNanos(System.nanoTime() - start));
+        return rebuilder.rebuildParent(parentId);
     }
 
     /**
@@ -526,7 +443,7 @@ public final class MaterializedView<S, P> {
      */
     public ViewSnapshot snapshot(DocRef source) {
         DocRef s = inSource(source);
-        return io(() -> {
+        return ViewCalls.call(() -> {
             List<ViewFailure> failures = new ArrayList<>();
             List<Rebuilder.Prepared> ready = rebuilder.prepare(List.of(new Rebuilder.Ref(s.id(), s.routing())), failures,
                 new Rebuilder.Counts());
@@ -548,17 +465,14 @@ public final class MaterializedView<S, P> {
      */
     public RebuildResult write(ViewSnapshot snapshot) {
         Objects.requireNonNull(snapshot, "snapshot cannot be null");
-        return io(() -> {
+        return ViewCalls.call(() -> {
             RebuildResult r = rebuilder.write(List.of(snapshot.prepared()), new ArrayList<>(), new Rebuilder.Counts(), 1);
-            safely(() -> listener.afterBatch(r), "afterBatch");
+            settings.tell(l -> l.afterBatch(r), "afterBatch");
             return r;
         }, "writing the snapshot of " + snapshot.id());
     }
 
-    RebuildResult rebuildRefs(List<Rebuilder.Ref> refs) {
-        return io(() -> rebuilder.rebuild(refs), "rebuilding " + refs.size() + " view(s)");
-    }
-
+    /** For tests that prepare and write snapshots out of order. */
     Rebuilder rebuilder() {
         return rebuilder;
     }
@@ -573,11 +487,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if reading the intents or the sweep fails as a whole
      */
     public RepairReport repair() {
-        long start = System.nanoTime();
-        RepairReport intents = replayIntents(Duration.ZERO);
-        RepairReport sweep = sweep();
-        return new RepairReport(intents.intentsReplayed(), sweep.sourcesChecked(), sweep.lagging(), sweep.viewsChecked(),
-            sweep.orphans(), intents.rebuild().plus(sweep.rebuild()), Duration.ofNanos(System.nanoTime() - start));
+        return repair.repair();
     }
 
     /**
@@ -590,21 +500,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if reading the intents or a rebuild fails as a whole
      */
     public RepairReport replayIntents(Duration olderThan) {
-        long start = System.nanoTime();
-        long[] replayed = {0};
-        RebuildResult[] total = {RebuildResult.empty()};
-        io(() -> {
-            state.intents(Instant.now().minus(olderThan), page -> {
-                for (Intent intent : page) {
-                    RebuildResult r = complete(intent);
-                    total[0] = total[0].plus(r);
-                    replayed[0]++;
-                    safely(() -> listener.onIntentReplayed(intent), "onIntentReplayed");
-                }
-            });
-            return null;
-        }, "replaying intents");
-        return new RepairReport(replayed[0], 0, 0, 0, 0, total[0], Duration.ofNanos(System.nanoTime() - start));
+        return repair.replayIntents(Objects.requireNonNull(olderThan, "olderThan cannot be null"));
     }
 
     /**
@@ -614,12 +510,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if the state index cannot be read
      */
     public List<Intent> pendingIntents() {
-        List<Intent> all = new ArrayList<>();
-        io(() -> {
-            state.intents(Instant.now().plusSeconds(1), all::addAll);
-            return null;
-        }, "listing intents");
-        return all;
+        return repair.pendingIntents();
     }
 
     /**
@@ -634,81 +525,7 @@ public final class MaterializedView<S, P> {
      * @throws ViewException if a refresh, a stream or a rebuild fails as a whole
      */
     public RepairReport sweep() {
-        long start = System.nanoTime();
-        long[] counts = new long[4];
-        RebuildResult[] total = {RebuildResult.empty()};
-        io(() -> {
-            // The streams are point-in-time snapshots of what is refreshed: refresh first, or the sweep compares
-            // views with sources as they were up to a refresh interval ago (and misses new views entirely).
-            client.indices().refresh(r -> r.index(sourceIndex));
-            stream(sourceIndex, null, true, List.of(parentIdField), page -> {
-                counts[0] += page.size();
-                List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(), h.routing())).toList();
-                Map<String, JsonNode> metas = viewMetas(refs);
-                List<Rebuilder.Ref> parentRefs = page.stream().map(h -> JsonTrees.idText(JsonTrees.get(h.source(), parentIdField)))
-                    .filter(Objects::nonNull).distinct().map(id -> new Rebuilder.Ref(id, null)).toList();
-                Map<String, GetResult<ObjectNode>> parents = new HashMap<>();
-                if (!parentRefs.isEmpty()) {
-                    MgetResponse<ObjectNode> got = rebuilder.mget(parentIndex, parentRefs, List.of());
-                    for (int i = 0; i < parentRefs.size(); i++) {
-                        parents.put(parentRefs.get(i).id(), got.docs().get(i).isFailure() ? null : got.docs().get(i).result());
-                    }
-                }
-                List<Rebuilder.Ref> lagging = new ArrayList<>();
-                for (Hit<ObjectNode> h : page) {
-                    String pid = JsonTrees.idText(JsonTrees.get(h.source(), parentIdField));
-                    GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
-                    boolean pFound = parent != null && parent.found();
-                    Rebuilder.Stamp now = new Rebuilder.Stamp(true, Rebuilder.seq(h.seqNo()), Rebuilder.seq(h.primaryTerm()), pid,
-                        pFound, pFound ? Rebuilder.seq(parent.seqNo()) : -1, pFound ? Rebuilder.seq(parent.primaryTerm()) : -1);
-                    if (!now.equals(Rebuilder.stampOf(metas.get(h.id())))) {
-                        lagging.add(new Rebuilder.Ref(h.id(), h.routing()));
-                    }
-                }
-                counts[1] += lagging.size();
-                if (!lagging.isEmpty()) {
-                    total[0] = total[0].plus(rebuilder.rebuild(lagging));
-                }
-            });
-            if (Indices.exists(client, viewIndex)) {
-                client.indices().refresh(r -> r.index(viewIndex));
-                stream(viewIndex, null, true, List.of(metaField + ".source.routing"), page -> {
-                    counts[2] += page.size();
-                    List<Rebuilder.Ref> refs = page.stream().map(h -> new Rebuilder.Ref(h.id(),
-                        JsonTrees.idText(JsonTrees.get(h.source(), metaField + ".source.routing")))).toList();
-                    MgetResponse<ObjectNode> got = rebuilder.mget(sourceIndex, refs, List.of());
-                    List<Rebuilder.Ref> orphans = new ArrayList<>();
-                    for (int i = 0; i < refs.size(); i++) {
-                        if (!got.docs().get(i).isFailure() && !got.docs().get(i).result().found()) {
-                            orphans.add(refs.get(i));
-                        }
-                    }
-                    counts[3] += orphans.size();
-                    if (!orphans.isEmpty()) {
-                        total[0] = total[0].plus(rebuilder.rebuild(orphans));
-                    }
-                });
-            }
-            return null;
-        }, "sweeping views");
-        return new RepairReport(0, counts[0], counts[1], counts[2], counts[3], total[0],
-            Duration.ofNanos(System.nanoTime() - start));
-    }
-
-    private Map<String, JsonNode> viewMetas(List<Rebuilder.Ref> refs) throws IOException {
-        Map<String, JsonNode> metas = new HashMap<>();
-        if (!Indices.exists(client, viewIndex)) {
-            return metas;
-        }
-        MgetResponse<ObjectNode> got = rebuilder.mget(viewIndex, refs.stream().map(r -> new Rebuilder.Ref(r.id(), null)).toList(),
-            List.of(metaField));
-        for (int i = 0; i < refs.size(); i++) {
-            var d = got.docs().get(i);
-            if (!d.isFailure() && d.result().found()) {
-                metas.put(refs.get(i).id(), d.result().source().get(metaField));
-            }
-        }
-        return metas;
+        return repair.sweep();
     }
 
     // --- reads ------------------------------------------------------------------------------------
@@ -723,17 +540,10 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public Optional<ViewDoc> get(String sourceId) {
-        checkId(sourceId);
-        return io(() -> {
-            GetResponse<ObjectNode> g = client.get(r -> r.index(viewIndex).id(sourceId), ObjectNode.class);
-            if (!g.found()) {
-                return Optional.<ViewDoc>empty();
-            }
-            ObjectNode doc = g.source().deepCopy();
-            JsonNode meta = doc.remove(metaField);
-            Rebuilder.Stamp st = Rebuilder.stampOf(meta);
-            return Optional.of(new ViewDoc(sourceId, g.version(), doc, st == null ? -1 : st.seqNo(),
-                st == null ? null : st.parentId(), st == null ? -1 : st.parentSeqNo()));
+        ViewCalls.checkId(sourceId);
+        return ViewCalls.call(() -> {
+            GetResponse<ObjectNode> g = settings.client().get(r -> r.index(settings.viewIndex()).id(sourceId), ObjectNode.class);
+            return g.found() ? Optional.of(composer.viewDoc(sourceId, g.version(), g.source())) : Optional.<ViewDoc>empty();
         }, "reading view " + sourceId);
     }
 
@@ -752,18 +562,16 @@ public final class MaterializedView<S, P> {
      */
     public ViewPage<S> search(Function<SearchRequest.Builder, SearchRequest.Builder> request) {
         Objects.requireNonNull(request, "request cannot be null");
-        return io(() -> {
+        return ViewCalls.call(() -> {
             SearchRequest.Builder b = request.apply(new SearchRequest.Builder());
-            String routingPath = metaField + ".source.routing";
-            SearchRequest req = b.index(viewIndex).source(s -> s.filter(f -> f.includes(routingPath))).build();
-            SearchResponse<ObjectNode> found = client.search(req, ObjectNode.class);
+            SearchRequest req = b.index(settings.viewIndex()).source(s -> s.filter(f -> f.includes(composer.routingPath()))).build();
+            SearchResponse<ObjectNode> found = settings.client().search(req, ObjectNode.class);
             long total = found.hits().total() == null ? -1 : found.hits().total().value();
-            List<Rebuilder.Ref> refs = found.hits().hits().stream().map(h -> new Rebuilder.Ref(h.id(),
-                JsonTrees.idText(JsonTrees.get(h.source(), routingPath)))).toList();
+            List<Rebuilder.Ref> refs = found.hits().hits().stream().map(h -> composer.sourceOf(h.id(), h.source())).toList();
             if (refs.isEmpty()) {
                 return new ViewPage<S>(List.of(), total, 0, 1);
             }
-            MgetResponse<ObjectNode> got = rebuilder.mget(sourceIndex, refs, null);
+            MgetResponse<ObjectNode> got = reads.mget(settings.sourceIndex(), refs, null);
             List<Versioned<S>> hits = new ArrayList<>(refs.size());
             int missing = 0;
             for (int i = 0; i < refs.size(); i++) {
@@ -772,126 +580,23 @@ public final class MaterializedView<S, P> {
                     missing++;
                     continue;
                 }
-                GetResult<ObjectNode> r = d.result();
-                hits.add(new Versioned<>(r.index(), r.id(), refs.get(i).routing(), convert(r.source(), sourceType),
-                    Rebuilder.seq(r.seqNo()), Rebuilder.seq(r.primaryTerm()), Rebuilder.seq(r.version())));
+                hits.add(composer.source(d.result(), refs.get(i).routing()));
             }
             return new ViewPage<>(hits, total, missing, 2);
-        }, "searching view " + viewIndex);
-    }
-
-    // --- composition ------------------------------------------------------------------------------
-
-    /** The whole view document of a snapshot, with its bookkeeping. */
-    ObjectNode compose(Rebuilder.Snap s, long version) {
-        ObjectNode doc;
-        if (composer == null) {
-            doc = s.source().deepCopy();
-            for (String[] c : copies) {
-                JsonNode value = s.parent() == null ? null : JsonTrees.get(s.parent(), c[0]);
-                if (value == null || value.isNull()) {
-                    JsonTrees.remove(doc, c[1]);
-                } else {
-                    JsonTrees.set(doc, c[1], value);
-                }
-            }
-        } else {
-            S source = convert(s.source(), sourceType);
-            P parent = s.parent() == null ? null : convert(s.parent(), parentType);
-            Object out = Objects.requireNonNull(composer.apply(source, parent), "the compose function returned null");
-            JsonNode tree = mapper.valueToTree(out);
-            if (!(tree instanceof ObjectNode o)) {
-                throw new IllegalArgumentException("the compose function must return something that serializes to a JSON"
-                    + " object, got " + tree.getNodeType());
-            }
-            doc = o;
-        }
-        if (doc.has(metaField)) {
-            throw new IllegalArgumentException("the view document must not have a field [" + metaField
-                + "]: it holds the view's bookkeeping (change it with metaField(...))");
-        }
-        ObjectNode meta = JsonNodeFactory.instance.objectNode().put("view", name).put("version", version);
-        ObjectNode src = meta.putObject("source").put("id", s.ref().id()).put("seq_no", s.stamp().seqNo())
-            .put("primary_term", s.stamp().primaryTerm());
-        if (s.ref().routing() != null) {
-            src.put("routing", s.ref().routing());
-        }
-        ObjectNode par = meta.putObject("parent");
-        par.put("id", s.stamp().parentId()).put("found", s.stamp().parentFound());
-        if (s.stamp().parentFound()) {
-            par.put("seq_no", s.stamp().parentSeqNo()).put("primary_term", s.stamp().parentPrimaryTerm());
-        }
-        doc.set(metaField, meta);
-        return doc;
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T> T convert(ObjectNode tree, Class<T> type) {
-        if (type == ObjectNode.class || type == JsonNode.class) {
-            return (T) tree;
-        }
-        try {
-            return mapper.treeToValue(tree, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot map a document to " + type.getName() + ": " + e.getOriginalMessage(), e);
-        }
+        }, "searching view " + settings.viewIndex());
     }
 
     // --- plumbing ---------------------------------------------------------------------------------
 
-    private void stream(String index, Query query, boolean withSource, List<String> includes,
-                        StateStore.PageHandler<Hit<ObjectNode>> handler) throws IOException {
-        try (DocStream s = DocStream.of(b -> {
-            b.client(client).index(index).pageSize(batchSize).retryPolicy(readPolicy).fetchSource(withSource)
-                .sourceIncludes(includes);
-            if (query != null) {
-                b.query(query);
-            }
-            return b;
-        })) {
-            for (List<Hit<ObjectNode>> page = s.next(); !page.isEmpty(); page = s.next()) {
-                handler.accept(page);
-            }
-        }
-    }
-
-    private interface IoCall<T> {
-        T call() throws IOException;
-    }
-
-    private <T> T io(IoCall<T> call, String what) {
-        try {
-            return call.call();
-        } catch (ViewException e) {
-            throw e;
-        } catch (PropagationException e) {
-            throw new ViewException(what + " failed: " + e.getMessage(), e.status(), e);
-        } catch (ElasticsearchException e) {
-            throw new ViewException(what + " failed: " + Reasons.of(e), e.status(), e);
-        } catch (IOException e) {
-            throw new ViewException(what + " failed: " + e, 0, e);
-        }
-    }
-
-    void safely(Runnable call, String what) {
-        Listeners.safely(call, "ViewListener." + what);
-    }
-
     private DocRef inSource(DocRef source) {
-        return Objects.requireNonNull(source, "source cannot be null").requireIn(sourceIndex);
-    }
-
-    private static void checkId(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
-        if (id.isEmpty()) {
-            throw new IllegalArgumentException("id cannot be empty");
-        }
+        return Objects.requireNonNull(source, "source cannot be null").requireIn(settings.sourceIndex());
     }
 
     @Override
     public String toString() {
-        return "MaterializedView{" + name + ": " + sourceIndex + " + " + parentIndex + " (by " + parentIdField + ") -> " + viewIndex
-            + ", state=" + state.index() + ", batchSize=" + batchSize + '}';
+        return "MaterializedView{" + settings.name() + ": " + settings.sourceIndex() + " + " + settings.parentIndex() + " (by "
+            + settings.parentIdField() + ") -> " + settings.viewIndex() + ", state=" + state.index() + ", batchSize="
+            + settings.batchSize() + '}';
     }
 
     /**
@@ -915,7 +620,7 @@ public final class MaterializedView<S, P> {
         private String parentIndex;
         private String viewIndex;
         private String parentIdField;
-        private final List<String[]> copies = new ArrayList<>();
+        private final List<ViewComposer.Copy> copies = new ArrayList<>();
         private BiFunction<S, P, ?> composer;
         private String stateIndex = "esrel-views";
         private String metaField = "esrel";
@@ -1019,7 +724,7 @@ public final class MaterializedView<S, P> {
          * @throws NullPointerException if {@code from} or {@code to} is {@code null}
          */
         public Builder<S, P> copyParent(String from, String to) {
-            copies.add(new String[] {Objects.requireNonNull(from, "from cannot be null"), Objects.requireNonNull(to, "to cannot be null")});
+            copies.add(new ViewComposer.Copy(from, to));
             return this;
         }
 

@@ -3,17 +3,16 @@ package io.github.esrel.view;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.VersionType;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
-import com.fasterxml.jackson.databind.JsonNode;
+import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.ConditionalWrites;
-import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.internal.Reasons;
-import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.StopReason;
 
@@ -25,7 +24,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -39,16 +37,32 @@ final class Rebuilder {
         Ref {
             Objects.requireNonNull(id, "id cannot be null");
         }
+
+        /** The source a streamed hit is. */
+        static Ref of(Hit<?> hit) {
+            return new Ref(hit.id(), hit.routing());
+        }
     }
 
     /** Identity of the versions a view is built from; equal stamps mean nothing changed in between. */
     record Stamp(boolean found, long seqNo, long primaryTerm, String parentId, boolean parentFound, long parentSeqNo,
                  long parentPrimaryTerm) {
+        /** The stamp of a source as read (missing or not) and of its parent as read. */
         static Stamp of(GetResult<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
             boolean found = source != null && source.found();
+            return of(found, found ? seq(source.seqNo()) : -1, found ? seq(source.primaryTerm()) : -1, found ? parentId : null,
+                parent);
+        }
+
+        /** The stamp of a source as streamed (so it exists) and of its parent as read. */
+        static Stamp of(Hit<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
+            return of(true, seq(source.seqNo()), seq(source.primaryTerm()), parentId, parent);
+        }
+
+        private static Stamp of(boolean found, long seqNo, long primaryTerm, String parentId, GetResult<ObjectNode> parent) {
             boolean pFound = parent != null && parent.found();
-            return new Stamp(found, found ? seq(source.seqNo()) : -1, found ? seq(source.primaryTerm()) : -1,
-                found ? parentId : null, pFound, pFound ? seq(parent.seqNo()) : -1, pFound ? seq(parent.primaryTerm()) : -1);
+            return new Stamp(found, seqNo, primaryTerm, parentId, pFound, pFound ? seq(parent.seqNo()) : -1,
+                pFound ? seq(parent.primaryTerm()) : -1);
         }
     }
 
@@ -58,23 +72,62 @@ final class Rebuilder {
     /** A view ready to write: its document ({@code null} = delete) and its version. */
     record Prepared(Ref ref, long version, ObjectNode document, Stamp stamp) {}
 
-    private final MaterializedView<?, ?> v;
+    private final ViewSettings settings;
+    private final StateStore state;
+    private final ViewComposer<?, ?> composer;
+    private final ViewReads reads;
 
-    Rebuilder(MaterializedView<?, ?> v) {
-        this.v = v;
+    Rebuilder(ViewSettings settings, StateStore state, ViewComposer<?, ?> composer, ViewReads reads) {
+        this.settings = settings;
+        this.state = state;
+        this.composer = composer;
+        this.reads = reads;
     }
 
-    /** Rebuilds the views of {@code refs}, in batches. */
-    RebuildResult rebuild(List<Ref> refs) throws IOException {
+    /**
+     * Rebuilds the views of {@code refs}, in batches.
+     *
+     * @throws ViewException if the reads or writes of a batch fail as a whole
+     */
+    RebuildResult rebuild(List<Ref> refs) {
+        return ViewCalls.call(() -> rebuildBatches(refs), "rebuilding " + refs.size() + " view(s)");
+    }
+
+    /**
+     * Rebuilds the views of every source pointing to {@code parentId}, streamed in batches.
+     *
+     * @throws NullPointerException if {@code parentId} is {@code null}
+     * @throws IllegalArgumentException if it is empty
+     * @throws ViewException if the refresh, the stream or a batch fails as a whole
+     */
+    RebuildResult rebuildParent(String parentId) {
+        ViewCalls.checkId(parentId);
+        long start = System.nanoTime();
+        RebuildResult[] total = {RebuildResult.empty()};
+        ViewCalls.run(() -> {
+            if (settings.refreshBeforeFanOut()) {
+                // The stream sees what is refreshed: without a refresh, a source that was just written or
+                // re-parented to this parent would be missed (see the class comment of MaterializedView).
+                settings.client().indices().refresh(r -> r.index(settings.sourceIndex()));
+            }
+            Query q = Query.of(b -> b.term(t -> t.field(settings.parentIdField()).value(parentId)));
+            reads.stream(settings.sourceIndex(), q, false, List.of(),
+                page -> total[0] = total[0].plus(rebuildBatches(page.stream().map(Ref::of).toList())));
+        }, "rebuilding the views of parent " + parentId);
+        return total[0].took(Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** {@link #rebuild}, for callers that report a failure as a failure of their own operation. */
+    RebuildResult rebuildBatches(List<Ref> refs) throws IOException {
         long start = System.nanoTime();
         RebuildResult total = RebuildResult.empty();
-        for (int from = 0; from < refs.size(); from += v.batchSize) {
-            List<Ref> batch = refs.subList(from, Math.min(refs.size(), from + v.batchSize));
+        for (int from = 0; from < refs.size(); from += settings.batchSize()) {
+            List<Ref> batch = refs.subList(from, Math.min(refs.size(), from + settings.batchSize()));
             List<ViewFailure> failures = new ArrayList<>();
             Counts c = new Counts();
             List<Prepared> ready = prepare(batch, failures, c);
             RebuildResult r = write(ready, failures, c, batch.size());
-            v.safely(() -> v.listener.afterBatch(r), "afterBatch");
+            settings.tell(l -> l.afterBatch(r), "afterBatch");
             total = total.plus(r);
         }
         return total.took(Duration.ofNanos(System.nanoTime() - start));
@@ -90,7 +143,7 @@ final class Rebuilder {
         List<Prepared> ready = new ArrayList<>();
         List<Snap> data = read(refs, true);
         for (int round = 1; !data.isEmpty(); round++) {
-            long clock = v.state.tick();
+            long clock = state.tick();
             c.clockReads++;
             List<Snap> check = read(data.stream().map(Snap::ref).toList(), false);
             List<Ref> moved = new ArrayList<>();
@@ -101,7 +154,7 @@ final class Rebuilder {
                     continue;
                 }
                 try {
-                    ready.add(new Prepared(s.ref(), clock, s.stamp().found() ? v.compose(s, clock) : null, s.stamp()));
+                    ready.add(new Prepared(s.ref(), clock, s.stamp().found() ? composer.compose(s, clock) : null, s.stamp()));
                 } catch (RuntimeException e) {
                     failures.add(new ViewFailure(s.ref().id(), 0, "composing the view failed: " + e));
                 }
@@ -110,7 +163,7 @@ final class Rebuilder {
                 break;
             }
             c.retries += moved.size();
-            if (round >= v.maxRounds) {
+            if (round >= settings.maxRounds()) {
                 for (Ref r : moved) {
                     failures.add(new ViewFailure(r.id(), 0, "its sources changed between the two reads of each of " + round
                         + " snapshots; the intent stays for repair()"));
@@ -125,8 +178,8 @@ final class Rebuilder {
     /** Writes prepared views with their external versions; resends 429s; 409 means a newer view won. */
     RebuildResult write(List<Prepared> ready, List<ViewFailure> failures, Counts c, int requested) throws IOException {
         long start = System.nanoTime();
-        ConditionalWrites<Prepared> writes = ConditionalWrites.builder(this::operation).client(v.client)
-            .retryPolicy(v.retryPolicy)
+        ConditionalWrites<Prepared> writes = ConditionalWrites.builder(this::operation).client(settings.client())
+            .retryPolicy(settings.retryPolicy())
             // The credentials may not write the view index at all: not one view's problem. Failing the call says
             // so; the intents stay, and a repair with the right privileges converges.
             .abortOnDenied(true)
@@ -143,7 +196,7 @@ final class Rebuilder {
                 @Override
                 public void onConflict(Prepared p, int attempt, boolean finalOutcome) {
                     c.stale++;
-                    v.safely(() -> v.listener.onStale(p.ref().id(), p.version()), "onStale");
+                    settings.tell(l -> l.onStale(p.ref().id(), p.version()), "onStale");
                 }
 
                 @Override
@@ -166,7 +219,7 @@ final class Rebuilder {
             }).build();
         writes.write(ready);
         for (ViewFailure f : failures) {
-            v.safely(() -> v.listener.onFailure(f), "onFailure");
+            settings.tell(l -> l.onFailure(f), "onFailure");
         }
         return new RebuildResult(requested, c.written, c.deleted, c.stale,
             failures.size(), c.clockReads, c.retries, failures.size() > 100 ? failures.subList(0, 100) : failures,
@@ -175,10 +228,10 @@ final class Rebuilder {
 
     private BulkOperation operation(Prepared p) {
         if (p.document() == null) {
-            return BulkOperation.of(o -> o.delete(d -> d.index(v.viewIndex).id(p.ref().id()).version(p.version())
+            return BulkOperation.of(o -> o.delete(d -> d.index(settings.viewIndex()).id(p.ref().id()).version(p.version())
                 .versionType(VersionType.External)));
         }
-        return BulkOperation.of(o -> o.index(x -> x.index(v.viewIndex).id(p.ref().id()).version(p.version())
+        return BulkOperation.of(o -> o.index(x -> x.index(settings.viewIndex()).id(p.ref().id()).version(p.version())
             .versionType(VersionType.External).document(p.document())));
     }
 
@@ -187,14 +240,15 @@ final class Rebuilder {
      * or only what the stamps need.
      */
     List<Snap> read(List<Ref> refs, boolean whole) throws IOException {
-        MgetResponse<ObjectNode> sources = mget(v.sourceIndex, refs, whole ? null : List.of(v.parentIdField));
+        String sourceIndex = settings.sourceIndex();
+        MgetResponse<ObjectNode> sources = reads.mget(sourceIndex, refs, whole ? null : List.of(settings.parentIdField()));
         List<GetResult<ObjectNode>> src = new ArrayList<>(refs.size());
         Set<String> parentIds = new LinkedHashSet<>();
         for (int i = 0; i < refs.size(); i++) {
-            GetResult<ObjectNode> g = result(sources.docs().get(i), v.sourceIndex, refs.get(i).id());
+            GetResult<ObjectNode> g = result(sources.docs().get(i), sourceIndex, refs.get(i).id());
             src.add(g);
             if (g.found()) {
-                String pid = JsonTrees.idText(JsonTrees.get(g.source(), v.parentIdField));
+                String pid = settings.parentIdOf(g.source());
                 if (pid != null) {
                     parentIds.add(pid);
                 }
@@ -203,59 +257,20 @@ final class Rebuilder {
         Map<String, GetResult<ObjectNode>> parents = new HashMap<>();
         if (!parentIds.isEmpty()) {
             List<Ref> prefs = parentIds.stream().map(id -> new Ref(id, null)).toList();
-            MgetResponse<ObjectNode> got = mget(v.parentIndex, prefs, whole ? null : List.of());
+            MgetResponse<ObjectNode> got = reads.mget(settings.parentIndex(), prefs, whole ? null : List.of());
             for (int i = 0; i < prefs.size(); i++) {
-                parents.put(prefs.get(i).id(), result(got.docs().get(i), v.parentIndex, prefs.get(i).id()));
+                parents.put(prefs.get(i).id(), result(got.docs().get(i), settings.parentIndex(), prefs.get(i).id()));
             }
         }
         List<Snap> snaps = new ArrayList<>(refs.size());
         for (int i = 0; i < refs.size(); i++) {
             GetResult<ObjectNode> g = src.get(i);
-            String pid = g.found() ? JsonTrees.idText(JsonTrees.get(g.source(), v.parentIdField)) : null;
+            String pid = g.found() ? settings.parentIdOf(g.source()) : null;
             GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
             snaps.add(new Snap(refs.get(i), Stamp.of(g, pid, parent), g.found() ? g.source() : null,
                 parent != null && parent.found() ? parent.source() : null));
         }
         return snaps;
-    }
-
-    /**
-     * A multi-get, retried as a whole while any item is rejected (429).
-     *
-     * @param includes {@code null} for whole sources, an empty list for none, else these fields
-     */
-    MgetResponse<ObjectNode> mget(String index, List<Ref> refs, List<String> includes) throws IOException {
-        Attempts attempts = v.readPolicy.attempts();
-        while (true) {
-            MgetResponse<ObjectNode> r = v.client.mget(m -> {
-                m.index(index);
-                for (Ref ref : refs) {
-                    m.docs(d -> {
-                        d.id(ref.id());
-                        if (ref.routing() != null) {
-                            d.routing(ref.routing());
-                        }
-                        if (includes != null && includes.isEmpty()) {
-                            d.source(s -> s.fetch(false));
-                        } else if (includes != null) {
-                            d.source(s -> s.filter(f -> f.includes(includes)));
-                        }
-                        return d;
-                    });
-                }
-                return m;
-            }, ObjectNode.class);
-            Optional<MultiGetResponseItem<ObjectNode>> rejected = r.docs().stream().filter(MultiGetResponseItem::isFailure)
-                .filter(d -> Failures.statusOf(d.failure().error()) == Failures.TOO_MANY_REQUESTS).findFirst();
-            if (rejected.isEmpty()) {
-                return r;
-            }
-            ElasticsearchException e = Failures.ofBulkItem(429, rejected.get().failure().error());
-            if (!attempts.retryAfter(e)) {
-                throw new ViewException("reading [" + index + "] was rejected (429) through every retry: "
-                    + Reasons.of(rejected.get().failure().error()), 429, e);
-            }
-        }
     }
 
     private static GetResult<ObjectNode> result(MultiGetResponseItem<ObjectNode> item, String index, String id) {
@@ -266,21 +281,9 @@ final class Rebuilder {
         return item.result();
     }
 
+    /** A sequence number, primary term or version as a long; -1 where Elasticsearch sent none. */
     static long seq(Long v) {
         return v == null ? -1 : v;
-    }
-
-    /** The source id and version a stored view was built from (its bookkeeping field). */
-    static Stamp stampOf(JsonNode meta) {
-        if (meta == null || !meta.isObject()) {
-            return null;
-        }
-        JsonNode s = meta.path("source");
-        JsonNode p = meta.path("parent");
-        boolean pFound = p.path("found").asBoolean(false);
-        return new Stamp(true, JsonTrees.longOr(s.get("seq_no"), -1), JsonTrees.longOr(s.get("primary_term"), -1),
-            p.path("id").isNull() || p.path("id").isMissingNode() ? null : p.path("id").asText(), pFound,
-            pFound ? JsonTrees.longOr(p.get("seq_no"), -1) : -1, pFound ? JsonTrees.longOr(p.get("primary_term"), -1) : -1);
     }
 
     /** Counters of one batch. */

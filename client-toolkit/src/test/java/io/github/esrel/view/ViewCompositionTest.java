@@ -1,10 +1,13 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch.core.get.GetResult;
+import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.occ.Versioned;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.apache.http.HttpHost;
@@ -13,6 +16,7 @@ import org.elasticsearch.client.RestClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,10 +42,15 @@ class ViewCompositionTest {
         }
     }
 
-    private static MaterializedView<ObjectNode, ObjectNode> photoUser() {
-        return MaterializedView.of(ObjectNode.class, ObjectNode.class, v -> v.client(ES).name("photo-user").sourceIndex("photos")
-            .parentIndex("users").parentIdField("user_id").viewIndex("view").copyParent("gender", "user_gender")
-            .copyParent("address.city", "user.city"));
+    // The composer needs no client at all: built here as MaterializedView builds it for copyParent(...) and compose(...).
+    private static ViewComposer<ObjectNode, ObjectNode> photoUser() {
+        return new ViewComposer<>("photo-user", "esrel", ObjectNode.class, ObjectNode.class,
+            List.of(new ViewComposer.Copy("gender", "user_gender"), new ViewComposer.Copy("address.city", "user.city")), null,
+            new JacksonJsonpMapper());
+    }
+
+    private static <S, P> ViewComposer<S, P> composing(Class<S> sourceType, Class<P> parentType, BiFunction<S, P, ?> function) {
+        return new ViewComposer<>("typed", "esrel", sourceType, parentType, List.of(), function, new JacksonJsonpMapper());
     }
 
     private static Rebuilder.Snap snap(ObjectNode photo, String parentId, ObjectNode user) {
@@ -58,7 +67,7 @@ class ViewCompositionTest {
             + " 'user': {'city': 'Oslo'}}"));
         assertThat(meta.path("version").asLong()).isEqualTo(99);
         assertThat(meta.path("source").path("routing").asText()).isEqualTo("r1");
-        assertThat(Rebuilder.stampOf(meta)).as("the bookkeeping reads back as the stamp it was built from")
+        assertThat(ViewComposer.stampOf(meta)).as("the bookkeeping reads back as the stamp it was built from")
             .isEqualTo(new Rebuilder.Stamp(true, 12, 1, "u1", true, 40, 1));
     }
 
@@ -67,7 +76,7 @@ class ViewCompositionTest {
         ObjectNode view = photoUser().compose(snap(json("{'title': 't', 'user_id': 'gone', 'user_gender': 'stale'}"), "gone", null), 5);
         ObjectNode meta = (ObjectNode) view.remove("esrel");
         assertThat(view).isEqualTo(json("{'title': 't', 'user_id': 'gone'}"));
-        assertThat(Rebuilder.stampOf(meta)).isEqualTo(new Rebuilder.Stamp(true, 12, 1, "gone", false, -1, -1));
+        assertThat(ViewComposer.stampOf(meta)).isEqualTo(new Rebuilder.Stamp(true, 12, 1, "gone", false, -1, -1));
     }
 
     record Photo(String title, String user_id) {}
@@ -76,9 +85,8 @@ class ViewCompositionTest {
 
     @Test
     void shouldComposeTypedDocumentsWithAFunction() {
-        MaterializedView<Photo, User> v = MaterializedView.of(Photo.class, User.class, b -> b.client(ES).name("typed")
-            .sourceIndex("photos").parentIndex("users").parentIdField("user_id").viewIndex("view")
-            .compose((photo, user) -> Map.of("title", photo.title().toUpperCase(), "gender", user == null ? "?" : user.gender())));
+        ViewComposer<Photo, User> v = composing(Photo.class, User.class,
+            (photo, user) -> Map.of("title", photo.title().toUpperCase(), "gender", user == null ? "?" : user.gender()));
         ObjectNode view = v.compose(snap(json("{'title': 'sunset', 'user_id': 'u1'}"), "u1", json("{'gender': 'male'}")), 1);
         view.remove("esrel");
         assertThat(view).isEqualTo(json("{'title': 'SUNSET', 'gender': 'male'}"));
@@ -125,6 +133,70 @@ class ViewCompositionTest {
         assertThat(s).as("re-parented").isNotEqualTo(new Rebuilder.Stamp(true, 12, 1, "u2", true, 40, 1));
         assertThat(s).as("user changed").isNotEqualTo(new Rebuilder.Stamp(true, 12, 1, "u1", true, 41, 1));
         assertThat(s).as("primary failed over").isNotEqualTo(new Rebuilder.Stamp(true, 12, 2, "u1", true, 40, 1));
-        assertThat(Rebuilder.stampOf(null)).isNull();
+        assertThat(ViewComposer.stampOf(null)).isNull();
+    }
+
+    @Test
+    void shouldRemoveACopyTheUserLacksEvenWhenThePhotoCarriesOne() {
+        ObjectNode view = photoUser().compose(snap(json("{'title': 't', 'user_id': 'u1', 'user': {'city': 'stale'}}"), "u1",
+            json("{'gender': 'male'}")), 3);
+        view.remove("esrel");
+        assertThat(view).isEqualTo(json("{'title': 't', 'user_id': 'u1', 'user_gender': 'male', 'user': {}}"));
+    }
+
+    @Test
+    void shouldHandBackAStoredViewWithoutItsBookkeeping() {
+        ViewComposer<ObjectNode, ObjectNode> composer = photoUser();
+        ObjectNode stored = composer.compose(snap(json("{'title': 'sunset', 'user_id': 'u1'}"), "u1", json("{'gender': 'female'}")), 99);
+        ViewDoc doc = composer.viewDoc("p1", 99, stored);
+        assertThat(doc).isEqualTo(new ViewDoc("p1", 99, json("{'title': 'sunset', 'user_id': 'u1', 'user_gender': 'female'}"),
+            12, "u1", 40));
+        assertThat(stored.has("esrel")).as("the stored view is left as it was").isTrue();
+        assertThat(composer.viewDoc("p2", 1, json("{'title': 'no bookkeeping'}"))).isEqualTo(new ViewDoc("p2", 1,
+            json("{'title': 'no bookkeeping'}"), -1, null, -1));
+    }
+
+    @Test
+    void shouldReadTheSourceAndItsVersionsBackFromAStoredView() {
+        ViewComposer<ObjectNode, ObjectNode> composer = photoUser();
+        ObjectNode stored = composer.compose(snap(json("{'title': 't'}"), null, null), 7);
+        assertThat(composer.sourceOf("p1", stored)).isEqualTo(new Rebuilder.Ref("p1", "r1"));
+        assertThat(composer.builtFrom(stored)).isEqualTo(new Rebuilder.Stamp(true, 12, 1, null, false, -1, -1));
+        ObjectNode routingOnly = json("{'esrel': {'source': {'routing': 'r1'}}}");
+        assertThat(composer.sourceOf("p1", routingOnly)).as("what a search fetches through routingPath()")
+            .isEqualTo(new Rebuilder.Ref("p1", "r1"));
+        assertThat(composer.routingPath()).isEqualTo("esrel.source.routing");
+        assertThat(composer.sourceOf("p2", json("{'title': 'unrouted'}"))).isEqualTo(new Rebuilder.Ref("p2", null));
+        assertThat(composer.builtFrom(json("{'title': 'built before bookkeeping'}"))).isNull();
+    }
+
+    @Test
+    void shouldMapSourcesReadByAMultiGetToTheSourceType() {
+        GetResult<ObjectNode> read = new GetResult.Builder<ObjectNode>().index("photos").id("p1").found(true).seqNo(5L)
+            .primaryTerm(2L).version(3L).source(json("{'title': 'sunset', 'user_id': 'u1'}")).build();
+        Versioned<Photo> photo = composing(Photo.class, User.class, (p, u) -> p).source(read, "r1");
+        assertThat(photo).isEqualTo(new Versioned<>("photos", "p1", "r1", new Photo("sunset", "u1"), 5, 2, 3));
+        GetResult<ObjectNode> odd = new GetResult.Builder<ObjectNode>().index("photos").id("p2").found(true)
+            .source(json("{'title': ['a', 'b']}")).build();
+        assertThatThrownBy(() -> composing(Photo.class, User.class, (p, u) -> p).source(odd, null))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot map a document to " + Photo.class.getName());
+    }
+
+    @Test
+    void shouldRefuseACompositionThatIsNotAJsonObject() {
+        ObjectNode photo = json("{'title': 't', 'user_id': 'u1'}");
+        assertThatThrownBy(() -> composing(ObjectNode.class, ObjectNode.class, (p, u) -> List.of(1, 2)).compose(snap(photo, null, null), 1))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serializes to a JSON object, got ARRAY");
+        assertThatThrownBy(() -> composing(ObjectNode.class, ObjectNode.class, (p, u) -> null).compose(snap(photo, null, null), 1))
+            .isInstanceOf(NullPointerException.class).hasMessageContaining("returned null");
+    }
+
+    @Test
+    void shouldNameTheCompositionMistakeBeforeTheMapper() {
+        assertThatThrownBy(() -> new ViewComposer<>("v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null,
+            new SimpleJsonpMapper())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("copies nothing");
+        assertThatThrownBy(() -> new ViewComposer<>("v", "esrel", ObjectNode.class, ObjectNode.class,
+            List.of(new ViewComposer.Copy("a", "b")), null, new SimpleJsonpMapper()))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("JacksonJsonpMapper");
     }
 }
