@@ -4,50 +4,77 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.testenv.EsCluster;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Runs the benchmarks against an embedded real node with the plugin installed. Each prints its
- * figures next to a baseline measured in the same run, as ratios: these machines are noisy, so only
- * same-run comparisons mean anything. Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|dupscan]}.
+ * Runs the benchmarks against an embedded real node with the plugin installed. Each prints its figures next to a
+ * baseline measured in the same run, as ratios: these machines are noisy, so only same-run comparisons mean
+ * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
+ * (default {@code target/bench}).
+ *
+ * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|rename|dupscan]}, {@code Benchmarks compare
+ * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
+ * start no node.
  */
 public final class Benchmarks {
 
     /** One benchmark, run against the shared node. */
     private interface Benchmark {
-        void run(ElasticsearchClient es, PrintStream out) throws Exception;
+        void run(ElasticsearchClient es, PrintStream out, BenchRecord record) throws Exception;
     }
 
     private static final Map<String, Benchmark> ALL = new LinkedHashMap<>();
 
     static {
-        ALL.put("routing", (es, out) -> new RoutingBenchmark(es, out).run());
-        ALL.put("occ", (es, out) -> new OccBenchmark(es, out).run());
-        ALL.put("locks", (es, out) -> new LockBenchmark(es, out).run());
-        ALL.put("join", (es, out) -> new JoinBenchmark(es, out).run());
-        ALL.put("propagation", (es, out) -> new PropagationBenchmark(es, out).run());
-        ALL.put("rename", (es, out) -> new RenameBenchmark(es, out).run());
-        ALL.put("dupscan", (es, out) -> new DupScanBenchmark(es, out).run());
+        ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
+        ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out).run());
+        ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
+        ALL.put("join", (es, out, record) -> new JoinBenchmark(es, out, record).run());
+        ALL.put("propagation", (es, out, record) -> new PropagationBenchmark(es, out, record).run());
+        ALL.put("rename", (es, out, record) -> new RenameBenchmark(es, out, record).run());
+        ALL.put("dupscan", (es, out, record) -> new DupScanBenchmark(es, out, record).run());
     }
 
     private Benchmarks() {}
 
+    /**
+     * Runs the named benchmark(s), or compares records.
+     *
+     * @param args a benchmark name or {@code all}; or {@code compare A.json B.json}; or {@code table A.json}. One
+     *     argument holding several words is split at spaces (Maven passes {@code -Desrel.bench="compare a b"} as one)
+     * @throws Exception if a benchmark fails
+     */
     public static void main(String[] args) throws Exception {
-        String which = args.length == 0 ? "all" : args[0];
-        if (!which.equals("all") && !ALL.containsKey(which)) {
-            throw new IllegalArgumentException("unknown benchmark [" + which + "]; known: all, " + String.join(", ", ALL.keySet()));
-        }
+        String[] words = args.length == 1 ? args[0].trim().split("\\s+") : args;
+        String which = words.length == 0 ? "all" : words[0];
         PrintStream out = System.out;
+        if (which.equals("compare") && words.length == 3) {
+            BenchCompare.print(Path.of(words[1]), Path.of(words[2]), out);
+            return;
+        }
+        if (which.equals("table") && words.length == 2) {
+            BenchTable.print(Path.of(words[1]), out);
+            return;
+        }
+        if (words.length != 1 || (!which.equals("all") && !ALL.containsKey(which))) {
+            throw new IllegalArgumentException("unknown benchmark [" + String.join(" ", words) + "]; known: all, "
+                + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json; table A.json");
+        }
         try (EsCluster cluster = EsCluster.builder().heap("1g").build()) {
             cluster.start();
             out.printf("Elasticsearch %s, %d cores, JVM %s%n", cluster.version(), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
+            BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
                 if (which.equals("all") || which.equals(b.getKey())) {
-                    b.getValue().run(cluster.client(), out);
+                    b.getValue().run(cluster.client(), out, record);
                 }
             }
+            Path file = record.write(Path.of(System.getProperty("esrel.bench.dir", "target/bench")));
+            out.printf("%nFigures recorded in %s (compare two runs: -Desrel.bench=\"compare A.json B.json\")%n",
+                file.toAbsolutePath());
         }
     }
 }

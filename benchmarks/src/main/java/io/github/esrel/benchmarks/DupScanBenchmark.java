@@ -55,9 +55,12 @@ final class DupScanBenchmark {
     private final ElasticsearchClient es;
     private final PrintStream out;
 
-    DupScanBenchmark(ElasticsearchClient es, PrintStream out) {
+    private final BenchRecord record;
+
+    DupScanBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
         this.es = es;
         this.out = out;
+        this.record = record;
     }
 
     void run() throws Exception {
@@ -96,12 +99,16 @@ final class DupScanBenchmark {
             long heapDisk = liveHeap(total, probe -> DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(budget)
                 .spillDirectory(spill).listener(probe)));
 
-            row("plain PIT stream, 1 stream, _source: false (baseline)", total, best[0], best[0], -1);
-            row("plain PIT stream, " + SHARDS + " slices on " + SHARDS + " threads, no dedup", total, best[1], best[0], -1);
-            row("DuplicateIdScanner, defaults: " + SHARDS + " slices, " + last[0].partitions() + " table in memory", total,
+            row("plain PIT stream, 1 stream (baseline)", "plain PIT stream, 1 stream, _source: false (baseline)", total,
+                best[0], best[0], -1);
+            row("plain PIT stream, slices, no dedup",
+                "plain PIT stream, " + SHARDS + " slices on " + SHARDS + " threads, no dedup", total, best[1], best[0], -1);
+            row("DuplicateIdScanner, defaults, in memory",
+                "DuplicateIdScanner, defaults: " + SHARDS + " slices, " + last[0].partitions() + " table in memory", total,
                 best[2], best[0], heapMemory);
             out.printf("      phases of the last run: %s%n", memoryPhases);
-            row(String.format("DuplicateIdScanner, maxIdsInMemory %,d: %d spill files, %.1f MB", budget,
+            row("DuplicateIdScanner, spilled to disk (budget a tenth of the ids)",
+                String.format("DuplicateIdScanner, maxIdsInMemory %,d: %d spill files, %.1f MB", budget,
                 last[1].partitions(), last[1].spilledBytes() / 1048576.0), total, best[3], best[0], heapDisk);
             out.printf("      phases of the last run: %s%n", diskPhases);
         } finally {
@@ -114,7 +121,15 @@ final class DupScanBenchmark {
         }
     }
 
-    private void row(String what, long docs, long nanos, long baseline, long heapBytes) {
+    /** A row; {@code figure} names it in the record ({@code what}, as printed, has details that change by run). */
+    private void row(String figure, String what, long docs, long nanos, long baseline, long heapBytes) {
+        String of = String.format(" (%,d docs)", docs);
+        record.add("dupscan", figure + of, docs / (nanos / 1e9), "docs/s", nanos == baseline ? Double.NaN
+            : (double) baseline / nanos, BenchRecord.Better.HIGHER, Double.NaN);
+        if (heapBytes >= 0) {
+            record.add("dupscan", figure + ": live heap" + of, heapBytes / 1048576.0, "MB", Double.NaN,
+                BenchRecord.Better.LOWER, Double.NaN);
+        }
         out.printf("  %-66s %,12.0f %9.2f %7.2fx %10s%n", what, docs / (nanos / 1e9), nanos / 1e9, (double) baseline / nanos,
             heapBytes < 0 ? "" : String.format("%.1f MB", heapBytes / 1048576.0));
     }

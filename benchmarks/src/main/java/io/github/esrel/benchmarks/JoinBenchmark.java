@@ -42,6 +42,7 @@ final class JoinBenchmark {
 
     private final ElasticsearchClient es;
     private final PrintStream out;
+    private final BenchRecord record;
 
     /** A user; {@code id} repeats the {@code _id} in a keyword field, so that a join can read keys from doc values. */
     record User(String id, String name, String country, int age) {}
@@ -50,7 +51,8 @@ final class JoinBenchmark {
 
     record Post(String title, String user_id, long date, Author user) {}
 
-    JoinBenchmark(ElasticsearchClient es, PrintStream out) {
+    JoinBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
+        this.record = record;
         this.es = es;
         this.out = out;
     }
@@ -95,7 +97,7 @@ final class JoinBenchmark {
         List<FieldValue> keys = keys(fromNl);
 
         // Interleaved rounds (every variant once per round), so that the machine's drift hits all alike.
-        long[] ns = interleavedMedians(WARMUPS, ROUNDS,
+        Timer.Sample[] ns = interleavedMedians(WARMUPS, ROUNDS,
             () -> denormalized("user.country", "nl", mentions, newest),
             () -> join.childrenWhereParent(auto).orThrow(),
             () -> join.childrenWhereParent(eager).orThrow(),
@@ -109,13 +111,13 @@ final class JoinBenchmark {
             () -> join.childrenWhereParent(selective).orThrow(),
             () -> es.cluster().health(),
             () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class));
-        long denormNs = ns[0];
+        Timer.Sample denormNs = ns[0];
 
         out.printf("  question: the 20 newest posts mentioning \"elasticsearch\" by users from nl (%,d of %,d users)%n",
             USER_COUNT / 2, USER_COUNT);
         out.printf("  %-78s %8s %6s %8s%n", "what", "ms", "trips", "ratio");
         row("denormalized query: posts filtered on user.country (baseline)", denormNs, 1, denormNs);
-        row("join, default plan (AUTO chose " + autoResult.plan() + ", read " + autoResult.childrenRead() + " posts)", ns[1],
+        row("join, default plan", " (AUTO chose " + autoResult.plan() + ", read " + autoResult.childrenRead() + " posts)", ns[1],
             autoResult.roundTrips(), denormNs);
         row("join, KEYS_FIRST, key _id, parents read with their keys (EAGER)", ns[2], eagerResult.roundTrips(), denormNs);
         row("join, KEYS_FIRST, key = keyword field \"id\" (doc values), LAZY", ns[3], byFieldResult.roundTrips(), denormNs);
@@ -125,11 +127,12 @@ final class JoinBenchmark {
         row("  floor: a request that searches nothing (GET _cluster/health)", ns[9], 1, denormNs);
         row("  floor: a search that finds nothing to do (size 0, no hit count)", ns[10], 1, denormNs);
         out.printf("  join / denormalized: %.2fx (default plan), %.2fx (KEYS_FIRST, _id), %.2fx (KEYS_FIRST, keyword key);"
-            + " goal <= 3x.%n", (double) ns[1] / ns[0], (double) ns[2] / ns[0], (double) ns[3] / ns[0]);
+            + " goal <= 3x.%n", ratio(ns[1], ns[0]), ratio(ns[2], ns[0]), ratio(ns[3], ns[0]));
         out.printf("  selective question: users aged 18 (%,d of %,d users, %s)%n", selectiveResult.parentsMatched(),
             USER_COUNT, selectiveResult.plan());
         row("denormalized query: posts filtered on user.age (baseline)", ns[7], 1, ns[7]);
-        row("join, default plan (AUTO chose " + selectiveResult.plan() + ")", ns[8], selectiveResult.roundTrips(), ns[7]);
+        row("join, default plan, selective question", " (AUTO chose " + selectiveResult.plan() + ")", ns[8],
+            selectiveResult.roundTrips(), ns[7]);
         out.printf("  Medians of %d interleaved rounds after %d warm-ups. Keys-first cannot beat its two steps (reading"
             + " every matching parent's key, then a terms query of all of them); children-first reads posts newest first"
             + " and checks their authors, so its cost follows the posts it reads, not the 10,000 parents.%n", ROUNDS, WARMUPS);
@@ -164,12 +167,26 @@ final class JoinBenchmark {
         return answer.to(com.fasterxml.jackson.databind.JsonNode.class, es._jsonpMapper()).path("hits").path("hits").size();
     }
 
-    private void row(String what, long nanos, int trips, long baseline) {
-        out.printf("  %-74s %8.1f %6d %7.2fx%n", what, nanos / 1e6, trips, (double) nanos / baseline);
+    private void row(String what, Timer.Sample t, int trips, Timer.Sample baseline) {
+        row(what, "", t, trips, baseline);
     }
 
-    /** Median wall time of each action, the actions run in turn within each round. */
-    private static long[] interleavedMedians(int warmups, int rounds, Timer.Action... actions) throws Exception {
+    /** A row; {@code detail} is printed but not part of the figure's name (it changes between runs). */
+    private void row(String what, String detail, Timer.Sample t, int trips, Timer.Sample baseline) {
+        out.printf("  %-74s %8.1f %6d %7.2fx%n", what + detail, t.medianNanos() / 1e6, trips, ratio(t, baseline));
+        record.add("join", what, t.medianNanos() / 1e6, "ms", t == baseline ? Double.NaN : ratio(t, baseline),
+            BenchRecord.Better.LOWER, Math.max(t.spread(), baseline.spread()));
+        if (!detail.isEmpty()) { // the plans esrel chooses: their round trips are a figure of their own
+            record.add("join", what + ": round trips", trips, "requests", Double.NaN, BenchRecord.Better.LOWER, 0);
+        }
+    }
+
+    private static double ratio(Timer.Sample t, Timer.Sample baseline) {
+        return (double) t.medianNanos() / baseline.medianNanos();
+    }
+
+    /** Median wall time (and spread) of each action, the actions run in turn within each round. */
+    private static Timer.Sample[] interleavedMedians(int warmups, int rounds, Timer.Action... actions) throws Exception {
         long[][] times = new long[actions.length][rounds];
         for (int r = -warmups; r < rounds; r++) {
             for (int a = 0; a < actions.length; a++) {
@@ -180,10 +197,9 @@ final class JoinBenchmark {
                 }
             }
         }
-        long[] medians = new long[actions.length];
+        Timer.Sample[] medians = new Timer.Sample[actions.length];
         for (int a = 0; a < actions.length; a++) {
-            java.util.Arrays.sort(times[a]);
-            medians[a] = times[a][rounds / 2];
+            medians[a] = Timer.Sample.of(times[a]);
         }
         return medians;
     }

@@ -61,9 +61,12 @@ final class PropagationBenchmark {
     private final ElasticsearchClient es;
     private final PrintStream out;
 
-    PropagationBenchmark(ElasticsearchClient es, PrintStream out) {
+    private final BenchRecord record;
+
+    PropagationBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
         this.es = es;
         this.out = out;
+        this.record = record;
     }
 
     void run() throws Exception {
@@ -152,6 +155,16 @@ final class PropagationBenchmark {
         out.printf("  propagation vs per-document _update: %.1fx faster (goal >= 5x); vs per-document Occ.update: %.1fx faster%n",
             propRate / updateRate, propRate / occRate);
         out.printf("  propagation runs: %s%n", results);
+        double spread = Math.max(spread(raw), spread(prop));
+        figure("raw _bulk re-indexing the same documents (baseline)", rawRate, Double.NaN, spread(raw));
+        figure("esrel propagation, default settings", propRate, propRate / rawRate, spread);
+        figure("raw _bulk with 2 requests in flight", CHILDREN / (raw2Nanos / 1e9), raw2Nanos > 0 ? rawBest / (double) raw2Nanos
+            : Double.NaN, Double.NaN);
+        figure("esrel propagation with bulksInFlight(2)", CHILDREN / (prop2Nanos / 1e9), rawBest / (double) prop2Nanos,
+            Double.NaN);
+        figure("esrel propagation with bulksInFlight(2) vs raw _bulk with 2 in flight (like for like)",
+            CHILDREN / (prop2Nanos / 1e9), raw2Nanos / (double) prop2Nanos, Double.NaN);
+        figure("per-document Occ.update, extrapolated", occRate, occRate / rawRate, Double.NaN);
         out.printf("  peak heap of this JVM (-Xmx%d MB) during propagation:%n", Runtime.getRuntime().maxMemory() / (1024 * 1024));
         heap10k.print(out, SMALL);
         heap100k.print(out, CHILDREN);
@@ -412,5 +425,13 @@ final class PropagationBenchmark {
             peakSampled = maxSampled.get();
             peakAfterGc = maxAfterGc.get();
         }
+    }
+
+    private void figure(String what, double docsPerSecond, double ratio, double spread) {
+        record.add("propagation", what, docsPerSecond, "docs/s", ratio, BenchRecord.Better.HIGHER, spread);
+    }
+
+    private static double spread(List<Long> nanos) {
+        return Timer.Sample.ofRuns(nanos.stream().mapToDouble(Long::doubleValue).toArray());
     }
 }

@@ -38,9 +38,12 @@ final class RenameBenchmark {
     private final ElasticsearchClient es;
     private final PrintStream out;
 
-    RenameBenchmark(ElasticsearchClient es, PrintStream out) {
+    private final BenchRecord record;
+
+    RenameBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
         this.es = es;
         this.out = out;
+        this.record = record;
     }
 
     void run() throws Exception {
@@ -76,6 +79,11 @@ final class RenameBenchmark {
             out.printf("  %-78s %,10.0f %10.2f %9.2fx%n", "FileTree.renameDirectory (locks, conditional _bulk, refresh)",
                 FILES / (esrelBest / 1e9), esrelBest / 1e9, esrelBest / (double) rawBest);
             out.printf("  runs (s): raw %s, esrel %s%n", secs(raw), secs(esrel));
+            double spread = Math.max(spread(raw), spread(esrel));
+            record.add("rename", "raw PIT scan + unconditional _bulk (baseline)", FILES / (rawBest / 1e9), "files/s",
+                Double.NaN, BenchRecord.Better.HIGHER, spread(raw));
+            record.add("rename", "FileTree.renameDirectory", FILES / (esrelBest / 1e9), "files/s",
+                (double) rawBest / esrelBest, BenchRecord.Better.HIGHER, spread);
         }
     }
 
@@ -154,5 +162,9 @@ final class RenameBenchmark {
 
     private static String secs(List<Long> nanos) {
         return nanos.stream().map(n -> String.format("%.2f", n / 1e9)).toList().toString();
+    }
+
+    private static double spread(List<Long> nanos) {
+        return Timer.Sample.ofRuns(nanos.stream().mapToDouble(Long::doubleValue).toArray());
     }
 }
