@@ -44,7 +44,8 @@ final class JobRunner {
     private volatile int pass;
 
     JobRunner(PropagationSettings p, String jobId, String parentId, JobControl control, Checkpoint carried) {
-        this.p = p;
+        // Writer threads and this one call the listener: one call at a time, as PropagationListener promises.
+        this.p = p.withListener(new SerialListener(p.listener()));
         this.rel = p.relation();
         this.jobId = jobId;
         this.parentId = parentId;
@@ -90,7 +91,7 @@ final class JobRunner {
     private JobState passes(long bound) throws IOException {
         int maxPasses = p.ignoreStamps() ? 1 : p.maxPasses();
         int pageSize = throttle.batchSize(p.batchSize());
-        try (PageWriter writes = new PageWriter(p, jobId, reads, ledger, () -> pass)) {
+        try (PageWriter writes = new PageWriter(p.withBulksInFlightResolved(), jobId, reads, ledger, () -> pass)) {
             for (pass = 1; pass <= maxPasses; pass++) {
                 ledger.passStarted();
                 if (p.refresh()) {

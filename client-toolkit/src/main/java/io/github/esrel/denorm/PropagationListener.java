@@ -6,10 +6,13 @@ import java.time.Duration;
  * Follows a propagation job, like the client's {@code BulkIngester} listener: progress for a progress
  * bar, and every child that met a conflict or could not be written.
  *
- * <p>Every method is a no-op by default. They are called synchronously, in order, on the thread that
- * runs the job: the caller's for {@link Propagator#propagate}, the job's own thread for
- * {@link Propagator#start}. A listener that throws cannot break the job: the exception is logged and
- * ignored. A slow listener slows the job.
+ * <p>Every method is a no-op by default. They are called synchronously and one at a time for a job, never two at
+ * once: from the thread that runs the job (the caller's for {@link Propagator#propagate}, the job's own thread for
+ * {@link Propagator#start}), and, with more than one bulk in flight (the default, see
+ * {@link Propagator.Builder#bulksInFlight}), {@link #beforeBulk}, {@link #onConflict}, {@link #onRejected} and
+ * {@link #onFailure} from the threads that write the pages, where calls for two pages in flight may interleave.
+ * Jobs of one propagator run concurrently, so a listener shared by them must be thread-safe. A listener that
+ * throws cannot break the job: the exception is logged and ignored. A slow listener slows the job.
  */
 public interface PropagationListener {
 

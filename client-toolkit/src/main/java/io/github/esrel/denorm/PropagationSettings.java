@@ -10,6 +10,7 @@ import java.time.Duration;
  * propagator's fields.
  *
  * @param readPolicy the retry policy for reads and checkpoints: the write policy, retrying only rejections
+ * @param bulksInFlight bulk requests in flight per job; 0 = chosen from the cluster's write thread pools at job start
  * @param owner who runs the jobs (process and propagator), written into checkpoints
  */
 record PropagationSettings(ElasticsearchClient client, Relation relation, Checkpoints checkpoints, int batchSize,
@@ -18,6 +19,23 @@ record PropagationSettings(ElasticsearchClient client, Relation relation, Checkp
                            Duration keepAlive, boolean refresh, int maxPasses, Duration checkpointInterval,
                            boolean ignoreStamps, int maxReportedFailures, boolean prefetch, int bulksInFlight,
                            String owner) {
+
+    /** These settings with another listener. */
+    PropagationSettings withListener(PropagationListener l) {
+        return new PropagationSettings(client, relation, checkpoints, batchSize, maxDocsPerSecond, retryPolicy, readPolicy, l,
+            writeMode, streaming, keepAlive, refresh, maxPasses, checkpointInterval, ignoreStamps, maxReportedFailures,
+            prefetch, bulksInFlight, owner);
+    }
+
+    /** These settings with {@link #bulksInFlight} resolved: as configured, or asked of the cluster (0 = auto). */
+    PropagationSettings withBulksInFlightResolved() {
+        if (bulksInFlight > 0) {
+            return this;
+        }
+        return new PropagationSettings(client, relation, checkpoints, batchSize, maxDocsPerSecond, retryPolicy, readPolicy,
+            listener, writeMode, streaming, keepAlive, refresh, maxPasses, checkpointInterval, ignoreStamps,
+            maxReportedFailures, prefetch, BulksInFlight.of(client), owner);
+    }
 
     /** Whether children are rewritten by partial updates rather than whole. */
     boolean partial() {

@@ -454,7 +454,7 @@ public final class Propagator {
         PropagationSettings p = settings;
         return "Propagator{" + relation + ", batchSize=" + p.batchSize() + (p.maxDocsPerSecond() > 0 ? ", maxDocsPerSecond="
             + p.maxDocsPerSecond() : "") + ", writeMode=" + p.writeMode() + ", streaming=" + p.streaming() + ", checkpoints="
-            + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight=" + p.bulksInFlight() + ", policy="
+            + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight=" + (p.bulksInFlight() == 0 ? "auto" : p.bulksInFlight()) + ", policy="
             + retryPolicy + '}';
     }
 
@@ -486,7 +486,7 @@ public final class Propagator {
         private boolean ignoreStamps;
         private int maxReportedFailures = 100;
         private boolean prefetch = true;
-        private int bulksInFlight = 1;
+        private int bulksInFlight = 0; // auto: BulksInFlight.of(client) at job start
 
         private Builder() {}
 
@@ -734,14 +734,19 @@ public final class Propagator {
         }
 
         /**
-         * Bulk requests one job keeps in flight (default 1: each page is written before the next is
-         * sent). With 2 or more, pages are decided in order and written concurrently: faster where the
-         * cluster has idle write threads (several shards or nodes), and still correct, because every
-         * write is conditional on its own child and a catch-up pass starts only after every write of
-         * the pass before it has finished. {@link PropagationListener#beforeBulk},
-         * {@link PropagationListener#onConflict}, {@link PropagationListener#onRejected} and
-         * {@link PropagationListener#onFailure} are then called from the writing threads, possibly at
-         * the same time. Memory grows by one page per request in flight.
+         * Bulk requests one job keeps in flight. By default the job chooses at its start from what the cluster's write
+         * path can take: the smallest {@code write} thread pool among the data nodes, at least 2 and at most 4 (a
+         * bulk takes one write thread per primary it touches; a second one in flight hides the client's own gap
+         * between bulks, deciding the next page; beyond a few the node only queues them). Reading the pools
+         * ({@code GET _nodes/thread_pool}) needs the {@code monitor} cluster privilege; without it the job uses 2.
+         * With 1, each page is written before the next is sent.
+         *
+         * <p>With 2 or more, pages are decided in order and written concurrently: faster where the cluster has idle
+         * write threads, and still correct, because every write is conditional on its own child and a catch-up pass
+         * starts only after every write of the pass before it has finished. The listener is still called one call at
+         * a time per job, but {@link PropagationListener#beforeBulk}, {@link PropagationListener#onConflict},
+         * {@link PropagationListener#onRejected} and {@link PropagationListener#onFailure} come from the writing
+         * threads, and calls for two pages in flight may interleave. Memory grows by one page per request in flight.
          *
          * @param n the number of {@code _bulk} requests in flight per job
          * @return this builder
