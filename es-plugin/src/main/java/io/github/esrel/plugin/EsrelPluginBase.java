@@ -39,14 +39,15 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The wiring every Elasticsearch line shares. {@code EsrelPlugin} (one per plugin API, in
- * {@code src/main/compat/plugin-api-*}) adds the two registrations whose signatures differ between lines:
- * {@code getActions} (a generic {@code ActionHandler} before 9.1) and {@code getRestHandlers} (a shorter
- * signature from 9.5), both from the lists below.
+ * The wiring every Elasticsearch line shares. The two registrations whose signatures differ between lines
+ * build on the lists below, each in its own compat folder: {@code getActions} in {@code EsrelPluginActions}
+ * ({@code src/main/compat/plugin-actions-*}: a generic {@code ActionHandler} before 9.1) and
+ * {@code getRestHandlers} in {@code EsrelPlugin} itself ({@code src/main/compat/plugin-rest-*}: a shorter
+ * signature from 9.5).
  */
 public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugin {
 
-    /** Creates the plugin; only {@code EsrelPlugin}, the class Elasticsearch instantiates, extends it. */
+    /** Creates the plugin; only {@code EsrelPlugin}, the class Elasticsearch instantiates, extends it (through {@code EsrelPluginActions}). */
     public EsrelPluginBase() {}
 
     @Override
@@ -68,7 +69,7 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
         return settings;
     }
 
-    /** Builds one server-line's action handler from an action and its transport action. */
+    /** Builds one server line's action handler from an action and its transport action ({@code ActionHandler::new}). */
     protected interface HandlerFactory<H> {
         <Req extends ActionRequest, Resp extends ActionResponse> H handler(
             ActionType<Resp> action,

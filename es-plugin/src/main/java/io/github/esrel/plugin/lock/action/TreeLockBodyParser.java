@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
+import static io.github.esrel.plugin.xcontent.Tokens.describe;
+
 /**
  * Strict reading of the flat JSON bodies of the tree lock endpoints: an object whose fields are strings or
  * integers, nothing else. Wrong types, unknown fields and trailing content are {@code x_content_parse_exception}s
@@ -108,21 +110,6 @@ final class TreeLockBodyParser {
             throw new IllegalArgumentException("[" + field + "] must not be negative, got [" + printable(value) + "]");
         }
         return parsed;
-    }
-
-    static String describe(Token token) {
-        if (token == null) {
-            return "an empty body";
-        }
-        return switch (token) {
-            case START_OBJECT -> "an object";
-            case START_ARRAY -> "an array";
-            case VALUE_STRING -> "a string";
-            case VALUE_NUMBER -> "a number";
-            case VALUE_BOOLEAN -> "a boolean";
-            case VALUE_NULL -> "null";
-            default -> token.toString();
-        };
     }
 
     /** {@code s} cut to 64 characters, with characters that cannot appear in a message replaced. */

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
+import static io.github.esrel.plugin.xcontent.Tokens.describe;
+
 /**
  * Strict reading of request bodies with Elasticsearch's XContent: wrong types and unknown fields are
  * {@code x_content_parse_exception}s (400) pointing at the offending token, and a batch over the limit is
@@ -128,20 +130,5 @@ final class BodyParser {
 
     static XContentParseException unknownField(XContentParser parser, String field, String known) {
         return new XContentParseException(parser.getTokenLocation(), "unknown field [" + field + "], expected one of " + known);
-    }
-
-    static String describe(Token token) {
-        if (token == null) {
-            return "an empty body";
-        }
-        return switch (token) {
-            case START_OBJECT -> "an object";
-            case START_ARRAY -> "an array";
-            case VALUE_STRING -> "a string";
-            case VALUE_NUMBER -> "a number";
-            case VALUE_BOOLEAN -> "a boolean";
-            case VALUE_NULL -> "null";
-            default -> token.toString();
-        };
     }
 }

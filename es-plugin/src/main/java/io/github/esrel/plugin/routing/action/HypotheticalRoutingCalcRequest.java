@@ -120,7 +120,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
         routingPartitionSize = in.readOptionalInt();
         indexVersion = in.readOptionalString();
         routingFunction = in.readOptionalString();
-        docs = in.readBoolean() ? in.readCollectionAsList(RoutingCalcDoc::readFrom) : null;
+        docs = in.readOptionalCollectionAsList(RoutingCalcDoc::readFrom);
     }
 
     @Override
@@ -131,10 +131,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
         out.writeOptionalInt(routingPartitionSize);
         out.writeOptionalString(indexVersion);
         out.writeOptionalString(routingFunction);
-        out.writeBoolean(docs != null);
-        if (docs != null) {
-            out.writeCollection(docs);
-        }
+        out.writeOptionalCollection(docs);
     }
 
     @Override
@@ -200,18 +197,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
                 e = ValidateActions.addValidationError(ex.getMessage(), e);
             }
         }
-        if (docs == null || docs.isEmpty()) {
-            e = ValidateActions.addValidationError("docs must not be empty; give at least one {\"id\": ...}", e);
-        } else {
-            for (int i = 0; i < docs.size(); i++) {
-                String problem = RoutingCalcDoc.idProblem(docs.get(i).id());
-                if (problem != null) {
-                    e = ValidateActions.addValidationError("docs[" + i + "]: " + problem, e);
-                    break;
-                }
-            }
-        }
-        return e;
+        return RoutingCalcDoc.validateBatch(docs == null ? List.of() : docs, e);
     }
 
     /**

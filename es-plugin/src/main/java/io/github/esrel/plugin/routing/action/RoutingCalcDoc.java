@@ -1,5 +1,7 @@
 package io.github.esrel.plugin.routing.action;
 
+import org.elasticsearch.action.ActionRequestValidationException;
+import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
@@ -7,6 +9,7 @@ import org.elasticsearch.core.Nullable;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * One document of a batch: its id and the routing it would be indexed with.
@@ -60,6 +63,23 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
             return "id [" + shorten(id) + "] is too long, must be no longer than " + MAX_ID_BYTES + " bytes but was: " + bytes;
         }
         return null;
+    }
+
+    /**
+     * Adds what is wrong with a batch to {@code e}: no docs at all, or the first doc whose id no document can
+     * have (one is enough to fix the client; a 100k batch must not yield 100k messages).
+     */
+    static ActionRequestValidationException validateBatch(List<RoutingCalcDoc> docs, ActionRequestValidationException e) {
+        if (docs.isEmpty()) {
+            return ValidateActions.addValidationError("docs must not be empty; give at least one {\"id\": ...}", e);
+        }
+        for (int i = 0; i < docs.size(); i++) {
+            String problem = idProblem(docs.get(i).id());
+            if (problem != null) {
+                return ValidateActions.addValidationError("docs[" + i + "]: " + problem, e);
+            }
+        }
+        return e;
     }
 
     private static String shorten(String s) {

@@ -132,7 +132,7 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         indices = in.readStringArray();
         id = in.readOptionalString();
         routing = in.readOptionalString();
-        docs = in.readBoolean() ? in.readCollectionAsList(RoutingCalcDoc::readFrom) : null;
+        docs = in.readOptionalCollectionAsList(RoutingCalcDoc::readFrom);
     }
 
     @Override
@@ -141,10 +141,7 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         out.writeStringArray(indices);
         out.writeOptionalString(id);
         out.writeOptionalString(routing);
-        out.writeBoolean(docs != null);
-        if (docs != null) {
-            out.writeCollection(docs);
-        }
+        out.writeOptionalCollection(docs);
     }
 
     @Override
@@ -160,16 +157,7 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
                     e
                 );
             }
-            if (docs.isEmpty()) {
-                e = ValidateActions.addValidationError("docs must not be empty; give at least one {\"id\": ...}", e);
-            }
-            for (int i = 0; i < docs.size(); i++) {
-                String problem = RoutingCalcDoc.idProblem(docs.get(i).id());
-                if (problem != null) {
-                    e = ValidateActions.addValidationError("docs[" + i + "]: " + problem, e);
-                    break; // one is enough to fix the client; a 100k batch must not yield 100k messages
-                }
-            }
+            e = RoutingCalcDoc.validateBatch(docs, e);
         } else if (id != null) {
             String problem = RoutingCalcDoc.idProblem(id);
             if (problem != null) {

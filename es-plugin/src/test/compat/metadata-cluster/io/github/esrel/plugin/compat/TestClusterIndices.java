@@ -27,6 +27,6 @@ public final class TestClusterIndices {
         for (IndexMetadata.Builder index : indices) {
             metadata.put(index);
         }
-        return ClusterIndices.of(ClusterState.builder(ClusterName.DEFAULT).metadata(metadata).build(), RESOLVER);
+        return new ClusterIndices(new LineMetadata(ClusterState.builder(ClusterName.DEFAULT).metadata(metadata).build(), RESOLVER));
     }
 }

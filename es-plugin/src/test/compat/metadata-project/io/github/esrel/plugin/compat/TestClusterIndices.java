@@ -28,6 +28,6 @@ public final class TestClusterIndices {
         for (IndexMetadata.Builder index : indices) {
             project.put(index);
         }
-        return ClusterIndices.of(project.build(), RESOLVER);
+        return new ClusterIndices(new LineMetadata(project.build(), RESOLVER));
     }
 }

@@ -4,41 +4,26 @@ import org.elasticsearch.action.IndicesRequest;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
-import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
-import org.elasticsearch.cluster.metadata.ProjectMetadata;
-import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.core.Nullable;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The indices and aliases of one cluster state, as esrel's transport actions read them: the one seam between
  * the feature code and the cluster-state API, which differs between server lines.
  *
- * <p>This copy serves Elasticsearch 9.1 and later, where index metadata lives in the {@link ProjectMetadata}
- * of the request's project. Elasticsearch 8.19 and 9.0 read the cluster-wide {@code Metadata} instead
- * ({@code src/main/compat/metadata-cluster}); both copies have the same public API.
+ * <p>What differs is in {@code LineMetadata}, one per line in {@code src/main/compat/metadata-*}: Elasticsearch
+ * 8.19 and 9.0 read the cluster-wide metadata and resolve against the whole cluster state, 9.1 and later the
+ * metadata of the request's project.
  */
 public final class ClusterIndices {
 
-    private final ProjectMetadata project;
-    private final IndexNameExpressionResolver resolver;
+    private final LineMetadata metadata;
 
-    private ClusterIndices(ProjectMetadata project, IndexNameExpressionResolver resolver) {
-        this.project = project;
-        this.resolver = resolver;
-    }
-
-    /**
-     * The indices of {@code project}, resolved with {@code resolver} (unit tests build both themselves).
-     *
-     * @param project  the project's metadata
-     * @param resolver the resolver of index expressions
-     * @return a view of the indices and aliases of {@code project}
-     */
-    public static ClusterIndices of(ProjectMetadata project, IndexNameExpressionResolver resolver) {
-        return new ClusterIndices(project, resolver);
+    ClusterIndices(LineMetadata metadata) {
+        this.metadata = metadata;
     }
 
     /**
@@ -50,7 +35,7 @@ public final class ClusterIndices {
      *     indices options do not allow that
      */
     public String[] concreteIndexNames(IndicesRequest request) {
-        return resolver.concreteIndexNames(project, request);
+        return metadata.concreteIndexNames(request);
     }
 
     /**
@@ -61,7 +46,7 @@ public final class ClusterIndices {
      */
     @Nullable
     public IndexMetadata index(String name) {
-        return project.index(name);
+        return metadata.index(name);
     }
 
     /**
@@ -71,7 +56,7 @@ public final class ClusterIndices {
      * @return {@code true} if an alias by exactly that name exists
      */
     public boolean isAlias(String expression) {
-        IndexAbstraction abstraction = project.getIndicesLookup().get(expression);
+        IndexAbstraction abstraction = metadata.indicesLookup().get(expression);
         return abstraction != null && abstraction.getType() == IndexAbstraction.Type.ALIAS;
     }
 
@@ -86,7 +71,7 @@ public final class ClusterIndices {
      */
     @Nullable
     public String resolveIndexRouting(@Nullable String routing, String alias) {
-        return project.resolveIndexRouting(routing, alias);
+        return metadata.resolveIndexRouting(routing, alias);
     }
 
     /**
@@ -99,18 +84,16 @@ public final class ClusterIndices {
      */
     @Nullable
     public Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
-        return resolver.resolveSearchRouting(project, routing, expressions);
+        return metadata.resolveSearchRouting(routing, expressions);
     }
 
     /** Reads {@link ClusterIndices} of the node's current cluster state; a node component. */
     public static final class Reader {
 
-        private final ProjectResolver projectResolver;
-        private final IndexNameExpressionResolver resolver;
+        private final Function<ClusterState, LineMetadata> read;
 
-        private Reader(ProjectResolver projectResolver, IndexNameExpressionResolver resolver) {
-            this.projectResolver = projectResolver;
-            this.resolver = resolver;
+        private Reader(Function<ClusterState, LineMetadata> read) {
+            this.read = read;
         }
 
         /**
@@ -120,17 +103,17 @@ public final class ClusterIndices {
          * @return a new reader, to return as a component so that transport actions get it injected
          */
         public static Reader create(org.elasticsearch.plugins.Plugin.PluginServices services) {
-            return new Reader(services.projectResolver(), services.indexNameExpressionResolver());
+            return new Reader(LineMetadata.reader(services));
         }
 
         /**
-         * The indices of {@code state}, in the project of the request being served.
+         * The indices of {@code state}; from 9.1, those of the project of the request being served.
          *
          * @param state the cluster state, usually the node's current one
-         * @return a view of the indices and aliases of the request's project in {@code state}
+         * @return a view of the indices and aliases of {@code state}
          */
         public ClusterIndices read(ClusterState state) {
-            return new ClusterIndices(projectResolver.getProjectMetadata(state), resolver);
+            return new ClusterIndices(read.apply(state));
         }
     }
 }
