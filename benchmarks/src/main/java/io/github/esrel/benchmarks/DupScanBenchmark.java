@@ -5,7 +5,7 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.denorm.DocStream;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.DuplicateIdReport;
 import io.github.esrel.routing.DuplicateIdScanner;

@@ -223,7 +223,7 @@ final class PropagationBenchmark {
     private long streamOnly() throws Exception {
         long start = System.nanoTime();
         long seen = 0;
-        try (io.github.esrel.denorm.DocStream s = io.github.esrel.denorm.DocStream.of(b -> b.client(es).index(POSTS)
+        try (io.github.esrel.doc.DocStream s = io.github.esrel.doc.DocStream.of(b -> b.client(es).index(POSTS)
             .query(q -> q.term(t -> t.field("user.id").value("1"))).pageSize(BATCH).prefetch(true))) {
             for (var page = s.next(); !page.isEmpty(); page = s.next()) {
                 seen += page.size();

@@ -5,6 +5,8 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
+import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 
@@ -71,5 +73,13 @@ final class JobReads {
             }
             return b;
         });
+    }
+
+    /**
+     * A failed read of a {@link DocStream} as the job's failure: the same message and status, so that a job
+     * reports a failed search the same way wherever it reads.
+     */
+    static PropagationException failed(DocStreamException e) {
+        return new PropagationException(e.getMessage(), e.status(), e);
     }
 }

@@ -3,6 +3,8 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
+import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
@@ -61,7 +63,7 @@ final class JobRunner {
         startNanos = System.nanoTime();
         try {
             checkpoint(JobState.RUNNING, null, true);
-            safely(() -> p.listener().onStart(jobId, parentId), "onStart");
+            Listeners.safely(() -> p.listener().onStart(jobId, parentId), "PropagationListener.onStart");
             ChildRewrite.Parent parent = reads.parent();
             if (parent == null) {
                 return finish(JobState.PARENT_NOT_FOUND);
@@ -74,6 +76,7 @@ final class JobRunner {
             return finish(end);
         } catch (IOException | RuntimeException e) {
             PropagationException pe = e instanceof PropagationException x ? x
+                : e instanceof DocStreamException d ? JobReads.failed(d)
                 : new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
                     + rel.childIndex() + "] failed: " + (e instanceof ElasticsearchException ee ? Reasons.of(ee) : e.toString()),
                     Failures.status(e), e);
@@ -82,7 +85,7 @@ final class JobRunner {
             } catch (IOException | RuntimeException again) {
                 pe.addSuppressed(again);
             }
-            safely(() -> p.listener().onJobFailure(jobId, pe), "onJobFailure");
+            Listeners.safely(() -> p.listener().onJobFailure(jobId, pe), "PropagationListener.onJobFailure");
             throw pe;
         }
     }
@@ -156,7 +159,7 @@ final class JobRunner {
             ? Duration.ofMillis((long) ((counts.total() - counts.done()) / rate * 1000)) : null;
         Progress pr = new Progress(jobId, parentId, pass, counts, elapsed, rate, eta);
         control.progress(pr);
-        safely(() -> p.listener().onProgress(pr), "onProgress");
+        Listeners.safely(() -> p.listener().onProgress(pr), "PropagationListener.onProgress");
     }
 
     private PropagationResult finish(JobState state) throws IOException {
@@ -173,7 +176,7 @@ final class JobRunner {
         }
         PropagationResult r = new PropagationResult(jobId, rel.name(), parentId, state, ledger.parentSeqNo(), ledger.counts(),
             ledger.failures(), Duration.ofNanos(System.nanoTime() - startNanos));
-        safely(() -> p.listener().onFinish(r), "onFinish");
+        Listeners.safely(() -> p.listener().onFinish(r), "PropagationListener.onFinish");
         return r;
     }
 
@@ -198,9 +201,5 @@ final class JobRunner {
                 }
             }
         }
-    }
-
-    private static void safely(Runnable call, String what) {
-        Listeners.safely(call, "PropagationListener." + what);
     }
 }

@@ -218,11 +218,7 @@ final class PageWriter implements AutoCloseable {
 
     private void fail(String id, String routing, int status, String reason) {
         ChildFailure f = ledger.fail(id, routing, status, reason);
-        safely(() -> p.listener().onFailure(jobId, f), "onFailure");
-    }
-
-    private static void safely(Runnable call, String what) {
-        Listeners.safely(call, "PropagationListener." + what);
+        Listeners.safely(() -> p.listener().onFailure(jobId, f), "PropagationListener.onFailure");
     }
 
     private static long seq(Long v) {
@@ -242,7 +238,7 @@ final class PageWriter implements AutoCloseable {
     private final class Writes implements ConditionalWrites.Listener<Item> {
         @Override
         public void beforeBulk(int round, int items) {
-            safely(() -> p.listener().beforeBulk(jobId, pass.getAsInt(), items), "beforeBulk");
+            Listeners.safely(() -> p.listener().beforeBulk(jobId, pass.getAsInt(), items), "PropagationListener.beforeBulk");
         }
 
         @Override
@@ -253,13 +249,13 @@ final class PageWriter implements AutoCloseable {
         @Override
         public void onConflict(Item it, int attempt, boolean finalOutcome) {
             ledger.conflict();
-            safely(() -> p.listener().onConflict(jobId, it.id), "onConflict");
+            Listeners.safely(() -> p.listener().onConflict(jobId, it.id), "PropagationListener.onConflict");
         }
 
         @Override
         public void onRejected(int items, Duration wait) {
             ledger.rejected(items);
-            safely(() -> p.listener().onRejected(jobId, items, wait), "onRejected");
+            Listeners.safely(() -> p.listener().onRejected(jobId, items, wait), "PropagationListener.onRejected");
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.github.esrel.denorm;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.retry.RetryPolicy;
 
 import java.time.Duration;

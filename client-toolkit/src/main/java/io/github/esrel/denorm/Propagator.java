@@ -5,6 +5,9 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
+import io.github.esrel.doc.DocStreamException;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
@@ -168,7 +171,7 @@ public final class Propagator {
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public PropagationResult propagate(String parentId) {
-        checkId(parentId);
+        Checks.id(parentId);
         String jobId = newJobId(parentId);
         return new JobRunner(settings, jobId, parentId, new JobControl(jobId, parentId), null).run();
     }
@@ -183,7 +186,7 @@ public final class Propagator {
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public PropagationJob start(String parentId) {
-        checkId(parentId);
+        Checks.id(parentId);
         return launch(newJobId(parentId), parentId, null);
     }
 
@@ -202,21 +205,6 @@ public final class Propagator {
     public PropagationResult resume(String jobId) {
         Checkpoint claimed = claim(jobId);
         return new JobRunner(settings, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed).run();
-    }
-
-    /**
-     * {@link #resume} in the background. The job is claimed on the calling thread, then runs on the
-     * {@link Builder#executor}.
-     *
-     * @param jobId the job's id, from {@link PropagationJob#id()} or {@link Checkpoint#jobId()}
-     * @return the handle to follow, wait for or cancel the job
-     * @throws PropagationException if the job cannot be claimed, with the statuses of {@link #resume}
-     * @throws NullPointerException if {@code jobId} is {@code null}
-     * @throws IllegalArgumentException if {@code jobId} is empty
-     */
-    public PropagationJob resumeAsync(String jobId) {
-        Checkpoint claimed = claim(jobId);
-        return launch(jobId, claimed.parentId(), claimed);
     }
 
     /**
@@ -255,6 +243,8 @@ public final class Propagator {
             return checkpoints.find(relation.name(), List.of(JobState.RUNNING, JobState.FAILED)).stream()
                 .filter(c -> c.state() == JobState.FAILED || !c.updatedAt().isAfter(staleBefore))
                 .toList();
+        } catch (DocStreamException e) {
+            throw JobReads.failed(e);
         } catch (ElasticsearchException e) {
             throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + Reasons.of(e),
                 e.status(), e);
@@ -405,7 +395,7 @@ public final class Propagator {
     }
 
     private Checkpoint claim(String jobId) {
-        checkId(jobId);
+        Checks.id(jobId);
         try {
             Checkpoints.Stored stored = checkpoints.get(jobId).orElseThrow(() -> new PropagationException(
                 "no propagation job [" + jobId + "] in [" + checkpoints.index() + "]", 404, null));
@@ -440,13 +430,6 @@ public final class Propagator {
 
     private String newJobId(String parentId) {
         return relation.name() + ":" + parentId + ":" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    private static void checkId(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
-        if (id.isEmpty()) {
-            throw new IllegalArgumentException("id cannot be empty");
-        }
     }
 
     @Override
@@ -539,10 +522,7 @@ public final class Propagator {
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be between 1 and 10000, got " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Checks.between(batchSize, 1, 10_000, "batchSize");
             return this;
         }
 
@@ -621,11 +601,7 @@ public final class Propagator {
          * @throws IllegalArgumentException if not positive
          */
         public Builder keepAlive(Duration keepAlive) {
-            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
-            if (keepAlive.isNegative() || keepAlive.isZero()) {
-                throw new IllegalArgumentException("keepAlive must be positive, got " + keepAlive);
-            }
-            this.keepAlive = keepAlive;
+            this.keepAlive = Checks.positive(keepAlive, "keepAlive");
             return this;
         }
 
@@ -666,11 +642,7 @@ public final class Propagator {
          * @throws IllegalArgumentException if negative
          */
         public Builder checkpointInterval(Duration interval) {
-            Objects.requireNonNull(interval, "checkpointInterval cannot be null");
-            if (interval.isNegative()) {
-                throw new IllegalArgumentException("checkpointInterval must not be negative, got " + interval);
-            }
-            this.checkpointInterval = interval;
+            this.checkpointInterval = Checks.notNegative(interval, "checkpointInterval");
             return this;
         }
 
@@ -684,19 +656,14 @@ public final class Propagator {
          * @throws IllegalArgumentException if negative
          */
         public Builder staleAfter(Duration staleAfter) {
-            Objects.requireNonNull(staleAfter, "staleAfter cannot be null");
-            if (staleAfter.isNegative()) {
-                throw new IllegalArgumentException("staleAfter must not be negative, got " + staleAfter);
-            }
-            this.staleAfter = staleAfter;
+            this.staleAfter = Checks.notNegative(staleAfter, "staleAfter");
             return this;
         }
 
         /**
          * Runs background jobs. Default: a new daemon thread per job.
          *
-         * @param executor runs each job started with {@link Propagator#start} or
-         *     {@link Propagator#resumeAsync}; one task per job, for the whole job
+         * @param executor runs each job started with {@link Propagator#start}; one task per job, for the whole job
          * @return this builder
          * @throws NullPointerException if {@code executor} is {@code null}
          */
@@ -726,10 +693,7 @@ public final class Propagator {
          * @throws IllegalArgumentException if negative
          */
         public Builder maxReportedFailures(int n) {
-            if (n < 0) {
-                throw new IllegalArgumentException("maxReportedFailures must not be negative, got " + n);
-            }
-            this.maxReportedFailures = n;
+            this.maxReportedFailures = Checks.notNegative(n, "maxReportedFailures");
             return this;
         }
 
@@ -750,13 +714,10 @@ public final class Propagator {
          *
          * @param n the number of {@code _bulk} requests in flight per job
          * @return this builder
-         * @throws IllegalArgumentException if not in 1..16
+         * @throws IllegalArgumentException unless 1..16
          */
         public Builder bulksInFlight(int n) {
-            if (n < 1 || n > 16) {
-                throw new IllegalArgumentException("bulksInFlight must be in 1..16, got " + n);
-            }
-            this.bulksInFlight = n;
+            this.bulksInFlight = Checks.between(n, 1, 16, "bulksInFlight");
             return this;
         }
 

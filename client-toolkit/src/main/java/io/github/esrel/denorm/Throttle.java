@@ -24,10 +24,6 @@ final class Throttle {
         return new Throttle(0, System::nanoTime);
     }
 
-    boolean limited() {
-        return perSecond > 0;
-    }
-
     /** How long to wait before a batch of {@code documents} may go; books the batch. */
     Duration acquire(int documents) {
         if (perSecond <= 0) {

@@ -1,5 +1,6 @@
 /**
- * The address of a document ({@link io.github.esrel.doc.DocRef}: index, id, routing), shared by every esrel
- * capability that addresses single documents.
+ * Documents as every esrel capability addresses and reads them: the address of one document
+ * ({@link io.github.esrel.doc.DocRef}: index, id, routing), and the stream of every document matching a query
+ * ({@link io.github.esrel.doc.DocStream}: point in time + {@code search_after}, in constant memory).
  */
 package io.github.esrel.doc;

@@ -1,12 +1,13 @@
 package io.github.esrel.fs;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.FieldValue;
-import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.VersionType;
-import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
+import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
@@ -15,8 +16,6 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -25,12 +24,13 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * One directory rename, run while its locks are held: point-in-time + {@code search_after} over the
- * files below the source (constant memory: one page at a time), one fenced bulk request per page.
+ * One directory rename, run while its locks are held: a {@link DocStream} over the files below the source
+ * (point in time + {@code search_after}, constant memory: one page at a time), one fenced bulk request per page.
  */
 final class DirectoryRename {
 
-    private static final Logger log = LoggerFactory.getLogger(DirectoryRename.class);
+    /** How long the point in time over the files lives between two pages: longer than writing a page takes. */
+    private static final Duration KEEP_ALIVE = Duration.ofMinutes(2);
     /** Rejected writes (429) are sent again, backing off from 50 ms to 2 s, 9 attempts in all. */
     private static final RetryPolicy REJECTIONS = RetryPolicy.of(r -> r.maxAttempts(9)
         .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2))).retryOn(Failures.rejected()));
@@ -58,15 +58,10 @@ final class DirectoryRename {
             return FileTree.refused(to + " already exists");
         }
         notifyStarted(total);
-        String pit = tree.es().openPointInTime(p -> p.index(tree.index()).keepAlive(k -> k.time("2m"))).id();
         long moved = 0;
-        try {
-            List<FieldValue> after = null;
-            while (true) {
-                List<Hit<Map<String, Object>>> page = page(pit, after);
-                if (page.isEmpty()) {
-                    break;
-                }
+        try (DocStream files = DocStream.of(b -> b.client(tree.es()).index(tree.index()).query(FileTree.below(from))
+            .pageSize(tree.batchSize()).keepAlive(KEEP_ALIVE).mode(DocStream.Mode.POINT_IN_TIME))) {
+            for (List<Hit<ObjectNode>> page = files.next(); !page.isEmpty(); page = files.next()) {
                 if (!held.getAsBoolean()) {
                     return fenced(moved, total, "the lock's lease ended while renaming; stopped before writing more");
                 }
@@ -76,58 +71,37 @@ final class DirectoryRename {
                 }
                 moved += page.size();
                 notifyProgress(moved, total);
-                after = page.get(page.size() - 1).sort();
             }
-        } finally {
-            try {
-                tree.es().closePointInTime(c -> c.id(pit));
-            } catch (IOException | RuntimeException e) {
-                log.warn("could not close point in time of rename {} -> {} (it expires by itself): {}", from, to, e.toString());
-            }
+        } catch (DocStreamException e) {
+            throw new FsException("rename " + from + " -> " + to + " failed: " + e.getMessage(), e);
         }
         tree.es().indices().refresh(r -> r.index(tree.index()));
         return new RenameResult(RenameResult.Status.DONE, moved, total, token, List.of(),
             "renamed " + from + " to " + to + ": " + moved + " files");
     }
 
-    private List<Hit<Map<String, Object>>> page(String pit, List<FieldValue> after) throws IOException {
-        SearchResponse<Map<String, Object>> resp = tree.es().search(s -> {
-            s.pit(p -> p.id(pit).keepAlive(k -> k.time("2m")))
-                .size(tree.batchSize())
-                .version(true)
-                .seqNoPrimaryTerm(true)
-                .query(FileTree.below(from))
-                .sort(o -> o.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
-            if (after != null) {
-                s.searchAfter(after);
-            }
-            return s;
-        }, FileTree.SOURCE);
-        return resp.hits().hits();
-    }
-
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
-    private String write(List<Hit<Map<String, Object>>> page) throws IOException {
+    private String write(List<Hit<ObjectNode>> page) throws IOException {
         String[] fenced = {null};
         ElasticsearchException[] failed = {null};
         String[] failedFile = {null};
         ConditionalWrites.Report r = ConditionalWrites.builder(this::op).client(tree.es()).retryPolicy(REJECTIONS)
             .stopWhen(() -> fenced[0] != null || failed[0] != null)
-            .listener(new ConditionalWrites.Listener<Hit<Map<String, Object>>>() {
+            .listener(new ConditionalWrites.Listener<Hit<ObjectNode>>() {
                 @Override
-                public void onConflict(Hit<Map<String, Object>> hit, int attempt, boolean finalOutcome) {
+                public void onConflict(Hit<ObjectNode> hit, int attempt, boolean finalOutcome) {
                     if (fenced[0] == null) {
                         fenced[0] = "file " + hit.id() + " was changed by a newer lock holder; this rename's lease must have ended";
                     }
                 }
 
                 @Override
-                public void onGaveUp(Hit<Map<String, Object>> hit, StopReason stop, ElasticsearchException last) {
+                public void onGaveUp(Hit<ObjectNode> hit, StopReason stop, ElasticsearchException last) {
                     onFailed(hit, last);
                 }
 
                 @Override
-                public void onFailed(Hit<Map<String, Object>> hit, ElasticsearchException failure) {
+                public void onFailed(Hit<ObjectNode> hit, ElasticsearchException failure) {
                     if (failed[0] == null) {
                         failed[0] = failure;
                         failedFile[0] = hit.id();
@@ -147,9 +121,11 @@ final class DirectoryRename {
         return null;
     }
 
-    private BulkOperation op(Hit<Map<String, Object>> hit) {
-        FileDoc doc = FileTree.toDoc(hit);
-        Map<String, Object> source = tree.source(doc.path().rebase(from, to), doc.contents());
+    private BulkOperation op(Hit<ObjectNode> hit) {
+        ObjectNode file = hit.source();
+        TreePath path = TreePath.of(file.get("path").asText()).child(file.get("name").asText());
+        JsonNode contents = file.get("contents");
+        Map<String, Object> source = tree.source(path.rebase(from, to), contents == null || contents.isNull() ? null : contents.asText());
         return BulkOperation.of(b -> b.index(i -> {
             i.index(tree.index()).id(hit.id()).document(source);
             if (tree.layout().fencing() == FileTree.Fencing.EXTERNAL_VERSION) {

@@ -6,14 +6,12 @@ import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
-import co.elastic.clients.elasticsearch.core.BulkRequest;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
-import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
@@ -590,10 +588,7 @@ public final class FileTree {
          * @throws IllegalArgumentException unless between 1 and 10,000
          */
         public Builder batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be between 1 and 10000, got " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Checks.between(batchSize, 1, 10_000, "batchSize");
             return this;
         }
 

@@ -17,7 +17,12 @@ import java.util.Locale;
  */
 public final class JsonTrees {
 
-    private static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
+    /**
+     * JSON values compared as Elasticsearch stores them: numbers by value ({@code 1}, {@code 1.0} and {@code 1e0}
+     * are equal), everything else by {@link JsonNode#equals(Object)}. For {@link JsonNode#equals(Comparator, JsonNode)},
+     * which asks only for 0 (equal) or not; not an ordering to sort with.
+     */
+    public static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
         if (a.isNumber() && b.isNumber()) {
             return a.decimalValue().compareTo(b.decimalValue());
         }

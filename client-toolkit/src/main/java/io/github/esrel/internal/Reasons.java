@@ -3,6 +3,13 @@ package io.github.esrel.internal;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
 /**
  * What Elasticsearch said went wrong, for esrel's messages: every type and reason of an error and of the causes
  * it was caused by, then its root causes not said already, as {@code [type] reason; caused by [type] reason; root cause [type] reason}.
@@ -22,7 +29,7 @@ public final class Reasons {
             return "(no reason given)";
         }
         StringBuilder sb = new StringBuilder();
-        java.util.Set<String> said = new java.util.HashSet<>();
+        Set<String> said = new HashSet<>();
         for (ErrorCause c = error; c != null; c = c.causedBy()) {
             String one = "[" + c.type() + "] " + c.reason();
             said.add(one);
@@ -47,6 +54,33 @@ public final class Reasons {
      */
     public static String of(ElasticsearchException e) {
         return e.error() == null ? String.valueOf(e.getMessage()) : of(e.error());
+    }
+
+    /**
+     * A failure and its causes, outermost first: the one walk of a cause chain for esrel's messages and
+     * classifications. Stops at a cause seen already, so that a cyclic chain ends.
+     *
+     * @param failure the failure, may be {@code null}
+     * @return the chain; empty for {@code null}
+     */
+    public static List<Throwable> causes(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain;
+    }
+
+    /**
+     * The innermost cause of a failure: what went wrong first, often with the plainest message.
+     *
+     * @param failure the failure
+     * @return the last of {@link #causes(Throwable)}; {@code failure} itself when it has no cause
+     */
+    public static Throwable root(Throwable failure) {
+        List<Throwable> chain = causes(failure);
+        return chain.get(chain.size() - 1);
     }
 
     /**

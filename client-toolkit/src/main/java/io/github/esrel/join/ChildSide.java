@@ -25,6 +25,9 @@ import java.util.List;
  * index does not change in between, since one search breaks ties in shard and document order, as
  * {@code _shard_doc} does. Pages merged from several {@code terms} batches break ties in batch order, so
  * such a first page is read from a point in time when more pages follow ({@link #switchToPit}).
+ *
+ * <p>Not a pager itself (it only aims the searches {@link ChildrenWhereParent} merges), and not a
+ * {@link io.github.esrel.doc.DocStream} for the reasons {@link ParentPages} gives.
  */
 final class ChildSide {
 

@@ -55,10 +55,7 @@ final class Errors {
     }
 
     static JoinException mapping(String what, String index, JsonpMappingException e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Reasons.root(e);
         return new JoinException(what + " on [" + index + "]: cannot map a source to the document class: "
             + e.getMessage() + (root == e ? "" : " (" + root.getMessage() + ")"), 0, e);
     }

@@ -18,6 +18,12 @@ import java.util.List;
  * the implicit {@code _shard_doc} tiebreaker). Parents changed between the first page and the
  * opening of the PIT can shift that one boundary, as with from/size paging; set
  * {@link Join.Builder#consistentPaging(boolean)} to read the first page from a PIT as well.
+ *
+ * <p>Why not {@link io.github.esrel.doc.DocStream}, esrel's pager: a join's position outlives the call that
+ * reached it (point in time, sort values and offset travel in a {@link JoinCursor} to a later call, maybe in
+ * another process), the parents come in the caller's sort and document class rather than {@code _shard_doc}
+ * order as JSON trees, and a join that fits one page opens no point in time at all. What both share, opening
+ * and closing a point in time, is in {@link Pits}.
  */
 final class ParentPages<P> {
 

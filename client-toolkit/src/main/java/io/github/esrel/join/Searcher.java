@@ -88,7 +88,7 @@ final class Searcher {
             throw Errors.mapping(what, index, e);
         } catch (IOException e) {
             // The client reports a source its mapper cannot read as a transport failure.
-            for (Throwable t = e; t != null; t = t.getCause()) {
+            for (Throwable t : Reasons.causes(e)) {
                 if (t instanceof JsonpMappingException m) {
                     throw Errors.mapping(what, index, m);
                 }

@@ -1,7 +1,5 @@
 package io.github.esrel.lock;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
 /**
@@ -11,18 +9,17 @@ import java.util.List;
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  */
-public final class DocumentLocks implements AutoCloseable {
+public final class DocumentLocks extends LeaseHandle {
 
     private final String index;
     private final List<String> ids;
     private final String owner;
-    private final Lease lease;
 
     DocumentLocks(String index, List<String> ids, String owner, Lease lease) {
+        super(lease);
         this.index = index;
         this.ids = List.copyOf(ids);
         this.owner = owner;
-        this.lease = lease;
         lease.start(new Lease.Events() {
             @Override
             public void renewed() {}
@@ -66,70 +63,9 @@ public final class DocumentLocks implements AutoCloseable {
         return owner;
     }
 
-    /**
-     * The lease granted and renewed each time: the provider's.
-     *
-     * @return the lease duration
-     */
-    public Duration ttl() {
-        return lease.ttl();
-    }
-
-    /**
-     * When the lease ends unless renewed, by this client's clock.
-     *
-     * @return the end of the current lease
-     */
-    public Instant expiresAt() {
-        return lease.expiresAt();
-    }
-
-    /**
-     * True while neither closed nor lost and the lease has not run out by this client's clock.
-     *
-     * @return whether the locks are still held, as far as this client knows
-     */
-    public boolean isHeld() {
-        return lease.isHeld();
-    }
-
-    /**
-     * Renews the lease of every document now.
-     *
-     * @return true if renewed; false if released or lost
-     * @throws TreeLockException if the cluster could not be asked
-     */
-    public boolean renew() {
-        return lease.renew();
-    }
-
-    /**
-     * Releases every document lock of this set (the owner's own, with conditional writes) and stops
-     * renewing.
-     *
-     * @return true if all were held up to this release
-     * @throws TreeLockException if the release failed; the locks end with their lease
-     */
-    public boolean release() {
-        return lease.release();
-    }
-
-    /**
-     * Releases the locks, like {@link #release()}; if the lease had been lost before this call, the release is
-     * still done and then a {@link LeaseLostException} says so (as {@link TreeLock#close()} does). Quiet after an
-     * explicit {@link #release()}. Idempotent.
-     *
-     * @throws LeaseLostException if the lease was lost before this call
-     * @throws TreeLockException if the release failed; the locks end with their lease
-     */
     @Override
-    public void close() {
-        if (lease.state() == Lease.State.RELEASED) {
-            return;
-        }
-        if (!release() && lease.lostBeforeRelease()) {
-            throw new LeaseLostException(toString(), lease.lostReason(), null);
-        }
+    LeaseLostException lost(String reason) {
+        return new LeaseLostException(toString(), reason, null);
     }
 
     @Override

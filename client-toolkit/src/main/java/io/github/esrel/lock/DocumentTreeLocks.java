@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.lock.LockDocs.Change;
@@ -97,14 +98,13 @@ import java.util.function.Function;
  * renewed like tree locks, and released by the owner with one bulk request of conditional writes (no
  * {@code _delete_by_query}). They are independent of tree locks.
  */
-public final class DocumentTreeLocks implements TreeLocks {
+public final class DocumentTreeLocks extends EngineTreeLocks {
 
-    private final Engine engine;
     private final LockDocs docs;
     private final PathStore store = new PathStore();
 
     DocumentTreeLocks(TreeLocks.Builder b) {
-        this.engine = new Engine(b);
+        super(new Engine(b));
         this.docs = new LockDocs(Clients.adopt(b.client), b.lockIndex, b.clock,
             b.createLockIndex, b.sleeper);
     }
@@ -133,8 +133,8 @@ public final class DocumentTreeLocks implements TreeLocks {
     }
 
     @Override
-    public String index() {
-        return engine.index;
+    LockStore store() {
+        return store;
     }
 
     /**
@@ -151,12 +151,6 @@ public final class DocumentTreeLocks implements TreeLocks {
         return Backend.DOCUMENTS;
     }
 
-    @Override
-    public AcquireResult<TreeLock> acquire(LockRequest request) {
-        Objects.requireNonNull(request, "request cannot be null");
-        return engine.acquire(store, request);
-    }
-
     /**
      * {@inheritDoc}
      *
@@ -165,9 +159,7 @@ public final class DocumentTreeLocks implements TreeLocks {
      */
     @Override
     public List<LockInfo> list(TreePath prefix) {
-        Objects.requireNonNull(prefix, "prefix cannot be null");
-        engine.checkOpen();
-        return store.list(prefix);
+        return super.list(prefix);
     }
 
     /**
@@ -186,10 +178,7 @@ public final class DocumentTreeLocks implements TreeLocks {
      */
     public AcquireResult<DocumentLocks> lockDocuments(Collection<String> ids, Duration maxWait) {
         Objects.requireNonNull(ids, "ids cannot be null");
-        Objects.requireNonNull(maxWait, "maxWait cannot be null");
-        if (maxWait.isNegative()) {
-            throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
-        }
+        Checks.notNegative(maxWait, "maxWait");
         requireNamespaceIndex();
         List<String> unique = new ArrayList<>(new LinkedHashSet<>(ids));
         if (unique.isEmpty()) {
@@ -248,11 +237,6 @@ public final class DocumentTreeLocks implements TreeLocks {
         LockStore.Grant g = new LockStore.Grant(0, Instant.ofEpochMilli(expiresAt), ops);
         Lease lease = engine.newLease(ops, ttl, sent, g, true);
         return new Engine.Step<>(new DocumentLocks(engine.index, ids, owner, lease), List.of());
-    }
-
-    @Override
-    public void close() {
-        engine.close();
     }
 
     @Override
@@ -447,17 +431,19 @@ public final class DocumentTreeLocks implements TreeLocks {
         return new Target(engine.index, LockDocs.KIND_PATH, path.value(), path.hierarchyTokens());
     }
 
-    /** Renew and release of a tree lock: its holders on the lineage, leaf first. */
-    private final class PathOps implements Lease.Ops {
-        private final List<Target> leafFirst;
-        private final String grant;
+    /**
+     * Renewal of one grant's holders, whichever documents they are in: none once the namespace index is gone, and
+     * one expiry, fixed before the first write, for all of them.
+     */
+    private abstract class GrantOps implements Lease.Ops {
+        final String grant;
 
-        PathOps(List<Target> rootFirst, String grant) {
-            List<Target> reversed = new ArrayList<>(rootFirst);
-            java.util.Collections.reverse(reversed);
-            this.leafFirst = List.copyOf(reversed);
+        GrantOps(String grant) {
             this.grant = grant;
         }
+
+        /** Sets every holder of the grant to expire at {@code expiresAt}; why the lease is lost, or {@code null}. */
+        abstract String renewHolders(long expiresAt);
 
         @Override
         public Lease.Renewal renew(Duration ttl) {
@@ -467,13 +453,30 @@ public final class DocumentTreeLocks implements TreeLocks {
             // The expiry is fixed before the first write, and the handle's own deadline is counted from
             // before it too: no holder of this grant outlives what the handle believes.
             long expiresAt = docs.now() + ttl.toMillis();
+            String lost = renewHolders(expiresAt);
+            return lost == null ? Lease.Renewal.ok(Instant.ofEpochMilli(expiresAt)) : Lease.Renewal.lost(lost);
+        }
+    }
+
+    /** Renew and release of a tree lock: its holders on the lineage, leaf first. */
+    private final class PathOps extends GrantOps {
+        private final List<Target> leafFirst;
+
+        PathOps(List<Target> rootFirst, String grant) {
+            super(grant);
+            List<Target> reversed = new ArrayList<>(rootFirst);
+            java.util.Collections.reverse(reversed);
+            this.leafFirst = List.copyOf(reversed);
+        }
+
+        @Override
+        String renewHolders(long expiresAt) {
             for (Target t : leafFirst) {
                 if (!docs.update(t, renewHolder(grant, expiresAt))) {
-                    return Lease.Renewal.lost("the lease on " + t.key() + " has ended (expired, or taken over after"
-                        + " expiry) before it was renewed");
+                    return "the lease on " + t.key() + " has ended (expired, or taken over after expiry) before it was renewed";
                 }
             }
-            return Lease.Renewal.ok(Instant.ofEpochMilli(expiresAt));
+            return null;
         }
 
         @Override
@@ -487,28 +490,23 @@ public final class DocumentTreeLocks implements TreeLocks {
     }
 
     /** Renew and release of document locks: one multi-get and one bulk request each. */
-    private final class DocumentOps implements Lease.Ops {
+    private final class DocumentOps extends GrantOps {
         private final List<Target> targets;
-        private final String grant;
 
         DocumentOps(List<Target> targets, String grant) {
+            super(grant);
             this.targets = targets;
-            this.grant = grant;
         }
 
         @Override
-        public Lease.Renewal renew(Duration ttl) {
-            if (!namespaceIndexExists()) {
-                return Lease.Renewal.lost(NO_INDEX.formatted(engine.index));
-            }
-            long expiresAt = docs.now() + ttl.toMillis();
+        String renewHolders(long expiresAt) {
             List<Boolean> renewed = docs.updateAll(targets, renewHolder(grant, expiresAt));
             for (int i = 0; i < renewed.size(); i++) {
                 if (!renewed.get(i)) {
-                    return Lease.Renewal.lost("the lock on document " + targets.get(i).key() + " has ended before it was renewed");
+                    return "the lock on document " + targets.get(i).key() + " has ended before it was renewed";
                 }
             }
-            return Lease.Renewal.ok(Instant.ofEpochMilli(expiresAt));
+            return null;
         }
 
         @Override

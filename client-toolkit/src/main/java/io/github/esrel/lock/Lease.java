@@ -6,11 +6,12 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * The life of one grant on the client: held until released or lost, renewed in the background, and
@@ -21,8 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * no renewal starts afterwards (it checks the state under the same lock). This is the guard against
  * the bug class where a watchdog renewal racing with unlock re-extends a lock after it was released.
  *
- * <p>Local expiry is measured on {@link System#nanoTime()} from the moment the request that granted
- * (or renewed) the lease was <em>sent</em>: the server's lease cannot have started earlier, so the
+ * <p>Local expiry is measured on {@link System#nanoTime()} (or the clock a test gives) from the moment the
+ * request that granted (or renewed) the lease was <em>sent</em>: the server's lease cannot have started earlier, so the
  * client never believes it holds a lease the server already let go (clock rates aside).
  */
 final class Lease {
@@ -47,6 +48,21 @@ final class Lease {
         void lost(String reason);
     }
 
+    /** Where background renewals are timed: a scheduled executor, or virtual time in tests. */
+    interface Timer {
+        /**
+         * Runs {@code task} once after {@code delayNanos}.
+         *
+         * @return cancels the task unless it has started
+         * @throws RejectedExecutionException if the timer is shut down
+         */
+        Future<?> schedule(Runnable task, long delayNanos);
+
+        static Timer of(ScheduledExecutorService scheduler) {
+            return (task, delayNanos) -> scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
     record Renewal(boolean renewed, Instant expiresAt, String lostReason) {
         static Renewal ok(Instant expiresAt) {
             return new Renewal(true, expiresAt, null);
@@ -62,13 +78,14 @@ final class Lease {
     private final ReentrantLock io = new ReentrantLock();
     private final Ops ops;
     private final Duration ttl;
-    private final ScheduledExecutorService scheduler;
+    private final Timer timer;
+    private final LongSupplier nanoClock;
     private final Runnable onEnd;
     private Events events;
     private volatile State state = State.HELD;
     private volatile long deadlineNanos;
     private volatile Instant expiresAt;
-    private volatile ScheduledFuture<?> next;
+    private volatile Future<?> next;
     private volatile String lostReason;
     private volatile boolean lostBeforeRelease;
     private volatile TreeLockException lastFailure;
@@ -79,18 +96,30 @@ final class Lease {
      * @param onEnd called once when the lease is released or lost (to forget it)
      */
     Lease(Ops ops, Duration ttl, long sentNanos, Instant expiresAt, ScheduledExecutorService scheduler, Runnable onEnd) {
+        this(ops, ttl, sentNanos, expiresAt, scheduler == null ? null : Timer.of(scheduler), System::nanoTime, onEnd);
+    }
+
+    /**
+     * A lease on the given timer and clock, so that a test can drive the renewals in virtual time.
+     *
+     * @param sentNanos {@code nanoClock}'s reading when the granting request was sent
+     * @param timer where background renewals run, or {@code null} for none
+     * @param nanoClock the monotonic clock local expiry is measured on
+     */
+    Lease(Ops ops, Duration ttl, long sentNanos, Instant expiresAt, Timer timer, LongSupplier nanoClock, Runnable onEnd) {
         this.ops = ops;
         this.ttl = ttl;
         this.deadlineNanos = sentNanos + ttl.toNanos();
         this.expiresAt = expiresAt;
-        this.scheduler = scheduler;
+        this.timer = timer;
+        this.nanoClock = nanoClock;
         this.onEnd = onEnd;
     }
 
     /** Sets the listeners' bridge and starts background renewal if there is a scheduler. */
     void start(Events events) {
         this.events = events;
-        if (scheduler != null) {
+        if (timer != null) {
             io.lock();
             try {
                 schedule(renewInterval());
@@ -117,7 +146,7 @@ final class Lease {
     }
 
     boolean isHeld() {
-        return state == State.HELD && System.nanoTime() - deadlineNanos < 0;
+        return state == State.HELD && nanoClock.getAsLong() - deadlineNanos < 0;
     }
 
     /**
@@ -140,13 +169,13 @@ final class Lease {
         if (state != State.HELD) {
             return false;
         }
-        if (System.nanoTime() - deadlineNanos >= 0) {
+        if (nanoClock.getAsLong() - deadlineNanos >= 0) {
             TreeLockException last = lastFailure;
             lostLocked("the lease expired at " + expiresAt + " before it was renewed"
                 + (last == null ? "" : ": renewals failed, last with " + last.getMessage()));
             return false;
         }
-        long sent = System.nanoTime();
+        long sent = nanoClock.getAsLong();
         Renewal r;
         try {
             r = ops.renew(ttl);
@@ -162,7 +191,7 @@ final class Lease {
         deadlineNanos = sent + ttl.toNanos();
         expiresAt = r.expiresAt();
         fire(() -> events.renewed(), "onRenewed");
-        if (scheduler != null) {
+        if (timer != null) {
             schedule(renewInterval());
         }
         return true;
@@ -179,7 +208,7 @@ final class Lease {
                 renewLocked();
             } catch (TreeLockException e) {
                 fire(() -> events.renewalFailed(e), "onRenewalFailed");
-                long left = deadlineNanos - System.nanoTime();
+                long left = deadlineNanos - nanoClock.getAsLong();
                 if (left <= 0) {
                     lostLocked("the lease expired at " + expiresAt + " before it was renewed: renewals failed, last with "
                         + e.getMessage());
@@ -206,7 +235,7 @@ final class Lease {
      * @throws TreeLockException if the release request failed (the lease then ends by itself)
      */
     boolean release() {
-        ScheduledFuture<?> f = next;
+        Future<?> f = next;
         if (f != null) {
             f.cancel(false);
         }
@@ -264,7 +293,7 @@ final class Lease {
     private void schedule(Duration delay) {
         cancelNext();
         try {
-            next = scheduler.schedule(this::tick, Math.max(1, delay.toNanos()), TimeUnit.NANOSECONDS);
+            next = timer.schedule(this::tick, Math.max(1, delay.toNanos()));
         } catch (RejectedExecutionException e) {
             // The provider is closing; it releases its open locks itself.
             log.debug("renewal not scheduled: the provider is closed");
@@ -272,7 +301,7 @@ final class Lease {
     }
 
     private void cancelNext() {
-        ScheduledFuture<?> f = next;
+        Future<?> f = next;
         if (f != null) {
             f.cancel(false);
             next = null;

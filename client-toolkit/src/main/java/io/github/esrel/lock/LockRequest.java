@@ -1,5 +1,6 @@
 package io.github.esrel.lock;
 
+import io.github.esrel.internal.Checks;
 import io.github.esrel.path.TreePath;
 
 import java.time.Duration;
@@ -266,11 +267,7 @@ public final class LockRequest {
          * @throws IllegalArgumentException if negative
          */
         public Builder maxWait(Duration wait) {
-            Objects.requireNonNull(wait, "maxWait cannot be null");
-            if (wait.isNegative()) {
-                throw new IllegalArgumentException("maxWait must not be negative, got " + wait);
-            }
-            this.wait = wait;
+            this.wait = Checks.notNegative(wait, "maxWait");
             return this;
         }
 

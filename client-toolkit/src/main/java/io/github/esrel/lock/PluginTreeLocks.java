@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -41,13 +40,12 @@ import java.util.function.Function;
  * client's socket timeout. An acquisition whose answer is lost (a timeout) may have been granted: that
  * lock ends with its lease. Semantics as in {@link TreeLocks}. Thread-safe.
  */
-public final class PluginTreeLocks implements TreeLocks {
+public final class PluginTreeLocks extends EngineTreeLocks {
 
-    private final Engine engine;
     private final Store store;
 
     PluginTreeLocks(TreeLocks.Builder b) {
-        this.engine = new Engine(b);
+        super(new Engine(b));
         this.store = new Store(Clients.adopt(b.client), engine.index);
     }
 
@@ -99,31 +97,13 @@ public final class PluginTreeLocks implements TreeLocks {
     }
 
     @Override
-    public String index() {
-        return engine.index;
+    LockStore store() {
+        return store;
     }
 
     @Override
     public Backend backend() {
         return Backend.PLUGIN;
-    }
-
-    @Override
-    public AcquireResult<TreeLock> acquire(LockRequest request) {
-        Objects.requireNonNull(request, "request cannot be null");
-        return engine.acquire(store, request);
-    }
-
-    @Override
-    public List<LockInfo> list(TreePath prefix) {
-        Objects.requireNonNull(prefix, "prefix cannot be null");
-        engine.checkOpen();
-        return store.list(prefix);
-    }
-
-    @Override
-    public void close() {
-        engine.close();
     }
 
     @Override

@@ -3,8 +3,6 @@ package io.github.esrel.lock;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.path.TreePath;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 
 /**
@@ -42,23 +40,22 @@ import java.util.List;
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  */
-public final class TreeLock implements AutoCloseable {
+public final class TreeLock extends LeaseHandle {
 
     private final String index;
     private final TreePath path;
     private final LockMode mode;
     private final String owner;
     private final long token;
-    private final Lease lease;
 
     TreeLock(String index, TreePath path, LockMode mode, String owner, long token, Lease lease,
              List<TreeLockListener> listeners) {
+        super(lease);
         this.index = index;
         this.path = path;
         this.mode = mode;
         this.owner = owner;
         this.token = token;
-        this.lease = lease;
         lease.start(new Lease.Events() {
             @Override
             public void renewed() {
@@ -126,86 +123,9 @@ public final class TreeLock implements AutoCloseable {
         return token;
     }
 
-    /**
-     * The lease granted and renewed each time.
-     *
-     * @return the lease duration
-     */
-    public Duration ttl() {
-        return lease.ttl();
-    }
-
-    /**
-     * When the lease ends unless renewed, as the server (or, for the fallback, this client's clock)
-     * stated it at the last grant or renewal.
-     *
-     * @return the end of the current lease
-     */
-    public Instant expiresAt() {
-        return lease.expiresAt();
-    }
-
-    /**
-     * True while the lock is neither closed nor lost and its lease has not run out by this client's
-     * clock. Local and cheap: it asks nobody. A lease is measured from the moment its request was
-     * sent, so this turns false no later than the server's lease ends (given clocks that run at the
-     * same rate).
-     *
-     * @return whether the lock is still held, as far as this client knows
-     */
-    public boolean isHeld() {
-        return lease.isHeld();
-    }
-
-    /**
-     * Renews the lease now, for the lease's {@link #ttl()} from now (background renewal does this by
-     * itself unless disabled).
-     *
-     * @return true if renewed; false if the lock was closed or is lost (a loss is reported to the
-     *     listeners first)
-     * @throws TreeLockException if the cluster could not be asked; the lock is still held until its
-     *     lease ends
-     */
-    public boolean renew() {
-        return lease.renew();
-    }
-
-    /**
-     * Releases the lock (and its shared locks on the ancestors) and stops renewing it.
-     *
-     * @return true if the lock was held up to this release; false if it had been lost (its lease ran
-     *     out or was taken over: the work it protected may have overlapped with another holder's) or
-     *     was already released
-     * @throws TreeLockException if the release request failed; renewal has stopped anyway and the lock
-     *     ends with its lease
-     */
-    public boolean release() {
-        return lease.release();
-    }
-
-    /**
-     * Releases the lock, like {@link #release()}, and makes sure a lost lease does not go unnoticed: if the
-     * lease had been lost before this call (it ran out, or the server no longer held it), the release is still
-     * done and then a {@link LeaseLostException} says so. After an explicit {@link #release()} it does nothing
-     * (the caller has seen that result). Idempotent.
-     *
-     * <pre>{@code
-     * try (TreeLock lock = locks.acquire(LockRequest.exclusive("/reports")).orThrow()) {
-     *     write(report, lock.token());          // fenced: a later holder's writes win over a late one of ours
-     * }                                         // throws LeaseLostException if the lease ran out meanwhile
-     * }</pre>
-     *
-     * @throws LeaseLostException if the lease was lost before this call
-     * @throws TreeLockException if the release request failed (the lock ends with its lease)
-     */
     @Override
-    public void close() {
-        if (lease.state() == Lease.State.RELEASED) {
-            return;
-        }
-        if (!release() && lease.lostBeforeRelease()) {
-            throw new LeaseLostException(this, lease.lostReason());
-        }
+    LeaseLostException lost(String reason) {
+        return new LeaseLostException(this, reason);
     }
 
     @Override

@@ -9,6 +9,7 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ConditionalWrites;
+import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
@@ -235,7 +236,7 @@ public final class BulkUpdate<T> {
             report = writes.decideAndWrite(items);
         } catch (IOException | ElasticsearchException e) {
             int number = rounds.round;
-            Errors.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
+            Listeners.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
             int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
             throw new OccException("bulk optimistic update failed in round " + number + " ("
                 + java.util.Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
@@ -369,7 +370,7 @@ public final class BulkUpdate<T> {
             size = items;
             counts = new Counts();
             roundStart = System.nanoTime();
-            Errors.safely(() -> listener.beforeRound(number, items), "BulkUpdateListener.beforeRound");
+            Listeners.safely(() -> listener.beforeRound(number, items), "BulkUpdateListener.beforeRound");
         }
 
         @Override
@@ -413,7 +414,7 @@ public final class BulkUpdate<T> {
         public void afterRound(int number, int retried) {
             BulkRound done = new BulkRound(number, size, counts.written, counts.noops, counts.notFound, counts.conflicts,
                 counts.rejected, retried, counts.gaveUp, counts.failed, Occ.since(roundStart));
-            Errors.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
+            Listeners.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
         }
 
         @Override

@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.NodeComponents;
@@ -94,10 +93,5 @@ final class Errors {
             log.debug("cannot read the modules of the nodes", e);
             return null;
         }
-    }
-
-    /** Calls a listener so that whatever it throws cannot break the operation. */
-    static void safely(Runnable call, String what) {
-        Listeners.safely(call, what);
     }
 }

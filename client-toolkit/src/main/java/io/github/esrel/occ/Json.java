@@ -4,19 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
-import java.util.Comparator;
+import io.github.esrel.internal.JsonTrees;
 
 /** Maps sources between Jackson trees and the caller's types, and compares them. */
 final class Json {
-
-    /** Numbers compare by value (a stored {@code 5} equals a {@code long} field 5 or {@code 5.0}). */
-    private static final Comparator<JsonNode> BY_VALUE = (a, b) -> {
-        if (a.isNumber() && b.isNumber()) {
-            return a.decimalValue().compareTo(b.decimalValue());
-        }
-        return a.equals(b) ? 0 : 1;
-    };
 
     private final ObjectMapper mapper;
 
@@ -48,9 +39,12 @@ final class Json {
         return (ObjectNode) tree;
     }
 
-    /** True when writing {@code next} would store the same JSON as {@code stored} (numbers by value). */
+    /**
+     * True when writing {@code next} would store the same JSON as {@code stored}: numbers by value (a stored
+     * {@code 5} equals a {@code long} field 5 or {@code 5.0}).
+     */
     static boolean sameSource(ObjectNode stored, ObjectNode next) {
-        return stored.equals(BY_VALUE, next);
+        return stored.equals(JsonTrees.BY_VALUE, next);
     }
 
     private static String originalMessage(Exception e) {

@@ -15,6 +15,7 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
@@ -697,12 +698,12 @@ public final class Occ {
     }
 
     <T> Outcome<T> finish(Outcome<T> outcome) {
-        Errors.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
+        Listeners.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
         return outcome;
     }
 
     void conflict(String index, String id, int attempt) {
-        Errors.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
+        Listeners.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
     }
 
     static Duration since(long startNanos) {

@@ -1,6 +1,7 @@
 package io.github.esrel.retry;
 
 import io.github.esrel.EsrelException;
+import io.github.esrel.internal.Reasons;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
@@ -30,15 +31,12 @@ public final class Failures {
      * @return the HTTP status, or 0 when none is found in the cause chain
      */
     public static int status(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
+        for (Throwable t : Reasons.causes(failure)) {
             if (t instanceof ElasticsearchException ee) {
                 return ee.status();
             }
             if (t instanceof EsrelException s && s.status() != 0) {
                 return s.status();
-            }
-            if (t.getCause() == t) {
-                break;
             }
         }
         return 0;

@@ -5,9 +5,10 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.denorm.DocStream;
-import io.github.esrel.denorm.PropagationException;
+import io.github.esrel.doc.DocStream;
+import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.Attempts;
@@ -222,7 +223,7 @@ public final class DuplicateIdScanner {
                     found.partitions(), found.spilledBytes(), Duration.ofNanos(System.nanoTime() - started));
             } catch (ElasticsearchException e) {
                 throw failure(e.status(), e.getMessage(), e);
-            } catch (PropagationException e) {
+            } catch (DocStreamException e) {
                 throw failure(e.status(), e.getMessage(), e);
             } catch (IOException e) {
                 throw failure(0, e.toString(), e);
@@ -474,10 +475,7 @@ public final class DuplicateIdScanner {
          * @throws IllegalArgumentException if out of range
          */
         public Builder maxIdsInMemory(int maxIdsInMemory) {
-            if (maxIdsInMemory < 100 || maxIdsInMemory > 200_000_000) {
-                throw new IllegalArgumentException("maxIdsInMemory must be between 100 and 200000000, got " + maxIdsInMemory);
-            }
-            this.maxIdsInMemory = maxIdsInMemory;
+            this.maxIdsInMemory = Checks.between(maxIdsInMemory, 100, 200_000_000, "maxIdsInMemory");
             return this;
         }
 
@@ -491,10 +489,7 @@ public final class DuplicateIdScanner {
          * @throws IllegalArgumentException if out of range
          */
         public Builder maxReported(int maxReported) {
-            if (maxReported < 0 || maxReported > 1_000_000) {
-                throw new IllegalArgumentException("maxReported must be between 0 and 1000000, got " + maxReported);
-            }
-            this.maxReported = maxReported;
+            this.maxReported = Checks.between(maxReported, 0, 1_000_000, "maxReported");
             return this;
         }
 
@@ -506,10 +501,7 @@ public final class DuplicateIdScanner {
          * @throws IllegalArgumentException if out of range
          */
         public Builder pageSize(int pageSize) {
-            if (pageSize < 1 || pageSize > MAX_HITS) {
-                throw new IllegalArgumentException("pageSize must be between 1 and 10000, got " + pageSize);
-            }
-            this.pageSize = pageSize;
+            this.pageSize = Checks.between(pageSize, 1, MAX_HITS, "pageSize");
             return this;
         }
 
@@ -522,10 +514,7 @@ public final class DuplicateIdScanner {
          * @throws IllegalArgumentException if out of range
          */
         public Builder slices(int slices) {
-            if (slices < 1 || slices > 1024) {
-                throw new IllegalArgumentException("slices must be between 1 and 1024, got " + slices);
-            }
-            this.slices = slices;
+            this.slices = Checks.between(slices, 1, 1024, "slices");
             return this;
         }
 
@@ -552,11 +541,7 @@ public final class DuplicateIdScanner {
          * @throws IllegalArgumentException if not positive
          */
         public Builder keepAlive(Duration keepAlive) {
-            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
-            if (keepAlive.isNegative() || keepAlive.isZero()) {
-                throw new IllegalArgumentException("keepAlive must be positive, got " + keepAlive);
-            }
-            this.keepAlive = keepAlive;
+            this.keepAlive = Checks.positive(keepAlive, "keepAlive");
             return this;
         }
 

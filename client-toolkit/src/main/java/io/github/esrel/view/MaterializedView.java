@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
@@ -308,7 +309,7 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
     public Intent beginParentChange(String parentId) {
-        ViewCalls.checkId(parentId);
+        Checks.id(parentId);
         return ViewCalls.call(() -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
     }
 
@@ -540,7 +541,7 @@ public final class MaterializedView<S, P> {
      * @throws IllegalArgumentException if {@code sourceId} is empty
      */
     public Optional<ViewDoc> get(String sourceId) {
-        ViewCalls.checkId(sourceId);
+        Checks.id(sourceId);
         return ViewCalls.call(() -> {
             GetResponse<ObjectNode> g = settings.client().get(r -> r.index(settings.viewIndex()).id(sourceId), ObjectNode.class);
             return g.found() ? Optional.of(composer.viewDoc(sourceId, g.version(), g.source())) : Optional.<ViewDoc>empty();
@@ -776,10 +777,7 @@ public final class MaterializedView<S, P> {
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder<S, P> batchSize(int batchSize) {
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be between 1 and 10000, got " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Checks.between(batchSize, 1, 10_000, "batchSize");
             return this;
         }
 

@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Failures;
@@ -101,7 +102,7 @@ final class Rebuilder {
      * @throws ViewException if the refresh, the stream or a batch fails as a whole
      */
     RebuildResult rebuildParent(String parentId) {
-        ViewCalls.checkId(parentId);
+        Checks.id(parentId);
         long start = System.nanoTime();
         RebuildResult[] total = {RebuildResult.empty()};
         ViewCalls.run(() -> {

@@ -7,7 +7,7 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.denorm.DocStream;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Indices;
 
 import java.io.IOException;

@@ -1,11 +1,10 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import io.github.esrel.denorm.PropagationException;
+import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Reasons;
 
 import java.io.IOException;
-import java.util.Objects;
 
 /**
  * What every entry point of a view shares: its argument check for ids, and the translation of whatever
@@ -35,7 +34,7 @@ final class ViewCalls {
             return call.call();
         } catch (ViewException e) {
             throw e;
-        } catch (PropagationException e) {   // from the DocStreams that page through sources and views
+        } catch (DocStreamException e) {   // from the DocStreams that page through sources and views
             throw new ViewException(what + " failed: " + e.getMessage(), e.status(), e);
         } catch (ElasticsearchException e) {
             throw new ViewException(what + " failed: " + Reasons.of(e), e.status(), e);
@@ -50,16 +49,5 @@ final class ViewCalls {
             step.run();
             return null;
         }, what);
-    }
-
-    /**
-     * @throws NullPointerException if {@code id} is {@code null}
-     * @throws IllegalArgumentException if it is empty
-     */
-    static void checkId(String id) {
-        Objects.requireNonNull(id, "id cannot be null");
-        if (id.isEmpty()) {
-            throw new IllegalArgumentException("id cannot be empty");
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.esrel.denorm;
 
+import io.github.esrel.doc.DocStream;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

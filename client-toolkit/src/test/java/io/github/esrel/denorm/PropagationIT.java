@@ -3,6 +3,7 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.RetryPolicy;

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
@@ -209,7 +210,9 @@ class PropagationRejectionIT {
         Propagator propagator;
         Rejections rec = new Rejections();
         try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (noiseBulks.get() < 3) {
+                assertThat(System.nanoTime() - deadline).as("the noise writers send their first bulks within 60 s").isNegative();
                 Thread.sleep(10);
             }
             Relation relation = Relation.of(x -> x.name("post-author").parentIndex(users).childIndex(posts)

@@ -5,8 +5,11 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -14,13 +17,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The client-side lease without a cluster: renewal scheduling, and above all that release and
- * renewal never overlap and no renewal starts once a release has begun.
+ * renewal never overlap and no renewal starts once a release has begun. Cadence and expiry run in
+ * {@link VirtualTime}, so that they are checked to the millisecond; only the races run on real threads.
  */
 class LeaseTest {
 
@@ -82,6 +87,63 @@ class LeaseTest {
         }
     }
 
+    /**
+     * A clock and timer that stand still until the test moves them: the due tasks run on the thread that calls
+     * {@link #advance}, each at its own time.
+     */
+    static final class VirtualTime implements Lease.Timer, LongSupplier {
+        private record Task(long at, long seq, Runnable run, CompletableFuture<Void> handle) {}
+
+        private final PriorityQueue<Task> tasks = new PriorityQueue<>(Comparator.comparingLong(Task::at).thenComparingLong(Task::seq));
+        private volatile long now = TimeUnit.HOURS.toNanos(1);
+        private long seq;
+
+        @Override
+        public synchronized Future<?> schedule(Runnable task, long delayNanos) {
+            CompletableFuture<Void> handle = new CompletableFuture<>();
+            tasks.add(new Task(now + delayNanos, seq++, task, handle));
+            return handle;
+        }
+
+        @Override
+        public long getAsLong() {
+            return now;
+        }
+
+        /** Moves the clock on by {@code d}, running every task that falls due on the way. */
+        void advance(Duration d) {
+            long end = now + d.toNanos();
+            while (true) {
+                Task t;
+                synchronized (this) {
+                    t = tasks.peek();
+                    if (t == null || t.at() > end) {
+                        now = end;
+                        return;
+                    }
+                    tasks.poll();
+                    now = t.at();
+                }
+                if (!t.handle().isCancelled()) {
+                    t.run().run();
+                    t.handle().complete(null);
+                }
+            }
+        }
+
+        /** How long until the next task that is still to run; {@code null} when none is. */
+        synchronized Duration nextDueIn() {
+            return tasks.stream().filter(t -> !t.handle().isCancelled()).map(t -> Duration.ofNanos(t.at() - now))
+                .min(Comparator.naturalOrder()).orElse(null);
+        }
+    }
+
+    private Lease lease(FakeOps ops, Duration ttl, VirtualTime time, boolean autoRenew, Recorder events) {
+        Lease lease = new Lease(ops, ttl, time.getAsLong(), Instant.now().plus(ttl), autoRenew ? time : null, time, () -> {});
+        lease.start(events);
+        return lease;
+    }
+
     private Lease lease(FakeOps ops, Duration ttl, boolean autoRenew, Recorder events) {
         Lease lease = new Lease(ops, ttl, System.nanoTime(), Instant.now().plus(ttl), autoRenew ? scheduler : null, () -> {});
         lease.start(events);
@@ -94,11 +156,13 @@ class LeaseTest {
         ops.renewEntered = new CountDownLatch(1);
         ops.renewMayFinish = new CountDownLatch(1);
         Recorder events = new Recorder();
-        Lease lease = lease(ops, Duration.ofSeconds(3), true, events);
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofSeconds(3), time, true, events);
 
-        assertThat(ops.renewEntered.await(30, TimeUnit.SECONDS)).isTrue(); // a background renewal is in flight
-        var pool = Executors.newSingleThreadExecutor();
+        var pool = Executors.newFixedThreadPool(2);
         try {
+            Future<?> renewal = pool.submit(() -> time.advance(Duration.ofSeconds(1))); // the background renewal
+            assertThat(ops.renewEntered.await(30, TimeUnit.SECONDS)).isTrue(); // ... is in flight
             Future<Boolean> release = pool.submit(lease::release);
             Thread.sleep(200);
             assertThat(release).as("release waits for the renewal in flight").isNotDone();
@@ -106,12 +170,13 @@ class LeaseTest {
             ops.renewEntered = null;
             ops.renewMayFinish.countDown();
             assertThat(release.get(10, TimeUnit.SECONDS)).isTrue();
+            renewal.get(10, TimeUnit.SECONDS);
         } finally {
             pool.shutdownNow();
         }
         assertThat(ops.calls).containsExactly("renew-start", "renew-end", "release");
         assertThat(events.events).containsExactly("renewed");
-        Thread.sleep(2500); // more than a renewal interval
+        time.advance(Duration.ofSeconds(30)); // ten renewal intervals
         assertThat(ops.calls).containsExactly("renew-start", "renew-end", "release");
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.release()).isFalse();
@@ -136,33 +201,36 @@ class LeaseTest {
     }
 
     @Test
-    void shouldRenewEveryThirdOfTheLease() throws Exception {
+    void shouldRenewEveryThirdOfTheLease() {
         FakeOps ops = new FakeOps();
         Recorder events = new Recorder();
-        Lease lease = lease(ops, Duration.ofMillis(1500), true, events);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (ops.renewals.get() < 4 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofMillis(1500), time, true, events);
+        for (int renewal = 1; renewal <= 4; renewal++) {
+            time.advance(Duration.ofMillis(499));
+            assertThat(ops.renewals.get()).as("renewals 1 ms before renewal %d is due", renewal).isEqualTo(renewal - 1);
+            time.advance(Duration.ofMillis(1));
+            assertThat(ops.renewals.get()).as("renewals when renewal %d is due", renewal).isEqualTo(renewal);
+            assertThat(time.nextDueIn()).as("the next renewal a third of the lease later").isEqualTo(Duration.ofMillis(500));
         }
-        assertThat(ops.renewals.get()).isGreaterThanOrEqualTo(4);
         assertThat(lease.isHeld()).isTrue();
-        assertThat(events.events).doesNotContain("failed").allMatch(e -> e.equals("renewed"));
+        assertThat(events.events).containsExactly("renewed", "renewed", "renewed", "renewed");
         assertThat(lease.release()).isTrue();
+        assertThat(time.nextDueIn()).as("no renewal after the release").isNull();
     }
 
     @Test
-    void shouldReportALossOnceAndCleanUpOnce() throws Exception {
+    void shouldReportALossOnceAndCleanUpOnce() {
         FakeOps ops = new FakeOps();
         ops.lose = true;
         Recorder events = new Recorder();
-        Lease lease = lease(ops, Duration.ofSeconds(2), true, events);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (lease.state() != Lease.State.LOST && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofSeconds(2), time, true, events);
+        time.advance(Duration.ofSeconds(1));
+        assertThat(lease.state()).isEqualTo(Lease.State.LOST);
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.lostReason()).isEqualTo("gone");
-        Thread.sleep(200);
+        time.advance(Duration.ofSeconds(10));
         assertThat(events.events).containsExactly("lost: gone");
         assertThat(ops.calls).containsExactly("renew-start", "renew-end", "release"); // one renewal, one cleanup
         assertThat(lease.release()).isFalse();
@@ -170,45 +238,50 @@ class LeaseTest {
     }
 
     @Test
-    void shouldRetryFailedRenewalsAndReportTheLossAtTheDeadline() throws Exception {
+    void shouldRetryFailedRenewalsAndReportTheLossAtTheDeadline() {
         FakeOps ops = new FakeOps();
         ops.fail = true;
         Recorder events = new Recorder();
-        Lease lease = lease(ops, Duration.ofMillis(1500), true, events);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (lease.state() != Lease.State.LOST && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertThat(events.events.stream().filter("failed"::equals).count()).isGreaterThanOrEqualTo(2);
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofMillis(1500), time, true, events);
+        time.advance(Duration.ofMillis(1499));
+        // Renewals fail at 500 ms, then are retried every tenth of the lease: 650, 800, ..., 1400 ms.
+        assertThat(events.events).hasSize(7).allMatch("failed"::equals);
+        assertThat(lease.state()).isEqualTo(Lease.State.HELD);
+        assertThat(lease.isHeld()).isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(lease.state()).as("lost at the deadline, not later").isEqualTo(Lease.State.LOST);
         assertThat(events.events).last().asString().startsWith("lost: the lease expired").contains("renewals failed");
         assertThat(lease.isHeld()).isFalse();
     }
 
     @Test
-    void shouldExpireLocallyWithoutRenewalAndThrowManualRenewalFailures() throws Exception {
+    void shouldExpireLocallyWithoutRenewalAndThrowManualRenewalFailures() {
         FakeOps ops = new FakeOps();
         Recorder events = new Recorder();
-        Lease lease = lease(ops, Duration.ofSeconds(2), false, events);
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofSeconds(2), time, false, events);
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.renew()).isTrue();
         ops.fail = true;
         assertThatThrownBy(lease::renew).isInstanceOf(TreeLockException.class).hasMessageContaining("unreachable");
         assertThat(lease.isHeld()).as("a failed renewal is no verdict").isTrue();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (lease.isHeld() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        assertThat(lease.isHeld()).isFalse();
+        time.advance(Duration.ofMillis(1999));
+        assertThat(lease.isHeld()).isTrue();
+        time.advance(Duration.ofMillis(1));
+        assertThat(lease.isHeld()).as("expired a lease after the renewal was sent").isFalse();
         assertThat(ops.renewals.get()).isEqualTo(2); // nothing in the background
+        assertThat(time.nextDueIn()).isNull();
         assertThat(lease.renew()).isFalse();
         assertThat(events.events).containsExactly("renewed", "lost: the lease expired at " + lease.expiresAt()
             + " before it was renewed: renewals failed, last with cluster unreachable");
     }
 
     @Test
-    void shouldSurviveEventsThatThrow() throws Exception {
+    void shouldSurviveEventsThatThrow() {
         FakeOps ops = new FakeOps();
-        Lease lease = new Lease(ops, Duration.ofMillis(1500), System.nanoTime(), Instant.now(), scheduler, () -> {});
+        VirtualTime time = new VirtualTime();
+        Lease lease = new Lease(ops, Duration.ofMillis(1500), time.getAsLong(), Instant.now(), time, time, () -> {});
         lease.start(new Lease.Events() {
             @Override
             public void renewed() {
@@ -221,13 +294,10 @@ class LeaseTest {
             @Override
             public void lost(String reason) {}
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (ops.renewals.get() < 3 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertThat(ops.renewals.get()).isGreaterThanOrEqualTo(3);
+        time.advance(Duration.ofMillis(1500));
+        assertThat(ops.renewals.get()).isEqualTo(3);
         assertThat(lease.isHeld()).isTrue();
-        lease.release();
+        assertThat(lease.release()).isTrue();
     }
 
     private static void await(CountDownLatch latch) {

@@ -122,6 +122,27 @@ class RetryPolicyTest {
     }
 
     @Test
+    void shouldRetryPastTheOldDeadlineOnceNoDeadlineRemovedIt() {
+        FakeTime time = new FakeTime();
+        RetryPolicy bounded = time.policy().maxAttempts(20).backoff(Backoff.fixed(Duration.ofMillis(100)))
+            .deadline(Duration.ofMillis(1000)).build();
+        RetryPolicy p = bounded.toBuilder().noDeadline().build();
+        assertThat(p.deadline()).isNull();
+        assertThat(p.toString()).contains("deadline=none");
+        Attempts a = p.attempts();
+        int retries = 0;
+        while (a.retryAfter(status(409))) {
+            retries++;
+            time.nanos += Duration.ofMillis(30).toNanos();
+        }
+        // With the deadline, 7 retries (see above); without it, every attempt up to maxAttempts.
+        assertThat(retries).isEqualTo(19);
+        assertThat(a.stopReason()).isEqualTo(StopReason.MAX_ATTEMPTS);
+        assertThat(a.elapsed()).isGreaterThan(Duration.ofMillis(1000));
+        assertThat(bounded.deadline()).as("the policy it was built from keeps its deadline").isEqualTo(Duration.ofMillis(1000));
+    }
+
+    @Test
     void shouldStopAndKeepTheInterruptFlagWhenInterruptedWhileWaiting() {
         RetryPolicy p = RetryPolicy.of(b -> b.sleeper(d -> {
             throw new InterruptedException();

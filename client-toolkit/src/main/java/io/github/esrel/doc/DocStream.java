@@ -1,4 +1,4 @@
-package io.github.esrel.denorm;
+package io.github.esrel.doc;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
@@ -10,6 +10,7 @@ import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -45,6 +46,10 @@ import java.util.function.Function;
  *     }
  * }
  * }</pre>
+ *
+ * <p>esrel's own point-in-time reads (propagation, views, the file tree's renames, the duplicate-id scanner)
+ * all go through it. Joins page differently: their cursor outlives the call that made it and follows the
+ * caller's sort.
  *
  * <p>With {@link Builder#prefetch(boolean)} the next page is fetched on a background thread while the
  * caller works on the current one (at most one page ahead). Pages whose search is rejected (429) are
@@ -147,7 +152,7 @@ public final class DocStream implements AutoCloseable {
      * @return at most {@code pageSize} hits, each with its {@code _seq_no}, {@code _primary_term},
      *     routing and source (no source with {@code fetchSource(false)}); an empty list once the stream
      *     is exhausted, on this and every later call
-     * @throws PropagationException if a search fails (after retrying rejections)
+     * @throws DocStreamException if a search fails (after retrying rejections)
      * @throws IllegalStateException if the stream is closed
      */
     public List<Hit<ObjectNode>> next() {
@@ -234,10 +239,10 @@ public final class DocStream implements AutoCloseable {
                 return fetchOnce();
             } catch (ElasticsearchException e) {
                 if (!(Failures.isRejected(e) && attempts.retryAfter(e))) {
-                    throw new PropagationException("searching [" + index + "] failed: " + Reasons.of(e), e.status(), e);
+                    throw new DocStreamException("searching [" + index + "] failed: " + Reasons.of(e), e.status(), e);
                 }
             } catch (IOException e) {
-                throw new PropagationException("searching [" + index + "] failed: " + e, 0, e);
+                throw new DocStreamException("searching [" + index + "] failed: " + e, 0, e);
             }
         }
     }
@@ -407,10 +412,7 @@ public final class DocStream implements AutoCloseable {
          * @throws IllegalArgumentException unless 1..10,000
          */
         public Builder pageSize(int pageSize) {
-            if (pageSize < 1 || pageSize > 10_000) {
-                throw new IllegalArgumentException("pageSize must be between 1 and 10000, got " + pageSize);
-            }
-            this.pageSize = pageSize;
+            this.pageSize = Checks.between(pageSize, 1, 10_000, "pageSize");
             return this;
         }
 
@@ -423,11 +425,7 @@ public final class DocStream implements AutoCloseable {
          * @throws IllegalArgumentException if not positive
          */
         public Builder keepAlive(Duration keepAlive) {
-            Objects.requireNonNull(keepAlive, "keepAlive cannot be null");
-            if (keepAlive.isNegative() || keepAlive.isZero()) {
-                throw new IllegalArgumentException("keepAlive must be positive, got " + keepAlive);
-            }
-            this.keepAlive = keepAlive;
+            this.keepAlive = Checks.positive(keepAlive, "keepAlive");
             return this;
         }
 

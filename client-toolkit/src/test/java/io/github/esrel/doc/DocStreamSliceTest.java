@@ -1,4 +1,4 @@
-package io.github.esrel.denorm;
+package io.github.esrel.doc;
 
 import org.junit.jupiter.api.Test;
 
