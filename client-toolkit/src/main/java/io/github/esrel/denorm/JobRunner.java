@@ -123,7 +123,9 @@ final class JobRunner {
                         if (parent == null || !writes.submit(hits, parent)) {
                             return JobState.PARENT_NOT_FOUND;
                         }
-                        progress();
+                        if (ledger.doneThisRun() > 0) { // with bulks in flight, the first pages may not be written yet
+                            progress();
+                        }
                         checkpoint(JobState.RUNNING, null, false);
                     }
                 }

@@ -20,6 +20,7 @@ final class Ledger {
 
     private final int maxReportedFailures;
     private final long doneBefore;
+    private final long totalBefore;
     private final List<ChildFailure> failures = new ArrayList<>();
     private final Set<String> failedIds = new HashSet<>();
     private long total;
@@ -50,6 +51,7 @@ final class Ledger {
         this.passes = carried.passes();
         this.parentSeqNo = parentSeqNo;
         this.doneBefore = carried.done();
+        this.totalBefore = carried.total();
     }
 
     synchronized void handled(Kind kind) {
@@ -87,9 +89,13 @@ final class Ledger {
         passes++;
     }
 
-    /** The first page of a pass says how many children it matches: more to handle. */
+    /**
+     * The first page of a pass says how many children it matches: more to handle. A resumed job's first pass does not
+     * see the children that bulks in flight at the crash wrote (they are stamped) although its checkpoint did not
+     * count them: its total stays at least the one the job started with.
+     */
     synchronized void matched(int pass, long matches) {
-        total = pass == 1 ? done + matches : total + matches;
+        total = pass == 1 ? Math.max(totalBefore, done + matches) : total + matches;
     }
 
     /** Children left out of a page (they failed in an earlier pass) are not to handle after all. */
