@@ -19,6 +19,9 @@ public final class Benchmarks {
         void run(ElasticsearchClient es, PrintStream out) throws Exception;
     }
 
+    /** The node's HTTP address, for benchmarks that start child JVMs. */
+    static final String HTTP_URI_PROPERTY = "esrel.bench.http";
+
     private static final Map<String, Benchmark> ALL = new LinkedHashMap<>();
 
     static {
@@ -41,6 +44,8 @@ public final class Benchmarks {
         PrintStream out = System.out;
         try (EsCluster cluster = EsCluster.builder().heap("1g").build()) {
             cluster.start();
+            // Benchmarks that start child JVMs (OCC's several processes) connect them here.
+            System.setProperty(HTTP_URI_PROPERTY, cluster.httpUri().toString());
             out.printf("Elasticsearch %s, %d cores, JVM %s%n", cluster.version(), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
