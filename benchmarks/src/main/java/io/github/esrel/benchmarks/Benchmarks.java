@@ -25,6 +25,9 @@ public final class Benchmarks {
         void run(ElasticsearchClient es, PrintStream out, BenchRecord record) throws Exception;
     }
 
+    /** The node's HTTP address, for benchmarks that start child JVMs. */
+    static final String HTTP_URI_PROPERTY = "esrel.bench.http";
+
     private static final Map<String, Benchmark> ALL = new LinkedHashMap<>();
 
     static {
@@ -64,6 +67,8 @@ public final class Benchmarks {
         }
         try (EsCluster cluster = EsCluster.builder().heap("1g").build()) {
             cluster.start();
+            // Benchmarks that start child JVMs (OCC's several processes) connect them here.
+            System.setProperty(HTTP_URI_PROPERTY, cluster.httpUri().toString());
             out.printf("Elasticsearch %s, %d cores, JVM %s%n", cluster.version(), Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());

@@ -8,7 +8,14 @@ import io.github.esrel.occ.OccMetrics;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 
+import co.elastic.clients.transport.ElasticsearchTransport;
+import io.github.esrel.testenv.Clients;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +28,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Optimistic-concurrency throughput (seed 004's vote counter): increments per second of one writer
- * (the baseline) against 16 writers on one document (contended) and on one document each
- * (uncontended), with several backoff shapes, the naive loop for reference (fast, but it loses
+ * (the baseline) against 16 writers on one document with write combining (the default), 4 child JVMs of
+ * 4 writers each on one document (combining within each process, conflicts between them), 16 writers
+ * with combining off and several backoff shapes, 16 writers on one document each (uncontended), the naive loop for reference (fast, but it loses
  * votes), the scripted {@code retry_on_conflict} update where painless exists, and a bulk
  * optimistic update against single updates. All ratios are against the baseline of the same run.
  */
@@ -32,6 +40,10 @@ final class OccBenchmark {
     private static final int WRITERS = 16;
     private static final int VOTES_EACH = 100;
     private static final int BASELINE_VOTES = 800;
+    /** Votes per writer where writes are combined: they go fast, and a longer run measures better. */
+    private static final int COMBINED_VOTES_EACH = 300;
+    private static final int PROCESSES = 4;
+    private static final int THREADS_PER_PROCESS = 4;
 
     private final ElasticsearchClient es;
     private final PrintStream out;
@@ -63,24 +75,40 @@ final class OccBenchmark {
         double baseRate = BASELINE_VOTES / (baseline / 1e9);
         int votes = WRITERS * VOTES_EACH;
 
-        out.printf("%nOptimistic concurrency: vote counter increments per second (seed 004), %d writers x %d votes%n",
-            WRITERS, VOTES_EACH);
-        out.printf("  %-72s %9s %8s %8s %10s %6s%n", "what", "votes/s", "ratio", "lost", "conflicts", "p99");
-        row("1 writer, esrel Occ.update, one document (baseline)", baseRate, baseRate, 0, 0, 1);
+        out.printf("%nOptimistic concurrency: vote counter increments per second (seed 004), %d writers x %d votes"
+            + " (combined: x %d)%n", WRITERS, VOTES_EACH, COMBINED_VOTES_EACH);
+        out.printf("  %-72s %9s %8s %6s %10s %7s %4s %6s%n", "what", "votes/s", "ratio", "lost", "conflicts", "wasted",
+            "p99", "v/write");
+        row("1 writer, esrel Occ.update, one document (baseline)", baseRate, baseRate, 0, 0, 0, 1, 1);
+
+        // Write combining (the default): the 16 writers of one Occ queue behind one conditional write.
+        OccMetrics combinedMetrics = new OccMetrics();
+        Occ combined = Occ.of(b -> b.client(es).listener(combinedMetrics).retryPolicy(patient));
+        reset("combined");
+        long seqBefore = seqNo("combined");
+        int combinedVotes = WRITERS * COMBINED_VOTES_EACH;
+        long combinedNanos = writers(WRITERS, COMBINED_VOTES_EACH, w -> combined.update(INDEX, "combined", Counter.class,
+            Counter::vote));
+        OccMetrics.Snapshot cm = combinedMetrics.snapshot();
+        row("16 writers, one document, esrel, write combining (default)", combinedVotes / (combinedNanos / 1e9), baseRate,
+            combinedVotes - count("combined"), cm.conflicts(), wasted(cm), cm.attemptsPercentile(0.99),
+            (double) combinedVotes / (seqNo("combined") - seqBefore));
+
+        processes(baseRate);
 
         for (Map.Entry<String, Backoff> shape : List.of(
             Map.entry("backoff 1..50 ms jittered", patient.backoff()),
             Map.entry("backoff 5..500 ms jittered (default)", RetryPolicy.DEFAULT_BACKOFF),
             Map.entry("no backoff", Backoff.none()))) {
             OccMetrics metrics = new OccMetrics();
-            Occ contended = Occ.of(b -> b.client(es).listener(metrics)
+            Occ contended = Occ.of(b -> b.client(es).listener(metrics).combineWrites(false)
                 .retryPolicy(patient.toBuilder().backoff(shape.getValue()).build()));
             String id = "contended-" + shape.getKey().hashCode();
             reset(id);
             long nanos = writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote));
             OccMetrics.Snapshot m = metrics.snapshot();
-            row("16 writers, one document, esrel, " + shape.getKey(), votes / (nanos / 1e9), baseRate,
-                votes - count(id), m.conflicts(), m.attemptsPercentile(0.99));
+            row("16 writers, one document, combining off, " + shape.getKey(), votes / (nanos / 1e9), baseRate,
+                votes - count(id), m.conflicts(), wasted(m), m.attemptsPercentile(0.99), 1);
         }
 
         OccMetrics spread = new OccMetrics();
@@ -94,7 +122,7 @@ final class OccBenchmark {
             ownLost += VOTES_EACH - count("own-" + w);
         }
         row("16 writers, esrel, one document each (uncontended)", votes / (own / 1e9), baseRate, ownLost,
-            spread.snapshot().conflicts(), spread.snapshot().attemptsPercentile(0.99));
+            spread.snapshot().conflicts(), wasted(spread.snapshot()), spread.snapshot().attemptsPercentile(0.99), 1);
 
         reset("naive");
         long naive = writers(WRITERS, VOTES_EACH, w -> {
@@ -102,14 +130,14 @@ final class OccBenchmark {
             es.index(i -> i.index(INDEX).id("naive").document(c.vote()));
         });
         row("16 writers, naive read-increment-write, one document (loses votes)", votes / (naive / 1e9), baseRate,
-            votes - count("naive"), 0, 1);
+            votes - count("naive"), 0, 0, 1, 1);
 
         if (occ.scriptingAvailable()) {
             reset("scripted");
             long scripted = writers(WRITERS, VOTES_EACH, w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"),
                 "ctx._source.votes += 1", Map.of(), 1000).orThrow());
             row("16 writers, scripted _update retry_on_conflict=1000, one document", votes / (scripted / 1e9), baseRate,
-                votes - count("scripted"), 0, 1);
+                votes - count("scripted"), 0, 0, 1, 1);
         } else {
             out.printf("  %-72s %9s%n", "16 writers, scripted _update with retry_on_conflict", "not available "
                 + "(no lang-painless module on this cluster)");
@@ -137,12 +165,114 @@ final class OccBenchmark {
         out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.bulk: one _mget + one _bulk per 500 documents",
             docs / (bulk / 1e9), (double) oneByOne / bulk);
         out.println("  ratio = throughput / baseline throughput (higher is faster); lost = votes cast - votes counted;"
-            + " p99 = attempts per vote");
+            + " wasted = attempts beyond the first per vote; p99 = attempts per vote; v/write = votes per write (seq_no"
+            + " delta)");
         es.indices().delete(d -> d.index(INDEX));
     }
 
-    private void row(String what, double rate, double baseRate, long lost, long conflicts, int p99) {
-        out.printf("  %-72s %,9.0f %7.2fx %8d %10d %6d%n", what, rate, rate / baseRate, lost, conflicts, p99);
+    private void row(String what, double rate, double baseRate, long lost, long conflicts, double wasted, int p99,
+                     double votesPerWrite) {
+        out.printf("  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f%n", what, rate, rate / baseRate, lost, conflicts, wasted,
+            p99 > 0 ? String.valueOf(p99) : "-", votesPerWrite);
+    }
+
+    /** Attempts beyond the first, per operation. */
+    private static double wasted(OccMetrics.Snapshot m) {
+        return m.operations() == 0 ? 0 : (double) (m.totalAttempts() - m.operations()) / m.operations();
+    }
+
+    private long seqNo(String id) throws Exception {
+        return es.get(g -> g.index(INDEX).id(id), Counter.class).seqNo();
+    }
+
+    /**
+     * {@value #PROCESSES} child JVMs with {@value #THREADS_PER_PROCESS} writers each on one document: each
+     * combines its own writers, and the processes conflict with one another. Each child warms up, says
+     * READY, waits for GO on stdin, votes and prints {@code DONE <conflicts> <attempts> <operations>}.
+     */
+    private void processes(double baseRate) throws Exception {
+        String uri = System.getProperty(Benchmarks.HTTP_URI_PROPERTY);
+        String what = PROCESSES + " JVMs x " + THREADS_PER_PROCESS + " writers, one document, write combining";
+        if (uri == null) {
+            out.printf("  %-72s %9s%n", what, "skipped (no node address for child JVMs)");
+            return;
+        }
+        reset("processes");
+        long seqBefore = seqNo("processes");
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<Process> children = new ArrayList<>();
+        try {
+            for (int p = 0; p < PROCESSES; p++) {
+                children.add(new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                    Child.class.getName(), uri, INDEX, "processes", String.valueOf(THREADS_PER_PROCESS),
+                    String.valueOf(COMBINED_VOTES_EACH)).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+            }
+            List<BufferedReader> outs = new ArrayList<>();
+            for (Process child : children) {
+                BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+                String line = r.readLine();
+                if (!"READY".equals(line)) {
+                    throw new IllegalStateException("child JVM did not get ready: " + line);
+                }
+                outs.add(r);
+            }
+            long t0 = System.nanoTime();
+            for (Process child : children) {
+                child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+                child.getOutputStream().flush();
+            }
+            long conflicts = 0;
+            long attempts = 0;
+            long operations = 0;
+            for (BufferedReader r : outs) {
+                String[] done = r.readLine().split(" ");
+                conflicts += Long.parseLong(done[1]);
+                attempts += Long.parseLong(done[2]);
+                operations += Long.parseLong(done[3]);
+            }
+            long nanos = System.nanoTime() - t0;
+            long cast = (long) PROCESSES * THREADS_PER_PROCESS * COMBINED_VOTES_EACH;
+            row(what, cast / (nanos / 1e9), baseRate, cast - count("processes"), conflicts,
+                operations == 0 ? 0 : (double) (attempts - operations) / operations, 0,
+                (double) cast / (seqNo("processes") - seqBefore));
+        } finally {
+            for (Process child : children) {
+                child.destroyForcibly();
+                child.waitFor(30, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** One process of {@link #processes}: args = node URI, index, id, writers, votes per writer. */
+    static final class Child {
+        private Child() {}
+
+        public static void main(String[] args) throws Exception {
+            ElasticsearchClient es = Clients.connect(List.of(URI.create(args[0])));
+            String index = args[1];
+            String id = args[2];
+            int writers = Integer.parseInt(args[3]);
+            int each = Integer.parseInt(args[4]);
+            try (ElasticsearchTransport transport = es._transport()) {
+                OccMetrics metrics = new OccMetrics();
+                // The default backoff between processes, with attempts enough never to give up here.
+                Occ occ = Occ.of(b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
+                String warm = "warm-" + ProcessHandle.current().pid();
+                es.index(i -> i.index(index).id(warm).document(new Counter(0)));
+                writers(writers, 20, w -> occ.update(index, warm, Counter.class, Counter::vote));
+                metrics.reset();
+                System.out.println("READY");
+                System.out.flush();
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                if (!"GO".equals(in.readLine())) {
+                    return;
+                }
+                writers(writers, each, w -> occ.update(index, id, Counter.class, Counter::vote));
+                OccMetrics.Snapshot m = metrics.snapshot();
+                System.out.println("DONE " + m.conflicts() + " " + m.totalAttempts() + " " + m.operations());
+                System.out.flush();
+            }
+        }
     }
 
     private void reset(String id) throws Exception {

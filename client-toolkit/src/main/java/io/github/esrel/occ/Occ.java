@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.Result;
-import co.elastic.clients.elasticsearch.core.CreateResponse;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
@@ -20,13 +19,13 @@ import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
-import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
 
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -73,6 +72,46 @@ import java.util.function.UnaryOperator;
  *       the same policy.</li>
  * </ul>
  *
+ * <h2>Write combining (on by default)</h2>
+ * A vote counter, a stock level, a rate-limit bucket: many threads updating one document would each read,
+ * write, conflict and retry, and go no faster than one. Instead, the {@code update}, {@code upsert} and
+ * {@code deleteIf} calls of one document (same index as given, id and routing) made through one {@code Occ}
+ * queue behind a single conditional write in flight; the next write reads the document once, applies every
+ * queued function in the order the calls were made, each to the value the one before it produced, and writes
+ * once. Share one {@code Occ} per application: writers of one instance no longer conflict with one another;
+ * conflicts come only from other processes (or other instances), and are retried with the policy's
+ * jittered backoff, the whole queue backing off together.
+ * <ul>
+ *   <li>Each caller gets its own {@link Outcome}: the value after its function, the seq_no, primary term
+ *       and version of the write that stored it (shared by every call that write carried), its own attempts
+ *       and conflicts, and its own retry policy (attempts, deadline counted from its call). A function that
+ *       throws fails only its caller, with its own exception; the other calls still apply. A function that
+ *       changes nothing is {@code NOOP} (with the version read, or the version written if earlier calls of
+ *       the write changed what it saw). An upsert that finds the document missing is {@code CREATED} and the
+ *       calls after it in the same write {@code UPDATED}.</li>
+ *   <li>A caller's own updates of one document are applied in the order it made them.</li>
+ *   <li>{@code deleteIf} waits its turn in the queue but runs alone: combined with updates before it, they
+ *       would report {@code UPDATED} with a version that was never stored.</li>
+ *   <li>{@code replace}, {@code deleteIfUnchanged} and {@code scriptedUpdate} are never queued nor combined:
+ *       {@code replace} writes a value the caller computed from the version it saw, so applying it to a
+ *       fresher copy would overwrite the changes in between (a lost update), and applying it as read would
+ *       conflict anyway; it stays one conditional write.</li>
+ *   <li>The functions run on the thread of one of the waiting callers, in turn: a function must not rely on
+ *       thread-locals (a transaction, a security or logging context) nor block on other callers. A call made
+ *       from inside a function (a nested update) is not combined, so it cannot wait for itself.</li>
+ *   <li>A caller interrupted while its call waits in the queue gets {@code CONFLICT} with
+ *       {@link StopReason#INTERRUPTED} (nothing was written for it) and keeps its interrupt flag; one whose
+ *       call is in a write in flight waits for that write's result. If the request of a combined write fails
+ *       (I/O, or an error that is not retried), every caller it carried gets the {@link OccException}: the
+ *       write may or may not have happened, as for one caller.</li>
+ *   <li>Memory: a queued call is a blocked caller, so a document's queue holds at most one call per waiting
+ *       thread and is gone when the document goes idle; one write applies at most
+ *       256 functions, the rest go into the next.</li>
+ * </ul>
+ * {@link Builder#combineWrites(boolean) combineWrites(false)} gives every call its own loop again. A
+ * {@link BulkUpdate} does not combine: its items are conditional writes like any other, so they stay
+ * correct next to combined calls of the same documents and retry when those change them.
+ *
  * <p>Thread-safe; holds no connection of its own. The client must use a {@link JacksonJsonpMapper}
  * (the default setup), whose {@link ObjectMapper} maps sources to the caller's types.
  */
@@ -94,6 +133,9 @@ public final class Occ {
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
+    private final OccAttempt attempt;
+    /** Null when write combining is off. */
+    private final WriteCombiner<OccCall.Key, OccCall<?>> combiner;
 
     private Occ(Builder b) {
         this.client = Clients.adopt(b.client);
@@ -107,6 +149,9 @@ public final class Occ {
                 + " (got " + jsonp.getClass().getName() + ")");
         }
         this.json = new Json(jackson.objectMapper());
+        this.attempt = new OccAttempt(this);
+        this.combiner = b.combineWrites
+            ? new WriteCombiner<>(attempt, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH) : null;
     }
 
     /**
@@ -568,105 +613,21 @@ public final class Occ {
     private <T> Outcome<T> run(String index, String id, String routing, Class<T> type, Supplier<T> initial,
                                UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
         check(index, id);
-        Objects.requireNonNull(type, "type cannot be null");
-        long start = System.nanoTime();
-        Attempts attempts = policy.attempts();
-        int conflicts = 0;
-        boolean routingChecked = !routingCheck;
-        T last = null;
-        String what = deleteIf != null ? "conditional delete of" : initial != null ? "upsert of" : "update of";
-        while (true) {
-            try {
-                GetResponse<ObjectNode> got = readForWrite(index, id, routing, initial != null);
-                if (got == null || !got.found()) {
-                    if (!routingChecked) {
-                        routingChecked = true;
-                        Errors.checkRouting(client, index, id, routing);
-                    }
-                    if (initial == null) {
-                        return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1,
-                            attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
-                    }
-                    T created = Objects.requireNonNull(fn.apply(Objects.requireNonNull(initial.get(),
-                        "initial value supplier returned null")), "the update function returned null");
-                    last = created;
-                    ObjectNode tree = json.toTree(created, index, id);
-                    CreateResponse c = client.create(r -> {
-                        r.index(index).id(id).document(tree).refresh(refresh);
-                        if (routing != null) {
-                            r.routing(routing);
-                        }
-                        return r;
-                    });
-                    return finish(new Outcome<>(c.index(), id, routing, Outcome.Status.CREATED, created, c.seqNo(),
-                        c.primaryTerm(), c.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
+        OccCall<T> call = new OccCall<>(new OccCall.Key(index, id, routing), type, initial, fn, deleteIf, policy.attempts(),
+            !routingCheck);
+        if (combiner != null && !WriteCombiner.insideAttempt()) {
+            combiner.submit(call.key, call);
+        } else {
+            // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
+            List<OccCall<?>> alone = List.of(call);
+            while (!call.finished()) {
+                Duration wait = attempt.attempt(alone);
+                if (!call.finished() && !call.attempts.sleep(wait)) {
+                    call.stop(StopReason.INTERRUPTED);
                 }
-                String concrete = got.index();
-                T current = json.toValue(got.source(), type, index, id);
-                if (deleteIf != null) {
-                    last = current;
-                    if (!deleteIf.test(current)) {
-                        return finish(new Outcome<>(concrete, id, routing, Outcome.Status.NOOP, current, got.seqNo(),
-                            got.primaryTerm(), got.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
-                    }
-                    DeleteResponse d = client.delete(r -> {
-                        r.index(concrete).id(id).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm()).refresh(refresh);
-                        if (routing != null) {
-                            r.routing(routing);
-                        }
-                        return r;
-                    });
-                    return finish(new Outcome<>(concrete, id, routing, Outcome.Status.DELETED, current, d.seqNo(),
-                        d.primaryTerm(), d.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
-                }
-                T next = Objects.requireNonNull(fn.apply(current), "the update function returned null");
-                last = next;
-                ObjectNode tree = json.toTree(next, index, id);
-                if (Json.sameSource(got.source(), tree)) {
-                    return finish(new Outcome<>(concrete, id, routing, Outcome.Status.NOOP, next, got.seqNo(),
-                        got.primaryTerm(), got.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
-                }
-                IndexResponse w = client.index(i -> {
-                    i.index(concrete).id(id).document(tree).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm());
-                    return routed(i.refresh(refresh), routing);
-                });
-                return finish(new Outcome<>(concrete, id, routing, Outcome.Status.UPDATED, next, w.seqNo(),
-                    w.primaryTerm(), w.version(), attempts.attempt(), conflicts, StopReason.NONE, null, since(start)));
-            } catch (ElasticsearchException e) {
-                if (e.status() == 409) {
-                    conflicts++;
-                    conflict(index, id, attempts.attempt());
-                    if (attempts.retryAfter(e)) {
-                        continue;
-                    }
-                    return finish(new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, last, -1, -1, -1,
-                        attempts.attempt(), conflicts, attempts.stopReason(), null, since(start)));
-                }
-                if (policy.retryOn().test(e) && attempts.retryAfter(e)) {
-                    continue;
-                }
-                OccException failure = Errors.translate(what, index, id, routing, e);
-                if (e.status() == 429) {
-                    failure = new OccException(failure.getMessage() + " (rejected " + attempts.attempt() + " time(s); "
-                        + attempts.stopReason() + ")", 429, e);
-                }
-                throw failure;
-            } catch (IOException e) {
-                throw Errors.io(what, index, id, routing, e);
             }
         }
-    }
-
-    /** A realtime get; for an upsert, a missing index reads as a missing document (null). */
-    private GetResponse<ObjectNode> readForWrite(String index, String id, String routing, boolean upsert) throws IOException {
-        try {
-            return read(index, id, routing);
-        } catch (ElasticsearchException e) {
-            if (upsert && e.status() == 404 && Reasons.hasType(e, "index_not_found_exception")) {
-                return null;
-            }
-            throw e;
-        }
+        return finish(call.result());
     }
 
     GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
@@ -677,6 +638,11 @@ public final class Occ {
             }
             return g;
         }, ObjectNode.class);
+    }
+
+    /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
+    int combining(DocRef doc) {
+        return combiner == null ? 0 : combiner.pending(new OccCall.Key(doc.requireIndex(), doc.id(), doc.routing()));
     }
 
     // --- shared with BulkUpdate -------------------------------------------------------------------
@@ -732,7 +698,8 @@ public final class Occ {
 
     @Override
     public String toString() {
-        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + '}';
+        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck
+            + ", combineWrites=" + (combiner != null) + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */
@@ -742,6 +709,7 @@ public final class Occ {
         private OccListener listener = OccListener.NO_OP;
         private Refresh refresh;
         private boolean routingCheck = true;
+        private boolean combineWrites = true;
 
         private Builder() {}
 
@@ -805,6 +773,26 @@ public final class Occ {
          */
         public Builder routingCheck(boolean routingCheck) {
             this.routingCheck = routingCheck;
+            return this;
+        }
+
+        /**
+         * Whether concurrent {@code update}, {@code upsert} and {@code deleteIf} calls of the same document
+         * (index as given, id and routing) through this {@link Occ} are combined: they queue behind one
+         * conditional write in flight, and the next write applies every queued function in order (see
+         * "Write combining" in the class comment). Default true.
+         *
+         * <p>Turn it off when the update functions must run on the caller's own thread (they read
+         * thread-locals: a transaction, a security or logging context), or must each see a value that was
+         * stored on its own (an ingest pipeline on the index rewrites what is stored and a function relies
+         * on the rewritten value); then every call reads, writes and retries on its own, as the functions
+         * of other processes' writers always do.
+         *
+         * @param combineWrites false to give every call its own read-modify-write loop
+         * @return this builder
+         */
+        public Builder combineWrites(boolean combineWrites) {
+            this.combineWrites = combineWrites;
             return this;
         }
 

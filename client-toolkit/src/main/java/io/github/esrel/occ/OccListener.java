@@ -5,11 +5,12 @@ package io.github.esrel.occ;
  * conflict as it happens and every finished operation with its {@link Outcome} (attempts, status).
  * {@link OccMetrics} is a ready-made one that keeps counts and an attempts histogram.
  *
- * <p>Every method is a no-op by default; override what you need. Methods are called synchronously on
- * the thread that runs the operation (the caller of {@code update}, {@code upsert}, … or of
- * {@link BulkUpdate#execute()}), often from many threads at once: implementations must be
- * thread-safe and fast. A listener that throws cannot break the operation: the exception is logged
- * and ignored.
+ * <p>Every method is a no-op by default; override what you need. Methods are called synchronously,
+ * often from many threads at once: implementations must be thread-safe and fast. {@link #onOutcome} is
+ * called on the thread of the operation's caller (of {@code update}, {@code upsert}, … or of
+ * {@link BulkUpdate#execute()}); {@link #onConflict} on the thread that made the write, which with write
+ * combining (see {@link Occ}) may be another caller's, once for each call the conflicting write carried.
+ * A listener that throws cannot break the operation: the exception is logged and ignored.
  */
 public interface OccListener {
 

@@ -131,6 +131,8 @@ public final class Outcome<T> {
 
     /**
      * {@code _seq_no} after the operation (of the document as read for {@code NOOP}); -1 when unknown.
+     * With write combining (see {@link Occ}) several callers' outcomes name the same seq_no: the one write
+     * that stored all their changes.
      *
      * @return the sequence number, or -1
      */
@@ -157,7 +159,8 @@ public final class Outcome<T> {
     }
 
     /**
-     * Attempts made (reads and conditional writes count as one attempt together), at least 1.
+     * Attempts made (reads and conditional writes count as one attempt together), at least 1. A combined
+     * write counts as one attempt for every call it carries.
      *
      * @return the number of attempts
      */

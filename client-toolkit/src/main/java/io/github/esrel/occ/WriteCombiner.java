@@ -1,0 +1,354 @@
+package io.github.esrel.occ;
+
+import io.github.esrel.retry.Sleeper;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * Write combining for hot documents: the operations of many threads on one document (one key) queue in
+ * a lane, and one of the waiting threads at a time, the leader, takes the whole queue as a batch and runs
+ * one attempt for it ({@link Runner#attempt}: read once, apply every operation in queue order, write
+ * once). So at most one write per key is in flight from this combiner, and writers of one process no
+ * longer conflict with one another.
+ *
+ * <h2>Why it is correct</h2>
+ * <ul>
+ *   <li>Order: the lane is FIFO. A batch is a prefix of the queue; operations the runner leaves for
+ *       another attempt go back to the front in their order, ahead of newer ones. A caller blocks until
+ *       its operation is done, so a caller's own operations on one key enter the queue, and are applied,
+ *       in the order it made them.</li>
+ *   <li>One attempt at a time per key: only the thread whose operation holds {@code lead} runs
+ *       attempts, and {@code lead} passes from one operation to another only under the lane's lock
+ *       ({@link #handOff}), to the head of the queue, when the leader's own operation is done (so nobody
+ *       leads for long on behalf of others) or withdrawn.</li>
+ *   <li>Nothing is stranded: a lane with queued operations always has a leader; the leader that leaves
+ *       an empty lane removes it from the map under the lane's lock and marks it closed, and a submitter
+ *       that finds a closed lane makes a new one ({@link #enqueue}).</li>
+ *   <li>Solo operations (a conditional delete) are never combined: a batch is either one solo operation
+ *       or a run of combinable ones that stops before the next solo one.</li>
+ *   <li>Backoff is per lane: after an attempt that leaves operations to retry, whoever leads next waits
+ *       until {@code notBefore} before reading again, so the whole lane backs off together.</li>
+ *   <li>Interrupts: an operation still queued when its thread is interrupted is withdrawn (nothing was
+ *       written for it). One that is part of an attempt in flight cannot be withdrawn, since its write
+ *       may land: its thread waits for the result and keeps its interrupt flag set. A leader whose flag is
+ *       set withdraws its own operation and hands off instead of starting an attempt, so that an
+ *       interrupted thread does not carry other callers' writes.</li>
+ *   <li>Memory: a queued operation is a blocked caller, so a lane holds at most one operation per thread
+ *       that waits on it; an idle key has no lane. A batch takes at most {@code maxBatch} operations.</li>
+ * </ul>
+ *
+ * <p>An operation submitted from inside an attempt (a function that itself updates a document through
+ * the same {@link Occ}) would wait for a lane whose leader is waiting for it: {@link #insideAttempt()}
+ * tells callers to run such an operation on their own, uncombined.
+ *
+ * @param <K> the key that names one document
+ * @param <O> the operations
+ */
+final class WriteCombiner<K, O extends WriteCombiner.Op> {
+
+    /** The most operations one attempt applies; the rest wait for the next attempt. Occ's Javadoc names it. */
+    static final int DEFAULT_MAX_BATCH = 256;
+
+    private static final ThreadLocal<Boolean> IN_ATTEMPT = new ThreadLocal<>();
+
+    /** Runs attempts: what combining means for the operations is the runner's business. */
+    @FunctionalInterface
+    interface Runner<O> {
+        /**
+         * One attempt for a batch of operations on one key, in queue order. The runner calls
+         * {@link Op#finish()} on every operation that has its result and leaves the others for another
+         * attempt. Whatever it throws fails every operation of the batch not yet finished.
+         *
+         * @param batch one solo operation, or combinable operations in queue order
+         * @return how long to wait before another attempt, used only if some operation is left
+         */
+        Duration attempt(List<O> batch);
+    }
+
+    /** One caller's operation; subclasses hold its input and result. */
+    abstract static class Op {
+        // The fields are the combiner's alone (package-private only because a type variable cannot reach
+        // private members); subclasses use the methods.
+        final boolean solo;
+        // Written by the leader's thread before the lane lock is taken and read after it: the lock orders them.
+        boolean finished;
+        Throwable crash;
+        // Guarded by the lane's lock.
+        Condition wake;
+        boolean lead;
+        boolean taken;
+        boolean done;
+        boolean withdrawn;
+
+        /** @param solo true for an operation that must run alone in its attempt */
+        Op(boolean solo) {
+            this.solo = solo;
+        }
+
+        /** Called by the runner when this operation has its result. */
+        final void finish() {
+            finished = true;
+        }
+
+        final boolean finished() {
+            return finished;
+        }
+
+        /** What the runner threw, if the operation failed that way; else null. */
+        final Throwable crash() {
+            return crash;
+        }
+
+        /** True when the caller's thread was interrupted while the operation waited its turn: it never ran. */
+        final boolean withdrawn() {
+            return withdrawn;
+        }
+    }
+
+    private final Runner<O> runner;
+    private final Sleeper sleeper;
+    private final LongSupplier nanoClock;
+    private final int maxBatch;
+    private final Map<K, Lane<O>> lanes = new ConcurrentHashMap<>();
+
+    WriteCombiner(Runner<O> runner, Sleeper sleeper, LongSupplier nanoClock, int maxBatch) {
+        this.runner = Objects.requireNonNull(runner);
+        this.sleeper = Objects.requireNonNull(sleeper);
+        this.nanoClock = Objects.requireNonNull(nanoClock);
+        if (maxBatch < 1) {
+            throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
+        }
+        this.maxBatch = maxBatch;
+    }
+
+    /** True on a thread that is running an attempt (so a submit from there could wait for itself). */
+    static boolean insideAttempt() {
+        return IN_ATTEMPT.get() != null;
+    }
+
+    /**
+     * Queues {@code op} behind the operations on the same key and returns when it is done: finished by an
+     * attempt, failed by a runner's exception ({@link Op#crash()}), or withdrawn because the thread was
+     * interrupted before it ran ({@link Op#withdrawn()}; the interrupt flag is then set again).
+     */
+    void submit(K key, O op) {
+        Objects.requireNonNull(key);
+        if (insideAttempt()) {
+            throw new IllegalStateException("an operation submitted from inside an attempt would wait for itself");
+        }
+        Lane<O> lane = enqueue(key, op);
+        boolean interrupted = false;
+        lane.lock.lock();
+        try {
+            while (!op.done) {
+                if (op.lead) {
+                    lane.lock.unlock();
+                    try {
+                        lead(key, lane, op);
+                    } finally {
+                        lane.lock.lock();
+                    }
+                    continue;
+                }
+                try {
+                    op.wake.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    if (!op.taken) {
+                        withdraw(key, lane, op);
+                    }
+                    // else: its attempt is in flight and its write may land; wait for the result
+                }
+            }
+        } finally {
+            lane.lock.unlock();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Operations waiting or in an attempt for {@code key}; 0 when it has no lane. For tests. */
+    int pending(K key) {
+        Lane<O> lane = lanes.get(key);
+        if (lane == null) {
+            return 0;
+        }
+        lane.lock.lock();
+        try {
+            return lane.queue.size() + lane.inAttempt;
+        } finally {
+            lane.lock.unlock();
+        }
+    }
+
+    /** Keys that have a lane now. For tests: an idle combiner has none. */
+    int lanes() {
+        return lanes.size();
+    }
+
+    private Lane<O> enqueue(K key, O op) {
+        while (true) {
+            Lane<O> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
+            lane.lock.lock();
+            try {
+                if (lane.closed) {
+                    continue;
+                }
+                op.wake = lane.lock.newCondition();
+                lane.queue.addLast(op);
+                if (!lane.led) {
+                    lane.led = true;
+                    op.lead = true;
+                }
+                return lane;
+            } finally {
+                lane.lock.unlock();
+            }
+        }
+    }
+
+    /** Runs attempts while {@code me} leads, until {@code me} is done; then hands the lane on. */
+    private void lead(K key, Lane<O> lane, O me) {
+        while (true) {
+            long wait;
+            lane.lock.lock();
+            try {
+                wait = lane.backoff ? lane.notBefore - nanoClock.getAsLong() : 0;
+            } finally {
+                lane.lock.unlock();
+            }
+            if (wait > 0) {
+                try {
+                    sleeper.sleep(Duration.ofNanos(wait));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            List<O> batch;
+            lane.lock.lock();
+            try {
+                if (Thread.currentThread().isInterrupted()) {
+                    withdraw(key, lane, me);   // the next leader waits out the rest of the backoff
+                    return;
+                }
+                lane.backoff = false;
+                batch = take(lane);
+            } finally {
+                lane.lock.unlock();
+            }
+            Duration retryAfter = Duration.ZERO;
+            IN_ATTEMPT.set(Boolean.TRUE);
+            try {
+                retryAfter = runner.attempt(batch);
+            } catch (Throwable t) {
+                for (O op : batch) {
+                    if (!op.finished) {
+                        op.crash = t;
+                    }
+                }
+            } finally {
+                IN_ATTEMPT.remove();
+            }
+            lane.lock.lock();
+            try {
+                lane.inAttempt = 0;
+                List<O> again = new ArrayList<>();
+                for (O op : batch) {
+                    op.taken = false;
+                    if (op.finished || op.crash != null) {
+                        op.done = true;
+                        op.wake.signal();
+                    } else {
+                        again.add(op);
+                    }
+                }
+                for (int i = again.size() - 1; i >= 0; i--) {
+                    lane.queue.addFirst(again.get(i));
+                }
+                if (!again.isEmpty()) {
+                    lane.backoff = true;
+                    lane.notBefore = nanoClock.getAsLong() + (retryAfter == null ? 0 : retryAfter.toNanos());
+                }
+                if (me.done) {
+                    me.lead = false;
+                    handOff(key, lane);
+                    return;
+                }
+            } finally {
+                lane.lock.unlock();
+            }
+        }
+    }
+
+    /** The head of the queue: one solo operation, or combinable ones up to the next solo one. Under the lock. */
+    private List<O> take(Lane<O> lane) {
+        List<O> batch = new ArrayList<>();
+        O first = lane.queue.pollFirst();
+        batch.add(first);
+        if (!first.solo) {
+            while (batch.size() < maxBatch && lane.queue.peekFirst() != null && !lane.queue.peekFirst().solo) {
+                batch.add(lane.queue.pollFirst());
+            }
+        }
+        for (O op : batch) {
+            op.taken = true;
+        }
+        lane.inAttempt = batch.size();
+        return batch;
+    }
+
+    /** Takes a queued operation out: it never runs. Under the lock. */
+    private void withdraw(K key, Lane<O> lane, O op) {
+        lane.queue.remove(op);
+        op.withdrawn = true;
+        op.done = true;
+        if (op.lead) {
+            op.lead = false;
+            handOff(key, lane);
+        }
+    }
+
+    /** Gives the lead to the head of the queue, or closes the lane when nobody waits. Under the lock. */
+    private void handOff(K key, Lane<O> lane) {
+        O next = lane.queue.peekFirst();
+        if (next == null) {
+            lane.led = false;
+            lane.closed = true;
+            lanes.remove(key, lane);
+        } else {
+            next.lead = true;
+            next.wake.signal();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WriteCombiner{lanes=" + lanes.size() + ", maxBatch=" + maxBatch + '}';
+    }
+
+    /** The queue of one key. */
+    private static final class Lane<O extends Op> {
+        final ReentrantLock lock = new ReentrantLock();
+        final ArrayDeque<O> queue = new ArrayDeque<>();
+        /** Some operation holds the lead. */
+        boolean led;
+        /** Removed from the map; a submitter must make a new lane. */
+        boolean closed;
+        /** Operations in the attempt in flight. */
+        int inAttempt;
+        /** The next attempt waits until {@link #notBefore}: the last one left operations to retry. */
+        boolean backoff;
+        /** The next attempt starts no earlier than this, on the combiner's clock. */
+        long notBefore;
+    }
+}

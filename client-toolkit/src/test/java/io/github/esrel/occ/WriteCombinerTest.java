@@ -1,0 +1,372 @@
+package io.github.esrel.occ;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The combiner's queue, lead and batch logic with a fake write function: a counter in memory that the
+ * runner reads, changes with every operation of the batch in order, and "writes" once. Deterministic:
+ * an attempt can be held on a latch so that the operations queued behind it are known.
+ */
+class WriteCombinerTest {
+
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private final FakeDocument doc = new FakeDocument();
+    private final List<Duration> slept = new CopyOnWriteArrayList<>();
+    private WriteCombiner<String, Inc> combiner = combiner(WriteCombiner.DEFAULT_MAX_BATCH);
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+    }
+
+    private WriteCombiner<String, Inc> combiner(int maxBatch) {
+        // A clock that stands still: a backoff of d makes the next leader sleep exactly d.
+        return new WriteCombiner<>(doc, slept::add, () -> 0L, maxBatch);
+    }
+
+    /** One caller's operation: add one to the counter, unless it is a solo "reset" or a failing one. */
+    static final class Inc extends WriteCombiner.Op {
+        final String name;
+        final boolean throwing;
+        long after = -1;
+        Thread ranOn;
+
+        Inc(String name, boolean solo, boolean throwing) {
+            super(solo);
+            this.name = name;
+            this.throwing = throwing;
+        }
+
+        static Inc inc(String name) {
+            return new Inc(name, false, false);
+        }
+    }
+
+    /** The fake store: one counter, and a record of every attempt. */
+    static final class FakeDocument implements WriteCombiner.Runner<Inc> {
+        long value;   // deliberately not atomic: the combiner must never run two attempts at once
+        final AtomicInteger inFlight = new AtomicInteger();
+        volatile int maxInFlight;
+        final List<List<String>> batches = new CopyOnWriteArrayList<>();
+        final List<Thread> threads = new CopyOnWriteArrayList<>();
+        final Map<Integer, CountDownLatch> gates = new ConcurrentHashMap<>();
+        final Set<Integer> conflictIn = ConcurrentHashMap.newKeySet();
+        final Set<Integer> crashIn = ConcurrentHashMap.newKeySet();
+        final AtomicInteger attempts = new AtomicInteger();
+
+        @Override
+        public Duration attempt(List<Inc> batch) {
+            int n = attempts.incrementAndGet();
+            maxInFlight = Math.max(maxInFlight, inFlight.incrementAndGet());
+            try {
+                batches.add(batch.stream().map(op -> op.name).toList());
+                threads.add(Thread.currentThread());
+                CountDownLatch gate = gates.get(n);
+                if (gate != null) {
+                    gate.await(30, TimeUnit.SECONDS);
+                }
+                if (crashIn.contains(n)) {
+                    throw new IllegalStateException("store down in attempt " + n);
+                }
+                long next = value;
+                List<Inc> applied = new ArrayList<>();
+                for (Inc op : batch) {
+                    if (op.throwing) {
+                        op.finish();   // fails alone; the others still apply
+                        continue;
+                    }
+                    next = op.solo ? 0 : next + 1;
+                    op.after = next;
+                    op.ranOn = Thread.currentThread();
+                    applied.add(op);
+                }
+                if (conflictIn.contains(n)) {
+                    return Duration.ofMillis(7);   // nothing written; every op is left for another attempt
+                }
+                value = next;
+                applied.forEach(WriteCombiner.Op::finish);
+                return Duration.ZERO;
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                inFlight.decrementAndGet();
+            }
+        }
+    }
+
+    @Test
+    void shouldApplyEveryOperationOfManyThreadsOnceAndInEachThreadsOrderWithOneAttemptInFlight() throws Exception {
+        int threads = 16;
+        int each = 2000;
+        List<Future<List<Long>>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            futures.add(pool.submit(() -> {
+                List<Long> seen = new ArrayList<>();
+                for (int i = 0; i < each; i++) {
+                    Inc op = Inc.inc(thread + ":" + i);
+                    combiner.submit("hot", op);
+                    assertThat(op.finished()).isTrue();
+                    seen.add(op.after);
+                }
+                return seen;
+            }));
+        }
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> f : futures) {
+            List<Long> seen = f.get(60, TimeUnit.SECONDS);
+            assertThat(seen).as("a thread's own operations apply in its order").isSorted().doesNotHaveDuplicates();
+            all.addAll(seen);
+        }
+        Collections.sort(all);
+        assertThat(doc.value).isEqualTo((long) threads * each);
+        assertThat(all).as("each operation saw its own increment: none lost, none twice")
+            .hasSize(threads * each).doesNotHaveDuplicates().startsWith(1L).endsWith((long) threads * each);
+        assertThat(doc.maxInFlight).isEqualTo(1);
+        assertThat(combiner.lanes()).as("an idle combiner keeps no lane").isZero();
+    }
+
+    @Test
+    void shouldCombineEverythingQueuedBehindTheAttemptInFlightInQueueOrderAndHandTheLeadOn() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
+        Future<Inc> d = submitQueued("hot", Inc.inc("d"), 4);
+        first.countDown();
+        assertThat(List.of(a.get(), b.get(), c.get(), d.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("b", "c", "d"));
+        assertThat(doc.threads.get(1)).as("b, the head of the queue, led the second attempt").isSameAs(b.get().ranOn);
+        assertThat(doc.threads.get(1)).isNotSameAs(doc.threads.get(0));
+        assertThat(combiner.lanes()).isZero();
+    }
+
+    @Test
+    void shouldKeepEachKeyApart() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("one", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Inc other = Inc.inc("other");
+        combiner.submit("two", other);   // does not wait behind "one"
+        assertThat(other.finished()).isTrue();
+        first.countDown();
+        a.get();
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("other"));
+    }
+
+    @Test
+    void shouldTakeAtMostMaxBatchOperationsPerAttempt() throws Exception {
+        combiner = combiner(2);
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        List<Future<Inc>> queued = new ArrayList<>();
+        for (String name : List.of("b", "c", "d")) {
+            queued.add(submitQueued("hot", Inc.inc(name), queued.size() + 2));
+        }
+        first.countDown();
+        a.get();
+        for (Future<Inc> f : queued) {
+            f.get();
+        }
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("b", "c"), List.of("d"));
+    }
+
+    @Test
+    void shouldRunASoloOperationAloneAndKeepTheQueueOrderAroundIt() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Future<Inc> reset = submitQueued("hot", new Inc("reset", true, false), 3);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 4);
+        Future<Inc> d = submitQueued("hot", Inc.inc("d"), 5);
+        first.countDown();
+        assertThat(List.of(a.get(), b.get(), reset.get(), c.get(), d.get())).extracting(op -> op.after)
+            .containsExactly(1L, 2L, 0L, 1L, 2L);
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("b"), List.of("reset"), List.of("c", "d"));
+    }
+
+    @Test
+    void shouldBackOffAndRetryLeftOperationsFirstTogetherWithNewcomers() throws Exception {
+        doc.conflictIn.add(2);
+        CountDownLatch first = gate(1);
+        CountDownLatch second = gate(2);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
+        first.countDown();
+        awaitTrue(() -> doc.attempts.get() == 2);   // b and c are in the attempt that will conflict
+        Future<Inc> late = submitQueued("hot", Inc.inc("late"), 3);
+        second.countDown();
+        assertThat(List.of(a.get(), b.get(), c.get(), late.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("b", "c"), List.of("b", "c", "late"));
+        assertThat(slept).as("the lane waited the backoff once before the retry").containsExactly(Duration.ofMillis(7));
+    }
+
+    @Test
+    void shouldFailOnlyTheOperationWhoseFunctionFails() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Future<Inc> bad = submitQueued("hot", new Inc("bad", false, true), 3);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 4);
+        first.countDown();
+        assertThat(List.of(a.get(), b.get(), c.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L);
+        assertThat(bad.get().finished()).isTrue();
+        assertThat(bad.get().after).isEqualTo(-1);
+        assertThat(doc.value).isEqualTo(3);
+    }
+
+    @Test
+    void shouldFailEveryOperationOfAnAttemptThatThrowsAndCarryOnWithTheNext() throws Exception {
+        doc.crashIn.add(2);
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
+        first.countDown();
+        assertThat(a.get().crash()).isNull();
+        assertThat(b.get().crash()).hasMessage("store down in attempt 2");
+        assertThat(c.get().crash()).isSameAs(b.get().crash());
+        Inc after = Inc.inc("after");
+        combiner.submit("hot", after);
+        assertThat(after.after).isEqualTo(2);
+        assertThat(combiner.lanes()).isZero();
+    }
+
+    @Test
+    void shouldWithdrawAnInterruptedOperationThatHasNotRunAndKeepTheInterrupt() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Map<String, Boolean> flag = new HashMap<>();
+        CountDownLatch interruptedDone = new CountDownLatch(1);
+        Inc b = Inc.inc("b");
+        Thread bThread = new Thread(() -> {
+            combiner.submit("hot", b);
+            synchronized (flag) {
+                flag.put("interrupted", Thread.currentThread().isInterrupted());
+            }
+            interruptedDone.countDown();
+        });
+        bThread.start();
+        awaitTrue(() -> combiner.pending("hot") == 2);
+        Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
+        bThread.interrupt();
+        assertThat(interruptedDone.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.withdrawn()).isTrue();
+        assertThat(b.finished()).isFalse();
+        synchronized (flag) {
+            assertThat(flag.get("interrupted")).isTrue();
+        }
+        first.countDown();
+        assertThat(a.get().after).isEqualTo(1);
+        assertThat(c.get().after).isEqualTo(2);
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("c"));
+    }
+
+    @Test
+    void shouldNotWithdrawAnOperationWhoseAttemptIsInFlight() throws Exception {
+        CountDownLatch first = gate(1);
+        CountDownLatch second = gate(2);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        Inc c = Inc.inc("c");
+        boolean[] interruptedAfter = new boolean[1];
+        Thread cThread = new Thread(() -> {
+            combiner.submit("hot", c);
+            interruptedAfter[0] = Thread.currentThread().isInterrupted();
+        });
+        cThread.start();
+        awaitTrue(() -> combiner.pending("hot") == 3);
+        first.countDown();
+        awaitTrue(() -> doc.attempts.get() == 2);   // b leads an attempt that carries c
+        cThread.interrupt();
+        second.countDown();
+        cThread.join(30_000);
+        assertThat(c.withdrawn()).isFalse();
+        assertThat(c.finished()).isTrue();
+        assertThat(c.after).isEqualTo(3);
+        assertThat(interruptedAfter[0]).as("the interrupt is kept for the caller").isTrue();
+        assertThat(a.get().after).isEqualTo(1);
+        assertThat(b.get().after).isEqualTo(2);
+    }
+
+    @Test
+    void shouldRefuseASubmitFromInsideAnAttempt() {
+        List<Throwable> seen = new ArrayList<>();
+        WriteCombiner<String, Inc> nested = new WriteCombiner<>(batch -> {
+            assertThat(WriteCombiner.insideAttempt()).isTrue();
+            try {
+                combiner.submit("other", Inc.inc("inner"));
+            } catch (IllegalStateException e) {
+                seen.add(e);
+            }
+            batch.forEach(WriteCombiner.Op::finish);
+            return Duration.ZERO;
+        }, slept::add, () -> 0L, 10);
+        nested.submit("hot", Inc.inc("outer"));
+        assertThat(seen).singleElement().extracting(Throwable::getMessage)
+            .isEqualTo("an operation submitted from inside an attempt would wait for itself");
+        assertThat(WriteCombiner.insideAttempt()).isFalse();
+    }
+
+    // --- helpers -------------------------------------------------------------------------------
+
+    private CountDownLatch gate(int attempt) {
+        CountDownLatch latch = new CountDownLatch(1);
+        doc.gates.put(attempt, latch);
+        return latch;
+    }
+
+    private Future<Inc> submit(String key, Inc op) {
+        return pool.submit(() -> {
+            combiner.submit(key, op);
+            return op;
+        });
+    }
+
+    /** Submits and waits until the lane holds {@code pending} operations, so that the queue order is known. */
+    private Future<Inc> submitQueued(String key, Inc op, int pending) throws InterruptedException {
+        Future<Inc> f = submit(key, op);
+        awaitTrue(() -> combiner.pending(key) == pending);
+        return f;
+    }
+
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 30 s");
+            }
+            Thread.sleep(1);
+        }
+    }
+}
