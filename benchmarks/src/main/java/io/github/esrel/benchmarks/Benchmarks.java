@@ -32,7 +32,7 @@ public final class Benchmarks {
 
     static {
         ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
-        ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out).run());
+        ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
         ALL.put("join", (es, out, record) -> new JoinBenchmark(es, out, record).run());
         ALL.put("propagation", (es, out, record) -> new PropagationBenchmark(es, out, record).run());

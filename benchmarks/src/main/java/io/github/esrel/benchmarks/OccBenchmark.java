@@ -54,9 +54,12 @@ final class OccBenchmark {
         }
     }
 
-    OccBenchmark(ElasticsearchClient es, PrintStream out) {
+    private final BenchRecord record;
+
+    OccBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
         this.es = es;
         this.out = out;
+        this.record = record;
     }
 
     void run() throws Exception {
@@ -164,6 +167,10 @@ final class OccBenchmark {
         out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.update one by one (baseline)", docs / (oneByOne / 1e9), 1.0);
         out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.bulk: one _mget + one _bulk per 500 documents",
             docs / (bulk / 1e9), (double) oneByOne / bulk);
+        record.add("occ", "Occ.update one by one, one writer, distinct documents (baseline)", docs / (oneByOne / 1e9),
+            "docs/s", Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
+        record.add("occ", "Occ.bulk, one writer, distinct documents", docs / (bulk / 1e9), "docs/s", (double) oneByOne / bulk,
+            BenchRecord.Better.HIGHER, Double.NaN);
         out.println("  ratio = throughput / baseline throughput (higher is faster); lost = votes cast - votes counted;"
             + " wasted = attempts beyond the first per vote; p99 = attempts per vote; v/write = votes per write (seq_no"
             + " delta)");
@@ -174,6 +181,11 @@ final class OccBenchmark {
                      double votesPerWrite) {
         out.printf("  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f%n", what, rate, rate / baseRate, lost, conflicts, wasted,
             p99 > 0 ? String.valueOf(p99) : "-", votesPerWrite);
+        String name = what.strip();
+        record.add("occ", name, rate, "votes/s", rate == baseRate ? Double.NaN : rate / baseRate, BenchRecord.Better.HIGHER,
+            Double.NaN);
+        record.add("occ", name + ": wasted attempts per vote", wasted, "attempts", Double.NaN, BenchRecord.Better.LOWER,
+            Double.NaN);
     }
 
     /** Attempts beyond the first, per operation. */
