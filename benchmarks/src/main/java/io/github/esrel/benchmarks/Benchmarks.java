@@ -14,7 +14,8 @@ import java.util.Map;
  * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
  * (default {@code target/bench}).
  *
- * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|rename|dupscan]}, {@code Benchmarks compare
+ * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|rename|dupscan]} (or several, comma-separated:
+ * {@code occ,rename}), {@code Benchmarks compare
  * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
  * start no node.
  */
@@ -45,7 +46,7 @@ public final class Benchmarks {
     /**
      * Runs the named benchmark(s), or compares records.
      *
-     * @param args a benchmark name or {@code all}; or {@code compare A.json B.json}; or {@code table A.json}. One
+     * @param args a benchmark name, several comma-separated, or {@code all}; or {@code compare A.json B.json}; or {@code table A.json}. One
      *     argument holding several words is split at spaces (Maven passes {@code -Desrel.bench="compare a b"} as one)
      * @throws Exception if a benchmark fails
      */
@@ -61,7 +62,8 @@ public final class Benchmarks {
             BenchTable.print(Path.of(words[1]), out);
             return;
         }
-        if (words.length != 1 || (!which.equals("all") && !ALL.containsKey(which))) {
+        java.util.List<String> names = java.util.List.of(which.split(","));
+        if (words.length != 1 || (!which.equals("all") && !ALL.keySet().containsAll(names))) {
             throw new IllegalArgumentException("unknown benchmark [" + String.join(" ", words) + "]; known: all, "
                 + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json; table A.json");
         }
@@ -73,7 +75,7 @@ public final class Benchmarks {
                 System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
-                if (which.equals("all") || which.equals(b.getKey())) {
+                if (which.equals("all") || names.contains(b.getKey())) {
                     b.getValue().run(cluster.client(), out, record);
                 }
             }
