@@ -78,8 +78,8 @@ final class JobRunner {
             PropagationException pe = e instanceof PropagationException x ? x
                 : e instanceof DocStreamException d ? JobReads.failed(d)
                 : new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
-                    + rel.childIndex() + "] failed: " + (e instanceof ElasticsearchException ee ? Reasons.of(ee) : e.toString()),
-                    Failures.status(e), e);
+                    + rel.childIndex() + "] " + (e instanceof ElasticsearchException ee ? ended(ee) + Reasons.of(ee)
+                    : "failed: " + e), Failures.status(e), e);
             try {
                 checkpoint(JobState.FAILED, pe.getMessage(), true);
             } catch (IOException | RuntimeException again) {
@@ -203,5 +203,12 @@ final class JobRunner {
                 }
             }
         }
+    }
+
+    /** How the job ended; for an index block, which Elasticsearch names, also how to get past it. */
+    private String ended(ElasticsearchException e) {
+        return Reasons.hasType(e, "cluster_block_exception") ? "stopped at an index block (lift it, then resume job ["
+            + jobId + "]; Elasticsearch lifts the flood-stage read_only_allow_delete block itself once disk space is freed): "
+            : "failed: ";
     }
 }

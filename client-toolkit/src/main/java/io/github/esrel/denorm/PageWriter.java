@@ -59,6 +59,10 @@ final class PageWriter implements AutoCloseable {
             // hide that behind a job "completed with failures"; the job fails as for a whole bulk refused, its
             // checkpoint says so, and a resume after the grant continues it.
             .abortOnDenied(true)
+            // Nor is an index block (read-only, write, flood-stage): failing every child of every page against it
+            // would report it 100,000 times and end "completed with failures". The job fails naming the block, and
+            // a resume once it is lifted continues.
+            .abortOnBlock(true)
             .maxInFlight(p.bulksInFlight(), "esrel-propagation-writer").listener(new Writes()).build();
     }
 

@@ -42,7 +42,11 @@ import java.util.function.Function;
  *   <li>429, a rejection (a full write queue, a circuit breaker), for the item or the whole request: the
  *       same write is sent again in the next round;</li>
  *   <li>401 or 403 with {@link Builder#abortOnDenied}: not the item's problem but the credentials'; the
- *       whole write fails at once;</li>
+ *       whole write fails once the answer is classified;</li>
+ *   <li>an index block ({@code cluster_block_exception}) with {@link Builder#abortOnBlock}: not the item's
+ *       problem but the index's; the whole write fails, at once for a 403 block (read-only, write), after
+ *       the retry policy for a 429 one (the flood-stage {@code read_only_allow_delete}, which Elasticsearch
+ *       lifts by itself once disk space is freed);</li>
  *   <li>anything else: the item failed.</li>
  * </ul>
  * Conflicts and rejections are retried per item under the {@link RetryPolicy}; past it the item has given
@@ -215,6 +219,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private final Refresh refresh;
     private final int batchSize;
     private final boolean abortOnDenied;
+    private final boolean abortOnBlock;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
     private final ExecutorService pool;
@@ -237,6 +242,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         this.refresh = b.refresh;
         this.batchSize = b.batchSize;
         this.abortOnDenied = b.abortOnDenied;
+        this.abortOnBlock = b.abortOnBlock;
         this.stopWhen = b.stopWhen;
         this.permits = new Semaphore(b.maxInFlight);
         this.pool = b.maxInFlight == 1 ? null : Executors.newFixedThreadPool(b.maxInFlight, r -> {
@@ -265,7 +271,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @return the counts
      * @throws IOException if a round fails as a whole
      * @throws ElasticsearchException if a round fails as a whole (not 429), or an item was denied with
-     *     {@link Builder#abortOnDenied}
+     *     {@link Builder#abortOnDenied} or refused by an index block with {@link Builder#abortOnBlock}
      */
     public Report write(List<I> items) throws IOException {
         return run(items, false);
@@ -369,6 +375,9 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             List<I> decided = new ArrayList<>(toWrite);
             if (!toDecide.isEmpty()) {
                 decide(toDecide, attempts, decided, next, counts);
+                if (next.abort != null) {
+                    throw next.abort;
+                }
             }
             for (int from = 0; from < decided.size(); from += batchSize) {
                 send(number, decided.subList(from, Math.min(from + batchSize, decided.size())), attempts, next, counts);
@@ -460,13 +469,21 @@ public final class ConditionalWrites<I> implements AutoCloseable {
                 counts.rejected++;
                 next.rejectedNow++;
                 retryOrGiveUp(item, failure, attempts, next, counts, false);
-            } else if (abortOnDenied && (status == 401 || status == 403)) {
-                throw failure;
+            } else if (abortOnDenied && (status == 401 || status == 403) || abortOnBlock && isBlock(failure)) {
+                next.abort(failure);
             } else {
                 counts.failed++;
                 safely(() -> listener.onFailed(item, failure), "onFailed");
             }
         }
+        // Thrown only now, so that the items of the same answer that were written are reported as such.
+        if (next.abort != null) {
+            throw next.abort;
+        }
+    }
+
+    private static boolean isBlock(ElasticsearchException failure) {
+        return Reasons.hasType(failure, "cluster_block_exception");
     }
 
     /**
@@ -482,6 +499,8 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             if (delay.get().compareTo(next.wait) > 0) {
                 next.wait = delay.get();
             }
+        } else if (abortOnBlock && isBlock(failure)) {
+            next.abort(failure);
         } else {
             counts.gaveUp++;
             safely(() -> listener.onGaveUp(item, a.stopReason(), failure), "onGaveUp");
@@ -503,6 +522,14 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         final List<I> decide = new ArrayList<>();
         Duration wait = Duration.ZERO;
         int rejectedNow;
+        /** The first failure that fails the whole write. */
+        ElasticsearchException abort;
+
+        void abort(ElasticsearchException failure) {
+            if (abort == null) {
+                abort = failure;
+            }
+        }
     }
 
     private static final class Counts {
@@ -535,6 +562,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         private int batchSize = Integer.MAX_VALUE;
         private int maxInFlight = 1;
         private boolean abortOnDenied;
+        private boolean abortOnBlock;
         private BooleanSupplier stopWhen = () -> false;
         private String threadName = "esrel-bulk-writer";
 
@@ -653,6 +681,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          */
         public Builder<I> abortOnDenied(boolean abort) {
             this.abortOnDenied = abort;
+            return this;
+        }
+
+        /**
+         * Whether an item refused by an index block ({@code cluster_block_exception}: {@code index.blocks.write},
+         * {@code read_only}, {@code read_only_allow_delete}) fails the whole write, with the block's error (default:
+         * it fails alone, or gives up under the retry policy for a 429 block, like any other item). A 403 block
+         * fails the write at once, a 429 block once the retry policy gave up on it.
+         *
+         * @param abort true to fail the write
+         * @return this builder
+         */
+        public Builder<I> abortOnBlock(boolean abort) {
+            this.abortOnBlock = abort;
             return this;
         }
 

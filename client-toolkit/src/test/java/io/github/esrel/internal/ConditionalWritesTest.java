@@ -54,6 +54,8 @@ class ConditionalWritesTest {
         final List<List<String>> requests = Collections.synchronizedList(new ArrayList<>());
         final Map<String, Integer> sent = new HashMap<>();
         int wholeRejections;
+        /** The error type of every failed item, instead of the usual one of its status. */
+        String errorType;
 
         ScriptedBulk answer(String id, Integer... perAttempt) {
             statuses.put(id, List.of(perAttempt));
@@ -73,7 +75,9 @@ class ConditionalWritesTest {
                 int n = sent.merge(id, 1, Integer::sum) - 1;
                 List<Integer> script = statuses.getOrDefault(id, List.of());
                 int status = n < script.size() ? script.get(n) : 200;
-                items.add(item(id, status));
+                items.add(errorType == null || status < 300 ? item(id, status) : BulkResponseItem.of(i -> i
+                    .operationType(OperationType.Index).index("docs").id(id).status(status)
+                    .error(e -> e.type(errorType).reason("index [docs] blocked by: [status " + status + "]"))));
             }
             return BulkResponse.of(b -> b.errors(items.stream().anyMatch(i -> i.error() != null)).took(1).items(items));
         }
@@ -252,6 +256,32 @@ class ConditionalWritesTest {
         bulk.sent.clear();
         assertThatThrownBy(() -> engine().abortOnDenied(true).build().write(docs("a", "b")))
             .isInstanceOfSatisfying(ElasticsearchException.class, e -> assertThat(e.status()).isEqualTo(403));
+    }
+
+    @Test
+    void shouldFailTheWholeWriteAtAnIndexBlockAtOnceOrWhenItsRejectionsOutlastThePolicy() throws IOException {
+        bulk.errorType = "cluster_block_exception";
+        bulk.answer("a", 403);
+        assertThatThrownBy(() -> engine().abortOnBlock(true).build().write(docs("b", "a", "c")))
+            .isInstanceOfSatisfying(ElasticsearchException.class, e -> {
+                assertThat(e.status()).isEqualTo(403);
+                assertThat(Reasons.of(e)).contains("cluster_block_exception", "index [docs] blocked by");
+            });
+        assertThat(log.calls).as("the rest of the answer is still reported").contains("written b", "written c")
+            .noneMatch(c -> c.startsWith("failed"));
+        assertThat(bulk.requests).hasSize(1);
+
+        bulk.sent.clear();
+        bulk.requests.clear();
+        log.calls.clear();
+        bulk.answer("a", 429, 429, 429);
+        assertThatThrownBy(() -> engine().abortOnBlock(true).build().write(docs("a")))
+            .isInstanceOfSatisfying(ElasticsearchException.class, e -> assertThat(e.status()).isEqualTo(429));
+        assertThat(bulk.requests).as("a 429 block is retried under the policy first").hasSize(3);
+        assertThat(log.calls).noneMatch(c -> c.startsWith("gave up"));
+
+        bulk.sent.clear();
+        assertThat(engine().build().write(docs("a")).gaveUp()).as("without the option, the item's own outcome").isOne();
     }
 
     @Test
