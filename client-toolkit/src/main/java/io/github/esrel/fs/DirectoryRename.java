@@ -40,9 +40,11 @@ final class DirectoryRename {
     private final TreePath to;
     private final long token;
     private final BooleanSupplier held;
+    private final boolean continuing;
 
-    DirectoryRename(FileTree tree, TreePath from, TreePath to, long token, BooleanSupplier held) {
+    DirectoryRename(FileTree tree, TreePath from, TreePath to, long token, BooleanSupplier held, boolean continuing) {
         this.tree = tree;
+        this.continuing = continuing;
         this.from = from;
         this.to = to;
         this.token = token;
@@ -54,8 +56,14 @@ final class DirectoryRename {
         if (total == 0) {
             return FileTree.refused("no files below " + from);
         }
-        if (tree.count(to.value()) > 0 || tree.read(to.value()).isPresent()) {
-            return FileTree.refused(to + " already exists");
+        if (tree.read(to.value()).isPresent()) {
+            return FileTree.refused(to + " already exists as a file");
+        }
+        if (!continuing && tree.count(to.value()) > 0) {
+            // Files are moved in place (their _id stays), so a rename stopped part way left each file in one place:
+            // the caller who knows that is what happened finishes it with continueRenameDirectory.
+            return FileTree.refused(to + " already exists (if an earlier rename of " + from + " to " + to + " stopped part"
+                + " way, finish it with continueRenameDirectory)");
         }
         notifyStarted(total);
         long moved = 0;

@@ -318,10 +318,32 @@ public final class FileTree {
      * @return {@link RenameResult.Status#DONE}, or why not
      * @throws IllegalArgumentException if a path is not valid, {@code from} is the root, or one path is
      *     inside the other
-     * @throws FsException if the cluster fails; files moved before the failure stay moved, and running
-     *     the same rename again moves the rest
+     * @throws FsException if the cluster fails; files moved before the failure stay moved, and
+     *     {@link #continueRenameDirectory} moves the rest
      */
     public RenameResult renameDirectory(String from, String to) {
+        return renameDirectory(from, to, false);
+    }
+
+    /**
+     * Finishes a {@link #renameDirectory} that stopped part way (an {@link FsException}, a
+     * {@link RenameResult.Status#FENCED} result, a crash): moves the files still below {@code from} into {@code to},
+     * which, unlike for {@code renameDirectory}, may already hold files: those the stopped rename moved (files are
+     * moved in place, so each is in exactly one of the two directories). Same locks, fencing and listener. Only call it
+     * for a rename you know stopped: it would also merge {@code from} into an unrelated directory {@code to}.
+     *
+     * @param from the directory being renamed
+     * @param to its new path
+     * @return {@link RenameResult.Status#DONE} with the files moved by this call, or why not ({@code REFUSED} when
+     *     nothing is left below {@code from})
+     * @throws IllegalArgumentException if a path is not valid, {@code from} is the root, or one path is inside the other
+     * @throws FsException if the cluster fails; call it again
+     */
+    public RenameResult continueRenameDirectory(String from, String to) {
+        return renameDirectory(from, to, true);
+    }
+
+    private RenameResult renameDirectory(String from, String to, boolean continuing) {
         TreePath src = TreePath.of(from);
         TreePath dst = TreePath.of(to);
         if (src.isRoot()) {
@@ -330,7 +352,7 @@ public final class FileTree {
         if (src.onSameBranch(dst)) {
             throw new IllegalArgumentException("cannot rename " + src + " to " + dst + ": one is inside the other");
         }
-        return withLocks(src, dst, (token, held) -> new DirectoryRename(this, src, dst, token, held).run());
+        return withLocks(src, dst, (token, held) -> new DirectoryRename(this, src, dst, token, held, continuing).run());
     }
 
     // ---- internals shared with DirectoryRename

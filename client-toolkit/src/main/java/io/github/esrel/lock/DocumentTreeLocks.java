@@ -92,6 +92,12 @@ import java.util.function.Function;
  * stays in the lock index. Use the plugin where it is installed: one request per operation, waiting on
  * the server.
  *
+ * <h2>Failures</h2>
+ * When the lock index is unavailable and Elasticsearch gives up (no active primary, a node that cannot be
+ * reached), the operation throws a {@link TreeLockException} with status 503 and
+ * {@link TreeLockException#retryable()} true, as {@link PluginTreeLocks} does for the same outage. Binding a
+ * grant to the user ({@link LockRequest.Builder#bindToUser}) is not supported and refused.
+ *
  * <h2>Document locks</h2>
  * {@link #lockDocuments} is seed 000's document locking: lock documents for many ids created (or
  * taken over from expired holders) in one bulk request carrying the owner, all or nothing, leased and
@@ -149,6 +155,25 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
     @Override
     public Backend backend() {
         return Backend.DOCUMENTS;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Lock documents cannot be bound to a user: anyone who may write the lock index may change them. So a
+     * request with {@link LockRequest.Builder#bindToUser} is refused, never served unbound.
+     *
+     * @throws IllegalArgumentException if the request asks to bind the grant to the user
+     */
+    @Override
+    public AcquireResult<TreeLock> acquire(LockRequest request) {
+        Objects.requireNonNull(request, "request cannot be null");
+        if (request.bindToUser()) {
+            throw new IllegalArgumentException("cannot bind a lock to the user with lock documents (" + request
+                + "): anyone who may write the lock index [" + docs.lockIndex + "] may change them; bindToUser needs"
+                + " the esrel plugin (PluginTreeLocks), which enforces it on the server");
+        }
+        return super.acquire(request);
     }
 
     /**
@@ -421,7 +446,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             return Indices.exists(docs.client, engine.index);
         } catch (ElasticsearchException e) {
             throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e.getMessage(),
-                e.status(), e);
+                TreeLockException.providerStatus(e.status()), e);
         } catch (IOException e) {
             throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e, 0, e);
         }

@@ -20,6 +20,11 @@ abstract class EngineTreeLocks implements TreeLocks {
     /** The backend's requests. */
     abstract LockStore store();
 
+    /** The backend's requests for this acquisition: by default those of every request. */
+    LockStore store(LockRequest request) {
+        return store();
+    }
+
     @Override
     public String index() {
         return engine.index;
@@ -28,7 +33,7 @@ abstract class EngineTreeLocks implements TreeLocks {
     @Override
     public AcquireResult<TreeLock> acquire(LockRequest request) {
         Objects.requireNonNull(request, "request cannot be null");
-        return engine.acquire(store(), request);
+        return engine.acquire(store(request), request);
     }
 
     @Override

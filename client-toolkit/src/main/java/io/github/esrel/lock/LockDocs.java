@@ -235,7 +235,7 @@ final class LockDocs {
             int i = written.get(j);
             if (item.status() != 409) {
                 throw new TreeLockException("cannot write lock document " + targets.get(i).id() + " in [" + lockIndex + "]: "
-                    + item.error().type() + ": " + item.error().reason(), item.status(), null);
+                    + item.error().type() + ": " + item.error().reason(), TreeLockException.providerStatus(item.status()), null);
             }
             results.set(i, update(targets.get(i), fn));
         }
@@ -413,7 +413,7 @@ final class LockDocs {
     }
 
     TreeLockException failure(String what, ElasticsearchException e) {
-        return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e.getMessage(), e.status(), e);
+        return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e.getMessage(), TreeLockException.providerStatus(e.status()), e);
     }
 
     TreeLockException failure(String what, IOException e) {

@@ -29,6 +29,7 @@ public final class LockRequest {
     private final Duration ttl;
     private final Duration wait;
     private final boolean autoRenew;
+    private final boolean bindToUser;
     private final TreeLockListener listener;
 
     private LockRequest(Builder b) {
@@ -38,6 +39,7 @@ public final class LockRequest {
         this.ttl = b.ttl;
         this.wait = b.wait;
         this.autoRenew = b.autoRenew;
+        this.bindToUser = b.bindToUser;
         this.listener = b.listener;
     }
 
@@ -149,6 +151,15 @@ public final class LockRequest {
     }
 
     /**
+     * Whether the grant is bound to the authenticated user of the client (see {@link Builder#bindToUser}).
+     *
+     * @return true if only that user (or one allowed to override bindings) may release or renew the lock
+     */
+    public boolean bindToUser() {
+        return bindToUser;
+    }
+
+    /**
      * The listener of this lock only, called besides the provider's.
      *
      * @return the listener, {@link TreeLockListener#NO_OP} when none was set
@@ -170,6 +181,7 @@ public final class LockRequest {
         b.ttl = ttl;
         b.wait = wait;
         b.autoRenew = autoRenew;
+        b.bindToUser = bindToUser;
         b.listener = listener;
         return b;
     }
@@ -178,7 +190,7 @@ public final class LockRequest {
     public String toString() {
         return mode.jsonName() + " " + path + (owner == null ? "" : " for " + owner)
             + (ttl == null ? "" : " ttl " + ttl.toMillis() + "ms") + (wait.isZero() ? "" : " waiting up to " + wait.toMillis() + "ms")
-            + (autoRenew ? "" : " without renewal");
+            + (autoRenew ? "" : " without renewal") + (bindToUser ? " bound to the user" : "");
     }
 
     /** Builder for {@link LockRequest}. Not thread-safe. */
@@ -189,6 +201,7 @@ public final class LockRequest {
         private Duration ttl;
         private Duration wait = Duration.ZERO;
         private boolean autoRenew = true;
+        private boolean bindToUser;
         private TreeLockListener listener = TreeLockListener.NO_OP;
 
         private Builder() {}
@@ -281,6 +294,26 @@ public final class LockRequest {
          */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
+            return this;
+        }
+
+        /**
+         * Binds the grant to the user the client authenticates as, so that only that user may release or
+         * renew it (or a user Elasticsearch security allows the action
+         * {@code cluster:admin/esrel/treelock/override_binding}, which the cluster privileges {@code manage}
+         * and {@code all} include). Default {@code false}: any user with {@code write} on the index who knows
+         * the owner and token (the listing shows them to anyone with {@code read}) may release or renew it.
+         *
+         * <p>Only the plugin can enforce this: {@link PluginTreeLocks} sends {@code "bind_to_user": true} (the
+         * server answers 400 when security is off, as there is no user to bind to). {@link DocumentTreeLocks}
+         * refuses a request with this option ({@link IllegalArgumentException}), because anyone who may write
+         * its lock documents may change them; it never ignores it.
+         *
+         * @param bindToUser true to bind the grant to the authenticated user
+         * @return this builder
+         */
+        public Builder bindToUser(boolean bindToUser) {
+            this.bindToUser = bindToUser;
             return this;
         }
 

@@ -35,6 +35,13 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
+ * <p><b>Failures.</b> When the lock index stays unavailable the server retries for 30 s and then answers
+ * 503 naming what it met; that, and a 502 or 504 on the way, is a {@link TreeLockException} with status
+ * 503 whose {@link TreeLockException#retryable()} is true, as {@link DocumentTreeLocks} reports the same
+ * outage. {@link LockRequest.Builder#bindToUser} binds a grant to the user the client authenticates as:
+ * another user's release or renewal (with the owner and token, through the REST API) is then refused with
+ * a 403.
+ *
  * <p>The target index must exist: the plugin resolves it (an alias of one index is fine) and
  * namespaces locks by the concrete index. A wait longer than 10 s is split into several server-side waits, so no request outlives the HTTP
  * client's socket timeout. An acquisition whose answer is lost (a timeout) may have been granted: that
@@ -43,10 +50,13 @@ import java.util.function.Function;
 public final class PluginTreeLocks extends EngineTreeLocks {
 
     private final Store store;
+    private final Store bindingStore;
 
     PluginTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        this.store = new Store(Clients.adopt(b.client), engine.index);
+        ElasticsearchClient client = Clients.adopt(b.client);
+        this.store = new Store(client, engine.index, false);
+        this.bindingStore = new Store(client, engine.index, true);
     }
 
     /**
@@ -102,6 +112,11 @@ public final class PluginTreeLocks extends EngineTreeLocks {
     }
 
     @Override
+    LockStore store(LockRequest request) {
+        return request.bindToUser() ? bindingStore : store;
+    }
+
+    @Override
     public Backend backend() {
         return Backend.PLUGIN;
     }
@@ -127,11 +142,13 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         private final ElasticsearchClient client;
         private final String index;
         private final String base;
+        private final boolean bindToUser;
 
-        Store(ElasticsearchClient client, String index) {
+        Store(ElasticsearchClient client, String index, boolean bindToUser) {
             this.client = client;
             this.index = index;
             this.base = base(index);
+            this.bindToUser = bindToUser;
         }
 
         @Override
@@ -148,6 +165,9 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             body.put("ttl", millis(ttl));
             if (!serverWait.isZero()) {
                 body.put("wait", millis(serverWait));
+            }
+            if (bindToUser) {
+                body.put("bind_to_user", true);
             }
             RestCall.Answer a = call("lock " + mode.jsonName() + " " + path, RestCall.post(base + "/acquire", Map.of(), body), 409);
             JsonObject o = json(a);
@@ -208,7 +228,9 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                     throw new TreeLockException("cannot " + what + " in [" + index + "]: the esrel plugin with tree locks"
                         + " is not installed on this cluster; use DocumentTreeLocks, or TreeLocks.of to pick it", e.status(), e);
                 }
-                throw new TreeLockException("cannot " + what + " in [" + index + "]: " + e.getMessage(), e.status(), e);
+                int status = TreeLockException.providerStatus(e.status());
+                throw new TreeLockException("cannot " + what + " in [" + index + "]: " + (status == TreeLockException.UNAVAILABLE
+                    ? "the lock service is unavailable, retry later: " : "") + e.getMessage(), status, e);
             } catch (IOException e) {
                 throw new TreeLockException("cannot " + what + " in [" + index + "]: " + e, 0, e);
             }

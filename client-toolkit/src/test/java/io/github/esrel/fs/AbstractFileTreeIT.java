@@ -114,6 +114,29 @@ abstract class AbstractFileTreeIT {
     }
 
     @Test
+    void shouldFinishARenameThatStoppedPartWayWhenAskedToContinueIt() {
+        for (int i = 0; i < 10; i++) {
+            write("/a/f" + i + ".txt", "file " + i);
+        }
+        // What a rename stopped after its first page leaves: some files already below the target.
+        for (int i = 0; i < 3; i++) {
+            assertThat(fs.renameFile("/a/f" + i + ".txt", "/b/f" + i + ".txt").status()).isEqualTo(RenameResult.Status.DONE);
+        }
+
+        RenameResult again = fs.renameDirectory("/a", "/b");
+        assertThat(again.status()).isEqualTo(RenameResult.Status.REFUSED);
+        assertThat(again.message()).contains("continueRenameDirectory");
+
+        RenameResult rest = fs.continueRenameDirectory("/a", "/b");
+        assertThat(rest.status()).as(rest.toString()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(rest.moved()).isEqualTo(7);
+        assertThat(fs.count("/a")).isZero();
+        assertThat(fs.count("/b")).isEqualTo(10);
+        assertThat(fs.read("/b/f9.txt")).map(FileDoc::contents).contains("file 9");
+        assertThat(fs.continueRenameDirectory("/a", "/b").status()).as("nothing left").isEqualTo(RenameResult.Status.REFUSED);
+    }
+
+    @Test
     void shouldRefuseTheSecondOfTwoConcurrentRenames() throws Exception {
         bulkWrite("/clinton", 300);
         CountDownLatch firstIsRunning = new CountDownLatch(1);

@@ -71,6 +71,16 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     }
 
     @Test
+    void shouldRefuseToBindALockToTheUserRatherThanIgnoreIt() {
+        TreeLocks locks = locks(namespace());
+        assertThatThrownBy(() -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("cannot bind a lock to the user with lock documents")
+            .hasMessageContaining("PluginTreeLocks");
+        assertThat(locks.list()).isEmpty();
+    }
+
+    @Test
     void shouldSayWhatToUseWhenThePluginIsMissing() {
         try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(client()).index(namespace()))) {
             assertThatThrownBy(() -> locks.acquire("/x", LockMode.EXCLUSIVE))

@@ -24,6 +24,26 @@ class LockRequestTest {
     }
 
     @Test
+    void shouldBindToTheUserOnlyWhenAsked() {
+        assertThat(LockRequest.exclusive("/a").bindToUser()).isFalse();
+        LockRequest bound = LockRequest.of(b -> b.path("/a").bindToUser(true));
+        assertThat(bound.bindToUser()).isTrue();
+        assertThat(bound.toString()).isEqualTo("exclusive /a bound to the user");
+        assertThat(bound.toBuilder().build().bindToUser()).isTrue();
+        assertThat(bound.toBuilder().bindToUser(false).build().bindToUser()).isFalse();
+    }
+
+    @Test
+    void shouldCallOnlyTheUnavailableStoreRetryable() {
+        assertThat(new TreeLockException("gave up", 503, null).retryable()).isTrue();
+        assertThat(new TreeLockException("refused", 403, null).retryable()).isFalse();
+        assertThat(new TreeLockException("no answer", 0, null).retryable()).isFalse();
+        assertThat(TreeLockException.providerStatus(502)).isEqualTo(503);
+        assertThat(TreeLockException.providerStatus(504)).isEqualTo(503);
+        assertThat(TreeLockException.providerStatus(409)).isEqualTo(409);
+    }
+
+    @Test
     void shouldBuildTheSeedsLocks() {
         assertThat(LockRequest.global().path().isRoot()).isTrue();
         assertThat(LockRequest.global().mode()).isEqualTo(LockMode.EXCLUSIVE);

@@ -63,4 +63,17 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
         assertThatThrownBy(() -> locks.acquire("/" + "x".repeat(2000), LockMode.SHARED))
             .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(400));
     }
+
+    @Test
+    void shouldSendTheBindingToThePluginWhichNeedsSecurityForIt() {
+        TreeLocks locks = locks(namespace());
+        // This node runs without security: there is no user to bind to, and the plugin says so.
+        assertThatThrownBy(() -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
+            .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                assertThat(e.status()).isEqualTo(400);
+                assertThat(e.retryable()).isFalse();
+                assertThat(e.getMessage()).contains("bind_to_user needs an authenticated user");
+            });
+        assertThat(locks.list()).isEmpty();
+    }
 }

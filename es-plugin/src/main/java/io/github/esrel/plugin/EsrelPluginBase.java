@@ -6,10 +6,12 @@ import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.TreeLockSettings;
 import io.github.esrel.plugin.lock.action.AcquireTreeLockAction;
 import io.github.esrel.plugin.lock.action.ListTreeLocksAction;
+import io.github.esrel.plugin.lock.action.OverrideTreeLockBindingAction;
 import io.github.esrel.plugin.lock.action.ReleaseTreeLockAction;
 import io.github.esrel.plugin.lock.action.RenewTreeLockAction;
 import io.github.esrel.plugin.lock.action.TransportAcquireTreeLockAction;
 import io.github.esrel.plugin.lock.action.TransportListTreeLocksAction;
+import io.github.esrel.plugin.lock.action.TransportOverrideTreeLockBindingAction;
 import io.github.esrel.plugin.lock.action.TransportReleaseTreeLockAction;
 import io.github.esrel.plugin.lock.action.TransportRenewTreeLockAction;
 import io.github.esrel.plugin.lock.rest.RestAcquireTreeLockAction;
@@ -85,7 +87,8 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
             factory.handler(AcquireTreeLockAction.INSTANCE, TransportAcquireTreeLockAction.class),
             factory.handler(ReleaseTreeLockAction.INSTANCE, TransportReleaseTreeLockAction.class),
             factory.handler(RenewTreeLockAction.INSTANCE, TransportRenewTreeLockAction.class),
-            factory.handler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class)
+            factory.handler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class),
+            factory.handler(OverrideTreeLockBindingAction.INSTANCE, TransportOverrideTreeLockBindingAction.class)
         );
     }
 

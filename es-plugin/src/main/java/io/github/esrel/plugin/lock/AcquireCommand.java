@@ -16,8 +16,31 @@ import java.util.Objects;
  * @param ttl       the lease, or null for the default (60 s, or the node's maximum if shorter)
  * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all (not
  *                  named {@code wait}, which {@link Object} already has)
+ * @param bindTo    the user to bind the grant to, or null for none (see {@link Grant#boundTo()})
  */
-public record AcquireCommand(String namespace, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue waitTime) {
+public record AcquireCommand(
+    String namespace,
+    String path,
+    LockMode mode,
+    String owner,
+    @Nullable TimeValue ttl,
+    @Nullable TimeValue waitTime,
+    @Nullable AuthenticatedUser bindTo
+) {
+
+    /**
+     * An acquire whose grant is bound to no user.
+     *
+     * @param namespace the concrete index whose locks these are
+     * @param path      the path to lock, valid
+     * @param mode      the mode on {@code path}
+     * @param owner     who will hold the grant, valid
+     * @param ttl       the lease, or null for the default
+     * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all
+     */
+    public AcquireCommand(String namespace, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue waitTime) {
+        this(namespace, path, mode, owner, ttl, waitTime, null);
+    }
 
     /**
      * Checks that the required components are present.

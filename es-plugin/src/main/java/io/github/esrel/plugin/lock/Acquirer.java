@@ -189,7 +189,16 @@ final class Acquirer {
         @Override
         public GroupCommitter.Decision<LockTable> apply(LockTable table) {
             long now = clock.getAsLong();
-            AcquireResult result = table.acquire(command.path(), command.mode(), command.owner(), ttlMillis, nonce, now, limits.maxLocks());
+            AcquireResult result = table.acquire(
+                command.path(),
+                command.mode(),
+                command.owner(),
+                command.bindTo(),
+                ttlMillis,
+                nonce,
+                now,
+                limits.maxLocks()
+            );
             if (result.outcome() == AcquireOutcome.GRANTED) {
                 return new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(Acquisition.granted(result.grant())));
             }

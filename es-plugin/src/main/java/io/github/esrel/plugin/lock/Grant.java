@@ -3,6 +3,7 @@ package io.github.esrel.plugin.lock;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
+import org.elasticsearch.core.Nullable;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -22,8 +23,12 @@ import java.util.Objects;
  * @param expiresAtMillis when the lease ends (epoch milliseconds, the granting node's clock)
  * @param nonce           a random number identifying the request that created the grant, so that a retry
  *                        of a write whose outcome was unknown recognises its own grant; never shown to clients
+ * @param boundTo         the user the grant is bound to ({@code "bind_to_user": true}): only that user, or one
+ *                        allowed to override bindings, may release or renew it; null if anyone may
  */
-public record Grant(String path, LockMode mode, String owner, long token, long expiresAtMillis, long nonce) implements Writeable {
+public record Grant(String path, LockMode mode, String owner, long token, long expiresAtMillis, long nonce, @Nullable AuthenticatedUser boundTo)
+    implements
+        Writeable {
 
     private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
         .withZone(ZoneOffset.UTC);
@@ -40,6 +45,41 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
     }
 
     /**
+     * A grant bound to no user.
+     *
+     * @param path            the locked path
+     * @param mode            the mode on {@code path}
+     * @param owner           who holds it
+     * @param token           the fencing token
+     * @param expiresAtMillis when the lease ends (epoch milliseconds)
+     * @param nonce           the random number of the request that created it
+     */
+    public Grant(String path, LockMode mode, String owner, long token, long expiresAtMillis, long nonce) {
+        this(path, mode, owner, token, expiresAtMillis, nonce, null);
+    }
+
+    /**
+     * Whether {@code caller} may release or renew this grant: anyone if it is bound to nobody, else the user it
+     * is bound to, or anyone the caller has shown may override bindings.
+     *
+     * @param caller who asks
+     * @return {@code true} if the binding lets the caller act on the grant
+     */
+    public boolean mayBeChangedBy(Caller caller) {
+        return boundTo == null || caller.overridesBindings() || boundTo.equals(caller.user());
+    }
+
+    /**
+     * This grant with a new lease end; everything else, its binding included, stays.
+     *
+     * @param expiresAtMillis the new end of the lease, epoch milliseconds
+     * @return the renewed grant
+     */
+    public Grant withExpiry(long expiresAtMillis) {
+        return new Grant(path, mode, owner, token, expiresAtMillis, nonce, boundTo);
+    }
+
+    /**
      * Reads a grant written by {@link #writeTo}, as transport messages carry it between nodes.
      *
      * @param in the stream to read from
@@ -47,7 +87,11 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
      * @throws IOException if the stream cannot be read
      */
     public static Grant readFrom(StreamInput in) throws IOException {
-        return new Grant(in.readString(), in.readEnum(LockMode.class), in.readString(), in.readLong(), in.readLong(), in.readLong());
+        Grant g = new Grant(in.readString(), in.readEnum(LockMode.class), in.readString(), in.readLong(), in.readLong(), in.readLong());
+        if (in.readBoolean()) {
+            g = new Grant(g.path, g.mode, g.owner, g.token, g.expiresAtMillis, g.nonce, new AuthenticatedUser(in.readString(), in.readString()));
+        }
+        return g;
     }
 
     @Override
@@ -58,6 +102,11 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
         out.writeLong(token);
         out.writeLong(expiresAtMillis);
         out.writeLong(nonce);
+        out.writeBoolean(boundTo != null);
+        if (boundTo != null) {
+            out.writeString(boundTo.name());
+            out.writeString(boundTo.realm());
+        }
     }
 
     /**

@@ -34,8 +34,8 @@ import java.util.concurrent.TimeUnit;
  *       overlap. Each round takes at most {@value #MAX_BATCH} mutations.</li>
  *   <li>Conflicts are retried at once for the first three attempts, then after a few random milliseconds;
  *       {@link Failure#TRANSIENT transient} failures after an exponential backoff; both only until each
- *       mutation's deadline, past which it fails ({@link VersionedStore#contended} after conflicts, else with
- *       the cause). {@link Failure#PERMANENT Permanent} failures fail the whole batch at once.</li>
+ *       mutation's deadline, past which it fails with {@link VersionedStore#gaveUp}, which hears how every
+ *       attempt failed. {@link Failure#PERMANENT Permanent} failures fail the whole batch at once.</li>
  * </ul>
  * Nothing blocks a thread: the store is asynchronous, and rounds run on the {@link TaskScheduler}. The committer
  * knows nothing about what the state means.
@@ -117,7 +117,7 @@ final class GroupCommitter<S> {
      * @param retryDeadlineNanos until when ({@link TaskScheduler#nanoTime()}) failed attempts are retried
      */
     void submit(String key, Mutation<S> mutation, long retryDeadlineNanos) {
-        Pending<S> pending = new Pending<>(Objects.requireNonNull(mutation, "mutation cannot be null"), retryDeadlineNanos);
+        Pending<S> pending = new Pending<>(Objects.requireNonNull(mutation, "mutation cannot be null"), scheduler.nanoTime(), retryDeadlineNanos);
         while (true) {
             KeyQueue<S> queue = queues.computeIfAbsent(key, KeyQueue::new);
             boolean start;
@@ -136,7 +136,38 @@ final class GroupCommitter<S> {
         }
     }
 
-    private record Pending<S>(Mutation<S> mutation, long retryDeadlineNanos) {}
+    /** A submitted mutation and what its failed attempts met; only its own rounds, which never overlap, touch it. */
+    private static final class Pending<S> {
+        final Mutation<S> mutation;
+        final long submittedNanos;
+        final long retryDeadlineNanos;
+        int conflicts;
+        int transientFailures;
+        Exception lastConflict;
+        Exception lastTransient;
+
+        Pending(Mutation<S> mutation, long submittedNanos, long retryDeadlineNanos) {
+            this.mutation = mutation;
+            this.submittedNanos = submittedNanos;
+            this.retryDeadlineNanos = retryDeadlineNanos;
+        }
+
+        void failed(Failure failure, Exception cause) {
+            if (failure == Failure.CONFLICT) {
+                conflicts++;
+                lastConflict = cause;
+            } else {
+                transientFailures++;
+                lastTransient = cause;
+            }
+        }
+
+        VersionedStore.Retries retries(long nowNanos) {
+            // Since submission, not since the first failure: a mutation may have queued behind a round that was
+            // retrying for most of its time.
+            return new VersionedStore.Retries(conflicts, transientFailures, lastConflict, lastTransient, nowNanos - submittedNanos);
+        }
+    }
 
     /** The mutations of one key on this node. Guarded by itself. */
     private static final class KeyQueue<S> {
@@ -272,13 +303,25 @@ final class GroupCommitter<S> {
         return ThreadLocalRandom.current().nextLong(backoff / 2, backoff + 1);
     }
 
-    /** Retries the batch after {@code delayMillis}, failing the mutations whose deadline has passed by then. */
+    /**
+     * Retries the batch after {@code delayMillis}, failing the mutations whose deadline has passed by then with
+     * what the store makes of their retries (never with the last cause alone, which may tell only half the story).
+     */
     private void retryLater(KeyQueue<S> queue, List<Pending<S>> batch, int attempt, long delayMillis, Exception cause, Failure failure) {
-        long at = scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        long now = scheduler.nanoTime();
+        long at = now + TimeUnit.MILLISECONDS.toNanos(delayMillis);
         List<Pending<S>> remaining = new ArrayList<>(batch.size());
         for (Pending<S> pending : batch) {
+            pending.failed(failure, cause);
             if (at - pending.retryDeadlineNanos > 0) {
-                fail(pending, failure == Failure.CONFLICT ? store.contended(cause) : cause);
+                Exception gaveUp;
+                try {
+                    gaveUp = store.gaveUp(queue.key, pending.retries(now));
+                } catch (RuntimeException e) {
+                    e.addSuppressed(cause);
+                    gaveUp = e;
+                }
+                fail(pending, gaveUp);
             } else {
                 remaining.add(pending);
             }

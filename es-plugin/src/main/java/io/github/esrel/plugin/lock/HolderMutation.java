@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.LockTable.HolderResult;
 
+import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ResourceNotFoundException;
 import org.elasticsearch.action.ActionListener;
@@ -13,8 +14,10 @@ import java.util.stream.Collectors;
 
 /**
  * A release or a renewal: a change to the live grant its holder names. Answers with the {@link HolderResult}
- * once the change is stored, a {@link ResourceNotFoundException} (404) when the path has no live grant, or an
- * {@link ElasticsearchStatusException} (409) when another owner or token holds it.
+ * once the change is stored, a {@link ResourceNotFoundException} (404) when the path has no live grant, an
+ * {@link ElasticsearchStatusException} (409) when another owner or token holds it, or an
+ * {@link ElasticsearchSecurityException} (403) when the grant is bound to another user and the caller may not
+ * override that.
  */
 final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
 
@@ -49,6 +52,10 @@ final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
             case DONE -> new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(result));
             case NOT_HELD -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(notHeld(grant)));
             case HELD_BY_OTHER -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(heldByOther(grant, result.holders())));
+            case BOUND_TO_OTHER_USER -> new GroupCommitter.Decision<>(
+                table,
+                () -> listener.onFailure(GrantBindings.refused(grant, result.holders().get(0).boundTo()))
+            );
         };
     }
 

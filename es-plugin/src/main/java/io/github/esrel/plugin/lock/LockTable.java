@@ -21,6 +21,7 @@ import java.util.Objects;
  *  "grants": [{"path": "/a/b", "mode": "exclusive", "owner": "worker-7", "token": 1764504000000017,
  *              "expires_at": 1764504060123, "nonce": -4102567348899437101}]}
  * </pre>
+ * A grant bound to a user also stores {@code "bound_user"} and {@code "bound_realm"}.
  *
  * <p>Time is passed in by the caller ({@code now}, epoch milliseconds): a grant is live while
  * {@code now < expires_at}, and an expired grant is ignored whether or not it has been pruned yet.
@@ -165,6 +166,34 @@ public final class LockTable {
      * @throws IllegalStateException if the fencing token space is exhausted
      */
     public AcquireResult acquire(String path, LockMode mode, String owner, long ttlMillis, long nonce, long now, int maxLocks) {
+        return acquire(path, mode, owner, null, ttlMillis, nonce, now, maxLocks);
+    }
+
+    /**
+     * {@link #acquire(String, LockMode, String, long, long, long, int)}, the grant bound to {@code boundTo}.
+     *
+     * @param path      the path to lock (valid)
+     * @param mode      the mode on {@code path}
+     * @param owner     the owner of the new grant
+     * @param boundTo   the user only who may release or renew the grant (besides those who may override
+     *                  bindings), or null for anyone
+     * @param ttlMillis the lease, in milliseconds from {@code now}
+     * @param nonce     the random number of the request, stored in the grant to recognise a retry
+     * @param now       the current time, epoch milliseconds
+     * @param maxLocks  the most live grants the table may hold
+     * @return the outcome, with the new table and the grant or the conflicting grants
+     * @throws IllegalStateException if the fencing token space is exhausted
+     */
+    public AcquireResult acquire(
+        String path,
+        LockMode mode,
+        String owner,
+        @Nullable AuthenticatedUser boundTo,
+        long ttlMillis,
+        long nonce,
+        long now,
+        int maxLocks
+    ) {
         int live = 0;
         for (Grant g : grants) {
             if (g.expiredAt(now) == false) {
@@ -182,7 +211,7 @@ public final class LockTable {
             return new AcquireResult(AcquireOutcome.FULL, this, null, List.of());
         }
         long token = nextToken(now);
-        Grant grant = new Grant(path, mode, owner, token, now + ttlMillis, nonce);
+        Grant grant = new Grant(path, mode, owner, token, now + ttlMillis, nonce, boundTo);
         List<Grant> next = new ArrayList<>(live + 1);
         next.addAll(live(now));
         next.add(grant);
@@ -196,7 +225,9 @@ public final class LockTable {
         /** No live grant on the path: never held, released or expired (404). */
         NOT_HELD,
         /** The path is held, but not by this owner and token (409). */
-        HELD_BY_OTHER
+        HELD_BY_OTHER,
+        /** The grant is there, but bound to another user, and the caller may not override bindings (403). */
+        BOUND_TO_OTHER_USER
     }
 
     /**
@@ -206,7 +237,8 @@ public final class LockTable {
      * @param table   the table after the request
      * @param grant   the grant released or renewed (after renewal), when {@link HolderOutcome#DONE}; null
      *                when a release is reported done because an earlier attempt may have removed it
-     * @param holders the live grants on the path, when {@link HolderOutcome#HELD_BY_OTHER}
+     * @param holders the live grants on the path, when {@link HolderOutcome#HELD_BY_OTHER}; the grant itself
+     *                when {@link HolderOutcome#BOUND_TO_OTHER_USER}
      */
     public record HolderResult(HolderOutcome outcome, LockTable table, @Nullable Grant grant, List<Grant> holders) {}
 
@@ -224,7 +256,26 @@ public final class LockTable {
      * @return the outcome, with the new table and the released grant or the holders of the path
      */
     public HolderResult release(String path, String owner, long token, long now, boolean earlierWriteMayHaveApplied) {
+        return release(path, owner, token, Caller.of(null), now, earlierWriteMayHaveApplied);
+    }
+
+    /**
+     * {@link #release(String, String, long, long, boolean)} on behalf of {@code caller}: a grant bound to another
+     * user is left alone ({@link HolderOutcome#BOUND_TO_OTHER_USER}) unless the caller overrides bindings.
+     *
+     * @param path                       the path of the grant
+     * @param owner                      the owner of the grant
+     * @param token                      the fencing token of the grant
+     * @param caller                     who asks
+     * @param now                        the current time, epoch milliseconds
+     * @param earlierWriteMayHaveApplied as for {@link #release(String, String, long, long, boolean)}
+     * @return the outcome, with the new table and the released grant, the holders of the path, or the bound grant
+     */
+    public HolderResult release(String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
         Grant match = find(path, owner, token, now);
+        if (match != null && match.mayBeChangedBy(caller) == false) {
+            return new HolderResult(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
+        }
         if (match != null) {
             List<Grant> next = new ArrayList<>(grants.size());
             for (Grant g : grants) {
@@ -252,11 +303,30 @@ public final class LockTable {
      * @return the outcome, with the new table and the renewed grant or the holders of the path
      */
     public HolderResult renew(String path, String owner, long token, long ttlMillis, long now) {
+        return renew(path, owner, token, Caller.of(null), ttlMillis, now);
+    }
+
+    /**
+     * {@link #renew(String, String, long, long, long)} on behalf of {@code caller}: a grant bound to another user
+     * is left alone ({@link HolderOutcome#BOUND_TO_OTHER_USER}) unless the caller overrides bindings.
+     *
+     * @param path      the path of the grant
+     * @param owner     the owner of the grant
+     * @param token     the fencing token of the grant
+     * @param caller    who asks
+     * @param ttlMillis the new lease, in milliseconds from {@code now}
+     * @param now       the current time, epoch milliseconds
+     * @return the outcome, with the new table and the renewed grant, the holders of the path, or the bound grant
+     */
+    public HolderResult renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
         Grant match = find(path, owner, token, now);
         if (match == null) {
             return notHeldOrHeldByOther(path, now);
         }
-        Grant renewed = new Grant(match.path(), match.mode(), match.owner(), match.token(), now + ttlMillis, match.nonce());
+        if (match.mayBeChangedBy(caller) == false) {
+            return new HolderResult(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
+        }
+        Grant renewed = match.withExpiry(now + ttlMillis);
         List<Grant> next = new ArrayList<>(grants.size());
         for (Grant g : grants) {
             if (g == match) {
@@ -326,8 +396,11 @@ public final class LockTable {
                 .field("owner", g.owner())
                 .field("token", g.token())
                 .field("expires_at", g.expiresAtMillis())
-                .field("nonce", g.nonce())
-                .endObject();
+                .field("nonce", g.nonce());
+            if (g.boundTo() != null) {
+                builder.field("bound_user", g.boundTo().name()).field("bound_realm", g.boundTo().realm());
+            }
+            builder.endObject();
         }
         builder.endArray();
         return builder.endObject();
@@ -354,7 +427,8 @@ public final class LockTable {
                         (String) g.get("owner"),
                         ((Number) g.get("token")).longValue(),
                         ((Number) g.get("expires_at")).longValue(),
-                        ((Number) g.get("nonce")).longValue()
+                        ((Number) g.get("nonce")).longValue(),
+                        g.get("bound_user") == null ? null : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm"))
                     )
                 );
             }

@@ -1,6 +1,5 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ExceptionsHelper;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.DocWriteRequest;
@@ -8,14 +7,9 @@ import org.elasticsearch.action.DocWriteResponse;
 import org.elasticsearch.action.get.GetRequest;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.index.IndexRequest;
-import org.elasticsearch.action.support.TransportActions;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.index.IndexNotFoundException;
-import org.elasticsearch.index.engine.VersionConflictEngineException;
-import org.elasticsearch.node.NodeClosedException;
-import org.elasticsearch.rest.RestStatus;
-import org.elasticsearch.transport.ConnectTransportException;
 import org.elasticsearch.xcontent.XContentFactory;
 
 import java.util.function.LongSupplier;
@@ -107,27 +101,11 @@ final class LockTableStore implements VersionedStore<LockTable> {
 
     @Override
     public Failure classify(Exception failure) {
-        Throwable t = ExceptionsHelper.unwrapCause(failure);
-        if (t instanceof VersionConflictEngineException) {
-            return Failure.CONFLICT;
-        }
-        if (TransportActions.isShardNotAvailableException(t) || t instanceof NodeClosedException || t instanceof ConnectTransportException) {
-            return Failure.TRANSIENT;
-        }
-        RestStatus status = ExceptionsHelper.status(t);
-        boolean transientStatus = status == RestStatus.SERVICE_UNAVAILABLE
-            || status == RestStatus.TOO_MANY_REQUESTS
-            || status == RestStatus.GATEWAY_TIMEOUT
-            || status == RestStatus.REQUEST_TIMEOUT;
-        return transientStatus ? Failure.TRANSIENT : Failure.PERMANENT;
+        return LockTableFailures.classify(failure);
     }
 
     @Override
-    public Exception contended(Exception lastConflict) {
-        return new ElasticsearchStatusException(
-            "the lock table was changed concurrently on every attempt for " + TreeLockService.RETRY_TIMEOUT + "; retry",
-            RestStatus.SERVICE_UNAVAILABLE,
-            lastConflict
-        );
+    public Exception gaveUp(String namespace, Retries retries) {
+        return LockTableFailures.gaveUp(namespace, retries);
     }
 }

@@ -47,7 +47,6 @@ public final class TreeLockService {
     static final TimeValue RETRY_TIMEOUT = TimeValue.timeValueSeconds(30);
 
     private final ThreadContext threadContext;
-    private final VersionedStore<LockTable> store;
     private final TaskScheduler scheduler;
     private final TreeLockLimits limits;
     private final LongSupplier clock;
@@ -76,7 +75,6 @@ public final class TreeLockService {
     /** @param clock epoch milliseconds; leases are measured with it */
     TreeLockService(ThreadContext threadContext, VersionedStore<LockTable> store, TaskScheduler scheduler, TreeLockLimits limits, LongSupplier clock) {
         this.threadContext = threadContext;
-        this.store = store;
         this.scheduler = scheduler;
         this.limits = limits;
         this.clock = clock;
@@ -94,7 +92,8 @@ public final class TreeLockService {
      *                     {@code IllegalArgumentException} for a ttl or wait over the node's maximum, a 429
      *                     {@code ElasticsearchStatusException} when the table is full, a
      *                     {@code TaskCancelledException} when cancelled, a 503 when the lock index stays
-     *                     unavailable; called in the caller's thread context
+     *                     unavailable (saying how long it was retried and the last cause); called in the
+     *                     caller's thread context
      */
     public void acquire(AcquireCommand command, Cancellation cancellation, ActionListener<Acquisition> listener) {
         acquirer.acquire(command, cancellation, callersContext(listener));
@@ -104,15 +103,18 @@ public final class TreeLockService {
      * Releases the grant, and with it the shared locks it took on the ancestors.
      *
      * @param grant    the grant to release
+     * @param caller   who asks: a grant bound to another user is released only if it overrides bindings
      * @param listener gets {@code null} once released, or a {@code ResourceNotFoundException} (404) when the
-     *                 path has no live grant, or an {@code ElasticsearchStatusException} (409) when another owner
-     *                 or token holds it; called in the caller's thread context
+     *                 path has no live grant, an {@code ElasticsearchStatusException} (409) when another owner
+     *                 or token holds it, a {@link GrantBindings#refused} 403 when it is bound to another user, a
+     *                 503 when the lock index stays unavailable; called in the caller's thread context
      */
-    public void release(GrantRef grant, ActionListener<Void> listener) {
+    public void release(GrantRef grant, Caller caller, ActionListener<Void> listener) {
         HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) -> table.release(
             grant.path(),
             grant.owner(),
             grant.token(),
+            caller,
             now,
             earlierWriteMayHaveApplied
         );
@@ -124,13 +126,12 @@ public final class TreeLockService {
      * Sets the lease of the grant to end {@code ttl} from now.
      *
      * @param grant    the grant to renew
+     * @param caller   who asks: a grant bound to another user is renewed only if it overrides bindings
      * @param ttl      the new lease, or null for the default (60 s, or the node's maximum if shorter)
      * @param listener gets the renewed grant, or an {@code IllegalArgumentException} for a ttl over the node's
-     *                 maximum, a {@code ResourceNotFoundException} (404) when the path has no live grant, or an
-     *                 {@code ElasticsearchStatusException} (409) when another owner or token holds it; called in
-     *                 the caller's thread context
+     *                 maximum, or the failures of {@link #release}; called in the caller's thread context
      */
-    public void renew(GrantRef grant, @Nullable TimeValue ttl, ActionListener<Grant> listener) {
+    public void renew(GrantRef grant, Caller caller, @Nullable TimeValue ttl, ActionListener<Grant> listener) {
         long ttlMillis;
         try {
             ttlMillis = limits.ttlMillis(ttl);
@@ -138,23 +139,37 @@ public final class TreeLockService {
             listener.onFailure(e);
             return;
         }
-        HolderMutation.Change renew = (table, now, ignored) -> table.renew(grant.path(), grant.owner(), grant.token(), ttlMillis, now);
+        HolderMutation.Change renew = (table, now, ignored) -> table.renew(grant.path(), grant.owner(), grant.token(), caller, ttlMillis, now);
         ActionListener<HolderResult> renewed = callersContext(listener).map(HolderResult::grant);
         submit(grant.namespace(), new HolderMutation(grant, renew, clock, renewed), scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
     }
 
     /**
-     * The live grants of the namespace on {@code prefix} or below it. Reads the table once, in real time, and
-     * writes nothing; a namespace without a table lists no grants.
+     * The live grants of the namespace on {@code prefix} or below it. Reads the table in real time (sharing the
+     * read of a round of the namespace's group commit) and writes nothing; a namespace without a table lists no
+     * grants. Transient failures are retried as for the other operations.
      *
      * @param namespace the concrete index
      * @param prefix    the top of the subtree, valid; {@link TreePath#ROOT} for every grant
-     * @param listener  gets the grants sorted by path, then token, or the failure; called in the caller's
-     *                  thread context
+     * @param listener  gets the grants sorted by path, then token, or the failure (a 503 when the lock index
+     *                  stays unavailable); called in the caller's thread context
      */
     public void list(String namespace, String prefix, ActionListener<List<Grant>> listener) {
         ActionListener<List<Grant>> answer = callersContext(listener);
-        asSystem(() -> store.read(namespace, answer.map(read -> read.state().liveAtOrBelow(prefix, clock.getAsLong()))));
+        // A mutation that changes nothing: answered right after its round's read, and retried like the others.
+        GroupCommitter.Mutation<LockTable> read = new GroupCommitter.Mutation<>() {
+            @Override
+            public GroupCommitter.Decision<LockTable> apply(LockTable table) {
+                List<Grant> grants = table.liveAtOrBelow(prefix, clock.getAsLong());
+                return new GroupCommitter.Decision<>(table, () -> answer.onResponse(grants));
+            }
+
+            @Override
+            public void fail(Exception e) {
+                answer.onFailure(e);
+            }
+        };
+        submit(namespace, read, scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
     }
 
     private void submit(String namespace, GroupCommitter.Mutation<LockTable> mutation, long retryDeadlineNanos) {

@@ -1,6 +1,7 @@
 package io.github.esrel.plugin.lock;
 
 import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.core.Nullable;
 
 /**
  * Where a {@link GroupCommitter} keeps its states: one per key, read together with its version and replaced
@@ -53,6 +54,23 @@ interface VersionedStore<S> {
     /** What a failure of {@link #read} or {@link #write} means for the committer. */
     Failure classify(Exception failure);
 
-    /** The failure to give a waiter whose retries ran out while every write met a conflict. */
-    Exception contended(Exception lastConflict);
+    /**
+     * What the retries of one mutation met before its deadline passed: how many attempts failed and how, the
+     * last failure of each kind, and how long it was tried.
+     *
+     * @param conflicts         attempts whose write met a {@link Failure#CONFLICT}
+     * @param transientFailures attempts whose read or write failed with a {@link Failure#TRANSIENT} failure
+     * @param lastConflict      the last conflict, null if none
+     * @param lastTransient     the last transient failure, null if none
+     * @param triedNanos        from the submission of the mutation to giving up
+     */
+    record Retries(int conflicts, int transientFailures, @Nullable Exception lastConflict, @Nullable Exception lastTransient, long triedNanos) {}
+
+    /**
+     * The failure to give a waiter whose retries ran out: it must say what really happened (contention, or the
+     * store being unavailable, and the last cause).
+     *
+     * @param key the key whose state the mutation was changing
+     */
+    Exception gaveUp(String key, Retries retries);
 }

@@ -270,7 +270,7 @@ class GroupCommitterTest {
     }
 
     @Test
-    void shouldFailWithTheCauseWhenTransientFailuresOutlastTheDeadlineAndGoOnWithTheOthers() {
+    void shouldGiveUpWithTheRetriesWhenTransientFailuresOutlastTheDeadlineAndGoOnWithTheOthers() {
         for (int i = 0; i < 100; i++) {
             store.failNextRead(new InMemoryStore.Unavailable("no primary " + i));
         }
@@ -280,7 +280,14 @@ class GroupCommitterTest {
         committer.submit(KEY, longDeadline, scheduler.nanoTime() + TimeUnit.HOURS.toNanos(1));
 
         scheduler.advance(1_000);
-        assertThat(shortDeadline.failure.get()).isInstanceOf(InMemoryStore.Unavailable.class);
+        assertThat(shortDeadline.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class).hasCauseInstanceOf(InMemoryStore.Unavailable.class);
+        InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) shortDeadline.failure.get();
+        assertThat(gaveUp.key).isEqualTo(KEY);
+        assertThat(gaveUp.retries.conflicts()).isZero();
+        assertThat(gaveUp.retries.transientFailures()).isGreaterThan(1);
+        assertThat(gaveUp.retries.lastConflict()).isNull();
+        // Tried from its submission until the deadline, give or take the last backoff.
+        assertThat(gaveUp.retries.triedNanos()).isBetween(TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1));
         assertThat(longDeadline.answers).hasValue(0);
 
         scheduler.runUntilIdle(TimeUnit.HOURS.toMillis(1));
@@ -290,7 +297,7 @@ class GroupCommitterTest {
     }
 
     @Test
-    void shouldGiveUpOnConflictsAtTheDeadlineWithTheContendedFailure() {
+    void shouldGiveUpOnConflictsAtTheDeadlineReportingOnlyConflicts() {
         for (int i = 0; i < 10_000; i++) {
             int n = i;
             store.interfereBeforeNextWrite(state -> List.of("foreign" + n));
@@ -299,11 +306,58 @@ class GroupCommitterTest {
         committer.submit(KEY, m, scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
         scheduler.runUntilIdle(10_000);
 
-        assertThat(m.failure.get()).isInstanceOf(InMemoryStore.Contended.class).hasCauseInstanceOf(InMemoryStore.Conflict.class);
+        assertThat(m.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class).hasCauseInstanceOf(InMemoryStore.Conflict.class);
+        InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) m.failure.get();
+        assertThat(gaveUp.retries.transientFailures()).isZero();
+        assertThat(gaveUp.retries.conflicts()).isEqualTo(store.writeAttempts());
         assertThat(m.answers).hasValue(1);
         assertThat(scheduler.elapsedMillis()).isLessThanOrEqualTo(500);
         assertThat(store.writeAttempts()).as("retried until the deadline").isGreaterThan(5);
         assertThat(store.state(KEY)).doesNotContain("m");
+    }
+
+    /**
+     * During a failover the last attempt may well meet a conflict (a retried write of its own that was applied)
+     * after many that found no primary: the give-up must hear both, not only the last.
+     */
+    @Test
+    void shouldGiveUpWithEveryKindOfFailureItMetWhenTheLastWasAConflict() {
+        for (int i = 0; i < 5; i++) {
+            store.failNextRead(new InMemoryStore.Unavailable("no primary " + i));
+        }
+        for (int i = 0; i < 10_000; i++) {
+            int n = i;
+            store.interfereBeforeNextWrite(state -> List.of("foreign" + n));
+        }
+        Append m = new Append("m");
+        committer.submit(KEY, m, scheduler.nanoTime() + TimeUnit.SECONDS.toNanos(2));
+        scheduler.runUntilIdle(10_000);
+
+        InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) m.failure.get();
+        assertThat(gaveUp.retries.transientFailures()).isEqualTo(5);
+        assertThat(gaveUp.retries.lastTransient()).hasMessage("no primary 4");
+        assertThat(gaveUp.retries.conflicts()).isGreaterThan(0);
+        assertThat(gaveUp.retries.lastConflict()).isInstanceOf(InMemoryStore.Conflict.class);
+        assertThat(gaveUp).hasCauseInstanceOf(InMemoryStore.Unavailable.class);
+        assertThat(m.answers).hasValue(1);
+    }
+
+    /** A mutation that queued behind a retrying round reports the time since it was submitted, not only its own tries. */
+    @Test
+    void shouldCountTheTimeAMutationQueuedBehindARetryingRound() {
+        for (int i = 0; i < 10_000; i++) {
+            store.failNextRead(new InMemoryStore.Unavailable("no primary " + i));
+        }
+        Append first = new Append("first");
+        committer.submit(KEY, first, scheduler.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        scheduler.runReady();
+        Append queued = new Append("queued");
+        committer.submit(KEY, queued, scheduler.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        scheduler.runUntilIdle(60_000);
+
+        InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) queued.failure.get();
+        assertThat(gaveUp.retries.triedNanos()).as("its own tries took little").isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(first.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class);
     }
 
     @Test

@@ -32,10 +32,15 @@ class InMemoryStore<S> implements VersionedStore<S> {
         }
     }
 
-    /** What {@link #contended} gives. */
-    static final class Contended extends RuntimeException {
-        Contended(Exception cause) {
-            super("contended", cause);
+    /** What {@link #gaveUp} gives: the retries as the committer reported them. */
+    static final class GaveUp extends RuntimeException {
+        final String key;
+        final Retries retries;
+
+        GaveUp(String key, Retries retries) {
+            super("gave up on " + key + ": " + retries, retries.lastTransient() != null ? retries.lastTransient() : retries.lastConflict());
+            this.key = key;
+            this.retries = retries;
         }
     }
 
@@ -126,8 +131,8 @@ class InMemoryStore<S> implements VersionedStore<S> {
     }
 
     @Override
-    public Exception contended(Exception lastConflict) {
-        return new Contended(lastConflict);
+    public Exception gaveUp(String key, Retries retries) {
+        return new GaveUp(key, retries);
     }
 
     private Versioned<S> current(String key) {

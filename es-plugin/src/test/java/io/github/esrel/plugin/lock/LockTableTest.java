@@ -293,6 +293,55 @@ class LockTableTest {
             .hasMessageContaining("corrupt");
     }
 
+    private static final AuthenticatedUser ALICE = new AuthenticatedUser("alice", "file1");
+
+    @Test
+    void shouldLetOnlyTheBoundUserOrAnOverridingCallerReleaseOrRenewABoundGrant() {
+        AcquireResult acquired = table.acquire("/a/b", EXCLUSIVE, "w1", ALICE, TTL, nonce++, NOW, MAX);
+        table = acquired.table();
+        Grant g = acquired.grant();
+        assertThat(g.boundTo()).isEqualTo(ALICE);
+        Caller bob = Caller.of(new AuthenticatedUser("bob", "file1"));
+        Caller otherAlice = Caller.of(new AuthenticatedUser("alice", "ldap1"));
+        Caller nobody = Caller.of(null);
+
+        for (Caller other : List.of(bob, otherAlice, nobody)) {
+            HolderResult release = table.release("/a/b", "w1", g.token(), other, NOW, false);
+            assertThat(release.outcome()).as("%s", other).isEqualTo(HolderOutcome.BOUND_TO_OTHER_USER);
+            assertThat(release.holders()).containsExactly(g);
+            assertThat(release.table()).isSameAs(table);
+            assertThat(table.renew("/a/b", "w1", g.token(), other, TTL, NOW).outcome()).as("%s", other).isEqualTo(HolderOutcome.BOUND_TO_OTHER_USER);
+        }
+        // The owner and token still come first: a wrong one is a 409 / 404 whoever asks.
+        assertThat(table.release("/a/b", "w2", g.token(), bob, NOW, false).outcome()).isEqualTo(HolderOutcome.HELD_BY_OTHER);
+
+        HolderResult renewed = table.renew("/a/b", "w1", g.token(), Caller.of(ALICE), 2 * TTL, NOW + 1);
+        assertThat(renewed.outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(renewed.grant().boundTo()).as("renewal keeps the binding").isEqualTo(ALICE);
+        assertThat(renewed.grant().expiresAtMillis()).isEqualTo(NOW + 1 + 2 * TTL);
+        assertThat(table.release("/a/b", "w1", g.token(), bob.overriding(), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a/b", "w1", g.token(), Caller.of(ALICE), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+    }
+
+    @Test
+    void shouldLetAnyoneReleaseAnUnboundGrant() {
+        Grant g = grant("/a", EXCLUSIVE, "w1");
+        assertThat(g.boundTo()).isNull();
+        assertThat(table.release("/a", "w1", g.token(), Caller.of(ALICE), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a", "w1", g.token(), Caller.of(null), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+    }
+
+    @Test
+    void shouldStoreTheBinding() throws IOException {
+        table = table.acquire("/a", EXCLUSIVE, "w1", ALICE, TTL, 7, NOW, MAX).table();
+        table = table.acquire("/b", EXCLUSIVE, "w1", null, TTL, 8, NOW, MAX).table();
+        String json = Strings.toString(table.toXContent(XContentFactory.jsonBuilder(), "fs", NOW));
+        assertThat(json).contains("\"bound_user\":\"alice\",\"bound_realm\":\"file1\"");
+        LockTable read = LockTable.fromSource(XContentHelper.convertToMap(XContentType.JSON.xContent(), json, false));
+        assertThat(read).isEqualTo(table);
+        assertThat(read.grants()).extracting(Grant::boundTo).containsExactly(ALICE, null);
+    }
+
     /**
      * A model check: thousands of random requests over a small tree with a moving clock. After every step no
      * two live grants may conflict, and every token must be above all earlier ones.

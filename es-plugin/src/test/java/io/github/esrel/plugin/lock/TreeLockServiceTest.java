@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock;
 
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ResourceNotFoundException;
+import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.AbstractScopedSettings;
@@ -148,14 +149,14 @@ class TreeLockServiceTest {
 
     private Answer<Void> release(Grant g) {
         Answer<Void> answer = new Answer<>();
-        service.release(new GrantRef(NS, g.path(), g.owner(), g.token()), answer);
+        service.release(new GrantRef(NS, g.path(), g.owner(), g.token()), Caller.of(null), answer);
         scheduler.runReady();
         return answer;
     }
 
     private Answer<Grant> renew(Grant g, @Nullable TimeValue ttl) {
         Answer<Grant> answer = new Answer<>();
-        service.renew(new GrantRef(NS, g.path(), g.owner(), g.token()), ttl, answer);
+        service.renew(new GrantRef(NS, g.path(), g.owner(), g.token()), Caller.of(null), ttl, answer);
         scheduler.runReady();
         return answer;
     }
@@ -431,7 +432,7 @@ class TreeLockServiceTest {
         store.failNextWrite(new InMemoryStore.Unavailable("acknowledgement lost"), true);
 
         Answer<Void> released = new Answer<>();
-        service.release(new GrantRef(NS, g.path(), g.owner(), g.token()), released);
+        service.release(new GrantRef(NS, g.path(), g.owner(), g.token()), Caller.of(null), released);
         scheduler.runUntilIdle(10_000);
 
         assertThat(released.value()).isNull();
@@ -493,8 +494,44 @@ class TreeLockServiceTest {
         scheduler.runReady();
 
         assertThat(answered).containsExactlyInAnyOrder("acquire", "list");
-        assertThat(originsAtRead).hasSize(2).containsOnly(TreeLockIndex.ORIGIN);
+        // The listing shares the acquire's read (group commit), or reads after it.
+        assertThat(originsAtRead).isNotEmpty().containsOnly(TreeLockIndex.ORIGIN);
         assertThat(headersAtRead).containsOnlyNulls();
         assertThat(callerAtAnswer).hasValue("alice");
+    }
+
+    @Test
+    void shouldRefuseABoundGrantToOtherUsersWith403NamingTheBinding() {
+        AuthenticatedUser alice = new AuthenticatedUser("alice", "file1");
+        Answer<Acquisition> acquired = new Answer<>();
+        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, alice), Cancellation.NONE, acquired);
+        scheduler.runReady();
+        Grant g = acquired.value().grant();
+        assertThat(g.boundTo()).isEqualTo(alice);
+        GrantRef ref = new GrantRef(NS, g.path(), g.owner(), g.token());
+
+        Answer<Void> byBob = new Answer<>();
+        service.release(ref, Caller.of(new AuthenticatedUser("bob", "file1")), byBob);
+        Answer<Grant> renewedByBob = new Answer<>();
+        service.renew(ref, Caller.of(new AuthenticatedUser("bob", "file1")), null, renewedByBob);
+        scheduler.runReady();
+        for (Exception e : List.of(byBob.failure(), renewedByBob.failure())) {
+            assertThat(e).isInstanceOf(ElasticsearchSecurityException.class)
+                .hasMessageContaining("bound to user [alice] of realm [file1]")
+                .hasMessageContaining(GrantBindings.OVERRIDE_ACTION);
+            assertThat(((ElasticsearchSecurityException) e).status()).isEqualTo(RestStatus.FORBIDDEN);
+            assertThat(GrantBindings.boundTo(e)).isEqualTo(alice);
+        }
+        assertThat(list(NS, "/")).containsExactly(g);
+
+        Answer<Grant> renewedByAlice = new Answer<>();
+        service.renew(ref, Caller.of(alice), null, renewedByAlice);
+        scheduler.runReady();
+        assertThat(renewedByAlice.value().boundTo()).isEqualTo(alice);
+        Answer<Void> overridden = new Answer<>();
+        service.release(ref, Caller.of(new AuthenticatedUser("root", "file1")).overriding(), overridden);
+        scheduler.runReady();
+        overridden.value();
+        assertThat(list(NS, "/")).isEmpty();
     }
 }

@@ -19,9 +19,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait"}}: {@code mode} on the path
- * and shared on each proper ancestor, all or nothing. Its task is cancellable, so a client that goes away
- * stops the wait.
+ * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait", "bind_to_user"}}: {@code mode}
+ * on the path and shared on each proper ancestor, all or nothing. Its task is cancellable, so a client that goes
+ * away stops the wait. With {@code "bind_to_user": true} only the authenticated user who acquires may release or
+ * renew the grant (or a user allowed to override bindings, see {@code GrantBindings}).
  */
 public final class AcquireTreeLockRequest extends TreeLockRequest {
 
@@ -34,6 +35,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
         FIELDS.put("ttl", TreeLockBodyParser.Type.STRING);
         FIELDS.put("wait", TreeLockBodyParser.Type.STRING);
+        FIELDS.put("bind_to_user", TreeLockBodyParser.Type.BOOLEAN);
     }
 
     private final LockMode mode;
@@ -43,6 +45,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     private final TimeValue ttl;
     @Nullable
     private final TimeValue wait;
+    private final boolean bindToUser;
 
     /**
      * Creates a request; {@link #validate()} checks the path, owner and durations.
@@ -56,11 +59,36 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      * @throws NullPointerException if {@code index} or {@code mode} is null
      */
     public AcquireTreeLockRequest(String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
+        this(index, path, mode, owner, ttl, wait, false);
+    }
+
+    /**
+     * Creates a request; {@link #validate()} checks the path, owner and durations.
+     *
+     * @param index      the target index (or an alias of one), the lock namespace
+     * @param path       the path to lock
+     * @param mode       the mode on {@code path}
+     * @param owner      the owner of the grant; null if missing, which {@link #validate()} refuses
+     * @param ttl        the lease, or null for the default (60 s, or the node's maximum if shorter)
+     * @param wait       how long to keep trying while the lock is taken, or null for zero (fail fast)
+     * @param bindToUser whether to bind the grant to the authenticated user who sends the request
+     * @throws NullPointerException if {@code index} or {@code mode} is null
+     */
+    public AcquireTreeLockRequest(
+        String index,
+        String path,
+        LockMode mode,
+        String owner,
+        @Nullable TimeValue ttl,
+        @Nullable TimeValue wait,
+        boolean bindToUser
+    ) {
         super(index, path);
         this.mode = Objects.requireNonNull(mode, "mode cannot be null");
         this.owner = owner;
         this.ttl = ttl;
         this.wait = wait;
+        this.bindToUser = bindToUser;
     }
 
     /**
@@ -75,6 +103,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         owner = in.readOptionalString();
         ttl = in.readOptionalTimeValue();
         wait = in.readOptionalTimeValue();
+        bindToUser = in.readBoolean();
     }
 
     @Override
@@ -84,11 +113,13 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         out.writeOptionalString(owner);
         out.writeOptionalTimeValue(ttl);
         out.writeOptionalTimeValue(wait);
+        out.writeBoolean(bindToUser);
     }
 
     /**
      * Reads the body strictly: an object with the string fields {@code path}, {@code mode}, {@code owner},
-     * {@code ttl} and {@code wait}, nothing else. A missing {@code mode} means exclusive.
+     * {@code ttl} and {@code wait} and the boolean {@code bind_to_user}, nothing else. A missing {@code mode}
+     * means exclusive, a missing {@code bind_to_user} false.
      *
      * @param index  the target index from the URL
      * @param parser the parser over the request body
@@ -109,7 +140,8 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
             mode == null ? LockMode.EXCLUSIVE : LockMode.parse(mode),
             (String) body.get("owner"),
             ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl),
-            wait == null ? null : TreeLockBodyParser.duration("wait", wait)
+            wait == null ? null : TreeLockBodyParser.duration("wait", wait),
+            Boolean.TRUE.equals(body.get("bind_to_user"))
         );
     }
 
@@ -171,9 +203,19 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         return wait;
     }
 
+    /**
+     * Whether the grant is bound to the authenticated user who sends the request.
+     *
+     * @return the {@code bind_to_user} of the body, false if it had none
+     */
+    public boolean bindToUser() {
+        return bindToUser;
+    }
+
     @Override
     public String getDescription() {
-        return "acquire " + mode.jsonName() + " tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "]";
+        return "acquire " + mode.jsonName() + " tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "]"
+            + (bindToUser ? " bound to the user" : "");
     }
 
     @Override
@@ -184,11 +226,12 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
             && mode == r.mode
             && Objects.equals(owner, r.owner)
             && Objects.equals(ttl, r.ttl)
-            && Objects.equals(wait, r.wait);
+            && Objects.equals(wait, r.wait)
+            && bindToUser == r.bindToUser;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index(), path(), mode, owner, ttl, wait);
+        return Objects.hash(index(), path(), mode, owner, ttl, wait, bindToUser);
     }
 }

@@ -18,7 +18,8 @@ import java.util.Objects;
  * The answer to an acquire, both outcomes being ordinary responses:
  * <pre>
  * 200 {"acquired": true, "index": "fs", "path": "/a/b/c.txt", "mode": "exclusive", "owner": "worker-7",
- *      "token": 1764504000000017, "expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}
+ *      "token": 1764504000000017, "expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123,
+ *      "bound_to": {"user": "alice", "realm": "default_file"}}            (bound_to only when bound to a user)
  * 409 {"acquired": false, "conflicts": [{"path": "/a", "mode": "exclusive", "owner": "worker-3",
  *      "expires_at": "2025-11-30T12:00:41.000Z"}]}
  * </pre>
@@ -138,6 +139,7 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
             builder.field("token", grant.token());
             builder.field("expires_at", grant.expiresAt());
             builder.field("expires_at_millis", grant.expiresAtMillis());
+            boundTo(builder, grant);
         } else {
             builder.startArray("conflicts");
             for (Grant c : conflicts) {
@@ -151,6 +153,13 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
             builder.endArray();
         }
         return builder.endObject();
+    }
+
+    /** {@code "bound_to": {"user", "realm"}} for a grant bound to a user; nothing otherwise. */
+    static void boundTo(XContentBuilder builder, Grant grant) throws IOException {
+        if (grant.boundTo() != null) {
+            builder.startObject("bound_to").field("user", grant.boundTo().name()).field("realm", grant.boundTo().realm()).endObject();
+        }
     }
 
     @Override

@@ -21,7 +21,8 @@ import java.util.Objects;
  *     {"owner": "worker-2", "token": 1764504000000018, "expires_at": "...", "expires_at_millis": ...}]},
  *   {"path": "/c.txt", "mode": "exclusive", "holders": [...]}]}
  * </pre>
- * Only granted paths are listed; the shared locks each grant holds on its ancestors are implied.
+ * Only granted paths are listed; the shared locks each grant holds on its ancestors are implied. A holder bound
+ * to a user also shows {@code "bound_to": {"user", "realm"}}.
  */
 public final class ListTreeLocksResponse extends ActionResponse implements ToXContentObject {
 
@@ -94,8 +95,9 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
                     .field("owner", g.owner())
                     .field("token", g.token())
                     .field("expires_at", g.expiresAt())
-                    .field("expires_at_millis", g.expiresAtMillis())
-                    .endObject();
+                    .field("expires_at_millis", g.expiresAtMillis());
+                AcquireTreeLockResponse.boundTo(builder, g);
+                builder.endObject();
             }
             builder.endArray();
             builder.endObject();

@@ -1,21 +1,17 @@
 package io.github.esrel.plugin.lock.action;
 
-import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
-import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * {@code POST /{index}/_treelock/release {"path", "owner", "token"}}: ends the grant with this path, owner and
  * token, and with it the shared locks it took on the ancestors.
  */
-public final class ReleaseTreeLockRequest extends TreeLockRequest {
+public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
 
     /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17}";
@@ -25,10 +21,6 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
         FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
         FIELDS.put("token", TreeLockBodyParser.Type.INTEGER);
     }
-
-    @Nullable
-    private final String owner;
-    private final long token;
 
     /**
      * Creates a request; {@link #validate()} checks the path, owner and token.
@@ -40,9 +32,7 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
      * @throws NullPointerException if {@code index} is null
      */
     public ReleaseTreeLockRequest(String index, String path, String owner, long token) {
-        super(index, path);
-        this.owner = owner;
-        this.token = token;
+        super(index, path, owner, token);
     }
 
     /**
@@ -53,15 +43,6 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
      */
     public ReleaseTreeLockRequest(StreamInput in) throws IOException {
         super(in);
-        owner = in.readOptionalString();
-        token = in.readLong();
-    }
-
-    @Override
-    public void writeTo(StreamOutput out) throws IOException {
-        super.writeTo(out);
-        out.writeOptionalString(owner);
-        out.writeLong(token);
     }
 
     /**
@@ -77,53 +58,21 @@ public final class ReleaseTreeLockRequest extends TreeLockRequest {
      */
     public static ReleaseTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
-        Long token = (Long) body.get("token");
-        if (token == null) {
-            throw new IllegalArgumentException("token is required: the fencing token acquire returned, e.g. " + EXAMPLE);
-        }
-        return new ReleaseTreeLockRequest(index, (String) body.get("path"), (String) body.get("owner"), token);
-    }
-
-    @Override
-    public ActionRequestValidationException validate() {
-        return validateToken(token, validateOwner(owner, super.validate()));
-    }
-
-    /**
-     * The owner the grant was acquired for.
-     *
-     * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
-     */
-    @Nullable
-    public String owner() {
-        return owner;
-    }
-
-    /**
-     * The fencing token acquire returned for the grant.
-     *
-     * @return the {@code token} of the body; positive once validated
-     */
-    public long token() {
-        return token;
+        return new ReleaseTreeLockRequest(index, (String) body.get("path"), (String) body.get("owner"), requiredToken(body, EXAMPLE));
     }
 
     @Override
     public String getDescription() {
-        return "release tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "] token [" + token + "]";
+        return "release " + describeGrant();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ReleaseTreeLockRequest r
-            && index().equals(r.index())
-            && Objects.equals(path(), r.path())
-            && Objects.equals(owner, r.owner)
-            && token == r.token;
+        return o instanceof ReleaseTreeLockRequest r && sameGrant(r);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index(), path(), owner, token);
+        return grantHash();
     }
 }

@@ -17,7 +17,7 @@ import java.util.Objects;
  * {@code POST /{index}/_treelock/renew {"path", "owner", "token", "ttl"}}: the grant's lease ends {@code ttl}
  * from now (default 60 s), instead of when it was going to. Only a live grant can be renewed.
  */
-public final class RenewTreeLockRequest extends TreeLockRequest {
+public final class RenewTreeLockRequest extends HolderTreeLockRequest {
 
     /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
@@ -29,9 +29,6 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
         FIELDS.put("ttl", TreeLockBodyParser.Type.STRING);
     }
 
-    @Nullable
-    private final String owner;
-    private final long token;
     @Nullable
     private final TimeValue ttl;
 
@@ -47,9 +44,7 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
      * @throws NullPointerException if {@code index} is null
      */
     public RenewTreeLockRequest(String index, String path, String owner, long token, @Nullable TimeValue ttl) {
-        super(index, path);
-        this.owner = owner;
-        this.token = token;
+        super(index, path, owner, token);
         this.ttl = ttl;
     }
 
@@ -61,16 +56,12 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
      */
     public RenewTreeLockRequest(StreamInput in) throws IOException {
         super(in);
-        owner = in.readOptionalString();
-        token = in.readLong();
         ttl = in.readOptionalTimeValue();
     }
 
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         super.writeTo(out);
-        out.writeOptionalString(owner);
-        out.writeLong(token);
         out.writeOptionalTimeValue(ttl);
     }
 
@@ -88,10 +79,7 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
      */
     public static RenewTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
-        Long token = (Long) body.get("token");
-        if (token == null) {
-            throw new IllegalArgumentException("token is required: the fencing token acquire returned, e.g. " + EXAMPLE);
-        }
+        long token = requiredToken(body, EXAMPLE);
         String ttl = (String) body.get("ttl");
         return new RenewTreeLockRequest(
             index,
@@ -104,30 +92,11 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
 
     @Override
     public ActionRequestValidationException validate() {
-        ActionRequestValidationException e = validateToken(token, validateOwner(owner, super.validate()));
+        ActionRequestValidationException e = super.validate();
         if (ttl != null && ttl.millis() <= 0) {
             e = ValidateActions.addValidationError("ttl must be at least 1ms, got [" + ttl.getStringRep() + "]", e);
         }
         return e;
-    }
-
-    /**
-     * The owner the grant was acquired for.
-     *
-     * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
-     */
-    @Nullable
-    public String owner() {
-        return owner;
-    }
-
-    /**
-     * The fencing token acquire returned for the grant.
-     *
-     * @return the {@code token} of the body; positive once validated
-     */
-    public long token() {
-        return token;
     }
 
     /**
@@ -142,21 +111,16 @@ public final class RenewTreeLockRequest extends TreeLockRequest {
 
     @Override
     public String getDescription() {
-        return "renew tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "] token [" + token + "]";
+        return "renew " + describeGrant();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RenewTreeLockRequest r
-            && index().equals(r.index())
-            && Objects.equals(path(), r.path())
-            && Objects.equals(owner, r.owner)
-            && token == r.token
-            && Objects.equals(ttl, r.ttl);
+        return o instanceof RenewTreeLockRequest r && sameGrant(r) && Objects.equals(ttl, r.ttl);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index(), path(), owner, token, ttl);
+        return 31 * grantHash() + Objects.hashCode(ttl);
     }
 }

@@ -2,12 +2,14 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.AcquireCommand;
+import io.github.esrel.plugin.lock.AuthenticatedUser;
 import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.cluster.service.ClusterService;
+import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.CancellableTask;
 import org.elasticsearch.tasks.Task;
@@ -15,6 +17,8 @@ import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link AcquireTreeLockAction} on the node that received it. */
 public class TransportAcquireTreeLockAction extends TreeLockTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
+
+    private final ThreadContext threadContext;
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -34,11 +38,38 @@ public class TransportAcquireTreeLockAction extends TreeLockTransportAction<Acqu
         TreeLockService service
     ) {
         super(AcquireTreeLockAction.NAME, AcquireTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
+        this.threadContext = transportService.getThreadPool().getThreadContext();
+    }
+
+    /** The user to bind the grant to: the authenticated caller, who must exist. */
+    private AuthenticatedUser bindingUser() {
+        AuthenticatedUser user = AuthenticatedUser.current(threadContext);
+        if (user == null) {
+            throw new IllegalArgumentException(
+                "bind_to_user needs an authenticated user, and this request has none: Elasticsearch security is off"
+                    + " (then anyone may release any lock anyway); leave bind_to_user out"
+            );
+        }
+        return user;
     }
 
     @Override
     protected void execute(Task task, String namespace, AcquireTreeLockRequest request, ActionListener<AcquireTreeLockResponse> listener) {
-        AcquireCommand command = new AcquireCommand(namespace, request.path(), request.mode(), request.owner(), request.ttl(), request.waitTime());
+        AcquireCommand command;
+        try {
+            command = new AcquireCommand(
+                namespace,
+                request.path(),
+                request.mode(),
+                request.owner(),
+                request.ttl(),
+                request.waitTime(),
+                request.bindToUser() ? bindingUser() : null
+            );
+        } catch (RuntimeException e) {
+            listener.onFailure(e);
+            return;
+        }
         Cancellation cancellation = task instanceof CancellableTask cancellable ? Cancellation.of(cancellable) : Cancellation.NONE;
         service.acquire(
             command,

@@ -1,18 +1,19 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
+import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
-import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link ReleaseTreeLockAction} on the node that received it. */
-public class TransportReleaseTreeLockAction extends TreeLockTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
+public class TransportReleaseTreeLockAction extends HolderTreeLockTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -22,6 +23,7 @@ public class TransportReleaseTreeLockAction extends TreeLockTransportAction<Rele
      * @param clusterService   the cluster service, whose state resolves the target index
      * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
      * @param service          the node's tree lock service, which ends the grant
+     * @param client           the node client, to ask security whether the caller may override a user binding
      */
     @Inject
     public TransportReleaseTreeLockAction(
@@ -29,14 +31,14 @@ public class TransportReleaseTreeLockAction extends TreeLockTransportAction<Rele
         ActionFilters actionFilters,
         ClusterService clusterService,
         ClusterIndices.Reader indices,
-        TreeLockService service
+        TreeLockService service,
+        NodeClient client
     ) {
-        super(ReleaseTreeLockAction.NAME, ReleaseTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
+        super(ReleaseTreeLockAction.NAME, ReleaseTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service, client);
     }
 
     @Override
-    protected void execute(Task task, String namespace, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
-        GrantRef grant = new GrantRef(namespace, request.path(), request.owner(), request.token());
-        service.release(grant, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
+    void change(GrantRef grant, Caller caller, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
+        service.release(grant, caller, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
     }
 }

@@ -1,18 +1,19 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
+import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
 
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
+import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
-import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link RenewTreeLockAction} on the node that received it. */
-public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
+public class TransportRenewTreeLockAction extends HolderTreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -22,6 +23,7 @@ public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewT
      * @param clusterService   the cluster service, whose state resolves the target index
      * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
      * @param service          the node's tree lock service, which extends the lease
+     * @param client           the node client, to ask security whether the caller may override a user binding
      */
     @Inject
     public TransportRenewTreeLockAction(
@@ -29,14 +31,14 @@ public class TransportRenewTreeLockAction extends TreeLockTransportAction<RenewT
         ActionFilters actionFilters,
         ClusterService clusterService,
         ClusterIndices.Reader indices,
-        TreeLockService service
+        TreeLockService service,
+        NodeClient client
     ) {
-        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
+        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service, client);
     }
 
     @Override
-    protected void execute(Task task, String namespace, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
-        GrantRef grant = new GrantRef(namespace, request.path(), request.owner(), request.token());
-        service.renew(grant, request.ttl(), listener.map(renewed -> new RenewTreeLockResponse(renewed.expiresAtMillis())));
+    void change(GrantRef grant, Caller caller, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
+        service.renew(grant, caller, request.ttl(), listener.map(renewed -> new RenewTreeLockResponse(renewed.expiresAtMillis())));
     }
 }

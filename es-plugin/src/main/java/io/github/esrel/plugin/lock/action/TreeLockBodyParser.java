@@ -12,8 +12,8 @@ import java.util.Map;
 import static io.github.esrel.plugin.xcontent.Tokens.describe;
 
 /**
- * Strict reading of the flat JSON bodies of the tree lock endpoints: an object whose fields are strings or
- * integers, nothing else. Wrong types, unknown fields and trailing content are {@code x_content_parse_exception}s
+ * Strict reading of the flat JSON bodies of the tree lock endpoints: an object whose fields are strings,
+ * integers or booleans, nothing else. Wrong types, unknown fields and trailing content are {@code x_content_parse_exception}s
  * (400) pointing at the offending token; nothing is coerced ({@code "token": "17"} is refused), so that type
  * mistakes surface in the client rather than as surprising locks.
  */
@@ -22,13 +22,14 @@ final class TreeLockBodyParser {
     /** The JSON type a field must have. */
     enum Type {
         STRING,
-        INTEGER
+        INTEGER,
+        BOOLEAN
     }
 
     private TreeLockBodyParser() {}
 
     /**
-     * Reads the body into field → value ({@code String} or {@code Long}); absent fields are absent. An
+     * Reads the body into field → value ({@code String}, {@code Long} or {@code Boolean}); absent fields are absent. An
      * explicit {@code null} counts as absent.
      *
      * @param fields  the accepted fields and their types, in the order to name them in messages
@@ -59,6 +60,7 @@ final class TreeLockBodyParser {
             values.put(field, switch (type) {
                 case STRING -> string(parser, token, field);
                 case INTEGER -> integer(parser, token, field);
+                case BOOLEAN -> bool(parser, token, field);
             });
         }
         Token after = parser.nextToken();
@@ -73,6 +75,13 @@ final class TreeLockBodyParser {
             throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be a string, got " + describe(token));
         }
         return parser.text();
+    }
+
+    private static Boolean bool(XContentParser parser, Token token, String field) throws IOException {
+        if (token != Token.VALUE_BOOLEAN) {
+            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be true or false, got " + describe(token));
+        }
+        return parser.booleanValue();
     }
 
     private static Long integer(XContentParser parser, Token token, String field) throws IOException {

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.lock.AuthenticatedUser;
 import io.github.esrel.plugin.lock.Grant;
 import io.github.esrel.plugin.lock.LockMode;
 
@@ -168,10 +169,23 @@ class TreeLockRequestTest {
     }
 
     @Test
+    void shouldReadBindToUserAsABooleanOnly() throws IOException {
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}").bindToUser()).isTrue();
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": false}").bindToUser()).isFalse();
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\"}").bindToUser()).isFalse();
+        assertThatThrownBy(() -> acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": \"true\"}"))
+            .isInstanceOf(XContentParseException.class)
+            .hasMessageContaining("[bind_to_user] must be true or false, got a string");
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}").getDescription())
+            .isEqualTo("acquire exclusive tree lock on [/a] in [fs] for [w] bound to the user");
+    }
+
+    @Test
     void shouldRoundTripRequestsAndResponses() throws IOException {
         for (AcquireTreeLockRequest r : List.of(
             new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null),
-            new AcquireTreeLockRequest("fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO)
+            new AcquireTreeLockRequest("fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO),
+            new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true)
         )) {
             assertThat(roundTrip(r, AcquireTreeLockRequest::new)).isEqualTo(r);
         }
@@ -183,7 +197,13 @@ class TreeLockRequestTest {
         assertThat(roundTrip(list, ListTreeLocksRequest::new)).isEqualTo(list);
 
         Grant g = new Grant("/a", LockMode.SHARED, "w", 17, 1_764_504_060_123L, -5);
-        for (AcquireTreeLockResponse r : List.of(AcquireTreeLockResponse.acquired("fs", g), AcquireTreeLockResponse.conflict("fs", List.of(g, g)))) {
+        Grant bound = new Grant("/b", LockMode.SHARED, "w", 18, 1_764_504_060_123L, -6, new AuthenticatedUser("alice", "file1"));
+        assertThat(roundTrip(bound, Grant::readFrom)).isEqualTo(bound);
+        for (AcquireTreeLockResponse r : List.of(
+            AcquireTreeLockResponse.acquired("fs", g),
+            AcquireTreeLockResponse.acquired("fs", bound),
+            AcquireTreeLockResponse.conflict("fs", List.of(g, bound))
+        )) {
             assertThat(roundTrip(r, AcquireTreeLockResponse::new)).isEqualTo(r);
         }
         assertThat(roundTrip(new RenewTreeLockResponse(5), RenewTreeLockResponse::new)).isEqualTo(new RenewTreeLockResponse(5));

@@ -748,6 +748,18 @@ class TreeLockIT {
      * Runs last: it kills and restarts a node.
      */
     @Test
+    @Order(19)
+    void shouldRefuseToBindAGrantToAUserWithoutSecurity() {
+        createIndex("unsecured");
+        Http.Response r = http().post(
+            "/unsecured/_treelock/acquire",
+            "{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}"
+        );
+        assertThat(assertError(r, 400, "illegal_argument_exception")).contains("bind_to_user needs an authenticated user");
+        assertThat(locks().list("unsecured", null).get("locks")).isEmpty();
+    }
+
+    @Test
     @Order(100)
     void shouldNeverGrantConflictingLocksWhileTheLockIndexPrimaryFails() throws Exception {
         assumeTrue(cluster.supportsNodeControl(), "needs node control");
@@ -866,8 +878,9 @@ class TreeLockIT {
                 continue;
             }
             if (r.status() != 200) {
-                // A node that is going away may answer 5xx; the grant's fate is then unknown, like a lost answer.
-                if (r.status() >= 500 && killed.get()) {
+                // A live node may give up during the failover: only with the documented, truthful 503, and then
+                // the grant's fate is unknown, like a lost answer.
+                if (killed.get() && truthfulUnavailable(r)) {
                     unknown.incrementAndGet();
                 } else {
                     unexpected.add("acquire: " + r);
@@ -887,8 +900,8 @@ class TreeLockIT {
             checker.exit(held);
             try {
                 Http.Response released = anyLiveNode.get().release("failover", path, owner, held.token());
-                // During the failover a release can be retried past the 20 s lease (404), or fail with its node.
-                boolean failoverOutcome = killed.get() && (released.status() == 404 || released.status() >= 500);
+                // During the failover a release can be retried past the 20 s lease (404), or give up (the 503).
+                boolean failoverOutcome = killed.get() && (released.status() == 404 || truthfulUnavailable(released));
                 if (released.status() != 200 && failoverOutcome == false) {
                     unexpected.add("release: " + released);
                 }
@@ -896,6 +909,81 @@ class TreeLockIT {
                 unknown.incrementAndGet();
             }
         }
+    }
+
+    /**
+     * The answer of a node that gave up because the lock index was unavailable: a 503 {@code status_exception}
+     * saying so, how long it retried and the last cause (kept as {@code caused_by}); never a 502 of the raw
+     * transport failure, nor a claim of contention.
+     */
+    static boolean truthfulUnavailable(Http.Response r) {
+        if (r.status() != 503 || "status_exception".equals(r.errorType()) == false) {
+            return false;
+        }
+        String reason = r.get("error").get("reason").asText();
+        return reason.startsWith("gave up after trying for ")
+            && reason.contains("the lock index [" + LOCK_INDEX + "] was unavailable")
+            && reason.contains("last failure: [")
+            && reason.contains("concurrently") == false
+            && r.get("error").has("caused_by");
+    }
+
+    /**
+     * The outage the README promises a 503 for: every copy of the lock index gone (both nodes holding one are
+     * killed, which also leaves the survivor without a master). Acquire, renew, release and list on the survivor
+     * each retry for 30 s and then answer the truthful 503, naming the last cause, whatever it was (no connection
+     * to the primary's node, no master, no active shard). Then the nodes come back and locks work again.
+     *
+     * <p>TODO(issue 13): the same with the master that holds the lock index's primary FROZEN (SIGSTOP ~40 s, then
+     * SIGCONT) instead of killed, the case measured from outside, once testenv has {@code freezeNode}/{@code
+     * thawNode}: assert every failure is this 503, then that locks work again after the thaw.
+     */
+    @Test
+    @Order(101)
+    void shouldAnswerTheDocumented503NamingTheCauseWhenTheLockIndexHasNoCopyLeft() throws Exception {
+        assumeTrue(cluster.supportsNodeControl(), "needs node control");
+        Http first = new Http(cluster.httpUri());
+        cluster.waitForHealth("green", Duration.ofMinutes(3));
+        JsonNode held = new Locks(first).acquire("failover", "/outage", "exclusive", "outage", "10m", null).json();
+        assertThat(held.get("acquired").asBoolean()).as("%s", held).isTrue();
+        List<JsonNode> copies = lockIndexCopies(first);
+        assertThat(copies).hasSize(2);
+        Set<Integer> victims = new java.util.TreeSet<>();
+        copies.forEach(c -> victims.add(nodeIndex(c)));
+        int survivor = java.util.stream.IntStream.range(0, cluster.size()).filter(i -> victims.contains(i) == false).findFirst().orElseThrow();
+        Locks locks = new Locks(new Http(cluster.httpUris().get(survivor), Duration.ofSeconds(120)));
+
+        ExecutorService executor = Executors.newFixedThreadPool(4);
+        long start = System.nanoTime();
+        try {
+            for (int victim : victims) {
+                cluster.killNode(victim);
+            }
+            long token = held.get("token").asLong();
+            List<Future<Http.Response>> answers = List.of(
+                executor.submit(() -> locks.acquire("failover", "/elsewhere", "exclusive", "outage-2")),
+                executor.submit(() -> locks.renew("failover", "/outage", "outage", token, "10m")),
+                executor.submit(() -> locks.release("failover", "/outage", "outage", token)),
+                executor.submit(() -> locks.list("failover", null))
+            );
+            for (Future<Http.Response> answer : answers) {
+                Http.Response r = answer.get(3, TimeUnit.MINUTES);
+                assertThat(truthfulUnavailable(r)).as("%s", r).isTrue();
+                System.out.printf("outage: %s%n", r.get("error").get("reason").asText());
+            }
+            System.out.printf("outage: every request answered 503 within %d s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+        } finally {
+            executor.shutdownNow();
+            for (int victim : victims) {
+                cluster.startNode(victim);
+            }
+        }
+        cluster.waitForHealth("green", Duration.ofMinutes(3));
+        Locks back = new Locks(new Http(cluster.httpUri(), Duration.ofSeconds(90)));
+        JsonNode after = back.acquire("failover", "/after-outage", "exclusive", "check").json();
+        assertThat(after.get("acquired").asBoolean()).as("%s", after).isTrue();
+        assertThat(after.get("token").asLong()).isGreaterThan(held.get("token").asLong());
+        assertThat(back.release("failover", "/after-outage", "check", after.get("token").asLong()).status()).isEqualTo(200);
     }
 
     private static List<JsonNode> lockIndexCopies(Http http) {
