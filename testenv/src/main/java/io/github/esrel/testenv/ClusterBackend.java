@@ -58,6 +58,16 @@ interface ClusterBackend extends AutoCloseable {
     throw noNodeControl();
   }
 
+  /** Suspends node {@code i}'s process (SIGSTOP); a no-op if it is frozen already. */
+  default void freezeNode(int i) {
+    throw noNodeControl();
+  }
+
+  /** Continues node {@code i}'s process (SIGCONT); a no-op unless it is frozen. */
+  default void thawNode(int i) {
+    throw noNodeControl();
+  }
+
   /** The node's main log file, or {@code null} if the backend has none on this machine. */
   default Path nodeLog(int i) {
     return null;
@@ -71,7 +81,7 @@ interface ClusterBackend extends AutoCloseable {
     return new UnsupportedOperationException(
         "the "
             + name()
-            + " backend cannot stop or start single nodes; run with -D"
+            + " backend cannot stop, start or freeze single nodes; run with -D"
             + TestenvProperties.BACKEND
             + "=local, or skip with"
             + " assumeTrue(cluster.supportsNodeControl())");

@@ -7,12 +7,14 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.elasticsearch.client.RestClient;
 
@@ -198,10 +200,11 @@ public final class EsCluster implements AutoCloseable {
   }
 
   /**
-   * Whether {@link #stopNode}, {@link #killNode} and {@link #startNode} work on this backend (only
-   * {@code local} supports them). Tests of failover can {@code assumeTrue} it.
+   * Whether {@link #stopNode}, {@link #killNode}, {@link #startNode}, {@link #freezeNode}, {@link
+   * #thawNode} and {@link #rollingRestart} work on this backend (only {@code local} supports them).
+   * Tests of failover can {@code assumeTrue} it.
    *
-   * @return {@code true} if nodes can be stopped, killed and started; always {@code false} for a
+   * @return {@code true} if nodes can be stopped, killed, frozen and started; always {@code false} for a
    *     {@link Builder#shared() shared} cluster
    * @throws IllegalStateException if the cluster is not started
    */
@@ -220,6 +223,7 @@ public final class EsCluster implements AutoCloseable {
    */
   public synchronized void stopNode(int i) {
     controllableNode(i).stopNode(i);
+    running.frozen.remove(i);
   }
 
   /**
@@ -233,6 +237,159 @@ public final class EsCluster implements AutoCloseable {
    */
   public synchronized void killNode(int i) {
     controllableNode(i).killNode(i);
+    running.frozen.remove(i);
+  }
+
+  /**
+   * Freezes node {@code i}: suspends its process with SIGSTOP, as a long GC pause, a hung VM or a
+   * stalled disk would. The node keeps its sockets open but answers nothing, so the other nodes
+   * notice only through fault detection ({@code cluster.fault_detection.*}: by default three failed
+   * checks of 10 s each) and requests sent to it wait for their timeout. Does nothing if the node
+   * is frozen already. {@link #thawNode} continues it; {@link #stopNode} continues it before
+   * stopping it, and {@link #killNode} and {@link #close()} kill it frozen or not (SIGKILL ends a
+   * stopped process too), so a frozen node never outlives the cluster.
+   *
+   * @param i the node index, from 0 to {@link #size()} - 1
+   * @throws IndexOutOfBoundsException if there is no node {@code i}
+   * @throws IllegalStateException if node {@code i} is not running
+   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+   *     {@link Builder#shared() shared}
+   */
+  public synchronized void freezeNode(int i) {
+    controllableNode(i).freezeNode(i);
+    running.frozen.add(i);
+  }
+
+  /**
+   * Continues node {@code i} after {@link #freezeNode}: SIGCONT. The node carries on where it
+   * stopped; if the cluster removed it meanwhile, it finds out and rejoins by itself. Cluster health
+   * is not awaited: use {@link #waitForHealth}. Does nothing if the node is not frozen.
+   *
+   * @param i the node index, from 0 to {@link #size()} - 1
+   * @throws IndexOutOfBoundsException if there is no node {@code i}
+   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+   *     {@link Builder#shared() shared}
+   */
+  public synchronized void thawNode(int i) {
+    controllableNode(i).thawNode(i);
+    running.frozen.remove(i);
+  }
+
+  /**
+   * Restarts every node in turn, as an operator upgrading a cluster would: stop node {@code i}
+   * gracefully ({@link #stopNode}), start it again ({@link #startNode}), wait until the cluster is
+   * back to the health it had before the call (green, or at least yellow if it was not green), then
+   * the next node. Waiting for green between nodes is what keeps every shard with replicas available
+   * throughout: a node is stopped only once the copies on the node before it have recovered. Frozen
+   * nodes are thawed by their stop.
+   *
+   * @param healthTimeout how long to wait for the health after each node's start, at most
+   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+   *     {@link Builder#shared() shared}
+   * @throws EsClusterException if a node does not come back within the start timeout, or the health
+   *     is not reached within {@code healthTimeout}
+   */
+  public synchronized void rollingRestart(Duration healthTimeout) {
+    requireNonNull(healthTimeout, "healthTimeout cannot be null");
+    controllableNode(0);
+    String status = "green".equals(calls().healthStatus()) ? "green" : "yellow";
+    for (int i = 0; i < size(); i++) {
+      stopNode(i);
+      startNode(i);
+      waitForHealth(status, healthTimeout);
+    }
+  }
+
+  /**
+   * The node that holds the started primary copy of shard {@code shard} of {@code index}, as the
+   * elected master sees it. Fault tests use it to kill or freeze the node that matters. System
+   * indices are found too (the name is looked up in the routing table, not resolved as an index
+   * expression).
+   *
+   * @param index the concrete index name, not an alias or pattern
+   * @param shard the shard number, from 0
+   * @return the node index, from 0 to {@link #size()} - 1
+   * @throws IllegalArgumentException if the index has no such shard
+   * @throws EsClusterException if the index does not exist, the shard has no started primary, or no
+   *     node answers
+   * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
+   * @throws IllegalStateException if the cluster is not started
+   */
+  public int primaryNode(String index, int shard) {
+    requireNonNull(index, "index cannot be null");
+    if (shard < 0) {
+      throw new IllegalArgumentException("shard must not be negative, got " + shard);
+    }
+    return calls().primaryNode(index, shard);
+  }
+
+  /**
+   * The elected master node.
+   *
+   * @return the node index, from 0 to {@link #size()} - 1
+   * @throws EsClusterException if there is no elected master, or no node answers
+   * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
+   * @throws IllegalStateException if the cluster is not started
+   */
+  public int masterNode() {
+    return calls().masterNode();
+  }
+
+  /**
+   * Puts a block on {@code index} through the index settings API, as Elasticsearch does itself when
+   * a node passes the flood-stage disk watermark ({@code read_only_allow_delete}) or an operator
+   * freezes writes: {@code index.blocks.<block>: true}. Writes to a blocked index fail with 403
+   * {@code cluster_block_exception} naming the block. Every backend supports it.
+   *
+   * @param index the index name, or a comma-separated list or pattern the settings API accepts
+   * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
+   *     {@code metadata}
+   * @throws IllegalArgumentException if {@code block} is none of these
+   * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
+   * @throws IllegalStateException if the cluster is not started
+   */
+  public void setBlock(String index, String block) {
+    requireBlock(index, block);
+    calls().block(index, block, true);
+  }
+
+  /**
+   * Lifts a block set by {@link #setBlock} (or by Elasticsearch itself): removes {@code
+   * index.blocks.<block>} from the index settings. Lifting a block that is not set does nothing.
+   *
+   * @param index the index name, or a comma-separated list or pattern the settings API accepts
+   * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
+   *     {@code metadata}
+   * @throws IllegalArgumentException if {@code block} is none of these
+   * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
+   * @throws IllegalStateException if the cluster is not started
+   */
+  public void removeBlock(String index, String block) {
+    requireBlock(index, block);
+    calls().block(index, block, false);
+  }
+
+  private static void requireBlock(String index, String block) {
+    requireNonNull(index, "index cannot be null");
+    requireNonNull(block, "block cannot be null");
+    if (!ClusterCalls.BLOCKS.contains(block)) {
+      throw new IllegalArgumentException(
+          "block must be one of " + new TreeSet<>(ClusterCalls.BLOCKS) + ", got '" + block + "'");
+    }
+  }
+
+  /** Requests to the nodes, frozen ones last: they answer nothing until thawed. */
+  private ClusterCalls calls() {
+    Running r = running();
+    List<URI> uris = r.backend.httpUris();
+    List<URI> ordered = new ArrayList<>();
+    for (int i = 0; i < uris.size(); i++) {
+      if (!r.frozen.contains(i)) {
+        ordered.add(uris.get(i));
+      }
+    }
+    r.frozen.forEach(i -> ordered.add(uris.get(i)));
+    return new ClusterCalls(new EsHttp(r.backend.headers(), r.backend.sslContext()), ordered);
   }
 
   /**
@@ -343,7 +500,7 @@ public final class EsCluster implements AutoCloseable {
     if (spec.shared()) {
       throw new UnsupportedOperationException(
           "this cluster is shared with other test classes: build one with EsCluster.builder()"
-              + " without shared() to stop, kill or restart its nodes");
+              + " without shared() to stop, kill, freeze or restart its nodes");
     }
     return backendForNode(i);
   }
@@ -364,6 +521,9 @@ public final class EsCluster implements AutoCloseable {
     final RestClient restClient;
 
     private final Map<String, Clients.ApiClient> users = new ConcurrentHashMap<>();
+
+    /** The nodes frozen through {@link EsCluster#freezeNode}, not yet thawed, stopped or killed. */
+    final Set<Integer> frozen = ConcurrentHashMap.newKeySet();
 
     private Running(ClusterBackend backend) {
       this.backend = backend;

@@ -13,8 +13,9 @@ import java.util.Optional;
 import javax.net.ssl.SSLContext;
 
 /**
- * Plain HTTP GETs for probing nodes while they start, before (and independently of) the
- * Elasticsearch client, which would mark a node that is not up yet as dead.
+ * Plain HTTP requests with a timeout each, for probing nodes while they start and for the fault
+ * operations, before (and independently of) the Elasticsearch client, which would mark a node that
+ * is not up yet as dead and wait its socket timeout on a frozen one.
  */
 final class EsHttp {
 
@@ -56,8 +57,26 @@ final class EsHttp {
    * @throws IOException if the node does not answer within {@code timeout}
    */
   Response get(URI base, String pathAndQuery, Duration timeout) throws IOException {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(base.resolve(pathAndQuery)).timeout(timeout).GET();
+    return send(base, HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET(), timeout);
+  }
+
+  /**
+   * PUTs the JSON {@code body} to {@code pathAndQuery} on the node at {@code base}.
+   *
+   * @throws IOException if the node does not answer within {@code timeout}
+   */
+  Response put(URI base, String pathAndQuery, String body, Duration timeout) throws IOException {
+    return send(
+        base,
+        HttpRequest.newBuilder(base.resolve(pathAndQuery))
+            .header("Content-Type", "application/json")
+            .PUT(HttpRequest.BodyPublishers.ofString(body)),
+        timeout);
+  }
+
+  private Response send(URI base, HttpRequest.Builder request, Duration timeout)
+      throws IOException {
+    request.timeout(timeout);
     headers.forEach(request::header);
     HttpResponse<String> response;
     try {

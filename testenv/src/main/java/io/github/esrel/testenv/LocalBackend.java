@@ -195,6 +195,18 @@ final class LocalBackend implements ClusterBackend {
   }
 
   @Override
+  public synchronized void freezeNode(int i) {
+    LOG.info("Freezing {} of {} (SIGSTOP)", nodes.get(i).name(), clusterName);
+    nodes.get(i).freeze();
+  }
+
+  @Override
+  public synchronized void thawNode(int i) {
+    LOG.info("Thawing {} of {} (SIGCONT)", nodes.get(i).name(), clusterName);
+    nodes.get(i).thaw();
+  }
+
+  @Override
   public synchronized void startNode(int i) {
     LocalNode node = nodes.get(i);
     LocalNode.Status status = node.poll();

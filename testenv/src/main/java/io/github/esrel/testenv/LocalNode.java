@@ -33,6 +33,7 @@ final class LocalNode {
   }
 
   private static final Duration KILL_WAIT = Duration.ofSeconds(10);
+  private static final Duration SIGNAL_TIMEOUT = Duration.ofSeconds(10);
 
   private final int index;
   private final String clusterName;
@@ -48,6 +49,9 @@ final class LocalNode {
   private String failure;
 
   private volatile boolean https;
+
+  /** Whether this JVM stopped the server with SIGSTOP and has not continued it since. */
+  private volatile boolean frozen;
 
   LocalNode(Path clusterDir, String clusterName, int index, NodePorts ports) {
     this.dir = clusterDir.resolve(ElasticsearchYml.nodeName(index));
@@ -199,14 +203,46 @@ final class LocalNode {
   }
 
   /**
+   * Suspends the server process with SIGSTOP, as a long GC pause or a hung VM would: it keeps its
+   * sockets open but answers nothing. Returns once the kernel shows it stopped. Does nothing if it
+   * is already frozen.
+   *
+   * @throws IllegalStateException if the node is not running
+   */
+  void freeze() {
+    if (frozen) {
+      return;
+    }
+    ProcessHandle process = runningServer("freeze");
+    signal(process, "STOP");
+    frozen = true;
+    awaitStopped(process.pid(), true);
+  }
+
+  /** Continues a {@link #freeze() frozen} server with SIGCONT; does nothing if it is not frozen. */
+  void thaw() {
+    if (!frozen) {
+      return;
+    }
+    process()
+        .ifPresent(
+            p -> {
+              signal(p, "CONT");
+              awaitStopped(p.pid(), false);
+            });
+    frozen = false;
+  }
+
+  /**
    * Stops the node with SIGTERM, then SIGKILL if it has not exited after {@code grace}. A node
-   * still starting is killed.
+   * still starting is killed; a frozen one is continued first, or it could not shut down.
    */
   void stop(Duration grace) {
     if (launcher != null) {
       kill();
       return;
     }
+    thaw();
     Optional<ProcessHandle> process = process();
     if (process.isPresent() && !(process.get().destroy() && awaitExit(process.get(), grace))) {
       kill();
@@ -215,7 +251,10 @@ final class LocalNode {
     forget();
   }
 
-  /** Kills the node and its launcher with SIGKILL and waits until they are gone. */
+  /**
+   * Kills the node and its launcher with SIGKILL (which also ends a frozen process) and waits until
+   * they are gone.
+   */
   void kill() {
     List<ProcessHandle> victims = new ArrayList<>();
     Process starting = launcher;
@@ -236,6 +275,7 @@ final class LocalNode {
                 + KILL_WAIT.toSeconds()
                 + " s after SIGKILL");
       }
+      removeAttachSocket(victim.pid());
     }
     forget();
   }
@@ -279,10 +319,85 @@ final class LocalNode {
     return readPid().flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive);
   }
 
+  private ProcessHandle runningServer(String action) {
+    if (poll() != Status.RUNNING) {
+      throw new IllegalStateException("cannot " + action + " " + name() + ": it is not running");
+    }
+    return server;
+  }
+
+  private void signal(ProcessHandle process, String signal) {
+    Commands.Result result =
+        Commands.run(
+            List.of("kill", "-" + signal, String.valueOf(process.pid())),
+            Map.of(),
+            null,
+            SIGNAL_TIMEOUT);
+    if (!result.ok()) {
+      throw new EsClusterException(
+          "kill -"
+              + signal
+              + " "
+              + process.pid()
+              + " ("
+              + name()
+              + ") exited "
+              + result.exitCode()
+              + ": "
+              + result.output().strip());
+    }
+  }
+
+  /**
+   * Waits until the kernel shows {@code pid} stopped (or running again): a signal is delivered
+   * after {@code kill} returns, once every thread of the process has seen it.
+   */
+  private void awaitStopped(long pid, boolean stopped) {
+    long deadline = System.nanoTime() + SIGNAL_TIMEOUT.toNanos();
+    while (true) {
+      String state;
+      try {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        state = stat.substring(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      } catch (IOException | RuntimeException e) {
+        return; // no /proc here, or the process is gone: nothing to wait for
+      }
+      if (state.equals("T") == stopped) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new EsClusterException(
+            name()
+                + " (pid "
+                + pid
+                + ") is in state "
+                + state
+                + " "
+                + SIGNAL_TIMEOUT.toSeconds()
+                + " s after SIGSTOP/SIGCONT");
+      }
+      ClusterHealth.sleep(Duration.ofMillis(10));
+    }
+  }
+
+  /**
+   * Elasticsearch 9 attaches an agent to its own JVM through {@code /tmp/.java_pid<pid>}, which a
+   * SIGKILL leaves behind; a later JVM of another user that gets the same pid then cannot boot (the
+   * file is not its own).
+   */
+  private static void removeAttachSocket(long pid) {
+    try {
+      Files.deleteIfExists(Path.of("/tmp", ".java_pid" + pid));
+    } catch (IOException | SecurityException e) {
+      // Not ours to remove (another user's, and we are not root): harmless unless the pid returns.
+    }
+  }
+
   private void forget() {
     launcher = null;
     server = null;
     failure = null;
+    frozen = false;
     try {
       Files.deleteIfExists(pidFile());
     } catch (IOException e) {
