@@ -3,7 +3,6 @@ package io.github.esrel.benchmarks;
 import io.github.esrel.benchmarks.BenchRecord.Better;
 import io.github.esrel.benchmarks.BenchRecord.Figure;
 import io.github.esrel.benchmarks.BenchRecord.Run;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -23,8 +22,9 @@ final class BenchCompare {
         Run a = BenchRecord.read(before);
         Run b = BenchRecord.read(after);
         out.printf("A: %s  %s%nB: %s  %s%n", before.getFileName(), facts(a), after.getFileName(), facts(b));
-        out.printf("%-12s %-70s %22s %22s %8s %8s %8s %8s  %s%n", "benchmark", "what", "A value", "B value", "A ratio",
-            "B ratio", "change", "spread", "verdict");
+        out.printf(
+                "%-12s %-70s %22s %22s %8s %8s %8s %8s  %s%n",
+                "benchmark", "what", "A value", "B value", "A ratio", "B ratio", "change", "spread", "verdict");
         Map<String, Figure> inB = new LinkedHashMap<>();
         b.figures().forEach(f -> inB.put(key(f), f));
         for (Figure fa : a.figures()) {
@@ -36,13 +36,23 @@ final class BenchCompare {
             boolean byRatio = fa.ratio() != null && fb.ratio() != null;
             double change = byRatio ? fb.ratio() / fa.ratio() - 1 : fb.value() / fa.value() - 1;
             Double spread = max(fa.spread(), fb.spread());
-            out.printf("%-12s %-70.70s %22s %22s %8s %8s %+7.0f%% %8s  %s%n", fa.benchmark(), fa.what(), value(fa),
-                value(fb), ratio(fa), ratio(fb), change * 100, spread == null ? "-" : String.format("%.0f%%", spread * 100),
-                verdict(change, spread, fa.better(), byRatio));
+            out.printf(
+                    "%-12s %-70.70s %22s %22s %8s %8s %+7.0f%% %8s  %s%n",
+                    fa.benchmark(),
+                    fa.what(),
+                    value(fa),
+                    value(fb),
+                    ratio(fa),
+                    ratio(fb),
+                    change * 100,
+                    spread == null ? "-" : String.format("%.0f%%", spread * 100),
+                    verdict(change, spread, fa.better(), byRatio));
         }
-        inB.values().forEach(f -> out.printf("%-12s %-70.70s %22s %22s%n", f.benchmark(), f.what(), "(not in A)", value(f)));
+        inB.values()
+                .forEach(
+                        f -> out.printf("%-12s %-70.70s %22s %22s%n", f.benchmark(), f.what(), "(not in A)", value(f)));
         out.println("change: of the ratio to the same run's baseline where both runs have one, else of the value;"
-            + " moved: by more than the larger spread of the two runs.");
+                + " moved: by more than the larger spread of the two runs.");
     }
 
     static String verdict(double change, Double spread, Better better, boolean byRatio) {
@@ -77,7 +87,8 @@ final class BenchCompare {
     }
 
     private static String facts(Run r) {
-        return r.started() + ", Elasticsearch " + r.machine().get("elasticsearch") + ", " + r.machine().get("cores")
-            + " cores, load " + r.machine().get("loadAverageAtStart") + " -> " + r.machine().get("loadAverageAtEnd");
+        return r.started() + ", Elasticsearch " + r.machine().get("elasticsearch") + ", "
+                + r.machine().get("cores") + " cores, load " + r.machine().get("loadAverageAtStart") + " -> "
+                + r.machine().get("loadAverageAtEnd");
     }
 }

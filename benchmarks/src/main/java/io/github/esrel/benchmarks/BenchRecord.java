@@ -2,7 +2,6 @@ package io.github.esrel.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -28,7 +27,10 @@ import java.util.TreeMap;
 final class BenchRecord {
 
     /** Which way a ratio is better. */
-    enum Better { HIGHER, LOWER }
+    enum Better {
+        HIGHER,
+        LOWER
+    }
 
     /**
      * One figure.
@@ -42,7 +44,8 @@ final class BenchRecord {
      * @param better which way the ratio is better
      * @param spread the run-to-run spread of this figure in this run (relative), or {@code null} if measured once
      */
-    record Figure(String benchmark, String what, double value, String unit, Double ratio, Better better, Double spread) {}
+    record Figure(
+            String benchmark, String what, double value, String unit, Double ratio, Better better, Double spread) {}
 
     private final Instant started = Instant.now();
     private final Map<String, Object> machine = new TreeMap<>();
@@ -60,8 +63,14 @@ final class BenchRecord {
 
     /** Records a figure; {@code ratio} and {@code spread} may be NaN when there is none. */
     void add(String benchmark, String what, double value, String unit, double ratio, Better better, double spread) {
-        figures.add(new Figure(benchmark, what.strip(), value, unit, Double.isFinite(ratio) ? ratio : null, better,
-            Double.isFinite(spread) ? spread : null));
+        figures.add(new Figure(
+                benchmark,
+                what.strip(),
+                value,
+                unit,
+                Double.isFinite(ratio) ? ratio : null,
+                better,
+                Double.isFinite(spread) ? spread : null));
     }
 
     List<Figure> figures() {
@@ -72,7 +81,9 @@ final class BenchRecord {
     Path write(Path dir) throws IOException {
         machine.put("loadAverageAtEnd", loadAverage());
         Files.createDirectories(dir);
-        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(started);
+        String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                .withZone(ZoneOffset.UTC)
+                .format(started);
         Path file = dir.resolve("bench-" + stamp + "-es" + machine.get("elasticsearch") + ".json");
         Map<String, Object> json = new TreeMap<>();
         json.put("started", started.toString());

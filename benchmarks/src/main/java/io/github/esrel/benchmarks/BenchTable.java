@@ -2,7 +2,6 @@ package io.github.esrel.benchmarks;
 
 import io.github.esrel.benchmarks.BenchRecord.Figure;
 import io.github.esrel.benchmarks.BenchRecord.Run;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -14,17 +13,31 @@ final class BenchTable {
 
     static void print(Path file, PrintStream out) throws IOException {
         Run run = BenchRecord.read(file);
-        out.printf("Measured %s: Elasticsearch %s, one node, %s cores, Java %s, load average %s at the start and %s at"
-                + " the end (generated from `%s`).%n%n", run.started(), run.machine().get("elasticsearch"),
-            run.machine().get("cores"), run.machine().get("java"), load(run, "loadAverageAtStart"),
-            load(run, "loadAverageAtEnd"), file.getFileName());
+        out.printf(
+                "Measured %s: Elasticsearch %s, one node, %s cores, Java %s, load average %s at the start and %s at"
+                        + " the end (generated from `%s`).%n%n",
+                run.started(),
+                run.machine().get("elasticsearch"),
+                run.machine().get("cores"),
+                run.machine().get("java"),
+                load(run, "loadAverageAtStart"),
+                load(run, "loadAverageAtEnd"),
+                file.getFileName());
         out.println("| benchmark | what | value | ratio to the run's baseline | spread |");
         out.println("|---|---|---:|---:|---:|");
         for (Figure f : run.figures()) {
-            out.printf("| %s | %s | %,.1f %s | %s | %s |%n", f.benchmark(), f.what().replace("|", "\\|"), f.value(),
-                f.unit(), f.ratio() == null ? "baseline" : String.format("%.2fx (%s is better)", f.ratio(),
-                    f.better().name().toLowerCase()),
-                f.spread() == null ? "once" : String.format("%.0f%%", f.spread() * 100));
+            out.printf(
+                    "| %s | %s | %,.1f %s | %s | %s |%n",
+                    f.benchmark(),
+                    f.what().replace("|", "\\|"),
+                    f.value(),
+                    f.unit(),
+                    f.ratio() == null
+                            ? "baseline"
+                            : String.format(
+                                    "%.2fx (%s is better)",
+                                    f.ratio(), f.better().name().toLowerCase()),
+                    f.spread() == null ? "once" : String.format("%.0f%%", f.spread() * 100));
         }
     }
 

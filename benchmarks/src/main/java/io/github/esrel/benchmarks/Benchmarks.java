@@ -2,7 +2,6 @@ package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.testenv.EsCluster;
-
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -65,14 +64,15 @@ public final class Benchmarks {
         java.util.List<String> names = java.util.List.of(which.split(","));
         if (words.length != 1 || (!which.equals("all") && !ALL.keySet().containsAll(names))) {
             throw new IllegalArgumentException("unknown benchmark [" + String.join(" ", words) + "]; known: all, "
-                + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json; table A.json");
+                    + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json; table A.json");
         }
         try (EsCluster cluster = EsCluster.builder().heap("1g").build()) {
             cluster.start();
             // Benchmarks that start child JVMs (OCC's several processes) connect them here.
             System.setProperty(HTTP_URI_PROPERTY, cluster.httpUri().toString());
-            out.printf("Elasticsearch %s, %d cores, JVM %s%n", cluster.version(), Runtime.getRuntime().availableProcessors(),
-                System.getProperty("java.version"));
+            out.printf(
+                    "Elasticsearch %s, %d cores, JVM %s%n",
+                    cluster.version(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
                 if (which.equals("all") || names.contains(b.getKey())) {
@@ -80,8 +80,9 @@ public final class Benchmarks {
                 }
             }
             Path file = record.write(Path.of(System.getProperty("esrel.bench.dir", "target/bench")));
-            out.printf("%nFigures recorded in %s (compare two runs: -Desrel.bench=\"compare A.json B.json\")%n",
-                file.toAbsolutePath());
+            out.printf(
+                    "%nFigures recorded in %s (compare two runs: -Desrel.bench=\"compare A.json B.json\")%n",
+                    file.toAbsolutePath());
         }
     }
 }

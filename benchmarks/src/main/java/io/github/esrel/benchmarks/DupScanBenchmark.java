@@ -5,15 +5,14 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.doc.DocStream;
 import io.github.esrel.routing.DuplicateIdReport;
 import io.github.esrel.routing.DuplicateIdScanner;
 import io.github.esrel.routing.DuplicateScanListener;
 import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.ScanProgress;
-
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -64,10 +63,11 @@ final class DupScanBenchmark {
     }
 
     void run() throws Exception {
-        out.printf("%nDuplicate-id scan, %d shards, %d ids duplicated under a second routing value, pages of %,d (best of %d"
-            + " interleaved runs after a warm-up; live heap = used heap of this JVM after forced GCs during a separate run of"
-            + " the scan, above the used heap after a GC just before it)%n", SHARDS, DUPLICATES,
-            DuplicateIdScanner.DEFAULT_PAGE_SIZE, ROUNDS);
+        out.printf(
+                "%nDuplicate-id scan, %d shards, %d ids duplicated under a second routing value, pages of %,d (best of %d"
+                        + " interleaved runs after a warm-up; live heap = used heap of this JVM after forced GCs during a separate run of"
+                        + " the scan, above the used heap after a GC just before it)%n",
+                SHARDS, DUPLICATES, DuplicateIdScanner.DEFAULT_PAGE_SIZE, ROUNDS);
         out.printf("  %-66s %12s %9s %8s %10s%n", "what", "docs/second", "seconds", "ratio", "live heap");
         for (int docs : new int[] {100_000, 1_000_000}) {
             measure(docs);
@@ -79,37 +79,64 @@ final class DupScanBenchmark {
     private void measure(int total) throws Exception {
         long t0 = System.nanoTime();
         load(total - DUPLICATES);
-        out.printf("  %,d documents (%,d + %d stray copies), loaded and merged to one segment per shard in %.1f s%n", total,
-            total - DUPLICATES, DUPLICATES, (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                "  %,d documents (%,d + %d stray copies), loaded and merged to one segment per shard in %.1f s%n",
+                total, total - DUPLICATES, DUPLICATES, (System.nanoTime() - t0) / 1e9);
         Path spill = Files.createTempDirectory("esrel-bench-dupscan");
         int budget = total / 10;
         try {
             Phases memoryPhases = new Phases();
             Phases diskPhases = new Phases();
-            DuplicateIdScanner inMemory = DuplicateIdScanner.of(b -> b.client(es).listener(memoryPhases));
-            DuplicateIdScanner spilled = DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(budget).spillDirectory(spill)
-                .listener(diskPhases));
+            DuplicateIdScanner inMemory =
+                    DuplicateIdScanner.of(b -> b.client(es).listener(memoryPhases));
+            DuplicateIdScanner spilled = DuplicateIdScanner.of(b ->
+                    b.client(es).maxIdsInMemory(budget).spillDirectory(spill).listener(diskPhases));
             DuplicateIdReport[] last = new DuplicateIdReport[2];
             long[] best = bestOf(
-                () -> check(plainStream(1), total),
-                () -> check(plainStream(SHARDS), total),
-                () -> last[0] = check(memoryPhases.begin(inMemory).scan(INDEX), total),
-                () -> last[1] = check(diskPhases.begin(spilled).scan(INDEX), total));
-            long heapMemory = liveHeap(total, probe -> DuplicateIdScanner.of(b -> b.client(es).listener(probe)));
-            long heapDisk = liveHeap(total, probe -> DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(budget)
-                .spillDirectory(spill).listener(probe)));
+                    () -> check(plainStream(1), total),
+                    () -> check(plainStream(SHARDS), total),
+                    () -> last[0] = check(memoryPhases.begin(inMemory).scan(INDEX), total),
+                    () -> last[1] = check(diskPhases.begin(spilled).scan(INDEX), total));
+            long heapMemory = liveHeap(
+                    total, probe -> DuplicateIdScanner.of(b -> b.client(es).listener(probe)));
+            long heapDisk = liveHeap(
+                    total,
+                    probe -> DuplicateIdScanner.of(b -> b.client(es)
+                            .maxIdsInMemory(budget)
+                            .spillDirectory(spill)
+                            .listener(probe)));
 
-            row("plain PIT stream, 1 stream (baseline)", "plain PIT stream, 1 stream, _source: false (baseline)", total,
-                best[0], best[0], -1);
-            row("plain PIT stream, slices, no dedup",
-                "plain PIT stream, " + SHARDS + " slices on " + SHARDS + " threads, no dedup", total, best[1], best[0], -1);
-            row("DuplicateIdScanner, defaults, in memory",
-                "DuplicateIdScanner, defaults: " + SHARDS + " slices, " + last[0].partitions() + " table in memory", total,
-                best[2], best[0], heapMemory);
+            row(
+                    "plain PIT stream, 1 stream (baseline)",
+                    "plain PIT stream, 1 stream, _source: false (baseline)",
+                    total,
+                    best[0],
+                    best[0],
+                    -1);
+            row(
+                    "plain PIT stream, slices, no dedup",
+                    "plain PIT stream, " + SHARDS + " slices on " + SHARDS + " threads, no dedup",
+                    total,
+                    best[1],
+                    best[0],
+                    -1);
+            row(
+                    "DuplicateIdScanner, defaults, in memory",
+                    "DuplicateIdScanner, defaults: " + SHARDS + " slices, " + last[0].partitions() + " table in memory",
+                    total,
+                    best[2],
+                    best[0],
+                    heapMemory);
             out.printf("      phases of the last run: %s%n", memoryPhases);
-            row("DuplicateIdScanner, spilled to disk (budget a tenth of the ids)",
-                String.format("DuplicateIdScanner, maxIdsInMemory %,d: %d spill files, %.1f MB", budget,
-                last[1].partitions(), last[1].spilledBytes() / 1048576.0), total, best[3], best[0], heapDisk);
+            row(
+                    "DuplicateIdScanner, spilled to disk (budget a tenth of the ids)",
+                    String.format(
+                            "DuplicateIdScanner, maxIdsInMemory %,d: %d spill files, %.1f MB",
+                            budget, last[1].partitions(), last[1].spilledBytes() / 1048576.0),
+                    total,
+                    best[3],
+                    best[0],
+                    heapDisk);
             out.printf("      phases of the last run: %s%n", diskPhases);
         } finally {
             try (var files = Files.list(spill)) {
@@ -124,14 +151,31 @@ final class DupScanBenchmark {
     /** A row; {@code figure} names it in the record ({@code what}, as printed, has details that change by run). */
     private void row(String figure, String what, long docs, long nanos, long baseline, long heapBytes) {
         String of = String.format(" (%,d docs)", docs);
-        record.add("dupscan", figure + of, docs / (nanos / 1e9), "docs/s", nanos == baseline ? Double.NaN
-            : (double) baseline / nanos, BenchRecord.Better.HIGHER, Double.NaN);
+        record.add(
+                "dupscan",
+                figure + of,
+                docs / (nanos / 1e9),
+                "docs/s",
+                nanos == baseline ? Double.NaN : (double) baseline / nanos,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
         if (heapBytes >= 0) {
-            record.add("dupscan", figure + ": live heap" + of, heapBytes / 1048576.0, "MB", Double.NaN,
-                BenchRecord.Better.LOWER, Double.NaN);
+            record.add(
+                    "dupscan",
+                    figure + ": live heap" + of,
+                    heapBytes / 1048576.0,
+                    "MB",
+                    Double.NaN,
+                    BenchRecord.Better.LOWER,
+                    Double.NaN);
         }
-        out.printf("  %-66s %,12.0f %9.2f %7.2fx %10s%n", what, docs / (nanos / 1e9), nanos / 1e9, (double) baseline / nanos,
-            heapBytes < 0 ? "" : String.format("%.1f MB", heapBytes / 1048576.0));
+        out.printf(
+                "  %-66s %,12.0f %9.2f %7.2fx %10s%n",
+                what,
+                docs / (nanos / 1e9),
+                nanos / 1e9,
+                (double) baseline / nanos,
+                heapBytes < 0 ? "" : String.format("%.1f MB", heapBytes / 1048576.0));
     }
 
     private interface Run {
@@ -187,13 +231,17 @@ final class DupScanBenchmark {
             long read = spans.get(ScanProgress.Phase.READ)[0];
             long count = spans.get(ScanProgress.Phase.READ)[1];
             long verify = spans.get(ScanProgress.Phase.COUNT)[1];
-            return String.format("open (point in time, document count) %.2f s, read %.2f s, count %.2f s, read back and"
-                + " close %.2f s", (read - start) / 1e9, (count - read) / 1e9, (verify - count) / 1e9, (end - verify) / 1e9);
+            return String.format(
+                    "open (point in time, document count) %.2f s, read %.2f s, count %.2f s, read back and"
+                            + " close %.2f s",
+                    (read - start) / 1e9, (count - read) / 1e9, (verify - count) / 1e9, (end - verify) / 1e9);
         }
     }
 
     private static DuplicateIdReport check(DuplicateIdReport r, long total) {
-        if (r.documents() != total || r.duplicatedIds() != DUPLICATES || r.duplicates().size() != DUPLICATES) {
+        if (r.documents() != total
+                || r.duplicatedIds() != DUPLICATES
+                || r.duplicates().size() != DUPLICATES) {
             throw new IllegalStateException("the scan did not find exactly the " + DUPLICATES + " duplicates: " + r);
         }
         return r;
@@ -207,7 +255,8 @@ final class DupScanBenchmark {
 
     /** Streams every document's id with point in time + search_after, sliced over {@code slices} threads; no dedup. */
     private long plainStream(int slices) throws Exception {
-        String pit = es.openPointInTime(o -> o.index(INDEX).keepAlive(t -> t.time("5m"))).id();
+        String pit = es.openPointInTime(o -> o.index(INDEX).keepAlive(t -> t.time("5m")))
+                .id();
         ExecutorService pool = Executors.newFixedThreadPool(slices);
         AtomicLong seen = new AtomicLong();
         try {
@@ -215,8 +264,12 @@ final class DupScanBenchmark {
             for (int s = 0; s < slices; s++) {
                 int slice = s;
                 done.add(pool.submit(() -> {
-                    try (DocStream stream = DocStream.of(b -> b.client(es).index(INDEX).pointInTime(pit).slice(slice, slices)
-                        .fetchSource(false).pageSize(DuplicateIdScanner.DEFAULT_PAGE_SIZE))) {
+                    try (DocStream stream = DocStream.of(b -> b.client(es)
+                            .index(INDEX)
+                            .pointInTime(pit)
+                            .slice(slice, slices)
+                            .fetchSource(false)
+                            .pageSize(DuplicateIdScanner.DEFAULT_PAGE_SIZE))) {
                         long ids = 0;
                         for (List<Hit<ObjectNode>> page = stream.next(); !page.isEmpty(); page = stream.next()) {
                             for (Hit<ObjectNode> h : page) {
@@ -287,8 +340,11 @@ final class DupScanBenchmark {
         if (es.indices().exists(e -> e.index(INDEX)).value()) {
             es.indices().delete(d -> d.index(INDEX));
         }
-        es.indices().create(c -> c.index(INDEX).settings(s -> s.numberOfShards(String.valueOf(SHARDS)).numberOfReplicas("0")
-            .refreshInterval(t -> t.time("-1"))));
+        es.indices()
+                .create(c -> c.index(INDEX)
+                        .settings(s -> s.numberOfShards(String.valueOf(SHARDS))
+                                .numberOfReplicas("0")
+                                .refreshInterval(t -> t.time("-1"))));
         for (int from = 0; from < docs; from += BATCH) {
             List<BulkOperation> ops = new ArrayList<>(BATCH);
             for (int i = from; i < Math.min(docs, from + BATCH); i++) {
@@ -302,8 +358,10 @@ final class DupScanBenchmark {
         for (int i = 0; i < DUPLICATES; i++) {
             String id = "order-" + (i * (docs / DUPLICATES));
             // A routing value that leads to another shard than the id's own: a second copy, not an overwrite.
-            String routing = calc.routingValuesForShard((calc.shard(DocRef.id(id)) + 1) % SHARDS, 1, "stray-").get(0);
-            strays.add(BulkOperation.of(o -> o.index(x -> x.index(INDEX).id(id).routing(routing).document(Map.of("n", 2)))));
+            String routing = calc.routingValuesForShard((calc.shard(DocRef.id(id)) + 1) % SHARDS, 1, "stray-")
+                    .get(0);
+            strays.add(BulkOperation.of(
+                    o -> o.index(x -> x.index(INDEX).id(id).routing(routing).document(Map.of("n", 2)))));
         }
         bulk(strays);
         es.indices().refresh(r -> r.index(INDEX));
@@ -317,8 +375,12 @@ final class DupScanBenchmark {
     private void bulk(List<BulkOperation> ops) throws Exception {
         BulkResponse r = es.bulk(b -> b.operations(ops));
         if (r.errors()) {
-            throw new IllegalStateException("bulk failed: " + r.items().stream().filter(x -> x.error() != null)
-                .findFirst().orElseThrow().error());
+            throw new IllegalStateException("bulk failed: "
+                    + r.items().stream()
+                            .filter(x -> x.error() != null)
+                            .findFirst()
+                            .orElseThrow()
+                            .error());
         }
     }
 }

@@ -13,7 +13,6 @@ import io.github.esrel.internal.RestCall;
 import io.github.esrel.join.Join;
 import io.github.esrel.join.JoinQuery;
 import io.github.esrel.join.JoinResult;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,20 +59,32 @@ final class JoinBenchmark {
     void run() throws Exception {
         long t0 = System.nanoTime();
         load();
-        out.printf("%nApplication-side join vs denormalized query (%,d users, %,d posts, indexed in %.1f s)%n", USER_COUNT,
-            POST_COUNT, (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                "%nApplication-side join vs denormalized query (%,d users, %,d posts, indexed in %.1f s)%n",
+                USER_COUNT, POST_COUNT, (System.nanoTime() - t0) / 1e9);
 
         Query fromNl = Query.of(q -> q.term(t -> t.field("country").value("nl")));
         Query mentions = Query.of(q -> q.match(m -> m.field("title").query("elasticsearch")));
         SortOptions newest = SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)));
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> auto = JoinQuery.of(User.class, Post.class, b -> b.parents(USERS, fromNl)
-            .children(POSTS, "user_id").childQuery(mentions).childSort(newest).childrenPerPage(20));
-        JoinQuery<User, Post> eager = auto.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build();
-        JoinQuery<User, Post> byField = eager.toBuilder().parentFetch(JoinQuery.ParentFetch.LAZY).parentKey("id").build();
+        JoinQuery<User, Post> auto = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents(USERS, fromNl)
+                        .children(POSTS, "user_id")
+                        .childQuery(mentions)
+                        .childSort(newest)
+                        .childrenPerPage(20));
+        JoinQuery<User, Post> eager =
+                auto.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build();
+        JoinQuery<User, Post> byField = eager.toBuilder()
+                .parentFetch(JoinQuery.ParentFetch.LAZY)
+                .parentKey("id")
+                .build();
         // A selective parent condition (users aged 18: 1 in 60), where AUTO joins keys-first.
         Query aged18 = Query.of(q -> q.term(t -> t.field("age").value(18)));
-        JoinQuery<User, Post> selective = auto.toBuilder().parents(USERS, aged18).build();
+        JoinQuery<User, Post> selective =
+                auto.toBuilder().parents(USERS, aged18).build();
 
         // Every variant answers the same question as its denormalized query: check before timing.
         List<String> denormalizedIds = denormalized("user.country", "nl", mentions, newest);
@@ -82,60 +93,93 @@ final class JoinBenchmark {
         JoinResult<User, Post> byFieldResult = join.childrenWhereParent(byField).orThrow();
         for (JoinResult<User, Post> r : List.of(autoResult, eagerResult, byFieldResult)) {
             List<String> ids = r.pairs().stream().map(p -> p.child().id()).toList();
-            if (!ids.equals(denormalizedIds) || ids.size() != 20
-                || !r.pairs().stream().allMatch(p -> p.parent().value() == null || "nl".equals(p.parent().value().country()))) {
+            if (!ids.equals(denormalizedIds)
+                    || ids.size() != 20
+                    || !r.pairs().stream()
+                            .allMatch(p -> p.parent().value() == null
+                                    || "nl".equals(p.parent().value().country()))) {
                 throw new IllegalStateException("the join and the denormalized query disagree: " + ids + " vs "
-                    + denormalizedIds + " (" + r.describe() + ")");
+                        + denormalizedIds + " (" + r.describe() + ")");
             }
         }
         List<String> selectiveIds = denormalized("user.age", "18", mentions, newest);
-        JoinResult<User, Post> selectiveResult = join.childrenWhereParent(selective).orThrow();
+        JoinResult<User, Post> selectiveResult =
+                join.childrenWhereParent(selective).orThrow();
         if (!selectiveResult.pairs().stream().map(p -> p.child().id()).toList().equals(selectiveIds)) {
-            throw new IllegalStateException("the selective join and its denormalized query disagree: "
-                + selectiveResult.describe());
+            throw new IllegalStateException(
+                    "the selective join and its denormalized query disagree: " + selectiveResult.describe());
         }
         List<FieldValue> keys = keys(fromNl);
 
         // Interleaved rounds (every variant once per round), so that the machine's drift hits all alike.
-        Timer.Sample[] ns = interleavedMedians(WARMUPS, ROUNDS,
-            () -> denormalized("user.country", "nl", mentions, newest),
-            () -> join.childrenWhereParent(auto).orThrow(),
-            () -> join.childrenWhereParent(eager).orThrow(),
-            () -> join.childrenWhereParent(byField).orThrow(),
-            () -> keys(fromNl),
-            () -> docValueKeys(fromNl),
-            () -> es.search(s -> s.index(POSTS).size(20).sort(newest)
-                .query(q -> q.bool(b -> b.must(mentions).filter(f -> f.terms(t -> t.field("user_id")
-                    .terms(v -> v.value(keys)))))), Post.class),
-            () -> denormalized("user.age", "18", mentions, newest),
-            () -> join.childrenWhereParent(selective).orThrow(),
-            () -> es.cluster().health(),
-            () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class));
+        Timer.Sample[] ns = interleavedMedians(
+                WARMUPS,
+                ROUNDS,
+                () -> denormalized("user.country", "nl", mentions, newest),
+                () -> join.childrenWhereParent(auto).orThrow(),
+                () -> join.childrenWhereParent(eager).orThrow(),
+                () -> join.childrenWhereParent(byField).orThrow(),
+                () -> keys(fromNl),
+                () -> docValueKeys(fromNl),
+                () -> es.search(
+                        s -> s.index(POSTS)
+                                .size(20)
+                                .sort(newest)
+                                .query(q -> q.bool(b -> b.must(mentions)
+                                        .filter(f ->
+                                                f.terms(t -> t.field("user_id").terms(v -> v.value(keys)))))),
+                        Post.class),
+                () -> denormalized("user.age", "18", mentions, newest),
+                () -> join.childrenWhereParent(selective).orThrow(),
+                () -> es.cluster().health(),
+                () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class));
         Timer.Sample denormNs = ns[0];
 
-        out.printf("  question: the 20 newest posts mentioning \"elasticsearch\" by users from nl (%,d of %,d users)%n",
-            USER_COUNT / 2, USER_COUNT);
+        out.printf(
+                "  question: the 20 newest posts mentioning \"elasticsearch\" by users from nl (%,d of %,d users)%n",
+                USER_COUNT / 2, USER_COUNT);
         out.printf("  %-78s %8s %6s %8s%n", "what", "ms", "trips", "ratio");
         row("denormalized query: posts filtered on user.country (baseline)", denormNs, 1, denormNs);
-        row("join, default plan", " (AUTO chose " + autoResult.plan() + ", read " + autoResult.childrenRead() + " posts)", ns[1],
-            autoResult.roundTrips(), denormNs);
-        row("join, KEYS_FIRST, key _id, parents read with their keys (EAGER)", ns[2], eagerResult.roundTrips(), denormNs);
-        row("join, KEYS_FIRST, key = keyword field \"id\" (doc values), LAZY", ns[3], byFieldResult.roundTrips(), denormNs);
+        row(
+                "join, default plan",
+                " (AUTO chose " + autoResult.plan() + ", read " + autoResult.childrenRead() + " posts)",
+                ns[1],
+                autoResult.roundTrips(),
+                denormNs);
+        row(
+                "join, KEYS_FIRST, key _id, parents read with their keys (EAGER)",
+                ns[2],
+                eagerResult.roundTrips(),
+                denormNs);
+        row(
+                "join, KEYS_FIRST, key = keyword field \"id\" (doc values), LAZY",
+                ns[3],
+                byFieldResult.roundTrips(),
+                denormNs);
         row("  step alone: 10,000 parent _ids (_source off, typed client)", ns[4], 1, denormNs);
         row("  step alone: 10,000 keys from doc values (no stored fields, filter_path)", ns[5], 1, denormNs);
         row("  step alone: children by a terms query of 10,000 keys (typed client)", ns[6], 1, denormNs);
         row("  floor: a request that searches nothing (GET _cluster/health)", ns[9], 1, denormNs);
         row("  floor: a search that finds nothing to do (size 0, no hit count)", ns[10], 1, denormNs);
-        out.printf("  join / denormalized: %.2fx (default plan), %.2fx (KEYS_FIRST, _id), %.2fx (KEYS_FIRST, keyword key);"
-            + " goal <= 3x.%n", ratio(ns[1], ns[0]), ratio(ns[2], ns[0]), ratio(ns[3], ns[0]));
-        out.printf("  selective question: users aged 18 (%,d of %,d users, %s)%n", selectiveResult.parentsMatched(),
-            USER_COUNT, selectiveResult.plan());
+        out.printf(
+                "  join / denormalized: %.2fx (default plan), %.2fx (KEYS_FIRST, _id), %.2fx (KEYS_FIRST, keyword key);"
+                        + " goal <= 3x.%n",
+                ratio(ns[1], ns[0]), ratio(ns[2], ns[0]), ratio(ns[3], ns[0]));
+        out.printf(
+                "  selective question: users aged 18 (%,d of %,d users, %s)%n",
+                selectiveResult.parentsMatched(), USER_COUNT, selectiveResult.plan());
         row("denormalized query: posts filtered on user.age (baseline)", ns[7], 1, ns[7]);
-        row("join, default plan, selective question", " (AUTO chose " + selectiveResult.plan() + ")", ns[8],
-            selectiveResult.roundTrips(), ns[7]);
-        out.printf("  Medians of %d interleaved rounds after %d warm-ups. Keys-first cannot beat its two steps (reading"
-            + " every matching parent's key, then a terms query of all of them); children-first reads posts newest first"
-            + " and checks their authors, so its cost follows the posts it reads, not the 10,000 parents.%n", ROUNDS, WARMUPS);
+        row(
+                "join, default plan, selective question",
+                " (AUTO chose " + selectiveResult.plan() + ")",
+                ns[8],
+                selectiveResult.roundTrips(),
+                ns[7]);
+        out.printf(
+                "  Medians of %d interleaved rounds after %d warm-ups. Keys-first cannot beat its two steps (reading"
+                        + " every matching parent's key, then a terms query of all of them); children-first reads posts newest first"
+                        + " and checks their authors, so its cost follows the posts it reads, not the 10,000 parents.%n",
+                ROUNDS, WARMUPS);
         out.printf("  default: %s%n  requests: %s%n", autoResult.describe(), autoResult.requests());
         out.printf("  keys-first: %s%n", eagerResult.describe());
         out.printf("  selective: %s%n", selectiveResult.describe());
@@ -145,26 +189,52 @@ final class JoinBenchmark {
     }
 
     private List<String> denormalized(String field, String value, Query mentions, SortOptions newest) throws Exception {
-        return es.search(s -> s.index(POSTS).size(20).sort(newest)
-                .query(q -> q.bool(b -> b.must(mentions).filter(f -> f.term(t -> t.field(field).value(value))))),
-            Post.class).hits().hits().stream().map(Hit::id).toList();
+        return es
+                .search(
+                        s -> s.index(POSTS)
+                                .size(20)
+                                .sort(newest)
+                                .query(q -> q.bool(b -> b.must(mentions)
+                                        .filter(f -> f.term(t -> t.field(field).value(value))))),
+                        Post.class)
+                .hits()
+                .hits()
+                .stream()
+                .map(Hit::id)
+                .toList();
     }
 
     private List<FieldValue> keys(Query fromNl) throws Exception {
         List<FieldValue> keys = new ArrayList<>();
-        es.search(s -> s.index(USERS).size(10_000).query(fromNl).sort(so -> so.doc(d -> d)).source(src -> src.fetch(false)),
-            Void.class).hits().hits().forEach(h -> keys.add(FieldValue.of(h.id())));
+        es.search(
+                        s -> s.index(USERS)
+                                .size(10_000)
+                                .query(fromNl)
+                                .sort(so -> so.doc(d -> d))
+                                .source(src -> src.fetch(false)),
+                        Void.class)
+                .hits()
+                .hits()
+                .forEach(h -> keys.add(FieldValue.of(h.id())));
         return keys;
     }
 
     /** The request esrel sends for keys from a doc-values field (ParentFetch.LAZY), parsed as a tree. */
     private int docValueKeys(Query fromNl) throws Exception {
-        SearchRequest request = SearchRequest.of(s -> s.size(10_000).query(fromNl).sort(so -> so.doc(d -> d))
-            .source(src -> src.fetch(false)).storedFields("_none_").docvalueFields(f -> f.field("id"))
-            .trackTotalHits(t -> t.count(10_001)));
-        JsonData answer = RestCall.post("/" + USERS + "/_search", Map.of("filter_path", "hits.total,hits.hits.fields"), request)
-            .send(es);
-        return answer.to(com.fasterxml.jackson.databind.JsonNode.class, es._jsonpMapper()).path("hits").path("hits").size();
+        SearchRequest request = SearchRequest.of(s -> s.size(10_000)
+                .query(fromNl)
+                .sort(so -> so.doc(d -> d))
+                .source(src -> src.fetch(false))
+                .storedFields("_none_")
+                .docvalueFields(f -> f.field("id"))
+                .trackTotalHits(t -> t.count(10_001)));
+        JsonData answer = RestCall.post(
+                        "/" + USERS + "/_search", Map.of("filter_path", "hits.total,hits.hits.fields"), request)
+                .send(es);
+        return answer.to(com.fasterxml.jackson.databind.JsonNode.class, es._jsonpMapper())
+                .path("hits")
+                .path("hits")
+                .size();
     }
 
     private void row(String what, Timer.Sample t, int trips, Timer.Sample baseline) {
@@ -174,8 +244,14 @@ final class JoinBenchmark {
     /** A row; {@code detail} is printed but not part of the figure's name (it changes between runs). */
     private void row(String what, String detail, Timer.Sample t, int trips, Timer.Sample baseline) {
         out.printf("  %-74s %8.1f %6d %7.2fx%n", what + detail, t.medianNanos() / 1e6, trips, ratio(t, baseline));
-        record.add("join", what, t.medianNanos() / 1e6, "ms", t == baseline ? Double.NaN : ratio(t, baseline),
-            BenchRecord.Better.LOWER, Math.max(t.spread(), baseline.spread()));
+        record.add(
+                "join",
+                what,
+                t.medianNanos() / 1e6,
+                "ms",
+                t == baseline ? Double.NaN : ratio(t, baseline),
+                BenchRecord.Better.LOWER,
+                Math.max(t.spread(), baseline.spread()));
         if (!detail.isEmpty()) { // the plans esrel chooses: their round trips are a figure of their own
             record.add("join", what + ": round trips", trips, "requests", Double.NaN, BenchRecord.Better.LOWER, 0);
         }
@@ -186,7 +262,8 @@ final class JoinBenchmark {
     }
 
     /** Median wall time (and spread) of each action, the actions run in turn within each round. */
-    private static Timer.Sample[] interleavedMedians(int warmups, int rounds, Timer.Action... actions) throws Exception {
+    private static Timer.Sample[] interleavedMedians(int warmups, int rounds, Timer.Action... actions)
+            throws Exception {
         long[][] times = new long[actions.length][rounds];
         for (int r = -warmups; r < rounds; r++) {
             for (int a = 0; a < actions.length; a++) {
@@ -210,30 +287,54 @@ final class JoinBenchmark {
                 es.indices().delete(d -> d.index(index));
             }
         }
-        es.indices().create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0").refreshInterval(t -> t.time("-1")))
-            .mappings(m -> m.properties("id", p -> p.keyword(k -> k)).properties("name", p -> p.text(t -> t))
-                .properties("country", p -> p.keyword(k -> k))
-                .properties("age", p -> p.integer(i -> i))));
-        es.indices().create(c -> c.index(POSTS).settings(s -> s.numberOfShards("1").numberOfReplicas("0").refreshInterval(t -> t.time("-1")))
-            .mappings(m -> m.properties("title", p -> p.text(t -> t)).properties("user_id", p -> p.keyword(k -> k))
-                .properties("date", p -> p.long_(l -> l))
-                .properties("user", p -> p.object(o -> o.properties("country", x -> x.keyword(k -> k))
-                    .properties("age", x -> x.integer(i -> i))))));
+        es.indices()
+                .create(c -> c.index(USERS)
+                        .settings(
+                                s -> s.numberOfShards("1").numberOfReplicas("0").refreshInterval(t -> t.time("-1")))
+                        .mappings(m -> m.properties("id", p -> p.keyword(k -> k))
+                                .properties("name", p -> p.text(t -> t))
+                                .properties("country", p -> p.keyword(k -> k))
+                                .properties("age", p -> p.integer(i -> i))));
+        es.indices()
+                .create(c -> c.index(POSTS)
+                        .settings(
+                                s -> s.numberOfShards("1").numberOfReplicas("0").refreshInterval(t -> t.time("-1")))
+                        .mappings(m -> m.properties("title", p -> p.text(t -> t))
+                                .properties("user_id", p -> p.keyword(k -> k))
+                                .properties("date", p -> p.long_(l -> l))
+                                .properties(
+                                        "user",
+                                        p -> p.object(o -> o.properties("country", x -> x.keyword(k -> k))
+                                                .properties("age", x -> x.integer(i -> i))))));
         String[] countries = {"de", "fr", "be", "es"};
         List<User> users = new ArrayList<>(USER_COUNT);
         for (int i = 0; i < USER_COUNT; i++) {
-            users.add(new User("u" + i, "user " + i, i % 2 == 0 ? "nl" : countries[(i / 2) % countries.length], 18 + i % 60));
+            users.add(new User(
+                    "u" + i, "user " + i, i % 2 == 0 ? "nl" : countries[(i / 2) % countries.length], 18 + i % 60));
         }
-        bulk(USERS, users.size(), i -> BulkOperation.of(o -> o.index(x -> x.index(USERS).id("u" + i).document(users.get(i)))));
+        bulk(
+                USERS,
+                users.size(),
+                i -> BulkOperation.of(
+                        o -> o.index(x -> x.index(USERS).id("u" + i).document(users.get(i)))));
         String[] words = {"elasticsearch", "lucene", "joins", "relationships", "modeling", "scaling", "search", "data"};
         SplittableRandom r = new SplittableRandom(7);
         List<Post> posts = new ArrayList<>(POST_COUNT);
         for (int j = 0; j < POST_COUNT; j++) {
             int u = r.nextInt(USER_COUNT);
-            String title = words[r.nextInt(words.length)] + " " + words[r.nextInt(words.length)] + " " + words[r.nextInt(words.length)];
-            posts.add(new Post(title, "u" + u, 1_000_000L + j, new Author(users.get(u).country(), users.get(u).age())));
+            String title = words[r.nextInt(words.length)] + " " + words[r.nextInt(words.length)] + " "
+                    + words[r.nextInt(words.length)];
+            posts.add(new Post(
+                    title,
+                    "u" + u,
+                    1_000_000L + j,
+                    new Author(users.get(u).country(), users.get(u).age())));
         }
-        bulk(POSTS, posts.size(), j -> BulkOperation.of(o -> o.index(x -> x.index(POSTS).id("p" + j).document(posts.get(j)))));
+        bulk(
+                POSTS,
+                posts.size(),
+                j -> BulkOperation.of(
+                        o -> o.index(x -> x.index(POSTS).id("p" + j).document(posts.get(j)))));
         for (String index : List.of(USERS, POSTS)) {
             es.indices().putSettings(p -> p.index(index).settings(s -> s.refreshInterval(t -> t.time("1s"))));
             es.indices().refresh(x -> x.index(index));

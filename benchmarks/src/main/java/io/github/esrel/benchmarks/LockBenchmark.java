@@ -6,7 +6,6 @@ import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.PluginTreeLocks;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
-
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,10 +48,13 @@ final class LockBenchmark {
     record Row(long p50Nanos, long p90Nanos, double oneThreadOps, double manyThreadsOps) {}
 
     void run() throws Exception {
-        es.indices().create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         // Leases long enough that no renewal runs during a measurement; every lock is released at once anyway.
-        try (TreeLocks plugin = PluginTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)));
-             TreeLocks fallback = DocumentTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)))) {
+        try (TreeLocks plugin =
+                        PluginTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)));
+                TreeLocks fallback =
+                        DocumentTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)))) {
             // Warm up both (JIT, pooled connections, the fallback's lock index), each at both depths, with threads.
             for (TreeLocks locks : List.of(plugin, fallback)) {
                 for (String dir : List.of("", "/a/b/c/d")) {
@@ -61,7 +63,9 @@ final class LockBenchmark {
                 }
             }
             out.printf("%nTree locks: acquire + release of one exclusive lock, uncontended paths%n");
-            out.printf("  %-34s %5s %9s %9s %13s %13s%n", "what", "depth", "p50 ms", "p90 ms", "ops/s 1 thr", "ops/s " + THREADS + " thr");
+            out.printf(
+                    "  %-34s %5s %9s %9s %13s %13s%n",
+                    "what", "depth", "p50 ms", "p90 ms", "ops/s 1 thr", "ops/s " + THREADS + " thr");
             for (int depth : new int[] {1, 5}) {
                 String dir = depth == 1 ? "" : "/a/b/c/d";
                 Row[] both = measure(plugin, fallback, dir);
@@ -71,23 +75,53 @@ final class LockBenchmark {
                 row("fallback (lock documents)", depth, f);
                 // The plugin is the baseline; throughput runs are best of 2, latency one long series: spread unknown.
                 String at = " at depth " + depth;
-                record.add("locks", "plugin acquire + release p50" + at, p.p50Nanos() / 1e6, "ms", Double.NaN,
-                    BenchRecord.Better.LOWER, Double.NaN);
-                record.add("locks", "fallback acquire + release p50" + at, f.p50Nanos() / 1e6, "ms",
-                    (double) f.p50Nanos() / p.p50Nanos(), BenchRecord.Better.LOWER, Double.NaN);
-                record.add("locks", "plugin ops/s with " + THREADS + " threads" + at, p.manyThreadsOps(), "ops/s", Double.NaN,
-                    BenchRecord.Better.HIGHER, Double.NaN);
-                record.add("locks", "fallback ops/s with " + THREADS + " threads" + at, f.manyThreadsOps(), "ops/s",
-                    f.manyThreadsOps() / p.manyThreadsOps(), BenchRecord.Better.HIGHER, Double.NaN);
-                out.printf("  %-34s %5d %8.1fx %8.1fx %12.2fx %12.2fx%n", "ratio fallback / plugin", depth,
-                    (double) f.p50Nanos() / p.p50Nanos(), (double) f.p90Nanos() / p.p90Nanos(),
-                    f.oneThreadOps() / p.oneThreadOps(), f.manyThreadsOps() / p.manyThreadsOps());
+                record.add(
+                        "locks",
+                        "plugin acquire + release p50" + at,
+                        p.p50Nanos() / 1e6,
+                        "ms",
+                        Double.NaN,
+                        BenchRecord.Better.LOWER,
+                        Double.NaN);
+                record.add(
+                        "locks",
+                        "fallback acquire + release p50" + at,
+                        f.p50Nanos() / 1e6,
+                        "ms",
+                        (double) f.p50Nanos() / p.p50Nanos(),
+                        BenchRecord.Better.LOWER,
+                        Double.NaN);
+                record.add(
+                        "locks",
+                        "plugin ops/s with " + THREADS + " threads" + at,
+                        p.manyThreadsOps(),
+                        "ops/s",
+                        Double.NaN,
+                        BenchRecord.Better.HIGHER,
+                        Double.NaN);
+                record.add(
+                        "locks",
+                        "fallback ops/s with " + THREADS + " threads" + at,
+                        f.manyThreadsOps(),
+                        "ops/s",
+                        f.manyThreadsOps() / p.manyThreadsOps(),
+                        BenchRecord.Better.HIGHER,
+                        Double.NaN);
+                out.printf(
+                        "  %-34s %5d %8.1fx %8.1fx %12.2fx %12.2fx%n",
+                        "ratio fallback / plugin",
+                        depth,
+                        (double) f.p50Nanos() / p.p50Nanos(),
+                        (double) f.p90Nanos() / p.p90Nanos(),
+                        f.oneThreadOps() / p.oneThreadOps(),
+                        f.manyThreadsOps() / p.manyThreadsOps());
             }
-            out.printf("  latency: %d sequential rounds, alternating plugin and fallback; throughput: best of 2 runs"
-                + " (alternating) of %d ops on 1 thread, of %d ops on each of %d threads, one leaf per thread%n",
-                LATENCY_ROUNDS, THROUGHPUT_OPS_EACH * 2, THROUGHPUT_OPS_EACH, THREADS);
+            out.printf(
+                    "  latency: %d sequential rounds, alternating plugin and fallback; throughput: best of 2 runs"
+                            + " (alternating) of %d ops on 1 thread, of %d ops on each of %d threads, one leaf per thread%n",
+                    LATENCY_ROUNDS, THROUGHPUT_OPS_EACH * 2, THROUGHPUT_OPS_EACH, THREADS);
             out.printf("  requests per acquire + release: plugin 2; fallback 2 x (depth + 1) reads and as many"
-                + " conditional writes, more on conflicts%n");
+                    + " conditional writes, more on conflicts%n");
         }
         es.indices().delete(d -> d.index(INDEX));
     }
@@ -108,7 +142,8 @@ final class LockBenchmark {
         return new Row[] {row(ta, one[0], many[0]), row(tb, one[1], many[1])};
     }
 
-    private static double[] bestOfTwo(TreeLocks a, TreeLocks b, String prefix, int threads, int opsEach) throws Exception {
+    private static double[] bestOfTwo(TreeLocks a, TreeLocks b, String prefix, int threads, int opsEach)
+            throws Exception {
         double a1 = throughput(a, prefix, threads, opsEach);
         double b1 = throughput(b, prefix, threads, opsEach);
         double a2 = throughput(a, prefix, threads, opsEach);
@@ -168,8 +203,8 @@ final class LockBenchmark {
     }
 
     private void row(String what, int depth, Row r) {
-        out.printf("  %-34s %5d %9.2f %9.2f %13.0f %13.0f%n", what, depth, r.p50Nanos() / 1e6, r.p90Nanos() / 1e6,
-            r.oneThreadOps(), r.manyThreadsOps());
+        out.printf(
+                "  %-34s %5d %9.2f %9.2f %13.0f %13.0f%n",
+                what, depth, r.p50Nanos() / 1e6, r.p90Nanos() / 1e6, r.oneThreadOps(), r.manyThreadsOps());
     }
-
 }

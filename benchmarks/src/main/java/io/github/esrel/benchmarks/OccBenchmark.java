@@ -1,16 +1,14 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.transport.ElasticsearchTransport;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccMetrics;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
-
-import co.elastic.clients.transport.ElasticsearchTransport;
 import io.github.esrel.testenv.Clients;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -42,6 +40,7 @@ final class OccBenchmark {
     private static final int BASELINE_VOTES = 800;
     /** Votes per writer where writes are combined: they go fast, and a longer run measures better. */
     private static final int COMBINED_VOTES_EACH = 300;
+
     private static final int PROCESSES = 4;
     private static final int THREADS_PER_PROCESS = 4;
 
@@ -63,9 +62,10 @@ final class OccBenchmark {
     }
 
     void run() throws Exception {
-        es.indices().create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         RetryPolicy patient = RetryPolicy.of(b -> b.maxAttempts(1000)
-            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(patient));
 
         // Warm up both paths (JIT, 16 pooled connections) so that the first measured row is not penalized.
@@ -78,10 +78,13 @@ final class OccBenchmark {
         double baseRate = BASELINE_VOTES / (baseline / 1e9);
         int votes = WRITERS * VOTES_EACH;
 
-        out.printf("%nOptimistic concurrency: vote counter increments per second (seed 004), %d writers x %d votes"
-            + " (combined: x %d)%n", WRITERS, VOTES_EACH, COMBINED_VOTES_EACH);
-        out.printf("  %-72s %9s %8s %6s %10s %7s %4s %6s%n", "what", "votes/s", "ratio", "lost", "conflicts", "wasted",
-            "p99", "v/write");
+        out.printf(
+                "%nOptimistic concurrency: vote counter increments per second (seed 004), %d writers x %d votes"
+                        + " (combined: x %d)%n",
+                WRITERS, VOTES_EACH, COMBINED_VOTES_EACH);
+        out.printf(
+                "  %-72s %9s %8s %6s %10s %7s %4s %6s%n",
+                "what", "votes/s", "ratio", "lost", "conflicts", "wasted", "p99", "v/write");
         row("1 writer, esrel Occ.update, one document (baseline)", baseRate, baseRate, 0, 0, 0, 1, 1);
 
         // Write combining (the default): the 16 writers of one Occ queue behind one conditional write.
@@ -90,28 +93,43 @@ final class OccBenchmark {
         reset("combined");
         long seqBefore = seqNo("combined");
         int combinedVotes = WRITERS * COMBINED_VOTES_EACH;
-        long combinedNanos = writers(WRITERS, COMBINED_VOTES_EACH, w -> combined.update(INDEX, "combined", Counter.class,
-            Counter::vote));
+        long combinedNanos = writers(
+                WRITERS, COMBINED_VOTES_EACH, w -> combined.update(INDEX, "combined", Counter.class, Counter::vote));
         OccMetrics.Snapshot cm = combinedMetrics.snapshot();
-        row("16 writers, one document, esrel, write combining (default)", combinedVotes / (combinedNanos / 1e9), baseRate,
-            combinedVotes - count("combined"), cm.conflicts(), wasted(cm), cm.attemptsPercentile(0.99),
-            (double) combinedVotes / (seqNo("combined") - seqBefore));
+        row(
+                "16 writers, one document, esrel, write combining (default)",
+                combinedVotes / (combinedNanos / 1e9),
+                baseRate,
+                combinedVotes - count("combined"),
+                cm.conflicts(),
+                wasted(cm),
+                cm.attemptsPercentile(0.99),
+                (double) combinedVotes / (seqNo("combined") - seqBefore));
 
         processes(baseRate);
 
         for (Map.Entry<String, Backoff> shape : List.of(
-            Map.entry("backoff 1..50 ms jittered", patient.backoff()),
-            Map.entry("backoff 5..500 ms jittered (default)", RetryPolicy.DEFAULT_BACKOFF),
-            Map.entry("no backoff", Backoff.none()))) {
+                Map.entry("backoff 1..50 ms jittered", patient.backoff()),
+                Map.entry("backoff 5..500 ms jittered (default)", RetryPolicy.DEFAULT_BACKOFF),
+                Map.entry("no backoff", Backoff.none()))) {
             OccMetrics metrics = new OccMetrics();
-            Occ contended = Occ.of(b -> b.client(es).listener(metrics).combineWrites(false)
-                .retryPolicy(patient.toBuilder().backoff(shape.getValue()).build()));
+            Occ contended = Occ.of(b -> b.client(es)
+                    .listener(metrics)
+                    .combineWrites(false)
+                    .retryPolicy(patient.toBuilder().backoff(shape.getValue()).build()));
             String id = "contended-" + shape.getKey().hashCode();
             reset(id);
             long nanos = writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote));
             OccMetrics.Snapshot m = metrics.snapshot();
-            row("16 writers, one document, combining off, " + shape.getKey(), votes / (nanos / 1e9), baseRate,
-                votes - count(id), m.conflicts(), wasted(m), m.attemptsPercentile(0.99), 1);
+            row(
+                    "16 writers, one document, combining off, " + shape.getKey(),
+                    votes / (nanos / 1e9),
+                    baseRate,
+                    votes - count(id),
+                    m.conflicts(),
+                    wasted(m),
+                    m.attemptsPercentile(0.99),
+                    1);
         }
 
         OccMetrics spread = new OccMetrics();
@@ -119,31 +137,58 @@ final class OccBenchmark {
         for (int w = 0; w < WRITERS; w++) {
             reset("own-" + w);
         }
-        long own = writers(WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote));
+        long own =
+                writers(WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote));
         long ownLost = 0;
         for (int w = 0; w < WRITERS; w++) {
             ownLost += VOTES_EACH - count("own-" + w);
         }
-        row("16 writers, esrel, one document each (uncontended)", votes / (own / 1e9), baseRate, ownLost,
-            spread.snapshot().conflicts(), wasted(spread.snapshot()), spread.snapshot().attemptsPercentile(0.99), 1);
+        row(
+                "16 writers, esrel, one document each (uncontended)",
+                votes / (own / 1e9),
+                baseRate,
+                ownLost,
+                spread.snapshot().conflicts(),
+                wasted(spread.snapshot()),
+                spread.snapshot().attemptsPercentile(0.99),
+                1);
 
         reset("naive");
         long naive = writers(WRITERS, VOTES_EACH, w -> {
             Counter c = es.get(g -> g.index(INDEX).id("naive"), Counter.class).source();
             es.index(i -> i.index(INDEX).id("naive").document(c.vote()));
         });
-        row("16 writers, naive read-increment-write, one document (loses votes)", votes / (naive / 1e9), baseRate,
-            votes - count("naive"), 0, 0, 1, 1);
+        row(
+                "16 writers, naive read-increment-write, one document (loses votes)",
+                votes / (naive / 1e9),
+                baseRate,
+                votes - count("naive"),
+                0,
+                0,
+                1,
+                1);
 
         if (occ.scriptingAvailable()) {
             reset("scripted");
-            long scripted = writers(WRITERS, VOTES_EACH, w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"),
-                "ctx._source.votes += 1", Map.of(), 1000).orThrow());
-            row("16 writers, scripted _update retry_on_conflict=1000, one document", votes / (scripted / 1e9), baseRate,
-                votes - count("scripted"), 0, 0, 1, 1);
+            long scripted = writers(
+                    WRITERS,
+                    VOTES_EACH,
+                    w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"), "ctx._source.votes += 1", Map.of(), 1000)
+                            .orThrow());
+            row(
+                    "16 writers, scripted _update retry_on_conflict=1000, one document",
+                    votes / (scripted / 1e9),
+                    baseRate,
+                    votes - count("scripted"),
+                    0,
+                    0,
+                    1,
+                    1);
         } else {
-            out.printf("  %-72s %9s%n", "16 writers, scripted _update with retry_on_conflict", "not available "
-                + "(no lang-painless module on this cluster)");
+            out.printf(
+                    "  %-72s %9s%n",
+                    "16 writers, scripted _update with retry_on_conflict",
+                    "not available " + "(no lang-painless module on this cluster)");
         }
 
         int docs = 1000;
@@ -165,27 +210,67 @@ final class OccBenchmark {
         out.printf("%n  %,d documents, +1 each, one writer:%n", docs);
         out.printf("  %-72s %9s %8s%n", "what", "docs/s", "ratio");
         out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.update one by one (baseline)", docs / (oneByOne / 1e9), 1.0);
-        out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.bulk: one _mget + one _bulk per 500 documents",
-            docs / (bulk / 1e9), (double) oneByOne / bulk);
-        record.add("occ", "Occ.update one by one, one writer, distinct documents (baseline)", docs / (oneByOne / 1e9),
-            "docs/s", Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
-        record.add("occ", "Occ.bulk, one writer, distinct documents", docs / (bulk / 1e9), "docs/s", (double) oneByOne / bulk,
-            BenchRecord.Better.HIGHER, Double.NaN);
+        out.printf(
+                "  %-72s %,9.0f %7.2fx%n",
+                "Occ.bulk: one _mget + one _bulk per 500 documents", docs / (bulk / 1e9), (double) oneByOne / bulk);
+        record.add(
+                "occ",
+                "Occ.update one by one, one writer, distinct documents (baseline)",
+                docs / (oneByOne / 1e9),
+                "docs/s",
+                Double.NaN,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
+        record.add(
+                "occ",
+                "Occ.bulk, one writer, distinct documents",
+                docs / (bulk / 1e9),
+                "docs/s",
+                (double) oneByOne / bulk,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
         out.println("  ratio = throughput / baseline throughput (higher is faster); lost = votes cast - votes counted;"
-            + " wasted = attempts beyond the first per vote; p99 = attempts per vote; v/write = votes per write (seq_no"
-            + " delta)");
+                + " wasted = attempts beyond the first per vote; p99 = attempts per vote; v/write = votes per write (seq_no"
+                + " delta)");
         es.indices().delete(d -> d.index(INDEX));
     }
 
-    private void row(String what, double rate, double baseRate, long lost, long conflicts, double wasted, int p99,
-                     double votesPerWrite) {
-        out.printf("  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f%n", what, rate, rate / baseRate, lost, conflicts, wasted,
-            p99 > 0 ? String.valueOf(p99) : "-", votesPerWrite);
+    private void row(
+            String what,
+            double rate,
+            double baseRate,
+            long lost,
+            long conflicts,
+            double wasted,
+            int p99,
+            double votesPerWrite) {
+        out.printf(
+                "  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f%n",
+                what,
+                rate,
+                rate / baseRate,
+                lost,
+                conflicts,
+                wasted,
+                p99 > 0 ? String.valueOf(p99) : "-",
+                votesPerWrite);
         String name = what.strip();
-        record.add("occ", name, rate, "votes/s", rate == baseRate ? Double.NaN : rate / baseRate, BenchRecord.Better.HIGHER,
-            Double.NaN);
-        record.add("occ", name + ": wasted attempts per vote", wasted, "attempts", Double.NaN, BenchRecord.Better.LOWER,
-            Double.NaN);
+        record.add(
+                "occ",
+                name,
+                rate,
+                "votes/s",
+                rate == baseRate ? Double.NaN : rate / baseRate,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
+        record.add(
+                "occ",
+                name + ": wasted attempts per vote",
+                wasted,
+                "attempts",
+                Double.NaN,
+                BenchRecord.Better.LOWER,
+                Double.NaN);
     }
 
     /** Attempts beyond the first, per operation. */
@@ -215,13 +300,24 @@ final class OccBenchmark {
         List<Process> children = new ArrayList<>();
         try {
             for (int p = 0; p < PROCESSES; p++) {
-                children.add(new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                    Child.class.getName(), uri, INDEX, "processes", String.valueOf(THREADS_PER_PROCESS),
-                    String.valueOf(COMBINED_VOTES_EACH)).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+                children.add(new ProcessBuilder(
+                                java,
+                                "-Xmx256m",
+                                "-cp",
+                                System.getProperty("java.class.path"),
+                                Child.class.getName(),
+                                uri,
+                                INDEX,
+                                "processes",
+                                String.valueOf(THREADS_PER_PROCESS),
+                                String.valueOf(COMBINED_VOTES_EACH))
+                        .redirectError(ProcessBuilder.Redirect.DISCARD)
+                        .start());
             }
             List<BufferedReader> outs = new ArrayList<>();
             for (Process child : children) {
-                BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+                BufferedReader r =
+                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
                 String line = r.readLine();
                 if (!"READY".equals(line)) {
                     throw new IllegalStateException("child JVM did not get ready: " + line);
@@ -244,9 +340,15 @@ final class OccBenchmark {
             }
             long nanos = System.nanoTime() - t0;
             long cast = (long) PROCESSES * THREADS_PER_PROCESS * COMBINED_VOTES_EACH;
-            row(what, cast / (nanos / 1e9), baseRate, cast - count("processes"), conflicts,
-                operations == 0 ? 0 : (double) (attempts - operations) / operations, 0,
-                (double) cast / (seqNo("processes") - seqBefore));
+            row(
+                    what,
+                    cast / (nanos / 1e9),
+                    baseRate,
+                    cast - count("processes"),
+                    conflicts,
+                    operations == 0 ? 0 : (double) (attempts - operations) / operations,
+                    0,
+                    (double) cast / (seqNo("processes") - seqBefore));
         } finally {
             for (Process child : children) {
                 child.destroyForcibly();
@@ -268,7 +370,8 @@ final class OccBenchmark {
             try (ElasticsearchTransport transport = es._transport()) {
                 OccMetrics metrics = new OccMetrics();
                 // The default backoff between processes, with attempts enough never to give up here.
-                Occ occ = Occ.of(b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
+                Occ occ = Occ.of(
+                        b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
                 String warm = "warm-" + ProcessHandle.current().pid();
                 es.index(i -> i.index(index).id(warm).document(new Counter(0)));
                 writers(writers, 20, w -> occ.update(index, warm, Counter.class, Counter::vote));

@@ -10,10 +10,6 @@ import io.github.esrel.denorm.PropagationResult;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
 import io.github.esrel.occ.Occ;
-
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
 import java.io.PrintStream;
 import java.io.StringReader;
 import java.lang.management.GarbageCollectorMXBean;
@@ -26,6 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 
 /**
  * Denormalized propagation (seed 000 §1.2/§1.4): a user with 100,000 posts renames himself and every
@@ -75,13 +74,18 @@ final class PropagationBenchmark {
         long loadNanos = rawBulk("1", "John Smith", "p", CHILDREN, 0);
         rawBulk("2", "Mary Jones", "s", SMALL, 0);
         es.indices().refresh(r -> r.index(POSTS));
-        out.printf("%nDenormalized propagation to %,d children (one user's posts, 1 shard, batches of %d), loaded in %.1f s%n",
-            CHILDREN, BATCH, (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                "%nDenormalized propagation to %,d children (one user's posts, 1 shard, batches of %d), loaded in %.1f s%n",
+                CHILDREN, BATCH, (System.nanoTime() - t0) / 1e9);
 
-        Relation author = Relation.of(r -> r.name("post-author").parentIndex(USERS).childIndex(POSTS).parentIdField("user.id")
-            .copy("name", "user.name"));
+        Relation author = Relation.of(r -> r.name("post-author")
+                .parentIndex(USERS)
+                .childIndex(POSTS)
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
         Phases phases = new Phases();
-        Propagator propagator = Propagator.of(p -> p.client(es).relation(author).batchSize(BATCH).listener(phases));
+        Propagator propagator = Propagator.of(
+                p -> p.client(es).relation(author).batchSize(BATCH).listener(phases));
 
         // Warm-up: the small user's posts, renamed twice.
         rename("2", "Mary Warm");
@@ -116,7 +120,8 @@ final class PropagationBenchmark {
 
         long streamNanos = streamOnly();
         long raw2Nanos = rawBulkConcurrent("1", "John Raw 2x", "p", CHILDREN);
-        Propagator twoInFlight = Propagator.of(p -> p.client(es).relation(author).batchSize(BATCH).bulksInFlight(2));
+        Propagator twoInFlight = Propagator.of(
+                p -> p.client(es).relation(author).batchSize(BATCH).bulksInFlight(2));
         rename("1", "John Renamed 2x");
         long prop2Start = System.nanoTime();
         PropagationResult r2 = twoInFlight.propagate("1");
@@ -133,39 +138,83 @@ final class PropagationBenchmark {
         double updateRate = PER_DOC_SUBSET / (updateNanos / 1e9);
         double occRate = PER_DOC_SUBSET / (occNanos / 1e9);
 
-        out.printf("  %-78s %10s %10s %10s%n", "what (100,000 documents; best of 2 runs where repeated)", "docs/s", "seconds", "ratio");
-        out.printf("  %-78s %,10.0f %10.1f %10s%n", "initial load: raw _bulk of new documents", CHILDREN / (loadNanos / 1e9),
-            loadNanos / 1e9, "");
-        out.printf("  %-78s %,10.0f %10.1f %10s%n", "raw _bulk re-indexing the same documents (baseline; runs: " + secs(raw) + ")",
-            rawRate, rawBest / 1e9, "1.00x");
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "esrel propagation: PIT stream + conditional _bulk (runs: " + secs(prop) + ")",
-            propRate, propBest / 1e9, propRate / rawRate);
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "for reference: reading the same documents only (PIT stream, prefetch)",
-            CHILDREN / (streamNanos / 1e9), streamNanos / 1e9, (CHILDREN / (streamNanos / 1e9)) / rawRate);
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "for reference: raw _bulk with 2 requests in flight",
-            CHILDREN / (raw2Nanos / 1e9), raw2Nanos / 1e9, (CHILDREN / (raw2Nanos / 1e9)) / rawRate);
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "esrel propagation with bulksInFlight(2)",
-            CHILDREN / (prop2Nanos / 1e9), prop2Nanos / 1e9, (CHILDREN / (prop2Nanos / 1e9)) / rawRate);
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "per-document _update (partial doc), " + PER_DOC_SUBSET
-            + " docs, extrapolated", updateRate, CHILDREN / updateRate, updateRate / rawRate);
-        out.printf("  %-78s %,10.0f %10.1f %9.2fx%n", "per-document Occ.update (get + conditional index), " + PER_DOC_SUBSET
-            + " docs, extrapolated", occRate, CHILDREN / occRate, occRate / rawRate);
-        out.printf("  propagation vs raw _bulk: %.2fx the throughput (goal >= 0.8x); both with 2 requests in flight: %.2fx%n",
-            propRate / rawRate, raw2Nanos / (double) prop2Nanos);
-        out.printf("  propagation vs per-document _update: %.1fx faster (goal >= 5x); vs per-document Occ.update: %.1fx faster%n",
-            propRate / updateRate, propRate / occRate);
+        out.printf(
+                "  %-78s %10s %10s %10s%n",
+                "what (100,000 documents; best of 2 runs where repeated)", "docs/s", "seconds", "ratio");
+        out.printf(
+                "  %-78s %,10.0f %10.1f %10s%n",
+                "initial load: raw _bulk of new documents", CHILDREN / (loadNanos / 1e9), loadNanos / 1e9, "");
+        out.printf(
+                "  %-78s %,10.0f %10.1f %10s%n",
+                "raw _bulk re-indexing the same documents (baseline; runs: " + secs(raw) + ")",
+                rawRate,
+                rawBest / 1e9,
+                "1.00x");
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "esrel propagation: PIT stream + conditional _bulk (runs: " + secs(prop) + ")",
+                propRate,
+                propBest / 1e9,
+                propRate / rawRate);
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "for reference: reading the same documents only (PIT stream, prefetch)",
+                CHILDREN / (streamNanos / 1e9),
+                streamNanos / 1e9,
+                (CHILDREN / (streamNanos / 1e9)) / rawRate);
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "for reference: raw _bulk with 2 requests in flight",
+                CHILDREN / (raw2Nanos / 1e9),
+                raw2Nanos / 1e9,
+                (CHILDREN / (raw2Nanos / 1e9)) / rawRate);
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "esrel propagation with bulksInFlight(2)",
+                CHILDREN / (prop2Nanos / 1e9),
+                prop2Nanos / 1e9,
+                (CHILDREN / (prop2Nanos / 1e9)) / rawRate);
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "per-document _update (partial doc), " + PER_DOC_SUBSET + " docs, extrapolated",
+                updateRate,
+                CHILDREN / updateRate,
+                updateRate / rawRate);
+        out.printf(
+                "  %-78s %,10.0f %10.1f %9.2fx%n",
+                "per-document Occ.update (get + conditional index), " + PER_DOC_SUBSET + " docs, extrapolated",
+                occRate,
+                CHILDREN / occRate,
+                occRate / rawRate);
+        out.printf(
+                "  propagation vs raw _bulk: %.2fx the throughput (goal >= 0.8x); both with 2 requests in flight: %.2fx%n",
+                propRate / rawRate, raw2Nanos / (double) prop2Nanos);
+        out.printf(
+                "  propagation vs per-document _update: %.1fx faster (goal >= 5x); vs per-document Occ.update: %.1fx faster%n",
+                propRate / updateRate, propRate / occRate);
         out.printf("  propagation runs: %s%n", results);
         double spread = Math.max(spread(raw), spread(prop));
         figure("raw _bulk re-indexing the same documents (baseline)", rawRate, Double.NaN, spread(raw));
         figure("esrel propagation, default settings", propRate, propRate / rawRate, spread);
-        figure("raw _bulk with 2 requests in flight", CHILDREN / (raw2Nanos / 1e9), raw2Nanos > 0 ? rawBest / (double) raw2Nanos
-            : Double.NaN, Double.NaN);
-        figure("esrel propagation with bulksInFlight(2)", CHILDREN / (prop2Nanos / 1e9), rawBest / (double) prop2Nanos,
-            Double.NaN);
-        figure("esrel propagation with bulksInFlight(2) vs raw _bulk with 2 in flight (like for like)",
-            CHILDREN / (prop2Nanos / 1e9), raw2Nanos / (double) prop2Nanos, Double.NaN);
+        figure(
+                "raw _bulk with 2 requests in flight",
+                CHILDREN / (raw2Nanos / 1e9),
+                raw2Nanos > 0 ? rawBest / (double) raw2Nanos : Double.NaN,
+                Double.NaN);
+        figure(
+                "esrel propagation with bulksInFlight(2)",
+                CHILDREN / (prop2Nanos / 1e9),
+                rawBest / (double) prop2Nanos,
+                Double.NaN);
+        figure(
+                "esrel propagation with bulksInFlight(2) vs raw _bulk with 2 in flight (like for like)",
+                CHILDREN / (prop2Nanos / 1e9),
+                raw2Nanos / (double) prop2Nanos,
+                Double.NaN);
         figure("per-document Occ.update, extrapolated", occRate, occRate / rawRate, Double.NaN);
-        out.printf("  peak heap of this JVM (-Xmx%d MB) during propagation:%n", Runtime.getRuntime().maxMemory() / (1024 * 1024));
+        out.printf(
+                "  peak heap of this JVM (-Xmx%d MB) during propagation:%n",
+                Runtime.getRuntime().maxMemory() / (1024 * 1024));
         heap10k.print(out, SMALL);
         heap100k.print(out, CHILDREN);
         out.printf("    small job: %s%n", small);
@@ -177,7 +226,8 @@ final class PropagationBenchmark {
                 es.indices().delete(d -> d.index(index));
             }
         }
-        es.indices().create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         es.indices().create(c -> c.index(POSTS).withJson(new StringReader("""
             {"settings": {"number_of_shards": 1, "number_of_replicas": 0, "refresh_interval": "1s"},
              "mappings": {"properties": {"title": {"type": "text"}, "body": {"type": "text"}, "date": {"type": "long"},
@@ -191,10 +241,14 @@ final class PropagationBenchmark {
     }
 
     private static ObjectNode post(String userId, String name, int i) {
-        ObjectNode p = JsonNodeFactory.instance.objectNode().put("title", "Post " + i + ": relationships in Elasticsearch")
-            .put("body", "Elasticsearch has no joins; copy what you query on into the documents you search, and keep the"
-                + " copies up to date when the original changes. Post number " + i + ".")
-            .put("date", 1_700_000_000_000L + i * 1000L);
+        ObjectNode p = JsonNodeFactory.instance
+                .objectNode()
+                .put("title", "Post " + i + ": relationships in Elasticsearch")
+                .put(
+                        "body",
+                        "Elasticsearch has no joins; copy what you query on into the documents you search, and keep the"
+                                + " copies up to date when the original changes. Post number " + i + ".")
+                .put("date", 1_700_000_000_000L + i * 1000L);
         p.putArray("tags").add("denormalization").add("concurrency");
         p.putObject("user").put("id", userId).put("name", name);
         return p;
@@ -212,8 +266,12 @@ final class PropagationBenchmark {
             }
             BulkResponse r = es.bulk(b -> b.operations(ops));
             if (r.errors()) {
-                throw new IllegalStateException("raw bulk failed: " + r.items().stream().filter(x -> x.error() != null)
-                    .findFirst().orElseThrow().error());
+                throw new IllegalStateException("raw bulk failed: "
+                        + r.items().stream()
+                                .filter(x -> x.error() != null)
+                                .findFirst()
+                                .orElseThrow()
+                                .error());
             }
         }
         return System.nanoTime() - start;
@@ -223,8 +281,11 @@ final class PropagationBenchmark {
     private long streamOnly() throws Exception {
         long start = System.nanoTime();
         long seen = 0;
-        try (io.github.esrel.doc.DocStream s = io.github.esrel.doc.DocStream.of(b -> b.client(es).index(POSTS)
-            .query(q -> q.term(t -> t.field("user.id").value("1"))).pageSize(BATCH).prefetch(true))) {
+        try (io.github.esrel.doc.DocStream s = io.github.esrel.doc.DocStream.of(b -> b.client(es)
+                .index(POSTS)
+                .query(q -> q.term(t -> t.field("user.id").value("1")))
+                .pageSize(BATCH)
+                .prefetch(true))) {
             for (var page = s.next(); !page.isEmpty(); page = s.next()) {
                 seen += page.size();
             }
@@ -249,7 +310,8 @@ final class PropagationBenchmark {
                         for (int i = from; i < Math.min(n, from + BATCH); i++) {
                             ObjectNode doc = post(userId, name, i);
                             String id = prefix + i;
-                            ops.add(BulkOperation.of(o -> o.index(x -> x.index(POSTS).id(id).document(doc))));
+                            ops.add(BulkOperation.of(
+                                    o -> o.index(x -> x.index(POSTS).id(id).document(doc))));
                         }
                         if (es.bulk(b -> b.operations(ops)).errors()) {
                             throw new IllegalStateException("raw bulk failed");
@@ -283,10 +345,11 @@ final class PropagationBenchmark {
         long start = System.nanoTime();
         for (int i = 0; i < PER_DOC_SUBSET; i++) {
             occ.update(POSTS, "p" + i, ObjectNode.class, p -> {
-                ObjectNode c = p.deepCopy();
-                ((ObjectNode) c.get("user")).put("name", "John Occ");
-                return c;
-            }).orThrow();
+                        ObjectNode c = p.deepCopy();
+                        ((ObjectNode) c.get("user")).put("name", "John Occ");
+                        return c;
+                    })
+                    .orThrow();
         }
         return System.nanoTime() - start;
     }
@@ -342,10 +405,14 @@ final class PropagationBenchmark {
         }
 
         void print(PrintStream out, long end) {
-            out.printf("    propagation phases: %.1f s before the first write (checkpoint, refresh, point in time, first page),"
-                + " %.1f s writing (of which %.1f s inside bulk + decide of each page), %.1f s after the last page (refresh,"
-                + " catch-up pass, final checkpoint)%n", (firstBulk - start) / 1e9, (lastPassOneProgress - firstBulk) / 1e9,
-                bulkNanos.get() / 1e9, (end - lastPassOneProgress) / 1e9);
+            out.printf(
+                    "    propagation phases: %.1f s before the first write (checkpoint, refresh, point in time, first page),"
+                            + " %.1f s writing (of which %.1f s inside bulk + decide of each page), %.1f s after the last page (refresh,"
+                            + " catch-up pass, final checkpoint)%n",
+                    (firstBulk - start) / 1e9,
+                    (lastPassOneProgress - firstBulk) / 1e9,
+                    bulkNanos.get() / 1e9,
+                    (end - lastPassOneProgress) / 1e9);
         }
     }
 
@@ -377,9 +444,11 @@ final class PropagationBenchmark {
                         if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
                             return;
                         }
-                        GarbageCollectionNotificationInfo info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
+                        GarbageCollectionNotificationInfo info =
+                                GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
                         long used = 0;
-                        for (Map.Entry<String, MemoryUsage> u : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                        for (Map.Entry<String, MemoryUsage> u :
+                                info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
                             if (heapPools.contains(u.getKey())) {
                                 used += u.getValue().getUsed();
                             }
@@ -398,24 +467,32 @@ final class PropagationBenchmark {
                     });
                 }
             }
-            sampler = new Thread(() -> {
-                while (running) {
-                    maxSampled.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-                    try {
-                        Thread.sleep(5);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "heap-sampler");
+            sampler = new Thread(
+                    () -> {
+                        while (running) {
+                            maxSampled.accumulateAndGet(
+                                    memory.getHeapMemoryUsage().getUsed(), Math::max);
+                            try {
+                                Thread.sleep(5);
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "heap-sampler");
             sampler.setDaemon(true);
             sampler.start();
         }
 
         void print(PrintStream out, int children) {
-            out.printf("    %,7d children: sampled used heap peaked at %6.1f MB (%.1f MB after a full GC before the run); live heap"
-                + " after GC peaked at %s over %d GCs%n", children, mb(peakSampled), mb(before),
-                gcs == 0 ? "(no GC during the run)" : String.format("%.1f MB", mb(peakAfterGc)), gcs);
+            out.printf(
+                    "    %,7d children: sampled used heap peaked at %6.1f MB (%.1f MB after a full GC before the run); live heap"
+                            + " after GC peaked at %s over %d GCs%n",
+                    children,
+                    mb(peakSampled),
+                    mb(before),
+                    gcs == 0 ? "(no GC during the run)" : String.format("%.1f MB", mb(peakAfterGc)),
+                    gcs);
         }
 
         void stop() throws InterruptedException {

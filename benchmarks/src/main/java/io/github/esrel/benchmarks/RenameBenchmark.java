@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.fs.FileTree;
 import io.github.esrel.fs.RenameResult;
 import io.github.esrel.lock.TreeLocks;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,12 +50,14 @@ final class RenameBenchmark {
             es.indices().delete(d -> d.index(INDEX));
         }
         try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index(INDEX))) {
-            FileTree fs = FileTree.of(b -> b.client(es).index(INDEX).locks(locks).batchSize(PAGE));
+            FileTree fs =
+                    FileTree.of(b -> b.client(es).index(INDEX).locks(locks).batchSize(PAGE));
             FileTree.Fencing fencing = fs.createIndex();
             long t0 = System.nanoTime();
             load(fs);
-            out.printf("%nDirectory rename of %,d files (pages of %d, %s fencing, locks via %s), loaded in %.1f s%n", FILES, PAGE,
-                fencing, locks.getClass().getSimpleName(), (System.nanoTime() - t0) / 1e9);
+            out.printf(
+                    "%nDirectory rename of %,d files (pages of %d, %s fencing, locks via %s), loaded in %.1f s%n",
+                    FILES, PAGE, fencing, locks.getClass().getSimpleName(), (System.nanoTime() - t0) / 1e9);
 
             // Warm-up, then alternate: raw a -> b, esrel b -> a, ...
             rawRename("/a", "/b");
@@ -73,17 +74,38 @@ final class RenameBenchmark {
             }
             long rawBest = raw.stream().mapToLong(Long::longValue).min().orElseThrow();
             long esrelBest = esrel.stream().mapToLong(Long::longValue).min().orElseThrow();
-            out.printf("  %-78s %10s %10s %10s%n", "what (best of " + ROUNDS + " rounds)", "files/s", "seconds", "time");
-            out.printf("  %-78s %,10.0f %10.2f %10s%n", "raw PIT scan + unconditional _bulk with new paths (baseline)",
-                FILES / (rawBest / 1e9), rawBest / 1e9, "1.00x");
-            out.printf("  %-78s %,10.0f %10.2f %9.2fx%n", "FileTree.renameDirectory (locks, conditional _bulk, refresh)",
-                FILES / (esrelBest / 1e9), esrelBest / 1e9, esrelBest / (double) rawBest);
+            out.printf(
+                    "  %-78s %10s %10s %10s%n", "what (best of " + ROUNDS + " rounds)", "files/s", "seconds", "time");
+            out.printf(
+                    "  %-78s %,10.0f %10.2f %10s%n",
+                    "raw PIT scan + unconditional _bulk with new paths (baseline)",
+                    FILES / (rawBest / 1e9),
+                    rawBest / 1e9,
+                    "1.00x");
+            out.printf(
+                    "  %-78s %,10.0f %10.2f %9.2fx%n",
+                    "FileTree.renameDirectory (locks, conditional _bulk, refresh)",
+                    FILES / (esrelBest / 1e9),
+                    esrelBest / 1e9,
+                    esrelBest / (double) rawBest);
             out.printf("  runs (s): raw %s, esrel %s%n", secs(raw), secs(esrel));
             double spread = Math.max(spread(raw), spread(esrel));
-            record.add("rename", "raw PIT scan + unconditional _bulk (baseline)", FILES / (rawBest / 1e9), "files/s",
-                Double.NaN, BenchRecord.Better.HIGHER, spread(raw));
-            record.add("rename", "FileTree.renameDirectory", FILES / (esrelBest / 1e9), "files/s",
-                (double) rawBest / esrelBest, BenchRecord.Better.HIGHER, spread);
+            record.add(
+                    "rename",
+                    "raw PIT scan + unconditional _bulk (baseline)",
+                    FILES / (rawBest / 1e9),
+                    "files/s",
+                    Double.NaN,
+                    BenchRecord.Better.HIGHER,
+                    spread(raw));
+            record.add(
+                    "rename",
+                    "FileTree.renameDirectory",
+                    FILES / (esrelBest / 1e9),
+                    "files/s",
+                    (double) rawBest / esrelBest,
+                    BenchRecord.Better.HIGHER,
+                    spread);
         }
     }
 
@@ -91,7 +113,10 @@ final class RenameBenchmark {
     private void load(FileTree fs) throws Exception {
         fs.write("/a/template.txt", "template");
         es.indices().refresh(r -> r.index(INDEX));
-        Hit<ObjectNode> template = es.search(s -> s.index(INDEX).size(1), ObjectNode.class).hits().hits().get(0);
+        Hit<ObjectNode> template = es.search(s -> s.index(INDEX).size(1), ObjectNode.class)
+                .hits()
+                .hits()
+                .get(0);
         es.delete(d -> d.index(INDEX).id(template.id()));
         for (int from = 0; from < FILES; from += PAGE) {
             BulkRequest.Builder bulk = new BulkRequest.Builder();
@@ -100,7 +125,8 @@ final class RenameBenchmark {
                 String dir = "/a/d" + (i % 100);
                 doc.put("name", "file-" + i + ".txt").put("path", dir).put("contents", "contents of file " + i);
                 if (doc.has("path.tree")) {
-                    ArrayNode tokens = JsonNodeFactory.instance.arrayNode().add("/a").add(dir);
+                    ArrayNode tokens =
+                            JsonNodeFactory.instance.arrayNode().add("/a").add(dir);
                     doc.set("path.tree", tokens);
                 }
                 bulk.operations(o -> o.index(x -> x.index(INDEX).document(doc)));
@@ -112,19 +138,28 @@ final class RenameBenchmark {
 
     /** What a rename costs without locks or conditions: scan the files below {@code from}, re-index with new paths. */
     private void rawRename(String from, String to) throws Exception {
-        String pit = es.openPointInTime(o -> o.index(INDEX).keepAlive(k -> k.time("1m"))).id();
+        String pit = es.openPointInTime(o -> o.index(INDEX).keepAlive(k -> k.time("1m")))
+                .id();
         try {
             List<FieldValue> after = null;
             while (true) {
                 List<FieldValue> continueAfter = after;
-                List<Hit<ObjectNode>> hits = es.search(s -> {
-                    s.pit(p -> p.id(pit)).size(PAGE).query(q -> q.prefix(p -> p.field("path").value(from)))
-                        .sort(o -> o.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
-                    if (continueAfter != null) {
-                        s.searchAfter(continueAfter);
-                    }
-                    return s;
-                }, ObjectNode.class).hits().hits();
+                List<Hit<ObjectNode>> hits = es.search(
+                                s -> {
+                                    s.pit(p -> p.id(pit))
+                                            .size(PAGE)
+                                            .query(q -> q.prefix(
+                                                    p -> p.field("path").value(from)))
+                                            .sort(o -> o.field(
+                                                    f -> f.field("_shard_doc").order(SortOrder.Asc)));
+                                    if (continueAfter != null) {
+                                        s.searchAfter(continueAfter);
+                                    }
+                                    return s;
+                                },
+                                ObjectNode.class)
+                        .hits()
+                        .hits();
                 if (hits.isEmpty()) {
                     break;
                 }
@@ -134,7 +169,9 @@ final class RenameBenchmark {
                     String path = to + doc.get("path").asText().substring(from.length());
                     doc.put("path", path);
                     if (doc.has("path.tree")) {
-                        doc.set("path.tree", JsonNodeFactory.instance.arrayNode().add(to).add(path));
+                        doc.set(
+                                "path.tree",
+                                JsonNodeFactory.instance.arrayNode().add(to).add(path));
                     }
                     bulk.operations(o -> o.index(x -> x.index(INDEX).id(h.id()).document(doc)));
                 }
@@ -155,8 +192,12 @@ final class RenameBenchmark {
 
     private static void requireNoErrors(BulkResponse r) {
         if (r.errors()) {
-            throw new IllegalStateException("bulk failed: " + r.items().stream().filter(i -> i.error() != null).findFirst()
-                .map(i -> i.error().reason()).orElse("?"));
+            throw new IllegalStateException("bulk failed: "
+                    + r.items().stream()
+                            .filter(i -> i.error() != null)
+                            .findFirst()
+                            .map(i -> i.error().reason())
+                            .orElse("?"));
         }
     }
 

@@ -12,7 +12,6 @@ import co.elastic.clients.elasticsearch.indices.get_mapping.IndexMappingRecord;
 import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpUtils;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.Map;
@@ -38,7 +37,8 @@ public final class ClientApi {
 
     /** The plugins and modules of every node, by node id: one nodes-info request. */
     public static Map<String, NodeComponents> nodeComponents(ElasticsearchClient client) throws IOException {
-        Map<String, NodeInfo> nodes = client.nodes().info(b -> b.metric("plugins")).nodes();
+        Map<String, NodeInfo> nodes =
+                client.nodes().info(b -> b.metric("plugins")).nodes();
         return NodeComponents.of(nodes);
     }
 
@@ -59,13 +59,14 @@ public final class ClientApi {
     public static RequestItem msearchItem(ElasticsearchClient client, SearchRequest request) {
         String body = JsonpUtils.toJsonString(request, client._jsonpMapper());
         return RequestItem.of(i -> i.header(h -> {
-            h.index(request.index());
-            if (request.preference() != null) {
-                // Not part of the body: a search's preference travels in its msearch header.
-                h.preference(request.preference());
-            }
-            return h;
-        }).body(MultisearchBody.of(b -> b.withJson(new StringReader(body)))));
+                    h.index(request.index());
+                    if (request.preference() != null) {
+                        // Not part of the body: a search's preference travels in its msearch header.
+                        h.preference(request.preference());
+                    }
+                    return h;
+                })
+                .body(MultisearchBody.of(b -> b.withJson(new StringReader(body)))));
     }
 
     /** The mappings of each index in a get-mapping answer. */

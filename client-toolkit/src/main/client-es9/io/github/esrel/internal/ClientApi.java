@@ -12,7 +12,6 @@ import co.elastic.clients.elasticsearch.indices.get_mapping.IndexMappingRecord;
 import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
 import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
 import co.elastic.clients.json.JsonData;
-
 import java.io.IOException;
 import java.util.Map;
 
@@ -36,30 +35,35 @@ public final class ClientApi {
 
     /** The plugins and modules of every node, by node id: one nodes-info request. */
     public static Map<String, NodeComponents> nodeComponents(ElasticsearchClient client) throws IOException {
-        Map<String, NodeInfo> nodes = client.nodes().info(b -> b.metric(NodesInfoMetric.Plugins)).nodes();
+        Map<String, NodeInfo> nodes =
+                client.nodes().info(b -> b.metric(NodesInfoMetric.Plugins)).nodes();
         return NodeComponents.of(nodes);
     }
 
     /** The {@code metadata} of the cluster state, restricted to {@code index}, as JSON. */
     public static JsonData clusterStateMetadata(ElasticsearchClient client, String index) throws IOException {
-        return client.cluster().state(b -> b.metric(ClusterStateMetric.Metadata).index(index)).state();
+        return client.cluster()
+                .state(b -> b.metric(ClusterStateMetric.Metadata).index(index))
+                .state();
     }
 
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {
-        return Script.of(s -> s.lang("painless").source(src -> src.scriptString(source)).params(params));
+        return Script.of(
+                s -> s.lang("painless").source(src -> src.scriptString(source)).params(params));
     }
 
     /** One search of an {@code _msearch}: the index and preference in the header, the rest in the body. */
     public static RequestItem msearchItem(ElasticsearchClient client, SearchRequest request) {
         return RequestItem.of(i -> i.header(h -> {
-            h.index(request.index());
-            if (request.preference() != null) {
-                // Not part of the body: a search's preference travels in its msearch header.
-                h.preference(request.preference());
-            }
-            return h;
-        }).body(request));
+                    h.index(request.index());
+                    if (request.preference() != null) {
+                        // Not part of the body: a search's preference travels in its msearch header.
+                        h.preference(request.preference());
+                    }
+                    return h;
+                })
+                .body(request));
     }
 
     /** The mappings of each index in a get-mapping answer. */

@@ -3,10 +3,9 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.esrel.internal.RestCall;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Map;
 
 /**
  * The default number of {@code _bulk} requests a propagation job keeps in flight: what the cluster's write path can
@@ -21,6 +20,7 @@ final class BulksInFlight {
 
     /** Without an answer from the cluster (no {@code monitor} privilege, an old node): 2, safe on any cluster. */
     static final int FALLBACK = 2;
+
     static final int MAX = 4;
 
     private BulksInFlight() {}
@@ -28,8 +28,9 @@ final class BulksInFlight {
     /** Asks the cluster ({@code GET _nodes/thread_pool}, needs the {@code monitor} cluster privilege). */
     static int of(ElasticsearchClient client) {
         try {
-            JsonNode answer = RestCall.get("/_nodes/thread_pool", Map.of("filter_path", "nodes.*.roles,nodes.*.thread_pool.write.max"))
-                .send(client, JsonNode.class);
+            JsonNode answer = RestCall.get(
+                            "/_nodes/thread_pool", Map.of("filter_path", "nodes.*.roles,nodes.*.thread_pool.write.max"))
+                    .send(client, JsonNode.class);
             return fromNodesInfo(answer);
         } catch (Exception e) {
             // Not the job's problem: a user without `monitor` still propagates, with the fallback.
@@ -42,8 +43,11 @@ final class BulksInFlight {
     static int fromNodesInfo(JsonNode answer) {
         int smallest = Integer.MAX_VALUE;
         for (JsonNode node : answer.path("nodes")) {
-            if (isDataNode(node.path("roles")) && node.path("thread_pool").path("write").path("max").isInt()) {
-                smallest = Math.min(smallest, node.path("thread_pool").path("write").path("max").asInt());
+            if (isDataNode(node.path("roles"))
+                    && node.path("thread_pool").path("write").path("max").isInt()) {
+                smallest = Math.min(
+                        smallest,
+                        node.path("thread_pool").path("write").path("max").asInt());
             }
         }
         return smallest == Integer.MAX_VALUE ? FALLBACK : Math.max(2, Math.min(MAX, smallest));

@@ -32,6 +32,14 @@ import java.time.Instant;
  * @param updatedAt when this checkpoint was written: the job's heartbeat
  * @param error why the job failed as a whole, for {@code FAILED}; {@code null} otherwise
  */
-public record Checkpoint(String jobId, String relation, String parentId, JobState state, String owner, long parentSeqNo,
-                         JobCounts counts, Instant startedAt, Instant updatedAt, String error) {
-}
+public record Checkpoint(
+        String jobId,
+        String relation,
+        String parentId,
+        JobState state,
+        String owner,
+        long parentSeqNo,
+        JobCounts counts,
+        Instant startedAt,
+        Instant updatedAt,
+        String error) {}

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.JsonTrees;
-
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -76,10 +75,14 @@ final class Checkpoints {
         ensureIndex();
         client.indices().refresh(r -> r.index(index));
         List<Checkpoint> found = new ArrayList<>();
-        Query q = Query.of(b -> b.bool(x -> x.filter(f -> f.term(t -> t.field("relation").value(relation)))
-            .filter(f -> f.terms(t -> t.field("state").terms(v -> v.value(states.stream()
-                .map(s -> co.elastic.clients.elasticsearch._types.FieldValue.of(s.name())).toList()))))));
-        try (DocStream s = DocStream.of(b -> b.client(client).index(index).query(q).pageSize(1000).mode(DocStream.Mode.AUTO))) {
+        Query q = Query.of(b ->
+                b.bool(x -> x.filter(f -> f.term(t -> t.field("relation").value(relation)))
+                        .filter(f -> f.terms(t -> t.field("state")
+                                .terms(v -> v.value(states.stream()
+                                        .map(s -> co.elastic.clients.elasticsearch._types.FieldValue.of(s.name()))
+                                        .toList()))))));
+        try (DocStream s = DocStream.of(
+                b -> b.client(client).index(index).query(q).pageSize(1000).mode(DocStream.Mode.AUTO))) {
             for (List<Hit<ObjectNode>> page = s.next(); !page.isEmpty(); page = s.next()) {
                 for (Hit<ObjectNode> h : page) {
                     found.add(fromDoc(h.id(), h.source()));
@@ -118,11 +121,26 @@ final class Checkpoints {
 
     static Checkpoint fromDoc(String jobId, JsonNode d) {
         JsonNode error = d.get("error");
-        return new Checkpoint(jobId, text(d, "relation"), text(d, "parent_id"), JobState.valueOf(text(d, "state")),
-            text(d, "owner"), num(d, "parent_seq_no"), new JobCounts(num(d, "total"), num(d, "done"), num(d, "written"),
-            num(d, "up_to_date"), num(d, "moved"), num(d, "conflicts"), num(d, "rejected"), num(d, "failed"),
-            (int) num(d, "passes")), Instant.ofEpochMilli(num(d, "started_at")), Instant.ofEpochMilli(num(d, "updated_at")),
-            error == null || error.isNull() ? null : error.asText());
+        return new Checkpoint(
+                jobId,
+                text(d, "relation"),
+                text(d, "parent_id"),
+                JobState.valueOf(text(d, "state")),
+                text(d, "owner"),
+                num(d, "parent_seq_no"),
+                new JobCounts(
+                        num(d, "total"),
+                        num(d, "done"),
+                        num(d, "written"),
+                        num(d, "up_to_date"),
+                        num(d, "moved"),
+                        num(d, "conflicts"),
+                        num(d, "rejected"),
+                        num(d, "failed"),
+                        (int) num(d, "passes")),
+                Instant.ofEpochMilli(num(d, "started_at")),
+                Instant.ofEpochMilli(num(d, "updated_at")),
+                error == null || error.isNull() ? null : error.asText());
     }
 
     private static String text(JsonNode d, String f) {

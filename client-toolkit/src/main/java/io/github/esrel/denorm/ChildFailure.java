@@ -10,5 +10,4 @@ package io.github.esrel.denorm;
  *     or 0 when the copy could not be applied client-side (a copy target inside a non-object field)
  * @param reason what went wrong, in Elasticsearch's words where it answered
  */
-public record ChildFailure(String childId, String routing, int status, String reason) {
-}
+public record ChildFailure(String childId, String routing, int status, String reason) {}

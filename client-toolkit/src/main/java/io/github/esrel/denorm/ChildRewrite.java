@@ -56,8 +56,14 @@ final class ChildRewrite {
      * (a propagation writes one of the two); with {@code inPlace} the full document is {@code child}
      * itself, changed (for a caller that owns it and needs it no more: saves a copy per child).
      */
-    static Decision decide(Relation relation, ObjectNode child, Parent parent, boolean ignoreStamps, boolean wantFull,
-                           boolean wantPartial, boolean inPlace) {
+    static Decision decide(
+            Relation relation,
+            ObjectNode child,
+            Parent parent,
+            boolean ignoreStamps,
+            boolean wantFull,
+            boolean wantPartial,
+            boolean inPlace) {
         if (child == null) {
             return Decision.MOVED;
         }
@@ -72,7 +78,9 @@ final class ChildRewrite {
             }
         }
         JsonNode stampNode = JsonTrees.get(child, relation.stampField());
-        Long stamp = stampNode != null && stampNode.canConvertToLong() && stampNode.isIntegralNumber() ? stampNode.asLong() : null;
+        Long stamp = stampNode != null && stampNode.canConvertToLong() && stampNode.isIntegralNumber()
+                ? stampNode.asLong()
+                : null;
         if (same && stamp != null && (ignoreStamps ? stamp == parent.seqNo() : stamp >= parent.seqNo())) {
             return Decision.UP_TO_DATE;
         }

@@ -17,8 +17,16 @@ package io.github.esrel.denorm;
  * @param failed children that could not be written (each reported as a {@link ChildFailure})
  * @param passes passes started (the main pass and catch-up passes)
  */
-public record JobCounts(long total, long done, long written, long upToDate, long moved, long conflicts, long rejected,
-                        long failed, int passes) {
+public record JobCounts(
+        long total,
+        long done,
+        long written,
+        long upToDate,
+        long moved,
+        long conflicts,
+        long rejected,
+        long failed,
+        int passes) {
 
     /** A job that has not read a page yet: nothing done, total unknown. */
     public static final JobCounts NONE = new JobCounts(-1, 0, 0, 0, 0, 0, 0, 0, 0);
@@ -35,6 +43,6 @@ public record JobCounts(long total, long done, long written, long upToDate, long
     @Override
     public String toString() {
         return "done=" + done + "/" + total + ", written=" + written + ", upToDate=" + upToDate + ", moved=" + moved
-            + ", conflicts=" + conflicts + ", rejected=" + rejected + ", failed=" + failed + ", passes=" + passes;
+                + ", conflicts=" + conflicts + ", rejected=" + rejected + ", failed=" + failed + ", passes=" + passes;
     }
 }

@@ -9,7 +9,6 @@ import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
-
 import java.io.IOException;
 
 /** The reads of one job: its parent, the refresh of the child index, the stream of children still to stamp. */
@@ -30,15 +29,18 @@ final class JobReads {
         Attempts attempts = p.readPolicy().attempts();
         while (true) {
             try {
-                GetResponse<ObjectNode> g = p.client().get(r -> r.index(rel.parentIndex()).id(parentId), ObjectNode.class);
+                GetResponse<ObjectNode> g =
+                        p.client().get(r -> r.index(rel.parentIndex()).id(parentId), ObjectNode.class);
                 if (!g.found()) {
                     return null;
                 }
                 return new ChildRewrite.Parent(parentId, g.source(), g.seqNo() == null ? -1 : g.seqNo());
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {
-                    throw new PropagationException("reading parent [" + rel.parentIndex() + "][" + parentId + "] failed: "
-                        + Reasons.of(e), e.status(), e);
+                    throw new PropagationException(
+                            "reading parent [" + rel.parentIndex() + "][" + parentId + "] failed: " + Reasons.of(e),
+                            e.status(),
+                            e);
                 }
             }
         }
@@ -53,8 +55,8 @@ final class JobReads {
                 return;
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {
-                    throw new PropagationException("refreshing [" + rel.childIndex() + "] failed: " + Reasons.of(e),
-                        e.status(), e);
+                    throw new PropagationException(
+                            "refreshing [" + rel.childIndex() + "] failed: " + Reasons.of(e), e.status(), e);
                 }
             }
         }
@@ -63,11 +65,20 @@ final class JobReads {
     /** The children of the parent whose stamp is below {@code bound} (all of them when stamps are ignored). */
     DocStream children(long bound, int pageSize) {
         Query byParent = Query.of(q -> q.term(t -> t.field(rel.parentIdField()).value(parentId)));
-        Query query = p.ignoreStamps() ? byParent : Query.of(q -> q.bool(b -> b.filter(byParent)
-            .mustNot(m -> m.range(r -> r.untyped(u -> u.field(rel.stampField()).gte(JsonData.of(bound)))))));
+        Query query = p.ignoreStamps()
+                ? byParent
+                : Query.of(q -> q.bool(b -> b.filter(byParent)
+                        .mustNot(m -> m.range(
+                                r -> r.untyped(u -> u.field(rel.stampField()).gte(JsonData.of(bound)))))));
         return DocStream.of(b -> {
-            b.client(p.client()).index(rel.childIndex()).query(query).pageSize(pageSize).keepAlive(p.keepAlive())
-                .mode(p.streaming()).retryPolicy(p.readPolicy()).prefetch(p.prefetch());
+            b.client(p.client())
+                    .index(rel.childIndex())
+                    .query(query)
+                    .pageSize(pageSize)
+                    .keepAlive(p.keepAlive())
+                    .mode(p.streaming())
+                    .retryPolicy(p.readPolicy())
+                    .prefetch(p.prefetch());
             if (rel.childrenRoutedByParent()) {
                 b.routing(parentId);
             }

@@ -9,7 +9,6 @@ import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,10 +51,12 @@ final class JobRunner {
         this.jobId = jobId;
         this.parentId = parentId;
         this.control = control;
-        this.throttle = p.maxDocsPerSecond() > 0 ? new Throttle(p.maxDocsPerSecond(), System::nanoTime) : Throttle.none();
+        this.throttle =
+                p.maxDocsPerSecond() > 0 ? new Throttle(p.maxDocsPerSecond(), System::nanoTime) : Throttle.none();
         this.startedAt = carried != null ? carried.startedAt() : Instant.now();
-        this.ledger = carried != null ? new Ledger(carried.counts(), carried.parentSeqNo(), p.maxReportedFailures())
-            : new Ledger(JobCounts.NONE, -1, p.maxReportedFailures());
+        this.ledger = carried != null
+                ? new Ledger(carried.counts(), carried.parentSeqNo(), p.maxReportedFailures())
+                : new Ledger(JobCounts.NONE, -1, p.maxReportedFailures());
         this.reads = new JobReads(p, parentId);
     }
 
@@ -75,11 +76,18 @@ final class JobRunner {
             }
             return finish(end);
         } catch (IOException | RuntimeException e) {
-            PropagationException pe = e instanceof PropagationException x ? x
-                : e instanceof DocStreamException d ? JobReads.failed(d)
-                : new PropagationException("propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
-                    + rel.childIndex() + "] " + (e instanceof ElasticsearchException ee ? ended(ee) + Reasons.of(ee)
-                    : "failed: " + e), Failures.status(e), e);
+            PropagationException pe = e instanceof PropagationException x
+                    ? x
+                    : e instanceof DocStreamException d
+                            ? JobReads.failed(d)
+                            : new PropagationException(
+                                    "propagation " + jobId + " of [" + rel.parentIndex() + "][" + parentId + "] to ["
+                                            + rel.childIndex() + "] "
+                                            + (e instanceof ElasticsearchException ee
+                                                    ? ended(ee) + Reasons.of(ee)
+                                                    : "failed: " + e),
+                                    Failures.status(e),
+                                    e);
             try {
                 checkpoint(JobState.FAILED, pe.getMessage(), true);
             } catch (IOException | RuntimeException again) {
@@ -109,7 +117,11 @@ final class JobRunner {
                         if (control.cancelled() || Thread.currentThread().isInterrupted()) {
                             return JobState.CANCELLED;
                         }
-                        List<Hit<ObjectNode>> hits = skip.isEmpty() ? page : page.stream().filter(h -> !skip.contains(h.id())).toList();
+                        List<Hit<ObjectNode>> hits = skip.isEmpty()
+                                ? page
+                                : page.stream()
+                                        .filter(h -> !skip.contains(h.id()))
+                                        .toList();
                         ledger.skipped(page.size() - hits.size());
                         found += hits.size();
                         if (hits.isEmpty()) {
@@ -158,7 +170,8 @@ final class JobRunner {
         double seconds = elapsed.toNanos() / 1e9;
         double rate = seconds > 0 ? ledger.doneThisRun() / seconds : 0;
         Duration eta = rate > 0 && counts.total() >= counts.done()
-            ? Duration.ofMillis((long) ((counts.total() - counts.done()) / rate * 1000)) : null;
+                ? Duration.ofMillis((long) ((counts.total() - counts.done()) / rate * 1000))
+                : null;
         Progress pr = new Progress(jobId, parentId, pass, counts, elapsed, rate, eta);
         control.progress(pr);
         Listeners.safely(() -> p.listener().onProgress(pr), "PropagationListener.onProgress");
@@ -176,8 +189,15 @@ final class JobRunner {
                 Thread.currentThread().interrupt();
             }
         }
-        PropagationResult r = new PropagationResult(jobId, rel.name(), parentId, state, ledger.parentSeqNo(), ledger.counts(),
-            ledger.failures(), Duration.ofNanos(System.nanoTime() - startNanos));
+        PropagationResult r = new PropagationResult(
+                jobId,
+                rel.name(),
+                parentId,
+                state,
+                ledger.parentSeqNo(),
+                ledger.counts(),
+                ledger.failures(),
+                Duration.ofNanos(System.nanoTime() - startNanos));
         Listeners.safely(() -> p.listener().onFinish(r), "PropagationListener.onFinish");
         return r;
     }
@@ -188,8 +208,17 @@ final class JobRunner {
             return;
         }
         lastCheckpointNanos = now;
-        Checkpoint c = new Checkpoint(jobId, rel.name(), parentId, state, p.owner(), ledger.parentSeqNo(),
-            ledger.checkpointCounts(), startedAt, Instant.now(), error);
+        Checkpoint c = new Checkpoint(
+                jobId,
+                rel.name(),
+                parentId,
+                state,
+                p.owner(),
+                ledger.parentSeqNo(),
+                ledger.checkpointCounts(),
+                startedAt,
+                Instant.now(),
+                error);
         // A checkpoint rejected by a busy cluster (429) is written again after a backoff, as the
         // children's writes are: a busy write pool must slow the job down, not fail it.
         Attempts attempts = p.readPolicy().attempts();
@@ -207,8 +236,9 @@ final class JobRunner {
 
     /** How the job ended; for an index block, which Elasticsearch names, also how to get past it. */
     private String ended(ElasticsearchException e) {
-        return Reasons.hasType(e, "cluster_block_exception") ? "stopped at an index block (lift it, then resume job ["
-            + jobId + "]; Elasticsearch lifts the flood-stage read_only_allow_delete block itself once disk space is freed): "
-            : "failed: ";
+        return Reasons.hasType(e, "cluster_block_exception")
+                ? "stopped at an index block (lift it, then resume job [" + jobId
+                        + "]; Elasticsearch lifts the flood-stage read_only_allow_delete block itself once disk space is freed): "
+                : "failed: ";
     }
 }

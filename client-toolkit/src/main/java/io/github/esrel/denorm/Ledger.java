@@ -16,7 +16,11 @@ final class Ledger {
     static final int MAX_REMEMBERED_FAILED_IDS = 100_000;
 
     /** How a child was handled without failing. */
-    enum Kind { WRITTEN, UP_TO_DATE, MOVED }
+    enum Kind {
+        WRITTEN,
+        UP_TO_DATE,
+        MOVED
+    }
 
     private final int maxReportedFailures;
     private final long doneBefore;
@@ -144,6 +148,7 @@ final class Ledger {
 
     /** The counts for a checkpoint: a total never below what is done, so that a resume starts from a sane one. */
     synchronized JobCounts checkpointCounts() {
-        return new JobCounts(Math.max(total, done), done, written, upToDate, moved, conflicts, rejected, failed, passes);
+        return new JobCounts(
+                Math.max(total, done), done, written, upToDate, moved, conflicts, rejected, failed, passes);
     }
 }

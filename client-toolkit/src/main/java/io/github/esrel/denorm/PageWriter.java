@@ -14,9 +14,6 @@ import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.StopReason;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +22,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides and writes the pages of one job through the conditional-write engine: with one bulk in flight,
@@ -53,17 +52,22 @@ final class PageWriter implements AutoCloseable {
         this.reads = reads;
         this.ledger = ledger;
         this.pass = pass;
-        this.writes = ConditionalWrites.builder(this::operation).client(p.client()).retryPolicy(p.retryPolicy())
-            .attempts(it -> it.attempts).decider(this::reread)
-            // Not a child's problem: the user may not write the child index at all. Failing each child would only
-            // hide that behind a job "completed with failures"; the job fails as for a whole bulk refused, its
-            // checkpoint says so, and a resume after the grant continues it.
-            .abortOnDenied(true)
-            // Nor is an index block (read-only, write, flood-stage): failing every child of every page against it
-            // would report it 100,000 times and end "completed with failures". The job fails naming the block, and
-            // a resume once it is lifted continues.
-            .abortOnBlock(true)
-            .maxInFlight(p.bulksInFlight(), "esrel-propagation-writer").listener(new Writes()).build();
+        this.writes = ConditionalWrites.builder(this::operation)
+                .client(p.client())
+                .retryPolicy(p.retryPolicy())
+                .attempts(it -> it.attempts)
+                .decider(this::reread)
+                // Not a child's problem: the user may not write the child index at all. Failing each child would only
+                // hide that behind a job "completed with failures"; the job fails as for a whole bulk refused, its
+                // checkpoint says so, and a resume after the grant continues it.
+                .abortOnDenied(true)
+                // Nor is an index block (read-only, write, flood-stage): failing every child of every page against it
+                // would report it 100,000 times and end "completed with failures". The job fails naming the block, and
+                // a resume once it is lifted continues.
+                .abortOnBlock(true)
+                .maxInFlight(p.bulksInFlight(), "esrel-propagation-writer")
+                .listener(new Writes())
+                .build();
     }
 
     /** Decides a page of children against the parent read after them, and writes those that need it. */
@@ -71,14 +75,21 @@ final class PageWriter implements AutoCloseable {
         ledger.sawParent(parent.seqNo());
         List<Item> work = new ArrayList<>();
         for (Hit<ObjectNode> h : hits) {
-            ChildRewrite.Decision d = ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps(), !p.partial(), p.partial(),
-                true);
+            ChildRewrite.Decision d =
+                    ChildRewrite.decide(rel, h.source(), parent, p.ignoreStamps(), !p.partial(), p.partial(), true);
             switch (d.kind()) {
                 case UP_TO_DATE -> ledger.handled(Ledger.Kind.UP_TO_DATE);
                 case MOVED -> ledger.handled(Ledger.Kind.MOVED);
                 case INVALID -> fail(h.id(), h.routing(), 0, d.error());
-                case WRITE -> work.add(new Item(h.index(), h.id(), h.routing(), seq(h.seqNo()), seq(h.primaryTerm()), d,
-                    p.retryPolicy().attempts()));
+                case WRITE ->
+                    work.add(new Item(
+                            h.index(),
+                            h.id(),
+                            h.routing(),
+                            seq(h.seqNo()),
+                            seq(h.primaryTerm()),
+                            d,
+                            p.retryPolicy().attempts()));
             }
         }
         if (!collect(false)) {
@@ -149,18 +160,21 @@ final class PageWriter implements AutoCloseable {
      * @throws ParentGone when the parent is gone
      */
     private void reread(List<Item> items, ConditionalWrites.Decisions<Item> out) throws IOException {
-        MgetResponse<ObjectNode> got = p.client().mget(m -> {
-            for (Item it : items) {
-                m.docs(d -> {
-                    d.index(it.index).id(it.id);
-                    if (it.routing != null) {
-                        d.routing(it.routing);
-                    }
-                    return d;
-                });
-            }
-            return m;
-        }, ObjectNode.class);
+        MgetResponse<ObjectNode> got = p.client()
+                .mget(
+                        m -> {
+                            for (Item it : items) {
+                                m.docs(d -> {
+                                    d.index(it.index).id(it.id);
+                                    if (it.routing != null) {
+                                        d.routing(it.routing);
+                                    }
+                                    return d;
+                                });
+                            }
+                            return m;
+                        },
+                        ObjectNode.class);
         ChildRewrite.Parent parent = reads.parent();
         if (parent == null) {
             throw new ParentGone();
@@ -184,8 +198,8 @@ final class PageWriter implements AutoCloseable {
                 ledger.handled(Ledger.Kind.MOVED);
                 continue;
             }
-            ChildRewrite.Decision d = ChildRewrite.decide(rel, doc.result().source(), parent, p.ignoreStamps(), !p.partial(),
-                p.partial(), true);
+            ChildRewrite.Decision d = ChildRewrite.decide(
+                    rel, doc.result().source(), parent, p.ignoreStamps(), !p.partial(), p.partial(), true);
             switch (d.kind()) {
                 case UP_TO_DATE -> ledger.handled(Ledger.Kind.UP_TO_DATE);
                 case MOVED -> ledger.handled(Ledger.Kind.MOVED);
@@ -203,8 +217,11 @@ final class PageWriter implements AutoCloseable {
     private BulkOperation operation(Item it) {
         if (p.partial()) {
             return BulkOperation.of(o -> o.update(u -> {
-                u.index(it.index).id(it.id).ifSeqNo(it.seqNo).ifPrimaryTerm(it.primaryTerm)
-                    .action(a -> a.doc(it.decision.partial()));
+                u.index(it.index)
+                        .id(it.id)
+                        .ifSeqNo(it.seqNo)
+                        .ifPrimaryTerm(it.primaryTerm)
+                        .action(a -> a.doc(it.decision.partial()));
                 if (it.routing != null) {
                     u.routing(it.routing);
                 }
@@ -212,7 +229,11 @@ final class PageWriter implements AutoCloseable {
             }));
         }
         return BulkOperation.of(o -> o.index(x -> {
-            x.index(it.index).id(it.id).ifSeqNo(it.seqNo).ifPrimaryTerm(it.primaryTerm).document(it.decision.full());
+            x.index(it.index)
+                    .id(it.id)
+                    .ifSeqNo(it.seqNo)
+                    .ifPrimaryTerm(it.primaryTerm)
+                    .document(it.decision.full());
             if (it.routing != null) {
                 x.routing(it.routing);
             }
@@ -242,7 +263,8 @@ final class PageWriter implements AutoCloseable {
     private final class Writes implements ConditionalWrites.Listener<Item> {
         @Override
         public void beforeBulk(int round, int items) {
-            Listeners.safely(() -> p.listener().beforeBulk(jobId, pass.getAsInt(), items), "PropagationListener.beforeBulk");
+            Listeners.safely(
+                    () -> p.listener().beforeBulk(jobId, pass.getAsInt(), items), "PropagationListener.beforeBulk");
         }
 
         @Override
@@ -264,9 +286,10 @@ final class PageWriter implements AutoCloseable {
 
         @Override
         public void onGaveUp(Item it, StopReason stop, ElasticsearchException last) {
-            String why = last.status() == Failures.CONFLICT ? "gave up after " + it.attempts.attempt() + " attempts (" + stop
-                + "): the child kept changing; last: " : "still rejected after " + it.attempts.attempt() + " attempts (" + stop
-                + "): ";
+            String why = last.status() == Failures.CONFLICT
+                    ? "gave up after " + it.attempts.attempt() + " attempts (" + stop
+                            + "): the child kept changing; last: "
+                    : "still rejected after " + it.attempts.attempt() + " attempts (" + stop + "): ";
             fail(it.id, it.routing, last.status(), why + Reasons.of(last));
         }
 
@@ -286,8 +309,14 @@ final class PageWriter implements AutoCloseable {
         long primaryTerm;
         ChildRewrite.Decision decision;
 
-        Item(String index, String id, String routing, long seqNo, long primaryTerm, ChildRewrite.Decision decision,
-             Attempts attempts) {
+        Item(
+                String index,
+                String id,
+                String routing,
+                long seqNo,
+                long primaryTerm,
+                ChildRewrite.Decision decision,
+                Attempts attempts) {
             this.index = index;
             this.id = id;
             this.routing = routing;

@@ -13,8 +13,14 @@ import java.time.Duration;
  * @param docsPerSecond children handled per second by this run
  * @param eta estimated time to finish, or {@code null} when unknown
  */
-public record Progress(String jobId, String parentId, int pass, JobCounts counts, Duration elapsed, double docsPerSecond,
-                       Duration eta) {
+public record Progress(
+        String jobId,
+        String parentId,
+        int pass,
+        JobCounts counts,
+        Duration elapsed,
+        double docsPerSecond,
+        Duration eta) {
 
     /**
      * {@link JobCounts#fraction()}.
@@ -38,8 +44,14 @@ public record Progress(String jobId, String parentId, int pass, JobCounts counts
         for (int i = 0; i < width; i++) {
             sb.append(i < filled ? '#' : '.');
         }
-        sb.append("] ").append(String.format(java.util.Locale.ROOT, "%3d%%  %d/%s  %,.0f docs/s", Math.round(fraction() * 100),
-            counts.done(), counts.total() < 0 ? "?" : String.valueOf(counts.total()), docsPerSecond));
+        sb.append("] ")
+                .append(String.format(
+                        java.util.Locale.ROOT,
+                        "%3d%%  %d/%s  %,.0f docs/s",
+                        Math.round(fraction() * 100),
+                        counts.done(),
+                        counts.total() < 0 ? "?" : String.valueOf(counts.total()),
+                        docsPerSecond));
         if (eta != null) {
             sb.append("  ETA ").append(eta.toSeconds()).append('s');
         }

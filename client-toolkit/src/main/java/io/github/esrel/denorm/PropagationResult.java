@@ -19,8 +19,15 @@ import java.util.List;
  *     of them went to {@link PropagationListener#onFailure}
  * @param took wall time of this run
  */
-public record PropagationResult(String jobId, String relation, String parentId, JobState state, long parentSeqNo,
-                                JobCounts counts, List<ChildFailure> failures, Duration took) {
+public record PropagationResult(
+        String jobId,
+        String relation,
+        String parentId,
+        JobState state,
+        long parentSeqNo,
+        JobCounts counts,
+        List<ChildFailure> failures,
+        Duration took) {
 
     /**
      * Creates a result; {@code failures} is copied into an unmodifiable list.
@@ -43,6 +50,6 @@ public record PropagationResult(String jobId, String relation, String parentId, 
     @Override
     public String toString() {
         return "PropagationResult{" + jobId + " " + state + ", parent=" + parentId + "@" + parentSeqNo + ", " + counts
-            + ", took=" + took.toMillis() + "ms}";
+                + ", took=" + took.toMillis() + "ms}";
     }
 }

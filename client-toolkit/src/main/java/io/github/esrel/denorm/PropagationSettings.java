@@ -3,7 +3,6 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.retry.RetryPolicy;
-
 import java.time.Duration;
 
 /**
@@ -14,18 +13,49 @@ import java.time.Duration;
  * @param bulksInFlight bulk requests in flight per job; 0 = chosen from the cluster's write thread pools at job start
  * @param owner who runs the jobs (process and propagator), written into checkpoints
  */
-record PropagationSettings(ElasticsearchClient client, Relation relation, Checkpoints checkpoints, int batchSize,
-                           double maxDocsPerSecond, RetryPolicy retryPolicy, RetryPolicy readPolicy,
-                           PropagationListener listener, Propagator.WriteMode writeMode, DocStream.Mode streaming,
-                           Duration keepAlive, boolean refresh, int maxPasses, Duration checkpointInterval,
-                           boolean ignoreStamps, int maxReportedFailures, boolean prefetch, int bulksInFlight,
-                           String owner) {
+record PropagationSettings(
+        ElasticsearchClient client,
+        Relation relation,
+        Checkpoints checkpoints,
+        int batchSize,
+        double maxDocsPerSecond,
+        RetryPolicy retryPolicy,
+        RetryPolicy readPolicy,
+        PropagationListener listener,
+        Propagator.WriteMode writeMode,
+        DocStream.Mode streaming,
+        Duration keepAlive,
+        boolean refresh,
+        int maxPasses,
+        Duration checkpointInterval,
+        boolean ignoreStamps,
+        int maxReportedFailures,
+        boolean prefetch,
+        int bulksInFlight,
+        String owner) {
 
     /** These settings with another listener. */
     PropagationSettings withListener(PropagationListener l) {
-        return new PropagationSettings(client, relation, checkpoints, batchSize, maxDocsPerSecond, retryPolicy, readPolicy, l,
-            writeMode, streaming, keepAlive, refresh, maxPasses, checkpointInterval, ignoreStamps, maxReportedFailures,
-            prefetch, bulksInFlight, owner);
+        return new PropagationSettings(
+                client,
+                relation,
+                checkpoints,
+                batchSize,
+                maxDocsPerSecond,
+                retryPolicy,
+                readPolicy,
+                l,
+                writeMode,
+                streaming,
+                keepAlive,
+                refresh,
+                maxPasses,
+                checkpointInterval,
+                ignoreStamps,
+                maxReportedFailures,
+                prefetch,
+                bulksInFlight,
+                owner);
     }
 
     /** These settings with {@link #bulksInFlight} resolved: as configured, or asked of the cluster (0 = auto). */
@@ -33,9 +63,26 @@ record PropagationSettings(ElasticsearchClient client, Relation relation, Checkp
         if (bulksInFlight > 0) {
             return this;
         }
-        return new PropagationSettings(client, relation, checkpoints, batchSize, maxDocsPerSecond, retryPolicy, readPolicy,
-            listener, writeMode, streaming, keepAlive, refresh, maxPasses, checkpointInterval, ignoreStamps,
-            maxReportedFailures, prefetch, BulksInFlight.of(client), owner);
+        return new PropagationSettings(
+                client,
+                relation,
+                checkpoints,
+                batchSize,
+                maxDocsPerSecond,
+                retryPolicy,
+                readPolicy,
+                listener,
+                writeMode,
+                streaming,
+                keepAlive,
+                refresh,
+                maxPasses,
+                checkpointInterval,
+                ignoreStamps,
+                maxReportedFailures,
+                prefetch,
+                BulksInFlight.of(client),
+                owner);
     }
 
     /** Whether children are rewritten by partial updates rather than whole. */

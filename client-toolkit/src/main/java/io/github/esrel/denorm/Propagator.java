@@ -5,18 +5,17 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Checks;
-import io.github.esrel.internal.Reasons;
-import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
-
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -113,11 +112,28 @@ public final class Propagator {
         this.ignoreStamps = b.ignoreStamps;
         this.staleAfter = b.staleAfter;
         this.executor = b.executor;
-        this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":" + UUID.randomUUID().toString().substring(0, 8);
-        this.settings = new PropagationSettings(client, relation, checkpoints, b.batchSize, b.maxDocsPerSecond, b.retryPolicy,
-            b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(), b.listener, b.writeMode, b.streaming, b.keepAlive,
-            b.refresh, b.maxPasses, b.checkpointInterval, b.ignoreStamps, b.maxReportedFailures, b.prefetch, b.bulksInFlight,
-            owner);
+        this.owner = ManagementFactory.getRuntimeMXBean().getName() + ":"
+                + UUID.randomUUID().toString().substring(0, 8);
+        this.settings = new PropagationSettings(
+                client,
+                relation,
+                checkpoints,
+                b.batchSize,
+                b.maxDocsPerSecond,
+                b.retryPolicy,
+                b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(),
+                b.listener,
+                b.writeMode,
+                b.streaming,
+                b.keepAlive,
+                b.refresh,
+                b.maxPasses,
+                b.checkpointInterval,
+                b.ignoreStamps,
+                b.maxReportedFailures,
+                b.prefetch,
+                b.bulksInFlight,
+                owner);
     }
 
     /**
@@ -204,7 +220,8 @@ public final class Propagator {
      */
     public PropagationResult resume(String jobId) {
         Checkpoint claimed = claim(jobId);
-        return new JobRunner(settings, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed).run();
+        return new JobRunner(settings, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed)
+                .run();
     }
 
     /**
@@ -241,13 +258,13 @@ public final class Propagator {
         try {
             Instant staleBefore = Instant.now().minus(staleAfter);
             return checkpoints.find(relation.name(), List.of(JobState.RUNNING, JobState.FAILED)).stream()
-                .filter(c -> c.state() == JobState.FAILED || !c.updatedAt().isAfter(staleBefore))
-                .toList();
+                    .filter(c -> c.state() == JobState.FAILED || !c.updatedAt().isAfter(staleBefore))
+                    .toList();
         } catch (DocStreamException e) {
             throw JobReads.failed(e);
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + Reasons.of(e),
-                e.status(), e);
+            throw new PropagationException(
+                    "cannot list checkpoints in [" + checkpoints.index() + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot list checkpoints in [" + checkpoints.index() + "]: " + e, 0, e);
         }
@@ -263,7 +280,8 @@ public final class Propagator {
         try {
             checkpoints.ensureIndex();
         } catch (ElasticsearchException e) {
-            throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + Reasons.of(e), e.status(), e);
+            throw new PropagationException(
+                    "cannot create [" + checkpoints.index() + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {
             throw new PropagationException("cannot create [" + checkpoints.index() + "]: " + e, 0, e);
         }
@@ -325,13 +343,15 @@ public final class Propagator {
         Attempts attempts = retryPolicy.attempts();
         while (true) {
             try {
-                GetResponse<ObjectNode> child = client.get(g -> {
-                    g.index(relation.childIndex()).id(childId);
-                    if (routing != null) {
-                        g.routing(routing);
-                    }
-                    return g;
-                }, ObjectNode.class);
+                GetResponse<ObjectNode> child = client.get(
+                        g -> {
+                            g.index(relation.childIndex()).id(childId);
+                            if (routing != null) {
+                                g.routing(routing);
+                            }
+                            return g;
+                        },
+                        ObjectNode.class);
                 if (!child.found()) {
                     return new ChildSync(childId, ChildSync.Status.NOT_FOUND, null, -1, attempts.attempt());
                 }
@@ -339,19 +359,26 @@ public final class Propagator {
                 if (parentId == null) {
                     return new ChildSync(childId, ChildSync.Status.NO_PARENT, null, -1, attempts.attempt());
                 }
-                GetResponse<ObjectNode> parent = client.get(g -> g.index(relation.parentIndex()).id(parentId), ObjectNode.class);
+                GetResponse<ObjectNode> parent =
+                        client.get(g -> g.index(relation.parentIndex()).id(parentId), ObjectNode.class);
                 if (!parent.found()) {
                     return new ChildSync(childId, ChildSync.Status.NO_PARENT, parentId, -1, attempts.attempt());
                 }
                 long seqNo = parent.seqNo();
-                ChildRewrite.Decision d = ChildRewrite.decide(relation, child.source(),
-                    new ChildRewrite.Parent(parentId, parent.source(), seqNo), ignoreStamps);
+                ChildRewrite.Decision d = ChildRewrite.decide(
+                        relation,
+                        child.source(),
+                        new ChildRewrite.Parent(parentId, parent.source(), seqNo),
+                        ignoreStamps);
                 if (d.kind() == ChildRewrite.Kind.UP_TO_DATE) {
                     return new ChildSync(childId, ChildSync.Status.UP_TO_DATE, parentId, seqNo, attempts.attempt());
                 }
                 if (d.kind() == ChildRewrite.Kind.INVALID) {
-                    throw new PropagationException("cannot apply the copies of [" + relation.parentIndex() + "][" + parentId
-                        + "] to [" + relation.childIndex() + "][" + childId + "]: " + d.error(), 400, null);
+                    throw new PropagationException(
+                            "cannot apply the copies of [" + relation.parentIndex() + "][" + parentId + "] to ["
+                                    + relation.childIndex() + "][" + childId + "]: " + d.error(),
+                            400,
+                            null);
                 }
                 IndexResponse w = client.index(i -> {
                     i.index(child.index()).id(childId).ifSeqNo(child.seqNo()).ifPrimaryTerm(child.primaryTerm());
@@ -368,15 +395,22 @@ public final class Propagator {
                     if (attempts.retryAfter(e)) {
                         continue;
                     }
-                    throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] gave up after "
-                        + attempts.attempt() + " attempt(s) under the retry policy: " + Reasons.of(e)
-                        + (e.status() == 409 ? " (the child keeps changing; it may still carry old copies, call again)" : ""),
-                        e.status(), e);
+                    throw new PropagationException(
+                            "syncing [" + relation.childIndex() + "][" + childId + "] gave up after "
+                                    + attempts.attempt() + " attempt(s) under the retry policy: " + Reasons.of(e)
+                                    + (e.status() == 409
+                                            ? " (the child keeps changing; it may still carry old copies, call again)"
+                                            : ""),
+                            e.status(),
+                            e);
                 }
-                throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: "
-                    + Reasons.of(e), e.status(), e);
+                throw new PropagationException(
+                        "syncing [" + relation.childIndex() + "][" + childId + "] failed: " + Reasons.of(e),
+                        e.status(),
+                        e);
             } catch (IOException e) {
-                throw new PropagationException("syncing [" + relation.childIndex() + "][" + childId + "] failed: " + e, 0, e);
+                throw new PropagationException(
+                        "syncing [" + relation.childIndex() + "][" + childId + "] failed: " + e, 0, e);
             }
         }
     }
@@ -397,26 +431,44 @@ public final class Propagator {
     private Checkpoint claim(String jobId) {
         Checks.id(jobId);
         try {
-            Checkpoints.Stored stored = checkpoints.get(jobId).orElseThrow(() -> new PropagationException(
-                "no propagation job [" + jobId + "] in [" + checkpoints.index() + "]", 404, null));
+            Checkpoints.Stored stored = checkpoints
+                    .get(jobId)
+                    .orElseThrow(() -> new PropagationException(
+                            "no propagation job [" + jobId + "] in [" + checkpoints.index() + "]", 404, null));
             Checkpoint c = stored.checkpoint();
             if (!relation.name().equals(c.relation())) {
-                throw new PropagationException("job [" + jobId + "] belongs to relation [" + c.relation() + "], not ["
-                    + relation.name() + "]", 400, null);
+                throw new PropagationException(
+                        "job [" + jobId + "] belongs to relation [" + c.relation() + "], not [" + relation.name() + "]",
+                        400,
+                        null);
             }
             long age = Duration.between(c.updatedAt(), Instant.now()).toMillis();
             if (c.state() == JobState.RUNNING && !owner.equals(c.owner()) && age < staleAfter.toMillis()) {
-                throw new PropagationException("job [" + jobId + "] is running in " + c.owner() + " (heartbeat " + age
-                    + " ms ago, stale after " + staleAfter.toMillis() + " ms); cancel it there or resume it once its heartbeat"
-                    + " is stale", 409, null);
+                throw new PropagationException(
+                        "job [" + jobId + "] is running in " + c.owner() + " (heartbeat " + age
+                                + " ms ago, stale after " + staleAfter.toMillis()
+                                + " ms); cancel it there or resume it once its heartbeat"
+                                + " is stale",
+                        409,
+                        null);
             }
-            Checkpoint claimed = new Checkpoint(jobId, c.relation(), c.parentId(), JobState.RUNNING, owner, c.parentSeqNo(),
-                c.counts(), c.startedAt(), Instant.now(), null);
+            Checkpoint claimed = new Checkpoint(
+                    jobId,
+                    c.relation(),
+                    c.parentId(),
+                    JobState.RUNNING,
+                    owner,
+                    c.parentSeqNo(),
+                    c.counts(),
+                    c.startedAt(),
+                    Instant.now(),
+                    null);
             try {
                 checkpoints.save(claimed, stored.seqNo(), stored.primaryTerm());
             } catch (ElasticsearchException e) {
                 if (e.status() == 409) {
-                    throw new PropagationException("job [" + jobId + "] was claimed by another process just now", 409, e);
+                    throw new PropagationException(
+                            "job [" + jobId + "] was claimed by another process just now", 409, e);
                 }
                 throw e;
             }
@@ -429,23 +481,26 @@ public final class Propagator {
     }
 
     private String newJobId(String parentId) {
-        return relation.name() + ":" + parentId + ":" + UUID.randomUUID().toString().substring(0, 8);
+        return relation.name() + ":" + parentId + ":"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     @Override
     public String toString() {
         PropagationSettings p = settings;
-        return "Propagator{" + relation + ", batchSize=" + p.batchSize() + (p.maxDocsPerSecond() > 0 ? ", maxDocsPerSecond="
-            + p.maxDocsPerSecond() : "") + ", writeMode=" + p.writeMode() + ", streaming=" + p.streaming() + ", checkpoints="
-            + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight=" + (p.bulksInFlight() == 0 ? "auto" : p.bulksInFlight()) + ", policy="
-            + retryPolicy + '}';
+        return "Propagator{" + relation + ", batchSize=" + p.batchSize()
+                + (p.maxDocsPerSecond() > 0 ? ", maxDocsPerSecond=" + p.maxDocsPerSecond() : "") + ", writeMode="
+                + p.writeMode() + ", streaming=" + p.streaming() + ", checkpoints="
+                + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight="
+                + (p.bulksInFlight() == 0 ? "auto" : p.bulksInFlight()) + ", policy="
+                + retryPolicy + '}';
     }
 
     /** Builder for {@link Propagator}. Not thread-safe. */
     public static final class Builder {
         /** Default retry policy: 10 attempts per child, 10 ms doubling to 2 s with jitter, on 409 and 429. */
         public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
-            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
+                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
 
         private ElasticsearchClient client;
         private Relation relation;

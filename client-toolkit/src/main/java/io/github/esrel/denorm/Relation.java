@@ -1,7 +1,6 @@
 package io.github.esrel.denorm;
 
 import co.elastic.clients.util.ObjectBuilder;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -86,7 +85,8 @@ public final class Relation {
         this.childIndex = Objects.requireNonNull(b.childIndex, "childIndex cannot be null");
         this.parentIdField = Objects.requireNonNull(b.parentIdField, "parentIdField cannot be null");
         if (b.copies.isEmpty()) {
-            throw new IllegalArgumentException("relation [" + name + "] copies no field: add at least one copy(from, to)");
+            throw new IllegalArgumentException(
+                    "relation [" + name + "] copies no field: add at least one copy(from, to)");
         }
         this.copies = List.copyOf(b.copies);
         this.stampField = b.stampField != null ? b.stampField : "esrel." + name;
@@ -103,8 +103,8 @@ public final class Relation {
                 String c = written.get(j);
                 if (a.equals(c) || a.startsWith(c + ".") || c.startsWith(a + ".")) {
                     throw new IllegalArgumentException("relation [" + name + "]: child fields [" + a + "] and [" + c
-                        + "] overlap; the parent id field, the stamp field and every copy target must be distinct"
-                        + " and not inside one another");
+                            + "] overlap; the parent id field, the stamp field and every copy target must be distinct"
+                            + " and not inside one another");
                 }
             }
         }
@@ -197,14 +197,16 @@ public final class Relation {
 
     @Override
     public String toString() {
-        return "Relation{" + name + ": " + parentIndex + " -> " + childIndex + "." + parentIdField + ", copies=" + copies
-            + ", stamp=" + stampField + (childrenRoutedByParent ? ", children routed by parent" : "") + '}';
+        return "Relation{" + name + ": " + parentIndex + " -> " + childIndex + "." + parentIdField + ", copies="
+                + copies + ", stamp=" + stampField + (childrenRoutedByParent ? ", children routed by parent" : "")
+                + '}';
     }
 
     static void checkPath(String path, String what) {
         Objects.requireNonNull(path, what + " cannot be null");
         if (path.isEmpty() || path.startsWith(".") || path.endsWith(".") || path.contains("..")) {
-            throw new IllegalArgumentException(what + " must be a dotted field path like user.name, got [" + path + "]");
+            throw new IllegalArgumentException(
+                    what + " must be a dotted field path like user.name, got [" + path + "]");
         }
     }
 
@@ -231,7 +233,8 @@ public final class Relation {
         public Builder name(String name) {
             Objects.requireNonNull(name, "name cannot be null");
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("relation name must be 1-100 letters, digits, '_' or '-', got [" + name + "]");
+                throw new IllegalArgumentException(
+                        "relation name must be 1-100 letters, digits, '_' or '-', got [" + name + "]");
             }
             this.name = name;
             return this;

@@ -122,8 +122,8 @@ public final class DocRef {
      */
     public String requireIndex() {
         if (index == null) {
-            throw new IllegalArgumentException("the document reference " + this + " names no index;"
-                + " use DocRef.of(index, id)");
+            throw new IllegalArgumentException(
+                    "the document reference " + this + " names no index;" + " use DocRef.of(index, id)");
         }
         return index;
     }
@@ -138,15 +138,17 @@ public final class DocRef {
     public DocRef requireIn(String expected) {
         if (index != null && !index.equals(expected)) {
             throw new IllegalArgumentException("the document reference " + this + " names index [" + index
-                + "], but this works on [" + expected + "]");
+                    + "], but this works on [" + expected + "]");
         }
         return this;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof DocRef that && Objects.equals(index, that.index) && id.equals(that.id)
-            && Objects.equals(routing, that.routing);
+        return o instanceof DocRef that
+                && Objects.equals(index, that.index)
+                && id.equals(that.id)
+                && Objects.equals(routing, that.routing);
     }
 
     @Override

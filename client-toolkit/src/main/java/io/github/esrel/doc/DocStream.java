@@ -10,16 +10,13 @@ import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +27,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Streams every document matching a query, a page at a time, in constant memory: with a point in
@@ -116,11 +115,13 @@ public final class DocStream implements AutoCloseable {
             this.pitId = b.pointInTime;
             this.mode = Mode.POINT_IN_TIME;
         }
-        this.prefetcher = b.prefetch ? Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "esrel-docstream-" + index);
-            t.setDaemon(true);
-            return t;
-        }) : null;
+        this.prefetcher = b.prefetch
+                ? Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "esrel-docstream-" + index);
+                    t.setDaemon(true);
+                    return t;
+                })
+                : null;
     }
 
     /**
@@ -227,8 +228,12 @@ public final class DocStream implements AutoCloseable {
                 client.clearScroll(c -> c.scrollId(id));
             }
         } catch (IOException | RuntimeException e) {
-            log.warn("cannot release the {} over [{}]; it expires after its keep-alive of {}", pitId != null ? "point in time"
-                : "scroll", index, keepAlive, e);
+            log.warn(
+                    "cannot release the {} over [{}]; it expires after its keep-alive of {}",
+                    pitId != null ? "point in time" : "scroll",
+                    index,
+                    keepAlive,
+                    e);
         }
     }
 
@@ -255,13 +260,19 @@ public final class DocStream implements AutoCloseable {
         ResponseBody<ObjectNode> r;
         if (mode == Mode.SCROLL) {
             if (scrollId == null) {
-                r = client.search(s -> {
-                    common(s.index(index).scroll(t -> t.time(time)).sort(o -> o.doc(d -> d.order(SortOrder.Asc))), true);
-                    if (routing != null) {
-                        s.routing(routing);
-                    }
-                    return s;
-                }, ObjectNode.class);
+                r = client.search(
+                        s -> {
+                            common(
+                                    s.index(index)
+                                            .scroll(t -> t.time(time))
+                                            .sort(o -> o.doc(d -> d.order(SortOrder.Asc))),
+                                    true);
+                            if (routing != null) {
+                                s.routing(routing);
+                            }
+                            return s;
+                        },
+                        ObjectNode.class);
             } else {
                 String id = scrollId;
                 r = client.scroll(s -> s.scrollId(id).scroll(t -> t.time(time)), ObjectNode.class);
@@ -269,14 +280,16 @@ public final class DocStream implements AutoCloseable {
             scrollId = r.scrollId();
         } else {
             List<FieldValue> from = after;
-            SearchResponse<ObjectNode> sr = client.search(s -> {
-                common(s.pit(p -> p.id(pitId).keepAlive(t -> t.time(time))), from == null)
-                    .sort(o -> o.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
-                if (from != null) {
-                    s.searchAfter(from);
-                }
-                return s;
-            }, ObjectNode.class);
+            SearchResponse<ObjectNode> sr = client.search(
+                    s -> {
+                        common(s.pit(p -> p.id(pitId).keepAlive(t -> t.time(time))), from == null)
+                                .sort(o -> o.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
+                        if (from != null) {
+                            s.searchAfter(from);
+                        }
+                        return s;
+                    },
+                    ObjectNode.class);
             r = sr;
             if (sr.pitId() != null) {
                 pitId = sr.pitId();
@@ -313,16 +326,17 @@ public final class DocStream implements AutoCloseable {
         }
         try {
             pitId = client.openPointInTime(o -> {
-                o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms"));
-                if (routing != null) {
-                    o.routing(routing);
-                }
-                return o;
-            }).id();
+                        o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms"));
+                        if (routing != null) {
+                            o.routing(routing);
+                        }
+                        return o;
+                    })
+                    .id();
             mode = Mode.POINT_IN_TIME;
         } catch (ElasticsearchException e) {
             boolean unsupported = (e.status() == 400 || e.status() == 404 || e.status() == 405 || e.status() == 501)
-                && !Reasons.of(e).contains("index_not_found_exception");
+                    && !Reasons.of(e).contains("index_not_found_exception");
             if (requested == Mode.AUTO && unsupported) {
                 log.debug("cannot open a point in time on [{}] ({}); streaming with a scroll", index, Reasons.of(e));
                 mode = Mode.SCROLL;
@@ -335,8 +349,9 @@ public final class DocStream implements AutoCloseable {
     @Override
     public String toString() {
         return "DocStream{index=" + index + ", mode=" + (mode == null ? requested : mode) + ", pageSize=" + pageSize
-            + (routing == null ? "" : ", routing=" + routing) + (sliceMax > 1 ? ", slice=" + sliceId + "/" + sliceMax : "")
-            + (ownsPointInTime ? "" : ", shared point in time") + ", total=" + total + '}';
+                + (routing == null ? "" : ", routing=" + routing)
+                + (sliceMax > 1 ? ", slice=" + sliceId + "/" + sliceMax : "")
+                + (ownsPointInTime ? "" : ", shared point in time") + ", total=" + total + '}';
     }
 
     /** Builder for {@link DocStream}. Not thread-safe. */
@@ -553,11 +568,11 @@ public final class DocStream implements AutoCloseable {
         public DocStream build() {
             if (pointInTime != null && routing != null) {
                 throw new IllegalArgumentException("a given point in time already fixes the shards searched;"
-                    + " open it with routing [" + routing + "] instead of setting routing on the stream");
+                        + " open it with routing [" + routing + "] instead of setting routing on the stream");
             }
             if (pointInTime != null && mode == Mode.SCROLL) {
                 throw new IllegalArgumentException("a given point in time cannot be read with a scroll; leave the mode"
-                    + " at AUTO or POINT_IN_TIME");
+                        + " at AUTO or POINT_IN_TIME");
             }
             return new DocStream(this);
         }

@@ -16,7 +16,6 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +32,8 @@ final class DirectoryRename {
     private static final Duration KEEP_ALIVE = Duration.ofMinutes(2);
     /** Rejected writes (429) are sent again, backing off from 50 ms to 2 s, 9 attempts in all. */
     private static final RetryPolicy REJECTIONS = RetryPolicy.of(r -> r.maxAttempts(9)
-        .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2))).retryOn(Failures.rejected()));
+            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2)))
+            .retryOn(Failures.rejected()));
 
     private final FileTree tree;
     private final TreePath from;
@@ -62,13 +62,17 @@ final class DirectoryRename {
         if (!continuing && tree.count(to.value()) > 0) {
             // Files are moved in place (their _id stays), so a rename stopped part way left each file in one place:
             // the caller who knows that is what happened finishes it with continueRenameDirectory.
-            return FileTree.refused(to + " already exists (if an earlier rename of " + from + " to " + to + " stopped part"
-                + " way, finish it with continueRenameDirectory)");
+            return FileTree.refused(to + " already exists (if an earlier rename of " + from + " to " + to
+                    + " stopped part" + " way, finish it with continueRenameDirectory)");
         }
         notifyStarted(total);
         long moved = 0;
-        try (DocStream files = DocStream.of(b -> b.client(tree.es()).index(tree.index()).query(FileTree.below(from))
-            .pageSize(tree.batchSize()).keepAlive(KEEP_ALIVE).mode(DocStream.Mode.POINT_IN_TIME))) {
+        try (DocStream files = DocStream.of(b -> b.client(tree.es())
+                .index(tree.index())
+                .query(FileTree.below(from))
+                .pageSize(tree.batchSize())
+                .keepAlive(KEEP_ALIVE)
+                .mode(DocStream.Mode.POINT_IN_TIME))) {
             for (List<Hit<ObjectNode>> page = files.next(); !page.isEmpty(); page = files.next()) {
                 if (!held.getAsBoolean()) {
                     return fenced(moved, total, "the lock's lease ended while renaming; stopped before writing more");
@@ -84,8 +88,13 @@ final class DirectoryRename {
             throw new FsException("rename " + from + " -> " + to + " failed: " + e.getMessage(), e);
         }
         tree.es().indices().refresh(r -> r.index(tree.index()));
-        return new RenameResult(RenameResult.Status.DONE, moved, total, token, List.of(),
-            "renamed " + from + " to " + to + ": " + moved + " files");
+        return new RenameResult(
+                RenameResult.Status.DONE,
+                moved,
+                total,
+                token,
+                List.of(),
+                "renamed " + from + " to " + to + ": " + moved + " files");
     }
 
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
@@ -93,35 +102,42 @@ final class DirectoryRename {
         String[] fenced = {null};
         ElasticsearchException[] failed = {null};
         String[] failedFile = {null};
-        ConditionalWrites.Report r = ConditionalWrites.builder(this::op).client(tree.es()).retryPolicy(REJECTIONS)
-            .stopWhen(() -> fenced[0] != null || failed[0] != null)
-            .listener(new ConditionalWrites.Listener<Hit<ObjectNode>>() {
-                @Override
-                public void onConflict(Hit<ObjectNode> hit, int attempt, boolean finalOutcome) {
-                    if (fenced[0] == null) {
-                        fenced[0] = "file " + hit.id() + " was changed by a newer lock holder; this rename's lease must have ended";
+        ConditionalWrites.Report r = ConditionalWrites.builder(this::op)
+                .client(tree.es())
+                .retryPolicy(REJECTIONS)
+                .stopWhen(() -> fenced[0] != null || failed[0] != null)
+                .listener(new ConditionalWrites.Listener<Hit<ObjectNode>>() {
+                    @Override
+                    public void onConflict(Hit<ObjectNode> hit, int attempt, boolean finalOutcome) {
+                        if (fenced[0] == null) {
+                            fenced[0] = "file " + hit.id()
+                                    + " was changed by a newer lock holder; this rename's lease must have ended";
+                        }
                     }
-                }
 
-                @Override
-                public void onGaveUp(Hit<ObjectNode> hit, StopReason stop, ElasticsearchException last) {
-                    onFailed(hit, last);
-                }
-
-                @Override
-                public void onFailed(Hit<ObjectNode> hit, ElasticsearchException failure) {
-                    if (failed[0] == null) {
-                        failed[0] = failure;
-                        failedFile[0] = hit.id();
+                    @Override
+                    public void onGaveUp(Hit<ObjectNode> hit, StopReason stop, ElasticsearchException last) {
+                        onFailed(hit, last);
                     }
-                }
-            }).build().write(page);
+
+                    @Override
+                    public void onFailed(Hit<ObjectNode> hit, ElasticsearchException failure) {
+                        if (failed[0] == null) {
+                            failed[0] = failure;
+                            failedFile[0] = hit.id();
+                        }
+                    }
+                })
+                .build()
+                .write(page);
         if (fenced[0] != null) {
             return fenced[0];
         }
         if (failed[0] != null) {
-            throw new FsException("rename " + from + " -> " + to + " could not write file " + failedFile[0] + ": "
-                + Reasons.of(failed[0]), failed[0]);
+            throw new FsException(
+                    "rename " + from + " -> " + to + " could not write file " + failedFile[0] + ": "
+                            + Reasons.of(failed[0]),
+                    failed[0]);
         }
         if (r.interrupted()) {
             throw new FsException("interrupted while backing off from a rejected bulk", null);
@@ -131,9 +147,11 @@ final class DirectoryRename {
 
     private BulkOperation op(Hit<ObjectNode> hit) {
         ObjectNode file = hit.source();
-        TreePath path = TreePath.of(file.get("path").asText()).child(file.get("name").asText());
+        TreePath path =
+                TreePath.of(file.get("path").asText()).child(file.get("name").asText());
         JsonNode contents = file.get("contents");
-        Map<String, Object> source = tree.source(path.rebase(from, to), contents == null || contents.isNull() ? null : contents.asText());
+        Map<String, Object> source =
+                tree.source(path.rebase(from, to), contents == null || contents.isNull() ? null : contents.asText());
         return BulkOperation.of(b -> b.index(i -> {
             i.index(tree.index()).id(hit.id()).document(source);
             if (tree.layout().fencing() == FileTree.Fencing.EXTERNAL_VERSION) {
@@ -148,7 +166,8 @@ final class DirectoryRename {
     }
 
     private void notifyStarted(long total) {
-        Listeners.safely(() -> tree.listener().started(from.value(), to.value(), total, token), "RenameListener.started");
+        Listeners.safely(
+                () -> tree.listener().started(from.value(), to.value(), total, token), "RenameListener.started");
     }
 
     private void notifyProgress(long done, long total) {

@@ -22,9 +22,6 @@ import io.github.esrel.lock.LockRequest;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.time.Duration;
@@ -36,6 +33,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A file system kept in an Elasticsearch index (seed 000 §1.4–1.5), made safe for concurrent use with
@@ -102,7 +101,7 @@ public final class FileTree {
         this.locks = Objects.requireNonNull(b.locks, "locks cannot be null");
         if (!locks.index().equals(index)) {
             throw new IllegalArgumentException("the tree locks are for namespace [" + locks.index()
-                + "] but the file tree is index [" + index + "]: locks must be taken in the tree's own namespace");
+                    + "] but the file tree is index [" + index + "]: locks must be taken in the tree's own namespace");
         }
         this.batchSize = b.batchSize;
         this.writeLockWait = b.writeLockWait;
@@ -195,9 +194,13 @@ public final class FileTree {
         TreeLock lock = r.orThrow();
         try {
             Optional<Stored> existing = find(file);
-            String id = existing.map(s -> s.doc.id()).orElseGet(() -> UUID.randomUUID().toString());
+            String id = existing.map(s -> s.doc.id())
+                    .orElseGet(() -> UUID.randomUUID().toString());
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
-                .index(index).id(id).document(source(file, contents)).refresh(Refresh.True);
+                    .index(index)
+                    .id(id)
+                    .document(source(file, contents))
+                    .refresh(Refresh.True);
             fence(req, lock.token(), existing.orElse(null));
             long version = es.index(req.build()).version();
             return WriteResult.written(new FileDoc(id, file, contents, version));
@@ -239,8 +242,13 @@ public final class FileTree {
     public List<FileDoc> grep(String dir, String text) {
         TreePath d = TreePath.of(dir);
         try {
-            SearchResponse<Map<String, Object>> resp = es.search(s -> s.index(index).size(1000)
-                .query(q -> q.bool(b -> b.must(m -> m.match(mt -> mt.field("contents").query(text))).filter(below(d)))), SOURCE);
+            SearchResponse<Map<String, Object>> resp = es.search(
+                    s -> s.index(index)
+                            .size(1000)
+                            .query(q -> q.bool(b -> b.must(m ->
+                                            m.match(mt -> mt.field("contents").query(text)))
+                                    .filter(below(d)))),
+                    SOURCE);
             List<FileDoc> out = new ArrayList<>();
             resp.hits().hits().forEach(h -> out.add(toDoc(h)));
             return out;
@@ -291,14 +299,22 @@ public final class FileTree {
                 return refused(dst + " already exists");
             }
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
-                .index(index).id(file.get().doc.id()).document(source(dst, file.get().doc.contents())).refresh(Refresh.True);
+                    .index(index)
+                    .id(file.get().doc.id())
+                    .document(source(dst, file.get().doc.contents()))
+                    .refresh(Refresh.True);
             fence(req, token, file.get());
             try {
                 es.index(req.build());
             } catch (ElasticsearchException e) {
                 if (e.status() == 409) {
-                    return new RenameResult(RenameResult.Status.FENCED, 0, 1, token, List.of(),
-                        "a newer lock holder changed " + src + " first");
+                    return new RenameResult(
+                            RenameResult.Status.FENCED,
+                            0,
+                            1,
+                            token,
+                            List.of(),
+                            "a newer lock holder changed " + src + " first");
                 }
                 throw e;
             }
@@ -381,9 +397,11 @@ public final class FileTree {
         if (l == null) {
             l = readLayout();
             if (l.fencing == Fencing.EXTERNAL_VERSION && locks.backend() != TreeLocks.Backend.PLUGIN) {
-                throw new IllegalStateException("index [" + index + "] is fenced by external versions from the esrel plugin's"
-                    + " namespace-wide tokens, but these locks come from the " + locks.backend() + " provider, whose tokens"
-                    + " only increase per path: use the plugin's locks for this index");
+                throw new IllegalStateException(
+                        "index [" + index + "] is fenced by external versions from the esrel plugin's"
+                                + " namespace-wide tokens, but these locks come from the " + locks.backend()
+                                + " provider, whose tokens"
+                                + " only increase per path: use the plugin's locks for this index");
             }
             layout = l;
         }
@@ -439,7 +457,8 @@ public final class FileTree {
     /** A file as read, with what a conditional write needs. */
     record Stored(FileDoc doc, long seqNo, long primaryTerm) {
         static Stored of(Hit<Map<String, Object>> h) {
-            return new Stored(toDoc(h), h.seqNo() == null ? -1 : h.seqNo(), h.primaryTerm() == null ? 0 : h.primaryTerm());
+            return new Stored(
+                    toDoc(h), h.seqNo() == null ? -1 : h.seqNo(), h.primaryTerm() == null ? 0 : h.primaryTerm());
         }
     }
 
@@ -448,13 +467,20 @@ public final class FileTree {
             return Optional.empty();
         }
         TreePath dir = file.parent().orElse(TreePath.ROOT);
-        SearchResponse<Map<String, Object>> resp = es.search(s -> s.index(index).size(2).version(true).seqNoPrimaryTerm(true)
-            .query(q -> q.bool(b -> b
-                .filter(f -> f.term(t -> t.field("path").value(FieldValue.of(dir.value()))))
-                .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))), SOURCE);
+        SearchResponse<Map<String, Object>> resp = es.search(
+                s -> s.index(index)
+                        .size(2)
+                        .version(true)
+                        .seqNoPrimaryTerm(true)
+                        .query(q -> q.bool(b -> b.filter(
+                                        f -> f.term(t -> t.field("path").value(FieldValue.of(dir.value()))))
+                                .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))),
+                SOURCE);
         List<Hit<Map<String, Object>>> hits = resp.hits().hits();
         if (hits.size() > 1) {
-            throw new FsException(hits.size() + " documents claim path " + file + ": the index was written without esrel's locks", null);
+            throw new FsException(
+                    hits.size() + " documents claim path " + file + ": the index was written without esrel's locks",
+                    null);
         }
         return hits.stream().findFirst().map(Stored::of);
     }
@@ -462,12 +488,14 @@ public final class FileTree {
     private Layout readLayout() {
         try {
             GetMappingResponse m = es.indices().getMapping(g -> g.index(index));
-            Map<String, JsonData> meta = ClientApi.mappings(m).values().iterator().next().mappings().meta();
+            Map<String, JsonData> meta =
+                    ClientApi.mappings(m).values().iterator().next().mappings().meta();
             if (meta == null || !meta.containsKey(Mappings.FENCING_KEY)) {
                 throw new IllegalStateException("index [" + index + "] was not created by FileTree.createIndex()");
             }
-            return new Layout(Fencing.valueOf(meta.get(Mappings.FENCING_KEY).to(String.class)),
-                "client".equals(meta.get(Mappings.TREE_KEY).to(String.class)));
+            return new Layout(
+                    Fencing.valueOf(meta.get(Mappings.FENCING_KEY).to(String.class)),
+                    "client".equals(meta.get(Mappings.TREE_KEY).to(String.class)));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot read the mapping of [" + index + "]: " + e.getMessage(), e);
         }

@@ -7,6 +7,7 @@ final class Mappings {
 
     /** {@code _meta} keys recording how the index was laid out. */
     static final String FENCING_KEY = "esrel_fs_fencing";
+
     static final String TREE_KEY = "esrel_fs_tree";
 
     private Mappings() {}

@@ -1,7 +1,6 @@
 package io.github.esrel.fs;
 
 import io.github.esrel.lock.LockConflict;
-
 import java.util.List;
 
 /**
@@ -14,7 +13,8 @@ import java.util.List;
  * @param conflicts the locks that refused the rename ({@link Status#LOCKED})
  * @param message a human-readable explanation
  */
-public record RenameResult(Status status, long moved, long total, long token, List<LockConflict> conflicts, String message) {
+public record RenameResult(
+        Status status, long moved, long total, long token, List<LockConflict> conflicts, String message) {
 
     /** How a rename ended. */
     public enum Status {

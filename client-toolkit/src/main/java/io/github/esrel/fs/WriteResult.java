@@ -1,7 +1,6 @@
 package io.github.esrel.fs;
 
 import io.github.esrel.lock.LockConflict;
-
 import java.util.List;
 import java.util.Objects;
 

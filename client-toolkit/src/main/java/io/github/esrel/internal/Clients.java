@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.TransportException;
-
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -21,7 +20,8 @@ public final class Clients {
 
     private static final String LEGACY_TRANSPORT = "co.elastic.clients.transport.rest_client.RestClientTransport";
     /** Transports whose server accepted this client line; weak, so a closed client is forgotten. */
-    private static final Map<ElasticsearchTransport, Boolean> ACCEPTED = Collections.synchronizedMap(new WeakHashMap<>());
+    private static final Map<ElasticsearchTransport, Boolean> ACCEPTED =
+            Collections.synchronizedMap(new WeakHashMap<>());
 
     private Clients() {}
 
@@ -41,8 +41,8 @@ public final class Clients {
         }
         checkServerAcceptsClientLine(client);
         return isLegacyRestClientTransport(transport)
-            ? new ElasticsearchClient(StatusNormalizingTransport.wrap(transport), client._transportOptions())
-            : client;
+                ? new ElasticsearchClient(StatusNormalizingTransport.wrap(transport), client._transportOptions())
+                : client;
     }
 
     /**
@@ -59,7 +59,9 @@ public final class Clients {
         try {
             client.info();
         } catch (ElasticsearchException e) {
-            if (e.status() == 400 && e.error() != null && "media_type_header_exception".equals(e.error().type())) {
+            if (e.status() == 400
+                    && e.error() != null
+                    && "media_type_header_exception".equals(e.error().type())) {
                 throw new IllegalStateException(refusedMessage(e));
             }
         } catch (TransportException e) {
@@ -72,17 +74,21 @@ public final class Clients {
 
     static String refusedMessage(ElasticsearchException e) {
         String reason = e.error().causedBy() != null && e.error().causedBy().reason() != null
-            ? e.error().causedBy().reason() : e.error().reason();
+                ? e.error().causedBy().reason()
+                : e.error().reason();
         if (ClientApi.CLIENT_MAJOR >= 9) {
             return "the Elasticsearch server refuses the requests of elasticsearch-java " + ClientApi.CLIENT_MAJOR
-                + ".x (it answered [" + reason + "] to a request sent with compatible-with=" + ClientApi.CLIENT_MAJOR
-                + "): it runs a version before " + ClientApi.CLIENT_MAJOR + ".0. For Elasticsearch 8.19 use the artifact "
-                + "io.github.esrel:" + ClientApi.OTHER_ARTIFACT + " with an elasticsearch-java 8.x client; "
-                + ClientApi.ARTIFACT + " needs Elasticsearch 9.x";
+                    + ".x (it answered [" + reason + "] to a request sent with compatible-with="
+                    + ClientApi.CLIENT_MAJOR
+                    + "): it runs a version before " + ClientApi.CLIENT_MAJOR
+                    + ".0. For Elasticsearch 8.19 use the artifact "
+                    + "io.github.esrel:" + ClientApi.OTHER_ARTIFACT + " with an elasticsearch-java 8.x client; "
+                    + ClientApi.ARTIFACT + " needs Elasticsearch 9.x";
         }
         return "the Elasticsearch server refuses the requests of elasticsearch-java " + ClientApi.CLIENT_MAJOR
-            + ".x (it answered [" + reason + "] to a request sent with compatible-with=" + ClientApi.CLIENT_MAJOR
-            + "): it runs a version before " + ClientApi.CLIENT_MAJOR + ".0, which esrel does not support (Elasticsearch 8.19 and 9.x)";
+                + ".x (it answered [" + reason + "] to a request sent with compatible-with=" + ClientApi.CLIENT_MAJOR
+                + "): it runs a version before " + ClientApi.CLIENT_MAJOR
+                + ".0, which esrel does not support (Elasticsearch 8.19 and 9.x)";
     }
 
     /** Whether {@code transport} is, or extends, the RestClient-based transport (checked by name: its jar is optional in 9.x). */

@@ -11,7 +11,6 @@ import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -207,8 +206,15 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @param interrupted whether the thread was interrupted, leaving items unwritten
      * @param stopped whether {@link Builder#stopWhen} stopped the write, leaving items unwritten
      */
-    public record Report(int rounds, long written, long conflicts, long rejected, long gaveUp, long failed,
-                         boolean interrupted, boolean stopped) {}
+    public record Report(
+            int rounds,
+            long written,
+            long conflicts,
+            long rejected,
+            long gaveUp,
+            long failed,
+            boolean interrupted,
+            boolean stopped) {}
 
     private final Function<I, BulkOperation> operation;
     private final Decider<I> decider;
@@ -231,25 +237,29 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         this.policy = Objects.requireNonNull(b.policy, "retryPolicy cannot be null");
         this.attemptsOf = b.attemptsOf;
         ElasticsearchClient client = b.client;
-        this.sender = b.sender != null ? b.sender : (ops, refresh) -> Objects.requireNonNull(client, "client cannot be null")
-            .bulk(r -> {
-                r.operations(ops);
-                if (refresh != null) {
-                    r.refresh(refresh);
-                }
-                return r;
-            });
+        this.sender = b.sender != null
+                ? b.sender
+                : (ops, refresh) -> Objects.requireNonNull(client, "client cannot be null")
+                        .bulk(r -> {
+                            r.operations(ops);
+                            if (refresh != null) {
+                                r.refresh(refresh);
+                            }
+                            return r;
+                        });
         this.refresh = b.refresh;
         this.batchSize = b.batchSize;
         this.abortOnDenied = b.abortOnDenied;
         this.abortOnBlock = b.abortOnBlock;
         this.stopWhen = b.stopWhen;
         this.permits = new Semaphore(b.maxInFlight);
-        this.pool = b.maxInFlight == 1 ? null : Executors.newFixedThreadPool(b.maxInFlight, r -> {
-            Thread t = new Thread(r, b.threadName);
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = b.maxInFlight == 1
+                ? null
+                : Executors.newFixedThreadPool(b.maxInFlight, r -> {
+                    Thread t = new Thread(r, b.threadName);
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /**
@@ -310,15 +320,17 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         }
         permits.acquire();
         try {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return write(items);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                } finally {
-                    permits.release();
-                }
-            }, pool);
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return write(items);
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        } finally {
+                            permits.release();
+                        }
+                    },
+                    pool);
         } catch (RuntimeException e) {
             permits.release();
             throw e;
@@ -333,7 +345,8 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      */
     public static Exception unwrap(Throwable e) {
         Throwable t = e instanceof CompletionException || e instanceof java.util.concurrent.ExecutionException
-            ? e.getCause() : e;
+                ? e.getCause()
+                : e;
         if (t instanceof UncheckedIOException u) {
             return u.getCause();
         }
@@ -407,7 +420,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     }
 
     private void decide(List<I> items, Map<I, Attempts> attempts, List<I> decided, Next<I> next, Counts counts)
-        throws IOException {
+            throws IOException {
         for (int from = 0; from < items.size(); from += batchSize) {
             decider.decide(items.subList(from, Math.min(from + batchSize, items.size())), new Decisions<>() {
                 @Override
@@ -424,7 +437,8 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         }
     }
 
-    private void send(int round, List<I> batch, Map<I, Attempts> attempts, Next<I> next, Counts counts) throws IOException {
+    private void send(int round, List<I> batch, Map<I, Attempts> attempts, Next<I> next, Counts counts)
+            throws IOException {
         List<BulkOperation> ops = new ArrayList<>(batch.size());
         for (I item : batch) {
             ops.add(operation.apply(item));
@@ -490,8 +504,13 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * Another round for the item if the policy allows one: decided (read) again after a conflict or a rejected
      * read, sent again after a rejected write.
      */
-    private void retryOrGiveUp(I item, ElasticsearchException failure, Map<I, Attempts> attempts, Next<I> next,
-                               Counts counts, boolean decideAgain) {
+    private void retryOrGiveUp(
+            I item,
+            ElasticsearchException failure,
+            Map<I, Attempts> attempts,
+            Next<I> next,
+            Counts counts,
+            boolean decideAgain) {
         Attempts a = attemptsOf(item, attempts);
         Optional<Duration> delay = a.onFailure(failure);
         if (delay.isPresent()) {

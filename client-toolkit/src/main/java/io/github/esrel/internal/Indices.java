@@ -2,7 +2,6 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-
 import java.io.IOException;
 import java.io.StringReader;
 
@@ -43,7 +42,9 @@ public final class Indices {
             client.count(c -> c.index(index));
             return true;
         } catch (ElasticsearchException e) {
-            if (e.status() == 404 && e.error() != null && "index_not_found_exception".equals(e.error().type())) {
+            if (e.status() == 404
+                    && e.error() != null
+                    && "index_not_found_exception".equals(e.error().type())) {
                 return false;
             }
             throw e;
@@ -60,6 +61,7 @@ public final class Indices {
 
     /** Whether a failure says the index was created meanwhile (by another process, say). */
     public static boolean alreadyExists(ElasticsearchException e) {
-        return e.error() != null && "resource_already_exists_exception".equals(e.error().type());
+        return e.error() != null
+                && "resource_already_exists_exception".equals(e.error().type());
     }
 }

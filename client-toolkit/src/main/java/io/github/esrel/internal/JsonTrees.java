@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
@@ -74,8 +73,9 @@ public final class JsonTrees {
             } else if (next.isObject()) {
                 at = (ObjectNode) next;
             } else {
-                throw new IllegalArgumentException("cannot set [" + path + "]: [" + String.join(".", Arrays.copyOf(steps, i + 1))
-                    + "] is " + next.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object");
+                throw new IllegalArgumentException(
+                        "cannot set [" + path + "]: [" + String.join(".", Arrays.copyOf(steps, i + 1)) + "] is "
+                                + next.getNodeType().name().toLowerCase(Locale.ROOT) + ", not an object");
             }
         }
         at.set(steps[steps.length - 1], value == null ? NullNode.getInstance() : value.deepCopy());

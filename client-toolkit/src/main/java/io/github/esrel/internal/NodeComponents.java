@@ -1,7 +1,6 @@
 package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -21,9 +20,15 @@ public record NodeComponents(Set<String> plugins, Set<String> modules) {
 
     static Map<String, NodeComponents> of(Map<String, NodeInfo> nodes) {
         Map<String, NodeComponents> out = new LinkedHashMap<>();
-        nodes.forEach((id, node) -> out.put(id, new NodeComponents(
-            node.plugins() == null ? Set.of() : node.plugins().stream().map(p -> p.name()).collect(Collectors.toSet()),
-            node.modules() == null ? Set.of() : node.modules().stream().map(m -> m.name()).collect(Collectors.toSet()))));
+        nodes.forEach((id, node) -> out.put(
+                id,
+                new NodeComponents(
+                        node.plugins() == null
+                                ? Set.of()
+                                : node.plugins().stream().map(p -> p.name()).collect(Collectors.toSet()),
+                        node.modules() == null
+                                ? Set.of()
+                                : node.modules().stream().map(m -> m.name()).collect(Collectors.toSet()))));
         return out;
     }
 }

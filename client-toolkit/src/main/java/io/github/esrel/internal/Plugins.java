@@ -1,7 +1,6 @@
 package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-
 import java.io.IOException;
 import java.util.Map;
 
@@ -21,6 +20,7 @@ public final class Plugins {
      */
     public static boolean esrelOnEveryNode(ElasticsearchClient client) throws IOException {
         Map<String, NodeComponents> nodes = ClientApi.nodeComponents(client);
-        return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.plugins().contains(ESREL));
+        return !nodes.isEmpty()
+                && nodes.values().stream().allMatch(n -> n.plugins().contains(ESREL));
     }
 }

@@ -2,7 +2,6 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -38,7 +37,7 @@ public final class Reasons {
         if (error.rootCause() != null) {
             for (ErrorCause c : error.rootCause()) {
                 String one = "[" + c.type() + "] " + c.reason();
-                if (said.add(one)) {   // a root cause is often the error itself again
+                if (said.add(one)) { // a root cause is often the error itself again
                     sb.append("; root cause ").append(one);
                 }
             }

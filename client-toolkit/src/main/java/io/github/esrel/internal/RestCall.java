@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.endpoints.SimpleEndpoint;
-
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
@@ -86,14 +85,15 @@ public final class RestCall {
         private int status;
 
         Endpoint(String path, int[] expected) {
-            super("esrel" + path.replace('/', '.'),
-                c -> c.method,
-                c -> c.path,
-                c -> Map.of(),
-                c -> c.query,
-                c -> c.body == null ? Map.of() : Map.of("Content-Type", "application/json"),
-                c -> c.body,
-                JsonData._DESERIALIZER);
+            super(
+                    "esrel" + path.replace('/', '.'),
+                    c -> c.method,
+                    c -> c.path,
+                    c -> Map.of(),
+                    c -> c.query,
+                    c -> c.body == null ? Map.of() : Map.of("Content-Type", "application/json"),
+                    c -> c.body,
+                    JsonData._DESERIALIZER);
             this.expected = expected;
         }
 
@@ -115,7 +115,8 @@ public final class RestCall {
 
     /** Percent-encodes one path segment (an index name, say). */
     public static String segment(String s) {
-        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20");
     }
 
     @Override

@@ -15,11 +15,6 @@ import co.elastic.clients.util.ByteArrayBinaryData;
 import co.elastic.clients.util.MissingRequiredPropertyException;
 import jakarta.json.JsonException;
 import jakarta.json.stream.JsonParser;
-import org.apache.http.Header;
-import org.apache.http.util.EntityUtils;
-import org.elasticsearch.client.Response;
-import org.elasticsearch.client.ResponseException;
-
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -27,6 +22,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.apache.http.Header;
+import org.apache.http.util.EntityUtils;
+import org.elasticsearch.client.Response;
+import org.elasticsearch.client.ResponseException;
 
 /**
  * A transport that reports HTTP error statuses the way elasticsearch-java's default transport does, in front of
@@ -59,7 +58,8 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
 
     @Override
     public <RequestT, ResponseT, ErrorT> ResponseT performRequest(
-        RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint, TransportOptions options) throws IOException {
+            RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint, TransportOptions options)
+            throws IOException {
         try {
             return delegate.performRequest(request, endpoint, options);
         } catch (ResponseException e) {
@@ -69,12 +69,13 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
 
     @Override
     public <RequestT, ResponseT, ErrorT> CompletableFuture<ResponseT> performRequestAsync(
-        RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint, TransportOptions options) {
+            RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint, TransportOptions options) {
         return delegate.performRequestAsync(request, endpoint, options).handle((response, failure) -> {
             if (failure == null) {
                 return response;
             }
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             if (cause instanceof ResponseException e) {
                 try {
                     return decode(e, endpoint);
@@ -101,7 +102,8 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
         delegate.close();
     }
 
-    private <ResponseT, ErrorT> ResponseT decode(ResponseException e, Endpoint<?, ResponseT, ErrorT> endpoint) throws IOException {
+    private <ResponseT, ErrorT> ResponseT decode(ResponseException e, Endpoint<?, ResponseT, ErrorT> endpoint)
+            throws IOException {
         Response response = e.getResponse();
         int status = response.getStatusLine().getStatusCode();
         byte[] body = response.getEntity() == null ? null : EntityUtils.toByteArray(response.getEntity());
@@ -120,7 +122,9 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
             }
             throw new TransportException(failed, "Request failed with status code '" + status + "'", endpoint.id(), e);
         }
-        if (endpoint instanceof JsonEndpoint<?, ResponseT, ?> json && json.responseDeserializer() != null && body != null) {
+        if (endpoint instanceof JsonEndpoint<?, ResponseT, ?> json
+                && json.responseDeserializer() != null
+                && body != null) {
             try (JsonParser parser = mapper.jsonProvider().createParser(new ByteArrayInputStream(body))) {
                 return json.responseDeserializer().deserialize(parser, mapper);
             } catch (RuntimeException decode) {
@@ -163,8 +167,10 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
             if (bytes == null) {
                 return null;
             }
-            String contentType = response.getEntity() == null || response.getEntity().getContentType() == null
-                ? null : response.getEntity().getContentType().getValue();
+            String contentType =
+                    response.getEntity() == null || response.getEntity().getContentType() == null
+                            ? null
+                            : response.getEntity().getContentType().getValue();
             return new ByteArrayBinaryData(bytes, contentType);
         }
 

@@ -6,7 +6,6 @@ import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.Time;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,7 +31,8 @@ import java.util.List;
 final class ChildSide {
 
     /** The tiebreaker that makes the child order total within a point in time. */
-    static final SortOptions SHARD_DOC = SortOptions.of(s -> s.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
+    static final SortOptions SHARD_DOC =
+            SortOptions.of(s -> s.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
 
     private final String index;
     private Time keepAlive;

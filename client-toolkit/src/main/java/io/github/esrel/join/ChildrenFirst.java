@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -46,6 +45,7 @@ final class ChildrenFirst<P, C> {
         boolean childrenExhausted;
         /** Every matching parent, when the preview read them all; {@code null} otherwise. */
         MatchingParents<P> parents;
+
         long parentsMatched;
         boolean parentsExact;
         int parentsRead;
@@ -76,8 +76,13 @@ final class ChildrenFirst<P, C> {
     private final String preference = "esrel-join-" + UUID.randomUUID();
     private final ParentCounts parentCounts;
 
-    ChildrenFirst(Searcher searcher, ParentCounts parentCounts, JoinSettings settings, JoinQuery<P, C> q, ChildSide side,
-                  Trips trips) {
+    ChildrenFirst(
+            Searcher searcher,
+            ParentCounts parentCounts,
+            JoinSettings settings,
+            JoinQuery<P, C> q,
+            ChildSide side,
+            Trips trips) {
         this.searcher = searcher;
         this.parentCounts = parentCounts;
         this.mapper = searcher.client()._jsonpMapper();
@@ -96,13 +101,16 @@ final class ChildrenFirst<P, C> {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
         List<SearchRequest> first = new ArrayList<>(List.of(
-            Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
-            Requests.childProbe(q, side, side.after(), 0, firstProbe, preference)));
+                Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
+                Requests.childProbe(q, side, side.after(), 0, firstProbe, preference)));
         if (parentTotal < 0) {
             first.add(Requests.countAll(q.parentIndex()));
         }
-        List<ResponseBody<JsonData>> r = run("first " + previewKeys + " parent keys, first " + firstProbe + " children"
-            + (parentTotal < 0 ? ", parent count" : ""), q.parentIndex() + "," + q.childIndex(), first);
+        List<ResponseBody<JsonData>> r = run(
+                "first " + previewKeys + " parent keys, first " + firstProbe + " children"
+                        + (parentTotal < 0 ? ", parent count" : ""),
+                q.parentIndex() + "," + q.childIndex(),
+                first);
         ResponseBody<JsonData> preview = r.get(0);
         side.update(r.get(1));
         List<Hit<JsonData>> children = r.get(1).hits().hits();
@@ -111,7 +119,8 @@ final class ChildrenFirst<P, C> {
             parentCounts.put(q.parentIndex(), parentTotal);
         }
         out.parentsMatched = total(preview);
-        out.parentsExact = preview.hits().total() != null && preview.hits().total().relation() == TotalHitsRelation.Eq;
+        out.parentsExact =
+                preview.hits().total() != null && preview.hits().total().relation() == TotalHitsRelation.Eq;
         out.parentsRead = preview.hits().hits().size();
         out.childrenRead = children.size();
         boolean exhausted = children.size() < firstProbe;
@@ -128,16 +137,19 @@ final class ChildrenFirst<P, C> {
                 answer(out, found, docs, exhausted);
             } else {
                 out.reason = "the first " + children.size() + " children hold " + found.size() + " of the " + window
-                    + " wanted";
+                        + " wanted";
             }
             return out;
         }
 
         boolean overCap = out.parentsMatched > maxParents;
         double expected = expectedReads(window, out.parentsMatched, parentTotal);
-        if (q.plan() == JoinQuery.Plan.AUTO && !overCap && !childrenFirstCheaper(expected, out.parentsMatched, maxProbed)) {
-            out.reason = String.format("%,d of %,d parents match: about %,.0f children would be read for %d",
-                out.parentsMatched, parentTotal, expected, window);
+        if (q.plan() == JoinQuery.Plan.AUTO
+                && !overCap
+                && !childrenFirstCheaper(expected, out.parentsMatched, maxProbed)) {
+            out.reason = String.format(
+                    "%,d of %,d parents match: about %,.0f children would be read for %d",
+                    out.parentsMatched, parentTotal, expected, window);
             return out;
         }
         probe(out, children, exhausted, overCap);
@@ -157,7 +169,8 @@ final class ChildrenFirst<P, C> {
                     fresh.add(h);
                 }
             }
-            Map<String, Doc<P>> matching = parents(fresh, true, "matching parents of " + fresh.size() + " children", out);
+            Map<String, Doc<P>> matching =
+                    parents(fresh, true, "matching parents of " + fresh.size() + " children", out);
             docs.putAll(matching);
             found.addAll(keep(fresh, matching.keySet()));
             if (found.size() >= window || exhausted) {
@@ -167,15 +180,20 @@ final class ChildrenFirst<P, C> {
             long next = nextPage(window, found.size(), out.childrenRead, firstProbe);
             if (out.childrenRead + next > maxProbed) {
                 out.capExceeded = overCap;
-                out.reason = String.format("read %,d children and found %,d of the %d wanted; reading more would pass"
-                    + " maxProbedChildren %,d", out.childrenRead, found.size(), window, maxProbed);
+                out.reason = String.format(
+                        "read %,d children and found %,d of the %d wanted; reading more would pass"
+                                + " maxProbedChildren %,d",
+                        out.childrenRead, found.size(), window, maxProbed);
                 return;
             }
             int size = (int) next;
-            List<FieldValue> after = page.isEmpty() ? side.after()
-                : page.get(page.size() - 1).sort();
-            ResponseBody<JsonData> r = run("next " + size + " children", q.childIndex(),
-                List.of(Requests.childProbe(q, side, after, out.childrenRead, size, preference))).get(0);
+            List<FieldValue> after =
+                    page.isEmpty() ? side.after() : page.get(page.size() - 1).sort();
+            ResponseBody<JsonData> r = run(
+                            "next " + size + " children",
+                            q.childIndex(),
+                            List.of(Requests.childProbe(q, side, after, out.childrenRead, size, preference)))
+                    .get(0);
             side.update(r);
             page = r.hits().hits();
             out.childrenRead += page.size();
@@ -243,14 +261,16 @@ final class ChildrenFirst<P, C> {
 
     private List<Hit<JsonData>> page(List<Match> found) {
         return found.subList(Math.min(side.from(), found.size()), Math.min(window, found.size())).stream()
-            .map(Match::child).toList();
+                .map(Match::child)
+                .toList();
     }
 
     /**
      * The parents of these children by key, in one search: only those matching the parent query
      * when {@code matching}, else all of them.
      */
-    private Map<String, Doc<P>> parents(List<Hit<JsonData>> children, boolean matching, String what, Outcome<P, C> out) {
+    private Map<String, Doc<P>> parents(
+            List<Hit<JsonData>> children, boolean matching, String what, Outcome<P, C> out) {
         Set<String> keys = new LinkedHashSet<>();
         for (Hit<JsonData> h : children) {
             keys.addAll(Keys.values(h.fields(), q.childKey()));

@@ -5,7 +5,6 @@ import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -61,8 +60,14 @@ final class ChildrenOf<P, C> {
      */
     JoinResult<P, C> page(JoinCursor cursor) {
         int maxParents = settings.maxParents();
-        ParentPages<P> pages = new ParentPages<>(searcher, q, settings.keepAlive(), cursor, settings.consistentPaging(),
-            Math.max(settings.pageSize(), Join.DEFAULT_PAGE_SIZE), trips);
+        ParentPages<P> pages = new ParentPages<>(
+                searcher,
+                q,
+                settings.keepAlive(),
+                cursor,
+                settings.consistentPaging(),
+                Math.max(settings.pageSize(), Join.DEFAULT_PAGE_SIZE),
+                trips);
         List<ParentWithChildren<P, C>> out = new ArrayList<>();
         boolean exhausted = false;
         boolean capped = false;
@@ -102,13 +107,19 @@ final class ChildrenOf<P, C> {
         for (ParentWithChildren<P, C> p : out) {
             p.children().forEach(c -> pairs.add(new Pair<>(p.parent(), c)));
         }
-        return JoinResult.<P, C>builder(partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE,
-                JoinQuery.Plan.KEYS_FIRST)
-            .pairs(pairs).parents(out).parentSide(parentsMatched, parentsExact, read)
-            .childrenMatched(childrenMatched, true).keysShipped(keysShipped, termsBatches).maxTermsCount(maxTermsCount)
-            .maxParents(maxParents).next(exhausted ? null : pages.cursor())
-            .advice(partial ? Advice.partial(q, out.size(), maxParents) : null)
-            .cost(trips, start).build();
+        return JoinResult.<P, C>builder(
+                        partial ? JoinResult.Status.PARTIAL : JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST)
+                .pairs(pairs)
+                .parents(out)
+                .parentSide(parentsMatched, parentsExact, read)
+                .childrenMatched(childrenMatched, true)
+                .keysShipped(keysShipped, termsBatches)
+                .maxTermsCount(maxTermsCount)
+                .maxParents(maxParents)
+                .next(exhausted ? null : pages.cursor())
+                .advice(partial ? Advice.partial(q, out.size(), maxParents) : null)
+                .cost(trips, start)
+                .build();
     }
 
     /**
@@ -138,15 +149,29 @@ final class ChildrenOf<P, C> {
     /** The best children of each of these parents, by key: one collapse search per terms batch, in one round trip. */
     private Map<String, ChildGroup<C>> bestChildren(List<Hit<P>> parents) {
         List<String> keys = new ArrayList<>(new LinkedHashSet<>(parents.stream()
-            .map(h -> Keys.of(h, q.parentKey())).filter(Objects::nonNull).toList()));
+                .map(h -> Keys.of(h, q.parentKey()))
+                .filter(Objects::nonNull)
+                .toList()));
         Map<String, ChildGroup<C>> groups = new HashMap<>();
         if (keys.isEmpty()) {
             return groups;
         }
-        TermsBatches.Answers<Void> answers = batches.run(q.childIndex(), keys, MAX_COLLAPSE_GROUPS,
-            batch -> Requests.collapse(q.childIndex(), Requests.childrenOf(q.childQuery(), q.childKey(), batch),
-                q.childKey(), 0, batch.size(), q.childrenPerParent(), q.childSort(), q.childSource()),
-            Void.class, trips, "best " + q.childrenPerParent() + " children of each of " + keys.size() + " parents");
+        TermsBatches.Answers<Void> answers = batches.run(
+                q.childIndex(),
+                keys,
+                MAX_COLLAPSE_GROUPS,
+                batch -> Requests.collapse(
+                        q.childIndex(),
+                        Requests.childrenOf(q.childQuery(), q.childKey(), batch),
+                        q.childKey(),
+                        0,
+                        batch.size(),
+                        q.childrenPerParent(),
+                        q.childSort(),
+                        q.childSource()),
+                Void.class,
+                trips,
+                "best " + q.childrenPerParent() + " children of each of " + keys.size() + " parents");
         keysShipped += keys.size();
         termsBatches += answers.batches();
         maxTermsCount = answers.limit();
@@ -165,7 +190,9 @@ final class ChildrenOf<P, C> {
             for (Hit<JsonData> h : inner.hits().hits()) {
                 children.add(Grouping.doc(h, q.childType(), mapper));
             }
-            total = inner.hits().total() == null ? children.size() : inner.hits().total().value();
+            total = inner.hits().total() == null
+                    ? children.size()
+                    : inner.hits().total().value();
         }
         return new ChildGroup<>(children, total);
     }

@@ -1,7 +1,6 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.Time;
-
 import java.util.List;
 
 /**
@@ -25,8 +24,12 @@ final class ChildrenWhereParent<P, C> {
     private final Trips trips = new Trips();
     private final long start = System.nanoTime();
 
-    ChildrenWhereParent(Searcher searcher, TermsBatches batches, ParentCounts parentCounts, JoinSettings settings,
-                        JoinQuery<P, C> q) {
+    ChildrenWhereParent(
+            Searcher searcher,
+            TermsBatches batches,
+            ParentCounts parentCounts,
+            JoinSettings settings,
+            JoinQuery<P, C> q) {
         this.searcher = searcher;
         this.batches = batches;
         this.parentCounts = parentCounts;
@@ -51,8 +54,12 @@ final class ChildrenWhereParent<P, C> {
             }
             side = ChildSide.pit(q.childIndex(), pit, keepAlive, cursor.searchAfter(), cursor.offset());
         } else if (settings.consistentPaging()) {
-            side = ChildSide.pit(q.childIndex(), Pits.open(searcher.client(), q.childIndex(), keepAlive, trips), keepAlive,
-                List.of(), q.from());
+            side = ChildSide.pit(
+                    q.childIndex(),
+                    Pits.open(searcher.client(), q.childIndex(), keepAlive, trips),
+                    keepAlive,
+                    List.of(),
+                    q.from());
             opened = true;
         } else {
             side = ChildSide.direct(q.childIndex(), q.from());
@@ -70,7 +77,7 @@ final class ChildrenWhereParent<P, C> {
         if (!r.hasNext() && side.inPit()) {
             Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
         }
-        return r.maxParents(settings.maxParents()).cost(trips, start).build();   // the close included
+        return r.maxParents(settings.maxParents()).cost(trips, start).build(); // the close included
     }
 
     private JoinResult.Builder<P, C> plan(ChildSide side) {
@@ -92,17 +99,22 @@ final class ChildrenWhereParent<P, C> {
 
     private JoinResult.Builder<P, C> answered(ChildrenFirst.Outcome<P, C> o, ChildSide side) {
         int window = side.from() + q.childrenPerPage();
-        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.CHILDREN_FIRST).pairs(o.pairs)
-            .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead).childrenMatched(o.found, o.childrenExhausted)
-            .maxTermsCount(batches.limit(q.childIndex())).next(o.more ? side.next(window, o.lastSort) : null);
+        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.CHILDREN_FIRST)
+                .pairs(o.pairs)
+                .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead)
+                .childrenMatched(o.found, o.childrenExhausted)
+                .maxTermsCount(batches.limit(q.childIndex()))
+                .next(o.more ? side.next(window, o.lastSort) : null);
     }
 
     private JoinResult.Builder<P, C> capExceeded(ChildrenFirst.Outcome<P, C> o) {
-        return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.CHILDREN_FIRST).parents(List.of())
-            .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead).childrenMatched(-1, false)
-            .maxTermsCount(batches.limit(q.childIndex()))
-            .advice(Advice.capExceeded(q, o.parentsMatched, o.parentsExact, settings.maxParents()) + " (children-first: "
-                + o.reason + ")");
+        return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.CHILDREN_FIRST)
+                .parents(List.of())
+                .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead)
+                .childrenMatched(-1, false)
+                .maxTermsCount(batches.limit(q.childIndex()))
+                .advice(Advice.capExceeded(q, o.parentsMatched, o.parentsExact, settings.maxParents())
+                        + " (children-first: " + o.reason + ")");
     }
 
     /** What every plan's result carries: the children read in the child order. */

@@ -2,7 +2,6 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-
 import java.util.List;
 import java.util.Objects;
 

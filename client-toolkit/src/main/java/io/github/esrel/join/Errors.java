@@ -3,7 +3,6 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.internal.Reasons;
-
 import java.util.List;
 
 /** Turns Elasticsearch failures into {@link JoinException}s whose messages name the value and the fix. */
@@ -32,16 +31,18 @@ final class Errors {
         }
         if (reason.contains("max_result_window") || reason.contains("Result window is too large")) {
             hint = ". Elasticsearch returns at most index.max_result_window hits (10,000 by default) per search: lower"
-                + " the join's pageSize/size or raise index.max_result_window on [" + index + "]";
+                    + " the join's pageSize/size or raise index.max_result_window on [" + index + "]";
         } else if (reason.contains("max_inner_result_window")) {
             hint = ". Lower childrenPerParent/perGroup or raise index.max_inner_result_window on [" + index + "]";
-        } else if (reason.contains("collapse") || reason.contains("Fielddata is disabled") || reason.contains("doc_values")
-            || reason.contains("Text fields are not optimised")) {
+        } else if (reason.contains("collapse")
+                || reason.contains("Fielddata is disabled")
+                || reason.contains("doc_values")
+                || reason.contains("Text fields are not optimised")) {
             hint = ". Keys and group fields must be keyword or numeric fields with doc values (e.g. a keyword"
-                + " sub-field such as user.name.raw), holding one value per document";
+                    + " sub-field such as user.name.raw), holding one value per document";
         } else if (isPainlessMissing(reason)) {
             hint = ". This cluster cannot run painless scripts (the " + PAINLESS_MODULE + " module is missing on some"
-                + " node; Elasticsearch's integ-test distribution ships without it)";
+                    + " node; Elasticsearch's integ-test distribution ships without it)";
         }
         return new JoinException(what + " on [" + index + "] failed: " + reason + hint, status, cause);
     }
@@ -56,8 +57,11 @@ final class Errors {
 
     static JoinException mapping(String what, String index, JsonpMappingException e) {
         Throwable root = Reasons.root(e);
-        return new JoinException(what + " on [" + index + "]: cannot map a source to the document class: "
-            + e.getMessage() + (root == e ? "" : " (" + root.getMessage() + ")"), 0, e);
+        return new JoinException(
+                what + " on [" + index + "]: cannot map a source to the document class: " + e.getMessage()
+                        + (root == e ? "" : " (" + root.getMessage() + ")"),
+                0,
+                e);
     }
 
     static String join(List<String> parts) {

@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.search.SourceConfig;
 import co.elastic.clients.util.ObjectBuilder;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -160,7 +159,7 @@ public final class GroupQuery<T> {
     @Override
     public String toString() {
         return "GroupQuery{" + index + " by " + field + " where " + query + ", from=" + from + ", groups=" + groups
-            + ", perGroup=" + perGroup + (perGroupSort.isEmpty() ? "" : ", sort " + perGroupSort) + '}';
+                + ", perGroup=" + perGroup + (perGroupSort.isEmpty() ? "" : ", sort " + perGroupSort) + '}';
     }
 
     /**

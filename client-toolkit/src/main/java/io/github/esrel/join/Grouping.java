@@ -13,10 +13,8 @@ import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
-import co.elastic.clients.json.JsonpMappingException;
 import co.elastic.clients.util.ObjectBuilder;
 import io.github.esrel.internal.Clients;
-
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -126,16 +124,19 @@ public final class Grouping {
         Objects.requireNonNull(q, "query cannot be null");
         long start = System.nanoTime();
         Trips trips = new Trips();
-        SearchRequest request = Requests.collapse(q.index(), q.query(), q.field(), q.from(), q.groups(), q.perGroup(),
-            q.perGroupSort(), q.source());
+        SearchRequest request = Requests.collapse(
+                q.index(), q.query(), q.field(), q.from(), q.groups(), q.perGroup(), q.perGroupSort(), q.source());
         ResponseBody<Void> r = searcher.one("collapse on " + q.field(), q.index(), request, Void.class, trips);
         List<Group<T>> groups = new ArrayList<>();
         for (Hit<Void> top : r.hits().hits()) {
             InnerHitsResult inner = top.innerHits().get(Requests.GROUP_HITS);
             List<Doc<T>> docs = docs(inner == null ? null : inner.hits(), q.type());
-            long total = inner == null || inner.hits().total() == null ? docs.size() : inner.hits().total().value();
+            long total = inner == null || inner.hits().total() == null
+                    ? docs.size()
+                    : inner.hits().total().value();
             String key = Keys.of(top, q.field());
-            groups.add(new Group<>(key == null ? "" : key, top.score() == null ? Double.NaN : top.score(), total, docs));
+            groups.add(
+                    new Group<>(key == null ? "" : key, top.score() == null ? Double.NaN : top.score(), total, docs));
         }
         return new Groups<>(groups, Groups.Form.COLLAPSE, total(r), true, null, trips.list(), since(start));
     }
@@ -178,20 +179,21 @@ public final class Grouping {
     }
 
     private <T> Groups<T> scripted(GroupQuery<T> q, Trips trips, long start) {
-        SearchRequest request = Requests.termsByScriptedMaxScore(q.index(), q.query(), q.field(), q.from() + q.groups(),
-            q.perGroup(), q.perGroupSort(), q.source());
-        ResponseBody<Void> r = searcher.one("terms on " + q.field() + " ordered by max(_score) (painless)", q.index(),
-            request, Void.class, trips);
+        SearchRequest request = Requests.termsByScriptedMaxScore(
+                q.index(), q.query(), q.field(), q.from() + q.groups(), q.perGroup(), q.perGroupSort(), q.source());
+        ResponseBody<Void> r = searcher.one(
+                "terms on " + q.field() + " ordered by max(_score) (painless)", q.index(), request, Void.class, trips);
         List<Group<T>> all = buckets(r, q, true);
         List<Group<T>> page = all.subList(Math.min(q.from(), all.size()), all.size());
-        return new Groups<>(page, Groups.Form.TERMS_SCRIPTED_MAX_SCORE, total(r), true, null, trips.list(), since(start));
+        return new Groups<>(
+                page, Groups.Form.TERMS_SCRIPTED_MAX_SCORE, total(r), true, null, trips.list(), since(start));
     }
 
     private <T> Groups<T> clientOrdered(GroupQuery<T> q, Trips trips, long start, String note) {
-        SearchRequest request = Requests.termsAllBuckets(q.index(), q.query(), q.field(), maxBuckets, q.perGroup(),
-            q.perGroupSort(), q.source());
-        ResponseBody<Void> r = searcher.one("terms on " + q.field() + " (every bucket) with top_hits", q.index(), request,
-            Void.class, trips);
+        SearchRequest request = Requests.termsAllBuckets(
+                q.index(), q.query(), q.field(), maxBuckets, q.perGroup(), q.perGroupSort(), q.source());
+        ResponseBody<Void> r = searcher.one(
+                "terms on " + q.field() + " (every bucket) with top_hits", q.index(), request, Void.class, trips);
         List<Group<T>> all = new ArrayList<>(buckets(r, q, false));
         all.sort(BEST_FIRST);
         Aggregate agg = r.aggregations().get(Requests.GROUPS);
@@ -199,8 +201,9 @@ public final class Grouping {
         boolean exact = other == 0;
         if (!exact) {
             note = "the query matches more than maxBuckets=" + maxBuckets + " distinct values of " + q.field() + " ("
-                + other + " documents in buckets that were not returned), so groups with a better score may be missing:"
-                + " use collapse(...) or raise maxBuckets (up to search.max_buckets)";
+                    + other
+                    + " documents in buckets that were not returned), so groups with a better score may be missing:"
+                    + " use collapse(...) or raise maxBuckets (up to search.max_buckets)";
         }
         List<Group<T>> page = all.subList(Math.min(q.from(), all.size()), Math.min(q.from() + q.groups(), all.size()));
         return new Groups<>(page, Groups.Form.TERMS_CLIENT_ORDERED, total(r), exact, note, trips.list(), since(start));
@@ -208,7 +211,7 @@ public final class Grouping {
 
     /** Best score first; ties by key, as Elasticsearch breaks ties of a sub-aggregation order. */
     static final Comparator<Group<?>> BEST_FIRST = Comparator.<Group<?>>comparingDouble(g -> -g.bestScore())
-        .thenComparing(Group::key, SortValues::byCodePoint);
+            .thenComparing(Group::key, SortValues::byCodePoint);
 
     private <T> List<Group<T>> buckets(ResponseBody<Void> r, GroupQuery<T> q, boolean scripted) {
         Aggregate agg = r.aggregations().get(Requests.GROUPS);
@@ -227,15 +230,19 @@ public final class Grouping {
             return out; // unmapped field: no groups
         }
         for (MultiBucketBase b : buckets) {
-            HitsMetadata<JsonData> hits = b.aggregations().get(Requests.GROUP_HITS).topHits().hits();
+            HitsMetadata<JsonData> hits =
+                    b.aggregations().get(Requests.GROUP_HITS).topHits().hits();
             List<Doc<T>> docs = docs(hits, q.type());
             double best;
             if (scripted) {
                 Double v = b.aggregations().get(Requests.TOP_SCORE).max().value();
                 best = v == null ? Double.NaN : v;
             } else {
-                best = hits.maxScore() != null ? hits.maxScore()
-                    : docs.isEmpty() || docs.get(0).score() == null ? Double.NaN : docs.get(0).score();
+                best = hits.maxScore() != null
+                        ? hits.maxScore()
+                        : docs.isEmpty() || docs.get(0).score() == null
+                                ? Double.NaN
+                                : docs.get(0).score();
             }
             out.add(new Group<>(key(b), best, b.docCount(), docs));
         }
@@ -244,7 +251,9 @@ public final class Grouping {
 
     private static String key(MultiBucketBase b) {
         if (b instanceof StringTermsBucket s) {
-            return s.key().isString() ? s.key().stringValue() : String.valueOf(s.key()._get());
+            return s.key().isString()
+                    ? s.key().stringValue()
+                    : String.valueOf(s.key()._get());
         }
         if (b instanceof LongTermsBucket l) {
             return Long.toString(l.key());
@@ -285,8 +294,11 @@ public final class Grouping {
             value = h.source() == null ? null : h.source().to(type, mapper);
         } catch (jakarta.json.JsonException | IllegalArgumentException e) {
             // (A JsonpMappingException, or Jackson's own failure wrapped in a JsonException.)
-            throw new JoinException("cannot map the source of [" + h.index() + "][" + h.id() + "] to " + type.getName()
-                + ": " + e.getMessage(), 0, e);
+            throw new JoinException(
+                    "cannot map the source of [" + h.index() + "][" + h.id() + "] to " + type.getName() + ": "
+                            + e.getMessage(),
+                    0,
+                    e);
         }
         return new Doc<>(h.index(), h.id(), h.score(), h.sort(), value);
     }
@@ -302,7 +314,7 @@ public final class Grouping {
     @Override
     public String toString() {
         return "Grouping{maxBuckets=" + maxBuckets + ", termsOrdering=" + ordering + ", painless="
-            + (painless.get() == null ? "unknown" : painless.get()) + '}';
+                + (painless.get() == null ? "unknown" : painless.get()) + '}';
     }
 
     /** Builds a {@link Grouping}; only {@link #client} is required. */

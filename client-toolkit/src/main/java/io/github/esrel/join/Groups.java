@@ -18,8 +18,14 @@ import java.util.Objects;
  * @param took wall time
  * @param <T> the document type
  */
-public record Groups<T>(List<Group<T>> groups, Form form, long totalHits, boolean exact, String note,
-                        List<String> requests, Duration took) {
+public record Groups<T>(
+        List<Group<T>> groups,
+        Form form,
+        long totalHits,
+        boolean exact,
+        String note,
+        List<String> requests,
+        Duration took) {
 
     /** How the groups were computed. */
     public enum Form {

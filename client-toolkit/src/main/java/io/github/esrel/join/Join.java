@@ -3,7 +3,6 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.util.ObjectBuilder;
 import io.github.esrel.internal.Clients;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -127,7 +126,8 @@ public final class Join {
     private Join(Builder b) {
         this.es = Clients.adopt(b.client);
         this.searcher = new Searcher(es);
-        this.settings = new JoinSettings(b.maxParents, b.pageSize, b.pitKeepAlive, b.consistentPaging, b.maxProbedChildren);
+        this.settings =
+                new JoinSettings(b.maxParents, b.pageSize, b.pitKeepAlive, b.consistentPaging, b.maxProbedChildren);
         this.limits = new TermsLimits(b.maxTermsCount);
         this.batches = new TermsBatches(searcher, limits);
     }
@@ -296,9 +296,11 @@ public final class Join {
     @Override
     public String toString() {
         return "Join{maxParents=" + settings.maxParents() + ", pageSize=" + settings.pageSize() + ", maxTermsCount="
-            + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive=" + settings.pitKeepAlive()
-            + ", consistentPaging=" + settings.consistentPaging() + ", maxProbedChildren=" + settings.maxProbedChildren()
-            + '}';
+                + (limits.isFixed() ? limits.current("") : "from index settings") + ", pitKeepAlive="
+                + settings.pitKeepAlive()
+                + ", consistentPaging=" + settings.consistentPaging() + ", maxProbedChildren="
+                + settings.maxProbedChildren()
+                + '}';
     }
 
     /** Builds a {@link Join}; only {@link #client} is required. */
@@ -337,7 +339,8 @@ public final class Join {
          */
         public Builder maxParents(int maxParents) {
             if (maxParents < 1 || maxParents > MAX_PARENTS_LIMIT) {
-                throw new IllegalArgumentException("maxParents must be in 1.." + MAX_PARENTS_LIMIT + ", got " + maxParents);
+                throw new IllegalArgumentException(
+                        "maxParents must be in 1.." + MAX_PARENTS_LIMIT + ", got " + maxParents);
             }
             this.maxParents = maxParents;
             return this;

@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch._types.FieldValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -68,7 +67,7 @@ public final class JoinCursor {
     void requireSide(Side expected, String join) {
         if (side != expected) {
             throw new IllegalArgumentException("this cursor continues " + side.join + ", not " + join
-                + ": pass the next() of a " + join + " result");
+                    + ": pass the next() of a " + join + " result");
         }
     }
 
@@ -124,7 +123,9 @@ public final class JoinCursor {
                 default -> throw new IllegalStateException("cannot encode sort value " + v);
             }
         }
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(a.toString().getBytes(StandardCharsets.UTF_8));
+        return Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(a.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -142,8 +143,9 @@ public final class JoinCursor {
             if (a == null || !a.isArray() || a.size() != 4 || !a.get(2).isArray()) {
                 throw new IllegalArgumentException("not a join cursor token: " + token);
             }
-            Side side = Side.PARENTS.code.equals(a.get(3).asText()) ? Side.PARENTS
-                : Side.CHILDREN.code.equals(a.get(3).asText()) ? Side.CHILDREN : null;
+            Side side = Side.PARENTS.code.equals(a.get(3).asText())
+                    ? Side.PARENTS
+                    : Side.CHILDREN.code.equals(a.get(3).asText()) ? Side.CHILDREN : null;
             if (side == null) {
                 throw new IllegalArgumentException("not a join cursor token: " + token);
             }
@@ -161,7 +163,11 @@ public final class JoinCursor {
                     values.add(FieldValue.of(v.asText()));
                 }
             }
-            return new JoinCursor(side, a.get(0).isNull() ? null : a.get(0).asText(), values, a.get(1).asInt());
+            return new JoinCursor(
+                    side,
+                    a.get(0).isNull() ? null : a.get(0).asText(),
+                    values,
+                    a.get(1).asInt());
         } catch (IOException | IllegalArgumentException e) {
             throw new IllegalArgumentException("not a join cursor token: " + token, e);
         }
@@ -169,8 +175,11 @@ public final class JoinCursor {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JoinCursor c && side == c.side && Objects.equals(pitId, c.pitId) && offset == c.offset
-            && render(searchAfter).equals(render(c.searchAfter));
+        return o instanceof JoinCursor c
+                && side == c.side
+                && Objects.equals(pitId, c.pitId)
+                && offset == c.offset
+                && render(searchAfter).equals(render(c.searchAfter));
     }
 
     @Override
@@ -185,7 +194,8 @@ public final class JoinCursor {
 
     @Override
     public String toString() {
-        return "JoinCursor{" + side.join + ", pit=" + (pitId == null ? "none" : pitId.substring(0, Math.min(12, pitId.length())) + "...")
-            + ", after=" + render(searchAfter) + ", offset=" + offset + '}';
+        return "JoinCursor{" + side.join + ", pit="
+                + (pitId == null ? "none" : pitId.substring(0, Math.min(12, pitId.length())) + "...") + ", after="
+                + render(searchAfter) + ", offset=" + offset + '}';
     }
 }

@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.search.SourceConfig;
 import co.elastic.clients.util.ObjectBuilder;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -149,8 +148,8 @@ public final class JoinQuery<P, C> {
      * @throws IllegalArgumentException if {@code fn} leaves the parent or the child side unset, or
      *     sets an invalid value
      */
-    public static <P, C> JoinQuery<P, C> of(Class<P> parentType, Class<C> childType,
-                                            Function<Builder<P, C>, Builder<P, C>> fn) {
+    public static <P, C> JoinQuery<P, C> of(
+            Class<P> parentType, Class<C> childType, Function<Builder<P, C>, Builder<P, C>> fn) {
         return fn.apply(new Builder<>(parentType, childType)).build();
     }
 
@@ -380,11 +379,11 @@ public final class JoinQuery<P, C> {
     @Override
     public String toString() {
         return "JoinQuery{parents=" + parentIndex + " key " + parentKey + " where " + parentQuery
-            + ", children=" + childIndex + " key " + childKey + " where " + childQuery
-            + (childSort.isEmpty() ? "" : " sort " + childSort) + ", childrenPerPage=" + childrenPerPage
-            + ", parentsPerPage=" + parentsPerPage + ", from=" + from
-            + ", childrenPerParent=" + childrenPerParent + ", includeChildless=" + includeChildless
-            + ", parentFetch=" + parentFetch + ", plan=" + plan + '}';
+                + ", children=" + childIndex + " key " + childKey + " where " + childQuery
+                + (childSort.isEmpty() ? "" : " sort " + childSort) + ", childrenPerPage=" + childrenPerPage
+                + ", parentsPerPage=" + parentsPerPage + ", from=" + from
+                + ", childrenPerParent=" + childrenPerParent + ", includeChildless=" + includeChildless
+                + ", parentFetch=" + parentFetch + ", plan=" + plan + '}';
     }
 
     /**

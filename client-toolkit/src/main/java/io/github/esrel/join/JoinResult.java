@@ -446,10 +446,12 @@ public final class JoinResult<P, C> {
      */
     public String describe() {
         return status + " (" + plan + "): " + pairs.size() + " pair(s) of " + parents.size() + " parent(s); read "
-            + parentsRead + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s)"
-            + (childrenRead > 0 ? " and " + childrenRead + " child(ren) in child order" : "") + ", shipped " + keysShipped
-            + " key(s) in " + termsBatches + " terms batch(es) (max_terms_count " + maxTermsCount + "); " + roundTrips()
-            + " round trip(s) in " + took.toMillis() + " ms" + (next == null ? "" : "; more follow");
+                + parentsRead + " of " + (parentsMatchedExact ? "" : ">=") + parentsMatched + " matching parent(s)"
+                + (childrenRead > 0 ? " and " + childrenRead + " child(ren) in child order" : "") + ", shipped "
+                + keysShipped
+                + " key(s) in " + termsBatches + " terms batch(es) (max_terms_count " + maxTermsCount + "); "
+                + roundTrips()
+                + " round trip(s) in " + took.toMillis() + " ms" + (next == null ? "" : "; more follow");
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.Time;
-
 import java.time.Duration;
 
 /**
@@ -14,8 +13,8 @@ import java.time.Duration;
  * @param consistentPaging whether the first page of {@link Join#childrenOf} reads a point in time too
  * @param maxProbedChildren the most children children-first reads per call
  */
-record JoinSettings(int maxParents, int pageSize, Duration pitKeepAlive, boolean consistentPaging,
-                    int maxProbedChildren) {
+record JoinSettings(
+        int maxParents, int pageSize, Duration pitKeepAlive, boolean consistentPaging, int maxProbedChildren) {
 
     /** The keep-alive as sent to Elasticsearch: whole seconds, at least one. */
     Time keepAlive() {

@@ -6,7 +6,6 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -39,8 +38,8 @@ final class KeysFirst<P, C> {
      * @param matched how many children of the keys match, summed over the batches
      * @param more whether children follow the window
      */
-    private record ChildHits<C>(TermsBatches.Answers<C> answers, List<Hit<C>> hits, long matched, boolean exact,
-                                boolean more) {}
+    private record ChildHits<C>(
+            TermsBatches.Answers<C> answers, List<Hit<C>> hits, long matched, boolean exact, boolean more) {}
 
     private final Searcher searcher;
     private final TermsBatches batches;
@@ -50,8 +49,13 @@ final class KeysFirst<P, C> {
     private final Trips trips;
     private final Time keepAlive;
 
-    KeysFirst(Searcher searcher, TermsBatches batches, JoinSettings settings, JoinQuery<P, C> q, ChildSide side,
-              Trips trips) {
+    KeysFirst(
+            Searcher searcher,
+            TermsBatches batches,
+            JoinSettings settings,
+            JoinQuery<P, C> q,
+            ChildSide side,
+            Trips trips) {
         this.searcher = searcher;
         this.batches = batches;
         this.settings = settings;
@@ -71,16 +75,20 @@ final class KeysFirst<P, C> {
     JoinResult.Builder<P, C> join(MatchingParents<P> known) {
         MatchingParents<P> parents = known != null ? known : collectParents();
         if (parents.exceeded) {
-            return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST).parents(List.of())
-                .parentSide(parents.total, parents.exact, parents.read).childrenMatched(-1, false)
-                .maxTermsCount(batches.limit(q.childIndex()))
-                .advice(Advice.capExceeded(q, parents.total, parents.exact, settings.maxParents()));
+            return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST)
+                    .parents(List.of())
+                    .parentSide(parents.total, parents.exact, parents.read)
+                    .childrenMatched(-1, false)
+                    .maxTermsCount(batches.limit(q.childIndex()))
+                    .advice(Advice.capExceeded(q, parents.total, parents.exact, settings.maxParents()));
         }
         List<String> keys = new ArrayList<>(parents.keys);
         if (keys.isEmpty()) {
-            return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST).parents(List.of())
-                .parentSide(parents.total, parents.exact, parents.read).childrenMatched(0, true)
-                .maxTermsCount(batches.limit(q.childIndex()));
+            return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST)
+                    .parents(List.of())
+                    .parentSide(parents.total, parents.exact, parents.read)
+                    .childrenMatched(0, true)
+                    .maxTermsCount(batches.limit(q.childIndex()));
         }
 
         int from = side.from();
@@ -93,7 +101,10 @@ final class KeysFirst<P, C> {
             side.switchToPit(Pits.open(searcher.client(), q.childIndex(), keepAlive, trips), keepAlive);
             found = childrenOfKeys(keys, window);
         }
-        List<Hit<C>> page = found.hits().subList(Math.min(from, found.hits().size()), Math.min(window, found.hits().size()));
+        List<Hit<C>> page = found.hits()
+                .subList(
+                        Math.min(from, found.hits().size()),
+                        Math.min(window, found.hits().size()));
 
         Map<String, Doc<P>> parentDocs = parents.docs;
         if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
@@ -109,10 +120,16 @@ final class KeysFirst<P, C> {
             }
             pairs.add(new Pair<>(parent, Doc.of(h)));
         }
-        JoinCursor next = found.more() && !page.isEmpty() ? side.next(window, page.get(page.size() - 1).sort()) : null;
-        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST).pairs(pairs)
-            .parentSide(parents.total, parents.exact, parents.read).childrenMatched(found.matched(), found.exact())
-            .keysShipped(keys.size(), found.answers().batches()).maxTermsCount(found.answers().limit()).next(next);
+        JoinCursor next = found.more() && !page.isEmpty()
+                ? side.next(window, page.get(page.size() - 1).sort())
+                : null;
+        return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.KEYS_FIRST)
+                .pairs(pairs)
+                .parentSide(parents.total, parents.exact, parents.read)
+                .childrenMatched(found.matched(), found.exact())
+                .keysShipped(keys.size(), found.answers().batches())
+                .maxTermsCount(found.answers().limit())
+                .next(next);
     }
 
     /**
@@ -122,8 +139,10 @@ final class KeysFirst<P, C> {
     private MatchingParents<P> collectParents() {
         int maxParents = settings.maxParents();
         MatchingParents<P> out = new MatchingParents<>();
-        KeyPage<P> first = keyPage("parent keys", Requests.parentKeys(q, null, keepAlive, List.of(),
-            Math.min(settings.pageSize(), maxParents), maxParents + 1));
+        KeyPage<P> first = keyPage(
+                "parent keys",
+                Requests.parentKeys(
+                        q, null, keepAlive, List.of(), Math.min(settings.pageSize(), maxParents), maxParents + 1));
         out.total = first.total();
         out.exact = first.exact();
         if (out.total > maxParents) {
@@ -152,8 +171,9 @@ final class KeysFirst<P, C> {
         try {
             List<FieldValue> after = List.of();
             while (true) {
-                KeyPage<P> page = keyPage("parent keys (point in time)",
-                    Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1));
+                KeyPage<P> page = keyPage(
+                        "parent keys (point in time)",
+                        Requests.parentKeys(q, pit, keepAlive, after, pageSize, maxParents + 1));
                 if (page.pitId() != null) {
                     pit = page.pitId();
                 }
@@ -181,17 +201,22 @@ final class KeysFirst<P, C> {
     /** Eager pages carry typed parents; lazy ones only keys, read lean (see {@link KeyPage#keysOnly}). */
     private KeyPage<P> keyPage(String what, SearchRequest request) {
         return q.parentFetch() == JoinQuery.ParentFetch.LAZY
-            ? KeyPage.keysOnly(searcher.client(), what, q.parentIndex(), request, q.parentKey(), trips)
-            : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
+                ? KeyPage.keysOnly(searcher.client(), what, q.parentIndex(), request, q.parentKey(), trips)
+                : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
     }
 
     /** The first {@code window} children of these keys after the side's position, merged over the terms batches. */
     private ChildHits<C> childrenOfKeys(List<String> keys, int window) {
         // In a point in time the total ignores search_after: one child more than the page tells whether more follow.
         int size = side.inPit() ? window + 1 : window;
-        TermsBatches.Answers<C> answers = batches.run(q.childIndex(), keys, Integer.MAX_VALUE,
-            batch -> Requests.childBatch(q, side, batch, size), q.childType(), trips,
-            "children of " + keys.size() + " parent key(s)");
+        TermsBatches.Answers<C> answers = batches.run(
+                q.childIndex(),
+                keys,
+                Integer.MAX_VALUE,
+                batch -> Requests.childBatch(q, side, batch, size),
+                q.childType(),
+                trips,
+                "children of " + keys.size() + " parent key(s)");
         List<Hit<C>> hits = new ArrayList<>();
         long matched = 0;
         boolean exact = true;
@@ -217,8 +242,10 @@ final class KeysFirst<P, C> {
     /** {@link JoinQuery.ParentFetch#LAZY}: the parents of the page's children, read now that the page is known. */
     private Map<String, Doc<P>> parentsOf(List<Hit<C>> page, Set<String> keys) {
         List<String> wanted = new ArrayList<>(new LinkedHashSet<>(page.stream()
-            .map(h -> Keys.firstIn(h, q.childKey(), keys)).filter(Objects::nonNull).toList()));
+                .map(h -> Keys.firstIn(h, q.childKey(), keys))
+                .filter(Objects::nonNull)
+                .toList()));
         return ParentsByKey.read(searcher, q, wanted, false, "the " + wanted.size() + " parent(s) of the page", trips)
-            .byKey();
+                .byKey();
     }
 }

@@ -3,7 +3,6 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
-
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +22,7 @@ final class MatchingParents<P> {
     final Map<String, Doc<P>> docs = new HashMap<>();
     /** How many parents match: exact when {@link #exact}, else a lower bound. */
     long total;
+
     boolean exact;
     /** Parents read, the fan-out the result reports. */
     int read;

@@ -5,7 +5,6 @@ import co.elastic.clients.elasticsearch._types.Time;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
-
 import java.util.List;
 
 /**
@@ -53,8 +52,14 @@ final class ParentPages<P> {
      * @param window the most hits one search may reach ({@code from + size}): the join's page size, or
      *     Elasticsearch's default {@code index.max_result_window} if larger
      */
-    ParentPages(Searcher searcher, JoinQuery<P, ?> q, Time keepAlive, JoinCursor start, boolean pitFromStart, int window,
-                Trips trips) {
+    ParentPages(
+            Searcher searcher,
+            JoinQuery<P, ?> q,
+            Time keepAlive,
+            JoinCursor start,
+            boolean pitFromStart,
+            int window,
+            Trips trips) {
         this.searcher = searcher;
         this.q = q;
         this.keepAlive = keepAlive;
@@ -79,8 +84,12 @@ final class ParentPages<P> {
         // One hit more than asked tells whether more follow, within the result window: the first PIT
         // page after a direct one skips the parents already returned with from.
         int size = Math.min(n + 1, Math.max(1, window - from));
-        ResponseBody<P> r = searcher.one(pitId == null ? n + " parents" : n + " parents (point in time)", q.parentIndex(),
-            Requests.parentPage(q, pitId, keepAlive, after, from, size), q.parentType(), trips);
+        ResponseBody<P> r = searcher.one(
+                pitId == null ? n + " parents" : n + " parents (point in time)",
+                q.parentIndex(),
+                Requests.parentPage(q, pitId, keepAlive, after, from, size),
+                q.parentType(),
+                trips);
         if (r.pitId() != null) {
             pitId = r.pitId();
         }

@@ -2,7 +2,6 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +21,10 @@ record ParentsByKey<P>(Map<String, Doc<P>> byKey, int read) {
      * @param matching only the parents that match the parent query, else all of them
      * @param what names the step in messages and in the round-trip log
      */
-    static <P> ParentsByKey<P> read(Searcher searcher, JoinQuery<P, ?> q, List<String> keys, boolean matching,
-                                    String what, Trips trips) {
-        ResponseBody<P> r = searcher.one(what, q.parentIndex(), Requests.parentsByKey(q, keys, matching), q.parentType(),
-            trips);
+    static <P> ParentsByKey<P> read(
+            Searcher searcher, JoinQuery<P, ?> q, List<String> keys, boolean matching, String what, Trips trips) {
+        ResponseBody<P> r =
+                searcher.one(what, q.parentIndex(), Requests.parentsByKey(q, keys, matching), q.parentType(), trips);
         Map<String, Doc<P>> byKey = new HashMap<>();
         for (Hit<P> h : r.hits().hits()) {
             String key = Keys.of(h, q.parentKey());

@@ -10,10 +10,9 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.SourceConfig;
 import co.elastic.clients.util.NamedValue;
 import io.github.esrel.internal.ClientApi;
-import java.util.Map;
-
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** The searches joins and groupings send, built in one place so that tests can look at them. */
 final class Requests {
@@ -58,15 +57,18 @@ final class Requests {
      * @param after sort values to continue after (PIT pages only), or empty
      * @param from parents to skip (the first PIT page after a page read without a PIT)
      */
-    static SearchRequest parentPage(JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int from,
-                                    int size) {
+    static SearchRequest parentPage(
+            JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int from, int size) {
         return SearchRequest.of(s -> {
             if (pitId == null) {
                 s.index(q.parentIndex());
             } else {
                 s.pit(p -> p.id(pitId).keepAlive(keepAlive));
             }
-            s.query(q.parentQuery()).sort(SortValues.orDefault(q.parentSort())).trackScores(true).size(size);
+            s.query(q.parentQuery())
+                    .sort(SortValues.orDefault(q.parentSort()))
+                    .trackScores(true)
+                    .size(size);
             if (after != null && !after.isEmpty()) {
                 s.searchAfter(after);
             } else if (from > 0) {
@@ -88,8 +90,8 @@ final class Requests {
      *
      * @param pitId the point in time, or {@code null} for the first page read directly
      */
-    static SearchRequest parentKeys(JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size,
-                                    int trackUpTo) {
+    static SearchRequest parentKeys(
+            JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size, int trackUpTo) {
         return SearchRequest.of(s -> {
             if (pitId == null) {
                 s.index(q.parentIndex()).sort(so -> so.doc(d -> d));
@@ -123,7 +125,8 @@ final class Requests {
      */
     static SearchRequest parentsByKey(JoinQuery<?, ?> q, List<String> keys, boolean matching) {
         Query byKey = keysIn(q.parentKey(), keys);
-        Query query = matching ? Query.of(x -> x.bool(b -> b.filter(q.parentQuery()).filter(byKey))) : byKey;
+        Query query =
+                matching ? Query.of(x -> x.bool(b -> b.filter(q.parentQuery()).filter(byKey))) : byKey;
         return SearchRequest.of(s -> {
             s.index(q.parentIndex()).query(query).size(keys.size());
             if (q.parentSource() != null) {
@@ -146,12 +149,15 @@ final class Requests {
      * they start at {@code from}, and the {@code preference} keeps every page on the same shard copies so
      * that pages line up; in a point in time they start after {@code after} (empty: at the start).
      */
-    static SearchRequest childProbe(JoinQuery<?, ?> q, ChildSide side, List<FieldValue> after, int from, int size,
-                                    String preference) {
+    static SearchRequest childProbe(
+            JoinQuery<?, ?> q, ChildSide side, List<FieldValue> after, int from, int size, String preference) {
         return SearchRequest.of(s -> {
             side.target(s);
-            s.query(q.childQuery()).sort(side.sort(q)).size(size).trackTotalHits(t -> t.enabled(false))
-                .docvalueFields(f -> f.field(q.childKey()));
+            s.query(q.childQuery())
+                    .sort(side.sort(q))
+                    .size(size)
+                    .trackTotalHits(t -> t.enabled(false))
+                    .docvalueFields(f -> f.field(q.childKey()));
             if (side.inPit()) {
                 if (!after.isEmpty()) {
                     s.searchAfter(after);
@@ -173,8 +179,10 @@ final class Requests {
     static SearchRequest childBatch(JoinQuery<?, ?> q, ChildSide side, List<String> keys, int size) {
         return SearchRequest.of(s -> {
             side.target(s);
-            s.query(childrenOf(q.childQuery(), q.childKey(), keys)).sort(side.sort(q)).size(size)
-                .docvalueFields(f -> f.field(q.childKey()));
+            s.query(childrenOf(q.childQuery(), q.childKey(), keys))
+                    .sort(side.sort(q))
+                    .size(size)
+                    .docvalueFields(f -> f.field(q.childKey()));
             if (!side.after().isEmpty()) {
                 s.searchAfter(side.after());
             }
@@ -190,20 +198,31 @@ final class Requests {
      * each with its top {@code perGroup} documents as inner hits. Documents without a value are left
      * out (as the terms form leaves them out).
      */
-    static SearchRequest collapse(String index, Query query, String field, int from, int groups, int perGroup,
-                                  List<SortOptions> perGroupSort, SourceConfig source) {
+    static SearchRequest collapse(
+            String index,
+            Query query,
+            String field,
+            int from,
+            int groups,
+            int perGroup,
+            List<SortOptions> perGroupSort,
+            SourceConfig source) {
         return SearchRequest.of(s -> {
-            s.index(index).query(grouped(query, field)).from(from).size(groups).source(src -> src.fetch(false))
-                .collapse(c -> c.field(field).innerHits(ih -> {
-                    ih.name(GROUP_HITS).size(perGroup);
-                    if (!perGroupSort.isEmpty()) {
-                        ih.sort(perGroupSort).trackScores(true);
-                    }
-                    if (source != null) {
-                        ih.source(source);
-                    }
-                    return ih;
-                }));
+            s.index(index)
+                    .query(grouped(query, field))
+                    .from(from)
+                    .size(groups)
+                    .source(src -> src.fetch(false))
+                    .collapse(c -> c.field(field).innerHits(ih -> {
+                        ih.name(GROUP_HITS).size(perGroup);
+                        if (!perGroupSort.isEmpty()) {
+                            ih.sort(perGroupSort).trackScores(true);
+                        }
+                        if (source != null) {
+                            ih.source(source);
+                        }
+                        return ih;
+                    }));
             return s;
         });
     }
@@ -212,25 +231,44 @@ final class Requests {
      * The seed's form (seed 000 §1.3): a {@code terms} aggregation on the group field ordered by the
      * {@code max} of {@code _score} (a painless script), with {@code top_hits} per bucket.
      */
-    static SearchRequest termsByScriptedMaxScore(String index, Query query, String field, int buckets, int perGroup,
-                                                 List<SortOptions> perGroupSort, SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index).query(grouped(query, field)).size(0)
-            .aggregations(GROUPS, a -> a
-                .terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
-                .aggregations(TOP_SCORE, m -> m.max(x -> x.script(ClientApi.painless("_score", Map.of()))))
-                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    static SearchRequest termsByScriptedMaxScore(
+            String index,
+            Query query,
+            String field,
+            int buckets,
+            int perGroup,
+            List<SortOptions> perGroupSort,
+            SourceConfig source) {
+        return SearchRequest.of(s -> s.index(index)
+                .query(grouped(query, field))
+                .size(0)
+                .aggregations(
+                        GROUPS,
+                        a -> a.terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
+                                .aggregations(
+                                        TOP_SCORE, m -> m.max(x -> x.script(ClientApi.painless("_score", Map.of()))))
+                                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
     }
 
     /**
      * The terms form without scripts: every bucket (up to {@code buckets}) with its {@code top_hits};
      * esrel orders the buckets by their best score itself.
      */
-    static SearchRequest termsAllBuckets(String index, Query query, String field, int buckets, int perGroup,
-                                         List<SortOptions> perGroupSort, SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index).query(grouped(query, field)).size(0)
-            .aggregations(GROUPS, a -> a
-                .terms(t -> t.field(field).size(buckets))
-                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    static SearchRequest termsAllBuckets(
+            String index,
+            Query query,
+            String field,
+            int buckets,
+            int perGroup,
+            List<SortOptions> perGroupSort,
+            SourceConfig source) {
+        return SearchRequest.of(s -> s.index(index)
+                .query(grouped(query, field))
+                .size(0)
+                .aggregations(
+                        GROUPS,
+                        a -> a.terms(t -> t.field(field).size(buckets))
+                                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
     }
 
     /** Only documents with a group value: both forms group the same documents and count the same total. */

@@ -1,16 +1,15 @@
 package io.github.esrel.join;
 
-import io.github.esrel.internal.Reasons;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.MsearchResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
-import io.github.esrel.internal.ClientApi;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
-
+import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.Reasons;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

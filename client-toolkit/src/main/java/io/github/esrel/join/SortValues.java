@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch._types.FieldSort;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -73,8 +72,8 @@ final class SortValues {
             return f.order() == SortOrder.Desc;
         }
         throw new IllegalArgumentException("esrel cannot merge the pages of several terms batches sorted by "
-            + s._kind() + ": sort children by score or by fields, or raise index.max_terms_count so that one batch"
-            + " holds every key");
+                + s._kind() + ": sort children by score or by fields, or raise index.max_terms_count so that one batch"
+                + " holds every key");
     }
 
     static int compare(FieldValue x, FieldValue y) {

@@ -2,7 +2,6 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -53,8 +52,14 @@ final class TermsBatches {
      * @throws JoinException if a batch is rejected again after the limit was read, or the limit was
      *     fixed by {@link Join.Builder#maxTermsCount(int)}; for any other failure
      */
-    <T> Answers<T> run(String index, List<String> keys, int cap, Function<List<String>, SearchRequest> request,
-                       Class<T> type, Trips trips, String what) {
+    <T> Answers<T> run(
+            String index,
+            List<String> keys,
+            int cap,
+            Function<List<String>, SearchRequest> request,
+            Class<T> type,
+            Trips trips,
+            String what) {
         int limit = limits.current(index);
         if (!limits.isKnown(index) && keys.size() > Math.min(limit, cap)) {
             limit = limits.read(searcher.client(), index, trips, null);
@@ -70,14 +75,23 @@ final class TermsBatches {
                 return new Answers<>(searcher.run(what, index, requests, type, trips), batches.size(), limit);
             } catch (Searcher.TermsLimitHit e) {
                 if (limits.isFixed() || attempt > 1) {
-                    throw new JoinException("searching [" + index + "] for " + what + " failed: " + e.reason
-                        + (limits.isFixed() ? " (this Join was built with maxTermsCount " + limit + ": lower it or leave it"
-                        + " unset so that esrel reads the index setting)" : ""), 400, e.getCause());
+                    throw new JoinException(
+                            "searching [" + index + "] for " + what + " failed: " + e.reason
+                                    + (limits.isFixed()
+                                            ? " (this Join was built with maxTermsCount " + limit
+                                                    + ": lower it or leave it"
+                                                    + " unset so that esrel reads the index setting)"
+                                            : ""),
+                            400,
+                            e.getCause());
                 }
                 int reread = limits.read(searcher.client(), index, trips, e.reason);
                 if (reread >= batchSize) {
-                    throw new JoinException("searching [" + index + "] for " + what + " failed although batches hold "
-                        + batchSize + " keys and index.max_terms_count reads " + reread + ": " + e.reason, 400, e.getCause());
+                    throw new JoinException(
+                            "searching [" + index + "] for " + what + " failed although batches hold " + batchSize
+                                    + " keys and index.max_terms_count reads " + reread + ": " + e.reason,
+                            400,
+                            e.getCause());
                 }
                 limit = reread;
             }

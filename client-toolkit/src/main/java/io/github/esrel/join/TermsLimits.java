@@ -6,13 +6,12 @@ import co.elastic.clients.elasticsearch.indices.IndexSettings;
 import co.elastic.clients.elasticsearch.indices.IndexState;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.internal.ClientApi;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code index.max_terms_count} of child indices: how many keys one {@code terms} query may carry.
@@ -57,8 +56,8 @@ final class TermsLimits {
         Integer limit = null;
         try {
             trips.add("settings [" + index + "] " + SETTING);
-            GetIndicesSettingsResponse r = es.indices().getSettings(g -> g.index(index).includeDefaults(true)
-                .name(SETTING));
+            GetIndicesSettingsResponse r = es.indices()
+                    .getSettings(g -> g.index(index).includeDefaults(true).name(SETTING));
             for (IndexState state : ClientApi.settings(r).values()) {
                 Integer v = first(state.settings(), state.defaults());
                 int value = v == null ? Keys.DEFAULT_MAX_TERMS_COUNT : v;

@@ -77,8 +77,11 @@ public final class AcquireResult<L> {
      */
     public L orThrow() {
         if (lock == null) {
-            throw new TreeLockException("cannot lock " + what + ": " + (conflicts.isEmpty() ? "busy" : "held as " + conflicts),
-                409, null, conflicts);
+            throw new TreeLockException(
+                    "cannot lock " + what + ": " + (conflicts.isEmpty() ? "busy" : "held as " + conflicts),
+                    409,
+                    null,
+                    conflicts);
         }
         return lock;
     }

@@ -26,7 +26,8 @@ public final class DocumentLocks extends LeaseHandle {
 
             @Override
             public void renewalFailed(TreeLockException e) {
-                org.slf4j.LoggerFactory.getLogger(DocumentLocks.class).warn("renewing {} failed; retrying", DocumentLocks.this, e);
+                org.slf4j.LoggerFactory.getLogger(DocumentLocks.class)
+                        .warn("renewing {} failed; retrying", DocumentLocks.this, e);
             }
 
             @Override
@@ -70,7 +71,7 @@ public final class DocumentLocks extends LeaseHandle {
 
     @Override
     public String toString() {
-        return "DocumentLocks{" + index + " " + (ids.size() <= 5 ? ids.toString() : ids.size() + " ids") + ", owner=" + owner
-            + (isHeld() ? ", held until " + lease.expiresAt() : ", not held") + '}';
+        return "DocumentLocks{" + index + " " + (ids.size() <= 5 ? ids.toString() : ids.size() + " ids") + ", owner="
+                + owner + (isHeld() ? ", held until " + lease.expiresAt() : ", not held") + '}';
     }
 }

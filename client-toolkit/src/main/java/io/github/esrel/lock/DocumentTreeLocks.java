@@ -17,7 +17,6 @@ import io.github.esrel.lock.LockDocs.Holder;
 import io.github.esrel.lock.LockDocs.Target;
 import io.github.esrel.path.TreePath;
 import jakarta.json.JsonObject;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -111,8 +110,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
 
     DocumentTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        this.docs = new LockDocs(Clients.adopt(b.client), b.lockIndex, b.clock,
-            b.createLockIndex, b.sleeper);
+        this.docs = new LockDocs(Clients.adopt(b.client), b.lockIndex, b.clock, b.createLockIndex, b.sleeper);
     }
 
     /**
@@ -170,8 +168,9 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         Objects.requireNonNull(request, "request cannot be null");
         if (request.bindToUser()) {
             throw new IllegalArgumentException("cannot bind a lock to the user with lock documents (" + request
-                + "): anyone who may write the lock index [" + docs.lockIndex + "] may change them; bindToUser needs"
-                + " the esrel plugin (PluginTreeLocks), which enforces it on the server");
+                    + "): anyone who may write the lock index [" + docs.lockIndex
+                    + "] may change them; bindToUser needs"
+                    + " the esrel plugin (PluginTreeLocks), which enforces it on the server");
         }
         return super.acquire(request);
     }
@@ -214,7 +213,9 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 throw new IllegalArgumentException("document ids must not be blank");
             }
         }
-        List<Target> targets = unique.stream().map(id -> new Target(engine.index, LockDocs.KIND_DOC, id, null)).toList();
+        List<Target> targets = unique.stream()
+                .map(id -> new Target(engine.index, LockDocs.KIND_DOC, id, null))
+                .toList();
         String what = unique.size() + " document(s) of [" + engine.index + "]";
         return engine.waitLoop(what, maxWait, false, ignored -> tryLockDocuments(unique, targets));
     }
@@ -229,16 +230,27 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         boolean[] wrote = new boolean[1];
         List<List<LockConflict>> outcome;
         try {
-            outcome = docs.updateAll(targets, doc -> {
-                long now = docs.now();
-                List<Holder> live = doc.live(now);
-                if (!live.isEmpty()) {
-                    return Change.none(live.stream().map(Holder::conflict).toList());
-                }
-                long token = LockDocs.nextToken(doc.token(), now);
-                Holder h = new Holder(grant, owner, LockMode.EXCLUSIVE, token, expiresAt, doc.target().key(), LockMode.EXCLUSIVE);
-                return Change.write(token, List.of(h), List.<LockConflict>of());
-            }, firstRead -> wrote[0] = firstRead.stream().allMatch(List::isEmpty));
+            outcome = docs.updateAll(
+                    targets,
+                    doc -> {
+                        long now = docs.now();
+                        List<Holder> live = doc.live(now);
+                        if (!live.isEmpty()) {
+                            return Change.none(
+                                    live.stream().map(Holder::conflict).toList());
+                        }
+                        long token = LockDocs.nextToken(doc.token(), now);
+                        Holder h = new Holder(
+                                grant,
+                                owner,
+                                LockMode.EXCLUSIVE,
+                                token,
+                                expiresAt,
+                                doc.target().key(),
+                                LockMode.EXCLUSIVE);
+                        return Change.write(token, List.of(h), List.<LockConflict>of());
+                    },
+                    firstRead -> wrote[0] = firstRead.stream().allMatch(List::isEmpty));
         } catch (RuntimeException e) {
             if (wrote[0]) {
                 try {
@@ -267,7 +279,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
     @Override
     public String toString() {
         return "DocumentTreeLocks{index=" + engine.index + ", lockIndex=" + docs.lockIndex + ", owner=" + engine.owner
-            + ", ttl=" + engine.ttl + '}';
+                + ", ttl=" + engine.ttl + '}';
     }
 
     /** Removes a grant's holder (and every dead holder); the result says whether ours was still live. */
@@ -278,7 +290,8 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 return Change.none(false);
             }
             long now = docs.now();
-            List<Holder> rest = doc.live(now).stream().filter(h -> !h.grant().equals(grant)).toList();
+            List<Holder> rest =
+                    doc.live(now).stream().filter(h -> !h.grant().equals(grant)).toList();
             return Change.write(doc.token(), rest, mine.liveAt(now));
         };
     }
@@ -327,8 +340,14 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             }
         }
 
-        private Attempt take(TreePath path, LockMode mode, String owner, String grant, long expiresAt,
-                             List<TreePath> lineage, List<Target> taken) {
+        private Attempt take(
+                TreePath path,
+                LockMode mode,
+                String owner,
+                String grant,
+                long expiresAt,
+                List<TreePath> lineage,
+                List<Target> taken) {
             long token = 0;
             for (TreePath node : lineage) {
                 LockMode want = node.equals(path) ? mode : LockMode.SHARED;
@@ -337,9 +356,9 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     long now = docs.now();
                     List<Holder> live = doc.live(now);
                     List<LockConflict> conflicts = live.stream()
-                        .filter(h -> !h.mode().compatibleWith(want))
-                        .map(Holder::conflict)
-                        .toList();
+                            .filter(h -> !h.mode().compatibleWith(want))
+                            .map(Holder::conflict)
+                            .toList();
                     if (!conflicts.isEmpty()) {
                         return Change.<Object>none(conflicts);
                     }
@@ -390,14 +409,18 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 List<FieldValue> from = after;
                 SearchResponse<JsonData> r;
                 try {
-                    r = docs.client.search(s -> {
-                        s.index(docs.lockIndex).size(1000).query(q -> q.bool(b -> b.filter(filters)))
-                            .sort(o -> o.field(f -> f.field("key").order(SortOrder.Asc)));
-                        if (from != null) {
-                            s.searchAfter(from);
-                        }
-                        return s;
-                    }, JsonData.class);
+                    r = docs.client.search(
+                            s -> {
+                                s.index(docs.lockIndex)
+                                        .size(1000)
+                                        .query(q -> q.bool(b -> b.filter(filters)))
+                                        .sort(o -> o.field(f -> f.field("key").order(SortOrder.Asc)));
+                                if (from != null) {
+                                    s.searchAfter(from);
+                                }
+                                return s;
+                            },
+                            JsonData.class);
                 } catch (ElasticsearchException e) {
                     throw docs.failure("search the lock index", e);
                 } catch (IOException e) {
@@ -409,14 +432,19 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     String key = src.getString("key");
                     // Granted here, not an ancestor's shared part of a grant below: as the plugin lists.
                     List<Holder> granted = LockDocs.holders(src).stream()
-                        .filter(h -> h.liveAt(now) && key.equals(h.forPath()))
-                        .sorted(java.util.Comparator.comparingLong(Holder::token))
-                        .toList();
+                            .filter(h -> h.liveAt(now) && key.equals(h.forPath()))
+                            .sorted(java.util.Comparator.comparingLong(Holder::token))
+                            .toList();
                     if (granted.isEmpty()) {
                         continue;
                     }
-                    out.add(new LockInfo(TreePath.of(key), granted.get(0).mode(), granted.stream()
-                        .map(h -> new LockInfo.Holder(h.owner(), h.token(), Instant.ofEpochMilli(h.expiresAt()))).toList()));
+                    out.add(new LockInfo(
+                            TreePath.of(key),
+                            granted.get(0).mode(),
+                            granted.stream()
+                                    .map(h -> new LockInfo.Holder(
+                                            h.owner(), h.token(), Instant.ofEpochMilli(h.expiresAt())))
+                                    .toList()));
                 }
                 if (hits.size() < 1000) {
                     return out;
@@ -427,7 +455,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
     }
 
     private static final String NO_INDEX = "no such index [%s]: tree locks are kept for an existing index (with the"
-        + " plugin too, which authorizes them per index); create it first";
+            + " plugin too, which authorizes them per index); create it first";
 
     /**
      * A namespace is an existing index, as with the plugin, which authorizes locks per index: acquire and list in
@@ -445,8 +473,10 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         try {
             return Indices.exists(docs.client, engine.index);
         } catch (ElasticsearchException e) {
-            throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e.getMessage(),
-                TreeLockException.providerStatus(e.status()), e);
+            throw new TreeLockException(
+                    "cannot check the namespace index [" + engine.index + "]: " + e.getMessage(),
+                    TreeLockException.providerStatus(e.status()),
+                    e);
         } catch (IOException e) {
             throw new TreeLockException("cannot check the namespace index [" + engine.index + "]: " + e, 0, e);
         }
@@ -498,7 +528,8 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         String renewHolders(long expiresAt) {
             for (Target t : leafFirst) {
                 if (!docs.update(t, renewHolder(grant, expiresAt))) {
-                    return "the lease on " + t.key() + " has ended (expired, or taken over after expiry) before it was renewed";
+                    return "the lease on " + t.key()
+                            + " has ended (expired, or taken over after expiry) before it was renewed";
                 }
             }
             return null;

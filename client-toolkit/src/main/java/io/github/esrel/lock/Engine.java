@@ -2,9 +2,6 @@ package io.github.esrel.lock;
 
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Sleeper;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +11,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What both providers share: defaults, the wait loop, the renewal threads and the open handles.
@@ -64,7 +63,8 @@ final class Engine {
     AcquireResult<TreeLock> acquire(LockStore store, LockRequest r) {
         String who = r.owner() != null ? r.owner() : owner;
         Duration leaseTtl = r.ttl() != null ? r.ttl() : ttl;
-        List<TreeLockListener> listeners = r.listener() == TreeLockListener.NO_OP ? List.of(listener) : List.of(listener, r.listener());
+        List<TreeLockListener> listeners =
+                r.listener() == TreeLockListener.NO_OP ? List.of(listener) : List.of(listener, r.listener());
         return waitLoop(r.toString(), r.maxWait(), store.waitsOnServer(), serverWait -> {
             long sent = System.nanoTime();
             LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
@@ -72,14 +72,15 @@ final class Engine {
                 return new Step<>(null, a.conflicts());
             }
             Lease lease = newLease(a.grant().ops(), leaseTtl, sent, a.grant(), r.autoRenew());
-            return new Step<>(new TreeLock(index, r.path(), r.mode(), who, a.grant().token(), lease, listeners), List.of());
+            return new Step<>(
+                    new TreeLock(index, r.path(), r.mode(), who, a.grant().token(), lease, listeners), List.of());
         });
     }
 
     Lease newLease(Lease.Ops ops, Duration leaseTtl, long sentNanos, LockStore.Grant grant, boolean autoRenew) {
         Lease[] self = new Lease[1];
-        Lease lease = new Lease(ops, leaseTtl, sentNanos, grant.expiresAt(), autoRenew ? scheduler : null,
-            () -> open.remove(self[0]));
+        Lease lease = new Lease(
+                ops, leaseTtl, sentNanos, grant.expiresAt(), autoRenew ? scheduler : null, () -> open.remove(self[0]));
         self[0] = lease;
         open.add(lease);
         if (closed) {
@@ -96,13 +97,15 @@ final class Engine {
      *
      * @throws TreeLockException if interrupted while waiting (the interrupt flag is set again)
      */
-    <L> AcquireResult<L> waitLoop(String what, Duration maxWait, boolean serverWaits, Function<Duration, Step<L>> attempt) {
+    <L> AcquireResult<L> waitLoop(
+            String what, Duration maxWait, boolean serverWaits, Function<Duration, Step<L>> attempt) {
         checkOpen();
         long deadline = System.nanoTime() + maxWait.toNanos();
         for (int n = 1; ; n++) {
             long left = deadline - System.nanoTime();
             Duration serverWait = serverWaits && left > 0
-                ? Duration.ofNanos(Math.min(left, MAX_SERVER_WAIT.toNanos())) : Duration.ZERO;
+                    ? Duration.ofNanos(Math.min(left, MAX_SERVER_WAIT.toNanos()))
+                    : Duration.ZERO;
             Step<L> step = attempt.apply(serverWait);
             if (step.lock() != null) {
                 return AcquireResult.acquired(step.lock());
@@ -163,6 +166,7 @@ final class Engine {
             host = "host";
         }
         return host + "-" + ProcessHandle.current().pid() + "-"
-            + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffL);
+                + Long.toHexString(
+                        java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffL);
     }
 }

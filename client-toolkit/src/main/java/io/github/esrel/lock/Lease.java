@@ -1,9 +1,6 @@
 package io.github.esrel.lock;
 
 import io.github.esrel.internal.Listeners;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Future;
@@ -12,6 +9,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The life of one grant on the client: held until released or lost, renewed in the background, and
@@ -73,7 +72,11 @@ final class Lease {
         }
     }
 
-    enum State { HELD, LOST, RELEASED }
+    enum State {
+        HELD,
+        LOST,
+        RELEASED
+    }
 
     private final ReentrantLock io = new ReentrantLock();
     private final Ops ops;
@@ -95,7 +98,13 @@ final class Lease {
      * @param scheduler where background renewals run, or {@code null} for none
      * @param onEnd called once when the lease is released or lost (to forget it)
      */
-    Lease(Ops ops, Duration ttl, long sentNanos, Instant expiresAt, ScheduledExecutorService scheduler, Runnable onEnd) {
+    Lease(
+            Ops ops,
+            Duration ttl,
+            long sentNanos,
+            Instant expiresAt,
+            ScheduledExecutorService scheduler,
+            Runnable onEnd) {
         this(ops, ttl, sentNanos, expiresAt, scheduler == null ? null : Timer.of(scheduler), System::nanoTime, onEnd);
     }
 
@@ -106,7 +115,14 @@ final class Lease {
      * @param timer where background renewals run, or {@code null} for none
      * @param nanoClock the monotonic clock local expiry is measured on
      */
-    Lease(Ops ops, Duration ttl, long sentNanos, Instant expiresAt, Timer timer, LongSupplier nanoClock, Runnable onEnd) {
+    Lease(
+            Ops ops,
+            Duration ttl,
+            long sentNanos,
+            Instant expiresAt,
+            Timer timer,
+            LongSupplier nanoClock,
+            Runnable onEnd) {
         this.ops = ops;
         this.ttl = ttl;
         this.deadlineNanos = sentNanos + ttl.toNanos();
@@ -172,7 +188,7 @@ final class Lease {
         if (nanoClock.getAsLong() - deadlineNanos >= 0) {
             TreeLockException last = lastFailure;
             lostLocked("the lease expired at " + expiresAt + " before it was renewed"
-                + (last == null ? "" : ": renewals failed, last with " + last.getMessage()));
+                    + (last == null ? "" : ": renewals failed, last with " + last.getMessage()));
             return false;
         }
         long sent = nanoClock.getAsLong();
@@ -210,8 +226,8 @@ final class Lease {
                 fire(() -> events.renewalFailed(e), "onRenewalFailed");
                 long left = deadlineNanos - nanoClock.getAsLong();
                 if (left <= 0) {
-                    lostLocked("the lease expired at " + expiresAt + " before it was renewed: renewals failed, last with "
-                        + e.getMessage());
+                    lostLocked("the lease expired at " + expiresAt
+                            + " before it was renewed: renewals failed, last with " + e.getMessage());
                 } else {
                     // Retry soon, and wake up at the deadline at the latest to report the loss on time.
                     schedule(Duration.ofNanos(Math.min(retryInterval().toNanos(), left)));
@@ -259,8 +275,9 @@ final class Lease {
             if (!releasedByServer) {
                 lostBeforeRelease = true;
                 lostReason = wasHeld
-                    ? "the server no longer held it when it was released (expired, or taken over after expiry)"
-                    : "the lease expired at " + expiresAt + " before it was renewed, and the server no longer held it";
+                        ? "the server no longer held it when it was released (expired, or taken over after expiry)"
+                        : "the lease expired at " + expiresAt
+                                + " before it was renewed, and the server no longer held it";
             }
             return releasedByServer && wasHeld;
         } finally {

@@ -28,8 +28,11 @@ public class LeaseLostException extends TreeLockException {
 
     /** For {@link DocumentLocks}, which share the lease and this contract. */
     LeaseLostException(String held, String reason, TreeLock lock) {
-        super("the lease of " + held + " was lost before it was released: " + reason
-            + "; work done under it may have overlapped with another holder's", 409, null);
+        super(
+                "the lease of " + held + " was lost before it was released: " + reason
+                        + "; work done under it may have overlapped with another holder's",
+                409,
+                null);
         this.lock = lock;
     }
 

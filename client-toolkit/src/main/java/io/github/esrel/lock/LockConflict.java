@@ -17,6 +17,6 @@ public record LockConflict(String path, LockMode mode, String owner, Instant exp
     @Override
     public String toString() {
         return (mode == null ? "lock" : mode.jsonName()) + " " + path + " held by " + owner
-            + (expiresAt == null ? "" : " until " + expiresAt);
+                + (expiresAt == null ? "" : " until " + expiresAt);
     }
 }

@@ -20,7 +20,6 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -78,7 +77,8 @@ final class LockDocs {
     }
 
     /** A holder entry. {@code forPath}/{@code forMode}: the lock of which this entry is a part. */
-    record Holder(String grant, String owner, LockMode mode, long token, long expiresAt, String forPath, LockMode forMode) {
+    record Holder(
+            String grant, String owner, LockMode mode, long token, long expiresAt, String forPath, LockMode forMode) {
 
         boolean liveAt(long now) {
             return expiresAt > now;
@@ -105,9 +105,14 @@ final class LockDocs {
         }
 
         static Holder of(JsonObject o) {
-            return new Holder(o.getString("grant"), o.getString("owner"), LockMode.fromJsonName(o.getString("mode")),
-                o.getJsonNumber("token").longValue(), o.getJsonNumber("expires_at").longValue(),
-                o.getString("for_path", null), LockMode.fromJsonName(o.getString("for_mode", o.getString("mode"))));
+            return new Holder(
+                    o.getString("grant"),
+                    o.getString("owner"),
+                    LockMode.fromJsonName(o.getString("mode")),
+                    o.getJsonNumber("token").longValue(),
+                    o.getJsonNumber("expires_at").longValue(),
+                    o.getString("for_path", null),
+                    LockMode.fromJsonName(o.getString("for_mode", o.getString("mode"))));
         }
     }
 
@@ -129,7 +134,10 @@ final class LockDocs {
         }
 
         Holder holder(String grant) {
-            return holders.stream().filter(h -> h.grant().equals(grant)).findFirst().orElse(null);
+            return holders.stream()
+                    .filter(h -> h.grant().equals(grant))
+                    .findFirst()
+                    .orElse(null);
         }
     }
 
@@ -178,8 +186,11 @@ final class LockDocs {
                 return change.result();
             }
             if (round >= MAX_CAS_ROUNDS) {
-                throw new TreeLockException("lock document " + target.id() + " in [" + lockIndex + "] kept changing: gave up after "
-                    + round + " conflicting writes", 409, null);
+                throw new TreeLockException(
+                        "lock document " + target.id() + " in [" + lockIndex + "] kept changing: gave up after " + round
+                                + " conflicting writes",
+                        409,
+                        null);
             }
             pause(round);
         }
@@ -198,7 +209,8 @@ final class LockDocs {
      * {@link #updateAll(List, Function)}, writing nothing at all unless {@code proceed} accepts the
      * decisions taken on the first read (all or nothing: no write when one document is busy).
      */
-    <R> List<R> updateAll(List<Target> targets, Function<Doc, Change<R>> fn, java.util.function.Predicate<List<R>> proceed) {
+    <R> List<R> updateAll(
+            List<Target> targets, Function<Doc, Change<R>> fn, java.util.function.Predicate<List<R>> proceed) {
         ensureIndex();
         if (targets.isEmpty()) {
             return List.of();
@@ -234,8 +246,11 @@ final class LockDocs {
             }
             int i = written.get(j);
             if (item.status() != 409) {
-                throw new TreeLockException("cannot write lock document " + targets.get(i).id() + " in [" + lockIndex + "]: "
-                    + item.error().type() + ": " + item.error().reason(), TreeLockException.providerStatus(item.status()), null);
+                throw new TreeLockException(
+                        "cannot write lock document " + targets.get(i).id() + " in [" + lockIndex + "]: "
+                                + item.error().type() + ": " + item.error().reason(),
+                        TreeLockException.providerStatus(item.status()),
+                        null);
             }
             results.set(i, update(targets.get(i), fn));
         }
@@ -267,11 +282,17 @@ final class LockDocs {
         for (int i = 0; i < targets.size(); i++) {
             MultiGetResponseItem<JsonData> item = r.docs().get(i);
             if (item.isFailure()) {
-                throw new TreeLockException("cannot read lock document " + ids.get(i) + " in [" + lockIndex + "]: "
-                    + item.failure().error().reason(), 0, null);
+                throw new TreeLockException(
+                        "cannot read lock document " + ids.get(i) + " in [" + lockIndex + "]: "
+                                + item.failure().error().reason(),
+                        0,
+                        null);
             }
             GetResult<JsonData> g = item.result();
-            docs.add(g.found() ? parse(targets.get(i), g.source(), g.seqNo(), g.primaryTerm()) : missing(targets.get(i)));
+            docs.add(
+                    g.found()
+                            ? parse(targets.get(i), g.source(), g.seqNo(), g.primaryTerm())
+                            : missing(targets.get(i)));
         }
         return docs;
     }
@@ -304,8 +325,11 @@ final class LockDocs {
         Map<String, Object> source = sourceOf(doc.target(), change);
         try {
             if (doc.exists()) {
-                client.index(i -> i.index(lockIndex).id(doc.target().id()).document(source)
-                    .ifSeqNo(doc.seqNo()).ifPrimaryTerm(doc.primaryTerm()));
+                client.index(i -> i.index(lockIndex)
+                        .id(doc.target().id())
+                        .document(source)
+                        .ifSeqNo(doc.seqNo())
+                        .ifPrimaryTerm(doc.primaryTerm()));
             } else {
                 client.create(c -> c.index(lockIndex).id(doc.target().id()).document(source));
             }
@@ -324,8 +348,11 @@ final class LockDocs {
         Map<String, Object> source = sourceOf(doc.target(), change);
         String id = doc.target().id();
         if (doc.exists()) {
-            return BulkOperation.of(o -> o.index(x -> x.index(lockIndex).id(id).document(source)
-                .ifSeqNo(doc.seqNo()).ifPrimaryTerm(doc.primaryTerm())));
+            return BulkOperation.of(o -> o.index(x -> x.index(lockIndex)
+                    .id(id)
+                    .document(source)
+                    .ifSeqNo(doc.seqNo())
+                    .ifPrimaryTerm(doc.primaryTerm())));
         }
         return BulkOperation.of(o -> o.create(x -> x.index(lockIndex).id(id).document(source)));
     }
@@ -364,13 +391,19 @@ final class LockDocs {
             try {
                 if (!Indices.exists(client, lockIndex)) {
                     if (!createIndex) {
-                        throw new TreeLockException("the lock index [" + lockIndex + "] does not exist; create it with"
-                            + " DocumentTreeLocks.lockIndexMapping(), or allow createLockIndex(true)", 404, null);
+                        throw new TreeLockException(
+                                "the lock index [" + lockIndex + "] does not exist; create it with"
+                                        + " DocumentTreeLocks.lockIndexMapping(), or allow createLockIndex(true)",
+                                404,
+                                null);
                     }
                     try {
-                        client.indices().create(c -> c.index(lockIndex)
-                            .settings(s -> s.numberOfShards("1").autoExpandReplicas("0-1").hidden(true))
-                            .mappings(mapping()));
+                        client.indices()
+                                .create(c -> c.index(lockIndex)
+                                        .settings(s -> s.numberOfShards("1")
+                                                .autoExpandReplicas("0-1")
+                                                .hidden(true))
+                                        .mappings(mapping()));
                     } catch (ElasticsearchException e) {
                         if (!Indices.alreadyExists(e)) {
                             throw e;
@@ -389,12 +422,12 @@ final class LockDocs {
     /** Only what searches need is indexed; holders are stored, not indexed. */
     static TypeMapping mapping() {
         return TypeMapping.of(m -> m.dynamic(DynamicMapping.False)
-            .properties("ns", p -> p.keyword(k -> k))
-            .properties("kind", p -> p.keyword(k -> k))
-            .properties("key", p -> p.keyword(k -> k))
-            .properties("tree", p -> p.keyword(k -> k))
-            .properties("token", p -> p.long_(l -> l))
-            .properties("holders", p -> p.object(o -> o.enabled(false))));
+                .properties("ns", p -> p.keyword(k -> k))
+                .properties("kind", p -> p.keyword(k -> k))
+                .properties("key", p -> p.keyword(k -> k))
+                .properties("tree", p -> p.keyword(k -> k))
+                .properties("token", p -> p.long_(l -> l))
+                .properties("holders", p -> p.object(o -> o.enabled(false))));
     }
 
     /** {@code ns:key}, or {@code ns:#sha256(key)} when that is longer than Elasticsearch allows. */
@@ -413,7 +446,10 @@ final class LockDocs {
     }
 
     TreeLockException failure(String what, ElasticsearchException e) {
-        return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e.getMessage(), TreeLockException.providerStatus(e.status()), e);
+        return new TreeLockException(
+                "cannot " + what + " in [" + lockIndex + "]: " + e.getMessage(),
+                TreeLockException.providerStatus(e.status()),
+                e);
     }
 
     TreeLockException failure(String what, IOException e) {

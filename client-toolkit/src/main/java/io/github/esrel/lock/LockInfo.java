@@ -1,7 +1,6 @@
 package io.github.esrel.lock;
 
 import io.github.esrel.path.TreePath;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

@@ -2,7 +2,6 @@ package io.github.esrel.lock;
 
 import io.github.esrel.internal.Checks;
 import io.github.esrel.path.TreePath;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -189,8 +188,9 @@ public final class LockRequest {
     @Override
     public String toString() {
         return mode.jsonName() + " " + path + (owner == null ? "" : " for " + owner)
-            + (ttl == null ? "" : " ttl " + ttl.toMillis() + "ms") + (wait.isZero() ? "" : " waiting up to " + wait.toMillis() + "ms")
-            + (autoRenew ? "" : " without renewal") + (bindToUser ? " bound to the user" : "");
+                + (ttl == null ? "" : " ttl " + ttl.toMillis() + "ms")
+                + (wait.isZero() ? "" : " waiting up to " + wait.toMillis() + "ms")
+                + (autoRenew ? "" : " without renewal") + (bindToUser ? " bound to the user" : "");
     }
 
     /** Builder for {@link LockRequest}. Not thread-safe. */
@@ -346,7 +346,8 @@ public final class LockRequest {
         }
         int bytes = owner.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
         if (bytes > MAX_OWNER_LENGTH) {
-            throw new IllegalArgumentException("owner must be at most " + MAX_OWNER_LENGTH + " UTF-8 bytes, got " + bytes);
+            throw new IllegalArgumentException(
+                    "owner must be at most " + MAX_OWNER_LENGTH + " UTF-8 bytes, got " + bytes);
         }
         return owner;
     }

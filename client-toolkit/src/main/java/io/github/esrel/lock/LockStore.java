@@ -1,7 +1,6 @@
 package io.github.esrel.lock;
 
 import io.github.esrel.path.TreePath;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -11,7 +11,6 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,12 +91,13 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                 return false;
             }
             if (e.status() == 401) {
-                throw new TreeLockException("cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(),
-                    e.status(), e);
+                throw new TreeLockException(
+                        "cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(), e.status(), e);
             }
             // Any other error (a missing index, a forbidden action) came from the handler: it is there.
         } catch (IOException e) {
-            throw new TreeLockException("cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(), 0, e);
+            throw new TreeLockException(
+                    "cannot tell whether the esrel plugin serves tree locks: " + e.getMessage(), 0, e);
         }
         try {
             return Plugins.esrelOnEveryNode(client);
@@ -134,7 +134,8 @@ public final class PluginTreeLocks extends EngineTreeLocks {
     static boolean isMissingHandler(ElasticsearchException e) {
         String reason = e.error() == null ? null : e.error().reason();
         return (e.status() == 400 || e.status() == 404 || e.status() == 405)
-            && reason != null && reason.contains("no handler found");
+                && reason != null
+                && reason.contains("no handler found");
     }
 
     /** The REST calls and their answers. */
@@ -169,7 +170,8 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             if (bindToUser) {
                 body.put("bind_to_user", true);
             }
-            RestCall.Answer a = call("lock " + mode.jsonName() + " " + path, RestCall.post(base + "/acquire", Map.of(), body), 409);
+            RestCall.Answer a =
+                    call("lock " + mode.jsonName() + " " + path, RestCall.post(base + "/acquire", Map.of(), body), 409);
             JsonObject o = json(a);
             if (a.status() == 409 || o == null || !JsonValue.TRUE.equals(o.get("acquired"))) {
                 return Attempt.busy(conflicts(o));
@@ -199,11 +201,12 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
             @Override
             public Lease.Renewal renew(Duration ttl) {
-                Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "token", token, "ttl", millis(ttl));
+                Map<String, Object> body =
+                        Map.of("path", path.value(), "owner", owner, "token", token, "ttl", millis(ttl));
                 RestCall.Answer a = call("renew " + path, RestCall.post(base + "/renew", Map.of(), body), 404, 409);
                 if (a.status() == 404) {
                     return Lease.Renewal.lost("the server no longer holds " + path + " for token " + token
-                        + " (expired or released)" + reason(a));
+                            + " (expired or released)" + reason(a));
                 }
                 if (a.status() == 409) {
                     return Lease.Renewal.lost(path + " is held by another owner or token" + reason(a));
@@ -225,12 +228,21 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                 return call.exchange(client, expected);
             } catch (ElasticsearchException e) {
                 if (isMissingHandler(e)) {
-                    throw new TreeLockException("cannot " + what + " in [" + index + "]: the esrel plugin with tree locks"
-                        + " is not installed on this cluster; use DocumentTreeLocks, or TreeLocks.of to pick it", e.status(), e);
+                    throw new TreeLockException(
+                            "cannot " + what + " in [" + index + "]: the esrel plugin with tree locks"
+                                    + " is not installed on this cluster; use DocumentTreeLocks, or TreeLocks.of to pick it",
+                            e.status(),
+                            e);
                 }
                 int status = TreeLockException.providerStatus(e.status());
-                throw new TreeLockException("cannot " + what + " in [" + index + "]: " + (status == TreeLockException.UNAVAILABLE
-                    ? "the lock service is unavailable, retry later: " : "") + e.getMessage(), status, e);
+                throw new TreeLockException(
+                        "cannot " + what + " in [" + index + "]: "
+                                + (status == TreeLockException.UNAVAILABLE
+                                        ? "the lock service is unavailable, retry later: "
+                                        : "")
+                                + e.getMessage(),
+                        status,
+                        e);
             } catch (IOException e) {
                 throw new TreeLockException("cannot " + what + " in [" + index + "]: " + e, 0, e);
             }
@@ -269,8 +281,8 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         if (o != null && o.get("conflicts") instanceof JsonArray arr) {
             for (JsonValue v : arr) {
                 if (v instanceof JsonObject c) {
-                    out.add(new LockConflict(string(c, "path"), mode(string(c, "mode")), string(c, "owner"),
-                        instant(c, "expires_at")));
+                    out.add(new LockConflict(
+                            string(c, "path"), mode(string(c, "mode")), string(c, "owner"), instant(c, "expires_at")));
                 }
             }
         }
@@ -291,7 +303,8 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             if (l.get("holders") instanceof JsonArray hs) {
                 for (JsonValue hv : hs) {
                     if (hv instanceof JsonObject h) {
-                        holders.add(new LockInfo.Holder(string(h, "owner"), number(h, "token"), instant(h, "expires_at")));
+                        holders.add(
+                                new LockInfo.Holder(string(h, "owner"), number(h, "token"), instant(h, "expires_at")));
                     }
                 }
             }

@@ -2,7 +2,6 @@ package io.github.esrel.lock;
 
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.path.TreePath;
-
 import java.util.List;
 
 /**
@@ -48,8 +47,14 @@ public final class TreeLock extends LeaseHandle {
     private final String owner;
     private final long token;
 
-    TreeLock(String index, TreePath path, LockMode mode, String owner, long token, Lease lease,
-             List<TreeLockListener> listeners) {
+    TreeLock(
+            String index,
+            TreePath path,
+            LockMode mode,
+            String owner,
+            long token,
+            Lease lease,
+            List<TreeLockListener> listeners) {
         super(lease);
         this.index = index;
         this.path = path;
@@ -131,8 +136,10 @@ public final class TreeLock extends LeaseHandle {
     @Override
     public String toString() {
         Lease.State s = lease.state();
-        String state = s == Lease.State.HELD ? (lease.isHeld() ? "held" : "expired") : s.name().toLowerCase(java.util.Locale.ROOT);
-        return "TreeLock{" + index + " " + mode.jsonName() + " " + path + ", owner=" + owner + ", token=" + token
-            + ", " + state + (s == Lease.State.HELD ? " until " + lease.expiresAt() : "") + '}';
+        String state = s == Lease.State.HELD
+                ? (lease.isHeld() ? "held" : "expired")
+                : s.name().toLowerCase(java.util.Locale.ROOT);
+        return "TreeLock{" + index + " " + mode.jsonName() + " " + path + ", owner=" + owner + ", token=" + token + ", "
+                + state + (s == Lease.State.HELD ? " until " + lease.expiresAt() : "") + '}';
     }
 }

@@ -1,7 +1,6 @@
 package io.github.esrel.lock;
 
 import io.github.esrel.EsrelException;
-
 import java.util.List;
 
 /**

@@ -5,7 +5,6 @@ import io.github.esrel.internal.Clients;
 import io.github.esrel.path.TreePath;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Sleeper;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -177,7 +176,7 @@ public interface TreeLocks extends AutoCloseable {
         public static final String DEFAULT_LOCK_INDEX = "esrel-treelocks";
         /** Default pause between attempts while waiting: 10 ms doubling up to 500 ms, jittered. */
         public static final Backoff DEFAULT_WAIT_BACKOFF =
-            Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(500));
+                Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(500));
 
         ElasticsearchClient client;
         String index;
@@ -372,7 +371,9 @@ public interface TreeLocks extends AutoCloseable {
                 case DOCUMENTS:
                     return new DocumentTreeLocks(this);
                 default:
-                    return PluginTreeLocks.available(Clients.adopt(client), index) ? new PluginTreeLocks(this) : new DocumentTreeLocks(this);
+                    return PluginTreeLocks.available(Clients.adopt(client), index)
+                            ? new PluginTreeLocks(this)
+                            : new DocumentTreeLocks(this);
             }
         }
     }

@@ -71,7 +71,8 @@ public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) 
      * @return false if any item has status {@link Outcome.Status#CONFLICT} or {@link Outcome.Status#FAILED}
      */
     public boolean complete() {
-        return items.stream().noneMatch(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED);
+        return items.stream()
+                .noneMatch(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED);
     }
 
     /**
@@ -83,13 +84,16 @@ public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) 
      */
     public BulkOutcome<T> orThrow() {
         items.stream().filter(Outcome::gaveUp).findFirst().ifPresent(Outcome::orThrow);
-        items.stream().filter(o -> o.status() == Outcome.Status.FAILED).findFirst().ifPresent(Outcome::orThrow);
+        items.stream()
+                .filter(o -> o.status() == Outcome.Status.FAILED)
+                .findFirst()
+                .ifPresent(Outcome::orThrow);
         return this;
     }
 
     @Override
     public String toString() {
         return "BulkOutcome{items=" + items.size() + ", rounds=" + rounds + ", took=" + took.toMillis() + "ms, "
-            + counts() + ", conflicts=" + conflicts() + '}';
+                + counts() + ", conflicts=" + conflicts() + '}';
     }
 }

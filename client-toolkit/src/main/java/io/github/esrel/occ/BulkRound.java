@@ -17,6 +17,15 @@ import java.time.Duration;
  * @param failed items that failed for good this round
  * @param took wall time of the round (reads, writes; not the backoff after it)
  */
-public record BulkRound(int number, int items, int written, int noops, int notFound, int conflicts, int rejected,
-                        int retried, int gaveUp, int failed, Duration took) {
-}
+public record BulkRound(
+        int number,
+        int items,
+        int written,
+        int noops,
+        int notFound,
+        int conflicts,
+        int rejected,
+        int retried,
+        int gaveUp,
+        int failed,
+        Duration took) {}

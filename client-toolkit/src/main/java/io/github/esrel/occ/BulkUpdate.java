@@ -15,7 +15,6 @@ import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,8 +95,13 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> update(DocRef doc, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(items.size(), doc.requireIndex(), doc.id(), doc.routing(), null,
-            Objects.requireNonNull(fn, "fn cannot be null")));
+        items.add(new Item<>(
+                items.size(),
+                doc.requireIndex(),
+                doc.id(),
+                doc.routing(),
+                null,
+                Objects.requireNonNull(fn, "fn cannot be null")));
         return this;
     }
 
@@ -132,8 +136,13 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> upsert(DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(items.size(), doc.requireIndex(), doc.id(), doc.routing(),
-            Objects.requireNonNull(initial, "initial cannot be null"), Objects.requireNonNull(fn, "fn cannot be null")));
+        items.add(new Item<>(
+                items.size(),
+                doc.requireIndex(),
+                doc.id(),
+                doc.routing(),
+                Objects.requireNonNull(initial, "initial cannot be null"),
+                Objects.requireNonNull(fn, "fn cannot be null")));
         return this;
     }
 
@@ -228,9 +237,15 @@ public final class BulkUpdate<T> {
             item.start = start;
         }
         Rounds rounds = new Rounds(outcomes);
-        ConditionalWrites<Item<T>> writes = ConditionalWrites.<Item<T>>builder(item -> item.operation).client(occ.client())
-            .retryPolicy(policy).attempts(item -> item.attempts).refresh(occ.refresh()).batchSize(batchSize)
-            .decider((batch, out) -> decide(batch, out, outcomes, rounds)).listener(rounds).build();
+        ConditionalWrites<Item<T>> writes = ConditionalWrites.<Item<T>>builder(item -> item.operation)
+                .client(occ.client())
+                .retryPolicy(policy)
+                .attempts(item -> item.attempts)
+                .refresh(occ.refresh())
+                .batchSize(batchSize)
+                .decider((batch, out) -> decide(batch, out, outcomes, rounds))
+                .listener(rounds)
+                .build();
         ConditionalWrites.Report report;
         try {
             report = writes.decideAndWrite(items);
@@ -238,34 +253,44 @@ public final class BulkUpdate<T> {
             int number = rounds.round;
             Listeners.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
             int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
-            throw new OccException("bulk optimistic update failed in round " + number + " ("
-                + java.util.Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
-                + " items done): " + e.getMessage(), status, e);
+            throw new OccException(
+                    "bulk optimistic update failed in round " + number + " ("
+                            + java.util.Arrays.stream(outcomes)
+                                    .filter(Objects::nonNull)
+                                    .count() + " of " + items.size()
+                            + " items done): " + e.getMessage(),
+                    status,
+                    e);
         }
         return new BulkOutcome<>(List.of(outcomes), report.rounds(), Occ.since(start));
     }
 
     /** Reads a batch, applies each item's function and decides its conditional write, or finishes the item. */
-    private void decide(List<Item<T>> batch, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Rounds rounds)
-        throws IOException {
-        MgetResponse<ObjectNode> read = occ.client().mget(m -> {
-            for (Item<T> item : batch) {
-                m.docs(d -> {
-                    d.index(item.index).id(item.id);
-                    if (item.routing != null) {
-                        d.routing(item.routing);
-                    }
-                    return d;
-                });
-            }
-            return m;
-        }, ObjectNode.class);
+    private void decide(
+            List<Item<T>> batch, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Rounds rounds)
+            throws IOException {
+        MgetResponse<ObjectNode> read = occ.client()
+                .mget(
+                        m -> {
+                            for (Item<T> item : batch) {
+                                m.docs(d -> {
+                                    d.index(item.index).id(item.id);
+                                    if (item.routing != null) {
+                                        d.routing(item.routing);
+                                    }
+                                    return d;
+                                });
+                            }
+                            return m;
+                        },
+                        ObjectNode.class);
         Counts counts = rounds.counts;
         for (int i = 0; i < batch.size(); i++) {
             Item<T> item = batch.get(i);
             MultiGetResponseItem<ObjectNode> got = read.docs().get(i);
             if (got.isFailure()) {
-                ElasticsearchException e = Failures.ofBulkItem(Failures.statusOf(got.failure().error()), got.failure().error());
+                ElasticsearchException e = Failures.ofBulkItem(
+                        Failures.statusOf(got.failure().error()), got.failure().error());
                 if (item.initial != null && Reasons.hasType(e, "index_not_found_exception")) {
                     decideCreate(item, out, outcomes, counts);
                 } else if (e.status() == Failures.TOO_MANY_REQUESTS) {
@@ -311,8 +336,8 @@ public final class BulkUpdate<T> {
             item.last = nextValue;
             if (Json.sameSource(doc.source(), tree)) {
                 counts.noops++;
-                outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOOP, nextValue, doc.seqNo(),
-                    doc.primaryTerm(), doc.version()));
+                outcomes[item.position] = occ.finish(
+                        item.outcome(Outcome.Status.NOOP, nextValue, doc.seqNo(), doc.primaryTerm(), doc.version()));
                 continue;
             }
             String concrete = doc.index();
@@ -329,12 +354,14 @@ public final class BulkUpdate<T> {
         }
     }
 
-    private void decideCreate(Item<T> item, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Counts counts) {
+    private void decideCreate(
+            Item<T> item, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Counts counts) {
         T created;
         ObjectNode tree;
         try {
-            created = Objects.requireNonNull(item.fn.apply(Objects.requireNonNull(item.initial.get(),
-                "initial value supplier returned null")), "the update function returned null");
+            created = Objects.requireNonNull(
+                    item.fn.apply(Objects.requireNonNull(item.initial.get(), "initial value supplier returned null")),
+                    "the update function returned null");
             tree = occ.json().toTree(created, item.index, item.id);
         } catch (RuntimeException e) {
             counts.failed++;
@@ -377,8 +404,8 @@ public final class BulkUpdate<T> {
         public void onWritten(Item<T> item, BulkResponseItem r) {
             counts.written++;
             Outcome.Status status = "created".equals(r.result()) ? Outcome.Status.CREATED : Outcome.Status.UPDATED;
-            outcomes[item.position] = occ.finish(item.outcome(status, item.last, orMinus1(r.seqNo()),
-                orMinus1(r.primaryTerm()), orMinus1(r.version())));
+            outcomes[item.position] = occ.finish(item.outcome(
+                    status, item.last, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version())));
         }
 
         @Override
@@ -412,8 +439,18 @@ public final class BulkUpdate<T> {
 
         @Override
         public void afterRound(int number, int retried) {
-            BulkRound done = new BulkRound(number, size, counts.written, counts.noops, counts.notFound, counts.conflicts,
-                counts.rejected, retried, counts.gaveUp, counts.failed, Occ.since(roundStart));
+            BulkRound done = new BulkRound(
+                    number,
+                    size,
+                    counts.written,
+                    counts.noops,
+                    counts.notFound,
+                    counts.conflicts,
+                    counts.rejected,
+                    retried,
+                    counts.gaveUp,
+                    counts.failed,
+                    Occ.since(roundStart));
             Listeners.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
         }
 
@@ -469,18 +506,54 @@ public final class BulkUpdate<T> {
         }
 
         Outcome<T> outcome(Outcome.Status status, T value, long seqNo, long primaryTerm, long version) {
-            return new Outcome<>(index, id, routing, status, value, seqNo, primaryTerm, version, attempts.attempt(),
-                conflicts, StopReason.NONE, null, Occ.since(start));
+            return new Outcome<>(
+                    index,
+                    id,
+                    routing,
+                    status,
+                    value,
+                    seqNo,
+                    primaryTerm,
+                    version,
+                    attempts.attempt(),
+                    conflicts,
+                    StopReason.NONE,
+                    null,
+                    Occ.since(start));
         }
 
         Outcome<T> gaveUp(StopReason reason) {
-            return new Outcome<>(index, id, routing, Outcome.Status.CONFLICT, last, -1, -1, -1, attempts.attempt(),
-                conflicts, reason, null, Occ.since(start));
+            return new Outcome<>(
+                    index,
+                    id,
+                    routing,
+                    Outcome.Status.CONFLICT,
+                    last,
+                    -1,
+                    -1,
+                    -1,
+                    attempts.attempt(),
+                    conflicts,
+                    reason,
+                    null,
+                    Occ.since(start));
         }
 
         Outcome<T> failed(String error) {
-            return new Outcome<>(index, id, routing, Outcome.Status.FAILED, last, -1, -1, -1, attempts.attempt(),
-                conflicts, attempts.stopReason(), error, Occ.since(start));
+            return new Outcome<>(
+                    index,
+                    id,
+                    routing,
+                    Outcome.Status.FAILED,
+                    last,
+                    -1,
+                    -1,
+                    -1,
+                    attempts.attempt(),
+                    conflicts,
+                    attempts.stopReason(),
+                    error,
+                    Occ.since(start));
         }
     }
 }

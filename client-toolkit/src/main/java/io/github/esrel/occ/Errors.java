@@ -4,14 +4,13 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.NodeComponents;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import io.github.esrel.internal.Reasons;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Turns Elasticsearch failures into messages that name the value and the fix. */
 final class Errors {
@@ -30,13 +29,16 @@ final class Errors {
     /** A failure of a read or write of one document, with a message naming the value and the fix. */
     static OccException translate(String what, String index, String id, String routing, ElasticsearchException e) {
         if (Reasons.hasType(e, "routing_missing_exception")) {
-            return new OccException(what + " " + where(index, id, routing) + " failed: index [" + index
-                + "] requires a routing value (_routing.required: true in its mapping); pass the routing the document"
-                + " was written with", e.status(), e);
+            return new OccException(
+                    what + " " + where(index, id, routing) + " failed: index [" + index
+                            + "] requires a routing value (_routing.required: true in its mapping); pass the routing the document"
+                            + " was written with",
+                    e.status(),
+                    e);
         }
         if (Reasons.hasType(e, "index_not_found_exception")) {
-            return new OccException(what + " " + where(index, id, routing) + " failed: no such index [" + index + "]",
-                e.status(), e);
+            return new OccException(
+                    what + " " + where(index, id, routing) + " failed: no such index [" + index + "]", e.status(), e);
         }
         return new OccException(what + " " + where(index, id, routing) + " failed: " + Reasons.of(e), e.status(), e);
     }
@@ -56,8 +58,9 @@ final class Errors {
     static void checkRouting(ElasticsearchClient client, String index, String id, String routing) {
         SearchResponse<Void> found;
         try {
-            found = client.search(s -> s.index(index).size(10).source(src -> src.fetch(false))
-                .query(q -> q.ids(i -> i.values(id))), Void.class);
+            found = client.search(
+                    s -> s.index(index).size(10).source(src -> src.fetch(false)).query(q -> q.ids(i -> i.values(id))),
+                    Void.class);
         } catch (Exception e) {
             log.debug("routing check of {} failed, ignored", where(index, id, routing), e);
             return;
@@ -66,11 +69,16 @@ final class Errors {
             if (!Objects.equals(hit.routing(), routing)) {
                 String elsewhere = hit.routing() == null ? "without routing" : "with routing [" + hit.routing() + "]";
                 String asked = routing == null ? "without routing" : "with routing [" + routing + "]";
-                throw new OccException("document [" + id + "] is not found in [" + index + "] " + asked
-                    + ", but it exists in [" + hit.index() + "] " + elsewhere + ": a routed document lives on the shard"
-                    + " of its routing value and every get, update and delete must pass that same routing, here DocRef.of(\""
-                    + index + "\", \"" + id + "\")" + (hit.routing() == null ? "" : ".withRouting(\"" + hit.routing() + "\")")
-                    + "; writing it with another routing would create a second copy on another shard", 404, null);
+                throw new OccException(
+                        "document [" + id + "] is not found in [" + index + "] " + asked
+                                + ", but it exists in [" + hit.index() + "] " + elsewhere
+                                + ": a routed document lives on the shard"
+                                + " of its routing value and every get, update and delete must pass that same routing, here DocRef.of(\""
+                                + index + "\", \"" + id + "\")"
+                                + (hit.routing() == null ? "" : ".withRouting(\"" + hit.routing() + "\")")
+                                + "; writing it with another routing would create a second copy on another shard",
+                        404,
+                        null);
             }
         }
     }
@@ -88,7 +96,8 @@ final class Errors {
     static Boolean painlessOnEveryNode(ElasticsearchClient client) {
         try {
             Map<String, NodeComponents> nodes = ClientApi.nodeComponents(client);
-            return !nodes.isEmpty() && nodes.values().stream().allMatch(n -> n.modules().contains(PAINLESS_MODULE));
+            return !nodes.isEmpty()
+                    && nodes.values().stream().allMatch(n -> n.modules().contains(PAINLESS_MODULE));
         } catch (Exception e) {
             log.debug("cannot read the modules of the nodes", e);
             return null;

@@ -7,14 +7,13 @@ import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
-import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.RestCall;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -72,6 +71,7 @@ public final class ExternalVersions {
 
     /** "current version [10] is higher or equal to the one provided [9]". */
     private static final Pattern CURRENT_VERSION = Pattern.compile("current version \\[(\\d+)]");
+
     private static final Duration DEFAULT_GC_DELETES = Duration.ofSeconds(60);
 
     private final ElasticsearchClient client;
@@ -169,7 +169,12 @@ public final class ExternalVersions {
         Objects.requireNonNull(document, "document cannot be null");
         try {
             IndexResponse r = client.index(i -> {
-                i.index(index).id(id).version(version).versionType(versionType()).document(document).refresh(refresh);
+                i.index(index)
+                        .id(id)
+                        .version(version)
+                        .versionType(versionType())
+                        .document(document)
+                        .refresh(refresh);
                 if (routing != null) {
                     i.routing(routing);
                 }
@@ -177,11 +182,21 @@ public final class ExternalVersions {
             });
             Tombstone deleted = takeRememberedDelete(index, id, routing);
             if (r.result() == Result.Created && deleted != null && refuses(deleted.version, version)) {
-                return new ExternalWrite(index, id, routing, ExternalWrite.Status.RECREATED, version, r.version(), r.seqNo(),
-                    r.primaryTerm(), recreatedExplanation(index, id, version, deleted));
+                return new ExternalWrite(
+                        index,
+                        id,
+                        routing,
+                        ExternalWrite.Status.RECREATED,
+                        version,
+                        r.version(),
+                        r.seqNo(),
+                        r.primaryTerm(),
+                        recreatedExplanation(index, id, version, deleted));
             }
-            ExternalWrite.Status status = r.result() == Result.Created ? ExternalWrite.Status.CREATED : ExternalWrite.Status.UPDATED;
-            return new ExternalWrite(index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
+            ExternalWrite.Status status =
+                    r.result() == Result.Created ? ExternalWrite.Status.CREATED : ExternalWrite.Status.UPDATED;
+            return new ExternalWrite(
+                    index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 return stale(index, id, routing, version, e);
@@ -227,16 +242,21 @@ public final class ExternalVersions {
         checkVersion(version);
         try {
             DeleteResponse r = client.delete(d -> {
-                d.index(index).id(id).version(version).versionType(versionType()).refresh(refresh);
+                d.index(index)
+                        .id(id)
+                        .version(version)
+                        .versionType(versionType())
+                        .refresh(refresh);
                 if (routing != null) {
                     d.routing(routing);
                 }
                 return d;
             });
             remember(index, id, routing, version);
-            ExternalWrite.Status status = r.result() == Result.NotFound ? ExternalWrite.Status.NOT_FOUND
-                : ExternalWrite.Status.DELETED;
-            return new ExternalWrite(index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
+            ExternalWrite.Status status =
+                    r.result() == Result.NotFound ? ExternalWrite.Status.NOT_FOUND : ExternalWrite.Status.DELETED;
+            return new ExternalWrite(
+                    index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 return stale(index, id, routing, version, e);
@@ -261,8 +281,12 @@ public final class ExternalVersions {
             return cached;
         }
         try {
-            JsonObject answer = RestCall.get("/" + RestCall.segment(index) + "/_settings/index.gc_deletes",
-                Map.of("include_defaults", "true", "flat_settings", "true")).send(client).toJson().asJsonObject();
+            JsonObject answer = RestCall.get(
+                            "/" + RestCall.segment(index) + "/_settings/index.gc_deletes",
+                            Map.of("include_defaults", "true", "flat_settings", "true"))
+                    .send(client)
+                    .toJson()
+                    .asJsonObject();
             Duration value = DEFAULT_GC_DELETES;
             for (JsonValue perIndex : answer.values()) {
                 JsonObject o = perIndex.asJsonObject();
@@ -310,11 +334,14 @@ public final class ExternalVersions {
         String why;
         if (deleted != null && current == deleted.version) {
             why = "Elasticsearch still remembers the delete of [" + index + "][" + id + "] at version " + current
-                + " (deleted " + age(deleted) + " ago, within index.gc_deletes), so version " + version + " is old news";
+                    + " (deleted " + age(deleted) + " ago, within index.gc_deletes), so version " + version
+                    + " is old news";
         } else {
-            why = "Elasticsearch holds version " + (current < 0 ? "(unknown)" : String.valueOf(current)) + " of [" + index + "]["
-                + id + "], which is " + (gte ? "higher than" : "higher than or equal to") + " the provided " + version
-                + " (" + (gte ? "external_gte" : "external") + " versioning), so this write is old news";
+            why = "Elasticsearch holds version " + (current < 0 ? "(unknown)" : String.valueOf(current)) + " of ["
+                    + index + "]["
+                    + id + "], which is " + (gte ? "higher than" : "higher than or equal to") + " the provided "
+                    + version
+                    + " (" + (gte ? "external_gte" : "external") + " versioning), so this write is old news";
         }
         return new ExternalWrite(index, id, routing, ExternalWrite.Status.STALE, version, current, -1, -1, why);
     }
@@ -326,10 +353,12 @@ public final class ExternalVersions {
         } catch (OccException e) {
             gc = "index.gc_deletes could not be read (" + e.getMessage() + ")";
         }
-        return "[" + index + "][" + id + "] was deleted at version " + deleted.version + " by this client " + age(deleted)
-            + " ago; " + gc + ", so Elasticsearch had forgotten the delete and accepted the older version " + version
-            + " as a new document. The document now holds old data: delete it again with a version above " + version
-            + ", raise index.gc_deletes above the longest delay of your writes, or keep deletes as documents";
+        return "[" + index + "][" + id + "] was deleted at version " + deleted.version + " by this client "
+                + age(deleted)
+                + " ago; " + gc + ", so Elasticsearch had forgotten the delete and accepted the older version "
+                + version
+                + " as a new document. The document now holds old data: delete it again with a version above " + version
+                + ", raise index.gc_deletes above the longest delay of your writes, or keep deletes as documents";
     }
 
     private String age(Tombstone t) {
@@ -382,7 +411,7 @@ public final class ExternalVersions {
     @Override
     public String toString() {
         return "ExternalVersions{versionType=" + (gte ? "external_gte" : "external") + ", rememberDeletesFor="
-            + rememberDeletesFor + ", maxRememberedDeletes=" + maxRememberedDeletes + '}';
+                + rememberDeletesFor + ", maxRememberedDeletes=" + maxRememberedDeletes + '}';
     }
 
     private record Key(String index, String id, String routing) {}

@@ -15,8 +15,16 @@ package io.github.esrel.occ;
  * @param primaryTerm {@code _primary_term} after the write, -1 when nothing was written
  * @param explanation why, in words, for {@code STALE} and {@code RECREATED}; {@code null} otherwise
  */
-public record ExternalWrite(String index, String id, String routing, Status status, long requestedVersion,
-                            long storedVersion, long seqNo, long primaryTerm, String explanation) {
+public record ExternalWrite(
+        String index,
+        String id,
+        String routing,
+        Status status,
+        long requestedVersion,
+        long storedVersion,
+        long seqNo,
+        long primaryTerm,
+        String explanation) {
 
     /** What happened. */
     public enum Status {

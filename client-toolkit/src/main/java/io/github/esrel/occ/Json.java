@@ -19,8 +19,11 @@ final class Json {
         try {
             return mapper.treeToValue(source, type);
         } catch (JsonProcessingException | IllegalArgumentException e) {
-            throw new OccException("cannot map the source of [" + index + "][" + id + "] to " + type.getName()
-                + ": " + originalMessage(e), 0, e);
+            throw new OccException(
+                    "cannot map the source of [" + index + "][" + id + "] to " + type.getName() + ": "
+                            + originalMessage(e),
+                    0,
+                    e);
         }
     }
 
@@ -29,12 +32,13 @@ final class Json {
         try {
             tree = mapper.valueToTree(value);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("cannot serialize the new value of [" + index + "][" + id + "]: "
-                + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot serialize the new value of [" + index + "][" + id + "]: " + e.getMessage(), e);
         }
         if (!(tree instanceof ObjectNode)) {
-            throw new IllegalArgumentException("the new value of [" + index + "][" + id
-                + "] must serialize to a JSON object, got " + tree.getNodeType() + " from " + value.getClass().getName());
+            throw new IllegalArgumentException(
+                    "the new value of [" + index + "][" + id + "] must serialize to a JSON object, got "
+                            + tree.getNodeType() + " from " + value.getClass().getName());
         }
         return (ObjectNode) tree;
     }

@@ -14,14 +14,13 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.internal.Listeners;
-import io.github.esrel.internal.Reasons;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -125,7 +124,8 @@ public final class Occ {
      * The default retry policy: a hot document (many writers of one counter) needs more attempts than
      * {@link RetryPolicy#defaults()}, and giving up throws, so it retries longer before it does.
      */
-    static final RetryPolicy DEFAULT_POLICY = RetryPolicy.of(b -> b.maxAttempts(DEFAULT_MAX_ATTEMPTS).deadline(DEFAULT_DEADLINE));
+    static final RetryPolicy DEFAULT_POLICY =
+            RetryPolicy.of(b -> b.maxAttempts(DEFAULT_MAX_ATTEMPTS).deadline(DEFAULT_DEADLINE));
 
     private final ElasticsearchClient client;
     private final RetryPolicy policy;
@@ -145,13 +145,15 @@ public final class Occ {
         this.routingCheck = b.routingCheck;
         JsonpMapper jsonp = client._jsonpMapper();
         if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
-            throw new IllegalArgumentException("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper"
-                + " (got " + jsonp.getClass().getName() + ")");
+            throw new IllegalArgumentException(
+                    "Occ maps documents with Jackson: build the client with a JacksonJsonpMapper" + " (got "
+                            + jsonp.getClass().getName() + ")");
         }
         this.json = new Json(jackson.objectMapper());
         this.attempt = new OccAttempt(this);
         this.combiner = b.combineWrites
-            ? new WriteCombiner<>(attempt, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH) : null;
+                ? new WriteCombiner<>(attempt, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
+                : null;
     }
 
     /**
@@ -227,8 +229,14 @@ public final class Occ {
                 }
                 return Optional.empty();
             }
-            return Optional.of(new Versioned<>(got.index(), id, routing, json.toValue(got.source(), type, index, id),
-                got.seqNo(), got.primaryTerm(), got.version()));
+            return Optional.of(new Versioned<>(
+                    got.index(),
+                    id,
+                    routing,
+                    json.toValue(got.source(), type, index, id),
+                    got.seqNo(),
+                    got.primaryTerm(),
+                    got.version()));
         } catch (ElasticsearchException e) {
             throw Errors.translate("get", index, id, routing, e);
         } catch (IOException e) {
@@ -445,21 +453,61 @@ public final class Occ {
         long start = System.nanoTime();
         ObjectNode tree = json.toTree(value, seen.index(), seen.id());
         if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
-            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.NOOP, value, seen.seqNo(),
-                seen.primaryTerm(), seen.version(), 1, 0, StopReason.NONE, null, since(start)));
+            return finish(new Outcome<>(
+                    seen.index(),
+                    seen.id(),
+                    seen.routing(),
+                    Outcome.Status.NOOP,
+                    value,
+                    seen.seqNo(),
+                    seen.primaryTerm(),
+                    seen.version(),
+                    1,
+                    0,
+                    StopReason.NONE,
+                    null,
+                    since(start)));
         }
         try {
             IndexResponse w = client.index(i -> {
-                i.index(seen.index()).id(seen.id()).document(tree).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm());
+                i.index(seen.index())
+                        .id(seen.id())
+                        .document(tree)
+                        .ifSeqNo(seen.seqNo())
+                        .ifPrimaryTerm(seen.primaryTerm());
                 return routed(i.refresh(refresh), seen.routing());
             });
-            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.UPDATED, value, w.seqNo(),
-                w.primaryTerm(), w.version(), 1, 0, StopReason.NONE, null, since(start)));
+            return finish(new Outcome<>(
+                    seen.index(),
+                    seen.id(),
+                    seen.routing(),
+                    Outcome.Status.UPDATED,
+                    value,
+                    w.seqNo(),
+                    w.primaryTerm(),
+                    w.version(),
+                    1,
+                    0,
+                    StopReason.NONE,
+                    null,
+                    since(start)));
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(seen.index(), seen.id(), 1);
-                return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.CONFLICT, value, -1, -1, -1,
-                    1, 1, StopReason.NOT_RETRYABLE, null, since(start)));
+                return finish(new Outcome<>(
+                        seen.index(),
+                        seen.id(),
+                        seen.routing(),
+                        Outcome.Status.CONFLICT,
+                        value,
+                        -1,
+                        -1,
+                        -1,
+                        1,
+                        1,
+                        StopReason.NOT_RETRYABLE,
+                        null,
+                        since(start)));
             }
             throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
         } catch (IOException e) {
@@ -496,19 +544,47 @@ public final class Occ {
         long start = System.nanoTime();
         try {
             DeleteResponse d = client.delete(r -> {
-                r.index(seen.index()).id(seen.id()).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()).refresh(refresh);
+                r.index(seen.index())
+                        .id(seen.id())
+                        .ifSeqNo(seen.seqNo())
+                        .ifPrimaryTerm(seen.primaryTerm())
+                        .refresh(refresh);
                 if (seen.routing() != null) {
                     r.routing(seen.routing());
                 }
                 return r;
             });
-            return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.DELETED, seen.value(),
-                d.seqNo(), d.primaryTerm(), d.version(), 1, 0, StopReason.NONE, null, since(start)));
+            return finish(new Outcome<>(
+                    seen.index(),
+                    seen.id(),
+                    seen.routing(),
+                    Outcome.Status.DELETED,
+                    seen.value(),
+                    d.seqNo(),
+                    d.primaryTerm(),
+                    d.version(),
+                    1,
+                    0,
+                    StopReason.NONE,
+                    null,
+                    since(start)));
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(seen.index(), seen.id(), 1);
-                return finish(new Outcome<>(seen.index(), seen.id(), seen.routing(), Outcome.Status.CONFLICT, seen.value(),
-                    -1, -1, -1, 1, 1, StopReason.NOT_RETRYABLE, null, since(start)));
+                return finish(new Outcome<>(
+                        seen.index(),
+                        seen.id(),
+                        seen.routing(),
+                        Outcome.Status.CONFLICT,
+                        seen.value(),
+                        -1,
+                        -1,
+                        -1,
+                        1,
+                        1,
+                        StopReason.NOT_RETRYABLE,
+                        null,
+                        since(start)));
             }
             throw Errors.translate("conditional delete of", seen.index(), seen.id(), seen.routing(), e);
         } catch (IOException e) {
@@ -548,35 +624,85 @@ public final class Occ {
         (params == null ? Map.<String, Object>of() : params).forEach((k, v) -> jsonParams.put(k, JsonData.of(v)));
         long start = System.nanoTime();
         try {
-            UpdateResponse<ObjectNode> r = client.update(u -> {
-                u.index(index).id(id).retryOnConflict(retryOnConflict).refresh(refresh)
-                    .script(ClientApi.painless(painless, jsonParams));
-                if (routing != null) {
-                    u.routing(routing);
-                }
-                return u;
-            }, ObjectNode.class);
-            Outcome.Status status = r.result() == Result.NoOp ? Outcome.Status.NOOP
-                : r.result() == Result.Created ? Outcome.Status.CREATED
-                : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
-            return finish(new Outcome<>(r.index(), id, routing, status, null, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()),
-                r.version(), 1, 0, StopReason.NONE, null, since(start)));
+            UpdateResponse<ObjectNode> r = client.update(
+                    u -> {
+                        u.index(index)
+                                .id(id)
+                                .retryOnConflict(retryOnConflict)
+                                .refresh(refresh)
+                                .script(ClientApi.painless(painless, jsonParams));
+                        if (routing != null) {
+                            u.routing(routing);
+                        }
+                        return u;
+                    },
+                    ObjectNode.class);
+            Outcome.Status status = r.result() == Result.NoOp
+                    ? Outcome.Status.NOOP
+                    : r.result() == Result.Created
+                            ? Outcome.Status.CREATED
+                            : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
+            return finish(new Outcome<>(
+                    r.index(),
+                    id,
+                    routing,
+                    status,
+                    null,
+                    orMinus1(r.seqNo()),
+                    orMinus1(r.primaryTerm()),
+                    r.version(),
+                    1,
+                    0,
+                    StopReason.NONE,
+                    null,
+                    since(start)));
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(index, id, 1);
-                return finish(new Outcome<Void>(index, id, routing, Outcome.Status.CONFLICT, null, -1, -1, -1, 1, 1,
-                    StopReason.MAX_ATTEMPTS, "retry_on_conflict=" + retryOnConflict + " exhausted", since(start))).orThrow();
+                return finish(new Outcome<Void>(
+                                index,
+                                id,
+                                routing,
+                                Outcome.Status.CONFLICT,
+                                null,
+                                -1,
+                                -1,
+                                -1,
+                                1,
+                                1,
+                                StopReason.MAX_ATTEMPTS,
+                                "retry_on_conflict=" + retryOnConflict + " exhausted",
+                                since(start)))
+                        .orThrow();
             }
             if (e.status() == 404 && Reasons.hasType(e, "document_missing_exception")) {
-                return finish(new Outcome<>(index, id, routing, Outcome.Status.NOT_FOUND, null, -1, -1, -1, 1, 0,
-                    StopReason.NONE, null, since(start)));
+                return finish(new Outcome<>(
+                        index,
+                        id,
+                        routing,
+                        Outcome.Status.NOT_FOUND,
+                        null,
+                        -1,
+                        -1,
+                        -1,
+                        1,
+                        0,
+                        StopReason.NONE,
+                        null,
+                        since(start)));
             }
-            if (e.status() == 400 && Errors.isScriptFailure(e) && Boolean.FALSE.equals(Errors.painlessOnEveryNode(client))) {
-                throw new OccException("scripted update of " + Errors.where(index, id, routing) + " failed: this cluster"
-                    + " cannot run painless scripts because the " + Errors.PAINLESS_MODULE + " module is not installed on every"
-                    + " node (Elasticsearch's integ-test distribution ships without it). Use Occ.update(...), the optimistic"
-                    + " read-modify-write with if_seq_no/if_primary_term, which needs no scripting. Server said: "
-                    + Reasons.of(e), e.status(), e);
+            if (e.status() == 400
+                    && Errors.isScriptFailure(e)
+                    && Boolean.FALSE.equals(Errors.painlessOnEveryNode(client))) {
+                throw new OccException(
+                        "scripted update of " + Errors.where(index, id, routing) + " failed: this cluster"
+                                + " cannot run painless scripts because the " + Errors.PAINLESS_MODULE
+                                + " module is not installed on every"
+                                + " node (Elasticsearch's integ-test distribution ships without it). Use Occ.update(...), the optimistic"
+                                + " read-modify-write with if_seq_no/if_primary_term, which needs no scripting. Server said: "
+                                + Reasons.of(e),
+                        e.status(),
+                        e);
             }
             throw Errors.translate("scripted update of", index, id, routing, e);
         } catch (IOException e) {
@@ -610,11 +736,17 @@ public final class Occ {
 
     // --- the read-modify-write loop ---------------------------------------------------------------
 
-    private <T> Outcome<T> run(String index, String id, String routing, Class<T> type, Supplier<T> initial,
-                               UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
+    private <T> Outcome<T> run(
+            String index,
+            String id,
+            String routing,
+            Class<T> type,
+            Supplier<T> initial,
+            UnaryOperator<T> fn,
+            Predicate<? super T> deleteIf) {
         check(index, id);
-        OccCall<T> call = new OccCall<>(new OccCall.Key(index, id, routing), type, initial, fn, deleteIf, policy.attempts(),
-            !routingCheck);
+        OccCall<T> call = new OccCall<>(
+                new OccCall.Key(index, id, routing), type, initial, fn, deleteIf, policy.attempts(), !routingCheck);
         if (combiner != null && !WriteCombiner.insideAttempt()) {
             combiner.submit(call.key, call);
         } else {
@@ -631,13 +763,15 @@ public final class Occ {
     }
 
     GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
-        return client.get(g -> {
-            g.index(index).id(id);
-            if (routing != null) {
-                g.routing(routing);
-            }
-            return g;
-        }, ObjectNode.class);
+        return client.get(
+                g -> {
+                    g.index(index).id(id);
+                    if (routing != null) {
+                        g.routing(routing);
+                    }
+                    return g;
+                },
+                ObjectNode.class);
     }
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
@@ -698,8 +832,8 @@ public final class Occ {
 
     @Override
     public String toString() {
-        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck
-            + ", combineWrites=" + (combiner != null) + '}';
+        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + ", combineWrites="
+                + (combiner != null) + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */

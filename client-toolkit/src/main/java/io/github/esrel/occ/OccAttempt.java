@@ -10,7 +10,6 @@ import co.elastic.clients.elasticsearch.core.IndexResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.RetryPolicy;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -60,9 +59,10 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             try {
                 got = occ.read(index, id, routing);
             } catch (ElasticsearchException e) {
-                if (e.status() == 404 && Reasons.hasType(e, "index_not_found_exception")
-                    && batch.stream().anyMatch(c -> c.initial != null)) {
-                    got = null;   // an upsert creates the document (and the index, if the cluster auto-creates)
+                if (e.status() == 404
+                        && Reasons.hasType(e, "index_not_found_exception")
+                        && batch.stream().anyMatch(c -> c.initial != null)) {
+                    got = null; // an upsert creates the document (and the index, if the cluster auto-creates)
                     noIndex = e;
                 } else {
                     throw e;
@@ -74,7 +74,8 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
                 try {
                     Errors.checkRouting(client, index, id, routing);
                 } catch (OccException wrongRouting) {
-                    batch.forEach(c -> c.fail(new OccException(wrongRouting.getMessage(), wrongRouting.status(), null)));
+                    batch.forEach(
+                            c -> c.fail(new OccException(wrongRouting.getMessage(), wrongRouting.status(), null)));
                     return Duration.ZERO;
                 }
             }
@@ -106,7 +107,8 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             current = json.toValue(got.source(), call.type, call.index(), call.id());
             call.last = current;
             if (!call.deleteIf.test(current)) {
-                call.done(call.outcome(got.index(), Outcome.Status.NOOP, current, got.seqNo(), got.primaryTerm(), got.version()));
+                call.done(call.outcome(
+                        got.index(), Outcome.Status.NOOP, current, got.seqNo(), got.primaryTerm(), got.version()));
                 return;
             }
         } catch (RuntimeException e) {
@@ -114,7 +116,11 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             return;
         }
         DeleteResponse d = client.delete(r -> {
-            r.index(got.index()).id(call.id()).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm()).refresh(refresh);
+            r.index(got.index())
+                    .id(call.id())
+                    .ifSeqNo(got.seqNo())
+                    .ifPrimaryTerm(got.primaryTerm())
+                    .refresh(refresh);
             if (call.routing() != null) {
                 r.routing(call.routing());
             }
@@ -124,7 +130,7 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
     }
 
     private void combined(List<OccCall<?>> batch, GetResponse<ObjectNode> got, ElasticsearchException noIndex)
-        throws IOException {
+            throws IOException {
         ObjectNode stored = got == null ? null : got.source();
         ObjectNode current = stored;
         boolean changed = false;
@@ -161,8 +167,12 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             }
         } else {
             IndexResponse w = client.index(i -> {
-                i.index(got.index()).id(first.id()).document(tree).ifSeqNo(got.seqNo()).ifPrimaryTerm(got.primaryTerm())
-                    .refresh(refresh);
+                i.index(got.index())
+                        .id(first.id())
+                        .document(tree)
+                        .ifSeqNo(got.seqNo())
+                        .ifPrimaryTerm(got.primaryTerm())
+                        .refresh(refresh);
                 if (first.routing() != null) {
                     i.routing(first.routing());
                 }
@@ -187,8 +197,10 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
                     call.status = Outcome.Status.NOT_FOUND;
                     return null;
                 }
-                T created = Objects.requireNonNull(call.fn.apply(Objects.requireNonNull(call.initial.get(),
-                    "initial value supplier returned null")), "the update function returned null");
+                T created = Objects.requireNonNull(
+                        call.fn.apply(
+                                Objects.requireNonNull(call.initial.get(), "initial value supplier returned null")),
+                        "the update function returned null");
                 call.last = created;
                 ObjectNode tree = json.toTree(created, call.index(), call.id());
                 call.status = Outcome.Status.CREATED;
@@ -214,16 +226,21 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
      * The outcome of a call whose attempt is over: {@code NOT_FOUND}; {@code NOOP} with the version read,
      * or the version written when an earlier call of the write changed what it saw; else the write's.
      */
-    private static <T> void end(OccCall<T> call, String concrete, long seqNo, long term, long version,
-                                GetResponse<ObjectNode> read) {
+    private static <T> void end(
+            OccCall<T> call, String concrete, long seqNo, long term, long version, GetResponse<ObjectNode> read) {
         switch (call.status) {
             case NOT_FOUND -> call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND, null, -1, -1, -1));
             case NOOP -> {
                 if (call.afterChange || read == null) {
                     call.done(call.outcome(concrete, Outcome.Status.NOOP, call.last, seqNo, term, version));
                 } else {
-                    call.done(call.outcome(read.index(), Outcome.Status.NOOP, call.last, read.seqNo(), read.primaryTerm(),
-                        read.version()));
+                    call.done(call.outcome(
+                            read.index(),
+                            Outcome.Status.NOOP,
+                            call.last,
+                            read.seqNo(),
+                            read.primaryTerm(),
+                            read.version()));
                 }
             }
             default -> call.done(call.outcome(concrete, call.status, call.last, seqNo, term, version));

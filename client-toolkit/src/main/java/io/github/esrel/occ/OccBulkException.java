@@ -36,10 +36,12 @@ public class OccBulkException extends OccException {
         long gaveUp = outcome.count(Outcome.Status.CONFLICT);
         long failed = outcome.count(Outcome.Status.FAILED);
         String first = outcome.items().stream()
-            .filter(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED)
-            .findFirst().map(Outcome::describe).orElse("");
+                .filter(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED)
+                .findFirst()
+                .map(Outcome::describe)
+                .orElse("");
         return "bulk update not complete: " + gaveUp + " of " + outcome.items().size() + " items gave up on conflicts, "
-            + failed + " failed; first: " + first;
+                + failed + " failed; first: " + first;
     }
 
     private static int status(BulkOutcome<?> outcome) {

@@ -3,7 +3,6 @@ package io.github.esrel.occ;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.StopReason;
-
 import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -43,8 +42,14 @@ final class OccCall<T> extends WriteCombiner.Op {
     private Outcome<T> outcome;
     private RuntimeException failure;
 
-    OccCall(Key key, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf,
-            Attempts attempts, boolean routingChecked) {
+    OccCall(
+            Key key,
+            Class<T> type,
+            Supplier<T> initial,
+            UnaryOperator<T> fn,
+            Predicate<? super T> deleteIf,
+            Attempts attempts,
+            boolean routingChecked) {
         super(deleteIf != null);
         this.key = key;
         this.type = Objects.requireNonNull(type, "type cannot be null");
@@ -85,8 +90,20 @@ final class OccCall<T> extends WriteCombiner.Op {
     }
 
     Outcome<T> outcome(String concreteIndex, Outcome.Status s, T value, long seqNo, long primaryTerm, long version) {
-        return new Outcome<>(concreteIndex, id(), routing(), s, value, seqNo, primaryTerm, version, attempts.attempt(),
-            conflicts, StopReason.NONE, null, Occ.since(start));
+        return new Outcome<>(
+                concreteIndex,
+                id(),
+                routing(),
+                s,
+                value,
+                seqNo,
+                primaryTerm,
+                version,
+                attempts.attempt(),
+                conflicts,
+                StopReason.NONE,
+                null,
+                Occ.since(start));
     }
 
     /**
@@ -97,14 +114,28 @@ final class OccCall<T> extends WriteCombiner.Op {
         if (lastFailure != null && lastFailure.status() != 409) {
             OccException e = Errors.translate(what(), index(), id(), routing(), lastFailure);
             if (lastFailure.status() == 429) {
-                e = new OccException(e.getMessage() + " (rejected " + attempts.attempt() + " time(s); " + reason + ")", 429,
-                    lastFailure);
+                e = new OccException(
+                        e.getMessage() + " (rejected " + attempts.attempt() + " time(s); " + reason + ")",
+                        429,
+                        lastFailure);
             }
             fail(e);
             return;
         }
-        done(new Outcome<>(index(), id(), routing(), Outcome.Status.CONFLICT, last, -1, -1, -1, attempts.attempt(),
-            conflicts, reason, null, Occ.since(start)));
+        done(new Outcome<>(
+                index(),
+                id(),
+                routing(),
+                Outcome.Status.CONFLICT,
+                last,
+                -1,
+                -1,
+                -1,
+                attempts.attempt(),
+                conflicts,
+                reason,
+                null,
+                Occ.since(start)));
     }
 
     /**
@@ -123,7 +154,8 @@ final class OccCall<T> extends WriteCombiner.Op {
             throw e;
         }
         if (crash != null) {
-            throw new OccException(what() + " " + Errors.where(index(), id(), routing()) + " failed: " + crash, 0, crash);
+            throw new OccException(
+                    what() + " " + Errors.where(index(), id(), routing()) + " failed: " + crash, 0, crash);
         }
         if (withdrawn() && outcome == null && failure == null) {
             stop(StopReason.INTERRUPTED);

@@ -209,15 +209,28 @@ public final class OccMetrics implements OccListener {
             StringBuilder hist = new StringBuilder();
             for (int i = 1; i < attemptsHistogram.length; i++) {
                 if (attemptsHistogram[i] > 0) {
-                    hist.append(hist.length() == 0 ? "" : " ").append(i)
-                        .append(i == HISTOGRAM_BUCKETS ? "+" : "").append(':').append(attemptsHistogram[i]);
+                    hist.append(hist.length() == 0 ? "" : " ")
+                            .append(i)
+                            .append(i == HISTOGRAM_BUCKETS ? "+" : "")
+                            .append(':')
+                            .append(attemptsHistogram[i]);
                 }
             }
-            return String.format("operations=%d written=%d noop=%d not_found=%d gave_up=%d failed=%d conflicts=%d "
-                    + "attempts mean=%.2f p50=%d p99=%d max=%d histogram={%s}",
-                operations(), written(), count(Outcome.Status.NOOP), count(Outcome.Status.NOT_FOUND), gaveUp(),
-                count(Outcome.Status.FAILED), conflicts, meanAttempts(), attemptsPercentile(0.5),
-                attemptsPercentile(0.99), maxAttempts(), hist);
+            return String.format(
+                    "operations=%d written=%d noop=%d not_found=%d gave_up=%d failed=%d conflicts=%d "
+                            + "attempts mean=%.2f p50=%d p99=%d max=%d histogram={%s}",
+                    operations(),
+                    written(),
+                    count(Outcome.Status.NOOP),
+                    count(Outcome.Status.NOT_FOUND),
+                    gaveUp(),
+                    count(Outcome.Status.FAILED),
+                    conflicts,
+                    meanAttempts(),
+                    attemptsPercentile(0.5),
+                    attemptsPercentile(0.99),
+                    maxAttempts(),
+                    hist);
         }
     }
 }

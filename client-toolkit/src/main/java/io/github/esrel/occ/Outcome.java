@@ -1,7 +1,6 @@
 package io.github.esrel.occ;
 
 import io.github.esrel.retry.StopReason;
-
 import java.time.Duration;
 import java.util.Objects;
 
@@ -63,8 +62,20 @@ public final class Outcome<T> {
     private final String error;
     private final Duration took;
 
-    Outcome(String index, String id, String routing, Status status, T value, long seqNo, long primaryTerm,
-            long version, int attempts, int conflicts, StopReason stopReason, String error, Duration took) {
+    Outcome(
+            String index,
+            String id,
+            String routing,
+            Status status,
+            T value,
+            long seqNo,
+            long primaryTerm,
+            long version,
+            int attempts,
+            int conflicts,
+            StopReason stopReason,
+            String error,
+            Duration took) {
         this.index = Objects.requireNonNull(index);
         this.id = Objects.requireNonNull(id);
         this.routing = routing;
@@ -267,14 +278,25 @@ public final class Outcome<T> {
         }
         sb.append(' ').append(status);
         switch (status) {
-            case CONFLICT -> sb.append(": gave up after ").append(attempts).append(" attempt(s) and ")
-                .append(conflicts).append(" version conflict(s) (").append(stopReason).append(')');
-            case FAILED -> sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
+            case CONFLICT ->
+                sb.append(": gave up after ")
+                        .append(attempts)
+                        .append(" attempt(s) and ")
+                        .append(conflicts)
+                        .append(" version conflict(s) (")
+                        .append(stopReason)
+                        .append(')');
+            case FAILED ->
+                sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
             default -> {
                 sb.append(" after ").append(attempts).append(" attempt(s)");
                 if (seqNo >= 0) {
-                    sb.append(", seq_no ").append(seqNo).append(", primary_term ").append(primaryTerm)
-                        .append(", version ").append(version);
+                    sb.append(", seq_no ")
+                            .append(seqNo)
+                            .append(", primary_term ")
+                            .append(primaryTerm)
+                            .append(", version ")
+                            .append(version);
                 }
                 if (error != null) {
                     sb.append(": ").append(error);

@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param version {@code _version}
  * @param <T> the caller's document type
  */
-public record Versioned<T>(String index, String id, String routing, T value, long seqNo, long primaryTerm, long version) {
+public record Versioned<T>(
+        String index, String id, String routing, T value, long seqNo, long primaryTerm, long version) {
 
     /**
      * Creates a versioned document. Normally obtained from {@link Occ#get} or {@link Outcome#versioned()};

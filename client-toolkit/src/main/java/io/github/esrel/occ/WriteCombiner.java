@@ -1,7 +1,6 @@
 package io.github.esrel.occ;
 
 import io.github.esrel.retry.Sleeper;
-
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -238,7 +237,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             lane.lock.lock();
             try {
                 if (Thread.currentThread().isInterrupted()) {
-                    withdraw(key, lane, me);   // the next leader waits out the rest of the backoff
+                    withdraw(key, lane, me); // the next leader waits out the rest of the backoff
                     return;
                 }
                 lane.backoff = false;

@@ -79,8 +79,10 @@ public final class TreePath implements Comparable<TreePath> {
                 throw invalid(path, "has an empty segment ('//'); use TreePath.normalize to collapse it");
             }
             if (segment.equals(".") || segment.equals("..")) {
-                throw invalid(path, "has a '" + segment + "' segment; paths must be normalised"
-                    + " (use TreePath.normalize to resolve it)");
+                throw invalid(
+                        path,
+                        "has a '" + segment + "' segment; paths must be normalised"
+                                + " (use TreePath.normalize to resolve it)");
             }
             checkSegmentChars(path, segment);
             segments.add(segment);
@@ -231,8 +233,8 @@ public final class TreePath implements Comparable<TreePath> {
         if (segments.size() == 1) {
             return Optional.of(ROOT);
         }
-        return Optional.of(new TreePath(value.substring(0, value.lastIndexOf('/')),
-            segments.subList(0, segments.size() - 1)));
+        return Optional.of(
+                new TreePath(value.substring(0, value.lastIndexOf('/')), segments.subList(0, segments.size() - 1)));
     }
 
     /**
@@ -298,7 +300,7 @@ public final class TreePath implements Comparable<TreePath> {
             return true;
         }
         return value.startsWith(other.value)
-            && (value.length() == other.value.length() || value.charAt(other.value.length()) == '/');
+                && (value.length() == other.value.length() || value.charAt(other.value.length()) == '/');
     }
 
     /**
@@ -384,7 +386,7 @@ public final class TreePath implements Comparable<TreePath> {
         }
         if (relative.startsWith(SEPARATOR)) {
             throw new IllegalArgumentException("\"" + relative + "\" is absolute; resolve takes a path relative to "
-                + value + " (or use TreePath.of)");
+                    + value + " (or use TreePath.of)");
         }
         return of(isRoot() ? SEPARATOR + relative : value + SEPARATOR + relative);
     }
@@ -460,7 +462,7 @@ public final class TreePath implements Comparable<TreePath> {
         }
         if (path.length() > MAX_LENGTH) {
             throw new IllegalArgumentException("path is " + path.length() + " characters long, more than the "
-                + MAX_LENGTH + " allowed: \"" + path.substring(0, 40) + "...\"");
+                    + MAX_LENGTH + " allowed: \"" + path.substring(0, 40) + "...\"");
         }
         if (!path.startsWith(SEPARATOR)) {
             throw invalid(path, "must be absolute (start with '/')");
@@ -470,7 +472,7 @@ public final class TreePath implements Comparable<TreePath> {
     private static void checkSingleSegment(String name) {
         if (name.isEmpty() || name.contains(SEPARATOR) || name.equals(".") || name.equals("..")) {
             throw new IllegalArgumentException("\"" + escape(name) + "\" is not a single path segment"
-                + " (it must be non-empty, contain no '/' and not be '.' or '..')");
+                    + " (it must be non-empty, contain no '/' and not be '.' or '..')");
         }
     }
 

@@ -1,11 +1,10 @@
 package io.github.esrel.retry;
 
-import io.github.esrel.EsrelException;
-import io.github.esrel.internal.Reasons;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
-
+import io.github.esrel.EsrelException;
+import io.github.esrel.internal.Reasons;
 import java.util.function.Predicate;
 
 /**
@@ -89,8 +88,10 @@ public final class Failures {
      * @return an exception whose {@link #status} is {@code status}; it is returned, not thrown
      */
     public static ElasticsearchException ofBulkItem(int status, ErrorCause error) {
-        ErrorCause cause = error != null ? error : ErrorCause.of(e -> e.type("unknown").reason("status " + status));
-        return new ElasticsearchException("bulk", ErrorResponse.of(r -> r.status(status).error(cause)));
+        ErrorCause cause =
+                error != null ? error : ErrorCause.of(e -> e.type("unknown").reason("status " + status));
+        return new ElasticsearchException(
+                "bulk", ErrorResponse.of(r -> r.status(status).error(cause)));
     }
 
     /**
@@ -107,7 +108,8 @@ public final class Failures {
         }
         return switch (error.type()) {
             case "index_not_found_exception" -> 404;
-            case "security_exception" -> error.reason() != null && error.reason().startsWith("unable to authenticate") ? 401 : 403;
+            case "security_exception" ->
+                error.reason() != null && error.reason().startsWith("unable to authenticate") ? 401 : 403;
             case "es_rejected_execution_exception", "circuit_breaking_exception" -> TOO_MANY_REQUESTS;
             case "version_conflict_engine_exception" -> CONFLICT;
             default -> 500;

@@ -1,7 +1,6 @@
 package io.github.esrel.retry;
 
 import io.github.esrel.internal.Checks;
-
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -31,7 +30,7 @@ public final class RetryPolicy {
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
     /** Default backoff: 5 ms doubling up to 500 ms, each delay uniform in [d/2, d]. */
     public static final Backoff DEFAULT_BACKOFF =
-        Backoff.exponentialWithJitter(Duration.ofMillis(5), 2.0, Duration.ofMillis(500));
+            Backoff.exponentialWithJitter(Duration.ofMillis(5), 2.0, Duration.ofMillis(500));
 
     private static final RetryPolicy DEFAULTS = new Builder().build();
     private static final RetryPolicy NONE = new Builder().maxAttempts(1).build();
@@ -180,8 +179,12 @@ public final class RetryPolicy {
                 return call.call();
             } catch (Exception e) {
                 if (!attempts.retryAfter(e)) {
-                    throw new RetryException("gave up after " + attempts.attempt() + " attempt(s) ("
-                        + attempts.stopReason() + "): " + e.getMessage(), attempts.attempt(), attempts.stopReason(), e);
+                    throw new RetryException(
+                            "gave up after " + attempts.attempt() + " attempt(s) (" + attempts.stopReason() + "): "
+                                    + e.getMessage(),
+                            attempts.attempt(),
+                            attempts.stopReason(),
+                            e);
                 }
             }
         }
@@ -193,8 +196,8 @@ public final class RetryPolicy {
 
     @Override
     public String toString() {
-        return "RetryPolicy{maxAttempts=" + maxAttempts + ", backoff=" + backoff
-            + ", deadline=" + (deadline == null ? "none" : deadline) + '}';
+        return "RetryPolicy{maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", deadline="
+                + (deadline == null ? "none" : deadline) + '}';
     }
 
     /** Builder for {@link RetryPolicy}. Not thread-safe. */

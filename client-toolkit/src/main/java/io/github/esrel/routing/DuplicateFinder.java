@@ -44,6 +44,7 @@ final class DuplicateFinder implements Closeable {
 
     /** Spill files written at once: each holds a write buffer of {@value #WRITE_BUFFER} bytes. */
     static final int MAX_FANOUT = 1024;
+
     static final int WRITE_BUFFER = 8192;
     /** A file this deep is counted whatever its size: its keys are few distinct ids with many copies. */
     static final int MAX_LEVEL = 6;
@@ -61,8 +62,13 @@ final class DuplicateFinder implements Closeable {
      * @param spilledBytes bytes written to spill files, 0 without spilling
      * @param largestTableBytes the bytes of the largest fingerprint table built
      */
-    record Found(List<Candidate> candidates, long duplicated, long extraCopies, int partitions, long spilledBytes,
-                 long largestTableBytes) {}
+    record Found(
+            List<Candidate> candidates,
+            long duplicated,
+            long extraCopies,
+            int partitions,
+            long spilledBytes,
+            long largestTableBytes) {}
 
     /** Told after each counted partition: how many are done and how many are known (splits add more). */
     interface PartitionProgress {
@@ -238,7 +244,8 @@ final class DuplicateFinder implements Closeable {
             progress.partitionsDone(1, 1);
             table = null;
         }
-        return new Found(List.copyOf(candidates), duplicated, extraCopies, partitionsCounted, spilledBytes, largestTableBytes);
+        return new Found(
+                List.copyOf(candidates), duplicated, extraCopies, partitionsCounted, spilledBytes, largestTableBytes);
     }
 
     private void countSpilled(PartitionProgress progress) {
@@ -286,7 +293,8 @@ final class DuplicateFinder implements Closeable {
         long[] counts = new long[fanout];
         try (DataInputStream in = reader(file)) {
             for (int p = 0; p < fanout; p++) {
-                out[p] = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(sub(file, p)), WRITE_BUFFER));
+                out[p] = new DataOutputStream(
+                        new BufferedOutputStream(Files.newOutputStream(sub(file, p)), WRITE_BUFFER));
             }
             for (long i = 0; i < n; i++) {
                 int ordinal = readOrdinal(in);

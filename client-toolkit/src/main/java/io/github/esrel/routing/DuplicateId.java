@@ -2,7 +2,6 @@ package io.github.esrel.routing;
 
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.RestCall;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -131,8 +130,8 @@ public record DuplicateId(String index, String id, List<Copy> copies) {
          */
         public String deleteRequest() {
             return "DELETE /" + RestCall.segment(doc.index()) + "/_doc/" + RestCall.segment(doc.id()) + "?"
-                + (doc.routing() == null ? "" : "routing=" + RestCall.segment(doc.routing()) + "&")
-                + "if_seq_no=" + seqNo + "&if_primary_term=" + primaryTerm;
+                    + (doc.routing() == null ? "" : "routing=" + RestCall.segment(doc.routing()) + "&")
+                    + "if_seq_no=" + seqNo + "&if_primary_term=" + primaryTerm;
         }
     }
 }

@@ -24,9 +24,16 @@ import java.util.Objects;
  * @param spilledBytes bytes written to spill files (deleted when the scan ends); 0 when nothing was spilled
  * @param elapsed the wall time of the scan
  */
-public record DuplicateIdReport(String index, long documents, long duplicatedIds, long extraCopies,
-                                List<DuplicateId> duplicates, boolean truncated, int partitions, long spilledBytes,
-                                Duration elapsed) {
+public record DuplicateIdReport(
+        String index,
+        long documents,
+        long duplicatedIds,
+        long extraCopies,
+        List<DuplicateId> duplicates,
+        boolean truncated,
+        int partitions,
+        long spilledBytes,
+        Duration elapsed) {
 
     /**
      * Checks and copies the values.
@@ -65,7 +72,7 @@ public record DuplicateIdReport(String index, long documents, long duplicatedIds
     @Override
     public String toString() {
         return "DuplicateIdReport{index=" + index + ", documents=" + documents + ", duplicatedIds=" + duplicatedIds
-            + ", extraCopies=" + extraCopies + ", listed=" + duplicates.size() + (truncated ? " (truncated)" : "")
-            + ", partitions=" + partitions + ", spilledBytes=" + spilledBytes + ", elapsed=" + elapsed + '}';
+                + ", extraCopies=" + extraCopies + ", listed=" + duplicates.size() + (truncated ? " (truncated)" : "")
+                + ", partitions=" + partitions + ", spilledBytes=" + spilledBytes + ", elapsed=" + elapsed + '}';
     }
 }

@@ -5,18 +5,15 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
-import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -33,6 +30,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds the ids that live more than once in an index (seed 002): a document indexed with one routing value and
@@ -165,8 +164,8 @@ public final class DuplicateIdScanner {
     @Override
     public String toString() {
         return "DuplicateIdScanner{maxIdsInMemory=" + maxIdsInMemory + ", maxReported=" + maxReported + ", pageSize="
-            + pageSize + ", slices=" + (slices == 0 ? "auto" : String.valueOf(slices)) + ", spillDirectory="
-            + spillDirectory + ", keepAlive=" + keepAlive + '}';
+                + pageSize + ", slices=" + (slices == 0 ? "auto" : String.valueOf(slices)) + ", spillDirectory="
+                + spillDirectory + ", keepAlive=" + keepAlive + '}';
     }
 
     /** One scan: its point in time, spill files and counters. */
@@ -181,6 +180,7 @@ public final class DuplicateIdScanner {
         private long phaseStart;
         /** When the point in time was last searched, which extends its keep-alive. */
         private long lastSearch;
+
         private volatile boolean stop;
 
         Run(String index) {
@@ -189,21 +189,26 @@ public final class DuplicateIdScanner {
 
         DuplicateIdReport execute() {
             try {
-                pit = client.openPointInTime(o -> o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms"))).id();
+                pit = client.openPointInTime(o -> o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms")))
+                        .id();
                 SearchResponse<Void> count = search(s -> s.size(0).trackTotalHits(t -> t.enabled(true)));
                 total = count.hits().total() == null ? 0 : count.hits().total().value();
                 int shards = count.shards().total().intValue();
                 int sliceCount = slices > 0 ? slices : Math.max(1, Math.min(shards, DEFAULT_MAX_SLICES));
                 finder = new DuplicateFinder(total, maxIdsInMemory, maxReported, spillDirectory);
                 int partitions = finder.partitions();
-                Listeners.safely(() -> listener.onStart(index, total, partitions, sliceCount), "DuplicateScanListener.onStart");
+                Listeners.safely(
+                        () -> listener.onStart(index, total, partitions, sliceCount), "DuplicateScanListener.onStart");
 
                 phaseStart = System.nanoTime();
                 progress(ScanProgress.Phase.READ, 0, total);
                 readAll(sliceCount);
                 if (read != total) {
-                    throw new RoutingException("scanning [" + index + "] read " + read + " documents, but its snapshot"
-                        + " holds " + total + "; the result would not be exact", 0, null);
+                    throw new RoutingException(
+                            "scanning [" + index + "] read " + read + " documents, but its snapshot" + " holds " + total
+                                    + "; the result would not be exact",
+                            0,
+                            null);
                 }
 
                 phaseStart = System.nanoTime();
@@ -219,8 +224,16 @@ public final class DuplicateIdScanner {
                 long falsePositives = found.candidates().size() - verified.size();
                 long duplicated = found.duplicated() - falsePositives;
                 long extra = found.extraCopies() - falsePositives;
-                return new DuplicateIdReport(index, read, duplicated, extra, verified, duplicated > verified.size(),
-                    found.partitions(), found.spilledBytes(), Duration.ofNanos(System.nanoTime() - started));
+                return new DuplicateIdReport(
+                        index,
+                        read,
+                        duplicated,
+                        extra,
+                        verified,
+                        duplicated > verified.size(),
+                        found.partitions(),
+                        found.spilledBytes(),
+                        Duration.ofNanos(System.nanoTime() - started));
             } catch (ElasticsearchException e) {
                 throw failure(e.status(), e.getMessage(), e);
             } catch (DocStreamException e) {
@@ -228,9 +241,12 @@ public final class DuplicateIdScanner {
             } catch (IOException e) {
                 throw failure(0, e.toString(), e);
             } catch (UncheckedIOException e) {
-                throw new RoutingException("scanning [" + index + "] for duplicate ids failed: " + e.getMessage()
-                    + "; give the scanner a spill directory with room for the ids (spillDirectory), or more memory"
-                    + " (maxIdsInMemory)", 0, e.getCause());
+                throw new RoutingException(
+                        "scanning [" + index + "] for duplicate ids failed: " + e.getMessage()
+                                + "; give the scanner a spill directory with room for the ids (spillDirectory), or more memory"
+                                + " (maxIdsInMemory)",
+                        0,
+                        e.getCause());
             }
         }
 
@@ -292,8 +308,13 @@ public final class DuplicateIdScanner {
         }
 
         private void readSlice(int slice, int of) {
-            try (DocStream stream = DocStream.of(b -> b.client(client).index(index).pointInTime(pit).slice(slice, of)
-                .fetchSource(false).pageSize(pageSize).keepAlive(keepAlive))) {
+            try (DocStream stream = DocStream.of(b -> b.client(client)
+                    .index(index)
+                    .pointInTime(pit)
+                    .slice(slice, of)
+                    .fetchSource(false)
+                    .pageSize(pageSize)
+                    .keepAlive(keepAlive))) {
                 for (List<Hit<ObjectNode>> page = stream.next(); !page.isEmpty() && !stop; page = stream.next()) {
                     List<String> indices = new ArrayList<>(page.size());
                     List<String> ids = new ArrayList<>(page.size());
@@ -314,7 +335,8 @@ public final class DuplicateIdScanner {
         /** Reads the candidates back, with the shard of each copy, in batches that fit one search. */
         private List<DuplicateId> verify(List<DuplicateFinder.Candidate> candidates, int shards) throws IOException {
             List<DuplicateFinder.Candidate> sorted = new ArrayList<>(candidates);
-            sorted.sort(Comparator.comparing(DuplicateFinder.Candidate::index).thenComparing(DuplicateFinder.Candidate::id));
+            sorted.sort(Comparator.comparing(DuplicateFinder.Candidate::index)
+                    .thenComparing(DuplicateFinder.Candidate::id));
             // Each id has at most one copy per shard.
             int batch = Math.max(1, Math.min(1000, MAX_HITS / Math.max(1, shards)));
             List<DuplicateId> verified = new ArrayList<>();
@@ -324,21 +346,28 @@ public final class DuplicateIdScanner {
                 String idx = sorted.get(from).index();
                 List<String> ids = new ArrayList<>();
                 int to = from;
-                while (to < sorted.size() && ids.size() < batch && sorted.get(to).index().equals(idx)) {
+                while (to < sorted.size()
+                        && ids.size() < batch
+                        && sorted.get(to).index().equals(idx)) {
                     ids.add(sorted.get(to++).id());
                 }
                 SearchResponse<Void> r = search(s -> s.size(Math.min(MAX_HITS, ids.size() * Math.max(1, shards)))
-                    .explain(true).seqNoPrimaryTerm(true).source(src -> src.fetch(false)).trackTotalHits(t -> t.enabled(false))
-                    .query(q -> q.bool(bq -> bq.filter(f -> f.ids(i -> i.values(ids)))
-                        .filter(f -> f.term(t -> t.field("_index").value(idx))))));
+                        .explain(true)
+                        .seqNoPrimaryTerm(true)
+                        .source(src -> src.fetch(false))
+                        .trackTotalHits(t -> t.enabled(false))
+                        .query(q -> q.bool(bq -> bq.filter(f -> f.ids(i -> i.values(ids)))
+                                .filter(f -> f.term(t -> t.field("_index").value(idx))))));
                 Map<String, List<DuplicateId.Copy>> copies = new LinkedHashMap<>();
                 ids.forEach(id -> copies.put(id, new ArrayList<>()));
                 for (Hit<Void> hit : r.hits().hits()) {
                     List<DuplicateId.Copy> c = copies.get(hit.id());
                     if (c != null) {
-                        c.add(new DuplicateId.Copy(DocRef.of(hit.index(), hit.id()).withRouting(hit.routing()),
-                            shardOf(hit), hit.seqNo() == null ? -1 : hit.seqNo(),
-                            hit.primaryTerm() == null ? -1 : hit.primaryTerm()));
+                        c.add(new DuplicateId.Copy(
+                                DocRef.of(hit.index(), hit.id()).withRouting(hit.routing()),
+                                shardOf(hit),
+                                hit.seqNo() == null ? -1 : hit.seqNo(),
+                                hit.primaryTerm() == null ? -1 : hit.primaryTerm()));
                     }
                 }
                 for (Map.Entry<String, List<DuplicateId.Copy>> e : copies.entrySet()) {
@@ -372,14 +401,18 @@ public final class DuplicateIdScanner {
 
         /** A search on the point in time, retried on rejection; keeps the point in time's newest id. */
         private SearchResponse<Void> search(
-            Function<co.elastic.clients.elasticsearch.core.SearchRequest.Builder,
-                co.elastic.clients.elasticsearch.core.SearchRequest.Builder> body) throws IOException {
+                Function<
+                                co.elastic.clients.elasticsearch.core.SearchRequest.Builder,
+                                co.elastic.clients.elasticsearch.core.SearchRequest.Builder>
+                        body)
+                throws IOException {
             Attempts attempts = retry.attempts();
             while (true) {
                 try {
                     String id = pit;
-                    SearchResponse<Void> r = client.search(s -> body.apply(
-                        s.pit(p -> p.id(id).keepAlive(t -> t.time(keepAlive.toMillis() + "ms")))), Void.class);
+                    SearchResponse<Void> r = client.search(
+                            s -> body.apply(s.pit(p -> p.id(id).keepAlive(t -> t.time(keepAlive.toMillis() + "ms")))),
+                            Void.class);
                     if (r.pitId() != null) {
                         pit = r.pitId();
                     }
@@ -396,7 +429,8 @@ public final class DuplicateIdScanner {
         private void progress(ScanProgress.Phase phase, long done, long of) {
             Duration elapsed = Duration.ofNanos(System.nanoTime() - phaseStart);
             double perSecond = elapsed.isZero() ? 0 : done / (elapsed.toNanos() / 1e9);
-            Duration eta = perSecond > 0 && of >= done ? Duration.ofMillis((long) ((of - done) / perSecond * 1000)) : null;
+            Duration eta =
+                    perSecond > 0 && of >= done ? Duration.ofMillis((long) ((of - done) / perSecond * 1000)) : null;
             ScanProgress p = new ScanProgress(index, phase, done, of, elapsed, perSecond, eta);
             Listeners.safely(() -> listener.onProgress(p), "DuplicateScanListener.onProgress");
         }
@@ -412,8 +446,11 @@ public final class DuplicateIdScanner {
                 try {
                     client.closePointInTime(c -> c.id(id));
                 } catch (IOException | RuntimeException e) {
-                    log.warn("cannot close the point in time over [{}]; it expires after its keep-alive of {}", index,
-                        keepAlive, e);
+                    log.warn(
+                            "cannot close the point in time over [{}]; it expires after its keep-alive of {}",
+                            index,
+                            keepAlive,
+                            e);
                 }
             }
         }
@@ -424,7 +461,7 @@ public final class DuplicateIdScanner {
         String s = hit.shard();
         if (s == null) {
             throw new IllegalStateException("Elasticsearch returned hit [" + hit.index() + "][" + hit.id()
-                + "] without its shard although the search asked for explain");
+                    + "] without its shard although the search asked for explain");
         }
         return parseShard(s);
     }

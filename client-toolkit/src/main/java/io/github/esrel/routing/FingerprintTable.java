@@ -91,7 +91,8 @@ final class FingerprintTable {
 
     private void grow() {
         if (keys.length >= MAX_CAPACITY) {
-            throw new IllegalStateException("more than " + (MAX_CAPACITY - MAX_CAPACITY / 4) + " fingerprints in one table");
+            throw new IllegalStateException(
+                    "more than " + (MAX_CAPACITY - MAX_CAPACITY / 4) + " fingerprints in one table");
         }
         long[] oldKeys = keys;
         short[] oldCounts = counts;

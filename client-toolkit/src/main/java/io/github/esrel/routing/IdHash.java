@@ -23,7 +23,10 @@ final class IdHash {
         long h = seed ^ (n * 0xff51afd7ed558ccdL);
         int i = 0;
         for (; i + 4 <= n; i += 4) {
-            long k = s.charAt(i) | (long) s.charAt(i + 1) << 16 | (long) s.charAt(i + 2) << 32 | (long) s.charAt(i + 3) << 48;
+            long k = s.charAt(i)
+                    | (long) s.charAt(i + 1) << 16
+                    | (long) s.charAt(i + 2) << 32
+                    | (long) s.charAt(i + 3) << 48;
             h ^= mixBlock(k);
             h = Long.rotateLeft(h, 27) * 5 + 0x52dce729;
         }

@@ -1,7 +1,6 @@
 package io.github.esrel.routing;
 
 import io.github.esrel.doc.DocRef;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -148,8 +147,8 @@ public final class RoutingCalculator {
      */
     public List<String> routingValuesForShard(int shard, int count, String prefix) {
         if (shard < 0 || shard >= spec.numberOfShards()) {
-            throw new IllegalArgumentException("shard must be between 0 and " + (spec.numberOfShards() - 1)
-                + ", got " + shard);
+            throw new IllegalArgumentException(
+                    "shard must be between 0 and " + (spec.numberOfShards() - 1) + ", got " + shard);
         }
         if (count < 0) {
             throw new IllegalArgumentException("count must not be negative, got " + count);
@@ -169,11 +168,11 @@ public final class RoutingCalculator {
     private void requireNoRouting(String id) {
         if (spec.isPartitioned()) {
             throw new IllegalArgumentException("index " + describeIndex() + " is partitioned (routing_partition_size="
-                + spec.routingPartitionSize() + "): document [" + id + "] needs a routing value");
+                    + spec.routingPartitionSize() + "): document [" + id + "] needs a routing value");
         }
         if (spec.routingRequired()) {
             throw new IllegalArgumentException("index " + describeIndex()
-                + " requires routing (_routing.required): document [" + id + "] needs a routing value");
+                    + " requires routing (_routing.required): document [" + id + "] needs a routing value");
         }
     }
 

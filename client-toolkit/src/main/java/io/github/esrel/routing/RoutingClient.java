@@ -11,7 +11,6 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -157,8 +156,8 @@ public final class RoutingClient {
         for (int from = 0; from < docs.size() || spec == null; from += BATCH) {
             List<DocRef> chunk = docs.subList(Math.min(from, docs.size()), Math.min(from + BATCH, docs.size()));
             JsonObject answer = chunk.isEmpty()
-                ? callPlugin(index, RestCall.get(calcPath(index), Map.of("routing", "_")))
-                : callPlugin(index, RestCall.post(calcPath(index), Map.of(), Map.of("docs", toBody(chunk))));
+                    ? callPlugin(index, RestCall.get(calcPath(index), Map.of("routing", "_")))
+                    : callPlugin(index, RestCall.post(calcPath(index), Map.of(), Map.of("docs", toBody(chunk))));
             spec = specFrom(index, answer);
             if (counts == null) {
                 counts = new long[spec.numberOfShards()];
@@ -183,14 +182,13 @@ public final class RoutingClient {
     }
 
     private static RoutingSpec specFrom(String requested, JsonObject o) {
-        return RoutingSpec.of(b -> b
-            .index(o.containsKey("index") ? o.getString("index") : requested)
-            .numberOfShards(o.getInt("number_of_shards"))
-            .routingNumShards(o.getInt("routing_num_shards"))
-            .routingPartitionSize(o.getInt("routing_partition_size"))
-            .function(RoutingFunction.fromJsonName(o.getString("routing_function")))
-            // Partitioned indices and _routing.required mappings: the same answer the cluster state gives.
-            .routingRequired(o.getBoolean("routing_required", false)));
+        return RoutingSpec.of(b -> b.index(o.containsKey("index") ? o.getString("index") : requested)
+                .numberOfShards(o.getInt("number_of_shards"))
+                .routingNumShards(o.getInt("routing_num_shards"))
+                .routingPartitionSize(o.getInt("routing_partition_size"))
+                .function(RoutingFunction.fromJsonName(o.getString("routing_function")))
+                // Partitioned indices and _routing.required mappings: the same answer the cluster state gives.
+                .routingRequired(o.getBoolean("routing_required", false)));
     }
 
     private JsonObject callPlugin(String index, RestCall call) {
@@ -200,7 +198,8 @@ public final class RoutingClient {
             if (isMissingHandler(e)) {
                 throw new PluginMissing(e);
             }
-            throw new RoutingException("routing calculation for [" + index + "] failed: " + e.getMessage(), e.status(), e);
+            throw new RoutingException(
+                    "routing calculation for [" + index + "] failed: " + e.getMessage(), e.status(), e);
         } catch (IOException e) {
             throw new RoutingException("routing calculation for [" + index + "] failed: " + e.getMessage(), 0, e);
         }
@@ -210,7 +209,8 @@ public final class RoutingClient {
     private static boolean isMissingHandler(ElasticsearchException e) {
         String reason = e.error() == null ? null : e.error().reason();
         return (e.status() == 400 || e.status() == 404 || e.status() == 405)
-            && reason != null && reason.contains("no handler found");
+                && reason != null
+                && reason.contains("no handler found");
     }
 
     private RoutingSpec specFromClusterState(String index) {
@@ -219,7 +219,8 @@ public final class RoutingClient {
             JsonData state = ClientApi.clusterStateMetadata(client, index);
             indices = state.toJson().asJsonObject().getJsonObject("metadata").getJsonObject("indices");
         } catch (ElasticsearchException e) {
-            throw new RoutingException("cannot read the metadata of index [" + index + "]: " + e.getMessage(), e.status(), e);
+            throw new RoutingException(
+                    "cannot read the metadata of index [" + index + "]: " + e.getMessage(), e.status(), e);
         } catch (IOException e) {
             throw new RoutingException("cannot read the metadata of index [" + index + "]: " + e.getMessage(), 0, e);
         }
@@ -227,8 +228,11 @@ public final class RoutingClient {
             throw new RoutingException("no such index [" + index + "]", 404, null);
         }
         if (indices.size() > 1) {
-            throw new RoutingException("[" + index + "] resolves to " + indices.size() + " indices " + indices.keySet()
-                + "; routing is computed per index, name one", 400, null);
+            throw new RoutingException(
+                    "[" + index + "] resolves to " + indices.size() + " indices " + indices.keySet()
+                            + "; routing is computed per index, name one",
+                    400,
+                    null);
         }
         String name = indices.keySet().iterator().next();
         return specFromMetadata(name, indices.getJsonObject(name));
@@ -237,22 +241,26 @@ public final class RoutingClient {
     static RoutingSpec specFromMetadata(String name, JsonObject meta) {
         JsonObject settings = meta.getJsonObject("settings").getJsonObject("index");
         if (settings.containsKey("routing_path") || "time_series".equals(str(settings.get("mode")))) {
-            throw new RoutingException("index [" + name + "] routes documents on their source fields "
-                + "(index.routing_path): the shard depends on the document, not on id and routing", 400, null);
+            throw new RoutingException(
+                    "index [" + name + "] routes documents on their source fields "
+                            + "(index.routing_path): the shard depends on the document, not on id and routing",
+                    400,
+                    null);
         }
         int shards = Integer.parseInt(str(settings.get("number_of_shards")));
         int routingNumShards = meta.containsKey("routing_num_shards")
-            ? meta.getInt("routing_num_shards") : RoutingSpec.defaultRoutingNumShards(shards);
+                ? meta.getInt("routing_num_shards")
+                : RoutingSpec.defaultRoutingNumShards(shards);
         int partition = settings.containsKey("routing_partition_size")
-            ? Integer.parseInt(str(settings.get("routing_partition_size"))) : 1;
+                ? Integer.parseInt(str(settings.get("routing_partition_size")))
+                : 1;
         int created = Integer.parseInt(str(settings.getJsonObject("version").get("created")));
-        return RoutingSpec.of(b -> b
-            .index(name)
-            .numberOfShards(shards)
-            .routingNumShards(routingNumShards)
-            .routingPartitionSize(partition)
-            .function(RoutingFunction.forIndexVersionId(created))
-            .routingRequired(routingRequired(meta.getJsonObject("mappings"))));
+        return RoutingSpec.of(b -> b.index(name)
+                .numberOfShards(shards)
+                .routingNumShards(routingNumShards)
+                .routingPartitionSize(partition)
+                .function(RoutingFunction.forIndexVersionId(created))
+                .routingRequired(routingRequired(meta.getJsonObject("mappings"))));
     }
 
     /** {@code _routing.required}, whether the mapping is keyed by {@code _doc} or not. */
@@ -263,7 +271,7 @@ public final class RoutingClient {
         JsonObject mapping = mappings.containsKey("_doc") ? mappings.getJsonObject("_doc") : mappings;
         JsonObject routing = mapping.getJsonObject("_routing");
         return routing != null && JsonValue.TRUE.equals(routing.get("required"))
-            || routing != null && "true".equals(str(routing.get("required")));
+                || routing != null && "true".equals(str(routing.get("required")));
     }
 
     private static String str(JsonValue v) {

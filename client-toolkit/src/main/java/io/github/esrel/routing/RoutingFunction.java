@@ -47,14 +47,15 @@ public enum RoutingFunction {
      * @throws IllegalArgumentException if the version is not {@code major.minor[.patch]}
      */
     public static RoutingFunction forRelease(String releaseVersion) {
-        String[] parts = releaseVersion == null ? new String[0] : releaseVersion.trim().split("[.-]");
+        String[] parts =
+                releaseVersion == null ? new String[0] : releaseVersion.trim().split("[.-]");
         try {
             int major = Integer.parseInt(parts[0]);
             int minor = Integer.parseInt(parts[1]);
             return major > 9 || (major == 9 && minor >= 4) ? MODULO : LEGACY;
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(
-                "index version must be an Elasticsearch release such as 9.5.3, got [" + releaseVersion + "]", e);
+                    "index version must be an Elasticsearch release such as 9.5.3, got [" + releaseVersion + "]", e);
         }
     }
 

@@ -12,8 +12,8 @@ import java.util.List;
  *     the same id with two routings on two shards, …); empty when computed locally
  * @param computedByServer true when the esrel plugin computed it with the server's own routing code
  */
-public record RoutingResult(RoutingSpec spec, int[] shards, Distribution distribution, List<String> warnings,
-                            boolean computedByServer) {
+public record RoutingResult(
+        RoutingSpec spec, int[] shards, Distribution distribution, List<String> warnings, boolean computedByServer) {
 
     /**
      * Copies {@code shards} and {@code warnings}.

@@ -29,7 +29,8 @@ public final class RoutingSpec {
     private RoutingSpec(Builder b) {
         this.index = b.index;
         this.numberOfShards = b.numberOfShards;
-        this.routingNumShards = b.routingNumShards == 0 ? defaultRoutingNumShards(b.numberOfShards) : b.routingNumShards;
+        this.routingNumShards =
+                b.routingNumShards == 0 ? defaultRoutingNumShards(b.numberOfShards) : b.routingNumShards;
         this.routingPartitionSize = b.routingPartitionSize;
         this.function = b.function;
         this.routingRequired = b.routingRequired;
@@ -155,11 +156,11 @@ public final class RoutingSpec {
         }
         RoutingSpec that = (RoutingSpec) o;
         return numberOfShards == that.numberOfShards
-            && routingNumShards == that.routingNumShards
-            && routingPartitionSize == that.routingPartitionSize
-            && routingRequired == that.routingRequired
-            && function == that.function
-            && Objects.equals(index, that.index);
+                && routingNumShards == that.routingNumShards
+                && routingPartitionSize == that.routingPartitionSize
+                && routingRequired == that.routingRequired
+                && function == that.function
+                && Objects.equals(index, that.index);
     }
 
     @Override
@@ -170,18 +171,18 @@ public final class RoutingSpec {
     @Override
     public String toString() {
         return "RoutingSpec{index=" + index
-            + ", number_of_shards=" + numberOfShards
-            + ", routing_num_shards=" + routingNumShards
-            + ", routing_factor=" + routingFactor()
-            + ", routing_partition_size=" + routingPartitionSize
-            + ", routing_function=" + function
-            + ", routing_required=" + routingRequired + '}';
+                + ", number_of_shards=" + numberOfShards
+                + ", routing_num_shards=" + routingNumShards
+                + ", routing_factor=" + routingFactor()
+                + ", routing_partition_size=" + routingPartitionSize
+                + ", routing_function=" + function
+                + ", routing_required=" + routingRequired + '}';
     }
 
     private static void checkShards(int numberOfShards) {
         if (numberOfShards < 1 || numberOfShards > MAX_SHARDS) {
             throw new IllegalArgumentException(
-                "number_of_shards must be between 1 and " + MAX_SHARDS + ", got " + numberOfShards);
+                    "number_of_shards must be between 1 and " + MAX_SHARDS + ", got " + numberOfShards);
         }
     }
 
@@ -246,7 +247,7 @@ public final class RoutingSpec {
         public Builder routingPartitionSize(int routingPartitionSize) {
             if (routingPartitionSize < 1) {
                 throw new IllegalArgumentException(
-                    "routing_partition_size must be positive, got " + routingPartitionSize);
+                        "routing_partition_size must be positive, got " + routingPartitionSize);
             }
             this.routingPartitionSize = routingPartitionSize;
             return this;
@@ -290,11 +291,11 @@ public final class RoutingSpec {
             int rns = routingNumShards == 0 ? defaultRoutingNumShards(numberOfShards) : routingNumShards;
             if (rns < numberOfShards || rns % numberOfShards != 0) {
                 throw new IllegalArgumentException("routing_num_shards [" + rns
-                    + "] must be a multiple of number_of_shards [" + numberOfShards + "]");
+                        + "] must be a multiple of number_of_shards [" + numberOfShards + "]");
             }
             if (routingPartitionSize > 1 && routingPartitionSize >= rns) {
                 throw new IllegalArgumentException("routing_partition_size [" + routingPartitionSize
-                    + "] must be less than routing_num_shards [" + rns + "]");
+                        + "] must be less than routing_num_shards [" + rns + "]");
             }
             return new RoutingSpec(this);
         }

@@ -17,8 +17,8 @@ import java.util.Locale;
  * @param perSecond units of the phase finished per second
  * @param eta estimated time to finish the phase, or {@code null} when unknown
  */
-public record ScanProgress(String index, Phase phase, long done, long total, Duration elapsed, double perSecond,
-                           Duration eta) {
+public record ScanProgress(
+        String index, Phase phase, long done, long total, Duration elapsed, double perSecond, Duration eta) {
 
     /** The phases of a scan, in order. */
     public enum Phase {
@@ -52,8 +52,9 @@ public record ScanProgress(String index, Phase phase, long done, long total, Dur
         for (int i = 0; i < width; i++) {
             sb.append(i < filled ? '#' : '.');
         }
-        sb.append("] ").append(String.format(Locale.ROOT, "%3d%%  %d/%d  %,.0f/s", Math.round(fraction() * 100), done,
-            total, perSecond));
+        sb.append("] ")
+                .append(String.format(
+                        Locale.ROOT, "%3d%%  %d/%d  %,.0f/s", Math.round(fraction() * 100), done, total, perSecond));
         if (eta != null) {
             sb.append("  ETA ").append(eta.toSeconds()).append('s');
         }

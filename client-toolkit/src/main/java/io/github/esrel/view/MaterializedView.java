@@ -14,7 +14,6 @@ import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
-
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -135,12 +134,34 @@ public final class MaterializedView<S, P> {
 
     private MaterializedView(Builder<S, P> b) {
         ElasticsearchClient client = Clients.adopt(b.client);
-        this.settings = new ViewSettings(client, b.name, b.sourceIndex, b.parentIndex, b.viewIndex, b.parentIdField,
-            b.stateIndex, b.metaField, b.batchSize, b.maxRounds, b.retryPolicy,
-            b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(), b.listener, b.refreshBeforeFanOut);
-        this.composer = new ViewComposer<>(settings.name(), settings.metaField(), b.sourceType, b.parentType, b.copies,
-            b.composer, client._jsonpMapper());
-        this.state = new StateStore(client, settings.stateIndex(), settings.name(), ManagementFactory.getRuntimeMXBean().getName());
+        this.settings = new ViewSettings(
+                client,
+                b.name,
+                b.sourceIndex,
+                b.parentIndex,
+                b.viewIndex,
+                b.parentIdField,
+                b.stateIndex,
+                b.metaField,
+                b.batchSize,
+                b.maxRounds,
+                b.retryPolicy,
+                b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(),
+                b.listener,
+                b.refreshBeforeFanOut);
+        this.composer = new ViewComposer<>(
+                settings.name(),
+                settings.metaField(),
+                b.sourceType,
+                b.parentType,
+                b.copies,
+                b.composer,
+                client._jsonpMapper());
+        this.state = new StateStore(
+                client,
+                settings.stateIndex(),
+                settings.name(),
+                ManagementFactory.getRuntimeMXBean().getName());
         this.reads = new ViewReads(settings);
         this.rebuilder = new Rebuilder(settings, state, composer, reads);
         this.repair = new ViewRepair(settings, state, rebuilder, reads, composer);
@@ -166,8 +187,8 @@ public final class MaterializedView<S, P> {
      * @throws IllegalStateException if the server refuses this client line's requests (a server of
      *     another major version)
      */
-    public static <S, P> MaterializedView<S, P> of(Class<S> sourceType, Class<P> parentType,
-                                                   Function<Builder<S, P>, Builder<S, P>> fn) {
+    public static <S, P> MaterializedView<S, P> of(
+            Class<S> sourceType, Class<P> parentType, Function<Builder<S, P>, Builder<S, P>> fn) {
         return fn.apply(new Builder<>(sourceType, parentType)).build();
     }
 
@@ -295,7 +316,8 @@ public final class MaterializedView<S, P> {
      */
     public Intent beginSourceChange(DocRef source) {
         DocRef s = inSource(source);
-        return ViewCalls.call(() -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
+        return ViewCalls.call(
+                () -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
     }
 
     /**
@@ -310,7 +332,8 @@ public final class MaterializedView<S, P> {
      */
     public Intent beginParentChange(String parentId) {
         Checks.id(parentId);
-        return ViewCalls.call(() -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
+        return ViewCalls.call(
+                () -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
     }
 
     /**
@@ -331,8 +354,11 @@ public final class MaterializedView<S, P> {
         try {
             result = write.run();
         } catch (Exception e) {
-            ViewException failure = new ViewException("the source write covered by intent " + intent.id() + " failed: " + e
-                + " (the view was rebuilt from what is stored)", Failures.status(e), e);
+            ViewException failure = new ViewException(
+                    "the source write covered by intent " + intent.id() + " failed: " + e
+                            + " (the view was rebuilt from what is stored)",
+                    Failures.status(e),
+                    e);
             try {
                 complete(intent);
             } catch (RuntimeException again) {
@@ -444,15 +470,21 @@ public final class MaterializedView<S, P> {
      */
     public ViewSnapshot snapshot(DocRef source) {
         DocRef s = inSource(source);
-        return ViewCalls.call(() -> {
-            List<ViewFailure> failures = new ArrayList<>();
-            List<Rebuilder.Prepared> ready = rebuilder.prepare(List.of(new Rebuilder.Ref(s.id(), s.routing())), failures,
-                new Rebuilder.Counts());
-            if (ready.isEmpty()) {
-                throw new ViewException("cannot snapshot the view of " + s + ": " + failures.get(0).reason(), 0, null);
-            }
-            return new ViewSnapshot(ready.get(0));
-        }, "taking a snapshot of " + s);
+        return ViewCalls.call(
+                () -> {
+                    List<ViewFailure> failures = new ArrayList<>();
+                    List<Rebuilder.Prepared> ready = rebuilder.prepare(
+                            List.of(new Rebuilder.Ref(s.id(), s.routing())), failures, new Rebuilder.Counts());
+                    if (ready.isEmpty()) {
+                        throw new ViewException(
+                                "cannot snapshot the view of " + s + ": "
+                                        + failures.get(0).reason(),
+                                0,
+                                null);
+                    }
+                    return new ViewSnapshot(ready.get(0));
+                },
+                "taking a snapshot of " + s);
     }
 
     /**
@@ -466,11 +498,14 @@ public final class MaterializedView<S, P> {
      */
     public RebuildResult write(ViewSnapshot snapshot) {
         Objects.requireNonNull(snapshot, "snapshot cannot be null");
-        return ViewCalls.call(() -> {
-            RebuildResult r = rebuilder.write(List.of(snapshot.prepared()), new ArrayList<>(), new Rebuilder.Counts(), 1);
-            settings.tell(l -> l.afterBatch(r), "afterBatch");
-            return r;
-        }, "writing the snapshot of " + snapshot.id());
+        return ViewCalls.call(
+                () -> {
+                    RebuildResult r =
+                            rebuilder.write(List.of(snapshot.prepared()), new ArrayList<>(), new Rebuilder.Counts(), 1);
+                    settings.tell(l -> l.afterBatch(r), "afterBatch");
+                    return r;
+                },
+                "writing the snapshot of " + snapshot.id());
     }
 
     /** For tests that prepare and write snapshots out of order. */
@@ -542,10 +577,15 @@ public final class MaterializedView<S, P> {
      */
     public Optional<ViewDoc> get(String sourceId) {
         Checks.id(sourceId);
-        return ViewCalls.call(() -> {
-            GetResponse<ObjectNode> g = settings.client().get(r -> r.index(settings.viewIndex()).id(sourceId), ObjectNode.class);
-            return g.found() ? Optional.of(composer.viewDoc(sourceId, g.version(), g.source())) : Optional.<ViewDoc>empty();
-        }, "reading view " + sourceId);
+        return ViewCalls.call(
+                () -> {
+                    GetResponse<ObjectNode> g = settings.client()
+                            .get(r -> r.index(settings.viewIndex()).id(sourceId), ObjectNode.class);
+                    return g.found()
+                            ? Optional.of(composer.viewDoc(sourceId, g.version(), g.source()))
+                            : Optional.<ViewDoc>empty();
+                },
+                "reading view " + sourceId);
     }
 
     /**
@@ -563,28 +603,36 @@ public final class MaterializedView<S, P> {
      */
     public ViewPage<S> search(Function<SearchRequest.Builder, SearchRequest.Builder> request) {
         Objects.requireNonNull(request, "request cannot be null");
-        return ViewCalls.call(() -> {
-            SearchRequest.Builder b = request.apply(new SearchRequest.Builder());
-            SearchRequest req = b.index(settings.viewIndex()).source(s -> s.filter(f -> f.includes(composer.routingPath()))).build();
-            SearchResponse<ObjectNode> found = settings.client().search(req, ObjectNode.class);
-            long total = found.hits().total() == null ? -1 : found.hits().total().value();
-            List<Rebuilder.Ref> refs = found.hits().hits().stream().map(h -> composer.sourceOf(h.id(), h.source())).toList();
-            if (refs.isEmpty()) {
-                return new ViewPage<S>(List.of(), total, 0, 1);
-            }
-            MgetResponse<ObjectNode> got = reads.mget(settings.sourceIndex(), refs, null);
-            List<Versioned<S>> hits = new ArrayList<>(refs.size());
-            int missing = 0;
-            for (int i = 0; i < refs.size(); i++) {
-                var d = got.docs().get(i);
-                if (d.isFailure() || !d.result().found()) {
-                    missing++;
-                    continue;
-                }
-                hits.add(composer.source(d.result(), refs.get(i).routing()));
-            }
-            return new ViewPage<>(hits, total, missing, 2);
-        }, "searching view " + settings.viewIndex());
+        return ViewCalls.call(
+                () -> {
+                    SearchRequest.Builder b = request.apply(new SearchRequest.Builder());
+                    SearchRequest req = b.index(settings.viewIndex())
+                            .source(s -> s.filter(f -> f.includes(composer.routingPath())))
+                            .build();
+                    SearchResponse<ObjectNode> found = settings.client().search(req, ObjectNode.class);
+                    long total = found.hits().total() == null
+                            ? -1
+                            : found.hits().total().value();
+                    List<Rebuilder.Ref> refs = found.hits().hits().stream()
+                            .map(h -> composer.sourceOf(h.id(), h.source()))
+                            .toList();
+                    if (refs.isEmpty()) {
+                        return new ViewPage<S>(List.of(), total, 0, 1);
+                    }
+                    MgetResponse<ObjectNode> got = reads.mget(settings.sourceIndex(), refs, null);
+                    List<Versioned<S>> hits = new ArrayList<>(refs.size());
+                    int missing = 0;
+                    for (int i = 0; i < refs.size(); i++) {
+                        var d = got.docs().get(i);
+                        if (d.isFailure() || !d.result().found()) {
+                            missing++;
+                            continue;
+                        }
+                        hits.add(composer.source(d.result(), refs.get(i).routing()));
+                    }
+                    return new ViewPage<>(hits, total, missing, 2);
+                },
+                "searching view " + settings.viewIndex());
     }
 
     // --- plumbing ---------------------------------------------------------------------------------
@@ -595,9 +643,11 @@ public final class MaterializedView<S, P> {
 
     @Override
     public String toString() {
-        return "MaterializedView{" + settings.name() + ": " + settings.sourceIndex() + " + " + settings.parentIndex() + " (by "
-            + settings.parentIdField() + ") -> " + settings.viewIndex() + ", state=" + state.index() + ", batchSize="
-            + settings.batchSize() + '}';
+        return "MaterializedView{" + settings.name() + ": " + settings.sourceIndex() + " + " + settings.parentIndex()
+                + " (by "
+                + settings.parentIdField() + ") -> " + settings.viewIndex() + ", state=" + state.index()
+                + ", batchSize="
+                + settings.batchSize() + '}';
     }
 
     /**
@@ -611,7 +661,7 @@ public final class MaterializedView<S, P> {
     public static final class Builder<S, P> {
         /** Default retry policy for rejected (429) reads and writes: 10 attempts, 10 ms doubling to 2 s, jittered. */
         public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
-            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
+                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
 
         private final Class<S> sourceType;
         private final Class<P> parentType;
@@ -660,7 +710,8 @@ public final class MaterializedView<S, P> {
         public Builder<S, P> name(String name) {
             Objects.requireNonNull(name, "name cannot be null");
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException("view name must be 1-100 letters, digits, '_' or '-', got [" + name + "]");
+                throw new IllegalArgumentException(
+                        "view name must be 1-100 letters, digits, '_' or '-', got [" + name + "]");
             }
             this.name = name;
             return this;

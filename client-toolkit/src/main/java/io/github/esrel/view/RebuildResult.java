@@ -18,8 +18,16 @@ import java.util.List;
  * @param failures the first failures
  * @param took wall time
  */
-public record RebuildResult(long requested, long written, long deleted, long stale, long failed, long clockReads,
-                            long retries, List<ViewFailure> failures, Duration took) {
+public record RebuildResult(
+        long requested,
+        long written,
+        long deleted,
+        long stale,
+        long failed,
+        long clockReads,
+        long retries,
+        List<ViewFailure> failures,
+        Duration took) {
 
     /**
      * Copies {@code failures}.
@@ -51,8 +59,16 @@ public record RebuildResult(long requested, long written, long deleted, long sta
                 f.add(x);
             }
         }
-        return new RebuildResult(requested + o.requested, written + o.written, deleted + o.deleted, stale + o.stale,
-            failed + o.failed, clockReads + o.clockReads, retries + o.retries, f, took.plus(o.took));
+        return new RebuildResult(
+                requested + o.requested,
+                written + o.written,
+                deleted + o.deleted,
+                stale + o.stale,
+                failed + o.failed,
+                clockReads + o.clockReads,
+                retries + o.retries,
+                f,
+                took.plus(o.took));
     }
 
     RebuildResult took(Duration d) {

@@ -16,7 +16,6 @@ import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.StopReason;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,13 +45,23 @@ final class Rebuilder {
     }
 
     /** Identity of the versions a view is built from; equal stamps mean nothing changed in between. */
-    record Stamp(boolean found, long seqNo, long primaryTerm, String parentId, boolean parentFound, long parentSeqNo,
-                 long parentPrimaryTerm) {
+    record Stamp(
+            boolean found,
+            long seqNo,
+            long primaryTerm,
+            String parentId,
+            boolean parentFound,
+            long parentSeqNo,
+            long parentPrimaryTerm) {
         /** The stamp of a source as read (missing or not) and of its parent as read. */
         static Stamp of(GetResult<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
             boolean found = source != null && source.found();
-            return of(found, found ? seq(source.seqNo()) : -1, found ? seq(source.primaryTerm()) : -1, found ? parentId : null,
-                parent);
+            return of(
+                    found,
+                    found ? seq(source.seqNo()) : -1,
+                    found ? seq(source.primaryTerm()) : -1,
+                    found ? parentId : null,
+                    parent);
         }
 
         /** The stamp of a source as streamed (so it exists) and of its parent as read. */
@@ -60,10 +69,17 @@ final class Rebuilder {
             return of(true, seq(source.seqNo()), seq(source.primaryTerm()), parentId, parent);
         }
 
-        private static Stamp of(boolean found, long seqNo, long primaryTerm, String parentId, GetResult<ObjectNode> parent) {
+        private static Stamp of(
+                boolean found, long seqNo, long primaryTerm, String parentId, GetResult<ObjectNode> parent) {
             boolean pFound = parent != null && parent.found();
-            return new Stamp(found, seqNo, primaryTerm, parentId, pFound, pFound ? seq(parent.seqNo()) : -1,
-                pFound ? seq(parent.primaryTerm()) : -1);
+            return new Stamp(
+                    found,
+                    seqNo,
+                    primaryTerm,
+                    parentId,
+                    pFound,
+                    pFound ? seq(parent.seqNo()) : -1,
+                    pFound ? seq(parent.primaryTerm()) : -1);
         }
     }
 
@@ -105,16 +121,24 @@ final class Rebuilder {
         Checks.id(parentId);
         long start = System.nanoTime();
         RebuildResult[] total = {RebuildResult.empty()};
-        ViewCalls.run(() -> {
-            if (settings.refreshBeforeFanOut()) {
-                // The stream sees what is refreshed: without a refresh, a source that was just written or
-                // re-parented to this parent would be missed (see the class comment of MaterializedView).
-                settings.client().indices().refresh(r -> r.index(settings.sourceIndex()));
-            }
-            Query q = Query.of(b -> b.term(t -> t.field(settings.parentIdField()).value(parentId)));
-            reads.stream(settings.sourceIndex(), q, false, List.of(),
-                page -> total[0] = total[0].plus(rebuildBatches(page.stream().map(Ref::of).toList())));
-        }, "rebuilding the views of parent " + parentId);
+        ViewCalls.run(
+                () -> {
+                    if (settings.refreshBeforeFanOut()) {
+                        // The stream sees what is refreshed: without a refresh, a source that was just written or
+                        // re-parented to this parent would be missed (see the class comment of MaterializedView).
+                        settings.client().indices().refresh(r -> r.index(settings.sourceIndex()));
+                    }
+                    Query q = Query.of(
+                            b -> b.term(t -> t.field(settings.parentIdField()).value(parentId)));
+                    reads.stream(
+                            settings.sourceIndex(),
+                            q,
+                            false,
+                            List.of(),
+                            page -> total[0] = total[0].plus(
+                                    rebuildBatches(page.stream().map(Ref::of).toList())));
+                },
+                "rebuilding the views of parent " + parentId);
         return total[0].took(Duration.ofNanos(System.nanoTime() - start));
     }
 
@@ -155,7 +179,8 @@ final class Rebuilder {
                     continue;
                 }
                 try {
-                    ready.add(new Prepared(s.ref(), clock, s.stamp().found() ? composer.compose(s, clock) : null, s.stamp()));
+                    ready.add(new Prepared(
+                            s.ref(), clock, s.stamp().found() ? composer.compose(s, clock) : null, s.stamp()));
                 } catch (RuntimeException e) {
                     failures.add(new ViewFailure(s.ref().id(), 0, "composing the view failed: " + e));
                 }
@@ -166,8 +191,11 @@ final class Rebuilder {
             c.retries += moved.size();
             if (round >= settings.maxRounds()) {
                 for (Ref r : moved) {
-                    failures.add(new ViewFailure(r.id(), 0, "its sources changed between the two reads of each of " + round
-                        + " snapshots; the intent stays for repair()"));
+                    failures.add(new ViewFailure(
+                            r.id(),
+                            0,
+                            "its sources changed between the two reads of each of " + round
+                                    + " snapshots; the intent stays for repair()"));
                 }
                 break;
             }
@@ -179,61 +207,75 @@ final class Rebuilder {
     /** Writes prepared views with their external versions; resends 429s; 409 means a newer view won. */
     RebuildResult write(List<Prepared> ready, List<ViewFailure> failures, Counts c, int requested) throws IOException {
         long start = System.nanoTime();
-        ConditionalWrites<Prepared> writes = ConditionalWrites.builder(this::operation).client(settings.client())
-            .retryPolicy(settings.retryPolicy())
-            // The credentials may not write the view index at all: not one view's problem. Failing the call says
-            // so; the intents stay, and a repair with the right privileges converges.
-            .abortOnDenied(true)
-            .listener(new ConditionalWrites.Listener<>() {
-                @Override
-                public void onWritten(Prepared p, BulkResponseItem response) {
-                    if (p.document() == null) {
-                        c.deleted++;
-                    } else {
-                        c.written++;
+        ConditionalWrites<Prepared> writes = ConditionalWrites.builder(this::operation)
+                .client(settings.client())
+                .retryPolicy(settings.retryPolicy())
+                // The credentials may not write the view index at all: not one view's problem. Failing the call says
+                // so; the intents stay, and a repair with the right privileges converges.
+                .abortOnDenied(true)
+                .listener(new ConditionalWrites.Listener<>() {
+                    @Override
+                    public void onWritten(Prepared p, BulkResponseItem response) {
+                        if (p.document() == null) {
+                            c.deleted++;
+                        } else {
+                            c.written++;
+                        }
                     }
-                }
 
-                @Override
-                public void onConflict(Prepared p, int attempt, boolean finalOutcome) {
-                    c.stale++;
-                    settings.tell(l -> l.onStale(p.ref().id(), p.version()), "onStale");
-                }
-
-                @Override
-                public void onGaveUp(Prepared p, StopReason stop, ElasticsearchException last) {
-                    failures.add(new ViewFailure(p.ref().id(), last.status(), "still rejected after retries: "
-                        + Reasons.of(last)));
-                }
-
-                @Override
-                public void onFailed(Prepared p, ElasticsearchException failure) {
-                    failures.add(new ViewFailure(p.ref().id(), failure.status(), Reasons.of(failure)));
-                }
-
-                @Override
-                public void onInterrupted(List<Prepared> pending) {
-                    for (Prepared p : pending) {
-                        failures.add(new ViewFailure(p.ref().id(), 429, "interrupted while waiting to resend"));
+                    @Override
+                    public void onConflict(Prepared p, int attempt, boolean finalOutcome) {
+                        c.stale++;
+                        settings.tell(l -> l.onStale(p.ref().id(), p.version()), "onStale");
                     }
-                }
-            }).build();
+
+                    @Override
+                    public void onGaveUp(Prepared p, StopReason stop, ElasticsearchException last) {
+                        failures.add(new ViewFailure(
+                                p.ref().id(), last.status(), "still rejected after retries: " + Reasons.of(last)));
+                    }
+
+                    @Override
+                    public void onFailed(Prepared p, ElasticsearchException failure) {
+                        failures.add(new ViewFailure(p.ref().id(), failure.status(), Reasons.of(failure)));
+                    }
+
+                    @Override
+                    public void onInterrupted(List<Prepared> pending) {
+                        for (Prepared p : pending) {
+                            failures.add(new ViewFailure(p.ref().id(), 429, "interrupted while waiting to resend"));
+                        }
+                    }
+                })
+                .build();
         writes.write(ready);
         for (ViewFailure f : failures) {
             settings.tell(l -> l.onFailure(f), "onFailure");
         }
-        return new RebuildResult(requested, c.written, c.deleted, c.stale,
-            failures.size(), c.clockReads, c.retries, failures.size() > 100 ? failures.subList(0, 100) : failures,
-            Duration.ofNanos(System.nanoTime() - start));
+        return new RebuildResult(
+                requested,
+                c.written,
+                c.deleted,
+                c.stale,
+                failures.size(),
+                c.clockReads,
+                c.retries,
+                failures.size() > 100 ? failures.subList(0, 100) : failures,
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
     private BulkOperation operation(Prepared p) {
         if (p.document() == null) {
-            return BulkOperation.of(o -> o.delete(d -> d.index(settings.viewIndex()).id(p.ref().id()).version(p.version())
-                .versionType(VersionType.External)));
+            return BulkOperation.of(o -> o.delete(d -> d.index(settings.viewIndex())
+                    .id(p.ref().id())
+                    .version(p.version())
+                    .versionType(VersionType.External)));
         }
-        return BulkOperation.of(o -> o.index(x -> x.index(settings.viewIndex()).id(p.ref().id()).version(p.version())
-            .versionType(VersionType.External).document(p.document())));
+        return BulkOperation.of(o -> o.index(x -> x.index(settings.viewIndex())
+                .id(p.ref().id())
+                .version(p.version())
+                .versionType(VersionType.External)
+                .document(p.document())));
     }
 
     /**
@@ -242,11 +284,13 @@ final class Rebuilder {
      */
     List<Snap> read(List<Ref> refs, boolean whole) throws IOException {
         String sourceIndex = settings.sourceIndex();
-        MgetResponse<ObjectNode> sources = reads.mget(sourceIndex, refs, whole ? null : List.of(settings.parentIdField()));
+        MgetResponse<ObjectNode> sources =
+                reads.mget(sourceIndex, refs, whole ? null : List.of(settings.parentIdField()));
         List<GetResult<ObjectNode>> src = new ArrayList<>(refs.size());
         Set<String> parentIds = new LinkedHashSet<>();
         for (int i = 0; i < refs.size(); i++) {
-            GetResult<ObjectNode> g = result(sources.docs().get(i), sourceIndex, refs.get(i).id());
+            GetResult<ObjectNode> g =
+                    result(sources.docs().get(i), sourceIndex, refs.get(i).id());
             src.add(g);
             if (g.found()) {
                 String pid = settings.parentIdOf(g.source());
@@ -260,7 +304,12 @@ final class Rebuilder {
             List<Ref> prefs = parentIds.stream().map(id -> new Ref(id, null)).toList();
             MgetResponse<ObjectNode> got = reads.mget(settings.parentIndex(), prefs, whole ? null : List.of());
             for (int i = 0; i < prefs.size(); i++) {
-                parents.put(prefs.get(i).id(), result(got.docs().get(i), settings.parentIndex(), prefs.get(i).id()));
+                parents.put(
+                        prefs.get(i).id(),
+                        result(
+                                got.docs().get(i),
+                                settings.parentIndex(),
+                                prefs.get(i).id()));
             }
         }
         List<Snap> snaps = new ArrayList<>(refs.size());
@@ -268,8 +317,11 @@ final class Rebuilder {
             GetResult<ObjectNode> g = src.get(i);
             String pid = g.found() ? settings.parentIdOf(g.source()) : null;
             GetResult<ObjectNode> parent = pid == null ? null : parents.get(pid);
-            snaps.add(new Snap(refs.get(i), Stamp.of(g, pid, parent), g.found() ? g.source() : null,
-                parent != null && parent.found() ? parent.source() : null));
+            snaps.add(new Snap(
+                    refs.get(i),
+                    Stamp.of(g, pid, parent),
+                    g.found() ? g.source() : null,
+                    parent != null && parent.found() ? parent.source() : null));
         }
         return snaps;
     }
@@ -277,7 +329,8 @@ final class Rebuilder {
     private static GetResult<ObjectNode> result(MultiGetResponseItem<ObjectNode> item, String index, String id) {
         if (item.isFailure()) {
             ErrorCause e = item.failure().error();
-            throw new ViewException("reading [" + index + "][" + id + "] failed: " + Reasons.of(e), Failures.statusOf(e), null);
+            throw new ViewException(
+                    "reading [" + index + "][" + id + "] failed: " + Reasons.of(e), Failures.statusOf(e), null);
         }
         return item.result();
     }

@@ -14,6 +14,11 @@ import java.time.Duration;
  * @param rebuild what the rebuilds of all of the above did
  * @param took wall time
  */
-public record RepairReport(long intentsReplayed, long sourcesChecked, long lagging, long viewsChecked, long orphans,
-                           RebuildResult rebuild, Duration took) {
-}
+public record RepairReport(
+        long intentsReplayed,
+        long sourcesChecked,
+        long lagging,
+        long viewsChecked,
+        long orphans,
+        RebuildResult rebuild,
+        Duration took) {}

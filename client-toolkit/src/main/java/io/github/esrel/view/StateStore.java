@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Indices;
-
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,9 +61,12 @@ final class StateStore {
         Indices.createIfAbsent(client, index, MAPPING);
         int shards = Indices.primaryShards(client, index);
         if (shards != 1) {
-            throw new ViewException("the view state index [" + index + "] has " + shards + " shards; it must have exactly"
-                + " one, because the views' versions come from its sequence numbers. Delete it (when no write is in"
-                + " flight) or choose another stateIndex", 400, null);
+            throw new ViewException(
+                    "the view state index [" + index + "] has " + shards + " shards; it must have exactly"
+                            + " one, because the views' versions come from its sequence numbers. Delete it (when no write is in"
+                            + " flight) or choose another stateIndex",
+                    400,
+                    null);
         }
         ensured = true;
     }
@@ -76,7 +78,8 @@ final class StateStore {
     long tick() throws IOException {
         ensure();
         String id = "clock:" + view + ":" + ThreadLocalRandom.current().nextInt(CLOCK_DOCS);
-        ObjectNode doc = JsonNodeFactory.instance.objectNode().put("kind", "clock").put("view", view);
+        ObjectNode doc =
+                JsonNodeFactory.instance.objectNode().put("kind", "clock").put("view", view);
         IndexResponse r = client.index(i -> i.index(index).id(id).document(doc));
         return r.seqNo() == null ? -1 : r.seqNo();
     }
@@ -84,10 +87,16 @@ final class StateStore {
     /** Records an intent durably (the write is acknowledged after the translog is synced). */
     Intent record(Intent.Target target, String targetId, String routing) throws IOException {
         ensure();
-        Intent intent = new Intent("intent:" + view + ":" + UUID.randomUUID(), target, targetId, routing, Instant.now(), owner);
-        ObjectNode doc = JsonNodeFactory.instance.objectNode().put("kind", "intent").put("view", view)
-            .put("target", target.name().toLowerCase(java.util.Locale.ROOT)).put("id", targetId)
-            .put("created_at", intent.createdAt().toEpochMilli()).put("owner", owner);
+        Intent intent =
+                new Intent("intent:" + view + ":" + UUID.randomUUID(), target, targetId, routing, Instant.now(), owner);
+        ObjectNode doc = JsonNodeFactory.instance
+                .objectNode()
+                .put("kind", "intent")
+                .put("view", view)
+                .put("target", target.name().toLowerCase(java.util.Locale.ROOT))
+                .put("id", targetId)
+                .put("created_at", intent.createdAt().toEpochMilli())
+                .put("owner", owner);
         if (routing != null) {
             doc.put("routing", routing);
         } else {
@@ -105,17 +114,24 @@ final class StateStore {
     void intents(Instant before, PageHandler<Intent> pages) throws IOException {
         ensure();
         client.indices().refresh(r -> r.index(index));
-        Query q = Query.of(b -> b.bool(x -> x.filter(f -> f.term(t -> t.field("kind").value("intent")))
-            .filter(f -> f.term(t -> t.field("view").value(view)))
-            .filter(f -> f.range(r -> r.untyped(u -> u.field("created_at").lte(JsonData.of(before.toEpochMilli())))))));
-        try (DocStream s = DocStream.of(b -> b.client(client).index(index).query(q).pageSize(500))) {
+        Query q = Query.of(b ->
+                b.bool(x -> x.filter(f -> f.term(t -> t.field("kind").value("intent")))
+                        .filter(f -> f.term(t -> t.field("view").value(view)))
+                        .filter(f -> f.range(
+                                r -> r.untyped(u -> u.field("created_at").lte(JsonData.of(before.toEpochMilli())))))));
+        try (DocStream s =
+                DocStream.of(b -> b.client(client).index(index).query(q).pageSize(500))) {
             for (List<Hit<ObjectNode>> page = s.next(); !page.isEmpty(); page = s.next()) {
                 List<Intent> intents = new ArrayList<>();
                 for (Hit<ObjectNode> h : page) {
                     ObjectNode d = h.source();
-                    intents.add(new Intent(h.id(), Intent.Target.valueOf(d.path("target").asText().toUpperCase(java.util.Locale.ROOT)),
-                        d.path("id").asText(), d.path("routing").isTextual() ? d.path("routing").asText() : null,
-                        Instant.ofEpochMilli(d.path("created_at").asLong()), d.path("owner").asText(null)));
+                    intents.add(new Intent(
+                            h.id(),
+                            Intent.Target.valueOf(d.path("target").asText().toUpperCase(java.util.Locale.ROOT)),
+                            d.path("id").asText(),
+                            d.path("routing").isTextual() ? d.path("routing").asText() : null,
+                            Instant.ofEpochMilli(d.path("created_at").asLong()),
+                            d.path("owner").asText(null)));
                 }
                 pages.accept(intents);
             }

@@ -3,7 +3,6 @@ package io.github.esrel.view;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Reasons;
-
 import java.io.IOException;
 
 /**
@@ -34,7 +33,7 @@ final class ViewCalls {
             return call.call();
         } catch (ViewException e) {
             throw e;
-        } catch (DocStreamException e) {   // from the DocStreams that page through sources and views
+        } catch (DocStreamException e) { // from the DocStreams that page through sources and views
             throw new ViewException(what + " failed: " + e.getMessage(), e.status(), e);
         } catch (ElasticsearchException e) {
             throw new ViewException(what + " failed: " + Reasons.of(e), e.status(), e);
@@ -45,9 +44,11 @@ final class ViewCalls {
 
     /** {@link #call} for requests without a result. */
     static void run(Step step, String what) {
-        call(() -> {
-            step.run();
-            return null;
-        }, what);
+        call(
+                () -> {
+                    step.run();
+                    return null;
+                },
+                what);
     }
 }

@@ -10,5 +10,4 @@ package io.github.esrel.view;
  * @param intentCleared whether the intent was cleared
  * @param <R> the type of the write's result (an index, update or delete response, say)
  */
-public record ViewChange<R>(R result, RebuildResult rebuild, String intentId, boolean intentCleared) {
-}
+public record ViewChange<R>(R result, RebuildResult rebuild, String intentId, boolean intentCleared) {}

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
-
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiFunction;
@@ -56,8 +55,14 @@ final class ViewComposer<S, P> {
      * @throws IllegalArgumentException if there is neither a copy nor a function, or both, or
      *     {@code jsonp} is not Jackson's
      */
-    ViewComposer(String view, String metaField, Class<S> sourceType, Class<P> parentType, List<Copy> copies,
-                 BiFunction<S, P, ?> function, JsonpMapper jsonp) {
+    ViewComposer(
+            String view,
+            String metaField,
+            Class<S> sourceType,
+            Class<P> parentType,
+            List<Copy> copies,
+            BiFunction<S, P, ?> function,
+            JsonpMapper jsonp) {
         this.view = Objects.requireNonNull(view, "view cannot be null");
         this.metaField = Objects.requireNonNull(metaField, "metaField cannot be null");
         this.sourceType = Objects.requireNonNull(sourceType, "sourceType cannot be null");
@@ -65,17 +70,18 @@ final class ViewComposer<S, P> {
         this.copies = List.copyOf(copies);
         this.function = function;
         if (function == null && this.copies.isEmpty()) {
-            throw new IllegalArgumentException("view [" + view + "] copies nothing from the parent: add copyParent(from, to)"
-                + " or a compose(...) function");
+            throw new IllegalArgumentException("view [" + view
+                    + "] copies nothing from the parent: add copyParent(from, to)" + " or a compose(...) function");
         }
         if (function != null && !this.copies.isEmpty()) {
-            throw new IllegalArgumentException("view [" + view + "]: copyParent(...) applies to the default composition only;"
-                + " with compose(...) copy the parent's fields in the function");
+            throw new IllegalArgumentException(
+                    "view [" + view + "]: copyParent(...) applies to the default composition only;"
+                            + " with compose(...) copy the parent's fields in the function");
         }
         // Checked after the composition so that a view misconfigured twice names its own mistake first.
         if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
             throw new IllegalArgumentException("MaterializedView maps documents with Jackson: build the client with a"
-                + " JacksonJsonpMapper (got " + jsonp.getClass().getName() + ")");
+                    + " JacksonJsonpMapper (got " + jsonp.getClass().getName() + ")");
         }
         this.mapper = jackson.objectMapper();
     }
@@ -90,7 +96,7 @@ final class ViewComposer<S, P> {
         ObjectNode doc = function == null ? copied(s.source(), s.parent()) : composed(s.source(), s.parent());
         if (doc.has(metaField)) {
             throw new IllegalArgumentException("the view document must not have a field [" + metaField
-                + "]: it holds the view's bookkeeping (change it with metaField(...))");
+                    + "]: it holds the view's bookkeeping (change it with metaField(...))");
         }
         doc.set(metaField, bookkeeping(s, version));
         return doc;
@@ -112,27 +118,32 @@ final class ViewComposer<S, P> {
     }
 
     private ObjectNode composed(ObjectNode source, ObjectNode parent) {
-        Object out = Objects.requireNonNull(function.apply(convert(source, sourceType),
-            parent == null ? null : convert(parent, parentType)), "the compose function returned null");
+        Object out = Objects.requireNonNull(
+                function.apply(convert(source, sourceType), parent == null ? null : convert(parent, parentType)),
+                "the compose function returned null");
         JsonNode tree = mapper.valueToTree(out);
         if (!(tree instanceof ObjectNode o)) {
             throw new IllegalArgumentException("the compose function must return something that serializes to a JSON"
-                + " object, got " + tree.getNodeType());
+                    + " object, got " + tree.getNodeType());
         }
         return o;
     }
 
     private ObjectNode bookkeeping(Rebuilder.Snap s, long version) {
-        ObjectNode meta = JsonNodeFactory.instance.objectNode().put("view", view).put("version", version);
-        ObjectNode src = meta.putObject("source").put("id", s.ref().id()).put("seq_no", s.stamp().seqNo())
-            .put("primary_term", s.stamp().primaryTerm());
+        ObjectNode meta =
+                JsonNodeFactory.instance.objectNode().put("view", view).put("version", version);
+        ObjectNode src = meta.putObject("source")
+                .put("id", s.ref().id())
+                .put("seq_no", s.stamp().seqNo())
+                .put("primary_term", s.stamp().primaryTerm());
         if (s.ref().routing() != null) {
             src.put("routing", s.ref().routing());
         }
         ObjectNode par = meta.putObject("parent");
         par.put("id", s.stamp().parentId()).put("found", s.stamp().parentFound());
         if (s.stamp().parentFound()) {
-            par.put("seq_no", s.stamp().parentSeqNo()).put("primary_term", s.stamp().parentPrimaryTerm());
+            par.put("seq_no", s.stamp().parentSeqNo())
+                    .put("primary_term", s.stamp().parentPrimaryTerm());
         }
         return meta;
     }
@@ -161,8 +172,13 @@ final class ViewComposer<S, P> {
     ViewDoc viewDoc(String id, long version, ObjectNode storedView) {
         ObjectNode doc = storedView.deepCopy();
         Rebuilder.Stamp st = stampOf(doc.remove(metaField));
-        return new ViewDoc(id, version, doc, st == null ? -1 : st.seqNo(), st == null ? null : st.parentId(),
-            st == null ? -1 : st.parentSeqNo());
+        return new ViewDoc(
+                id,
+                version,
+                doc,
+                st == null ? -1 : st.seqNo(),
+                st == null ? null : st.parentId(),
+                st == null ? -1 : st.parentSeqNo());
     }
 
     /**
@@ -171,8 +187,14 @@ final class ViewComposer<S, P> {
      * @throws IllegalArgumentException if it cannot be mapped
      */
     Versioned<S> source(GetResult<ObjectNode> read, String routing) {
-        return new Versioned<>(read.index(), read.id(), routing, convert(read.source(), sourceType),
-            Rebuilder.seq(read.seqNo()), Rebuilder.seq(read.primaryTerm()), Rebuilder.seq(read.version()));
+        return new Versioned<>(
+                read.index(),
+                read.id(),
+                routing,
+                convert(read.source(), sourceType),
+                Rebuilder.seq(read.seqNo()),
+                Rebuilder.seq(read.primaryTerm()),
+                Rebuilder.seq(read.version()));
     }
 
     /** The versions recorded in a bookkeeping field, or {@code null} when there is none. */
@@ -183,20 +205,28 @@ final class ViewComposer<S, P> {
         JsonNode s = meta.path("source");
         JsonNode p = meta.path("parent");
         boolean pFound = p.path("found").asBoolean(false);
-        return new Rebuilder.Stamp(true, JsonTrees.longOr(s.get("seq_no"), -1), JsonTrees.longOr(s.get("primary_term"), -1),
-            p.path("id").isNull() || p.path("id").isMissingNode() ? null : p.path("id").asText(), pFound,
-            pFound ? JsonTrees.longOr(p.get("seq_no"), -1) : -1, pFound ? JsonTrees.longOr(p.get("primary_term"), -1) : -1);
+        return new Rebuilder.Stamp(
+                true,
+                JsonTrees.longOr(s.get("seq_no"), -1),
+                JsonTrees.longOr(s.get("primary_term"), -1),
+                p.path("id").isNull() || p.path("id").isMissingNode()
+                        ? null
+                        : p.path("id").asText(),
+                pFound,
+                pFound ? JsonTrees.longOr(p.get("seq_no"), -1) : -1,
+                pFound ? JsonTrees.longOr(p.get("primary_term"), -1) : -1);
     }
 
     @SuppressWarnings("unchecked")
     private <T> T convert(ObjectNode tree, Class<T> type) {
         if (type == ObjectNode.class || type == JsonNode.class) {
-            return (T) tree;   // no round trip through Jackson for callers who work on trees
+            return (T) tree; // no round trip through Jackson for callers who work on trees
         }
         try {
             return mapper.treeToValue(tree, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot map a document to " + type.getName() + ": " + e.getOriginalMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot map a document to " + type.getName() + ": " + e.getOriginalMessage(), e);
         }
     }
 }

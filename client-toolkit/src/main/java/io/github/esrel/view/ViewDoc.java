@@ -12,5 +12,5 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param parentId the parent it was built with, or {@code null}
  * @param parentSeqNo the parent's {@code _seq_no}, or -1 when there was no parent
  */
-public record ViewDoc(String id, long version, ObjectNode document, long sourceSeqNo, String parentId, long parentSeqNo) {
-}
+public record ViewDoc(
+        String id, long version, ObjectNode document, long sourceSeqNo, String parentId, long parentSeqNo) {}

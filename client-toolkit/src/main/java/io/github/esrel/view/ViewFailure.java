@@ -9,5 +9,4 @@ package io.github.esrel.view;
  *     validation round; a composer that threw)
  * @param reason what went wrong
  */
-public record ViewFailure(String viewId, int status, String reason) {
-}
+public record ViewFailure(String viewId, int status, String reason) {}

@@ -1,7 +1,6 @@
 package io.github.esrel.view;
 
 import io.github.esrel.occ.Versioned;
-
 import java.util.List;
 
 /**

@@ -10,7 +10,6 @@ import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
-
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -37,33 +36,42 @@ final class ViewReads {
     MgetResponse<ObjectNode> mget(String index, List<Rebuilder.Ref> refs, List<String> includes) throws IOException {
         Attempts attempts = settings.readPolicy().attempts();
         while (true) {
-            MgetResponse<ObjectNode> r = settings.client().mget(m -> {
-                m.index(index);
-                for (Rebuilder.Ref ref : refs) {
-                    m.docs(d -> {
-                        d.id(ref.id());
-                        if (ref.routing() != null) {
-                            d.routing(ref.routing());
-                        }
-                        if (includes != null && includes.isEmpty()) {
-                            d.source(s -> s.fetch(false));
-                        } else if (includes != null) {
-                            d.source(s -> s.filter(f -> f.includes(includes)));
-                        }
-                        return d;
-                    });
-                }
-                return m;
-            }, ObjectNode.class);
-            Optional<MultiGetResponseItem<ObjectNode>> rejected = r.docs().stream().filter(MultiGetResponseItem::isFailure)
-                .filter(d -> Failures.statusOf(d.failure().error()) == Failures.TOO_MANY_REQUESTS).findFirst();
+            MgetResponse<ObjectNode> r = settings.client()
+                    .mget(
+                            m -> {
+                                m.index(index);
+                                for (Rebuilder.Ref ref : refs) {
+                                    m.docs(d -> {
+                                        d.id(ref.id());
+                                        if (ref.routing() != null) {
+                                            d.routing(ref.routing());
+                                        }
+                                        if (includes != null && includes.isEmpty()) {
+                                            d.source(s -> s.fetch(false));
+                                        } else if (includes != null) {
+                                            d.source(s -> s.filter(f -> f.includes(includes)));
+                                        }
+                                        return d;
+                                    });
+                                }
+                                return m;
+                            },
+                            ObjectNode.class);
+            Optional<MultiGetResponseItem<ObjectNode>> rejected = r.docs().stream()
+                    .filter(MultiGetResponseItem::isFailure)
+                    .filter(d -> Failures.statusOf(d.failure().error()) == Failures.TOO_MANY_REQUESTS)
+                    .findFirst();
             if (rejected.isEmpty()) {
                 return r;
             }
-            ElasticsearchException e = Failures.ofBulkItem(429, rejected.get().failure().error());
+            ElasticsearchException e =
+                    Failures.ofBulkItem(429, rejected.get().failure().error());
             if (!attempts.retryAfter(e)) {
-                throw new ViewException("reading [" + index + "] was rejected (429) through every retry: "
-                    + Reasons.of(rejected.get().failure().error()), 429, e);
+                throw new ViewException(
+                        "reading [" + index + "] was rejected (429) through every retry: "
+                                + Reasons.of(rejected.get().failure().error()),
+                        429,
+                        e);
             }
         }
     }
@@ -74,11 +82,20 @@ final class ViewReads {
      *
      * @param includes the source fields to fetch when {@code withSource}
      */
-    void stream(String index, Query query, boolean withSource, List<String> includes,
-                StateStore.PageHandler<Hit<ObjectNode>> handler) throws IOException {
+    void stream(
+            String index,
+            Query query,
+            boolean withSource,
+            List<String> includes,
+            StateStore.PageHandler<Hit<ObjectNode>> handler)
+            throws IOException {
         try (DocStream s = DocStream.of(b -> {
-            b.client(settings.client()).index(index).pageSize(settings.batchSize()).retryPolicy(settings.readPolicy())
-                .fetchSource(withSource).sourceIncludes(includes);
+            b.client(settings.client())
+                    .index(index)
+                    .pageSize(settings.batchSize())
+                    .retryPolicy(settings.readPolicy())
+                    .fetchSource(withSource)
+                    .sourceIncludes(includes);
             if (query != null) {
                 b.query(query);
             }

@@ -6,7 +6,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Indices;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,7 +29,12 @@ final class ViewRepair {
     private final ViewReads reads;
     private final ViewComposer<?, ?> composer;
 
-    ViewRepair(ViewSettings settings, StateStore state, Rebuilder rebuilder, ViewReads reads, ViewComposer<?, ?> composer) {
+    ViewRepair(
+            ViewSettings settings,
+            StateStore state,
+            Rebuilder rebuilder,
+            ViewReads reads,
+            ViewComposer<?, ?> composer) {
         this.settings = settings;
         this.state = state;
         this.rebuilder = rebuilder;
@@ -40,8 +44,9 @@ final class ViewRepair {
 
     /** Rebuilds what the intent covers and clears it if every view was rebuilt. */
     RebuildResult complete(Intent intent) {
-        RebuildResult r = intent.target() == Intent.Target.SOURCE ? rebuilder.rebuild(List.of(sourceOf(intent)))
-            : rebuilder.rebuildParent(intent.targetId());
+        RebuildResult r = intent.target() == Intent.Target.SOURCE
+                ? rebuilder.rebuild(List.of(sourceOf(intent)))
+                : rebuilder.rebuildParent(intent.targetId());
         if (r.complete()) {
             ViewCalls.run(() -> state.clear(intent), "clearing intent " + intent.id());
         }
@@ -59,8 +64,14 @@ final class ViewRepair {
         long start = System.nanoTime();
         RepairReport intents = replayIntents(Duration.ZERO);
         RepairReport sweep = sweep();
-        return new RepairReport(intents.intentsReplayed(), sweep.sourcesChecked(), sweep.lagging(), sweep.viewsChecked(),
-            sweep.orphans(), intents.rebuild().plus(sweep.rebuild()), Duration.ofNanos(System.nanoTime() - start));
+        return new RepairReport(
+                intents.intentsReplayed(),
+                sweep.sourcesChecked(),
+                sweep.lagging(),
+                sweep.viewsChecked(),
+                sweep.orphans(),
+                intents.rebuild().plus(sweep.rebuild()),
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
     /** See {@link MaterializedView#replayIntents(Duration)}. */
@@ -68,13 +79,15 @@ final class ViewRepair {
         long start = System.nanoTime();
         long[] replayed = {0};
         RebuildResult[] total = {RebuildResult.empty()};
-        ViewCalls.run(() -> state.intents(Instant.now().minus(olderThan), page -> {
-            for (Intent intent : page) {
-                total[0] = total[0].plus(complete(intent));
-                replayed[0]++;
-                settings.tell(l -> l.onIntentReplayed(intent), "onIntentReplayed");
-            }
-        }), "replaying intents");
+        ViewCalls.run(
+                () -> state.intents(Instant.now().minus(olderThan), page -> {
+                    for (Intent intent : page) {
+                        total[0] = total[0].plus(complete(intent));
+                        replayed[0]++;
+                        settings.tell(l -> l.onIntentReplayed(intent), "onIntentReplayed");
+                    }
+                }),
+                "replaying intents");
         return new RepairReport(replayed[0], 0, 0, 0, 0, total[0], Duration.ofNanos(System.nanoTime() - start));
     }
 
@@ -91,24 +104,44 @@ final class ViewRepair {
     RepairReport sweep() {
         long start = System.nanoTime();
         Sweep sweep = new Sweep();
-        ViewCalls.run(() -> {
-            // The streams are point-in-time snapshots of what is refreshed: refresh first, or the sweep compares
-            // views with sources as they were up to a refresh interval ago (and misses new views entirely).
-            settings.client().indices().refresh(r -> r.index(settings.sourceIndex()));
-            reads.stream(settings.sourceIndex(), null, true, List.of(settings.parentIdField()), page -> rebuildLagging(page, sweep));
-            if (Indices.exists(settings.client(), settings.viewIndex())) {
-                settings.client().indices().refresh(r -> r.index(settings.viewIndex()));
-                reads.stream(settings.viewIndex(), null, true, List.of(composer.routingPath()), page -> deleteOrphans(page, sweep));
-            }
-        }, "sweeping views");
-        return new RepairReport(0, sweep.sourcesChecked, sweep.lagging, sweep.viewsChecked, sweep.orphans, sweep.rebuild,
-            Duration.ofNanos(System.nanoTime() - start));
+        ViewCalls.run(
+                () -> {
+                    // The streams are point-in-time snapshots of what is refreshed: refresh first, or the sweep
+                    // compares
+                    // views with sources as they were up to a refresh interval ago (and misses new views entirely).
+                    settings.client().indices().refresh(r -> r.index(settings.sourceIndex()));
+                    reads.stream(
+                            settings.sourceIndex(),
+                            null,
+                            true,
+                            List.of(settings.parentIdField()),
+                            page -> rebuildLagging(page, sweep));
+                    if (Indices.exists(settings.client(), settings.viewIndex())) {
+                        settings.client().indices().refresh(r -> r.index(settings.viewIndex()));
+                        reads.stream(
+                                settings.viewIndex(),
+                                null,
+                                true,
+                                List.of(composer.routingPath()),
+                                page -> deleteOrphans(page, sweep));
+                    }
+                },
+                "sweeping views");
+        return new RepairReport(
+                0,
+                sweep.sourcesChecked,
+                sweep.lagging,
+                sweep.viewsChecked,
+                sweep.orphans,
+                sweep.rebuild,
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
     /** Rebuilds the views of a page of sources that are missing or were built from other versions than the current ones. */
     private void rebuildLagging(List<Hit<ObjectNode>> sources, Sweep sweep) throws IOException {
         sweep.sourcesChecked += sources.size();
-        Map<String, Rebuilder.Stamp> built = builtFrom(sources.stream().map(Rebuilder.Ref::of).toList());
+        Map<String, Rebuilder.Stamp> built =
+                builtFrom(sources.stream().map(Rebuilder.Ref::of).toList());
         Map<String, GetResult<ObjectNode>> parents = parentsOf(sources);
         List<Rebuilder.Ref> lagging = new ArrayList<>();
         for (Hit<ObjectNode> h : sources) {
@@ -130,8 +163,10 @@ final class ViewRepair {
         if (!Indices.exists(settings.client(), settings.viewIndex())) {
             return stamps;
         }
-        MgetResponse<ObjectNode> got = reads.mget(settings.viewIndex(),
-            sources.stream().map(r -> new Rebuilder.Ref(r.id(), null)).toList(), List.of(composer.metaField()));
+        MgetResponse<ObjectNode> got = reads.mget(
+                settings.viewIndex(),
+                sources.stream().map(r -> new Rebuilder.Ref(r.id(), null)).toList(),
+                List.of(composer.metaField()));
         for (int i = 0; i < sources.size(); i++) {
             var d = got.docs().get(i);
             if (!d.isFailure() && d.result().found()) {
@@ -143,13 +178,19 @@ final class ViewRepair {
 
     /** The parents the sources name, as read now ({@code null} for one that could not be read: its views count as lagging). */
     private Map<String, GetResult<ObjectNode>> parentsOf(List<Hit<ObjectNode>> sources) throws IOException {
-        List<Rebuilder.Ref> parentRefs = sources.stream().map(h -> settings.parentIdOf(h.source())).filter(Objects::nonNull)
-            .distinct().map(id -> new Rebuilder.Ref(id, null)).toList();
+        List<Rebuilder.Ref> parentRefs = sources.stream()
+                .map(h -> settings.parentIdOf(h.source()))
+                .filter(Objects::nonNull)
+                .distinct()
+                .map(id -> new Rebuilder.Ref(id, null))
+                .toList();
         Map<String, GetResult<ObjectNode>> parents = new HashMap<>();
         if (!parentRefs.isEmpty()) {
             MgetResponse<ObjectNode> got = reads.mget(settings.parentIndex(), parentRefs, List.of());
             for (int i = 0; i < parentRefs.size(); i++) {
-                parents.put(parentRefs.get(i).id(), got.docs().get(i).isFailure() ? null : got.docs().get(i).result());
+                parents.put(
+                        parentRefs.get(i).id(),
+                        got.docs().get(i).isFailure() ? null : got.docs().get(i).result());
             }
         }
         return parents;
@@ -158,7 +199,8 @@ final class ViewRepair {
     /** Deletes (by rebuilding) the views of a page whose source is gone. */
     private void deleteOrphans(List<Hit<ObjectNode>> views, Sweep sweep) throws IOException {
         sweep.viewsChecked += views.size();
-        List<Rebuilder.Ref> sources = views.stream().map(h -> composer.sourceOf(h.id(), h.source())).toList();
+        List<Rebuilder.Ref> sources =
+                views.stream().map(h -> composer.sourceOf(h.id(), h.source())).toList();
         MgetResponse<ObjectNode> got = reads.mget(settings.sourceIndex(), sources, List.of());
         List<Rebuilder.Ref> orphans = new ArrayList<>();
         for (int i = 0; i < sources.size(); i++) {

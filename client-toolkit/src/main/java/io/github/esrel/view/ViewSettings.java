@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.RetryPolicy;
-
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -29,9 +28,21 @@ import java.util.function.Consumer;
  * @param listener follows rebuilds and repairs
  * @param refreshBeforeFanOut whether a parent's sources are searched only after a refresh
  */
-record ViewSettings(ElasticsearchClient client, String name, String sourceIndex, String parentIndex, String viewIndex,
-                    String parentIdField, String stateIndex, String metaField, int batchSize, int maxRounds,
-                    RetryPolicy retryPolicy, RetryPolicy readPolicy, ViewListener listener, boolean refreshBeforeFanOut) {
+record ViewSettings(
+        ElasticsearchClient client,
+        String name,
+        String sourceIndex,
+        String parentIndex,
+        String viewIndex,
+        String parentIdField,
+        String stateIndex,
+        String metaField,
+        int batchSize,
+        int maxRounds,
+        RetryPolicy retryPolicy,
+        RetryPolicy readPolicy,
+        ViewListener listener,
+        boolean refreshBeforeFanOut) {
 
     ViewSettings {
         // In the order the builder's Javadoc names the required settings, so that a caller who left out

@@ -1,5 +1,8 @@
 package io.github.esrel.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
@@ -14,18 +17,14 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.elasticsearch.client.ResponseException;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.elasticsearch.client.ResponseException;
+import org.junit.jupiter.api.Test;
 
 /**
  * esrel-client-es8 (elasticsearch-java 8.x, whose only transport is the RestClient one) on a node of this
@@ -51,7 +50,8 @@ class ClientLineIT {
         try {
             List<Future<Outcome<Counter>>> increments = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
-                increments.add(pool.submit(() -> occ.update("line-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
+                increments.add(pool.submit(
+                        () -> occ.update("line-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
             }
             int retries = 0;
             for (Future<Outcome<Counter>> increment : increments) {
@@ -59,11 +59,16 @@ class ClientLineIT {
                 assertThat(outcome.status()).isEqualTo(Outcome.Status.UPDATED);
                 retries += outcome.attempts() - 1;
             }
-            assertThat(retries).as("concurrent writers met 409s, and esrel retried them").isPositive();
+            assertThat(retries)
+                    .as("concurrent writers met 409s, and esrel retried them")
+                    .isPositive();
         } finally {
             pool.shutdownNow();
         }
-        assertThat(es.get(g -> g.index("line-counters").id("1"), Counter.class).source().n()).isEqualTo(200);
+        assertThat(es.get(g -> g.index("line-counters").id("1"), Counter.class)
+                        .source()
+                        .n())
+                .isEqualTo(200);
 
         es.indices().create(c -> c.index("line-fs")); // the plugin keeps locks per existing index
         try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index("line-fs").backend(TreeLocks.Backend.PLUGIN))) {
@@ -75,9 +80,12 @@ class ClientLineIT {
         }
 
         // What esrel corrects: the raw 8.x client reports that 409 as an I/O failure, not as Elasticsearch's error.
-        assertThatThrownBy(() -> es.index(i -> i.index("line-counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
-            .document(new Counter(-1))))
-            .isInstanceOf(ResponseException.class)
-            .isNotInstanceOf(ElasticsearchException.class);
+        assertThatThrownBy(() -> es.index(i -> i.index("line-counters")
+                        .id("1")
+                        .ifSeqNo(999L)
+                        .ifPrimaryTerm(1L)
+                        .document(new Counter(-1))))
+                .isInstanceOf(ResponseException.class)
+                .isNotInstanceOf(ElasticsearchException.class);
     }
 }

@@ -1,5 +1,8 @@
 package io.github.esrel.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
@@ -19,10 +22,6 @@ import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.apache.http.HttpHost;
-import org.elasticsearch.client.RestClient;
-import org.junit.jupiter.api.Test;
-
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,9 +31,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Supplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.api.Test;
 
 /**
  * esrel-client (elasticsearch-java 9.x) and the server lines it can and cannot talk to. Each test starts the
@@ -55,17 +54,17 @@ class ClientLineIT {
             eight.start();
             ElasticsearchClient es = eight.client();
             List<Supplier<Object>> entryPoints = List.of(
-                () -> Occ.of(b -> b.client(es)),
-                () -> Join.of(b -> b.client(es)),
-                () -> RoutingClient.of(b -> b.client(es)),
-                () -> FileTree.of(b -> b.client(es).index("fs")),
-                () -> TreeLocks.of(b -> b.client(es).index("fs")));
+                    () -> Occ.of(b -> b.client(es)),
+                    () -> Join.of(b -> b.client(es)),
+                    () -> RoutingClient.of(b -> b.client(es)),
+                    () -> FileTree.of(b -> b.client(es).index("fs")),
+                    () -> TreeLocks.of(b -> b.client(es).index("fs")));
             for (Supplier<Object> entryPoint : entryPoints) {
                 assertThatThrownBy(entryPoint::get)
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("refuses the requests of elasticsearch-java 9.x")
-                    .hasMessageContaining("Accept version must be either version 8 or 7, but found 9")
-                    .hasMessageContaining("io.github.esrel:esrel-client-es8");
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("refuses the requests of elasticsearch-java 9.x")
+                        .hasMessageContaining("Accept version must be either version 8 or 7, but found 9")
+                        .hasMessageContaining("io.github.esrel:esrel-client-es8");
             }
         }
     }
@@ -77,15 +76,18 @@ class ClientLineIT {
     @Test
     void shouldTreatConflictsAlikeOnTheLegacyRestClientTransport() throws Exception {
         try (RestClient rest = RestClient.builder(hostOf(cluster.httpUri())).build()) {
-            ElasticsearchClient legacy = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
+            ElasticsearchClient legacy =
+                    new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
 
             Occ occ = Occ.of(b -> b.client(legacy).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
-            legacy.index(i -> i.index("legacy-counters").id("1").document(new Counter(0)).refresh(Refresh.True));
+            legacy.index(i ->
+                    i.index("legacy-counters").id("1").document(new Counter(0)).refresh(Refresh.True));
             ExecutorService pool = Executors.newFixedThreadPool(8);
             try {
                 List<Future<Outcome<Counter>>> increments = new ArrayList<>();
                 for (int i = 0; i < 200; i++) {
-                    increments.add(pool.submit(() -> occ.update("legacy-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
+                    increments.add(pool.submit(
+                            () -> occ.update("legacy-counters", "1", Counter.class, c -> new Counter(c.n() + 1))));
                 }
                 int retries = 0;
                 for (Future<Outcome<Counter>> increment : increments) {
@@ -93,14 +95,20 @@ class ClientLineIT {
                     assertThat(outcome.status()).isEqualTo(Outcome.Status.UPDATED);
                     retries += outcome.attempts() - 1;
                 }
-                assertThat(retries).as("concurrent writers met 409s, and esrel retried them").isPositive();
+                assertThat(retries)
+                        .as("concurrent writers met 409s, and esrel retried them")
+                        .isPositive();
             } finally {
                 pool.shutdownNow();
             }
-            assertThat(legacy.get(g -> g.index("legacy-counters").id("1"), Counter.class).source().n()).isEqualTo(200);
+            assertThat(legacy.get(g -> g.index("legacy-counters").id("1"), Counter.class)
+                            .source()
+                            .n())
+                    .isEqualTo(200);
 
             legacy.indices().create(c -> c.index("legacy-fs")); // the plugin keeps locks per existing index
-            try (TreeLocks locks = TreeLocks.of(b -> b.client(legacy).index("legacy-fs").backend(TreeLocks.Backend.PLUGIN))) {
+            try (TreeLocks locks =
+                    TreeLocks.of(b -> b.client(legacy).index("legacy-fs").backend(TreeLocks.Backend.PLUGIN))) {
                 TreeLock held = locks.acquire("/a", LockMode.EXCLUSIVE).orThrow();
                 AcquireResult<TreeLock> busy = locks.acquire("/a/b", LockMode.SHARED, Duration.ZERO);
                 assertThat(busy.acquired()).isFalse();
@@ -109,10 +117,13 @@ class ClientLineIT {
             }
 
             // And an error that is an error stays one, with Elasticsearch's status and type.
-            assertThatThrownBy(() -> legacy.index(i -> i.index("legacy-counters").id("1").ifSeqNo(999L).ifPrimaryTerm(1L)
-                .document(Map.of("n", -1))))
-                .as("the raw client on this transport, without esrel: not an ElasticsearchException")
-                .isNotInstanceOf(ElasticsearchException.class);
+            assertThatThrownBy(() -> legacy.index(i -> i.index("legacy-counters")
+                            .id("1")
+                            .ifSeqNo(999L)
+                            .ifPrimaryTerm(1L)
+                            .document(Map.of("n", -1))))
+                    .as("the raw client on this transport, without esrel: not an ElasticsearchException")
+                    .isNotInstanceOf(ElasticsearchException.class);
         }
     }
 

@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.ArrayList;
@@ -33,24 +32,37 @@ final class Blog {
         this.es = es;
         this.users = prefix + "-users";
         this.posts = prefix + "-posts";
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         es.indices().create(c -> c.index(posts).withJson(new StringReader(POSTS_MAPPING)));
     }
 
     Relation relation() {
-        return Relation.of(r -> r.name("post-author").parentIndex(users).childIndex(posts).parentIdField("user.id")
-            .copy("name", "user.name").copy("email", "user.email"));
+        return Relation.of(r -> r.name("post-author")
+                .parentIndex(users)
+                .childIndex(posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name")
+                .copy("email", "user.email"));
     }
 
     void user(String id, String name) throws IOException {
-        ObjectNode u = JsonNodeFactory.instance.objectNode().put("name", name).put("email", name.toLowerCase().replace(' ', '.') + "@example.com");
+        ObjectNode u = JsonNodeFactory.instance
+                .objectNode()
+                .put("name", name)
+                .put("email", name.toLowerCase().replace(' ', '.') + "@example.com");
         es.index(i -> i.index(users).id(id).document(u));
     }
 
     static ObjectNode post(String userId, String userName, int n) {
-        ObjectNode p = JsonNodeFactory.instance.objectNode().put("title", "post " + n + " about relationships").put("edits", 0);
-        p.putObject("user").put("id", userId).put("name", userName)
-            .put("email", userName.toLowerCase().replace(' ', '.') + "@example.com");
+        ObjectNode p = JsonNodeFactory.instance
+                .objectNode()
+                .put("title", "post " + n + " about relationships")
+                .put("edits", 0);
+        p.putObject("user")
+                .put("id", userId)
+                .put("name", userName)
+                .put("email", userName.toLowerCase().replace(' ', '.') + "@example.com");
         return p;
     }
 
@@ -65,8 +77,12 @@ final class Blog {
             }
             BulkResponse r = es.bulk(b -> b.operations(ops));
             if (r.errors()) {
-                throw new IllegalStateException("fixture bulk failed: " + r.items().stream().filter(it -> it.error() != null)
-                    .findFirst().orElseThrow().error());
+                throw new IllegalStateException("fixture bulk failed: "
+                        + r.items().stream()
+                                .filter(it -> it.error() != null)
+                                .findFirst()
+                                .orElseThrow()
+                                .error());
             }
         }
         es.indices().refresh(r -> r.index(posts));

@@ -1,8 +1,8 @@
 package io.github.esrel.denorm;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 class LedgerTest {
 
@@ -10,13 +10,13 @@ class LedgerTest {
     void shouldCountEveryChildOnceAndCarryOnFromACheckpoint() {
         Ledger l = new Ledger(new JobCounts(10, 4, 3, 1, 0, 2, 1, 0, 1), 7, 2);
         l.passStarted();
-        l.matched(1, 6);            // a resumed first pass: what is left of the 10
+        l.matched(1, 6); // a resumed first pass: what is left of the 10
         l.handled(Ledger.Kind.WRITTEN);
         l.handled(Ledger.Kind.UP_TO_DATE);
         l.handled(Ledger.Kind.MOVED);
         l.conflict();
         l.rejected(3);
-        l.sawParent(5);             // an older read arriving late changes nothing
+        l.sawParent(5); // an older read arriving late changes nothing
         assertThat(l.counts()).isEqualTo(new JobCounts(10, 7, 4, 2, 1, 3, 4, 0, 2));
         assertThat(l.doneThisRun()).isEqualTo(3);
         assertThat(l.parentSeqNo()).isEqualTo(7);
@@ -27,13 +27,14 @@ class LedgerTest {
         Ledger l = new Ledger(JobCounts.NONE, -1, 2);
         l.matched(1, 5);
         for (int i = 0; i < 3; i++) {
-            assertThat(l.fail("c" + i, null, 400, "mapper_parsing_exception").childId()).isEqualTo("c" + i);
+            assertThat(l.fail("c" + i, null, 400, "mapper_parsing_exception").childId())
+                    .isEqualTo("c" + i);
         }
         assertThat(l.failures()).extracting(ChildFailure::childId).containsExactly("c0", "c1");
         assertThat(l.failedSoFar()).containsExactlyInAnyOrder("c0", "c1", "c2");
         assertThat(l.failed()).isEqualTo(3);
-        l.matched(2, 3);            // a catch-up pass finds three more to visit
-        l.skipped(2);               // two of which failed before
+        l.matched(2, 3); // a catch-up pass finds three more to visit
+        l.skipped(2); // two of which failed before
         assertThat(l.counts().total()).isEqualTo(6);
     }
 

@@ -1,5 +1,8 @@
 package io.github.esrel.denorm;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,10 +13,6 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -36,9 +35,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Denormalized propagation on a real node (seed 000 §1.2/§1.4: a user's name copied into every blog
@@ -102,7 +101,8 @@ class PropagationIT {
         blog.user("1", "John A. Smith");
 
         Recorder rec = new Recorder();
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(500).listener(rec));
+        Propagator p = Propagator.of(
+                b -> b.client(es).relation(blog.relation()).batchSize(500).listener(rec));
         PropagationResult r = p.propagate("1");
 
         System.out.println("propagation: " + r);
@@ -119,7 +119,9 @@ class PropagationIT {
             assertThat(post.path("esrel").path("post-author").asLong()).isEqualTo(r.parentSeqNo());
         }
         for (int i = 0; i < 50; i++) {
-            assertThat(after.get("m" + i).seqNo()).as("other parent's children are not touched").isEqualTo(before.get("m" + i).seqNo());
+            assertThat(after.get("m" + i).seqNo())
+                    .as("other parent's children are not touched")
+                    .isEqualTo(before.get("m" + i).seqNo());
         }
         assertThat(rec.progress).isNotEmpty();
         Progress last = rec.progress.get(rec.progress.size() - 1);
@@ -127,7 +129,8 @@ class PropagationIT {
         assertThat(last.counts().total()).isEqualTo(2000);
         assertThat(last.fraction()).isEqualTo(1.0);
         for (int i = 1; i < rec.progress.size(); i++) {
-            assertThat(rec.progress.get(i).counts().done()).isGreaterThanOrEqualTo(rec.progress.get(i - 1).counts().done());
+            assertThat(rec.progress.get(i).counts().done())
+                    .isGreaterThanOrEqualTo(rec.progress.get(i - 1).counts().done());
         }
         assertThat(rec.progress.get(0).eta()).isNotNull();
         assertThat(rec.finished).containsExactly(r);
@@ -152,13 +155,16 @@ class PropagationIT {
 
         assertThat(again.state()).isEqualTo(JobState.COMPLETED);
         assertThat(again.counts().written()).isZero();
-        assertThat(again.counts().total()).as("up-to-date children are not even read").isZero();
+        assertThat(again.counts().total())
+                .as("up-to-date children are not even read")
+                .isZero();
         Map<String, Hit<ObjectNode>> twice = blog.all();
         once.forEach((id, h) -> assertThat(twice.get(id).seqNo()).isEqualTo(h.seqNo()));
 
         // A parent write that changes no copied field: children only get the new stamp, once.
-        es.index(i -> i.index(blog.users).id("1").document(Map.of("name", "Johnny Smith", "email", "johnny.smith@example.com",
-            "last_login", 12345)));
+        es.index(i -> i.index(blog.users)
+                .id("1")
+                .document(Map.of("name", "Johnny Smith", "email", "johnny.smith@example.com", "last_login", 12345)));
         PropagationResult stampOnly = p.propagate("1");
         assertThat(stampOnly.counts().written()).isEqualTo(800);
         assertThat(p.propagate("1").counts().written()).isZero();
@@ -167,7 +173,8 @@ class PropagationIT {
     /** Also with three bulks in flight: pages are then written concurrently, each write still conditional. */
     @ParameterizedTest(name = "bulksInFlight={0}")
     @ValueSource(ints = {1, 3})
-    void shouldKeepEveryConcurrentUserEditOfChildrenAndNeverResurrectOrStealChildren(int bulksInFlight) throws Exception {
+    void shouldKeepEveryConcurrentUserEditOfChildrenAndNeverResurrectOrStealChildren(int bulksInFlight)
+            throws Exception {
         Blog blog = blog();
         int n = 2000;
         blog.user("1", "John Smith");
@@ -181,8 +188,12 @@ class PropagationIT {
         Set<Integer> moved = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
         Recorder rec = new Recorder();
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(200).maxDocsPerSecond(1500)
-            .bulksInFlight(bulksInFlight).listener(rec));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(blog.relation())
+                .batchSize(200)
+                .maxDocsPerSecond(1500)
+                .bulksInFlight(bulksInFlight)
+                .listener(rec));
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> editors = new ArrayList<>();
@@ -216,10 +227,11 @@ class PropagationIT {
                         es.delete(d -> d.index(blog.posts).id("p" + i));
                     } else if (!deleted.contains(i) && moved.add(i)) {
                         occ.update(blog.posts, "p" + i, ObjectNode.class, doc -> {
-                            ObjectNode c = doc.deepCopy();
-                            ((ObjectNode) c.get("user")).put("id", "2").put("name", "Mary Jones");
-                            return c;
-                        }).orThrow();
+                                    ObjectNode c = doc.deepCopy();
+                                    ((ObjectNode) c.get("user")).put("id", "2").put("name", "Mary Jones");
+                                    return c;
+                                })
+                                .orThrow();
                     }
                 }
                 return null;
@@ -247,7 +259,9 @@ class PropagationIT {
                     continue;
                 }
                 assertThat(Blog.name(h)).as("p%d", i).isEqualTo("John Q. Smith");
-                assertThat(h.source().path("edits").asInt()).as("every edit of p%d kept", i).isEqualTo(edits.get(i));
+                assertThat(h.source().path("edits").asInt())
+                        .as("every edit of p%d kept", i)
+                        .isEqualTo(edits.get(i));
                 editsSeen += edits.get(i);
             }
             assertThat(editsSeen).as("the editors did edit").isPositive();
@@ -266,13 +280,16 @@ class PropagationIT {
         blog.user("1", "John B. Smith");
         CountDownLatch firstPage = new CountDownLatch(1);
         // 400 docs/s in pages of 200: the main pass lasts at least another second after its first page.
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(200).maxDocsPerSecond(400)
-            .listener(new PropagationListener() {
-                @Override
-                public void onProgress(Progress pr) {
-                    firstPage.countDown();
-                }
-            }));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(blog.relation())
+                .batchSize(200)
+                .maxDocsPerSecond(400)
+                .listener(new PropagationListener() {
+                    @Override
+                    public void onProgress(Progress pr) {
+                        firstPage.countDown();
+                    }
+                }));
         PropagationJob job = p.start("1");
         assertThat(firstPage.await(60, TimeUnit.SECONDS)).isTrue();
         // A writer that read the user before the rename creates posts with the old name now.
@@ -327,38 +344,44 @@ class PropagationIT {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean first = new AtomicBoolean(true);
         Recorder rec1 = new Recorder();
-        Propagator slow = Propagator.of(b -> b.client(es).relation(blog.relation()).listener(new PropagationListener() {
-            @Override
-            public void beforeBulk(String jobId, int pass, int documents) {
-                if (first.getAndSet(false)) {
-                    j1Ready.countDown();
-                    try {
-                        release.await(60, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+        Propagator slow =
+                Propagator.of(b -> b.client(es).relation(blog.relation()).listener(new PropagationListener() {
+                    @Override
+                    public void beforeBulk(String jobId, int pass, int documents) {
+                        if (first.getAndSet(false)) {
+                            j1Ready.countDown();
+                            try {
+                                release.await(60, TimeUnit.SECONDS);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        }
                     }
-                }
-            }
 
-            @Override
-            public void onConflict(String jobId, String childId) {
-                rec1.onConflict(jobId, childId);
-            }
-        }));
+                    @Override
+                    public void onConflict(String jobId, String childId) {
+                        rec1.onConflict(jobId, childId);
+                    }
+                }));
         PropagationJob j1 = slow.start("1");
         assertThat(j1Ready.await(60, TimeUnit.SECONDS)).isTrue();
         // J1 holds 300 writes with "v1"; the user is renamed again and J2 runs to the end first.
         blog.user("1", "v2");
-        PropagationResult j2 = Propagator.of(b -> b.client(es).relation(blog.relation())).propagate("1");
+        PropagationResult j2 =
+                Propagator.of(b -> b.client(es).relation(blog.relation())).propagate("1");
         assertThat(j2.counts().written()).isEqualTo(300);
         release.countDown();
         PropagationResult r1 = j1.await();
 
         System.out.println("older job after newer: " + r1);
         assertThat(r1.state()).isEqualTo(JobState.COMPLETED);
-        assertThat(r1.counts().conflicts()).as("every held write meets J2's newer child").isEqualTo(300);
+        assertThat(r1.counts().conflicts())
+                .as("every held write meets J2's newer child")
+                .isEqualTo(300);
         assertThat(rec1.conflicts.get()).isEqualTo(300);
-        assertThat(r1.counts().upToDate()).as("after re-reading, the children already carry v2").isEqualTo(300);
+        assertThat(r1.counts().upToDate())
+                .as("after re-reading, the children already carry v2")
+                .isEqualTo(300);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("v2"));
     }
 
@@ -391,12 +414,23 @@ class PropagationIT {
         blog.user("1", "John K. Smith");
         String java = ProcessHandle.current().info().command().orElse("java");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process child = new ProcessBuilder(java, "-cp", classpath, PropagationCrashChild.class.getName(), cluster.httpUri().toString(),
-            blog.users, blog.posts, "1", "400").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process child = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        classpath,
+                        PropagationCrashChild.class.getName(),
+                        cluster.httpUri().toString(),
+                        blog.users,
+                        blog.posts,
+                        "1",
+                        "400")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).staleAfter(Duration.ZERO));
         Checkpoint atKill;
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();
             assertThat(line).as("the child JVM reports its job").startsWith("JOB ");
             String jobId = line.substring(4).trim();
@@ -429,8 +463,10 @@ class PropagationIT {
         assertThat(r.jobId()).isEqualTo(atKill.jobId());
         assertThat(r.state()).isEqualTo(JobState.COMPLETED);
         long writtenByResume = r.counts().written() - atKill.counts().written();
-        assertThat(writtenByResume).as("children done before the kill are not rewritten").isLessThanOrEqualTo(n - atKill.counts().written())
-            .isPositive();
+        assertThat(writtenByResume)
+                .as("children done before the kill are not rewritten")
+                .isLessThanOrEqualTo(n - atKill.counts().written())
+                .isPositive();
         assertThat(r.counts().total()).isEqualTo(n);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John K. Smith"));
         assertThat(p.checkpoint(atKill.jobId()).orElseThrow().state()).isEqualTo(JobState.COMPLETED);
@@ -443,7 +479,9 @@ class PropagationIT {
         blog.user("1", "John Smith");
         blog.posts("1", "John Smith", "p", 900);
         blog.user("1", "John T. Smith");
-        PropagationResult r = Propagator.of(b -> b.client(es).relation(blog.relation()).maxDocsPerSecond(600)).propagate("1");
+        PropagationResult r = Propagator.of(
+                        b -> b.client(es).relation(blog.relation()).maxDocsPerSecond(600))
+                .propagate("1");
         System.out.println("throttled to 600/s: " + r);
         // Pages of 600: the second may start 1 s after the first. A lower bound only: a slow machine is slower.
         assertThat(r.took()).isGreaterThanOrEqualTo(Duration.ofMillis(950));
@@ -458,13 +496,15 @@ class PropagationIT {
         blog.posts("1", "John Smith", "p", n);
         blog.user("1", "John C. Smith");
         CountDownLatch progressed = new CountDownLatch(1);
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()).maxDocsPerSecond(300)
-            .listener(new PropagationListener() {
-                @Override
-                public void onProgress(Progress pr) {
-                    progressed.countDown();
-                }
-            }));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(blog.relation())
+                .maxDocsPerSecond(300)
+                .listener(new PropagationListener() {
+                    @Override
+                    public void onProgress(Progress pr) {
+                        progressed.countDown();
+                    }
+                }));
         PropagationJob job = p.start("1");
         assertThat(progressed.await(60, TimeUnit.SECONDS)).isTrue();
         job.cancel();
@@ -474,15 +514,19 @@ class PropagationIT {
         assertThat(cancelled.state()).isEqualTo(JobState.CANCELLED);
         assertThat(cancelled.counts().written()).isBetween(1L, (long) n - 1);
         assertThat(p.checkpoint(job.id()).orElseThrow().state()).isEqualTo(JobState.CANCELLED);
-        long stale = blog.all().values().stream().filter(h -> Blog.name(h).equals("John Smith")).count();
+        long stale = blog.all().values().stream()
+                .filter(h -> Blog.name(h).equals("John Smith"))
+                .count();
         assertThat(stale).isEqualTo(n - cancelled.counts().written());
 
-        PropagationResult resumed = Propagator.of(b -> b.client(es).relation(blog.relation())).resume(job.id());
+        PropagationResult resumed =
+                Propagator.of(b -> b.client(es).relation(blog.relation())).resume(job.id());
         assertThat(resumed.state()).isEqualTo(JobState.COMPLETED);
         assertThat(resumed.counts().written()).isEqualTo(n);
         blog.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John C. Smith"));
-        assertThatThrownBy(() -> p.resume("post-author:1:nosuchjob")).isInstanceOf(PropagationException.class)
-            .hasMessageContaining("no propagation job");
+        assertThatThrownBy(() -> p.resume("post-author:1:nosuchjob"))
+                .isInstanceOf(PropagationException.class)
+                .hasMessageContaining("no propagation job");
     }
 
     @Test
@@ -491,8 +535,12 @@ class PropagationIT {
         blog.user("1", "John Smith");
         blog.posts("1", "John Smith", "p", 1200);
         blog.user("1", "John S. Smith");
-        PropagationResult r = Propagator.of(b -> b.client(es).relation(blog.relation()).batchSize(500)
-            .streaming(DocStream.Mode.SCROLL).writeMode(Propagator.WriteMode.PARTIAL_UPDATE)).propagate("1");
+        PropagationResult r = Propagator.of(b -> b.client(es)
+                        .relation(blog.relation())
+                        .batchSize(500)
+                        .streaming(DocStream.Mode.SCROLL)
+                        .writeMode(Propagator.WriteMode.PARTIAL_UPDATE))
+                .propagate("1");
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
         assertThat(r.counts().written()).as(r.toString()).isEqualTo(1200);
         blog.all().values().forEach(h -> {
@@ -505,40 +553,64 @@ class PropagationIT {
     void shouldReportEveryChildThatCannotBeWrittenAndWriteTheOthers() throws Exception {
         Blog blog = blog();
         blog.user("1", "John Smith");
-        es.indices().putMapping(m -> m.index(blog.posts).withJson(new StringReader(
-            "{\"properties\": {\"rating\": {\"type\": \"integer\", \"ignore_malformed\": true},"
-                + " \"author_card\": {\"type\": \"object\", \"enabled\": false}}}")));
+        es.indices()
+                .putMapping(m -> m.index(blog.posts)
+                        .withJson(new StringReader(
+                                "{\"properties\": {\"rating\": {\"type\": \"integer\", \"ignore_malformed\": true},"
+                                        + " \"author_card\": {\"type\": \"object\", \"enabled\": false}}}")));
         blog.posts("1", "John Smith", "p", 100);
         // Ten posts hold a malformed rating, accepted while ignore_malformed was on; five hold "author_card" as text.
         for (int i = 0; i < 10; i++) {
             String id = "p" + i;
-            es.index(x -> x.index(blog.posts).id(id).document(Blog.post("1", "John Smith", 0).put("rating", "five stars")));
+            es.index(x -> x.index(blog.posts)
+                    .id(id)
+                    .document(Blog.post("1", "John Smith", 0).put("rating", "five stars")));
         }
         for (int i = 10; i < 15; i++) {
             String id = "p" + i;
-            es.index(x -> x.index(blog.posts).id(id).document(Blog.post("1", "John Smith", 0).put("author_card", "legacy")));
+            es.index(x -> x.index(blog.posts)
+                    .id(id)
+                    .document(Blog.post("1", "John Smith", 0).put("author_card", "legacy")));
         }
-        es.indices().putMapping(m -> m.index(blog.posts).withJson(new StringReader(
-            "{\"properties\": {\"rating\": {\"type\": \"integer\", \"ignore_malformed\": false}}}")));
+        es.indices()
+                .putMapping(
+                        m -> m.index(blog.posts)
+                                .withJson(
+                                        new StringReader(
+                                                "{\"properties\": {\"rating\": {\"type\": \"integer\", \"ignore_malformed\": false}}}")));
         blog.user("1", "John F. Smith");
-        Relation withCard = Relation.of(r -> r.name("post-author").parentIndex(blog.users).childIndex(blog.posts)
-            .parentIdField("user.id").copy("name", "user.name").copy("name", "author_card.name"));
+        Relation withCard = Relation.of(r -> r.name("post-author")
+                .parentIndex(blog.users)
+                .childIndex(blog.posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name")
+                .copy("name", "author_card.name"));
         Recorder rec = new Recorder();
 
-        PropagationResult r = Propagator.of(b -> b.client(es).relation(withCard).listener(rec)).propagate("1");
+        PropagationResult r = Propagator.of(b -> b.client(es).relation(withCard).listener(rec))
+                .propagate("1");
 
         System.out.println("with bad children: " + r);
         r.failures().forEach(f -> System.out.println("  " + f));
         assertThat(r.state()).isEqualTo(JobState.COMPLETED_WITH_FAILURES);
         assertThat(r.counts().failed()).isEqualTo(15);
         assertThat(r.counts().written()).isEqualTo(85);
-        assertThat(rec.failures).extracting(ChildFailure::childId).containsExactlyInAnyOrderElementsOf(
-            java.util.stream.IntStream.range(0, 15).mapToObj(i -> "p" + i).toList());
-        assertThat(rec.failures).filteredOn(f -> f.status() == 400).hasSize(10)
-            .allSatisfy(f -> assertThat(f.reason()).contains("rating"));
-        assertThat(rec.failures).filteredOn(f -> f.status() == 0).hasSize(5)
-            .allSatisfy(f -> assertThat(f.reason()).contains("author_card"));
-        assertThat(r.counts().passes()).as("failed children are not retried by catch-up passes").isLessThanOrEqualTo(2);
+        assertThat(rec.failures)
+                .extracting(ChildFailure::childId)
+                .containsExactlyInAnyOrderElementsOf(java.util.stream.IntStream.range(0, 15)
+                        .mapToObj(i -> "p" + i)
+                        .toList());
+        assertThat(rec.failures)
+                .filteredOn(f -> f.status() == 400)
+                .hasSize(10)
+                .allSatisfy(f -> assertThat(f.reason()).contains("rating"));
+        assertThat(rec.failures)
+                .filteredOn(f -> f.status() == 0)
+                .hasSize(5)
+                .allSatisfy(f -> assertThat(f.reason()).contains("author_card"));
+        assertThat(r.counts().passes())
+                .as("failed children are not retried by catch-up passes")
+                .isLessThanOrEqualTo(2);
     }
 
     @Test
@@ -552,8 +624,12 @@ class PropagationIT {
         ChildSync s = p.syncChild("late");
 
         assertThat(s.status()).isEqualTo(ChildSync.Status.WRITTEN);
-        assertThat(es.get(g -> g.index(blog.posts).id("late"), ObjectNode.class).source().path("user").path("name").asText())
-            .isEqualTo("John N. Smith");
+        assertThat(es.get(g -> g.index(blog.posts).id("late"), ObjectNode.class)
+                        .source()
+                        .path("user")
+                        .path("name")
+                        .asText())
+                .isEqualTo("John N. Smith");
         assertThat(p.syncChild("late").status()).isEqualTo(ChildSync.Status.UP_TO_DATE);
         assertThat(p.syncChild("nope").status()).isEqualTo(ChildSync.Status.NOT_FOUND);
         es.index(i -> i.index(blog.posts).id("orphan").document(Blog.post("404", "Nobody", 1)));
@@ -570,15 +646,21 @@ class PropagationIT {
             ObjectNode doc = Blog.post("7", "Old Smith", i);
             es.index(x -> x.index(blog.posts).id(id).routing("7").document(doc));
         }
-        Relation routed = Relation.of(r -> r.name("post-author").parentIndex(blog.users).childIndex(blog.posts)
-            .parentIdField("user.id").copy("name", "user.name").childrenRoutedByParent(true));
+        Relation routed = Relation.of(r -> r.name("post-author")
+                .parentIndex(blog.users)
+                .childIndex(blog.posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name")
+                .childrenRoutedByParent(true));
         PropagationResult r = Propagator.of(b -> b.client(es).relation(routed)).propagate("7");
         assertThat(r.counts().written()).isEqualTo(50);
         blog.all().values().forEach(h -> {
             assertThat(h.routing()).isEqualTo("7");
             assertThat(Blog.name(h)).isEqualTo("Routed Smith");
         });
-        assertThat(Collections.frequency(blog.all().keySet().stream().map(k -> k.charAt(0)).toList(), 'r')).isEqualTo(50);
+        assertThat(Collections.frequency(
+                        blog.all().keySet().stream().map(k -> k.charAt(0)).toList(), 'r'))
+                .isEqualTo(50);
     }
 
     private static void await(CountDownLatch latch) {

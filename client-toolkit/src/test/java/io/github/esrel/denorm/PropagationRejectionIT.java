@@ -1,5 +1,7 @@
 package io.github.esrel.denorm;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
@@ -14,10 +16,6 @@ import io.github.esrel.doc.DocStream;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.elasticsearch.client.Request;
-import org.elasticsearch.client.Response;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
@@ -26,8 +24,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.elasticsearch.client.Request;
+import org.elasticsearch.client.Response;
+import org.junit.jupiter.api.Test;
 
 /**
  * The 429 path of a propagation against genuine {@code es_rejected_execution_exception} rejections of
@@ -55,9 +54,9 @@ class PropagationRejectionIT {
 
     @Cluster
     static final EsCluster cluster = EsCluster.builder()
-        .setting("thread_pool.write.size", "1")
-        .setting("thread_pool.write.queue_size", "1")
-        .build();
+            .setting("thread_pool.write.size", "1")
+            .setting("thread_pool.write.queue_size", "1")
+            .build();
 
     private final ElasticsearchClient es = cluster.client();
 
@@ -108,13 +107,21 @@ class PropagationRejectionIT {
     @Test
     void shouldResendEveryChildRejectedWith429AndLoseNone() throws Exception {
         JsonNode pool = writePool();
-        assertThat(pool.path("size").asInt()).as("the node runs with the tiny write pool this test relies on").isEqualTo(1);
-        assertThat(pool.path("queue_size").asInt()).as("the node runs with the tiny write pool this test relies on").isEqualTo(1);
+        assertThat(pool.path("size").asInt())
+                .as("the node runs with the tiny write pool this test relies on")
+                .isEqualTo(1);
+        assertThat(pool.path("queue_size").asInt())
+                .as("the node runs with the tiny write pool this test relies on")
+                .isEqualTo(1);
         String users = "rej-users";
         String posts = "rej-posts";
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        es.indices().create(c -> c.index(posts).settings(x -> x.numberOfShards(String.valueOf(SHARDS)).numberOfReplicas("0"))
-            .mappings(m -> m.properties("user", u -> u.object(o -> o.properties("id", k -> k.keyword(kw -> kw))))));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(posts)
+                        .settings(x -> x.numberOfShards(String.valueOf(SHARDS)).numberOfReplicas("0"))
+                        .mappings(m -> m.properties(
+                                "user", u -> u.object(o -> o.properties("id", k -> k.keyword(kw -> kw))))));
         indexUser(users, "1", "John Smith");
         Map<String, ObjectNode> seeded = new HashMap<>();
         for (int i = 0; i < CHILDREN; i++) {
@@ -124,18 +131,27 @@ class PropagationRejectionIT {
         indexUser(users, "1", "John Q. Smith");
 
         Rejections rec = new Rejections();
-        Relation relation = Relation.of(r -> r.name("post-author").parentIndex(users).childIndex(posts).parentIdField("user.id")
-            .copy("name", "user.name").copy("email", "user.email"));
+        Relation relation = Relation.of(r -> r.name("post-author")
+                .parentIndex(users)
+                .childIndex(posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name")
+                .copy("email", "user.email"));
         long poolRejectedBefore = writePoolRejected();
         // One bulk in flight: the recorder attributes each rejection to the bulk sent last, so bulks must not overlap.
-        PropagationResult r = Propagator.of(b -> b.client(es).relation(relation).checkpointIndex("rej-propagation")
-            .bulksInFlight(1).listener(rec)).propagate("1");
+        PropagationResult r = Propagator.of(b -> b.client(es)
+                        .relation(relation)
+                        .checkpointIndex("rej-propagation")
+                        .bulksInFlight(1)
+                        .listener(rec))
+                .propagate("1");
         long poolRejectedByJob = writePoolRejected() - poolRejectedBefore;
 
         System.out.println("propagation under write rejections: " + r);
-        System.out.println("  429 resends: " + r.counts().rejected() + " child writes in " + rec.sent.size() + " bulks ("
-            + rec.partlyRejectedBulks() + " partly rejected); shard-level requests the write pool rejected: "
-            + poolRejectedByJob + "; while loading the fixture: " + fixtureRejections + " rejected items");
+        System.out.println("  429 resends: " + r.counts().rejected() + " child writes in " + rec.sent.size()
+                + " bulks ("
+                + rec.partlyRejectedBulks() + " partly rejected); shard-level requests the write pool rejected: "
+                + poolRejectedByJob + "; while loading the fixture: " + fixtureRejections + " rejected items");
         r.failures().forEach(f -> System.out.println("  " + f));
 
         // Nothing failed and nothing was lost...
@@ -148,11 +164,20 @@ class PropagationRejectionIT {
         assertThat(r.counts().total()).isEqualTo(CHILDREN);
         assertThat(r.counts().conflicts()).as("nobody else edits the children").isZero();
         // ... although the node rejected writes, which the job resent after a backoff ...
-        assertThat(poolRejectedByJob).as("es_rejected_execution_exception from the write pool during the job").isPositive();
-        assertThat(r.counts().rejected()).as("429 resends in the result").isPositive().isEqualTo(rec.rejected());
-        assertThat(rec.partlyRejectedBulks()).as("bulks with item-level 429s next to written items").isPositive();
+        assertThat(poolRejectedByJob)
+                .as("es_rejected_execution_exception from the write pool during the job")
+                .isPositive();
+        assertThat(r.counts().rejected())
+                .as("429 resends in the result")
+                .isPositive()
+                .isEqualTo(rec.rejected());
+        assertThat(rec.partlyRejectedBulks())
+                .as("bulks with item-level 429s next to written items")
+                .isPositive();
         assertThat(rec.backoffs).allSatisfy(d -> assertThat(d).isPositive());
-        assertThat(rec.sentTotal()).as("each child sent once, plus once again per 429").isEqualTo(CHILDREN + r.counts().rejected());
+        assertThat(rec.sentTotal())
+                .as("each child sent once, plus once again per 429")
+                .isEqualTo(CHILDREN + r.counts().rejected());
         // ... and every child now carries the new copies and still everything else.
         Map<String, Hit<ObjectNode>> after = all(posts);
         assertThat(after).hasSize(CHILDREN);
@@ -160,7 +185,9 @@ class PropagationRejectionIT {
             ObjectNode post = after.get(e.getKey()).source();
             assertThat(post.path("user").path("name").asText()).as(e.getKey()).isEqualTo("John Q. Smith");
             assertThat(post.path("user").path("email").asText()).as(e.getKey()).isEqualTo("john.q..smith@example.com");
-            assertThat(post.path("esrel").path("post-author").asLong()).as(e.getKey()).isEqualTo(r.parentSeqNo());
+            assertThat(post.path("esrel").path("post-author").asLong())
+                    .as(e.getKey())
+                    .isEqualTo(r.parentSeqNo());
             assertThat(post.path("title")).as(e.getKey()).isEqualTo(e.getValue().path("title"));
         }
     }
@@ -171,10 +198,15 @@ class PropagationRejectionIT {
         String posts = "rej-posts-busy";
         String noise = "rej-noise";
         int children = 1500;
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        es.indices().create(c -> c.index(noise).settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
-        es.indices().create(c -> c.index(posts).settings(x -> x.numberOfShards("6").numberOfReplicas("0"))
-            .mappings(m -> m.properties("user", u -> u.object(o -> o.properties("id", k -> k.keyword(kw -> kw))))));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(noise).settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(posts)
+                        .settings(x -> x.numberOfShards("6").numberOfReplicas("0"))
+                        .mappings(m -> m.properties(
+                                "user", u -> u.object(o -> o.properties("id", k -> k.keyword(kw -> kw))))));
         indexUser(users, "2", "Mary Jones");
         Map<String, ObjectNode> seeded = new HashMap<>();
         for (int i = 0; i < children; i++) {
@@ -193,11 +225,14 @@ class PropagationRejectionIT {
                 List<BulkOperation> ops = new ArrayList<>();
                 for (int i = 0; i < 300; i++) {
                     String id = me + "-" + n + "-" + i;
-                    ops.add(BulkOperation.of(o -> o.index(x -> x.index(noise).id(id).document(Map.of("v", id)))));
+                    ops.add(BulkOperation.of(
+                            o -> o.index(x -> x.index(noise).id(id).document(Map.of("v", id)))));
                 }
                 try {
                     BulkResponse resp = es.bulk(b -> b.operations(ops));
-                    noiseRejected.addAndGet(resp.items().stream().filter(it -> it.status() == 429).count());
+                    noiseRejected.addAndGet(resp.items().stream()
+                            .filter(it -> it.status() == 429)
+                            .count());
                 } catch (ElasticsearchException e) {
                     noiseRejected.addAndGet(e.status() == 429 ? ops.size() : 0);
                 } catch (IOException e) {
@@ -214,17 +249,29 @@ class PropagationRejectionIT {
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (noiseBulks.get() < 3) {
-                assertThat(System.nanoTime() - deadline).as("the noise writers send their first bulks within 60 s").isNegative();
+                assertThat(System.nanoTime() - deadline)
+                        .as("the noise writers send their first bulks within 60 s")
+                        .isNegative();
                 Thread.sleep(10);
             }
-            Relation relation = Relation.of(x -> x.name("post-author").parentIndex(users).childIndex(posts)
-                .parentIdField("user.id").copy("name", "user.name").copy("email", "user.email"));
+            Relation relation = Relation.of(x -> x.name("post-author")
+                    .parentIndex(users)
+                    .childIndex(posts)
+                    .parentIdField("user.id")
+                    .copy("name", "user.name")
+                    .copy("email", "user.email"));
             // Patient: another client competes for the one write thread all along.
             io.github.esrel.retry.RetryPolicy patient = io.github.esrel.retry.RetryPolicy.of(p -> p.maxAttempts(60)
-                .backoff(io.github.esrel.retry.Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(300))));
+                    .backoff(io.github.esrel.retry.Backoff.exponentialWithJitter(
+                            Duration.ofMillis(10), 2.0, Duration.ofMillis(300))));
             // Small pages, a checkpoint after each: the job's own bookkeeping writes meet the full pool too.
-            propagator = Propagator.of(b -> b.client(es).relation(relation).checkpointIndex("rej-propagation-busy")
-                .batchSize(100).checkpointInterval(Duration.ZERO).retryPolicy(patient).listener(rec));
+            propagator = Propagator.of(b -> b.client(es)
+                    .relation(relation)
+                    .checkpointIndex("rej-propagation-busy")
+                    .batchSize(100)
+                    .checkpointInterval(Duration.ZERO)
+                    .retryPolicy(patient)
+                    .listener(rec));
             r = propagator.propagate("2");
         } finally {
             stop.set(true);
@@ -233,9 +280,11 @@ class PropagationRejectionIT {
             }
         }
         System.out.println("propagation while another client fills the write pool: " + r + "; the other client's"
-            + " rejected items: " + noiseRejected.get() + " in " + noiseBulks.get() + " bulks");
+                + " rejected items: " + noiseRejected.get() + " in " + noiseBulks.get() + " bulks");
 
-        assertThat(noiseRejected.get()).as("the other client was rejected too: the pool was full").isPositive();
+        assertThat(noiseRejected.get())
+                .as("the other client was rejected too: the pool was full")
+                .isPositive();
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
         assertThat(r.counts().failed()).isZero();
         assertThat(rec.failures).isEmpty();
@@ -245,7 +294,9 @@ class PropagationRejectionIT {
         for (Map.Entry<String, ObjectNode> e : seeded.entrySet()) {
             ObjectNode post = after.get(e.getKey()).source();
             assertThat(post.path("user").path("name").asText()).as(e.getKey()).isEqualTo("Mary Jones-Smith");
-            assertThat(post.path("esrel").path("post-author").asLong()).as(e.getKey()).isEqualTo(r.parentSeqNo());
+            assertThat(post.path("esrel").path("post-author").asLong())
+                    .as(e.getKey())
+                    .isEqualTo(r.parentSeqNo());
             assertThat(post.path("title")).as(e.getKey()).isEqualTo(e.getValue().path("title"));
         }
         // The checkpoint tells the same story as the result.
@@ -273,8 +324,10 @@ class PropagationRejectionIT {
     }
 
     private static ObjectNode user(String name) {
-        return JsonNodeFactory.instance.objectNode().put("name", name)
-            .put("email", name.toLowerCase().replace(' ', '.') + "@example.com");
+        return JsonNodeFactory.instance
+                .objectNode()
+                .put("name", name)
+                .put("email", name.toLowerCase().replace(' ', '.') + "@example.com");
     }
 
     /**
@@ -292,14 +345,18 @@ class PropagationRejectionIT {
             for (int from = 0; from < pending.size(); from += 1000) {
                 List<String> ids = pending.subList(from, Math.min(pending.size(), from + 1000));
                 List<BulkOperation> ops = ids.stream()
-                    .map(id -> BulkOperation.of(o -> o.index(x -> x.index(index).id(id).document(docs.get(id))))).toList();
+                        .map(id -> BulkOperation.of(
+                                o -> o.index(x -> x.index(index).id(id).document(docs.get(id)))))
+                        .toList();
                 BulkResponse resp = es.bulk(b -> b.operations(ops));
                 for (int i = 0; i < ids.size(); i++) {
                     BulkResponseItem item = resp.items().get(i);
                     if (item.error() == null) {
                         continue;
                     }
-                    assertThat(item.status()).as("fixture item %s: %s", ids.get(i), item.error()).isEqualTo(429);
+                    assertThat(item.status())
+                            .as("fixture item %s: %s", ids.get(i), item.error())
+                            .isEqualTo(429);
                     assertThat(item.error().type()).isEqualTo("es_rejected_execution_exception");
                     again.add(ids.get(i));
                 }
@@ -318,7 +375,11 @@ class PropagationRejectionIT {
     }
 
     private long writePoolRejected() throws IOException {
-        return onlyNode("/_nodes/stats/thread_pool").path("thread_pool").path("write").path("rejected").asLong();
+        return onlyNode("/_nodes/stats/thread_pool")
+                .path("thread_pool")
+                .path("write")
+                .path("rejected")
+                .asLong();
     }
 
     private static JsonNode onlyNode(String path) throws IOException {

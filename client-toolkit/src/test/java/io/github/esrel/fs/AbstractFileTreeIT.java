@@ -1,5 +1,8 @@
 package io.github.esrel.fs;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
@@ -7,10 +10,6 @@ import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,9 +18,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The file-system model of seed 000 against a real node, run once per lock provider (plugin and
@@ -63,10 +62,14 @@ abstract class AbstractFileTreeIT {
         write("/zach/README.txt", "Elasticsearch again");
 
         assertThat(paths(fs.grep("/clinton", "elasticsearch")))
-            .containsExactlyInAnyOrder("/clinton/projects/elasticsearch/README.txt", "/clinton/projects/kibana/README.txt");
-        assertThat(paths(fs.grep("/clinton/projects/kibana", "elasticsearch"))).containsExactly("/clinton/projects/kibana/README.txt");
+                .containsExactlyInAnyOrder(
+                        "/clinton/projects/elasticsearch/README.txt", "/clinton/projects/kibana/README.txt");
+        assertThat(paths(fs.grep("/clinton/projects/kibana", "elasticsearch")))
+                .containsExactly("/clinton/projects/kibana/README.txt");
         assertThat(paths(fs.grep("/", "elasticsearch"))).hasSize(3);
-        assertThat(paths(fs.grep("/clint", "elasticsearch"))).as("a prefix that is not a directory").isEmpty();
+        assertThat(paths(fs.grep("/clint", "elasticsearch")))
+                .as("a prefix that is not a directory")
+                .isEmpty();
     }
 
     @Test
@@ -75,7 +78,8 @@ abstract class AbstractFileTreeIT {
         RenameResult r = fs.renameFile("/a/old.txt", "/b/new.txt");
         assertThat(r.status()).isEqualTo(RenameResult.Status.DONE);
         assertThat(fs.read("/a/old.txt")).isEmpty();
-        assertThat(fs.read("/b/new.txt")).hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("hello"));
+        assertThat(fs.read("/b/new.txt"))
+                .hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("hello"));
         assertThat(fs.renameFile("/a/old.txt", "/c.txt").status()).isEqualTo(RenameResult.Status.REFUSED);
     }
 
@@ -84,13 +88,16 @@ abstract class AbstractFileTreeIT {
         int files = 450;
         bulkWrite("/clinton", files);
         List<long[]> progress = new ArrayList<>();
-        FileTree withProgress = FileTree.of(b -> b.client(es()).index(index).locks(locks).batchSize(100)
-            .listener(new RenameListener() {
-                @Override
-                public void progress(long done, long total) {
-                    progress.add(new long[] {done, total});
-                }
-            }));
+        FileTree withProgress = FileTree.of(b -> b.client(es())
+                .index(index)
+                .locks(locks)
+                .batchSize(100)
+                .listener(new RenameListener() {
+                    @Override
+                    public void progress(long done, long total) {
+                        progress.add(new long[] {done, total});
+                    }
+                }));
 
         RenameResult r = withProgress.renameDirectory("/clinton", "/zach");
 
@@ -99,7 +106,8 @@ abstract class AbstractFileTreeIT {
         assertThat(fs.count("/clinton")).isZero();
         assertThat(fs.count("/zach")).isEqualTo(files);
         assertThat(fs.count("/zach/projects/p3")).isEqualTo(files / 10);
-        assertThat(fs.read("/zach/projects/p7/file-7.txt")).hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("contents 7"));
+        assertThat(fs.read("/zach/projects/p7/file-7.txt"))
+                .hasValueSatisfying(f -> assertThat(f.contents()).isEqualTo("contents 7"));
         assertThat(progress).extracting(p -> p[0]).containsExactly(100L, 200L, 300L, 400L, 450L);
         assertThat(locks.list()).as("locks released at the end").isEmpty();
     }
@@ -120,7 +128,8 @@ abstract class AbstractFileTreeIT {
         }
         // What a rename stopped after its first page leaves: some files already below the target.
         for (int i = 0; i < 3; i++) {
-            assertThat(fs.renameFile("/a/f" + i + ".txt", "/b/f" + i + ".txt").status()).isEqualTo(RenameResult.Status.DONE);
+            assertThat(fs.renameFile("/a/f" + i + ".txt", "/b/f" + i + ".txt").status())
+                    .isEqualTo(RenameResult.Status.DONE);
         }
 
         RenameResult again = fs.renameDirectory("/a", "/b");
@@ -133,7 +142,9 @@ abstract class AbstractFileTreeIT {
         assertThat(fs.count("/a")).isZero();
         assertThat(fs.count("/b")).isEqualTo(10);
         assertThat(fs.read("/b/f9.txt")).map(FileDoc::contents).contains("file 9");
-        assertThat(fs.continueRenameDirectory("/a", "/b").status()).as("nothing left").isEqualTo(RenameResult.Status.REFUSED);
+        assertThat(fs.continueRenameDirectory("/a", "/b").status())
+                .as("nothing left")
+                .isEqualTo(RenameResult.Status.REFUSED);
     }
 
     @Test
@@ -141,15 +152,19 @@ abstract class AbstractFileTreeIT {
         bulkWrite("/clinton", 300);
         CountDownLatch firstIsRunning = new CountDownLatch(1);
         CountDownLatch secondTried = new CountDownLatch(1);
-        FileTree first = FileTree.of(b -> b.client(es()).index(index).locks(locks).batchSize(100)
-            .listener(new RenameListener() {
-                @Override
-                public void progress(long done, long total) {
-                    firstIsRunning.countDown();
-                    await(secondTried);
-                }
-            }));
-        CompletableFuture<RenameResult> firstRename = CompletableFuture.supplyAsync(() -> first.renameDirectory("/clinton", "/zach"));
+        FileTree first = FileTree.of(b -> b.client(es())
+                .index(index)
+                .locks(locks)
+                .batchSize(100)
+                .listener(new RenameListener() {
+                    @Override
+                    public void progress(long done, long total) {
+                        firstIsRunning.countDown();
+                        await(secondTried);
+                    }
+                }));
+        CompletableFuture<RenameResult> firstRename =
+                CompletableFuture.supplyAsync(() -> first.renameDirectory("/clinton", "/zach"));
         assertThat(firstIsRunning.await(60, TimeUnit.SECONDS)).isTrue();
 
         RenameResult second;
@@ -157,7 +172,9 @@ abstract class AbstractFileTreeIT {
             FileTree other = FileTree.of(b -> b.client(es()).index(index).locks(otherProcess));
             second = other.renameDirectory("/clinton", "/bob");
             WriteResult refused = other.write("/clinton/new.txt", "x");
-            assertThat(refused.status()).as("a write below the directory being renamed").isEqualTo(WriteResult.Status.LOCKED);
+            assertThat(refused.status())
+                    .as("a write below the directory being renamed")
+                    .isEqualTo(WriteResult.Status.LOCKED);
             assertThat(refused.conflicts()).as("the refusal names the holder").isNotEmpty();
         } finally {
             secondTried.countDown();
@@ -180,9 +197,12 @@ abstract class AbstractFileTreeIT {
     @Test
     void shouldWaitForTheSecondLockOfARenameUpToItsLockWait() throws Exception {
         bulkWrite("/alpha", 30);
-        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
+        FileTree renamer =
+                FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
         CompletableFuture<RenameResult> rename;
-        try (TreeLocks otherProcess = locks("holder"); TreeLock target = otherProcess.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
+        try (TreeLocks otherProcess = locks("holder");
+                TreeLock target =
+                        otherProcess.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
             rename = CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/alpha", "/zulu"));
             // Time for a rename that gives up at once to do so; one that waits is still waiting after it.
             Thread.sleep(1_000);
@@ -201,11 +221,13 @@ abstract class AbstractFileTreeIT {
     @Test
     void shouldNotHoldTheFirstPathOfARenameWhileWaitingForTheSecond() throws Exception {
         bulkWrite("/alpha", 10);
-        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
+        FileTree renamer =
+                FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofSeconds(60)));
         CompletableFuture<RenameResult> rename;
         int grantedMeanwhile = 0;
-        try (TreeLocks holders = locks("holder"); TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow();
-             TreeLocks writers = locks("writer")) {
+        try (TreeLocks holders = locks("holder");
+                TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow();
+                TreeLocks writers = locks("writer")) {
             rename = CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/alpha", "/zulu"));
             for (int i = 0; i < 50 && grantedMeanwhile < 3; i++) {
                 AcquireResult<TreeLock> r = writers.acquire("/alpha/x.txt", LockMode.EXCLUSIVE);
@@ -218,7 +240,9 @@ abstract class AbstractFileTreeIT {
             assertThat(rename).isNotDone();
             assertThat(target.isHeld()).isTrue();
         }
-        assertThat(grantedMeanwhile).as("locks on the first path granted to others while the rename waited").isEqualTo(3);
+        assertThat(grantedMeanwhile)
+                .as("locks on the first path granted to others while the rename waited")
+                .isEqualTo(3);
         assertThat(rename.get(120, TimeUnit.SECONDS).status()).isEqualTo(RenameResult.Status.DONE);
     }
 
@@ -226,22 +250,30 @@ abstract class AbstractFileTreeIT {
     @Test
     void shouldGiveUpARenameAfterItsLockWaitNamingTheHolder() throws Exception {
         bulkWrite("/alpha", 5);
-        FileTree renamer = FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofMillis(300)));
-        try (TreeLocks holders = locks("holder"); TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
+        FileTree renamer =
+                FileTree.of(b -> b.client(es()).index(index).locks(locks).renameLockWait(Duration.ofMillis(300)));
+        try (TreeLocks holders = locks("holder");
+                TreeLock target = holders.acquire("/zulu", LockMode.EXCLUSIVE).orThrow()) {
             RenameResult refused = renamer.renameDirectory("/alpha", "/zulu");
             assertThat(refused.status()).isEqualTo(RenameResult.Status.LOCKED);
             assertThat(refused.conflicts()).extracting(LockConflict::owner).contains("holder");
             assertThat(target.isHeld()).isTrue();
         }
-        assertThat(locks.list(TreePath.of("/"))).as("the refused rename holds nothing").isEmpty();
+        assertThat(locks.list(TreePath.of("/")))
+                .as("the refused rename holds nothing")
+                .isEmpty();
     }
 
     /** One tree, a writer that must not block and a renamer that waits: separate settings; a refusal says why. */
     @Test
     void shouldRefuseABusyWriteAtOnceNamingTheHolderWhileRenamesWait() throws Exception {
-        FileTree tree = FileTree.of(b -> b.client(es()).index(index).locks(locks)
-            .writeLockWait(Duration.ZERO).renameLockWait(Duration.ofSeconds(30)));
-        try (TreeLocks holders = locks("holder"); TreeLock dir = holders.acquire("/busy", LockMode.EXCLUSIVE).orThrow()) {
+        FileTree tree = FileTree.of(b -> b.client(es())
+                .index(index)
+                .locks(locks)
+                .writeLockWait(Duration.ZERO)
+                .renameLockWait(Duration.ofSeconds(30)));
+        try (TreeLocks holders = locks("holder");
+                TreeLock dir = holders.acquire("/busy", LockMode.EXCLUSIVE).orThrow()) {
             WriteResult refused = tree.write("/busy/file.txt", "x");
             assertThat(refused.status()).isEqualTo(WriteResult.Status.LOCKED);
             assertThat(refused.conflicts()).singleElement().satisfies(c -> {
@@ -264,12 +296,14 @@ abstract class AbstractFileTreeIT {
      * layout (one locked write per file would only slow the test down).
      */
     void bulkWrite(String dir, int count) {
-        co.elastic.clients.elasticsearch.core.BulkRequest.Builder bulk = new co.elastic.clients.elasticsearch.core.BulkRequest.Builder()
-            .refresh(co.elastic.clients.elasticsearch._types.Refresh.True);
+        co.elastic.clients.elasticsearch.core.BulkRequest.Builder bulk =
+                new co.elastic.clients.elasticsearch.core.BulkRequest.Builder()
+                        .refresh(co.elastic.clients.elasticsearch._types.Refresh.True);
         for (int i = 0; i < count; i++) {
             TreePath file = p(dir + "/projects/p" + (i % 10) + "/file-" + i + ".txt");
             java.util.Map<String, Object> source = fs.source(file, "contents " + i);
-            bulk.operations(op -> op.create(c -> c.index(index).id(UUID.randomUUID().toString()).document(source)));
+            bulk.operations(op -> op.create(
+                    c -> c.index(index).id(UUID.randomUUID().toString()).document(source)));
         }
         try {
             assertThat(es().bulk(bulk.build()).errors()).isFalse();

@@ -1,5 +1,8 @@
 package io.github.esrel.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
@@ -10,8 +13,6 @@ import co.elastic.clients.elasticsearch.core.bulk.OperationType;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,9 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * The engine's rounds and classification, against a scripted bulk endpoint (the transport boundary): what a
@@ -63,7 +62,8 @@ class ConditionalWritesTest {
         }
 
         @Override
-        public synchronized BulkResponse send(List<BulkOperation> ops, co.elastic.clients.elasticsearch._types.Refresh refresh) {
+        public synchronized BulkResponse send(
+                List<BulkOperation> ops, co.elastic.clients.elasticsearch._types.Refresh refresh) {
             List<String> ids = ops.stream().map(o -> o.index().id()).toList();
             requests.add(ids);
             if (wholeRejections > 0) {
@@ -75,11 +75,19 @@ class ConditionalWritesTest {
                 int n = sent.merge(id, 1, Integer::sum) - 1;
                 List<Integer> script = statuses.getOrDefault(id, List.of());
                 int status = n < script.size() ? script.get(n) : 200;
-                items.add(errorType == null || status < 300 ? item(id, status) : BulkResponseItem.of(i -> i
-                    .operationType(OperationType.Index).index("docs").id(id).status(status)
-                    .error(e -> e.type(errorType).reason("index [docs] blocked by: [status " + status + "]"))));
+                items.add(
+                        errorType == null || status < 300
+                                ? item(id, status)
+                                : BulkResponseItem.of(i -> i.operationType(OperationType.Index)
+                                        .index("docs")
+                                        .id(id)
+                                        .status(status)
+                                        .error(e -> e.type(errorType)
+                                                .reason("index [docs] blocked by: [status " + status + "]"))));
             }
-            return BulkResponse.of(b -> b.errors(items.stream().anyMatch(i -> i.error() != null)).took(1).items(items));
+            return BulkResponse.of(b -> b.errors(items.stream().anyMatch(i -> i.error() != null))
+                    .took(1)
+                    .items(items));
         }
     }
 
@@ -106,8 +114,9 @@ class ConditionalWritesTest {
     }
 
     static ElasticsearchException error(int status, String type) {
-        return new ElasticsearchException("bulk", ErrorResponse.of(r -> r.status(status)
-            .error(e -> e.type(type).reason("whole request"))));
+        return new ElasticsearchException(
+                "bulk",
+                ErrorResponse.of(r -> r.status(status).error(e -> e.type(type).reason("whole request"))));
     }
 
     /** Records every listener call as a line. */
@@ -153,8 +162,8 @@ class ConditionalWritesTest {
     final ScriptedBulk bulk = new ScriptedBulk();
     final Log log = new Log();
     final List<Duration> slept = new ArrayList<>();
-    final RetryPolicy policy = RetryPolicy.of(p -> p.maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10)))
-        .sleeper(slept::add));
+    final RetryPolicy policy = RetryPolicy.of(
+            p -> p.maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10))).sleeper(slept::add));
     final List<List<String>> decided = new ArrayList<>();
 
     /** Re-reads: each decision bumps the seq_no the next write is conditional on. */
@@ -167,8 +176,14 @@ class ConditionalWritesTest {
     };
 
     ConditionalWrites.Builder<Doc> engine() {
-        return ConditionalWrites.<Doc>builder(d -> BulkOperation.of(o -> o.index(x -> x.index("docs").id(d.id)
-            .ifSeqNo((long) d.seqNo).ifPrimaryTerm(1L).document(Map.of())))).sender(bulk).retryPolicy(policy).listener(log);
+        return ConditionalWrites.<Doc>builder(d -> BulkOperation.of(o -> o.index(x -> x.index("docs")
+                        .id(d.id)
+                        .ifSeqNo((long) d.seqNo)
+                        .ifPrimaryTerm(1L)
+                        .document(Map.of()))))
+                .sender(bulk)
+                .retryPolicy(policy)
+                .listener(log);
     }
 
     static List<Doc> docs(String... ids) {
@@ -192,10 +207,13 @@ class ConditionalWritesTest {
         assertThat(r).isEqualTo(new ConditionalWrites.Report(2, 3, 1, 0, 0, 0, false, false));
         assertThat(decided).containsExactly(List.of("b"));
         assertThat(bulk.requests).containsExactly(List.of("a", "b", "c"), List.of("b"));
-        assertThat(docs.get(1).seqNo).as("written on the condition of the new read").isEqualTo(1);
+        assertThat(docs.get(1).seqNo)
+                .as("written on the condition of the new read")
+                .isEqualTo(1);
         assertThat(slept).containsExactly(Duration.ofMillis(10));
-        assertThat(log.calls).containsExactly("round 1: 3", "written a", "conflict b attempt 1", "written c", "round 2: 1",
-            "written b");
+        assertThat(log.calls)
+                .containsExactly(
+                        "round 1: 3", "written a", "conflict b attempt 1", "written c", "round 2: 1", "written b");
     }
 
     @Test
@@ -240,8 +258,11 @@ class ConditionalWritesTest {
     @Test
     void shouldNotRetryWhatThePolicyDoesNotAccept() throws IOException {
         bulk.answer("a", 409);
-        RetryPolicy onlyRejections = policy.toBuilder().retryOn(io.github.esrel.retry.Failures.rejected()).build();
-        ConditionalWrites.Report r = engine().decider(rereading).retryPolicy(onlyRejections).build().write(docs("a"));
+        RetryPolicy onlyRejections = policy.toBuilder()
+                .retryOn(io.github.esrel.retry.Failures.rejected())
+                .build();
+        ConditionalWrites.Report r =
+                engine().decider(rereading).retryPolicy(onlyRejections).build().write(docs("a"));
         assertThat(r.gaveUp()).isOne();
         assertThat(log.calls).contains("gave up a NOT_RETRYABLE 409");
     }
@@ -255,7 +276,9 @@ class ConditionalWritesTest {
 
         bulk.sent.clear();
         assertThatThrownBy(() -> engine().abortOnDenied(true).build().write(docs("a", "b")))
-            .isInstanceOfSatisfying(ElasticsearchException.class, e -> assertThat(e.status()).isEqualTo(403));
+                .isInstanceOfSatisfying(
+                        ElasticsearchException.class,
+                        e -> assertThat(e.status()).isEqualTo(403));
     }
 
     @Test
@@ -263,12 +286,14 @@ class ConditionalWritesTest {
         bulk.errorType = "cluster_block_exception";
         bulk.answer("a", 403);
         assertThatThrownBy(() -> engine().abortOnBlock(true).build().write(docs("b", "a", "c")))
-            .isInstanceOfSatisfying(ElasticsearchException.class, e -> {
-                assertThat(e.status()).isEqualTo(403);
-                assertThat(Reasons.of(e)).contains("cluster_block_exception", "index [docs] blocked by");
-            });
-        assertThat(log.calls).as("the rest of the answer is still reported").contains("written b", "written c")
-            .noneMatch(c -> c.startsWith("failed"));
+                .isInstanceOfSatisfying(ElasticsearchException.class, e -> {
+                    assertThat(e.status()).isEqualTo(403);
+                    assertThat(Reasons.of(e)).contains("cluster_block_exception", "index [docs] blocked by");
+                });
+        assertThat(log.calls)
+                .as("the rest of the answer is still reported")
+                .contains("written b", "written c")
+                .noneMatch(c -> c.startsWith("failed"));
         assertThat(bulk.requests).hasSize(1);
 
         bulk.sent.clear();
@@ -276,12 +301,18 @@ class ConditionalWritesTest {
         log.calls.clear();
         bulk.answer("a", 429, 429, 429);
         assertThatThrownBy(() -> engine().abortOnBlock(true).build().write(docs("a")))
-            .isInstanceOfSatisfying(ElasticsearchException.class, e -> assertThat(e.status()).isEqualTo(429));
-        assertThat(bulk.requests).as("a 429 block is retried under the policy first").hasSize(3);
+                .isInstanceOfSatisfying(
+                        ElasticsearchException.class,
+                        e -> assertThat(e.status()).isEqualTo(429));
+        assertThat(bulk.requests)
+                .as("a 429 block is retried under the policy first")
+                .hasSize(3);
         assertThat(log.calls).noneMatch(c -> c.startsWith("gave up"));
 
         bulk.sent.clear();
-        assertThat(engine().build().write(docs("a")).gaveUp()).as("without the option, the item's own outcome").isOne();
+        assertThat(engine().build().write(docs("a")).gaveUp())
+                .as("without the option, the item's own outcome")
+                .isOne();
     }
 
     @Test
@@ -294,12 +325,17 @@ class ConditionalWritesTest {
 
     @Test
     void shouldThrowWhenARoundFailsAsAWhole() {
-        ConditionalWrites<Doc> failing = ConditionalWrites.<Doc>builder(d -> BulkOperation.of(o -> o.index(x -> x.index("docs")
-            .id(d.id).document(Map.of())))).sender((ops, refresh) -> {
-                throw error(503, "unavailable_shards_exception");
-            }).retryPolicy(policy).build();
-        assertThatThrownBy(() -> failing.write(docs("a"))).isInstanceOfSatisfying(ElasticsearchException.class,
-            e -> assertThat(e.status()).isEqualTo(503));
+        ConditionalWrites<Doc> failing = ConditionalWrites.<Doc>builder(d -> BulkOperation.of(
+                        o -> o.index(x -> x.index("docs").id(d.id).document(Map.of()))))
+                .sender((ops, refresh) -> {
+                    throw error(503, "unavailable_shards_exception");
+                })
+                .retryPolicy(policy)
+                .build();
+        assertThatThrownBy(() -> failing.write(docs("a")))
+                .isInstanceOfSatisfying(
+                        ElasticsearchException.class,
+                        e -> assertThat(e.status()).isEqualTo(503));
     }
 
     @Test
@@ -329,9 +365,11 @@ class ConditionalWritesTest {
     @Test
     void shouldStopAndSayWhatIsLeftWhenInterruptedBetweenRounds() throws IOException {
         bulk.answer("a", 429);
-        RetryPolicy interrupting = policy.toBuilder().sleeper(d -> {
-            throw new InterruptedException();
-        }).build();
+        RetryPolicy interrupting = policy.toBuilder()
+                .sleeper(d -> {
+                    throw new InterruptedException();
+                })
+                .build();
         ConditionalWrites.Report r = engine().retryPolicy(interrupting).build().write(docs("a", "b"));
         assertThat(r.interrupted()).isTrue();
         assertThat(Thread.interrupted()).as("the flag stays set").isTrue();
@@ -343,17 +381,20 @@ class ConditionalWritesTest {
         bulk.answer("a", 409).answer("b", 429);
         List<String> stopped = new ArrayList<>();
         boolean[] fenced = {false};
-        ConditionalWrites.Report r = engine().stopWhen(() -> fenced[0]).listener(new ConditionalWrites.Listener<>() {
-            @Override
-            public void onConflict(Doc item, int attempt, boolean finalOutcome) {
-                fenced[0] = true;
-            }
+        ConditionalWrites.Report r = engine().stopWhen(() -> fenced[0])
+                .listener(new ConditionalWrites.Listener<>() {
+                    @Override
+                    public void onConflict(Doc item, int attempt, boolean finalOutcome) {
+                        fenced[0] = true;
+                    }
 
-            @Override
-            public void onStopped(List<Doc> pending) {
-                pending.forEach(d -> stopped.add(d.id));
-            }
-        }).build().write(docs("a", "b", "c"));
+                    @Override
+                    public void onStopped(List<Doc> pending) {
+                        pending.forEach(d -> stopped.add(d.id));
+                    }
+                })
+                .build()
+                .write(docs("a", "b", "c"));
         assertThat(r.stopped()).isTrue();
         assertThat(r.written()).isOne();
         assertThat(stopped).containsExactly("b");
@@ -363,11 +404,13 @@ class ConditionalWritesTest {
     @Test
     void shouldKeepWritingWhenTheListenerThrows() throws IOException {
         ConditionalWrites.Report r = engine().listener(new ConditionalWrites.Listener<>() {
-            @Override
-            public void onWritten(Doc item, BulkResponseItem response) {
-                throw new IllegalStateException("listener bug");
-            }
-        }).build().write(docs("a", "b"));
+                    @Override
+                    public void onWritten(Doc item, BulkResponseItem response) {
+                        throw new IllegalStateException("listener bug");
+                    }
+                })
+                .build()
+                .write(docs("a", "b"));
         assertThat(r.written()).isEqualTo(2);
     }
 
@@ -380,7 +423,7 @@ class ConditionalWritesTest {
             most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             twoInFlight.countDown();
             try {
-                twoInFlight.await(5, TimeUnit.SECONDS);   // both writes are out together, or this waits in vain
+                twoInFlight.await(5, TimeUnit.SECONDS); // both writes are out together, or this waits in vain
                 Thread.sleep(20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -388,7 +431,8 @@ class ConditionalWritesTest {
             inFlight.decrementAndGet();
             return bulk.send(ops, refresh);
         };
-        try (ConditionalWrites<Doc> engine = engine().sender(slow).maxInFlight(2, "test-writer").build()) {
+        try (ConditionalWrites<Doc> engine =
+                engine().sender(slow).maxInFlight(2, "test-writer").build()) {
             List<CompletableFuture<ConditionalWrites.Report>> all = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 all.add(engine.submit(docs("d" + i)));
@@ -404,8 +448,10 @@ class ConditionalWritesTest {
     @Test
     void shouldHandBackTheFailureOfASubmittedWrite() throws Exception {
         ConditionalWrites<Doc> failing = engine().sender((ops, refresh) -> {
-            throw new IOException("connection reset");
-        }).maxInFlight(2, "test-writer").build();
+                    throw new IOException("connection reset");
+                })
+                .maxInFlight(2, "test-writer")
+                .build();
         CompletableFuture<ConditionalWrites.Report> f = failing.submit(docs("a"));
         Exception e = ConditionalWrites.unwrap(assertThatThrownByGet(f));
         assertThat(e).isInstanceOf(IOException.class).hasMessage("connection reset");

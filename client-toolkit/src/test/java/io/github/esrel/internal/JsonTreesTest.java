@@ -1,5 +1,8 @@
 package io.github.esrel.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.IntNode;
@@ -7,9 +10,6 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class JsonTreesTest {
 
@@ -34,7 +34,9 @@ class JsonTreesTest {
     void shouldFindNothingInMissingRootsOrNonObjects() {
         assertThat(JsonTrees.get(null, "a")).isNull();
         assertThat(JsonTrees.get(TextNode.valueOf("a"), "a")).isNull();
-        assertThat(JsonTrees.get(json("{'a': {'b': null}}"), "a.b").isNull()).as("a JSON null is a value").isTrue();
+        assertThat(JsonTrees.get(json("{'a': {'b': null}}"), "a.b").isNull())
+                .as("a JSON null is a value")
+                .isTrue();
     }
 
     @Test
@@ -54,8 +56,8 @@ class JsonTreesTest {
         ObjectNode root = json("{'a': {'b': 'text'}}");
 
         assertThatThrownBy(() -> JsonTrees.set(root, "a.b.c", IntNode.valueOf(1)))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("cannot set [a.b.c]: [a.b] is string, not an object");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cannot set [a.b.c]: [a.b] is string, not an object");
         assertThat(root).isEqualTo(json("{'a': {'b': 'text'}}"));
     }
 

@@ -1,5 +1,8 @@
 package io.github.esrel.join;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
@@ -11,9 +14,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,9 +24,8 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Application-side joins on a real node: seed 000's users and blog posts in both directions, each
@@ -65,7 +64,8 @@ class JoinIT {
         es = cluster.client();
         String[] first = {"John", "Jane", "Mary", "Peter"};
         for (int i = 0; i < USERS; i++) {
-            users.add(new User(first[i % 4] + " Surname" + i, i % 2 == 0 ? "female" : "male", String.format("h%02d", i), i));
+            users.add(new User(
+                    first[i % 4] + " Surname" + i, i % 2 == 0 ? "female" : "male", String.format("h%02d", i), i));
         }
         for (int j = 0; j < POSTS; j++) {
             int u = (j * 7 + 1) % USERS;
@@ -73,14 +73,20 @@ class JoinIT {
                 u = CHILDLESS + 1;
             }
             User user = users.get(u);
-            posts.add(new Post(j % 3 == 0 ? "relationships are complicated" : "another topic", "u" + u, user.handle(),
-                (j * 37) % POSTS, 1_000_000L + j, new Author(user.name(), user.gender())));
+            posts.add(new Post(
+                    j % 3 == 0 ? "relationships are complicated" : "another topic",
+                    "u" + u,
+                    user.handle(),
+                    (j * 37) % POSTS,
+                    1_000_000L + j,
+                    new Author(user.name(), user.gender())));
         }
         createUsers("users", 2, Map.of());
         createPosts("posts", 3, Map.of());
         createPosts("posts7", 2, Map.of("index.max_terms_count", "7"));
         bulk("users", IntStream.range(0, USERS).boxed().collect(Collectors.toMap(i -> "u" + i, users::get)));
-        Map<String, Object> byId = IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get));
+        Map<String, Object> byId =
+                IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get));
         bulk("posts", byId);
         bulk("posts7", byId);
     }
@@ -90,20 +96,31 @@ class JoinIT {
     @Test
     void shouldReturnThePostsOfUsersNamedJohnGroupedUnderEachJohn() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.childrenPerParent(2).parentsPerPage(20)));
+        JoinResult<User, Post> r =
+                join.childrenOf(johns(b -> b.childrenPerParent(2).parentsPerPage(20)));
 
-        List<User> johns = users.stream().filter(u -> u.name().startsWith("John")).toList();
+        List<User> johns =
+                users.stream().filter(u -> u.name().startsWith("John")).toList();
         assertThat(r.status()).isEqualTo(JoinResult.Status.COMPLETE);
         assertThat(r.parents()).extracting(p -> p.parent().value()).containsExactlyElementsOf(johns);
         for (ParentWithChildren<User, Post> p : r.parents()) {
-            List<Post> theirs = postsOf(p.parent().value()).sorted(byPopularity()).toList();
+            List<Post> theirs =
+                    postsOf(p.parent().value()).sorted(byPopularity()).toList();
             assertThat(p.totalChildren()).as(p.parent().value().name()).isEqualTo(theirs.size());
-            assertThat(p.children()).extracting(Doc::value).containsExactlyElementsOf(theirs.subList(0, Math.min(2, theirs.size())));
+            assertThat(p.children())
+                    .extracting(Doc::value)
+                    .containsExactlyElementsOf(theirs.subList(0, Math.min(2, theirs.size())));
             assertThat(p.parent().id()).isEqualTo("u" + p.parent().value().n());
         }
-        assertThat(r.parents().stream().filter(p -> p.parent().value().n() == CHILDLESS).findFirst().orElseThrow()
-            .children()).isEmpty();
-        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.child().value().user_id()).isEqualTo(p.parent().id()));
+        assertThat(r.parents().stream()
+                        .filter(p -> p.parent().value().n() == CHILDLESS)
+                        .findFirst()
+                        .orElseThrow()
+                        .children())
+                .isEmpty();
+        assertThat(r.pairs())
+                .allSatisfy(p -> assertThat(p.child().value().user_id())
+                        .isEqualTo(p.parent().id()));
         assertThat(r.roundTrips()).as(r.requests().toString()).isEqualTo(2);
         assertThat(r.next()).isEmpty();
         assertThat(r.keysShipped()).isEqualTo(johns.size());
@@ -114,7 +131,8 @@ class JoinIT {
     void shouldLeaveOutChildlessParentsInAnInnerJoin() {
         Join join = Join.of(b -> b.client(es));
         JoinResult<User, Post> left = join.childrenOf(johns(b -> b.parentsPerPage(20)));
-        JoinResult<User, Post> inner = join.childrenOf(johns(b -> b.parentsPerPage(20).includeChildless(false)));
+        JoinResult<User, Post> inner =
+                join.childrenOf(johns(b -> b.parentsPerPage(20).includeChildless(false)));
         assertThat(left.parents()).hasSize(10);
         assertThat(inner.parents()).hasSize(9).noneMatch(p -> p.parent().value().n() == CHILDLESS);
         assertThat(inner.parents()).allSatisfy(p -> assertThat(p.children()).isNotEmpty());
@@ -123,12 +141,16 @@ class JoinIT {
     @Test
     void shouldOnlyCountChildrenMatchingTheChildQuery() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.parentsPerPage(20).includeChildless(false)
-            .childQuery(q -> q.match(m -> m.field("title").query("relationships")))));
+        JoinResult<User, Post> r = join.childrenOf(johns(b -> b.parentsPerPage(20)
+                .includeChildless(false)
+                .childQuery(q -> q.match(m -> m.field("title").query("relationships")))));
         for (ParentWithChildren<User, Post> p : r.parents()) {
-            long expected = postsOf(p.parent().value()).filter(x -> x.title().startsWith("relationships")).count();
+            long expected = postsOf(p.parent().value())
+                    .filter(x -> x.title().startsWith("relationships"))
+                    .count();
             assertThat(p.totalChildren()).isEqualTo(expected);
-            assertThat(p.children()).allSatisfy(c -> assertThat(c.value().title()).startsWith("relationships"));
+            assertThat(p.children())
+                    .allSatisfy(c -> assertThat(c.value().title()).startsWith("relationships"));
         }
     }
 
@@ -142,7 +164,8 @@ class JoinIT {
         String pit = null;
         do {
             // Through its token, as a web page would hand it on.
-            JoinResult<User, Post> page = join.childrenOf(all, cursor == null ? null : JoinCursor.parse(cursor.token()));
+            JoinResult<User, Post> page =
+                    join.childrenOf(all, cursor == null ? null : JoinCursor.parse(cursor.token()));
             page.parents().forEach(p -> seen.add(p.parent().id()));
             trips.add(page.roundTrips());
             cursor = page.next().orElse(null);
@@ -151,22 +174,33 @@ class JoinIT {
             }
         } while (cursor != null);
 
-        assertThat(seen).hasSize(USERS).doesNotHaveDuplicates()
-            .containsExactlyElementsOf(users.stream().sorted(Comparator.comparing(User::handle)).map(u -> "u" + u.n()).toList());
+        assertThat(seen)
+                .hasSize(USERS)
+                .doesNotHaveDuplicates()
+                .containsExactlyElementsOf(users.stream()
+                        .sorted(Comparator.comparing(User::handle))
+                        .map(u -> "u" + u.n())
+                        .toList());
         // Page 1 needs no point in time; page 2 opens it; the last page closes it.
         assertThat(trips).containsExactly(2, 3, 2, 3);
         assertThat(pit).isNotNull();
         String closed = pit;
         assertThatThrownBy(() -> es.search(s -> s.pit(p -> p.id(closed)).size(1), Void.class))
-            .isInstanceOfSatisfying(co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
-                e -> assertThat(e.status()).isEqualTo(404));
+                .isInstanceOfSatisfying(
+                        co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
+                        e -> assertThat(e.status()).isEqualTo(404));
     }
 
     @Test
     void shouldPageThroughParentsThatAllTieWithoutDuplicatesOrGaps() {
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> tied = JoinQuery.of(User.class, Post.class, b -> b.parents("users", q -> q.matchAll(m -> m))
-            .children("posts7", "user_id").parentsPerPage(7).childrenPerParent(1));   // every parent scores 1.0
+        JoinQuery<User, Post> tied = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("users", q -> q.matchAll(m -> m))
+                        .children("posts7", "user_id")
+                        .parentsPerPage(7)
+                        .childrenPerParent(1)); // every parent scores 1.0
         List<String> seen = new ArrayList<>();
         JoinCursor cursor = null;
         do {
@@ -182,7 +216,8 @@ class JoinIT {
         Join join = Join.of(b -> b.client(es).consistentPaging(true));
         JoinResult<User, Post> first = join.childrenOf(everyone(b -> b.parentsPerPage(30)));
         assertThat(first.requests().get(0)).startsWith("open point in time");
-        JoinResult<User, Post> second = join.childrenOf(everyone(b -> b.parentsPerPage(30)), first.next().orElseThrow());
+        JoinResult<User, Post> second = join.childrenOf(
+                everyone(b -> b.parentsPerPage(30)), first.next().orElseThrow());
         assertThat(second.parents()).hasSize(USERS - 30);
         assertThat(second.next()).isEmpty();
         assertThat(second.requests().get(second.roundTrips() - 1)).startsWith("close point in time");
@@ -196,8 +231,9 @@ class JoinIT {
         JoinResult<User, Post> p2 = join.childrenOf(all, p1.next().orElseThrow());
         JoinCursor cursor = p2.next().orElseThrow();
         join.close(cursor);
-        assertThatThrownBy(() -> join.childrenOf(all, cursor)).isInstanceOf(JoinException.class)
-            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+        assertThatThrownBy(() -> join.childrenOf(all, cursor))
+                .isInstanceOf(JoinException.class)
+                .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
     }
 
     // --- children filtered by parent attributes ------------------------------------------------
@@ -212,41 +248,70 @@ class JoinIT {
         createPosts("posts-window", 3, Map.of("index.max_result_window", "50", "index.max_terms_count", "7"));
         bulk("posts-window", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
         Join join = Join.of(b -> b.client(es).maxProbedChildren(40));
-        List<String> female = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("female"))
-            .mapToObj(j -> "p" + j).toList();
+        List<String> female = IntStream.range(0, POSTS)
+                .filter(j -> posts.get(j).user().gender().equals("female"))
+                .mapToObj(j -> "p" + j)
+                .toList();
         assertThat(female.size()).isGreaterThan(100);
 
         // Offset paging stops at the window, as Elasticsearch's from/size does.
-        JoinQuery<User, Post> tiedQuery = JoinQuery.of(User.class, Post.class, b -> b
-            .parents("users", q -> q.term(t -> t.field("gender").value("female")))
-            .children("posts-window", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("user.gender"))))   // one value: every child ties
-            .childrenPerPage(10));
-        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery.toBuilder().from(45).plan(JoinQuery.Plan.KEYS_FIRST).build()))
-            .isInstanceOf(JoinException.class).hasMessageContaining("max_result_window");
+        JoinQuery<User, Post> tiedQuery = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("users", q -> q.term(t -> t.field("gender").value("female")))
+                        .children("posts-window", "user_id")
+                        .childSort(SortOptions.of(
+                                s -> s.field(f -> f.field("user.gender")))) // one value: every child ties
+                        .childrenPerPage(10));
+        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery.toBuilder()
+                        .from(45)
+                        .plan(JoinQuery.Plan.KEYS_FIRST)
+                        .build()))
+                .isInstanceOf(JoinException.class)
+                .hasMessageContaining("max_result_window");
 
-        List<SortOptions> unique = List.of(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))));
-        List<String> byPopularity = female.stream().sorted(Comparator.comparing((String id) ->
-            posts.get(Integer.parseInt(id.substring(1))).popularity()).reversed()).toList();
+        List<SortOptions> unique =
+                List.of(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))));
+        List<String> byPopularity = female.stream()
+                .sorted(Comparator.comparing((String id) ->
+                                posts.get(Integer.parseInt(id.substring(1))).popularity())
+                        .reversed())
+                .toList();
         for (JoinQuery.Plan plan : JoinQuery.Plan.values()) {
-            List<Pair<User, Post>> tied = allPages(join, tiedQuery.toBuilder().plan(plan).build());
-            assertThat(tied).extracting(p -> p.child().id()).as(plan.toString()).doesNotHaveDuplicates()
-                .containsExactlyInAnyOrderElementsOf(female);
-            assertThat(tied).allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
+            List<Pair<User, Post>> tied =
+                    allPages(join, tiedQuery.toBuilder().plan(plan).build());
+            assertThat(tied)
+                    .extracting(p -> p.child().id())
+                    .as(plan.toString())
+                    .doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(female);
+            assertThat(tied)
+                    .allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
 
-            List<Pair<User, Post>> ordered = allPages(join, tiedQuery.toBuilder().plan(plan).childSort(unique).childrenPerPage(7).build());
-            assertThat(ordered).extracting(p -> p.child().id()).as(plan.toString()).containsExactlyElementsOf(byPopularity);
+            List<Pair<User, Post>> ordered = allPages(
+                    join,
+                    tiedQuery.toBuilder()
+                            .plan(plan)
+                            .childSort(unique)
+                            .childrenPerPage(7)
+                            .build());
+            assertThat(ordered)
+                    .extracting(p -> p.child().id())
+                    .as(plan.toString())
+                    .containsExactlyElementsOf(byPopularity);
         }
 
         // The last page closed the point in time; an abandoned cursor's can be closed, and then fails clearly.
         JoinResult<User, Post> p1 = join.childrenWhereParent(tiedQuery);
         assertThat(p1.hasMoreChildren()).isTrue();
-        JoinResult<User, Post> p2 = join.childrenWhereParent(tiedQuery, p1.next().orElseThrow());
+        JoinResult<User, Post> p2 =
+                join.childrenWhereParent(tiedQuery, p1.next().orElseThrow());
         assertThat(p2.requests().get(0)).startsWith("open point in time [posts-window]");
         JoinCursor abandoned = p2.next().orElseThrow();
         join.close(abandoned);
-        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery, abandoned)).isInstanceOf(JoinException.class)
-            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+        assertThatThrownBy(() -> join.childrenWhereParent(tiedQuery, abandoned))
+                .isInstanceOf(JoinException.class)
+                .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
     }
 
     /** Every page of a childrenWhereParent join, following the cursor through its token as a web page would. */
@@ -256,7 +321,8 @@ class JoinIT {
         String lastPit = null;
         int pages = 0;
         do {
-            JoinResult<User, Post> page = join.childrenWhereParent(q, cursor == null ? null : JoinCursor.parse(cursor.token()));
+            JoinResult<User, Post> page =
+                    join.childrenWhereParent(q, cursor == null ? null : JoinCursor.parse(cursor.token()));
             assertThat(page.status()).as(page.describe()).isEqualTo(JoinResult.Status.COMPLETE);
             assertThat(page.pairs().size()).isLessThanOrEqualTo(q.childrenPerPage());
             all.addAll(page.pairs());
@@ -269,9 +335,10 @@ class JoinIT {
         assertThat(lastPit).as("pages after the first read a point in time").isNotNull();
         String closed = lastPit;
         assertThatThrownBy(() -> es.search(s -> s.pit(p -> p.id(closed)).size(1), Void.class))
-            .as("the last page closes the point in time")
-            .isInstanceOfSatisfying(co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
-                e -> assertThat(e.status()).isEqualTo(404));
+                .as("the last page closes the point in time")
+                .isInstanceOfSatisfying(
+                        co.elastic.clients.elasticsearch._types.ElasticsearchException.class,
+                        e -> assertThat(e.status()).isEqualTo(404));
         return all;
     }
 
@@ -292,50 +359,79 @@ class JoinIT {
         assertThat(joined.roundTrips()).as(joined.requests().toString()).isEqualTo(2);
         assertThat(joined.parentsMatched()).isEqualTo(USERS / 2);
         assertThat(joined.parentsMatchedExact()).isTrue();
-        long expectedTotal = posts.stream().filter(p -> p.user().gender().equals("female") && p.popularity() >= 300).count();
+        long expectedTotal = posts.stream()
+                .filter(p -> p.user().gender().equals("female") && p.popularity() >= 300)
+                .count();
         assertThat(joined.childrenMatched()).isEqualTo(expectedTotal);
         assertThat(joined.hasMoreChildren()).isEqualTo(expectedTotal > 20);
 
-        JoinResult<User, Post> page2 = join.childrenWhereParent(q.toBuilder().from(20).build());
-        assertThat(page2.pairs()).extracting(p -> p.child().id())
-            .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 20, 20));
+        JoinResult<User, Post> page2 =
+                join.childrenWhereParent(q.toBuilder().from(20).build());
+        assertThat(page2.pairs())
+                .extracting(p -> p.child().id())
+                .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 20, 20));
     }
 
     @Test
     void shouldFetchOnlyTheParentsOfTheReturnedChildrenWhenLazy() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> eager = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST)));
-        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST)
-            .parentFetch(JoinQuery.ParentFetch.LAZY)));
-        assertThat(lazy.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value())
-            .containsExactlyElementsOf(eager.pairs().stream()
-                .map(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value()).toList());
+        JoinResult<User, Post> eager = join.childrenWhereParent(
+                popularByWomen(b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST)));
+        JoinResult<User, Post> lazy = join.childrenWhereParent(popularByWomen(
+                b -> b.childrenPerPage(5).plan(JoinQuery.Plan.KEYS_FIRST).parentFetch(JoinQuery.ParentFetch.LAZY)));
+        assertThat(lazy.pairs())
+                .extracting(p -> p.child().id() + "<-" + p.parent().id() + ":"
+                        + p.parent().value())
+                .containsExactlyElementsOf(eager.pairs().stream()
+                        .map(p -> p.child().id() + "<-" + p.parent().id() + ":"
+                                + p.parent().value())
+                        .toList());
         assertThat(lazy.roundTrips()).as(lazy.requests().toString()).isEqualTo(3);
     }
 
     @Test
     void shouldJoinOnAParentFieldInsteadOfTheId() {
         Join join = Join.of(b -> b.client(es));
-        JoinResult<User, Post> r = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
-            .parents("users", q -> q.terms(t -> t.field("handle").terms(v -> v.value(List.of(
-                co.elastic.clients.elasticsearch._types.FieldValue.of("h01"),
-                co.elastic.clients.elasticsearch._types.FieldValue.of("h03"))))))
-            .parentKey("handle")
-            .children("posts", "user_handle")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
-            .childrenPerPage(1000)));
-        List<String> expected = IntStream.range(0, POSTS).filter(j -> Set.of("h01", "h03").contains(posts.get(j).user_handle()))
-            .mapToObj(j -> "p" + j).toList();
+        JoinResult<User, Post> r = join.childrenWhereParent(JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents(
+                                "users",
+                                q -> q.terms(t -> t.field("handle")
+                                        .terms(v -> v.value(List.of(
+                                                co.elastic.clients.elasticsearch._types.FieldValue.of("h01"),
+                                                co.elastic.clients.elasticsearch._types.FieldValue.of("h03"))))))
+                        .parentKey("handle")
+                        .children("posts", "user_handle")
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
+                        .childrenPerPage(1000)));
+        List<String> expected = IntStream.range(0, POSTS)
+                .filter(j -> Set.of("h01", "h03").contains(posts.get(j).user_handle()))
+                .mapToObj(j -> "p" + j)
+                .toList();
         assertThat(r.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(expected);
-        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.parent().value().handle()).isEqualTo(p.child().value().user_handle()));
+        assertThat(r.pairs())
+                .allSatisfy(p -> assertThat(p.parent().value().handle())
+                        .isEqualTo(p.child().value().user_handle()));
 
         // Keys read from doc values alone (no stored field per parent), parents fetched for the page.
-        JoinResult<User, Post> lazy = join.childrenWhereParent(JoinQuery.of(User.class, Post.class, b -> b
-            .parents("users", q -> q.term(t -> t.field("gender").value("male"))).parentKey("handle")
-            .parentFetch(JoinQuery.ParentFetch.LAZY).children("posts", "user_handle").plan(JoinQuery.Plan.KEYS_FIRST)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).childrenPerPage(15)));
-        List<String> men = IntStream.range(0, POSTS).filter(j -> posts.get(j).user().gender().equals("male"))
-            .limit(15).mapToObj(j -> "p" + j).toList();
+        JoinResult<User, Post> lazy = join.childrenWhereParent(JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("users", q -> q.term(t -> t.field("gender").value("male")))
+                        .parentKey("handle")
+                        .parentFetch(JoinQuery.ParentFetch.LAZY)
+                        .children("posts", "user_handle")
+                        .plan(JoinQuery.Plan.KEYS_FIRST)
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
+                        .childrenPerPage(15)));
+        List<String> men = IntStream.range(0, POSTS)
+                .filter(j -> posts.get(j).user().gender().equals("male"))
+                .limit(15)
+                .mapToObj(j -> "p" + j)
+                .toList();
         assertThat(lazy.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(men);
         assertThat(lazy.pairs()).allSatisfy(p -> {
             assertThat(p.parent().value().handle()).isEqualTo(p.child().value().user_handle());
@@ -349,15 +445,19 @@ class JoinIT {
     @Test
     void shouldStopBeforeShippingAnyKeyWhenMoreParentsMatchThanTheCap() {
         Join join = Join.of(b -> b.client(es).maxParents(5));
-        JoinResult<User, Post> r = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(20).plan(JoinQuery.Plan.KEYS_FIRST)));
+        JoinResult<User, Post> r = join.childrenWhereParent(
+                popularByWomen(b -> b.childrenPerPage(20).plan(JoinQuery.Plan.KEYS_FIRST)));
         assertThat(r.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(r.pairs()).isEmpty();
         assertThat(r.keysShipped()).isZero();
         assertThat(r.roundTrips()).isEqualTo(1);
         assertThat(r.parentsMatched()).isGreaterThan(5);
         assertThat(r.advice()).contains("maxParents=5", "Denormalize", "[posts]", "[users]");
-        assertThatThrownBy(r::orThrow).isInstanceOf(JoinCapExceededException.class).hasMessageContaining("Denormalize")
-            .satisfies(e -> assertThat(((JoinCapExceededException) e).result()).isSameAs(r));
+        assertThatThrownBy(r::orThrow)
+                .isInstanceOf(JoinCapExceededException.class)
+                .hasMessageContaining("Denormalize")
+                .satisfies(
+                        e -> assertThat(((JoinCapExceededException) e).result()).isSameAs(r));
     }
 
     @Test
@@ -369,7 +469,9 @@ class JoinIT {
         createPosts("trap-photos", 2, Map.of());
         Map<String, Object> trapUsers = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
-            trapUsers.put("t" + i, new User("User " + i, i == lucky || i % 2 == 0 ? "female" : "male", String.format("t%05d", i), i));
+            trapUsers.put(
+                    "t" + i,
+                    new User("User " + i, i == lucky || i % 2 == 0 ? "female" : "male", String.format("t%05d", i), i));
         }
         bulk("trap-users", trapUsers);
         Map<String, Object> photos = new LinkedHashMap<>();
@@ -382,12 +484,16 @@ class JoinIT {
         }
         bulk("trap-photos", photos);
 
-        JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
-            .parents("trap-users", Query.of(x -> x.matchAll(m -> m)))
-            .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
-            .children("trap-photos", "user_id")
-            .childQuery(c -> c.range(r -> r.number(x -> x.field("popularity").gte(100.0))))
-            .includeChildless(false).parentsPerPage(20));
+        JoinQuery<User, Post> q = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("trap-users", Query.of(x -> x.matchAll(m -> m)))
+                        .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
+                        .children("trap-photos", "user_id")
+                        .childQuery(c ->
+                                c.range(r -> r.number(x -> x.field("popularity").gte(100.0))))
+                        .includeChildless(false)
+                        .parentsPerPage(20));
         Join capped = Join.of(b -> b.client(es).maxParents(2_000).pageSize(500));
 
         JoinResult<User, Post> first = capped.childrenOf(q);
@@ -417,9 +523,12 @@ class JoinIT {
         assertThat(whole.parents()).hasSize(1);
 
         // The other direction ("popular photos of female users") is refused at once over the cap...
-        JoinQuery<User, Post> women = q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST)
-            .parents("trap-users", x -> x.term(t -> t.field("gender").value("female"))).build();
-        JoinResult<User, Post> refused = Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(women);
+        JoinQuery<User, Post> women = q.toBuilder()
+                .plan(JoinQuery.Plan.KEYS_FIRST)
+                .parents("trap-users", x -> x.term(t -> t.field("gender").value("female")))
+                .build();
+        JoinResult<User, Post> refused =
+                Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(women);
         assertThat(refused.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(refused.roundTrips()).isEqualTo(1);
         assertThat(refused.parentsMatched()).isEqualTo(1_001);
@@ -433,11 +542,14 @@ class JoinIT {
         // Children-first needs no parent keys at all: the 3 popular photos and one check of their owner,
         // so the cap that refused keys-first does not stand in its way.
         JoinResult<User, Post> auto = Join.of(b -> b.client(es).maxParents(1_000))
-            .childrenWhereParent(women.toBuilder().plan(JoinQuery.Plan.AUTO).build());
+                .childrenWhereParent(women.toBuilder().plan(JoinQuery.Plan.AUTO).build());
         assertThat(auto.status()).as(auto.describe()).isEqualTo(JoinResult.Status.COMPLETE);
         assertThat(auto.plan()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
-        assertThat(auto.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id())
-            .containsExactlyElementsOf(answered.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id()).toList());
+        assertThat(auto.pairs())
+                .extracting(p -> p.child().id() + "<-" + p.parent().id())
+                .containsExactlyElementsOf(answered.pairs().stream()
+                        .map(p -> p.child().id() + "<-" + p.parent().id())
+                        .toList());
         assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(2);
         assertThat(auto.childrenMatched()).isEqualTo(3);
         assertThat(auto.childrenMatchedExact()).isTrue();
@@ -450,7 +562,9 @@ class JoinIT {
     void shouldBatchKeysToTheChildIndexsMaxTermsCountAndStillAnswerLikeOneQuery() throws IOException {
         Join join = Join.of(b -> b.client(es));
         JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts7", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).childrenPerPage(50));
+                .childSort(
+                        SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))
+                .childrenPerPage(50));
 
         JoinResult<User, Post> first = join.childrenWhereParent(q);
         // Parents, the batch the server refused (more than 7 terms), the setting, the batches; then, since more
@@ -468,39 +582,59 @@ class JoinIT {
         JoinResult<User, Post> again = join.childrenWhereParent(q);
         assertThat(again.requests()).hasSize(4);
         join.close(again.next().orElseThrow());
-        assertThat(again.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(
-            first.pairs().stream().map(p -> p.child().id()).toList());
+        assertThat(again.pairs())
+                .extracting(p -> p.child().id())
+                .containsExactlyElementsOf(
+                        first.pairs().stream().map(p -> p.child().id()).toList());
 
-        List<String> oneQuery = posts.stream().sorted(byPopularity()).limit(50)
-            .map(p -> "p" + posts.indexOf(p)).toList();
+        List<String> oneQuery = posts.stream()
+                .sorted(byPopularity())
+                .limit(50)
+                .map(p -> "p" + posts.indexOf(p))
+                .toList();
         assertThat(again.pairs()).extracting(p -> p.child().id()).containsExactlyElementsOf(oneQuery);
         assertThat(again.childrenMatched()).isEqualTo(POSTS);
 
         // Merging pages of scored batches gives the scores one search gives.
         JoinResult<User, Post> scored = join.childrenWhereParent(everyoneWhere(b -> b.children("posts7", "user_id")
-            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).childrenPerPage(30)));
+                .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated")))
+                .childrenPerPage(30)));
         JoinResult<User, Post> unbatched = join.childrenWhereParent(everyoneWhere(b -> b.children("posts", "user_id")
-            .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated"))).childrenPerPage(30)));
+                .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated")))
+                .childrenPerPage(30)));
         assertThat(scored.termsBatches()).isEqualTo(6);
         assertThat(unbatched.termsBatches()).isEqualTo(1);
-        assertThat(scored.pairs()).extracting(p -> p.child().value().title()).containsOnly("relationships are complicated");
+        assertThat(scored.pairs())
+                .extracting(p -> p.child().value().title())
+                .containsOnly("relationships are complicated");
         assertThat(scored.childrenMatched()).isEqualTo(unbatched.childrenMatched());
     }
 
     @Test
     void shouldBatchTheCollapseOfChildrenOfTooManyParents() {
         Join join = Join.of(b -> b.client(es).maxTermsCount(7));
-        JoinResult<User, Post> batched = join.childrenOf(everyoneWhere(b -> b.children("posts7", "user_id").parentsPerPage(USERS)
-            .parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
-        JoinResult<User, Post> whole = Join.of(b -> b.client(es)).childrenOf(everyoneWhere(b -> b.children("posts", "user_id")
-            .parentsPerPage(USERS).parentSort(SortOptions.of(s -> s.field(f -> f.field("n")))).childrenPerParent(2)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
+        JoinResult<User, Post> batched = join.childrenOf(everyoneWhere(b -> b.children("posts7", "user_id")
+                .parentsPerPage(USERS)
+                .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
+                .childrenPerParent(2)
+                .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
+        JoinResult<User, Post> whole = Join.of(b -> b.client(es))
+                .childrenOf(everyoneWhere(b -> b.children("posts", "user_id")
+                        .parentsPerPage(USERS)
+                        .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
+                        .childrenPerParent(2)
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))));
         assertThat(batched.termsBatches()).isEqualTo(6);
         assertThat(batched.roundTrips()).isEqualTo(2);
-        assertThat(batched.parents()).extracting(p -> p.parent().id() + p.children().stream().map(Doc::id).toList() + p.totalChildren())
-            .containsExactlyElementsOf(whole.parents().stream()
-                .map(p -> p.parent().id() + p.children().stream().map(Doc::id).toList() + p.totalChildren()).toList());
+        assertThat(batched.parents())
+                .extracting(p ->
+                        p.parent().id() + p.children().stream().map(Doc::id).toList() + p.totalChildren())
+                .containsExactlyElementsOf(whole.parents().stream()
+                        .map(p -> p.parent().id()
+                                + p.children().stream().map(Doc::id).toList()
+                                + p.totalChildren())
+                        .toList());
     }
 
     @Test
@@ -508,7 +642,8 @@ class JoinIT {
         createPosts("posts-shrinking", 1, Map.of("index.max_terms_count", "20"));
         bulk("posts-shrinking", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
         Join join = Join.of(b -> b.client(es));
-        JoinQuery<User, Post> q = everyoneWhere(b -> b.children("posts-shrinking", "user_id").childrenPerPage(POSTS));
+        JoinQuery<User, Post> q =
+                everyoneWhere(b -> b.children("posts-shrinking", "user_id").childrenPerPage(POSTS));
         JoinResult<User, Post> before = join.childrenWhereParent(q);
         assertThat(before.maxTermsCount()).isEqualTo(20);
         assertThat(before.termsBatches()).isEqualTo(2);
@@ -538,44 +673,61 @@ class JoinIT {
             few.put("q" + j, new Post("t", "m" + (j * 641), "", j, j, null));
         }
         bulk("many-posts", few);
-        JoinQuery<User, Post> q = JoinQuery.of(User.class, Post.class, b -> b
-            .parents("many-users", x -> x.matchAll(m -> m)).children("many-posts", "user_id").plan(JoinQuery.Plan.KEYS_FIRST)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))).childrenPerPage(10)
-            .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(s -> s.filter(f -> f.includes("n")))));
+        JoinQuery<User, Post> q = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("many-users", x -> x.matchAll(m -> m))
+                        .children("many-posts", "user_id")
+                        .plan(JoinQuery.Plan.KEYS_FIRST)
+                        .childSort(SortOptions.of(
+                                s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))
+                        .childrenPerPage(10)
+                        .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(
+                                s -> s.filter(f -> f.includes("n")))));
 
-        JoinResult<User, Post> r = Join.of(b -> b.client(es).maxParents(n).pageSize(n)).childrenWhereParent(q);
+        JoinResult<User, Post> r =
+                Join.of(b -> b.client(es).maxParents(n).pageSize(n)).childrenWhereParent(q);
         System.out.println("65,536 keys in one page: " + r.describe());
         assertThat(r.status()).isEqualTo(JoinResult.Status.COMPLETE);
         assertThat(r.keysShipped()).isEqualTo(n);
         assertThat(r.termsBatches()).isEqualTo(1);
         assertThat(r.roundTrips()).as(r.requests().toString()).isEqualTo(2);
-        assertThat(r.pairs()).extracting(p -> p.child().id())
-            .containsExactlyElementsOf(IntStream.range(0, 10).mapToObj(j -> "q" + (99 - j)).toList());
-        assertThat(r.pairs()).allSatisfy(p -> assertThat(p.parent().value().n() * 1L)
-            .isEqualTo(Long.parseLong(p.child().value().user_id().substring(1))));
+        assertThat(r.pairs())
+                .extracting(p -> p.child().id())
+                .containsExactlyElementsOf(
+                        IntStream.range(0, 10).mapToObj(j -> "q" + (99 - j)).toList());
+        assertThat(r.pairs())
+                .allSatisfy(p -> assertThat(p.parent().value().n() * 1L)
+                        .isEqualTo(Long.parseLong(p.child().value().user_id().substring(1))));
 
         // The same with the default page size: the parent side pages through a point in time.
         JoinResult<User, Post> paged = Join.of(b -> b.client(es).maxParents(n)).childrenWhereParent(q);
         System.out.println("65,536 keys in pages of 10,000: " + paged.describe());
-        assertThat(paged.pairs()).extracting(p -> p.child().id())
-            .containsExactlyElementsOf(r.pairs().stream().map(p -> p.child().id()).toList());
+        assertThat(paged.pairs())
+                .extracting(p -> p.child().id())
+                .containsExactlyElementsOf(
+                        r.pairs().stream().map(p -> p.child().id()).toList());
         assertThat(paged.parentsRead()).isEqualTo(10_000 + n);
         // The first page, the point in time opened, 7 pages of it, closed, and the children.
         assertThat(paged.roundTrips()).as(paged.requests().toString()).isEqualTo(1 + 1 + 7 + 1 + 1);
 
         // One key over the cap is refused in one round trip.
-        JoinResult<User, Post> over = Join.of(b -> b.client(es).maxParents(n - 1).pageSize(n)).childrenWhereParent(q);
+        JoinResult<User, Post> over =
+                Join.of(b -> b.client(es).maxParents(n - 1).pageSize(n)).childrenWhereParent(q);
         assertThat(over.status()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(over.roundTrips()).isEqualTo(1);
 
         // Every user matches: AUTO reads 100 posts and checks their 100 owners, in two round trips.
         JoinResult<User, Post> auto = Join.of(b -> b.client(es).maxParents(n - 1))
-            .childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.AUTO).build());
+                .childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.AUTO).build());
         System.out.println("65,536 parents, AUTO: " + auto.describe());
         assertThat(auto.plan()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
         assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(2);
-        assertThat(auto.pairs()).extracting(p -> p.child().id() + "<-" + p.parent().id())
-            .containsExactlyElementsOf(r.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id()).toList());
+        assertThat(auto.pairs())
+                .extracting(p -> p.child().id() + "<-" + p.parent().id())
+                .containsExactlyElementsOf(r.pairs().stream()
+                        .map(p -> p.child().id() + "<-" + p.parent().id())
+                        .toList());
         assertThat(auto.pairs()).extracting(p -> p.parent().value().n()).doesNotContainNull();
     }
 
@@ -585,19 +737,31 @@ class JoinIT {
     void shouldGiveTheSameAnswerWhicheverPlanRuns() throws IOException {
         Join join = Join.of(b -> b.client(es));
         List<JoinQuery<User, Post>> questions = List.of(
-            popularByWomen(b -> b.childrenPerPage(20)),
-            popularByWomen(b -> b.childrenPerPage(20).from(20)),
-            popularByWomen(b -> b.childrenPerPage(7).parentFetch(JoinQuery.ParentFetch.LAZY)),
-            johns(b -> b.childrenPerPage(15).childQuery(c -> c.match(m -> m.field("title").query("relationships")))
-                .childSort(List.of())),
-            johns(b -> b.childrenPerPage(30).parentKey("handle").children("posts", "user_handle")
-                .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))),
-            JoinQuery.of(User.class, Post.class, b -> b.parents("users", q -> q.term(t -> t.field("handle").value("h04")))
-                .children("posts", "user_id").childrenPerPage(10)));
+                popularByWomen(b -> b.childrenPerPage(20)),
+                popularByWomen(b -> b.childrenPerPage(20).from(20)),
+                popularByWomen(b -> b.childrenPerPage(7).parentFetch(JoinQuery.ParentFetch.LAZY)),
+                johns(b -> b.childrenPerPage(15)
+                        .childQuery(c -> c.match(m -> m.field("title").query("relationships")))
+                        .childSort(List.of())),
+                johns(b -> b.childrenPerPage(30)
+                        .parentKey("handle")
+                        .children("posts", "user_handle")
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))),
+                JoinQuery.of(
+                        User.class,
+                        Post.class,
+                        b -> b.parents(
+                                        "users",
+                                        q -> q.term(t -> t.field("handle").value("h04")))
+                                .children("posts", "user_id")
+                                .childrenPerPage(10)));
         for (JoinQuery<User, Post> q : questions) {
-            List<String> expected = answer(join.childrenWhereParent(q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+            List<String> expected = answer(join.childrenWhereParent(
+                    q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
             for (JoinQuery.Plan plan : List.of(JoinQuery.Plan.AUTO, JoinQuery.Plan.CHILDREN_FIRST)) {
-                JoinResult<User, Post> r = join.childrenWhereParent(q.toBuilder().plan(plan).build());
+                JoinResult<User, Post> r =
+                        join.childrenWhereParent(q.toBuilder().plan(plan).build());
                 assertThat(r.status()).as(plan + " " + q).isEqualTo(JoinResult.Status.COMPLETE);
                 assertThat(answer(r)).as(plan + " " + q + "\n" + r.describe()).containsExactlyElementsOf(expected);
             }
@@ -606,8 +770,9 @@ class JoinIT {
         // holds every key and the children to filter, so it answers in one.
         JoinResult<User, Post> auto = join.childrenWhereParent(popularByWomen(b -> b.childrenPerPage(20)));
         assertThat(auto.roundTrips()).as(auto.requests().toString()).isEqualTo(1);
-        assertThat(answer(auto)).extracting(a -> a.substring(0, a.indexOf('<')))
-            .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 0, 20));
+        assertThat(answer(auto))
+                .extracting(a -> a.substring(0, a.indexOf('<')))
+                .containsExactlyElementsOf(denormalizedPopularByWomen("posts", 0, 20));
         // h04 wrote nothing: no pairs, and every plan says so.
         assertThat(join.childrenWhereParent(questions.get(5)).pairs()).isEmpty();
     }
@@ -630,12 +795,17 @@ class JoinIT {
             widePosts.put("y" + j, new Post("post " + j, "w" + u, "", j % 100, j, null));
         }
         bulk("wide-posts", widePosts);
-        JoinQuery<User, Post> oldest = JoinQuery.of(User.class, Post.class, b -> b
-            .parents("wide-users", q -> q.term(t -> t.field("gender").value("female")))
-            .children("wide-posts", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc)))).childrenPerPage(20));
+        JoinQuery<User, Post> oldest = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents("wide-users", q -> q.term(t -> t.field("gender").value("female")))
+                        .children("wide-posts", "user_id")
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Asc))))
+                        .childrenPerPage(20));
         Join join = Join.of(b -> b.client(es));
-        List<String> expected = answer(join.childrenWhereParent(oldest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+        List<String> expected = answer(join.childrenWhereParent(
+                oldest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
 
         // Broad parent condition, 20 wanted: 1,200 keys would be read, about 50 children suffice.
         JoinResult<User, Post> broad = join.childrenWhereParent(oldest);
@@ -651,15 +821,20 @@ class JoinIT {
         assertThat(deep.plan()).as(deep.describe()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
         assertThat(deep.keysShipped()).isEqualTo(1_200);
         assertThat(deep.roundTrips()).as(deep.requests().toString()).isEqualTo(3);
-        assertThat(answer(deep)).containsExactlyElementsOf(
-            answer(join.childrenWhereParent(many.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build())));
+        assertThat(answer(deep))
+                .containsExactlyElementsOf(answer(join.childrenWhereParent(
+                        many.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build())));
 
         // Newest first, the first 1,000 posts are all by men: children-first reads on, adapting its
         // page size, and gives up at its budget; keys-first then answers the same as always.
-        JoinQuery<User, Post> newest = oldest.toBuilder().plan(JoinQuery.Plan.CHILDREN_FIRST)
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))).build();
-        List<String> newestExpected = answer(join.childrenWhereParent(newest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
-        JoinResult<User, Post> budget = Join.of(b -> b.client(es).maxProbedChildren(600)).childrenWhereParent(newest);
+        JoinQuery<User, Post> newest = oldest.toBuilder()
+                .plan(JoinQuery.Plan.CHILDREN_FIRST)
+                .childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))
+                .build();
+        List<String> newestExpected = answer(join.childrenWhereParent(
+                newest.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build()));
+        JoinResult<User, Post> budget =
+                Join.of(b -> b.client(es).maxProbedChildren(600)).childrenWhereParent(newest);
         assertThat(budget.plan()).as(budget.describe()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
         assertThat(budget.childrenRead()).isBetween(Join.MIN_PROBE, 600);
         assertThat(answer(budget)).containsExactlyElementsOf(newestExpected);
@@ -669,17 +844,22 @@ class JoinIT {
         assertThat(answer(patient)).containsExactlyElementsOf(newestExpected);
 
         // Over the cap, keys-first cannot run at all; children-first still answers.
-        JoinResult<User, Post> capped = Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(oldest);
+        JoinResult<User, Post> capped =
+                Join.of(b -> b.client(es).maxParents(1_000)).childrenWhereParent(oldest);
         assertThat(capped.status()).isEqualTo(JoinResult.Status.COMPLETE);
         assertThat(answer(capped)).containsExactlyElementsOf(expected);
-        JoinResult<User, Post> refused = Join.of(b -> b.client(es).maxParents(1_000).maxProbedChildren(300))
-            .childrenWhereParent(newest);
+        JoinResult<User, Post> refused = Join.of(
+                        b -> b.client(es).maxParents(1_000).maxProbedChildren(300))
+                .childrenWhereParent(newest);
         assertThat(refused.status()).as(refused.describe()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(refused.advice()).contains("maxParents=1,000", "Denormalize", "children-first");
     }
 
     private static List<String> answer(JoinResult<User, Post> r) {
-        return r.pairs().stream().map(p -> p.child().id() + "<-" + p.parent().id() + ":" + p.parent().value()).toList();
+        return r.pairs().stream()
+                .map(p -> p.child().id() + "<-" + p.parent().id() + ":"
+                        + p.parent().value())
+                .toList();
     }
 
     // --- failures ------------------------------------------------------------------------------
@@ -687,20 +867,25 @@ class JoinIT {
     @Test
     void shouldNameAMissingIndex() {
         Join join = Join.of(b -> b.client(es));
-        assertThatThrownBy(() -> join.childrenWhereParent(everyone(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
-            .isInstanceOf(JoinException.class).hasMessageContaining("no such index [no-such-users]")
-            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
-        assertThatThrownBy(() -> join.childrenWhereParent(everyoneWhere(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
-            .isInstanceOf(JoinException.class).hasMessageContaining("no such index [no-such-users]")
-            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+        assertThatThrownBy(() ->
+                        join.childrenWhereParent(everyone(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
+                .isInstanceOf(JoinException.class)
+                .hasMessageContaining("no such index [no-such-users]")
+                .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
+        assertThatThrownBy(() -> join.childrenWhereParent(
+                        everyoneWhere(b -> b.parents("no-such-users", q -> q.matchAll(m -> m)))))
+                .isInstanceOf(JoinException.class)
+                .hasMessageContaining("no such index [no-such-users]")
+                .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(404));
     }
 
     @Test
     void shouldExplainThatTheChildKeyMustBeAKeywordToCollapseOn() {
         Join join = Join.of(b -> b.client(es));
         assertThatThrownBy(() -> join.childrenOf(everyoneWhere(b -> b.children("posts", "title"))))
-            .isInstanceOf(JoinException.class).hasMessageContaining("keyword or numeric")
-            .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(400));
+                .isInstanceOf(JoinException.class)
+                .hasMessageContaining("keyword or numeric")
+                .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(400));
     }
 
     /** A class whose field cannot hold the stored value. */
@@ -709,48 +894,72 @@ class JoinIT {
     @Test
     void shouldReportASourceThatDoesNotMapToTheDocumentClass() {
         Join join = Join.of(b -> b.client(es));
-        assertThatThrownBy(() -> join.childrenWhereParent(JoinQuery.of(BadUser.class, Post.class, b -> b
-            .parents("users", q -> q.matchAll(m -> m)).children("posts", "user_id"))))
-            .isInstanceOf(JoinException.class).hasMessageContaining("cannot map");
+        assertThatThrownBy(() -> join.childrenWhereParent(JoinQuery.of(
+                        BadUser.class,
+                        Post.class,
+                        b -> b.parents("users", q -> q.matchAll(m -> m)).children("posts", "user_id"))))
+                .isInstanceOf(JoinException.class)
+                .hasMessageContaining("cannot map");
     }
 
     // --- helpers -----------------------------------------------------------------------------
 
-    private static JoinQuery<User, Post> johns(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+    private static JoinQuery<User, Post> johns(
+            Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
         return more.apply(JoinQuery.builder(User.class, Post.class)
-            .parents("users", q -> q.match(m -> m.field("name").query("John")))
-            .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
-            .children("posts", "user_id")
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))).build();
+                        .parents("users", q -> q.match(m -> m.field("name").query("John")))
+                        .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
+                        .children("posts", "user_id")
+                        .childSort(SortOptions.of(
+                                s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))))
+                .build();
     }
 
-    private static JoinQuery<User, Post> everyone(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+    private static JoinQuery<User, Post> everyone(
+            Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
         return more.apply(JoinQuery.builder(User.class, Post.class)
-            .parents("users", q -> q.matchAll(m -> m))
-            .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
-            .children("posts", "user_id")).build();
+                        .parents("users", q -> q.matchAll(m -> m))
+                        .parentSort(SortOptions.of(s -> s.field(f -> f.field("handle"))))
+                        .children("posts", "user_id"))
+                .build();
     }
 
     /** Every user's posts, joined keys-first: the tests of that plan's mechanics (batches, round trips) pin it. */
-    private static JoinQuery<User, Post> everyoneWhere(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+    private static JoinQuery<User, Post> everyoneWhere(
+            Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
         return everyone(b -> more.apply(b.plan(JoinQuery.Plan.KEYS_FIRST)));
     }
 
-    private static JoinQuery<User, Post> popularByWomen(Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
+    private static JoinQuery<User, Post> popularByWomen(
+            Function<JoinQuery.Builder<User, Post>, JoinQuery.Builder<User, Post>> more) {
         return more.apply(JoinQuery.builder(User.class, Post.class)
-            .parents("users", q -> q.term(t -> t.field("gender").value("female")))
-            .children("posts", "user_id")
-            .childQuery(q -> q.range(r -> r.number(n -> n.field("popularity").gte(300.0))))
-            .childSort(SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))).build();
+                        .parents("users", q -> q.term(t -> t.field("gender").value("female")))
+                        .children("posts", "user_id")
+                        .childQuery(q ->
+                                q.range(r -> r.number(n -> n.field("popularity").gte(300.0))))
+                        .childSort(SortOptions.of(
+                                s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))))
+                .build();
     }
 
     /** The same question asked of the denormalized posts: one query. */
     private static List<String> denormalizedPopularByWomen(String index, int from, int size) throws IOException {
-        return es.search(s -> s.index(index).from(from).size(size)
-                .query(q -> q.bool(b -> b.filter(f -> f.term(t -> t.field("user.gender").value("female")))
-                    .must(m -> m.range(r -> r.number(n -> n.field("popularity").gte(300.0))))))
-                .sort(so -> so.field(f -> f.field("popularity").order(SortOrder.Desc))), Post.class)
-            .hits().hits().stream().map(Hit::id).toList();
+        return es
+                .search(
+                        s -> s.index(index)
+                                .from(from)
+                                .size(size)
+                                .query(q -> q.bool(b -> b.filter(f -> f.term(
+                                                t -> t.field("user.gender").value("female")))
+                                        .must(m -> m.range(r -> r.number(
+                                                n -> n.field("popularity").gte(300.0))))))
+                                .sort(so -> so.field(f -> f.field("popularity").order(SortOrder.Desc))),
+                        Post.class)
+                .hits()
+                .hits()
+                .stream()
+                .map(Hit::id)
+                .toList();
     }
 
     private static java.util.stream.Stream<Post> postsOf(User u) {
@@ -762,35 +971,39 @@ class JoinIT {
     }
 
     static void createUsers(String index, int shards, Map<String, String> settings) throws IOException {
-        es.indices().create(c -> c.index(index)
-            .settings(s -> {
-                s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
-                settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
-                return s;
-            })
-            .mappings(TypeMapping.of(m -> m
-                .properties("name", p -> p.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
-                .properties("gender", p -> p.keyword(k -> k))
-                .properties("handle", p -> p.keyword(k -> k))
-                .properties("n", p -> p.integer(i -> i)))));
+        es.indices()
+                .create(c -> c.index(index)
+                        .settings(s -> {
+                            s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
+                            settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
+                            return s;
+                        })
+                        .mappings(TypeMapping.of(m -> m.properties(
+                                        "name", p -> p.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
+                                .properties("gender", p -> p.keyword(k -> k))
+                                .properties("handle", p -> p.keyword(k -> k))
+                                .properties("n", p -> p.integer(i -> i)))));
     }
 
     static void createPosts(String index, int shards, Map<String, String> settings) throws IOException {
-        es.indices().create(c -> c.index(index)
-            .settings(s -> {
-                s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
-                settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
-                return s;
-            })
-            .mappings(TypeMapping.of(m -> m
-                .properties("title", p -> p.text(t -> t))
-                .properties("user_id", p -> p.keyword(k -> k))
-                .properties("user_handle", p -> p.keyword(k -> k))
-                .properties("popularity", p -> p.integer(i -> i))
-                .properties("date", p -> p.long_(l -> l))
-                .properties("user", p -> p.object(o -> o
-                    .properties("name", x -> x.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
-                    .properties("gender", x -> x.keyword(k -> k)))))));
+        es.indices()
+                .create(c -> c.index(index)
+                        .settings(s -> {
+                            s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0");
+                            settings.forEach((k, v) -> s.otherSettings(k, co.elastic.clients.json.JsonData.of(v)));
+                            return s;
+                        })
+                        .mappings(TypeMapping.of(m -> m.properties("title", p -> p.text(t -> t))
+                                .properties("user_id", p -> p.keyword(k -> k))
+                                .properties("user_handle", p -> p.keyword(k -> k))
+                                .properties("popularity", p -> p.integer(i -> i))
+                                .properties("date", p -> p.long_(l -> l))
+                                .properties(
+                                        "user",
+                                        p -> p.object(o -> o.properties(
+                                                        "name",
+                                                        x -> x.text(t -> t.fields("raw", f -> f.keyword(k -> k))))
+                                                .properties("gender", x -> x.keyword(k -> k)))))));
     }
 
     static void bulk(String index, Map<String, Object> docs) throws IOException {
@@ -799,7 +1012,8 @@ class JoinIT {
         for (int from = 0; from < entries.size(); from += 5_000) {
             ops.clear();
             for (Map.Entry<String, Object> e : entries.subList(from, Math.min(from + 5_000, entries.size()))) {
-                ops.add(BulkOperation.of(o -> o.index(i -> i.index(index).id(e.getKey()).document(e.getValue()))));
+                ops.add(BulkOperation.of(
+                        o -> o.index(i -> i.index(index).id(e.getKey()).document(e.getValue()))));
             }
             BulkResponse r = es.bulk(b -> b.operations(ops));
             assertThat(r.errors()).as("bulk into " + index).isFalse();

@@ -1,18 +1,17 @@
 package io.github.esrel.join;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
 import jakarta.json.Json;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** Keys: one normal form for ids, keywords and numbers; batches that respect max_terms_count. */
 class JoinKeysTest {
@@ -32,8 +31,9 @@ class JoinKeysTest {
 
     @Test
     void shouldReadTheIdOrTheFirstFieldValueOfAHit() {
-        Hit<Void> hit = Hit.of(h -> h.index("posts").id("p1")
-            .fields(Map.of("user", JsonData.fromJson("[\"u7\", \"u8\"]"), "n", JsonData.fromJson("[42]"))));
+        Hit<Void> hit = Hit.of(h -> h.index("posts")
+                .id("p1")
+                .fields(Map.of("user", JsonData.fromJson("[\"u7\", \"u8\"]"), "n", JsonData.fromJson("[42]"))));
         assertThat(Keys.of(hit, "_id")).isEqualTo("p1");
         assertThat(Keys.of(hit, "user")).isEqualTo("u7");
         assertThat(Keys.values(hit.fields(), "user")).containsExactly("u7", "u8");
@@ -43,7 +43,8 @@ class JoinKeysTest {
 
     @Test
     void shouldJoinAChildByItsFirstKeyThatBelongsToAMatchingParent() {
-        Hit<Void> child = Hit.of(h -> h.index("posts").id("p1").fields(Map.of("user", JsonData.fromJson("[\"u7\", 8, \"u9\"]"))));
+        Hit<Void> child =
+                Hit.of(h -> h.index("posts").id("p1").fields(Map.of("user", JsonData.fromJson("[\"u7\", 8, \"u9\"]"))));
         assertThat(Keys.firstIn(child, "user", Set.of("u9", "8"))).isEqualTo("8");
         assertThat(Keys.firstIn(child, "user", Set.of("u1"))).isNull();
         assertThat(Keys.firstIn(child, "missing", Set.of("u7"))).isNull();
@@ -78,8 +79,9 @@ class JoinKeysTest {
 
     @Test
     void shouldRejectANonPositiveLimit() {
-        assertThatThrownBy(() -> Keys.batches(keys(3), 0)).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("at least 1");
+        assertThatThrownBy(() -> Keys.batches(keys(3), 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 1");
     }
 
     private static List<String> keys(int n) {

@@ -1,8 +1,8 @@
 package io.github.esrel.join;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 /** The arithmetic behind {@link JoinQuery.Plan#AUTO} and the children-first page sizes. */
 class JoinPlanTest {

@@ -1,5 +1,7 @@
 package io.github.esrel.join;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
@@ -10,11 +12,8 @@ import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /** The searches joins and groupings send, as JSON. */
 class JoinRequestsTest {
@@ -24,7 +23,8 @@ class JoinRequestsTest {
     record Post(String title) {}
 
     private static final Query JOHN = Query.of(q -> q.match(m -> m.field("name").query("John")));
-    private static final Query RELATIONSHIPS = Query.of(q -> q.match(m -> m.field("title").query("relationships")));
+    private static final Query RELATIONSHIPS =
+            Query.of(q -> q.match(m -> m.field("title").query("relationships")));
     private static final Time KEEP = Time.of(t -> t.time("60s"));
 
     private static JsonNode json(SearchRequest r) throws Exception {
@@ -32,13 +32,17 @@ class JoinRequestsTest {
     }
 
     private static JoinQuery<User, Post> query(java.util.function.UnaryOperator<JoinQuery.Builder<User, Post>> more) {
-        return more.apply(JoinQuery.builder(User.class, Post.class).parents("users", JOHN).children("posts", "user_id")
-            .childQuery(RELATIONSHIPS)).build();
+        return more.apply(JoinQuery.builder(User.class, Post.class)
+                        .parents("users", JOHN)
+                        .children("posts", "user_id")
+                        .childQuery(RELATIONSHIPS))
+                .build();
     }
 
     @Test
     void shouldFilterChildrenByOneTermsQueryWithoutScoringIt() throws Exception {
-        SearchRequest r = Requests.childBatch(query(b -> b), ChildSide.direct("posts", 0), List.of("u1", "u2", "u3"), 20);
+        SearchRequest r =
+                Requests.childBatch(query(b -> b), ChildSide.direct("posts", 0), List.of("u1", "u2", "u3"), 20);
         assertThat(r.index()).containsExactly("posts");
         JsonNode j = json(r);
         assertThat(j.at("/query/bool/must/0/match/title/query").asText()).isEqualTo("relationships");
@@ -53,7 +57,8 @@ class JoinRequestsTest {
 
     @Test
     void shouldProbeChildrenInTheirOwnOrderOnOneSetOfShardCopies() throws Exception {
-        SearchRequest r = Requests.childProbe(query(b -> b), ChildSide.direct("posts", 0), List.of(), 100, 300, "esrel-join-x");
+        SearchRequest r =
+                Requests.childProbe(query(b -> b), ChildSide.direct("posts", 0), List.of(), 100, 300, "esrel-join-x");
         assertThat(r.index()).containsExactly("posts");
         assertThat(r.preference()).isEqualTo("esrel-join-x");
         JsonNode j = json(r);
@@ -71,15 +76,21 @@ class JoinRequestsTest {
 
     @Test
     void shouldKeepTheCallersChildSort() throws Exception {
-        SearchRequest r = Requests.childBatch(query(b -> b.childSort(
-            SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))), ChildSide.direct("posts", 0), List.of("u1"), 5);
+        SearchRequest r = Requests.childBatch(
+                query(b -> b.childSort(
+                        SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))),
+                ChildSide.direct("posts", 0),
+                List.of("u1"),
+                5);
         assertThat(json(r).at("/sort/0/date/order").asText()).isEqualTo("desc");
     }
 
     @Test
     void shouldReadLaterPagesOfChildrenFromAPointInTimeAfterTheLastChildInATotalOrder() throws Exception {
-        JoinQuery<User, Post> q = query(b -> b.childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))));
-        ChildSide side = ChildSide.pit("posts", "pit-id", KEEP, List.of(FieldValue.of(1700000000000L), FieldValue.of(42L)), 0);
+        JoinQuery<User, Post> q = query(b ->
+                b.childSort(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))));
+        ChildSide side =
+                ChildSide.pit("posts", "pit-id", KEEP, List.of(FieldValue.of(1700000000000L), FieldValue.of(42L)), 0);
         SearchRequest batch = Requests.childBatch(q, side, List.of("u1"), 21);
         assertThat(batch.index()).isEmpty();
         JsonNode j = json(batch);
@@ -89,14 +100,20 @@ class JoinRequestsTest {
         assertThat(j.at("/search_after")).hasSize(2);
         assertThat(j.at("/from").isMissingNode()).isTrue();
 
-        SearchRequest probe = Requests.childProbe(q, side, List.of(FieldValue.of(5L), FieldValue.of(9L)), 300, 100, "pref");
+        SearchRequest probe =
+                Requests.childProbe(q, side, List.of(FieldValue.of(5L), FieldValue.of(9L)), 300, 100, "pref");
         JsonNode p = json(probe);
-        assertThat(probe.preference()).as("a point in time fixes the shard copies").isNull();
+        assertThat(probe.preference())
+                .as("a point in time fixes the shard copies")
+                .isNull();
         assertThat(p.at("/search_after/1").asLong()).isEqualTo(9);
-        assertThat(p.at("/from").isMissingNode()).as("raw pages continue after the last child read").isTrue();
+        assertThat(p.at("/from").isMissingNode())
+                .as("raw pages continue after the last child read")
+                .isTrue();
 
         // The first page of a point in time, after a page read directly: no search_after yet.
-        JsonNode first = json(Requests.childBatch(q, ChildSide.pit("posts", "pit-id", KEEP, List.of(), 20), List.of("u1"), 41));
+        JsonNode first =
+                json(Requests.childBatch(q, ChildSide.pit("posts", "pit-id", KEEP, List.of(), 20), List.of("u1"), 41));
         assertThat(first.at("/search_after").isMissingNode()).isTrue();
     }
 
@@ -116,8 +133,13 @@ class JoinRequestsTest {
 
     @Test
     void shouldReadFurtherParentKeyPagesFromAPointInTime() throws Exception {
-        SearchRequest r = Requests.parentKeys(query(b -> b.parentKey("handle").parentFetch(JoinQuery.ParentFetch.LAZY)),
-            "pit-id", KEEP, List.of(FieldValue.of(42L)), 500, 1001);
+        SearchRequest r = Requests.parentKeys(
+                query(b -> b.parentKey("handle").parentFetch(JoinQuery.ParentFetch.LAZY)),
+                "pit-id",
+                KEEP,
+                List.of(FieldValue.of(42L)),
+                500,
+                1001);
         assertThat(r.index()).isEmpty();
         JsonNode j = json(r);
         assertThat(j.at("/pit/id").asText()).isEqualTo("pit-id");
@@ -140,7 +162,8 @@ class JoinRequestsTest {
         assertThat(firstPit.at("/from").asInt()).isEqualTo(10);
         assertThat(firstPit.at("/pit/id").asText()).isEqualTo("pit");
 
-        JsonNode later = json(Requests.parentPage(query(b -> b), "pit", KEEP, List.of(FieldValue.of(1.5), FieldValue.of(7L)), 0, 11));
+        JsonNode later = json(
+                Requests.parentPage(query(b -> b), "pit", KEEP, List.of(FieldValue.of(1.5), FieldValue.of(7L)), 0, 11));
         assertThat(later.at("/search_after").size()).isEqualTo(2);
         assertThat(later.at("/from").isMissingNode()).isTrue();
     }
@@ -157,8 +180,15 @@ class JoinRequestsTest {
 
     @Test
     void shouldCollapseOnTheGroupFieldWithInnerHitsAndLeaveOutDocumentsWithoutAValue() throws Exception {
-        SearchRequest r = Requests.collapse("posts", RELATIONSHIPS, "user.name.raw", 10, 5, 3,
-            List.of(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))), null);
+        SearchRequest r = Requests.collapse(
+                "posts",
+                RELATIONSHIPS,
+                "user.name.raw",
+                10,
+                5,
+                3,
+                List.of(SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)))),
+                null);
         JsonNode j = json(r);
         assertThat(j.at("/collapse/field").asText()).isEqualTo("user.name.raw");
         assertThat(j.at("/collapse/inner_hits/0/name").asText()).isEqualTo(Requests.GROUP_HITS);
@@ -173,7 +203,8 @@ class JoinRequestsTest {
 
     @Test
     void shouldBuildTheSeedsTermsFormOrderedByMaxScore() throws Exception {
-        JsonNode j = json(Requests.termsByScriptedMaxScore("posts", RELATIONSHIPS, "user.name.raw", 10, 5, List.of(), null));
+        JsonNode j =
+                json(Requests.termsByScriptedMaxScore("posts", RELATIONSHIPS, "user.name.raw", 10, 5, List.of(), null));
         assertThat(j.at("/size").asInt()).isEqualTo(0);
         assertThat(j.at("/query/bool/must/0/match/title/query").asText()).isEqualTo("relationships");
         assertThat(j.at("/query/bool/filter/0/exists/field").asText()).isEqualTo("user.name.raw");
@@ -181,17 +212,25 @@ class JoinRequestsTest {
         assertThat(users.at("/terms/field").asText()).isEqualTo("user.name.raw");
         assertThat(users.at("/terms/size").asInt()).isEqualTo(10);
         assertThat(users.at("/terms/order/0/" + Requests.TOP_SCORE).asText()).isEqualTo("desc");
-        assertThat(users.at("/aggregations/" + Requests.TOP_SCORE + "/max/script/source").asText()).isEqualTo("_score");
-        assertThat(users.at("/aggregations/" + Requests.GROUP_HITS + "/top_hits/size").asInt()).isEqualTo(5);
+        assertThat(users.at("/aggregations/" + Requests.TOP_SCORE + "/max/script/source")
+                        .asText())
+                .isEqualTo("_score");
+        assertThat(users.at("/aggregations/" + Requests.GROUP_HITS + "/top_hits/size")
+                        .asInt())
+                .isEqualTo(5);
     }
 
     @Test
     void shouldAskForEveryBucketWhenOrderingWithoutScripts() throws Exception {
-        JsonNode j = json(Requests.termsAllBuckets("posts", RELATIONSHIPS, "user.name.raw", 10_000, 5, List.of(), null));
+        JsonNode j =
+                json(Requests.termsAllBuckets("posts", RELATIONSHIPS, "user.name.raw", 10_000, 5, List.of(), null));
         JsonNode users = j.at("/aggregations/" + Requests.GROUPS);
         assertThat(users.at("/terms/size").asInt()).isEqualTo(10_000);
         assertThat(users.at("/terms/order").isMissingNode()).isTrue();
-        assertThat(users.at("/aggregations/" + Requests.TOP_SCORE).isMissingNode()).isTrue();
-        assertThat(users.at("/aggregations/" + Requests.GROUP_HITS + "/top_hits/size").asInt()).isEqualTo(5);
+        assertThat(users.at("/aggregations/" + Requests.TOP_SCORE).isMissingNode())
+                .isTrue();
+        assertThat(users.at("/aggregations/" + Requests.GROUP_HITS + "/top_hits/size")
+                        .asInt())
+                .isEqualTo(5);
     }
 }

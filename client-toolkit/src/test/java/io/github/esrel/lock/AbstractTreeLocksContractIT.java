@@ -1,11 +1,11 @@
 package io.github.esrel.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import io.github.esrel.path.TreePath;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,9 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract of {@link TreeLocks}, run against every implementation (ShedLock's
@@ -58,9 +57,12 @@ abstract class AbstractTreeLocksContractIT {
 
     /** A fresh namespace: an existing index (the plugin resolves it), unique per call. */
     protected String namespace() {
-        String name = "locks-" + backend().name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMESPACES.incrementAndGet();
+        String name =
+                "locks-" + backend().name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMESPACES.incrementAndGet();
         try {
-            client().indices().create(c -> c.index(name).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+            client().indices()
+                    .create(c ->
+                            c.index(name).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         } catch (ElasticsearchException | IOException e) {
             throw new IllegalStateException(e);
         }
@@ -72,7 +74,9 @@ abstract class AbstractTreeLocksContractIT {
     }
 
     protected TreeLocks locks(String namespace, Function<TreeLocks.Builder, TreeLocks.Builder> fn) {
-        TreeLocks locks = fn.apply(TreeLocks.builder().client(client()).index(namespace).backend(backend())).build();
+        TreeLocks locks = fn.apply(
+                        TreeLocks.builder().client(client()).index(namespace).backend(backend()))
+                .build();
         synchronized (providers) {
             providers.add(locks);
         }
@@ -99,16 +103,19 @@ abstract class AbstractTreeLocksContractIT {
         String ns = namespace();
         TreeLocks locks = locks(ns);
         assertThatThrownBy(() -> {
-            try (TreeLock lock = locks.acquire("/work", LockMode.EXCLUSIVE).orThrow()) {
-                revoke(lock); // its lease ran out and another process took the path over, say
-            }
-        }).isInstanceOfSatisfying(LeaseLostException.class, e -> {
-            assertThat(e.lock().path().value()).isEqualTo("/work");
-            assertThat(e.getMessage()).contains("lost before it was released");
-        });
+                    try (TreeLock lock =
+                            locks.acquire("/work", LockMode.EXCLUSIVE).orThrow()) {
+                        revoke(lock); // its lease ran out and another process took the path over, say
+                    }
+                })
+                .isInstanceOfSatisfying(LeaseLostException.class, e -> {
+                    assertThat(e.lock().path().value()).isEqualTo("/work");
+                    assertThat(e.getMessage()).contains("lost before it was released");
+                });
         assertThat(locks.list(TreePath.of("/"))).as("nothing left held").isEmpty();
 
-        TreeLock revokedThenReleased = locks.acquire("/other", LockMode.EXCLUSIVE).orThrow();
+        TreeLock revokedThenReleased =
+                locks.acquire("/other", LockMode.EXCLUSIVE).orThrow();
         revoke(revokedThenReleased);
         assertThat(revokedThenReleased.release()).isFalse();
         revokedThenReleased.close(); // the caller has seen the loss: quiet
@@ -125,23 +132,29 @@ abstract class AbstractTreeLocksContractIT {
      */
     @Test
     void shouldTreatANamespaceWithoutAnIndexAlikeWithEitherProvider() throws IOException {
-        String missing = "locks-missing-" + backend().name().toLowerCase(java.util.Locale.ROOT) + "-" + NAMESPACES.incrementAndGet();
+        String missing = "locks-missing-" + backend().name().toLowerCase(java.util.Locale.ROOT) + "-"
+                + NAMESPACES.incrementAndGet();
         TreeLocks nowhere = locks(missing);
         assertThatThrownBy(() -> nowhere.acquire("/a", LockMode.SHARED))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> {
-                assertThat(e.status()).isEqualTo(404);
-                assertThat(e.getMessage()).contains(missing);
-            });
+                .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                    assertThat(e.status()).isEqualTo(404);
+                    assertThat(e.getMessage()).contains(missing);
+                });
         assertThatThrownBy(() -> nowhere.list(TreePath.of("/")))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(404));
+                .isInstanceOfSatisfying(
+                        TreeLockException.class, e -> assertThat(e.status()).isEqualTo(404));
 
         String ns = namespace();
         TreeLocks locks = locks(ns);
         TreeLock held = locks.acquire("/b", LockMode.EXCLUSIVE).orThrow();
         client().indices().delete(d -> d.index(ns));
-        assertThat(held.renew()).as("a renewal after the namespace index is gone").isFalse();
+        assertThat(held.renew())
+                .as("a renewal after the namespace index is gone")
+                .isFalse();
         assertThat(held.isHeld()).isFalse();
-        assertThat(held.release()).as("a release after the namespace index is gone").isFalse();
+        assertThat(held.release())
+                .as("a release after the namespace index is gone")
+                .isFalse();
     }
 
     @Test
@@ -214,10 +227,11 @@ abstract class AbstractTreeLocksContractIT {
         TreeLock exclusive = writer.acquire("/f.txt", LockMode.EXCLUSIVE).orThrow();
         assertThat(reader.acquire("/f.txt", LockMode.SHARED).acquired()).isFalse();
         assertThat(reader.acquire("/f.txt", LockMode.EXCLUSIVE).conflicts())
-            .singleElement().satisfies(c -> {
-                assertThat(c.owner()).isEqualTo("writer");
-                assertThat(c.mode()).isEqualTo(LockMode.EXCLUSIVE);
-            });
+                .singleElement()
+                .satisfies(c -> {
+                    assertThat(c.owner()).isEqualTo("writer");
+                    assertThat(c.mode()).isEqualTo(LockMode.EXCLUSIVE);
+                });
         exclusive.close();
         assertThat(reader.acquire("/f.txt", LockMode.SHARED).acquired()).isTrue();
     }
@@ -319,8 +333,11 @@ abstract class AbstractTreeLocksContractIT {
         TreeLock a = fs.acquire(LockRequest.global()).orThrow();
         TreeLock b = photos.acquire(LockRequest.global()).orThrow();
         assertThat(photos.list()).extracting(LockInfo::path).containsExactly(TreePath.ROOT);
-        assertThat(fs.list()).singleElement().satisfies(l -> assertThat(l.holders()).singleElement()
-            .satisfies(h -> assertThat(h.token()).isEqualTo(a.token())));
+        assertThat(fs.list())
+                .singleElement()
+                .satisfies(l -> assertThat(l.holders())
+                        .singleElement()
+                        .satisfies(h -> assertThat(h.token()).isEqualTo(a.token())));
         b.close();
         a.close();
     }
@@ -333,13 +350,15 @@ abstract class AbstractTreeLocksContractIT {
         TreeLocks dead = locks(ns, b -> b.owner("dead"));
         TreeLocks alive = locks(ns, b -> b.owner("alive"));
         // A holder that never renews and never releases: a crashed process.
-        TreeLock orphan = dead.acquire(LockRequest.of(b -> b.path("/d/e/f.txt").ttl(Duration.ofMillis(1500)).autoRenew(false)))
-            .orThrow();
+        TreeLock orphan = dead.acquire(LockRequest.of(
+                        b -> b.path("/d/e/f.txt").ttl(Duration.ofMillis(1500)).autoRenew(false)))
+                .orThrow();
         assertThat(alive.acquire("/d", LockMode.EXCLUSIVE).acquired()).isFalse();
 
         await("the dead holder's lease ends", () -> !orphan.isHeld());
         // The ancestors are free, not only the file, without any cleanup by the holder.
-        TreeLock dir = alive.acquire(LockRequest.of(b -> b.path("/d").maxWait(PATIENCE))).orThrow();
+        TreeLock dir = alive.acquire(LockRequest.of(b -> b.path("/d").maxWait(PATIENCE)))
+                .orThrow();
         dir.close();
         TreeLock file = alive.acquire("/d/e/f.txt", LockMode.EXCLUSIVE).orThrow();
         assertThat(file.token()).isGreaterThan(orphan.token());
@@ -347,8 +366,11 @@ abstract class AbstractTreeLocksContractIT {
 
         // The stale handle cannot release what is now someone else's.
         assertThat(orphan.release()).isFalse();
-        assertThat(alive.list()).singleElement().satisfies(l -> assertThat(l.holders()).singleElement()
-            .satisfies(h -> assertThat(h.owner()).isEqualTo("alive")));
+        assertThat(alive.list())
+                .singleElement()
+                .satisfies(l -> assertThat(l.holders())
+                        .singleElement()
+                        .satisfies(h -> assertThat(h.owner()).isEqualTo("alive")));
         assertThat(dead.acquire("/d/e/f.txt", LockMode.SHARED).acquired()).isFalse();
         file.close();
     }
@@ -357,14 +379,17 @@ abstract class AbstractTreeLocksContractIT {
     void shouldRenewInTheBackgroundSoTheLockOutlivesItsLease() {
         String ns = namespace();
         AtomicInteger renewals = new AtomicInteger();
-        TreeLocks locks = locks(ns, b -> b.listener(new TreeLockListener() {
-            @Override
-            public void onRenewed(TreeLock lock) {
-                renewals.incrementAndGet();
-            }
-        }));
+        TreeLocks locks = locks(
+                ns,
+                b -> b.listener(new TreeLockListener() {
+                    @Override
+                    public void onRenewed(TreeLock lock) {
+                        renewals.incrementAndGet();
+                    }
+                }));
         TreeLocks other = locks(ns);
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/long/job").ttl(Duration.ofSeconds(1)))).orThrow();
+        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/long/job").ttl(Duration.ofSeconds(1))))
+                .orThrow();
         Instant first = lock.expiresAt();
 
         await("several renewals, well past the first lease", () -> renewals.get() >= 6);
@@ -378,8 +403,9 @@ abstract class AbstractTreeLocksContractIT {
     @Test
     void shouldRenewOnDemand() {
         TreeLocks locks = locks(namespace());
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/manual").ttl(Duration.ofSeconds(20)).autoRenew(false)))
-            .orThrow();
+        TreeLock lock = locks.acquire(LockRequest.of(
+                        b -> b.path("/manual").ttl(Duration.ofSeconds(20)).autoRenew(false)))
+                .orThrow();
         Instant first = lock.expiresAt();
         sleep(Duration.ofMillis(100));
         assertThat(lock.renew()).isTrue();
@@ -392,20 +418,24 @@ abstract class AbstractTreeLocksContractIT {
     @Test
     void shouldReportALostLeaseWhenTheServerNoLongerHoldsIt() throws IOException {
         List<String> lost = new CopyOnWriteArrayList<>();
-        TreeLocks locks = locks(namespace(), b -> b.listener(new TreeLockListener() {
-            @Override
-            public void onLost(TreeLock lock, String reason) {
-                lost.add(reason);
-            }
-        }));
+        TreeLocks locks = locks(
+                namespace(),
+                b -> b.listener(new TreeLockListener() {
+                    @Override
+                    public void onLost(TreeLock lock, String reason) {
+                        lost.add(reason);
+                    }
+                }));
         List<String> perLock = new CopyOnWriteArrayList<>();
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/revoked/file").ttl(Duration.ofMillis(1500))
-            .listener(new TreeLockListener() {
-                @Override
-                public void onLost(TreeLock l, String reason) {
-                    perLock.add(reason);
-                }
-            }))).orThrow();
+        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/revoked/file")
+                        .ttl(Duration.ofMillis(1500))
+                        .listener(new TreeLockListener() {
+                            @Override
+                            public void onLost(TreeLock l, String reason) {
+                                perLock.add(reason);
+                            }
+                        })))
+                .orThrow();
 
         revoke(lock);
 
@@ -423,40 +453,48 @@ abstract class AbstractTreeLocksContractIT {
         List<String> lost = new CopyOnWriteArrayList<>();
         AtomicInteger renewed = new AtomicInteger();
         // A listener that stalls the renewal thread (a long GC pause of the holder, say).
-        TreeLocks locks = locks(namespace(), b -> b.listener(new TreeLockListener() {
-            @Override
-            public void onRenewed(TreeLock lock) {
-                if (renewed.incrementAndGet() == 1) {
-                    sleep(Duration.ofMillis(3500));
-                }
-            }
+        TreeLocks locks = locks(
+                namespace(),
+                b -> b.listener(new TreeLockListener() {
+                    @Override
+                    public void onRenewed(TreeLock lock) {
+                        if (renewed.incrementAndGet() == 1) {
+                            sleep(Duration.ofMillis(3500));
+                        }
+                    }
 
-            @Override
-            public void onLost(TreeLock lock, String reason) {
-                lost.add(reason);
-            }
-        }));
+                    @Override
+                    public void onLost(TreeLock lock, String reason) {
+                        lost.add(reason);
+                    }
+                }));
         TreeLocks other = locks(locks.index());
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/paused").ttl(Duration.ofSeconds(1)))).orThrow();
+        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/paused").ttl(Duration.ofSeconds(1))))
+                .orThrow();
 
         await("the lost lease is reported", () -> !lost.isEmpty());
         assertThat(lost.get(0)).contains("expired");
         assertThat(lock.isHeld()).isFalse();
-        assertThat(other.acquire(LockRequest.of(b -> b.path("/paused").maxWait(PATIENCE))).acquired()).isTrue();
+        assertThat(other.acquire(LockRequest.of(b -> b.path("/paused").maxWait(PATIENCE)))
+                        .acquired())
+                .isTrue();
         assertThat(lock.release()).isFalse();
     }
 
     @Test
     void shouldKeepRenewingWhenTheListenerThrows() {
         AtomicInteger renewed = new AtomicInteger();
-        TreeLocks locks = locks(namespace(), b -> b.listener(new TreeLockListener() {
-            @Override
-            public void onRenewed(TreeLock lock) {
-                renewed.incrementAndGet();
-                throw new IllegalStateException("a broken listener");
-            }
-        }));
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/robust").ttl(Duration.ofSeconds(1)))).orThrow();
+        TreeLocks locks = locks(
+                namespace(),
+                b -> b.listener(new TreeLockListener() {
+                    @Override
+                    public void onRenewed(TreeLock lock) {
+                        renewed.incrementAndGet();
+                        throw new IllegalStateException("a broken listener");
+                    }
+                }));
+        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/robust").ttl(Duration.ofSeconds(1))))
+                .orThrow();
         await("renewals go on", () -> renewed.get() >= 4);
         assertThat(lock.isHeld()).isTrue();
         assertThat(lock.release()).isTrue();
@@ -469,29 +507,32 @@ abstract class AbstractTreeLocksContractIT {
         List<String> late = new CopyOnWriteArrayList<>();
         Map<TreeLock, Boolean> closed = Collections.synchronizedMap(new HashMap<>());
         AtomicInteger renewals = new AtomicInteger();
-        TreeLocks locks = locks(ns, b -> b.renewalThreads(2).listener(new TreeLockListener() {
-            @Override
-            public void onRenewed(TreeLock lock) {
-                renewals.incrementAndGet();
-                if (Boolean.TRUE.equals(closed.get(lock))) {
-                    late.add("renewed after close: " + lock);
-                }
-            }
+        TreeLocks locks = locks(
+                ns,
+                b -> b.renewalThreads(2).listener(new TreeLockListener() {
+                    @Override
+                    public void onRenewed(TreeLock lock) {
+                        renewals.incrementAndGet();
+                        if (Boolean.TRUE.equals(closed.get(lock))) {
+                            late.add("renewed after close: " + lock);
+                        }
+                    }
 
-            @Override
-            public void onLost(TreeLock lock, String reason) {
-                // A lease may be lost before close on a loaded machine; after close, nothing may be heard.
-                if (Boolean.TRUE.equals(closed.get(lock))) {
-                    late.add("lost after close: " + lock + " " + reason);
-                }
-            }
-        }));
+                    @Override
+                    public void onLost(TreeLock lock, String reason) {
+                        // A lease may be lost before close on a loaded machine; after close, nothing may be heard.
+                        if (Boolean.TRUE.equals(closed.get(lock))) {
+                            late.add("lost after close: " + lock + " " + reason);
+                        }
+                    }
+                }));
         // Leases of 1.5 s renew every 500 ms: closes land on renewals in flight.
         Random random = new Random(11);
         List<TreeLock> held = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String path = "/close/" + i;
-            held.add(locks.acquire(LockRequest.of(b -> b.path(path).ttl(Duration.ofMillis(1500)))).orThrow());
+            held.add(locks.acquire(LockRequest.of(b -> b.path(path).ttl(Duration.ofMillis(1500))))
+                    .orThrow());
         }
         await("renewals are running", () -> renewals.get() >= 16);
         for (TreeLock lock : held) {
@@ -541,10 +582,12 @@ abstract class AbstractTreeLocksContractIT {
             locks.acquire("/t/file/x", LockMode.EXCLUSIVE).orThrow().close();
         }
         // Across the expiry of a lease that was never released.
-        TreeLock expiring = locks.acquire(LockRequest.of(b -> b.path("/t/file").ttl(Duration.ofMillis(1000)).autoRenew(false)))
-            .orThrow();
+        TreeLock expiring = locks.acquire(LockRequest.of(
+                        b -> b.path("/t/file").ttl(Duration.ofMillis(1000)).autoRenew(false)))
+                .orThrow();
         assertThat(expiring.token()).isGreaterThan(last);
-        TreeLock after = locks.acquire(LockRequest.of(b -> b.path("/t/file").maxWait(PATIENCE))).orThrow();
+        TreeLock after = locks.acquire(LockRequest.of(b -> b.path("/t/file").maxWait(PATIENCE)))
+                .orThrow();
         assertThat(after.token()).isGreaterThan(expiring.token());
         after.close();
     }
@@ -562,7 +605,8 @@ abstract class AbstractTreeLocksContractIT {
         try {
             Future<AcquireResult<TreeLock>> waiting = pool.submit(() -> {
                 started.countDown();
-                return waiter.acquire(LockRequest.of(b -> b.path("/w/dir/file").mode(LockMode.SHARED).maxWait(PATIENCE)));
+                return waiter.acquire(LockRequest.of(
+                        b -> b.path("/w/dir/file").mode(LockMode.SHARED).maxWait(PATIENCE)));
             });
             started.await();
             sleep(Duration.ofMillis(700));
@@ -617,12 +661,18 @@ abstract class AbstractTreeLocksContractIT {
         assertThat(a.list(TreePath.of("/l/x"))).extracting(LockInfo::path).containsExactly(TreePath.of("/l/x/1.txt"));
         assertThat(a.list(TreePath.of("/l/x/1.txt"))).hasSize(1);
         assertThat(a.list(TreePath.of("/lx"))).isEmpty();
-        assertThat(a.list()).extracting(LockInfo::path).contains(TreePath.of("/other")).hasSize(3);
+        assertThat(a.list())
+                .extracting(LockInfo::path)
+                .contains(TreePath.of("/other"))
+                .hasSize(3);
 
         x.close();
         s1.close();
-        assertThat(a.list(TreePath.of("/l"))).singleElement().satisfies(l ->
-            assertThat(l.holders()).extracting(LockInfo.Holder::owner).containsExactly("b"));
+        assertThat(a.list(TreePath.of("/l")))
+                .singleElement()
+                .satisfies(l -> assertThat(l.holders())
+                        .extracting(LockInfo.Holder::owner)
+                        .containsExactly("b"));
         s2.close();
         other.close();
         assertThat(a.list()).isEmpty();
@@ -641,7 +691,8 @@ abstract class AbstractTreeLocksContractIT {
         int threads = 8;
         int opsPerThread = 200;
         List<TreePath> tree = List.of("/", "/a", "/a/b", "/a/b/c", "/a/b/d", "/a/e", "/f", "/f/g").stream()
-            .map(TreePath::of).toList();
+                .map(TreePath::of)
+                .toList();
         InvariantChecker checker = new InvariantChecker();
         List<TreeLocks> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -660,9 +711,11 @@ abstract class AbstractTreeLocksContractIT {
                     for (int i = 0; i < opsPerThread; i++) {
                         TreePath path = tree.get(random.nextInt(tree.size()));
                         // The root is rarely locked exclusively, or nothing else would get through.
-                        LockMode mode = random.nextInt(path.isRoot() ? 10 : 2) == 0 ? LockMode.EXCLUSIVE : LockMode.SHARED;
+                        LockMode mode =
+                                random.nextInt(path.isRoot() ? 10 : 2) == 0 ? LockMode.EXCLUSIVE : LockMode.SHARED;
                         Duration wait = random.nextInt(4) == 0 ? Duration.ofMillis(random.nextInt(300)) : Duration.ZERO;
-                        AcquireResult<TreeLock> r = locks.acquire(LockRequest.of(b -> b.path(path).mode(mode).maxWait(wait)));
+                        AcquireResult<TreeLock> r = locks.acquire(
+                                LockRequest.of(b -> b.path(path).mode(mode).maxWait(wait)));
                         if (!r.acquired()) {
                             refused.incrementAndGet();
                             continue;
@@ -672,7 +725,9 @@ abstract class AbstractTreeLocksContractIT {
                         checker.granted(lock);
                         sleep(Duration.ofMillis(random.nextInt(4)));
                         checker.releasing(lock);
-                        assertThat(lock.release()).as("held until released: %s", lock).isTrue();
+                        assertThat(lock.release())
+                                .as("held until released: %s", lock)
+                                .isTrue();
                     }
                     return null;
                 }));
@@ -689,8 +744,13 @@ abstract class AbstractTreeLocksContractIT {
         assertThat(refused.get()).as("the tree is contended").isPositive();
         assertThat(checker.current()).isEmpty();
         assertThat(workers.get(0).list()).as("nothing left held").isEmpty();
-        org.slf4j.LoggerFactory.getLogger(getClass()).info("{}: {} granted, {} refused, {} grants checked",
-            backend(), granted.get(), refused.get(), checker.checked());
+        org.slf4j.LoggerFactory.getLogger(getClass())
+                .info(
+                        "{}: {} granted, {} refused, {} grants checked",
+                        backend(),
+                        granted.get(),
+                        refused.get(),
+                        checker.checked());
     }
 
     /** Records live holders; any two that conflict under the tree rules is a violation. */

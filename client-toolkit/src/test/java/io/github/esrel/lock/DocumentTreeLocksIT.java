@@ -1,5 +1,8 @@
 package io.github.esrel.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
@@ -8,17 +11,13 @@ import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * The contract against the lock-document fallback, on a node <em>without</em> the esrel plugin (and, as
@@ -45,18 +44,25 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     @Override
     protected void revoke(TreeLock lock) throws IOException {
         String id = LockDocs.docId(lock.index(), LockDocs.KIND_PATH, lock.path().value());
-        GetResponse<JsonData> doc = client().get(g -> g.index(TreeLocks.Builder.DEFAULT_LOCK_INDEX).id(id), JsonData.class);
+        GetResponse<JsonData> doc =
+                client().get(g -> g.index(TreeLocks.Builder.DEFAULT_LOCK_INDEX).id(id), JsonData.class);
         JsonObject src = doc.source().toJson(client()._jsonpMapper()).asJsonObject();
         Map<String, Object> rewritten = new LinkedHashMap<>();
         rewritten.put("ns", src.getString("ns"));
         rewritten.put("kind", src.getString("kind"));
         rewritten.put("key", src.getString("key"));
-        rewritten.put("tree", src.getJsonArray("tree").getValuesAs(jakarta.json.JsonString.class).stream()
-            .map(jakarta.json.JsonString::getString).toList());
+        rewritten.put(
+                "tree",
+                src.getJsonArray("tree").getValuesAs(jakarta.json.JsonString.class).stream()
+                        .map(jakarta.json.JsonString::getString)
+                        .toList());
         rewritten.put("token", src.getJsonNumber("token").longValue());
         rewritten.put("holders", List.of());
-        client().index(i -> i.index(TreeLocks.Builder.DEFAULT_LOCK_INDEX).id(id).document(rewritten)
-            .ifSeqNo(doc.seqNo()).ifPrimaryTerm(doc.primaryTerm()));
+        client().index(i -> i.index(TreeLocks.Builder.DEFAULT_LOCK_INDEX)
+                .id(id)
+                .document(rewritten)
+                .ifSeqNo(doc.seqNo())
+                .ifPrimaryTerm(doc.primaryTerm()));
     }
 
     @Test
@@ -73,10 +79,11 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     @Test
     void shouldRefuseToBindALockToTheUserRatherThanIgnoreIt() {
         TreeLocks locks = locks(namespace());
-        assertThatThrownBy(() -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("cannot bind a lock to the user with lock documents")
-            .hasMessageContaining("PluginTreeLocks");
+        assertThatThrownBy(
+                        () -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot bind a lock to the user with lock documents")
+                .hasMessageContaining("PluginTreeLocks");
         assertThat(locks.list()).isEmpty();
     }
 
@@ -84,9 +91,9 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     void shouldSayWhatToUseWhenThePluginIsMissing() {
         try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(client()).index(namespace()))) {
             assertThatThrownBy(() -> locks.acquire("/x", LockMode.EXCLUSIVE))
-                .isInstanceOf(TreeLockException.class)
-                .hasMessageContaining("not installed")
-                .hasMessageContaining("DocumentTreeLocks");
+                    .isInstanceOf(TreeLockException.class)
+                    .hasMessageContaining("not installed")
+                    .hasMessageContaining("DocumentTreeLocks");
         }
     }
 
@@ -94,18 +101,27 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     void shouldCreateAHiddenLockIndexOnFirstUse() throws IOException {
         String lockIndex = "my-locks-" + System.nanoTime();
         String ns = namespace();
-        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index(ns).lockIndex(lockIndex))) {
+        try (DocumentTreeLocks locks =
+                DocumentTreeLocks.of(b -> b.client(client()).index(ns).lockIndex(lockIndex))) {
             assertThat(locks.lockIndex()).isEqualTo(lockIndex);
-            assertThat(client().indices().exists(e -> e.index(lockIndex)).value()).isFalse();
+            assertThat(client().indices().exists(e -> e.index(lockIndex)).value())
+                    .isFalse();
             locks.acquire("/a/b", LockMode.SHARED).orThrow().close();
-            var settings = client().indices().getSettings(g -> g.index(lockIndex)).get(lockIndex).settings().index();
+            var settings = client().indices()
+                    .getSettings(g -> g.index(lockIndex))
+                    .get(lockIndex)
+                    .settings()
+                    .index();
             assertThat(settings.hidden()).isIn("true", true);
             assertThat(settings.numberOfShards()).isEqualTo("1");
         }
-        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client()).index(ns)
-            .lockIndex("absent-" + System.nanoTime()).createLockIndex(false))) {
+        try (DocumentTreeLocks locks = DocumentTreeLocks.of(b -> b.client(client())
+                .index(ns)
+                .lockIndex("absent-" + System.nanoTime())
+                .createLockIndex(false))) {
             assertThatThrownBy(() -> locks.acquire("/a", LockMode.SHARED))
-                .isInstanceOf(TreeLockException.class).hasMessageContaining("does not exist");
+                    .isInstanceOf(TreeLockException.class)
+                    .hasMessageContaining("does not exist");
         }
     }
 
@@ -113,11 +129,15 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     void shouldLockPathsLongerThanADocumentIdAllows() {
         TreeLocks locks = locks(namespace());
         String longName = "ü".repeat(400); // 800 UTF-8 bytes: more than _id's 512
-        TreeLock lock = locks.acquire("/long/" + longName + "/file", LockMode.EXCLUSIVE).orThrow();
-        assertThat(locks.acquire("/long/" + longName, LockMode.EXCLUSIVE).acquired()).isFalse();
+        TreeLock lock =
+                locks.acquire("/long/" + longName + "/file", LockMode.EXCLUSIVE).orThrow();
+        assertThat(locks.acquire("/long/" + longName, LockMode.EXCLUSIVE).acquired())
+                .isFalse();
         assertThat(locks.list()).extracting(LockInfo::path).containsExactly(lock.path());
         lock.close();
-        assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, "/" + "x".repeat(600))).startsWith("fs:#").hasSize(4 + 64);
+        assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, "/" + "x".repeat(600)))
+                .startsWith("fs:#")
+                .hasSize(4 + 64);
         assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, "/a")).isEqualTo("fs:/a");
         assertThat(LockDocs.docId("fs", LockDocs.KIND_DOC, "/a")).isEqualTo("fs:doc:/a");
     }
@@ -127,14 +147,17 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     void shouldJudgeLeasesByTheClockAndReportTheLossToTheOverTakenHolder() {
         String ns = namespace();
         List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
-        TreeLocks holder = locks(ns, b -> b.owner("holder").listener(new TreeLockListener() {
-            @Override
-            public void onLost(TreeLock lock, String reason) {
-                lost.add(reason);
-            }
-        }));
+        TreeLocks holder = locks(
+                ns,
+                b -> b.owner("holder").listener(new TreeLockListener() {
+                    @Override
+                    public void onLost(TreeLock lock, String reason) {
+                        lost.add(reason);
+                    }
+                }));
         TreeLocks later = locks(ns, b -> b.owner("later").clock(Clock.offset(Clock.systemUTC(), Duration.ofHours(1))));
-        TreeLock held = holder.acquire(LockRequest.of(b -> b.path("/skew/file").ttl(Duration.ofSeconds(3)))).orThrow();
+        TreeLock held = holder.acquire(LockRequest.of(b -> b.path("/skew/file").ttl(Duration.ofSeconds(3))))
+                .orThrow();
         TreeLock taken = later.acquire("/skew", LockMode.EXCLUSIVE).orThrow();
         assertThat(taken.token()).isPositive();
         await("the overtaken holder hears it lost its lease", () -> !lost.isEmpty());
@@ -152,7 +175,8 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
         DocumentTreeLocks a = (DocumentTreeLocks) locks(ns, b -> b.owner("a"));
         DocumentTreeLocks b = (DocumentTreeLocks) locks(ns, b2 -> b2.owner("b"));
 
-        DocumentLocks mine = a.lockDocuments(List.of("1", "2", "3", "2"), Duration.ZERO).orThrow();
+        DocumentLocks mine =
+                a.lockDocuments(List.of("1", "2", "3", "2"), Duration.ZERO).orThrow();
         assertThat(mine.ids()).containsExactly("1", "2", "3");
         assertThat(mine.owner()).isEqualTo("a");
         assertThat(mine.isHeld()).isTrue();
@@ -174,10 +198,13 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
         assertThat(mine.isHeld()).isFalse();
         DocumentLocks theirs = b.lockDocuments(List.of("3", "4"), Duration.ZERO).orThrow();
         assertThat(a.lockDocuments(List.of("1", "4"), Duration.ZERO).conflicts())
-            .extracting(LockConflict::path).containsExactly("4");
+                .extracting(LockConflict::path)
+                .containsExactly("4");
         theirs.close();
-        assertThatThrownBy(() -> a.lockDocuments(List.of(), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> a.lockDocuments(List.of(" "), Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.lockDocuments(List.of(), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> a.lockDocuments(List.of(" "), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -197,7 +224,8 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
             var waiting = pool.submit(() -> b.lockDocuments(List.of("y", "z"), Duration.ofSeconds(30)));
             sleep(Duration.ofMillis(500));
             held.close();
-            DocumentLocks got = waiting.get(60, java.util.concurrent.TimeUnit.SECONDS).orThrow();
+            DocumentLocks got =
+                    waiting.get(60, java.util.concurrent.TimeUnit.SECONDS).orThrow();
             assertThat(got.ids()).containsExactly("y", "z");
             got.close();
         } finally {
@@ -209,8 +237,8 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     void shouldTakeOverDocumentLocksWhoseLeaseEnded() {
         String ns = namespace();
         DocumentTreeLocks a = (DocumentTreeLocks) locks(ns, b -> b.owner("a").ttl(Duration.ofSeconds(5)));
-        DocumentTreeLocks ahead = (DocumentTreeLocks) locks(ns, b -> b.owner("ahead")
-            .clock(Clock.offset(Clock.systemUTC(), Duration.ofHours(1))));
+        DocumentTreeLocks ahead = (DocumentTreeLocks) locks(
+                ns, b -> b.owner("ahead").clock(Clock.offset(Clock.systemUTC(), Duration.ofHours(1))));
         DocumentLocks held = a.lockDocuments(List.of("d1", "d2"), Duration.ZERO).orThrow();
         DocumentLocks taken = ahead.lockDocuments(List.of("d2"), Duration.ZERO).orThrow();
         await("the old holder finds out on its next renewal", () -> !held.isHeld());

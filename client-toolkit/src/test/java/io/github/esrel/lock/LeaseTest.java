@@ -1,7 +1,7 @@
 package io.github.esrel.lock;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -18,9 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The client-side lease without a cluster: renewal scheduling, and above all that release and
@@ -58,7 +57,9 @@ class LeaseTest {
             if (fail) {
                 throw new TreeLockException("cluster unreachable", 0, null);
             }
-            return lose ? Lease.Renewal.lost("gone") : Lease.Renewal.ok(Instant.now().plus(ttl));
+            return lose
+                    ? Lease.Renewal.lost("gone")
+                    : Lease.Renewal.ok(Instant.now().plus(ttl));
         }
 
         @Override
@@ -94,7 +95,8 @@ class LeaseTest {
     static final class VirtualTime implements Lease.Timer, LongSupplier {
         private record Task(long at, long seq, Runnable run, CompletableFuture<Void> handle) {}
 
-        private final PriorityQueue<Task> tasks = new PriorityQueue<>(Comparator.comparingLong(Task::at).thenComparingLong(Task::seq));
+        private final PriorityQueue<Task> tasks =
+                new PriorityQueue<>(Comparator.comparingLong(Task::at).thenComparingLong(Task::seq));
         private volatile long now = TimeUnit.HOURS.toNanos(1);
         private long seq;
 
@@ -133,19 +135,24 @@ class LeaseTest {
 
         /** How long until the next task that is still to run; {@code null} when none is. */
         synchronized Duration nextDueIn() {
-            return tasks.stream().filter(t -> !t.handle().isCancelled()).map(t -> Duration.ofNanos(t.at() - now))
-                .min(Comparator.naturalOrder()).orElse(null);
+            return tasks.stream()
+                    .filter(t -> !t.handle().isCancelled())
+                    .map(t -> Duration.ofNanos(t.at() - now))
+                    .min(Comparator.naturalOrder())
+                    .orElse(null);
         }
     }
 
     private Lease lease(FakeOps ops, Duration ttl, VirtualTime time, boolean autoRenew, Recorder events) {
-        Lease lease = new Lease(ops, ttl, time.getAsLong(), Instant.now().plus(ttl), autoRenew ? time : null, time, () -> {});
+        Lease lease =
+                new Lease(ops, ttl, time.getAsLong(), Instant.now().plus(ttl), autoRenew ? time : null, time, () -> {});
         lease.start(events);
         return lease;
     }
 
     private Lease lease(FakeOps ops, Duration ttl, boolean autoRenew, Recorder events) {
-        Lease lease = new Lease(ops, ttl, System.nanoTime(), Instant.now().plus(ttl), autoRenew ? scheduler : null, () -> {});
+        Lease lease =
+                new Lease(ops, ttl, System.nanoTime(), Instant.now().plus(ttl), autoRenew ? scheduler : null, () -> {});
         lease.start(events);
         return lease;
     }
@@ -208,10 +215,16 @@ class LeaseTest {
         Lease lease = lease(ops, Duration.ofMillis(1500), time, true, events);
         for (int renewal = 1; renewal <= 4; renewal++) {
             time.advance(Duration.ofMillis(499));
-            assertThat(ops.renewals.get()).as("renewals 1 ms before renewal %d is due", renewal).isEqualTo(renewal - 1);
+            assertThat(ops.renewals.get())
+                    .as("renewals 1 ms before renewal %d is due", renewal)
+                    .isEqualTo(renewal - 1);
             time.advance(Duration.ofMillis(1));
-            assertThat(ops.renewals.get()).as("renewals when renewal %d is due", renewal).isEqualTo(renewal);
-            assertThat(time.nextDueIn()).as("the next renewal a third of the lease later").isEqualTo(Duration.ofMillis(500));
+            assertThat(ops.renewals.get())
+                    .as("renewals when renewal %d is due", renewal)
+                    .isEqualTo(renewal);
+            assertThat(time.nextDueIn())
+                    .as("the next renewal a third of the lease later")
+                    .isEqualTo(Duration.ofMillis(500));
         }
         assertThat(lease.isHeld()).isTrue();
         assertThat(events.events).containsExactly("renewed", "renewed", "renewed", "renewed");
@@ -251,7 +264,11 @@ class LeaseTest {
         assertThat(lease.isHeld()).isTrue();
         time.advance(Duration.ofMillis(1));
         assertThat(lease.state()).as("lost at the deadline, not later").isEqualTo(Lease.State.LOST);
-        assertThat(events.events).last().asString().startsWith("lost: the lease expired").contains("renewals failed");
+        assertThat(events.events)
+                .last()
+                .asString()
+                .startsWith("lost: the lease expired")
+                .contains("renewals failed");
         assertThat(lease.isHeld()).isFalse();
     }
 
@@ -269,12 +286,17 @@ class LeaseTest {
         time.advance(Duration.ofMillis(1999));
         assertThat(lease.isHeld()).isTrue();
         time.advance(Duration.ofMillis(1));
-        assertThat(lease.isHeld()).as("expired a lease after the renewal was sent").isFalse();
+        assertThat(lease.isHeld())
+                .as("expired a lease after the renewal was sent")
+                .isFalse();
         assertThat(ops.renewals.get()).isEqualTo(2); // nothing in the background
         assertThat(time.nextDueIn()).isNull();
         assertThat(lease.renew()).isFalse();
-        assertThat(events.events).containsExactly("renewed", "lost: the lease expired at " + lease.expiresAt()
-            + " before it was renewed: renewals failed, last with cluster unreachable");
+        assertThat(events.events)
+                .containsExactly(
+                        "renewed",
+                        "lost: the lease expired at " + lease.expiresAt()
+                                + " before it was renewed: renewals failed, last with cluster unreachable");
     }
 
     @Test

@@ -1,9 +1,9 @@
 package io.github.esrel.lock;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 /** The pure parts of the lock documents: ids and fencing tokens. */
 class LockDocsTest {
@@ -35,6 +35,7 @@ class LockDocsTest {
         assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, longKey + "x")).isNotEqualTo(id);
         assertThat(LockDocs.docId("fs", LockDocs.KIND_DOC, "é".repeat(300))).startsWith("fs:doc:#");
         // Namespaces are index names, which cannot contain ':'; paths start with '/': no collisions.
-        assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, "/doc:x")).isNotEqualTo(LockDocs.docId("fs", LockDocs.KIND_DOC, "x"));
+        assertThat(LockDocs.docId("fs", LockDocs.KIND_PATH, "/doc:x"))
+                .isNotEqualTo(LockDocs.docId("fs", LockDocs.KIND_DOC, "x"));
     }
 }

@@ -1,12 +1,11 @@
 package io.github.esrel.lock;
 
-import io.github.esrel.path.TreePath;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.esrel.path.TreePath;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class LockRequestTest {
 
@@ -49,8 +48,12 @@ class LockRequestTest {
         assertThat(LockRequest.global().mode()).isEqualTo(LockMode.EXCLUSIVE);
         assertThat(LockRequest.shared("/a").mode()).isEqualTo(LockMode.SHARED);
         assertThat(LockRequest.exclusive("/a").mode()).isEqualTo(LockMode.EXCLUSIVE);
-        LockRequest full = LockRequest.of(b -> b.path("/x").mode(LockMode.SHARED).owner("w").ttl(Duration.ofSeconds(3))
-            .maxWait(Duration.ofSeconds(2)).autoRenew(false));
+        LockRequest full = LockRequest.of(b -> b.path("/x")
+                .mode(LockMode.SHARED)
+                .owner("w")
+                .ttl(Duration.ofSeconds(3))
+                .maxWait(Duration.ofSeconds(2))
+                .autoRenew(false));
         assertThat(full.toString()).isEqualTo("shared /x for w ttl 3000ms waiting up to 2000ms without renewal");
         assertThat(full.toBuilder().mode(LockMode.EXCLUSIVE).build().owner()).isEqualTo("w");
     }
@@ -59,16 +62,21 @@ class LockRequestTest {
     void shouldRejectInvalidRequestsNamingTheProblem() {
         assertThatThrownBy(() -> LockRequest.exclusive("a/b")).hasMessageContaining("absolute");
         assertThatThrownBy(() -> LockRequest.exclusive("/a/../b")).hasMessageContaining("'..'");
-        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").owner(" "))).hasMessageContaining("owner must not be blank");
+        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").owner(" ")))
+                .hasMessageContaining("owner must not be blank");
         assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").owner("é".repeat(129))))
-            .hasMessageContaining("at most 256 UTF-8 bytes, got 258");
-        assertThat(LockRequest.of(b -> b.path("/a").owner("é".repeat(128))).owner()).hasSize(128);
-        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").ttl(Duration.ZERO))).hasMessageContaining("ttl must be positive");
-        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").ttl(Duration.ofNanos(10)))).hasMessageContaining("1 ms");
+                .hasMessageContaining("at most 256 UTF-8 bytes, got 258");
+        assertThat(LockRequest.of(b -> b.path("/a").owner("é".repeat(128))).owner())
+                .hasSize(128);
+        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").ttl(Duration.ZERO)))
+                .hasMessageContaining("ttl must be positive");
+        assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").ttl(Duration.ofNanos(10))))
+                .hasMessageContaining("1 ms");
         assertThatThrownBy(() -> LockRequest.of(b -> b.path("/a").maxWait(Duration.ofMillis(-1))))
-            .hasMessageContaining("maxWait must not be negative");
-        assertThatThrownBy(() -> LockRequest.of(b -> b.mode(LockMode.SHARED))).isInstanceOf(NullPointerException.class)
-            .hasMessageContaining("path");
+                .hasMessageContaining("maxWait must not be negative");
+        assertThatThrownBy(() -> LockRequest.of(b -> b.mode(LockMode.SHARED)))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("path");
     }
 
     @Test
@@ -84,8 +92,8 @@ class LockRequestTest {
 
     @Test
     void shouldTurnABusyResultIntoAnExceptionOnlyWhenAsked() {
-        AcquireResult<String> busy = AcquireResult.busy("exclusive /a",
-            java.util.List.of(new LockConflict("/a", LockMode.SHARED, "w", null)));
+        AcquireResult<String> busy = AcquireResult.busy(
+                "exclusive /a", java.util.List.of(new LockConflict("/a", LockMode.SHARED, "w", null)));
         assertThat(busy.acquired()).isFalse();
         assertThat(busy.lock()).isEmpty();
         assertThatThrownBy(busy::orThrow).isInstanceOfSatisfying(TreeLockException.class, e -> {

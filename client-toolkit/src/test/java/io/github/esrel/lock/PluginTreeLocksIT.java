@@ -1,18 +1,17 @@
 package io.github.esrel.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.internal.RestCall;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /** The contract against the esrel plugin's tree-lock REST API on a real node. */
 @EsrelTest
@@ -34,8 +33,11 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
     /** Releases the lock with its own owner and token, behind the handle's back. */
     @Override
     protected void revoke(TreeLock lock) throws IOException {
-        RestCall.Answer a = RestCall.post("/" + lock.index() + "/_treelock/release", Map.of(),
-            Map.of("path", lock.path().value(), "owner", lock.owner(), "token", lock.token())).exchange(client());
+        RestCall.Answer a = RestCall.post(
+                        "/" + lock.index() + "/_treelock/release",
+                        Map.of(),
+                        Map.of("path", lock.path().value(), "owner", lock.owner(), "token", lock.token()))
+                .exchange(client());
         assertThat(a.status()).isEqualTo(200);
     }
 
@@ -55,25 +57,27 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
         TreeLocks locks = locks(namespace());
         // Longer than the node's maximum lease (1 h by default): refused, not shortened.
         assertThatThrownBy(() -> locks.acquire(LockRequest.of(b -> b.path("/a").ttl(Duration.ofHours(2)))))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> {
-                assertThat(e.status()).isEqualTo(400);
-                assertThat(e.getMessage()).contains("ttl");
-            });
+                .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.getMessage()).contains("ttl");
+                });
         // A path the client accepts but the plugin finds too long (1024 UTF-8 bytes at most).
         assertThatThrownBy(() -> locks.acquire("/" + "x".repeat(2000), LockMode.SHARED))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> assertThat(e.status()).isEqualTo(400));
+                .isInstanceOfSatisfying(
+                        TreeLockException.class, e -> assertThat(e.status()).isEqualTo(400));
     }
 
     @Test
     void shouldSendTheBindingToThePluginWhichNeedsSecurityForIt() {
         TreeLocks locks = locks(namespace());
         // This node runs without security: there is no user to bind to, and the plugin says so.
-        assertThatThrownBy(() -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
-            .isInstanceOfSatisfying(TreeLockException.class, e -> {
-                assertThat(e.status()).isEqualTo(400);
-                assertThat(e.retryable()).isFalse();
-                assertThat(e.getMessage()).contains("bind_to_user needs an authenticated user");
-            });
+        assertThatThrownBy(
+                        () -> locks.acquire(LockRequest.of(b -> b.path("/bound").bindToUser(true))))
+                .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.retryable()).isFalse();
+                    assertThat(e.getMessage()).contains("bind_to_user needs an authenticated user");
+                });
         assertThat(locks.list()).isEmpty();
     }
 }

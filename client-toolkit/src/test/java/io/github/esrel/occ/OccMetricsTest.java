@@ -1,17 +1,17 @@
 package io.github.esrel.occ;
 
-import io.github.esrel.retry.StopReason;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.esrel.retry.StopReason;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class OccMetricsTest {
 
     private static Outcome<Object> outcome(Outcome.Status status, int attempts, int conflicts) {
-        return new Outcome<>("i", "1", null, status, null, 1, 1, 1, attempts, conflicts, StopReason.NONE, null, Duration.ZERO);
+        return new Outcome<>(
+                "i", "1", null, status, null, 1, 1, 1, attempts, conflicts, StopReason.NONE, null, Duration.ZERO);
     }
 
     @Test
@@ -52,6 +52,7 @@ class OccMetricsTest {
         metrics.reset();
         assertThat(metrics.snapshot().operations()).isZero();
         assertThat(metrics.snapshot().attemptsPercentile(0.99)).isZero();
-        assertThatThrownBy(() -> metrics.snapshot().attemptsPercentile(0)).hasMessage("fraction must be in (0, 1], got 0.0");
+        assertThatThrownBy(() -> metrics.snapshot().attemptsPercentile(0))
+                .hasMessage("fraction must be in (0, 1], got 0.0");
     }
 }

@@ -1,26 +1,27 @@
 package io.github.esrel.occ;
 
-import io.github.esrel.doc.DocRef;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.apache.http.HttpHost;
-import org.elasticsearch.client.RestClient;
-
+import io.github.esrel.doc.DocRef;
 import java.io.IOException;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.apache.http.HttpHost;
+import org.elasticsearch.client.RestClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** Argument checks that fail before any request (the client points nowhere and is never called). */
 class OccValidationTest {
 
-    private final RestClient rest = RestClient.builder(new HttpHost("127.0.0.1", 9)).build();
-    private final ElasticsearchClient es = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
+    private final RestClient rest =
+            RestClient.builder(new HttpHost("127.0.0.1", 9)).build();
+    private final ElasticsearchClient es =
+            new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
     private final Occ occ = Occ.of(b -> b.client(es));
 
     @AfterEach
@@ -33,7 +34,7 @@ class OccValidationTest {
         assertThatThrownBy(() -> Occ.of(b -> b)).hasMessage("client cannot be null");
         ElasticsearchClient simple = new ElasticsearchClient(new RestClientTransport(rest, new SimpleJsonpMapper()));
         assertThatThrownBy(() -> Occ.of(b -> b.client(simple)))
-            .hasMessageStartingWith("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper");
+                .hasMessageStartingWith("Occ maps documents with Jackson: build the client with a JacksonJsonpMapper");
     }
 
     @Test
@@ -43,11 +44,11 @@ class OccValidationTest {
         assertThatThrownBy(() -> occ.update("i", "1", Map.class, null)).hasMessage("fn cannot be null");
         assertThatThrownBy(() -> occ.upsert("i", "1", Map.class, null, m -> m)).hasMessage("initial cannot be null");
         assertThatThrownBy(() -> occ.scriptedUpdate(DocRef.of("i", "1"), "ctx._source.n++", Map.of(), -1))
-            .hasMessage("retryOnConflict must not be negative, got -1");
+                .hasMessage("retryOnConflict must not be negative, got -1");
         assertThatThrownBy(() -> occ.bulk(Map.class).batchSize(0)).hasMessage("batchSize must be positive, got 0");
         assertThatThrownBy(() -> occ.bulk(Map.class).update(null, "1", m -> m)).hasMessage("index cannot be null");
         assertThatThrownBy(() -> occ.update(DocRef.id("1"), Map.class, m -> m))
-            .hasMessage("the document reference 1 names no index; use DocRef.of(index, id)");
+                .hasMessage("the document reference 1 names no index; use DocRef.of(index, id)");
     }
 
     @Test
@@ -64,10 +65,12 @@ class OccValidationTest {
     void shouldRejectNegativeExternalVersions() {
         ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
         assertThatThrownBy(() -> ext.index("i", "1", -1, Map.of()))
-            .hasMessage("external versions must be between 0 and 2^63-1, got -1");
+                .hasMessage("external versions must be between 0 and 2^63-1, got -1");
         assertThatThrownBy(() -> ExternalVersions.of(b -> b.client(es).maxRememberedDeletes(-1)))
-            .hasMessage("maxRememberedDeletes must not be negative, got -1");
-        assertThat(ext).hasToString("ExternalVersions{versionType=external, rememberDeletesFor=PT1H, maxRememberedDeletes=100000}");
+                .hasMessage("maxRememberedDeletes must not be negative, got -1");
+        assertThat(ext)
+                .hasToString(
+                        "ExternalVersions{versionType=external, rememberDeletesFor=PT1H, maxRememberedDeletes=100000}");
     }
 
     /** A document type for the checks; never read from a node here. */

@@ -1,5 +1,8 @@
 package io.github.esrel.occ;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
@@ -11,8 +14,6 @@ import io.github.esrel.retry.StopReason;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +30,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * Optimistic concurrency on a real node. First seed 004's t-shirt voting site: concurrent voters lose
@@ -74,14 +73,18 @@ class OptimisticConcurrencyIT {
         int each = 25;
         runConcurrently(WRITERS, w -> {
             for (int v = 0; v < each; v++) {
-                Shirt s = es.get(g -> g.index("designs-naive").id("1"), Shirt.class).source();
+                Shirt s = es.get(g -> g.index("designs-naive").id("1"), Shirt.class)
+                        .source();
                 es.index(i -> i.index("designs-naive").id("1").document(s.vote()));
             }
             return null;
         });
-        long counted = es.get(g -> g.index("designs-naive").id("1"), Shirt.class).source().votes();
-        System.out.printf("naive: %d writers x %d votes = %d cast, %d counted, %d lost%n", WRITERS, each, WRITERS * each,
-            counted, WRITERS * each - counted);
+        long counted = es.get(g -> g.index("designs-naive").id("1"), Shirt.class)
+                .source()
+                .votes();
+        System.out.printf(
+                "naive: %d writers x %d votes = %d cast, %d counted, %d lost%n",
+                WRITERS, each, WRITERS * each, counted, WRITERS * each - counted);
         assertThat(counted).as("the naive loop loses votes on this node").isLessThan(WRITERS * each);
     }
 
@@ -107,7 +110,9 @@ class OptimisticConcurrencyIT {
         assertThat(stored.votes()).isEqualTo(WRITERS * VOTES_EACH);
         assertThat(m.written()).isEqualTo(WRITERS * VOTES_EACH);
         assertThat(m.gaveUp()).isZero();
-        assertThat(m.conflicts()).as("writes combined by one Occ do not conflict with one another").isZero();
+        assertThat(m.conflicts())
+                .as("writes combined by one Occ do not conflict with one another")
+                .isZero();
         assertThat(m.totalAttempts()).isEqualTo(m.operations() + m.conflicts());
     }
 
@@ -116,20 +121,27 @@ class OptimisticConcurrencyIT {
         createIndex("designs-alone");
         es.index(i -> i.index("designs-alone").id("1").document(new Shirt("elasticsearch", 0)));
         OccMetrics metrics = new OccMetrics();
-        Occ counter = Occ.of(b -> b.client(es).retryPolicy(CONTENDED).listener(metrics).combineWrites(false));
+        Occ counter = Occ.of(
+                b -> b.client(es).retryPolicy(CONTENDED).listener(metrics).combineWrites(false));
         int each = 100;
         runConcurrently(WRITERS, w -> {
             for (int v = 0; v < each; v++) {
-                assertThat(counter.update("designs-alone", "1", Shirt.class, Shirt::vote).status())
-                    .isEqualTo(Outcome.Status.UPDATED);
+                assertThat(counter.update("designs-alone", "1", Shirt.class, Shirt::vote)
+                                .status())
+                        .isEqualTo(Outcome.Status.UPDATED);
             }
             return null;
         });
         OccMetrics.Snapshot m = metrics.snapshot();
         System.out.printf("esrel, combining off: %d writers x %d votes: %s%n", WRITERS, each, m);
-        assertThat(es.get(g -> g.index("designs-alone").id("1"), Shirt.class).source().votes()).isEqualTo(WRITERS * each);
+        assertThat(es.get(g -> g.index("designs-alone").id("1"), Shirt.class)
+                        .source()
+                        .votes())
+                .isEqualTo(WRITERS * each);
         assertThat(m.written()).isEqualTo(WRITERS * each);
-        assertThat(m.conflicts()).as("16 writers on one document, each on its own, do conflict").isPositive();
+        assertThat(m.conflicts())
+                .as("16 writers on one document, each on its own, do conflict")
+                .isPositive();
         assertThat(m.totalAttempts()).isEqualTo(m.operations() + m.conflicts());
     }
 
@@ -150,16 +162,19 @@ class OptimisticConcurrencyIT {
         runConcurrently(WRITERS, w -> {
             for (int v = 0; v < each; v++) {
                 try {
-                    defaults.update("designs-default", "1", Shirt.class, Shirt::vote);   // the outcome is not read
+                    defaults.update("designs-default", "1", Shirt.class, Shirt::vote); // the outcome is not read
                 } catch (OccConflictException e) {
                     thrown.incrementAndGet();
                 }
             }
             return null;
         });
-        long counted = es.get(g -> g.index("designs-default").id("1"), Shirt.class).source().votes();
-        System.out.printf("default policy: %d writers x %d votes: %d counted, %d thrown, %s%n", WRITERS, each, counted,
-            thrown.get(), metrics.snapshot());
+        long counted = es.get(g -> g.index("designs-default").id("1"), Shirt.class)
+                .source()
+                .votes();
+        System.out.printf(
+                "default policy: %d writers x %d votes: %d counted, %d thrown, %s%n",
+                WRITERS, each, counted, thrown.get(), metrics.snapshot());
         assertThat(counted + thrown.get()).as("every vote counted or reported").isEqualTo(WRITERS * each);
         assertThat(metrics.snapshot().gaveUp()).isEqualTo(thrown.get());
     }
@@ -173,11 +188,21 @@ class OptimisticConcurrencyIT {
             int rounds = 5;
             for (int r = 0; r < rounds; r++) {
                 String id = "new-" + combine + "-" + r;
-                List<Outcome<Shirt>> outcomes = runConcurrently(WRITERS, w ->
-                    creators.upsert("designs-new", id, Shirt.class, () -> new Shirt("design " + id, 0), Shirt::vote).orThrow());
-                assertThat(outcomes).filteredOn(o -> o.status() == Outcome.Status.CREATED).hasSize(1);
-                assertThat(outcomes).filteredOn(o -> o.status() == Outcome.Status.UPDATED).hasSize(WRITERS - 1);
-                assertThat(es.get(g -> g.index("designs-new").id(id), Shirt.class).source().votes()).isEqualTo(WRITERS);
+                List<Outcome<Shirt>> outcomes = runConcurrently(
+                        WRITERS,
+                        w -> creators.upsert(
+                                        "designs-new", id, Shirt.class, () -> new Shirt("design " + id, 0), Shirt::vote)
+                                .orThrow());
+                assertThat(outcomes)
+                        .filteredOn(o -> o.status() == Outcome.Status.CREATED)
+                        .hasSize(1);
+                assertThat(outcomes)
+                        .filteredOn(o -> o.status() == Outcome.Status.UPDATED)
+                        .hasSize(WRITERS - 1);
+                assertThat(es.get(g -> g.index("designs-new").id(id), Shirt.class)
+                                .source()
+                                .votes())
+                        .isEqualTo(WRITERS);
             }
         }
     }
@@ -206,16 +231,18 @@ class OptimisticConcurrencyIT {
         List<BulkRound> rounds = new ArrayList<>();
         List<Integer> before = new ArrayList<>();
         BulkOutcome<Shirt> done = bulk.listener(new BulkUpdateListener() {
-            @Override
-            public void beforeRound(int round, int items) {
-                before.add(items);
-            }
+                    @Override
+                    public void beforeRound(int round, int items) {
+                        before.add(items);
+                    }
 
-            @Override
-            public void afterRound(BulkRound round) {
-                rounds.add(round);
-            }
-        }).execute().orThrow();
+                    @Override
+                    public void afterRound(BulkRound round) {
+                        rounds.add(round);
+                    }
+                })
+                .execute()
+                .orThrow();
         assertThat(before).containsExactly(2 * docs, docs);
         assertThat(rounds.get(0).written()).isEqualTo(docs);
         assertThat(rounds.get(0).retried()).isEqualTo(docs);
@@ -244,8 +271,11 @@ class OptimisticConcurrencyIT {
         es.indices().refresh(r -> r.index("designs-bulk"));
         for (int d = 0; d < docs; d++) {
             String id = "d" + d;
-            assertThat(es.get(g -> g.index("designs-bulk").id(id), Shirt.class).source().votes())
-                .as("votes of %s", id).isEqualTo(3 + bulks * repeats);
+            assertThat(es.get(g -> g.index("designs-bulk").id(id), Shirt.class)
+                            .source()
+                            .votes())
+                    .as("votes of %s", id)
+                    .isEqualTo(3 + bulks * repeats);
         }
         System.out.println("concurrent bulks: " + metrics.snapshot());
         assertThat(metrics.snapshot().written()).isEqualTo((long) docs * bulks * repeats);
@@ -273,7 +303,8 @@ class OptimisticConcurrencyIT {
         assertThat(changed.value().votes()).isEqualTo(6);
         assertThat(changed.attempts()).isEqualTo(1);
 
-        assertThat(occ.update("noop", "missing", Shirt.class, Shirt::vote).status()).isEqualTo(Outcome.Status.NOT_FOUND);
+        assertThat(occ.update("noop", "missing", Shirt.class, Shirt::vote).status())
+                .isEqualTo(Outcome.Status.NOT_FOUND);
     }
 
     @Test
@@ -281,7 +312,8 @@ class OptimisticConcurrencyIT {
         createIndex("busy", 1);
         es.index(i -> i.index("busy").id("1").document(new Shirt("es", 0)));
         AtomicInteger interfering = new AtomicInteger();
-        Occ threeAttempts = Occ.of(b -> b.client(es).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(3).backoff(Backoff.none()))));
+        Occ threeAttempts = Occ.of(b ->
+                b.client(es).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(3).backoff(Backoff.none()))));
         // The function itself lets another writer in between each read and write: every write conflicts.
         UnaryOperator<Shirt> interfered = s -> {
             try {
@@ -292,12 +324,13 @@ class OptimisticConcurrencyIT {
             return s.vote();
         };
         assertThatThrownBy(() -> threeAttempts.update("busy", "1", Shirt.class, interfered))
-            .isInstanceOfSatisfying(OccConflictException.class, e -> {
-                assertThat(e.status()).isEqualTo(409);
-                assertThat(e.outcome().attempts()).isEqualTo(3);
-            })
-            .hasMessageContaining("[busy][1] CONFLICT: gave up after 3 attempt(s)");
-        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes()).isEqualTo(1003);
+                .isInstanceOfSatisfying(OccConflictException.class, e -> {
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.outcome().attempts()).isEqualTo(3);
+                })
+                .hasMessageContaining("[busy][1] CONFLICT: gave up after 3 attempt(s)");
+        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes())
+                .isEqualTo(1003);
 
         Outcome<Shirt> o = threeAttempts.tryUpdate(DocRef.of("busy", "1"), Shirt.class, interfered);
         assertThat(o.status()).isEqualTo(Outcome.Status.CONFLICT);
@@ -306,33 +339,42 @@ class OptimisticConcurrencyIT {
         assertThat(o.conflicts()).isEqualTo(3);
         assertThat(o.stopReason()).isEqualTo(StopReason.MAX_ATTEMPTS);
         assertThat(o.written()).isFalse();
-        assertThatThrownBy(o::orThrow).isInstanceOf(OccConflictException.class)
-            .hasMessageContaining("[busy][1] CONFLICT: gave up after 3 attempt(s) and 3 version conflict(s) (MAX_ATTEMPTS)");
-        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes()).isEqualTo(1006);
+        assertThatThrownBy(o::orThrow)
+                .isInstanceOf(OccConflictException.class)
+                .hasMessageContaining(
+                        "[busy][1] CONFLICT: gave up after 3 attempt(s) and 3 version conflict(s) (MAX_ATTEMPTS)");
+        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes())
+                .isEqualTo(1006);
 
         BulkUpdate<Shirt> bulk = threeAttempts.bulk(Shirt.class).update("busy", "1", interfered);
-        assertThatThrownBy(bulk::execute).isInstanceOfSatisfying(OccBulkException.class, e -> {
-            assertThat(e.status()).isEqualTo(409);
-            assertThat(e.outcome().item(0).status()).isEqualTo(Outcome.Status.CONFLICT);
-        }).hasMessageContaining("1 of 1 items gave up on conflicts");
-        BulkOutcome<Shirt> asValue = threeAttempts.bulk(Shirt.class).update("busy", "1", interfered).tryExecute();
+        assertThatThrownBy(bulk::execute)
+                .isInstanceOfSatisfying(OccBulkException.class, e -> {
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.outcome().item(0).status()).isEqualTo(Outcome.Status.CONFLICT);
+                })
+                .hasMessageContaining("1 of 1 items gave up on conflicts");
+        BulkOutcome<Shirt> asValue =
+                threeAttempts.bulk(Shirt.class).update("busy", "1", interfered).tryExecute();
         assertThat(asValue.complete()).isFalse();
         assertThat(asValue.item(0).gaveUp()).isTrue();
-        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes()).isEqualTo(1012);
+        assertThat(es.get(g -> g.index("busy").id("1"), Shirt.class).source().votes())
+                .isEqualTo(1012);
     }
 
     @Test
     void shouldWriteAndDeleteOnlyWhatWasSeen() throws IOException {
         createIndex("seen", 1);
         es.index(i -> i.index("seen").id("1").document(new Shirt("es", 999)));
-        Versioned<Shirt> page = occ.get("seen", "1", Shirt.class).orElseThrow();   // the page shows 999 votes
-        Outcome<Shirt> first = occ.replace(page, page.value().vote());                   // seed 004: send what you read
+        Versioned<Shirt> page = occ.get("seen", "1", Shirt.class).orElseThrow(); // the page shows 999 votes
+        Outcome<Shirt> first = occ.replace(page, page.value().vote()); // seed 004: send what you read
         assertThat(first.status()).isEqualTo(Outcome.Status.UPDATED);
-        assertThatThrownBy(() -> occ.replace(page, page.value().vote()))                // Eve clicked on the same page
-            .isInstanceOf(OccConflictException.class).hasMessageContaining("[seen][1] CONFLICT");
+        assertThatThrownBy(() -> occ.replace(page, page.value().vote())) // Eve clicked on the same page
+                .isInstanceOf(OccConflictException.class)
+                .hasMessageContaining("[seen][1] CONFLICT");
         Outcome<Shirt> second = occ.tryReplace(page, page.value().vote());
         assertThat(second.status()).isEqualTo(Outcome.Status.CONFLICT);
-        assertThat(es.get(g -> g.index("seen").id("1"), Shirt.class).source().votes()).isEqualTo(1000);
+        assertThat(es.get(g -> g.index("seen").id("1"), Shirt.class).source().votes())
+                .isEqualTo(1000);
 
         assertThatThrownBy(() -> occ.deleteIfUnchanged(page)).isInstanceOf(OccConflictException.class);
         assertThat(occ.tryDeleteIfUnchanged(page).status()).isEqualTo(Outcome.Status.CONFLICT);
@@ -341,7 +383,8 @@ class OptimisticConcurrencyIT {
         assertThat(occ.get("seen", "1", Shirt.class)).isEmpty();
 
         es.index(i -> i.index("seen").id("2").document(new Shirt("old design", 3)));
-        assertThat(occ.deleteIf("seen", "2", Shirt.class, s -> s.votes() > 10).status()).isEqualTo(Outcome.Status.NOOP);
+        assertThat(occ.deleteIf("seen", "2", Shirt.class, s -> s.votes() > 10).status())
+                .isEqualTo(Outcome.Status.NOOP);
         Outcome<Shirt> gone = occ.deleteIf("seen", "2", Shirt.class, s -> s.votes() < 10);
         assertThat(gone.status()).isEqualTo(Outcome.Status.DELETED);
         assertThat(gone.value().votes()).isEqualTo(3);
@@ -351,39 +394,56 @@ class OptimisticConcurrencyIT {
     @Test
     void shouldCarryRoutingAndNameItWhenADocumentIsAddressedWithoutIt() throws IOException {
         createIndex("routed", 5);
-        es.index(i -> i.index("routed").id("shirt-1").routing("tenant-a").document(new Shirt("es", 0)).refresh(
-            Refresh.True));
+        es.index(i -> i.index("routed")
+                .id("shirt-1")
+                .routing("tenant-a")
+                .document(new Shirt("es", 0))
+                .refresh(Refresh.True));
 
-        Outcome<Shirt> withRouting = occ.update(DocRef.of("routed", "shirt-1").withRouting("tenant-a"), Shirt.class, Shirt::vote);
+        Outcome<Shirt> withRouting =
+                occ.update(DocRef.of("routed", "shirt-1").withRouting("tenant-a"), Shirt.class, Shirt::vote);
         assertThat(withRouting.status()).isEqualTo(Outcome.Status.UPDATED);
         assertThat(withRouting.routing()).isEqualTo("tenant-a");
-        assertThat(es.get(g -> g.index("routed").id("shirt-1").routing("tenant-a"), Shirt.class).source().votes()).isEqualTo(1);
+        assertThat(es.get(g -> g.index("routed").id("shirt-1").routing("tenant-a"), Shirt.class)
+                        .source()
+                        .votes())
+                .isEqualTo(1);
 
         assertThatThrownBy(() -> occ.update("routed", "shirt-1", Shirt.class, Shirt::vote))
-            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(404))
-            .hasMessageContaining("document [shirt-1] is not found in [routed] without routing, but it exists in [routed]"
-                + " with routing [tenant-a]")
-            .hasMessageContaining("(\"tenant-a\")");
+                .isInstanceOfSatisfying(
+                        OccException.class, e -> assertThat(e.status()).isEqualTo(404))
+                .hasMessageContaining(
+                        "document [shirt-1] is not found in [routed] without routing, but it exists in [routed]"
+                                + " with routing [tenant-a]")
+                .hasMessageContaining("(\"tenant-a\")");
         // An upsert with the wrong routing must not create a second copy on another shard.
-        assertThatThrownBy(() -> occ.upsert(DocRef.of("routed", "shirt-1").withRouting("tenant-b"), Shirt.class, () -> new Shirt("dup", 0), Shirt::vote))
-            .hasMessageContaining("with routing [tenant-b], but it exists in [routed] with routing [tenant-a]");
+        assertThatThrownBy(() -> occ.upsert(
+                        DocRef.of("routed", "shirt-1").withRouting("tenant-b"),
+                        Shirt.class,
+                        () -> new Shirt("dup", 0),
+                        Shirt::vote))
+                .hasMessageContaining("with routing [tenant-b], but it exists in [routed] with routing [tenant-a]");
         assertThatThrownBy(() -> occ.get("routed", "shirt-1", Shirt.class)).isInstanceOf(OccException.class);
         es.indices().refresh(r -> r.index("routed"));
         assertThat(es.count(c -> c.index("routed")).count()).isEqualTo(1);
 
         BulkOutcome<Shirt> bulk = occ.bulk(Shirt.class)
-            .update(DocRef.of("routed", "shirt-1").withRouting("tenant-a"), Shirt::vote)
-            .update("routed", "shirt-1", Shirt::vote)
-            .tryExecute();
+                .update(DocRef.of("routed", "shirt-1").withRouting("tenant-a"), Shirt::vote)
+                .update("routed", "shirt-1", Shirt::vote)
+                .tryExecute();
         assertThat(bulk.item(0).status()).isEqualTo(Outcome.Status.UPDATED);
         assertThat(bulk.item(1).status()).isEqualTo(Outcome.Status.FAILED);
         assertThat(bulk.item(1).error()).contains("with routing [tenant-a]");
 
-        es.indices().create(c -> c.index("occ-routing-required").settings(s -> s.numberOfShards("2").numberOfReplicas("0"))
-            .mappings(m -> m.routing(r -> r.required(true))));
+        es.indices()
+                .create(c -> c.index("occ-routing-required")
+                        .settings(s -> s.numberOfShards("2").numberOfReplicas("0"))
+                        .mappings(m -> m.routing(r -> r.required(true))));
         assertThatThrownBy(() -> occ.update("occ-routing-required", "1", Shirt.class, Shirt::vote))
-            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(400))
-            .hasMessageContaining("index [occ-routing-required] requires a routing value (_routing.required: true in its mapping)");
+                .isInstanceOfSatisfying(
+                        OccException.class, e -> assertThat(e.status()).isEqualTo(400))
+                .hasMessageContaining(
+                        "index [occ-routing-required] requires a routing value (_routing.required: true in its mapping)");
     }
 
     @Test
@@ -409,34 +469,49 @@ class OptimisticConcurrencyIT {
         assertThat(stored.source().votes()).isEqualTo(600);
         List<ExternalWrite> all = results.stream().flatMap(List::stream).toList();
         assertThat(all).hasSize(60);
-        assertThat(all).filteredOn(w -> w.status() == ExternalWrite.Status.STALE).isNotEmpty()
-            .allSatisfy(w -> {
-                assertThat(w.storedVersion()).isGreaterThanOrEqualTo(w.requestedVersion());
-                assertThat(w.explanation()).contains("higher than or equal to the provided " + w.requestedVersion());
-            });
+        assertThat(all)
+                .filteredOn(w -> w.status() == ExternalWrite.Status.STALE)
+                .isNotEmpty()
+                .allSatisfy(w -> {
+                    assertThat(w.storedVersion()).isGreaterThanOrEqualTo(w.requestedVersion());
+                    assertThat(w.explanation())
+                            .contains("higher than or equal to the provided " + w.requestedVersion());
+                });
 
         ExternalWrite older = ext.index("external", "1", 59, Map.of("name", "late", "votes", 0));
         assertThat(older.status()).isEqualTo(ExternalWrite.Status.STALE);
         assertThat(older.storedVersion()).isEqualTo(60);
-        assertThat(ext.index("external", "1", 60, Map.of("name", "same", "votes", 0)).status())
-            .as("external: strictly greater").isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(ext.index("external", "1", 60, Map.of("name", "same", "votes", 0))
+                        .status())
+                .as("external: strictly greater")
+                .isEqualTo(ExternalWrite.Status.STALE);
         ExternalVersions gte = ExternalVersions.of(b -> b.client(es).greaterOrEqual(true));
-        assertThat(gte.index("external", "1", 60, Map.of("name", "replayed", "votes", 600)).status())
-            .as("external_gte: equal accepted").isEqualTo(ExternalWrite.Status.UPDATED);
-        assertThat(gte.index("external", "1", 59, Map.of("name", "late", "votes", 0)).status())
-            .isEqualTo(ExternalWrite.Status.STALE);
-        assertThat(es.get(g -> g.index("external").id("1"), Shirt.class).source().name()).isEqualTo("replayed");
+        assertThat(gte.index("external", "1", 60, Map.of("name", "replayed", "votes", 600))
+                        .status())
+                .as("external_gte: equal accepted")
+                .isEqualTo(ExternalWrite.Status.UPDATED);
+        assertThat(gte.index("external", "1", 59, Map.of("name", "late", "votes", 0))
+                        .status())
+                .isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(es.get(g -> g.index("external").id("1"), Shirt.class)
+                        .source()
+                        .name())
+                .isEqualTo("replayed");
     }
 
     @Test
     void shouldRefuseALateWriteWithinGcDeletesAndReportTheResurrectionAfterIt() throws Exception {
-        es.indices().create(c -> c.index("tombstones").settings(s -> s.numberOfShards("1").numberOfReplicas("0")
-            .otherSettings("index.gc_deletes", JsonData.of("1s"))));
+        es.indices()
+                .create(c -> c.index("tombstones")
+                        .settings(s -> s.numberOfShards("1")
+                                .numberOfReplicas("0")
+                                .otherSettings("index.gc_deletes", JsonData.of("1s"))));
         ExternalVersions ext = ExternalVersions.of(b -> b.client(es));
         assertThat(ext.gcDeletes("tombstones")).isEqualTo(Duration.ofSeconds(1));
 
-        assertThat(ext.index("tombstones", "1", 526, Map.of("name", "es", "votes", 1003)).status())
-            .isEqualTo(ExternalWrite.Status.CREATED);
+        assertThat(ext.index("tombstones", "1", 526, Map.of("name", "es", "votes", 1003))
+                        .status())
+                .isEqualTo(ExternalWrite.Status.CREATED);
         assertThat(ext.delete("tombstones", "1", 1000).status()).isEqualTo(ExternalWrite.Status.DELETED);
 
         // Inside gc_deletes: the tombstone (version 1000) refuses the out-of-order older write.
@@ -444,7 +519,8 @@ class OptimisticConcurrencyIT {
         assertThat(inside.status()).isEqualTo(ExternalWrite.Status.STALE);
         assertThat(inside.storedVersion()).isEqualTo(1000);
         assertThat(inside.explanation()).contains("still remembers the delete of [tombstones][1] at version 1000");
-        assertThat(es.get(g -> g.index("tombstones").id("1"), Shirt.class).found()).isFalse();
+        assertThat(es.get(g -> g.index("tombstones").id("1"), Shirt.class).found())
+                .isFalse();
 
         // Outside gc_deletes (plus the node's 200 ms clock tick): the delete is forgotten, no refresh or
         // flush needed, and the late write brings the document back with old data.
@@ -453,21 +529,24 @@ class OptimisticConcurrencyIT {
         assertThat(outside.status()).isEqualTo(ExternalWrite.Status.RECREATED);
         assertThat(outside.applied()).isTrue();
         assertThat(outside.explanation())
-            .contains("was deleted at version 1000 by this client")
-            .contains("index.gc_deletes of [tombstones] is 1000 ms")
-            .contains("accepted the older version 998 as a new document");
+                .contains("was deleted at version 1000 by this client")
+                .contains("index.gc_deletes of [tombstones] is 1000 ms")
+                .contains("accepted the older version 998 as a new document");
         GetResponse<Shirt> back = es.get(g -> g.index("tombstones").id("1"), Shirt.class);
         assertThat(back.found()).isTrue();
         assertThat(back.version()).isEqualTo(998);
 
         // A delete of a missing document still leaves a tombstone.
         assertThat(ext.delete("tombstones", "never", 50).status()).isEqualTo(ExternalWrite.Status.NOT_FOUND);
-        assertThat(ext.index("tombstones", "never", 49, Map.of("name", "x", "votes", 0)).status())
-            .isEqualTo(ExternalWrite.Status.STALE);
+        assertThat(ext.index("tombstones", "never", 49, Map.of("name", "x", "votes", 0))
+                        .status())
+                .isEqualTo(ExternalWrite.Status.STALE);
         // Another client, which did not delete, cannot tell: it sees a plain CREATED after gc_deletes.
         Thread.sleep(1600);
-        assertThat(ExternalVersions.of(b -> b.client(es)).index("tombstones", "never", 48, Map.of("name", "x", "votes", 0))
-            .status()).isEqualTo(ExternalWrite.Status.CREATED);
+        assertThat(ExternalVersions.of(b -> b.client(es))
+                        .index("tombstones", "never", 48, Map.of("name", "x", "votes", 0))
+                        .status())
+                .isEqualTo(ExternalWrite.Status.CREATED);
     }
 
     @Test
@@ -475,11 +554,16 @@ class OptimisticConcurrencyIT {
         createIndex("scripted", 1);
         es.index(i -> i.index("scripted").id("1").document(new Shirt("es", 0)));
         assertThat(occ.scriptingAvailable()).isFalse();
-        assertThatThrownBy(() -> occ.scriptedUpdate(DocRef.of("scripted", "1"), "ctx._source.votes += params.n", Map.of("n", 1), 5))
-            .isInstanceOfSatisfying(OccException.class, e -> assertThat(e.status()).isEqualTo(400))
-            .hasMessageContaining("the lang-painless module is not installed")
-            .hasMessageContaining("Use Occ.update(...)");
-        assertThat(es.get(g -> g.index("scripted").id("1"), Shirt.class).source().votes()).isZero();
+        assertThatThrownBy(() -> occ.scriptedUpdate(
+                        DocRef.of("scripted", "1"), "ctx._source.votes += params.n", Map.of("n", 1), 5))
+                .isInstanceOfSatisfying(
+                        OccException.class, e -> assertThat(e.status()).isEqualTo(400))
+                .hasMessageContaining("the lang-painless module is not installed")
+                .hasMessageContaining("Use Occ.update(...)");
+        assertThat(es.get(g -> g.index("scripted").id("1"), Shirt.class)
+                        .source()
+                        .votes())
+                .isZero();
     }
 
     @Test
@@ -493,16 +577,23 @@ class OptimisticConcurrencyIT {
             }
         };
         Occ withBroken = Occ.of(b -> b.client(es).listener(broken));
-        assertThat(withBroken.update("listener", "1", Shirt.class, Shirt::vote).status()).isEqualTo(Outcome.Status.UPDATED);
-        BulkOutcome<Shirt> bulk = withBroken.bulk(Shirt.class).update("listener", "1", Shirt::vote)
-            .listener(new BulkUpdateListener() {
-                @Override
-                public void afterRound(BulkRound round) {
-                    throw new IllegalStateException("bulk listener bug");
-                }
-            }).execute();
+        assertThat(withBroken.update("listener", "1", Shirt.class, Shirt::vote).status())
+                .isEqualTo(Outcome.Status.UPDATED);
+        BulkOutcome<Shirt> bulk = withBroken
+                .bulk(Shirt.class)
+                .update("listener", "1", Shirt::vote)
+                .listener(new BulkUpdateListener() {
+                    @Override
+                    public void afterRound(BulkRound round) {
+                        throw new IllegalStateException("bulk listener bug");
+                    }
+                })
+                .execute();
         assertThat(bulk.item(0).status()).isEqualTo(Outcome.Status.UPDATED);
-        assertThat(es.get(g -> g.index("listener").id("1"), Shirt.class).source().votes()).isEqualTo(2);
+        assertThat(es.get(g -> g.index("listener").id("1"), Shirt.class)
+                        .source()
+                        .votes())
+                .isEqualTo(2);
     }
 
     @Test
@@ -516,7 +607,9 @@ class OptimisticConcurrencyIT {
         });
         assertThat(o.status()).isEqualTo(Outcome.Status.UPDATED);
         Optional<Versioned<Map<String, Object>>> stored = occ.get("maps", "1", MAP);
-        assertThat(stored.orElseThrow().value()).containsEntry("colour", "green").containsEntry("votes", 2);
+        assertThat(stored.orElseThrow().value())
+                .containsEntry("colour", "green")
+                .containsEntry("votes", 2);
     }
 
     /** Documents as maps. */
@@ -533,7 +626,9 @@ class OptimisticConcurrencyIT {
     }
 
     private void createIndex(String index, int shards) throws IOException {
-        es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(index)
+                        .settings(s -> s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0")));
     }
 
     interface Writer<R> {

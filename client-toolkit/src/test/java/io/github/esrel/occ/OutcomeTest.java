@@ -1,15 +1,14 @@
 package io.github.esrel.occ;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.StopReason;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class OutcomeTest {
 
@@ -19,41 +18,75 @@ class OutcomeTest {
 
     @Test
     void shouldTurnGivingUpIntoAConflictExceptionOnlyWhenAsked() {
-        Outcome<String> gaveUp = new Outcome<>("designs", "1", "t", Outcome.Status.CONFLICT, "v", -1, -1, -1, 10, 10,
-            StopReason.MAX_ATTEMPTS, null, Duration.ofMillis(3));
+        Outcome<String> gaveUp = new Outcome<>(
+                "designs",
+                "1",
+                "t",
+                Outcome.Status.CONFLICT,
+                "v",
+                -1,
+                -1,
+                -1,
+                10,
+                10,
+                StopReason.MAX_ATTEMPTS,
+                null,
+                Duration.ofMillis(3));
         assertThat(gaveUp.gaveUp()).isTrue();
         assertThat(gaveUp.written()).isFalse();
         assertThatThrownBy(gaveUp::orThrow)
-            .isInstanceOfSatisfying(OccConflictException.class, e -> {
-                assertThat(e.status()).isEqualTo(409);
-                assertThat(e.outcome()).isSameAs(gaveUp);
-            })
-            .hasMessage("[designs][1] routing [t] CONFLICT: gave up after 10 attempt(s) and 10 version conflict(s) (MAX_ATTEMPTS)");
+                .isInstanceOfSatisfying(OccConflictException.class, e -> {
+                    assertThat(e.status()).isEqualTo(409);
+                    assertThat(e.outcome()).isSameAs(gaveUp);
+                })
+                .hasMessage(
+                        "[designs][1] routing [t] CONFLICT: gave up after 10 attempt(s) and 10 version conflict(s) (MAX_ATTEMPTS)");
         assertThatThrownBy(gaveUp::versioned).isInstanceOf(IllegalStateException.class);
 
-        Outcome<String> updated = new Outcome<>("designs", "1", null, Outcome.Status.UPDATED, "v", 7, 1, 8, 2, 1,
-            StopReason.NONE, null, Duration.ZERO);
+        Outcome<String> updated = new Outcome<>(
+                "designs", "1", null, Outcome.Status.UPDATED, "v", 7, 1, 8, 2, 1, StopReason.NONE, null, Duration.ZERO);
         assertThat(updated.orThrow()).isSameAs(updated);
         assertThat(updated.versioned()).isEqualTo(new Versioned<>("designs", "1", null, "v", 7, 1, 8));
-        assertThat(updated.describe()).isEqualTo("[designs][1] UPDATED after 2 attempt(s), seq_no 7, primary_term 1, version 8");
+        assertThat(updated.describe())
+                .isEqualTo("[designs][1] UPDATED after 2 attempt(s), seq_no 7, primary_term 1, version 8");
 
-        Outcome<String> failed = new Outcome<>("designs", "1", null, Outcome.Status.FAILED, null, -1, -1, -1, 1, 0,
-            StopReason.NOT_RETRYABLE, "[mapper_parsing_exception] bad", Duration.ZERO);
-        assertThatThrownBy(failed::orThrow).isExactlyInstanceOf(OccException.class).hasMessageContaining("mapper_parsing_exception");
+        Outcome<String> failed = new Outcome<>(
+                "designs",
+                "1",
+                null,
+                Outcome.Status.FAILED,
+                null,
+                -1,
+                -1,
+                -1,
+                1,
+                0,
+                StopReason.NOT_RETRYABLE,
+                "[mapper_parsing_exception] bad",
+                Duration.ZERO);
+        assertThatThrownBy(failed::orThrow)
+                .isExactlyInstanceOf(OccException.class)
+                .hasMessageContaining("mapper_parsing_exception");
     }
 
     @Test
     void shouldCompareSourcesByJsonValueNotByRepresentation() {
         Json json = new Json(MAPPER);
         ObjectNode stored = MAPPER.valueToTree(Map.of("name", "es", "votes", 5));
-        assertThat(Json.sameSource(stored, json.toTree(new Shirt("es", 5), "i", "1"))).as("int 5 vs long 5").isTrue();
-        assertThat(Json.sameSource(stored, json.toTree(Map.of("name", "es", "votes", 5.0), "i", "1"))).isTrue();
-        assertThat(Json.sameSource(stored, json.toTree(new Shirt("es", 6), "i", "1"))).isFalse();
-        assertThat(Json.sameSource(stored, json.toTree(Map.of("name", "es"), "i", "1"))).isFalse();
+        assertThat(Json.sameSource(stored, json.toTree(new Shirt("es", 5), "i", "1")))
+                .as("int 5 vs long 5")
+                .isTrue();
+        assertThat(Json.sameSource(stored, json.toTree(Map.of("name", "es", "votes", 5.0), "i", "1")))
+                .isTrue();
+        assertThat(Json.sameSource(stored, json.toTree(new Shirt("es", 6), "i", "1")))
+                .isFalse();
+        assertThat(Json.sameSource(stored, json.toTree(Map.of("name", "es"), "i", "1")))
+                .isFalse();
         assertThatThrownBy(() -> json.toTree("just a string", "i", "1"))
-            .hasMessageContaining("the new value of [i][1] must serialize to a JSON object, got STRING");
+                .hasMessageContaining("the new value of [i][1] must serialize to a JSON object, got STRING");
         assertThatThrownBy(() -> json.toValue(MAPPER.valueToTree(Map.of("votes", "many")), Shirt.class, "i", "1"))
-            .isInstanceOf(OccException.class).hasMessageStartingWith("cannot map the source of [i][1] to ");
+                .isInstanceOf(OccException.class)
+                .hasMessageStartingWith("cannot map the source of [i][1] to ");
     }
 
     @Test

@@ -1,7 +1,6 @@
 package io.github.esrel.occ;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,9 +18,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The combiner's queue, lead and batch logic with a fake write function: a counter in memory that the
@@ -65,7 +63,7 @@ class WriteCombinerTest {
 
     /** The fake store: one counter, and a record of every attempt. */
     static final class FakeDocument implements WriteCombiner.Runner<Inc> {
-        long value;   // deliberately not atomic: the combiner must never run two attempts at once
+        long value; // deliberately not atomic: the combiner must never run two attempts at once
         final AtomicInteger inFlight = new AtomicInteger();
         volatile int maxInFlight;
         final List<List<String>> batches = new CopyOnWriteArrayList<>();
@@ -93,7 +91,7 @@ class WriteCombinerTest {
                 List<Inc> applied = new ArrayList<>();
                 for (Inc op : batch) {
                     if (op.throwing) {
-                        op.finish();   // fails alone; the others still apply
+                        op.finish(); // fails alone; the others still apply
                         continue;
                     }
                     next = op.solo ? 0 : next + 1;
@@ -102,7 +100,7 @@ class WriteCombinerTest {
                     applied.add(op);
                 }
                 if (conflictIn.contains(n)) {
-                    return Duration.ofMillis(7);   // nothing written; every op is left for another attempt
+                    return Duration.ofMillis(7); // nothing written; every op is left for another attempt
                 }
                 value = next;
                 applied.forEach(WriteCombiner.Op::finish);
@@ -136,13 +134,20 @@ class WriteCombinerTest {
         List<Long> all = new ArrayList<>();
         for (Future<List<Long>> f : futures) {
             List<Long> seen = f.get(60, TimeUnit.SECONDS);
-            assertThat(seen).as("a thread's own operations apply in its order").isSorted().doesNotHaveDuplicates();
+            assertThat(seen)
+                    .as("a thread's own operations apply in its order")
+                    .isSorted()
+                    .doesNotHaveDuplicates();
             all.addAll(seen);
         }
         Collections.sort(all);
         assertThat(doc.value).isEqualTo((long) threads * each);
-        assertThat(all).as("each operation saw its own increment: none lost, none twice")
-            .hasSize(threads * each).doesNotHaveDuplicates().startsWith(1L).endsWith((long) threads * each);
+        assertThat(all)
+                .as("each operation saw its own increment: none lost, none twice")
+                .hasSize(threads * each)
+                .doesNotHaveDuplicates()
+                .startsWith(1L)
+                .endsWith((long) threads * each);
         assertThat(doc.maxInFlight).isEqualTo(1);
         assertThat(combiner.lanes()).as("an idle combiner keeps no lane").isZero();
     }
@@ -156,9 +161,13 @@ class WriteCombinerTest {
         Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
         Future<Inc> d = submitQueued("hot", Inc.inc("d"), 4);
         first.countDown();
-        assertThat(List.of(a.get(), b.get(), c.get(), d.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(List.of(a.get(), b.get(), c.get(), d.get()))
+                .extracting(op -> op.after)
+                .containsExactly(1L, 2L, 3L, 4L);
         assertThat(doc.batches).containsExactly(List.of("a"), List.of("b", "c", "d"));
-        assertThat(doc.threads.get(1)).as("b, the head of the queue, led the second attempt").isSameAs(b.get().ranOn);
+        assertThat(doc.threads.get(1))
+                .as("b, the head of the queue, led the second attempt")
+                .isSameAs(b.get().ranOn);
         assertThat(doc.threads.get(1)).isNotSameAs(doc.threads.get(0));
         assertThat(combiner.lanes()).isZero();
     }
@@ -169,7 +178,7 @@ class WriteCombinerTest {
         Future<Inc> a = submit("one", Inc.inc("a"));
         awaitTrue(() -> doc.attempts.get() == 1);
         Inc other = Inc.inc("other");
-        combiner.submit("two", other);   // does not wait behind "one"
+        combiner.submit("two", other); // does not wait behind "one"
         assertThat(other.finished()).isTrue();
         first.countDown();
         a.get();
@@ -204,8 +213,9 @@ class WriteCombinerTest {
         Future<Inc> c = submitQueued("hot", Inc.inc("c"), 4);
         Future<Inc> d = submitQueued("hot", Inc.inc("d"), 5);
         first.countDown();
-        assertThat(List.of(a.get(), b.get(), reset.get(), c.get(), d.get())).extracting(op -> op.after)
-            .containsExactly(1L, 2L, 0L, 1L, 2L);
+        assertThat(List.of(a.get(), b.get(), reset.get(), c.get(), d.get()))
+                .extracting(op -> op.after)
+                .containsExactly(1L, 2L, 0L, 1L, 2L);
         assertThat(doc.batches).containsExactly(List.of("a"), List.of("b"), List.of("reset"), List.of("c", "d"));
     }
 
@@ -219,12 +229,16 @@ class WriteCombinerTest {
         Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
         Future<Inc> c = submitQueued("hot", Inc.inc("c"), 3);
         first.countDown();
-        awaitTrue(() -> doc.attempts.get() == 2);   // b and c are in the attempt that will conflict
+        awaitTrue(() -> doc.attempts.get() == 2); // b and c are in the attempt that will conflict
         Future<Inc> late = submitQueued("hot", Inc.inc("late"), 3);
         second.countDown();
-        assertThat(List.of(a.get(), b.get(), c.get(), late.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(List.of(a.get(), b.get(), c.get(), late.get()))
+                .extracting(op -> op.after)
+                .containsExactly(1L, 2L, 3L, 4L);
         assertThat(doc.batches).containsExactly(List.of("a"), List.of("b", "c"), List.of("b", "c", "late"));
-        assertThat(slept).as("the lane waited the backoff once before the retry").containsExactly(Duration.ofMillis(7));
+        assertThat(slept)
+                .as("the lane waited the backoff once before the retry")
+                .containsExactly(Duration.ofMillis(7));
     }
 
     @Test
@@ -236,7 +250,9 @@ class WriteCombinerTest {
         Future<Inc> bad = submitQueued("hot", new Inc("bad", false, true), 3);
         Future<Inc> c = submitQueued("hot", Inc.inc("c"), 4);
         first.countDown();
-        assertThat(List.of(a.get(), b.get(), c.get())).extracting(op -> op.after).containsExactly(1L, 2L, 3L);
+        assertThat(List.of(a.get(), b.get(), c.get()))
+                .extracting(op -> op.after)
+                .containsExactly(1L, 2L, 3L);
         assertThat(bad.get().finished()).isTrue();
         assertThat(bad.get().after).isEqualTo(-1);
         assertThat(doc.value).isEqualTo(3);
@@ -307,14 +323,16 @@ class WriteCombinerTest {
         cThread.start();
         awaitTrue(() -> combiner.pending("hot") == 3);
         first.countDown();
-        awaitTrue(() -> doc.attempts.get() == 2);   // b leads an attempt that carries c
+        awaitTrue(() -> doc.attempts.get() == 2); // b leads an attempt that carries c
         cThread.interrupt();
         second.countDown();
         cThread.join(30_000);
         assertThat(c.withdrawn()).isFalse();
         assertThat(c.finished()).isTrue();
         assertThat(c.after).isEqualTo(3);
-        assertThat(interruptedAfter[0]).as("the interrupt is kept for the caller").isTrue();
+        assertThat(interruptedAfter[0])
+                .as("the interrupt is kept for the caller")
+                .isTrue();
         assertThat(a.get().after).isEqualTo(1);
         assertThat(b.get().after).isEqualTo(2);
     }
@@ -322,19 +340,25 @@ class WriteCombinerTest {
     @Test
     void shouldRefuseASubmitFromInsideAnAttempt() {
         List<Throwable> seen = new ArrayList<>();
-        WriteCombiner<String, Inc> nested = new WriteCombiner<>(batch -> {
-            assertThat(WriteCombiner.insideAttempt()).isTrue();
-            try {
-                combiner.submit("other", Inc.inc("inner"));
-            } catch (IllegalStateException e) {
-                seen.add(e);
-            }
-            batch.forEach(WriteCombiner.Op::finish);
-            return Duration.ZERO;
-        }, slept::add, () -> 0L, 10);
+        WriteCombiner<String, Inc> nested = new WriteCombiner<>(
+                batch -> {
+                    assertThat(WriteCombiner.insideAttempt()).isTrue();
+                    try {
+                        combiner.submit("other", Inc.inc("inner"));
+                    } catch (IllegalStateException e) {
+                        seen.add(e);
+                    }
+                    batch.forEach(WriteCombiner.Op::finish);
+                    return Duration.ZERO;
+                },
+                slept::add,
+                () -> 0L,
+                10);
         nested.submit("hot", Inc.inc("outer"));
-        assertThat(seen).singleElement().extracting(Throwable::getMessage)
-            .isEqualTo("an operation submitted from inside an attempt would wait for itself");
+        assertThat(seen)
+                .singleElement()
+                .extracting(Throwable::getMessage)
+                .isEqualTo("an operation submitted from inside an attempt would wait for itself");
         assertThat(WriteCombiner.insideAttempt()).isFalse();
     }
 

@@ -1,5 +1,9 @@
 package io.github.esrel.occ;
 
+import static io.github.esrel.occ.OptimisticConcurrencyIT.runConcurrently;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import io.github.esrel.doc.DocRef;
@@ -7,8 +11,6 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,10 +27,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-
-import static io.github.esrel.occ.OptimisticConcurrencyIT.runConcurrently;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * Write combining on a real node (issue 14): many threads of one process updating one document queue
@@ -69,7 +68,7 @@ class WriteCombiningIT {
         createIndex("tally");
         es.index(i -> i.index("tally").id("hot").document(new Tally(0, List.of())));
         OccMetrics metrics = new OccMetrics();
-        Occ occ = Occ.of(b -> b.client(es).listener(metrics));   // the defaults: combining on
+        Occ occ = Occ.of(b -> b.client(es).listener(metrics)); // the defaults: combining on
         AtomicBoolean writing = new AtomicBoolean(true);
         List<Sample> samples = new CopyOnWriteArrayList<>();
         ExecutorService reader = Executors.newSingleThreadExecutor();
@@ -88,7 +87,8 @@ class WriteCombiningIT {
                     String who = w + ":" + n;
                     Outcome<Tally> o = occ.update("tally", "hot", Tally.class, t -> t.vote(who));
                     assertThat(o.status()).isEqualTo(Outcome.Status.UPDATED);
-                    mine.add(new Traced(who, w, o.seqNo(), o.primaryTerm(), o.value().count()));
+                    mine.add(new Traced(
+                            who, w, o.seqNo(), o.primaryTerm(), o.value().count()));
                 }
                 return mine;
             });
@@ -103,13 +103,16 @@ class WriteCombiningIT {
         List<Traced> all = perThread.stream().flatMap(List::stream).toList();
         long writes = all.stream().mapToLong(Traced::seqNo).distinct().count();
         OccMetrics.Snapshot m = metrics.snapshot();
-        System.out.printf("combined: %d threads x %d votes in %d ms, %d writes (%.1f votes per write), %d samples: %s%n",
-            THREADS, EACH, ms, writes, (double) all.size() / writes, samples.size(), m);
+        System.out.printf(
+                "combined: %d threads x %d votes in %d ms, %d writes (%.1f votes per write), %d samples: %s%n",
+                THREADS, EACH, ms, writes, (double) all.size() / writes, samples.size(), m);
 
         int votes = THREADS * EACH;
         assertThat(last.count()).isEqualTo(votes);
         assertThat(m.written()).isEqualTo(votes);
-        assertThat(m.conflicts()).as("writers of one Occ never conflict with one another").isZero();
+        assertThat(m.conflicts())
+                .as("writers of one Occ never conflict with one another")
+                .isZero();
         assertThat(m.totalAttempts()).isEqualTo(votes);
         assertThat(writes).as("updates were combined into fewer writes").isLessThan(votes);
 
@@ -120,7 +123,8 @@ class WriteCombiningIT {
         // The value after each caller's function is a distinct count: 1..votes, none lost, none twice; and
         // the counts carried by one write are a contiguous run above those of every earlier write.
         TreeMap<Long, List<Traced>> byWrite = new TreeMap<>();
-        all.forEach(t -> byWrite.computeIfAbsent(t.seqNo(), s -> new ArrayList<>()).add(t));
+        all.forEach(
+                t -> byWrite.computeIfAbsent(t.seqNo(), s -> new ArrayList<>()).add(t));
         long before = 0;
         for (List<Traced> write : byWrite.values()) {
             List<Long> counts = write.stream().map(Traced::count).sorted().toList();
@@ -132,12 +136,15 @@ class WriteCombiningIT {
 
         // Every stored version a reader saw holds exactly the updates whose outcomes name it or an earlier
         // version, and its "recent" list names their callers, in the order of their counts.
-        List<Traced> byCount = all.stream().sorted(Comparator.comparingLong(Traced::count)).toList();
+        List<Traced> byCount =
+                all.stream().sorted(Comparator.comparingLong(Traced::count)).toList();
         for (Sample s : samples) {
-            List<Traced> upTo = byCount.stream().filter(t -> t.seqNo() <= s.seqNo()).toList();
+            List<Traced> upTo =
+                    byCount.stream().filter(t -> t.seqNo() <= s.seqNo()).toList();
             assertThat(s.count()).as("count stored at seq_no %d", s.seqNo()).isEqualTo(upTo.size());
             List<String> expected = upTo.subList(Math.max(0, upTo.size() - RECENT), upTo.size()).stream()
-                .map(Traced::who).toList();
+                    .map(Traced::who)
+                    .toList();
             assertThat(s.recent()).as("callers stored at seq_no %d", s.seqNo()).isEqualTo(expected);
         }
     }
@@ -168,11 +175,14 @@ class WriteCombiningIT {
             Outcome<Tally> ob = b.get(60, TimeUnit.SECONDS);
             Outcome<Tally> od = d.get(60, TimeUnit.SECONDS);
             Outcome<Tally> oe = e.get(60, TimeUnit.SECONDS);
-            assertThat(List.of(ob, od, oe)).extracting(Outcome::status)
-                .containsExactly(Outcome.Status.UPDATED, Outcome.Status.NOOP, Outcome.Status.UPDATED);
+            assertThat(List.of(ob, od, oe))
+                    .extracting(Outcome::status)
+                    .containsExactly(Outcome.Status.UPDATED, Outcome.Status.NOOP, Outcome.Status.UPDATED);
             assertThat(List.of(ob, od, oe)).extracting(o -> o.value().count()).containsExactly(2L, 2L, 3L);
-            assertThat(List.of(ob, od, oe)).extracting(Outcome::seqNo).as("one write carried b, d and e")
-                .containsOnly(oe.seqNo());
+            assertThat(List.of(ob, od, oe))
+                    .extracting(Outcome::seqNo)
+                    .as("one write carried b, d and e")
+                    .containsOnly(oe.seqNo());
             assertThat(oe.seqNo()).isGreaterThan(first.seqNo());
             assertThat(List.of(first, ob, od, oe)).extracting(Outcome::attempts).containsOnly(1);
             GetResponse<Tally> stored = es.get(g -> g.index("mixed").id("1"), Tally.class);
@@ -180,7 +190,9 @@ class WriteCombiningIT {
             assertThat(stored.source().recent()).containsExactly("a", "b", "e");
         }
         OccMetrics.Snapshot m = metrics.snapshot();
-        assertThat(m.operations()).as("one onOutcome per caller that got an outcome").isEqualTo(4);
+        assertThat(m.operations())
+                .as("one onOutcome per caller that got an outcome")
+                .isEqualTo(4);
         assertThat(m.written()).isEqualTo(3);
         assertThat(m.count(Outcome.Status.NOOP)).isEqualTo(1);
     }
@@ -199,18 +211,22 @@ class WriteCombiningIT {
             Future<Outcome<Tally>> b = held.queue(() -> occ.upsert(doc, Tally.class, initial, t -> t.vote("b")));
             Future<Outcome<Tally>> c = held.queue(() -> occ.update(doc, Tally.class, t -> t.vote("c")));
             Future<Outcome<Tally>> gone = held.queue(() -> occ.deleteIf(doc, Tally.class, t -> t.count() == 103));
-            Future<Outcome<Tally>> again = held.queue(() -> occ.upsert(doc, Tally.class, initial, t -> t.vote("again")));
+            Future<Outcome<Tally>> again =
+                    held.queue(() -> occ.upsert(doc, Tally.class, initial, t -> t.vote("again")));
             Future<Outcome<Tally>> late = held.queue(() -> occ.update(doc, Tally.class, t -> t.vote("late")));
             held.release();
 
             assertThat(first.get(60, TimeUnit.SECONDS).status()).isEqualTo(Outcome.Status.DELETED);
-            List<Outcome<Tally>> created = List.of(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS),
-                c.get(60, TimeUnit.SECONDS));
-            assertThat(created).extracting(Outcome::status)
-                .containsExactly(Outcome.Status.CREATED, Outcome.Status.UPDATED, Outcome.Status.UPDATED);
+            List<Outcome<Tally>> created =
+                    List.of(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS), c.get(60, TimeUnit.SECONDS));
+            assertThat(created)
+                    .extracting(Outcome::status)
+                    .containsExactly(Outcome.Status.CREATED, Outcome.Status.UPDATED, Outcome.Status.UPDATED);
             assertThat(created).extracting(o -> o.value().count()).containsExactly(101L, 102L, 103L);
-            assertThat(created).extracting(Outcome::seqNo).as("one create carried all three")
-                .containsOnly(created.get(0).seqNo());
+            assertThat(created)
+                    .extracting(Outcome::seqNo)
+                    .as("one create carried all three")
+                    .containsOnly(created.get(0).seqNo());
             Outcome<Tally> deleted = gone.get(60, TimeUnit.SECONDS);
             assertThat(deleted.status()).isEqualTo(Outcome.Status.DELETED);
             assertThat(deleted.value().count()).isEqualTo(103);
@@ -220,7 +236,10 @@ class WriteCombiningIT {
             assertThat(recreated.status()).isEqualTo(Outcome.Status.CREATED);
             assertThat(after.status()).isEqualTo(Outcome.Status.UPDATED);
             assertThat(after.seqNo()).isEqualTo(recreated.seqNo()).isGreaterThan(deleted.seqNo());
-            assertThat(es.get(g -> g.index("created").id("1"), Tally.class).source().recent()).containsExactly("again", "late");
+            assertThat(es.get(g -> g.index("created").id("1"), Tally.class)
+                            .source()
+                            .recent())
+                    .containsExactly("again", "late");
         }
     }
 
@@ -257,10 +276,11 @@ class WriteCombiningIT {
             return null;
         });
         assertThat(es.get(g -> g.index("both").id("d0"), Tally.class).source().count())
-            .isEqualTo((long) singles * singleVotes + bulks * bulkRepeats);
+                .isEqualTo((long) singles * singleVotes + bulks * bulkRepeats);
         for (int d = 1; d < docs; d++) {
             String id = "d" + d;
-            assertThat(es.get(g -> g.index("both").id(id), Tally.class).source().count()).isEqualTo(bulks * bulkRepeats);
+            assertThat(es.get(g -> g.index("both").id(id), Tally.class).source().count())
+                    .isEqualTo(bulks * bulkRepeats);
         }
     }
 
@@ -275,7 +295,8 @@ class WriteCombiningIT {
         List<Occ> instances = new ArrayList<>();
         for (int p = 0; p < processes; p++) {
             // As separate processes would: one Occ each; conflicts between them back off with jitter.
-            instances.add(Occ.of(b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(r -> r.maxAttempts(1000)))));
+            instances.add(
+                    Occ.of(b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(r -> r.maxAttempts(1000)))));
         }
         runConcurrently(processes * threadsEach, w -> {
             Occ mine = instances.get(w % processes);
@@ -288,7 +309,10 @@ class WriteCombiningIT {
         OccMetrics.Snapshot m = metrics.snapshot();
         System.out.println("4 Occ instances x 4 threads: " + m);
         int votes = processes * threadsEach * votesEach;
-        assertThat(es.get(g -> g.index("processes").id("hot"), Tally.class).source().count()).isEqualTo(votes);
+        assertThat(es.get(g -> g.index("processes").id("hot"), Tally.class)
+                        .source()
+                        .count())
+                .isEqualTo(votes);
         assertThat(m.written()).isEqualTo(votes);
         assertThat(m.gaveUp()).isZero();
     }
@@ -300,11 +324,14 @@ class WriteCombiningIT {
         es.index(i -> i.index("nested").id("inner").document(new Tally(0, List.of())));
         Occ occ = Occ.of(b -> b.client(es));
         Outcome<Tally> outer = occ.update("nested", "outer", Tally.class, t -> {
-            occ.update("nested", "inner", Tally.class, i -> i.vote("from outer"));   // would wait for itself if queued
+            occ.update("nested", "inner", Tally.class, i -> i.vote("from outer")); // would wait for itself if queued
             return t.vote("outer");
         });
         assertThat(outer.status()).isEqualTo(Outcome.Status.UPDATED);
-        assertThat(es.get(g -> g.index("nested").id("inner"), Tally.class).source().count()).isEqualTo(1);
+        assertThat(es.get(g -> g.index("nested").id("inner"), Tally.class)
+                        .source()
+                        .count())
+                .isEqualTo(1);
     }
 
     // --- helpers -------------------------------------------------------------------------------
@@ -315,7 +342,8 @@ class WriteCombiningIT {
     }
 
     private void createIndex(String index) throws IOException {
-        es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
     }
 
     /**

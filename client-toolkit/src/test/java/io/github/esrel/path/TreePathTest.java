@@ -1,16 +1,15 @@
 package io.github.esrel.path;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class TreePathTest {
 
@@ -36,8 +35,23 @@ class TreePathTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"/a", "/a/b", "/a b/c d", "/.hidden", "/a/...", "/a/..b", "/a/b.", "/ünï/中文/😀",
-        "/a\\b", "/a:b", "/*", "/a?b", "/%2F", "/ "})
+    @ValueSource(
+            strings = {
+                "/a",
+                "/a/b",
+                "/a b/c d",
+                "/.hidden",
+                "/a/...",
+                "/a/..b",
+                "/a/b.",
+                "/ünï/中文/😀",
+                "/a\\b",
+                "/a:b",
+                "/*",
+                "/a?b",
+                "/%2F",
+                "/ "
+            })
     void shouldAcceptValidPaths(String s) {
         assertThat(TreePath.isValid(s)).isTrue();
         assertThat(p(s).value()).isEqualTo(s);
@@ -45,18 +59,42 @@ class TreePathTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "a", "a/b", "./a", "//", "/a/", "/a//b", "//a", "/./a", "/a/.", "/a/../b", "/..",
-        "/a/\u0000", "/a\nb", "/tab\there", "/del\u007f", "/c1\u0085", "/lone\uD800", "/lone\uDC00x", "/\uDC00\uD800"})
+    @ValueSource(
+            strings = {
+                "",
+                "a",
+                "a/b",
+                "./a",
+                "//",
+                "/a/",
+                "/a//b",
+                "//a",
+                "/./a",
+                "/a/.",
+                "/a/../b",
+                "/..",
+                "/a/\u0000",
+                "/a\nb",
+                "/tab\there",
+                "/del\u007f",
+                "/c1\u0085",
+                "/lone\uD800",
+                "/lone\uDC00x",
+                "/\uDC00\uD800"
+            })
     void shouldRejectInvalidPaths(String s) {
         assertThat(TreePath.isValid(s)).isFalse();
-        assertThatThrownBy(() -> p(s)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("path");
+        assertThatThrownBy(() -> p(s))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("path");
     }
 
     @Test
     void shouldExplainWhatIsWrongAndTheFix() {
         assertThatThrownBy(() -> p("a/b")).hasMessage("path \"a/b\" must be absolute (start with '/')");
-        assertThatThrownBy(() -> p("/a/")).hasMessageContaining("must not end with '/'")
-            .hasMessageContaining("TreePath.normalize");
+        assertThatThrownBy(() -> p("/a/"))
+                .hasMessageContaining("must not end with '/'")
+                .hasMessageContaining("TreePath.normalize");
         assertThatThrownBy(() -> p("/a//b")).hasMessageContaining("empty segment");
         assertThatThrownBy(() -> p("/a/../b")).hasMessageContaining("'..' segment");
         assertThatThrownBy(() -> p("/a\nb")).hasMessageContaining("U+000A").hasMessageContaining("\\u000A");
@@ -69,10 +107,12 @@ class TreePathTest {
     void shouldLimitTheLength() {
         String longest = "/" + "a".repeat(TreePath.MAX_LENGTH - 1);
         assertThat(p(longest).value()).hasSize(TreePath.MAX_LENGTH);
-        assertThatThrownBy(() -> p(longest + "b")).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("4097 characters").hasMessageContaining("4096");
+        assertThatThrownBy(() -> p(longest + "b"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("4097 characters")
+                .hasMessageContaining("4096");
         assertThatThrownBy(() -> p("/a").resolve("b".repeat(TreePath.MAX_LENGTH)))
-            .isInstanceOf(IllegalArgumentException.class);
+                .isInstanceOf(IllegalArgumentException.class);
         // A huge path is rejected on its length, without echoing all of it.
         assertThatThrownBy(() -> p("/" + "x".repeat(1_000_000))).message().hasSizeLessThan(300);
     }
@@ -117,7 +157,7 @@ class TreePathTest {
     @Test
     void shouldProduceWhatThePathHierarchyTokenizerProduces() {
         assertThat(p("/clinton/projects/elasticsearch").hierarchyTokens())
-            .containsExactly("/clinton", "/clinton/projects", "/clinton/projects/elasticsearch");
+                .containsExactly("/clinton", "/clinton/projects", "/clinton/projects/elasticsearch");
         assertThat(p("/a").hierarchyTokens()).containsExactly("/a");
         assertThat(TreePath.ROOT.hierarchyTokens()).containsExactly("/");
     }
@@ -207,7 +247,8 @@ class TreePathTest {
 
     @Test
     void shouldSortDepthFirstBySegments() {
-        List<TreePath> paths = new ArrayList<>(List.of(p("/a-b"), p("/a/b"), p("/"), p("/a"), p("/b"), p("/a/b/c"), p("/a/a")));
+        List<TreePath> paths =
+                new ArrayList<>(List.of(p("/a-b"), p("/a/b"), p("/"), p("/a"), p("/b"), p("/a/b/c"), p("/a/a")));
         Collections.shuffle(paths, new Random(7));
         Collections.sort(paths);
         assertThat(paths).containsExactly(p("/"), p("/a"), p("/a/a"), p("/a/b"), p("/a/b/c"), p("/a-b"), p("/b"));
@@ -245,7 +286,8 @@ class TreePathTest {
                     assertThat(path.hierarchyTokens()).contains(a.value());
                 }
             }
-            path.parent().ifPresent(parent -> assertThat(parent.child(path.name())).isEqualTo(path));
+            path.parent()
+                    .ifPresent(parent -> assertThat(parent.child(path.name())).isEqualTo(path));
 
             List<String> other = new ArrayList<>();
             int otherDepth = r.nextInt(6);

@@ -1,13 +1,12 @@
 package io.github.esrel.retry;
 
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class BackoffTest {
 
@@ -33,7 +32,9 @@ class BackoffTest {
         assertThat(exp.delay(7)).isEqualTo(ms(640));
         assertThat(exp.delay(8)).isEqualTo(ms(1000));
         assertThat(exp.delay(9)).isEqualTo(ms(1000));
-        assertThat(exp.delay(Integer.MAX_VALUE)).as("no overflow far past the cap").isEqualTo(ms(1000));
+        assertThat(exp.delay(Integer.MAX_VALUE))
+                .as("no overflow far past the cap")
+                .isEqualTo(ms(1000));
         assertThat(Backoff.exponential(ms(3), 1.5, ms(100)).delay(3)).isEqualTo(Duration.ofNanos(6_750_000));
         assertThat(Backoff.exponential(ms(10), 1.0, ms(10)).delay(50)).isEqualTo(ms(10));
     }
@@ -94,20 +95,20 @@ class BackoffTest {
     void shouldRejectImpossibleShapesNamingTheValue() {
         assertThatThrownBy(() -> Backoff.fixed(ms(-1))).hasMessage("delay must not be negative, got PT-0.001S");
         assertThatThrownBy(() -> Backoff.exponential(ms(10), 0.5, ms(100)))
-            .hasMessage("multiplier must be a finite number >= 1, got 0.5");
+                .hasMessage("multiplier must be a finite number >= 1, got 0.5");
         assertThatThrownBy(() -> Backoff.exponential(ms(10), Double.NaN, ms(100)))
-            .hasMessage("multiplier must be a finite number >= 1, got NaN");
+                .hasMessage("multiplier must be a finite number >= 1, got NaN");
         assertThatThrownBy(() -> Backoff.exponential(ms(10), 2, ms(5)))
-            .hasMessage("max [PT0.005S] must not be less than initial [PT0.01S]");
+                .hasMessage("max [PT0.005S] must not be less than initial [PT0.01S]");
         assertThatThrownBy(() -> Backoff.fixed(ms(1)).withJitter(1.5))
-            .hasMessage("jitter ratio must be between 0 and 1, got 1.5");
+                .hasMessage("jitter ratio must be between 0 and 1, got 1.5");
         assertThatThrownBy(() -> Backoff.fixed(ms(1)).delay(0)).hasMessage("attempt numbers start at 1, got 0");
     }
 
     @Test
     void shouldDescribeItselfReadably() {
         assertThat(Backoff.exponentialWithJitter(ms(5), 2.0, ms(500)))
-            .hasToString("exponential(5ms x2.0 up to 500ms) with jitter 0.5");
+                .hasToString("exponential(5ms x2.0 up to 500ms) with jitter 0.5");
         assertThat(Backoff.fixed(ms(50))).hasToString("fixed(50ms)");
     }
 }

@@ -1,17 +1,16 @@
 package io.github.esrel.retry;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 class RetryPolicyTest {
 
@@ -32,8 +31,11 @@ class RetryPolicyTest {
     }
 
     private static ElasticsearchException status(int status) {
-        return new ElasticsearchException("test", ErrorResponse.of(r -> r.status(status)
-            .error(e -> e.type(status == 409 ? "version_conflict_engine_exception" : "x").reason("status " + status))));
+        return new ElasticsearchException(
+                "test",
+                ErrorResponse.of(r -> r.status(status)
+                        .error(e -> e.type(status == 409 ? "version_conflict_engine_exception" : "x")
+                                .reason("status " + status))));
     }
 
     @Test
@@ -59,18 +61,21 @@ class RetryPolicyTest {
     @Test
     void shouldStopAfterMaxAttemptsWaitingTheBackoffBetween() {
         FakeTime time = new FakeTime();
-        RetryPolicy p = time.policy().maxAttempts(4).backoff(Backoff.exponential(Duration.ofMillis(10), 2, Duration.ofSeconds(1))).build();
+        RetryPolicy p = time.policy()
+                .maxAttempts(4)
+                .backoff(Backoff.exponential(Duration.ofMillis(10), 2, Duration.ofSeconds(1)))
+                .build();
         AtomicInteger calls = new AtomicInteger();
         assertThatThrownBy(() -> p.call(() -> {
-            calls.incrementAndGet();
-            throw status(409);
-        }))
-            .isInstanceOfSatisfying(RetryException.class, e -> {
-                assertThat(e.attempts()).isEqualTo(4);
-                assertThat(e.reason()).isEqualTo(StopReason.MAX_ATTEMPTS);
-                assertThat(e.getCause()).isInstanceOf(ElasticsearchException.class);
-                assertThat(e).hasMessageStartingWith("gave up after 4 attempt(s) (MAX_ATTEMPTS)");
-            });
+                    calls.incrementAndGet();
+                    throw status(409);
+                }))
+                .isInstanceOfSatisfying(RetryException.class, e -> {
+                    assertThat(e.attempts()).isEqualTo(4);
+                    assertThat(e.reason()).isEqualTo(StopReason.MAX_ATTEMPTS);
+                    assertThat(e.getCause()).isInstanceOf(ElasticsearchException.class);
+                    assertThat(e).hasMessageStartingWith("gave up after 4 attempt(s) (MAX_ATTEMPTS)");
+                });
         assertThat(calls).hasValue(4);
         assertThat(time.slept).containsExactly(Duration.ofMillis(10), Duration.ofMillis(20), Duration.ofMillis(40));
     }
@@ -78,7 +83,8 @@ class RetryPolicyTest {
     @Test
     void shouldReturnAsSoonAsAnAttemptSucceeds() {
         FakeTime time = new FakeTime();
-        RetryPolicy p = time.policy().backoff(Backoff.fixed(Duration.ofMillis(7))).build();
+        RetryPolicy p =
+                time.policy().backoff(Backoff.fixed(Duration.ofMillis(7))).build();
         AtomicInteger calls = new AtomicInteger();
         String r = p.call(() -> {
             if (calls.incrementAndGet() < 3) {
@@ -95,19 +101,23 @@ class RetryPolicyTest {
         FakeTime time = new FakeTime();
         RetryPolicy p = time.policy().retryOn(Failures.rejected()).build();
         assertThatThrownBy(() -> p.call(() -> {
-            throw status(409);
-        })).isInstanceOfSatisfying(RetryException.class, e -> {
-            assertThat(e.attempts()).isEqualTo(1);
-            assertThat(e.reason()).isEqualTo(StopReason.NOT_RETRYABLE);
-        });
+                    throw status(409);
+                }))
+                .isInstanceOfSatisfying(RetryException.class, e -> {
+                    assertThat(e.attempts()).isEqualTo(1);
+                    assertThat(e.reason()).isEqualTo(StopReason.NOT_RETRYABLE);
+                });
         assertThat(time.slept).isEmpty();
     }
 
     @Test
     void shouldNotStartARetryThatWouldEndAfterTheDeadline() {
         FakeTime time = new FakeTime();
-        RetryPolicy p = time.policy().maxAttempts(1000).backoff(Backoff.fixed(Duration.ofMillis(100)))
-            .deadline(Duration.ofMillis(1000)).build();
+        RetryPolicy p = time.policy()
+                .maxAttempts(1000)
+                .backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .deadline(Duration.ofMillis(1000))
+                .build();
         Attempts a = p.attempts();
         int retries = 0;
         while (a.retryAfter(status(409))) {
@@ -124,8 +134,11 @@ class RetryPolicyTest {
     @Test
     void shouldRetryPastTheOldDeadlineOnceNoDeadlineRemovedIt() {
         FakeTime time = new FakeTime();
-        RetryPolicy bounded = time.policy().maxAttempts(20).backoff(Backoff.fixed(Duration.ofMillis(100)))
-            .deadline(Duration.ofMillis(1000)).build();
+        RetryPolicy bounded = time.policy()
+                .maxAttempts(20)
+                .backoff(Backoff.fixed(Duration.ofMillis(100)))
+                .deadline(Duration.ofMillis(1000))
+                .build();
         RetryPolicy p = bounded.toBuilder().noDeadline().build();
         assertThat(p.deadline()).isNull();
         assertThat(p.toString()).contains("deadline=none");
@@ -139,7 +152,9 @@ class RetryPolicyTest {
         assertThat(retries).isEqualTo(19);
         assertThat(a.stopReason()).isEqualTo(StopReason.MAX_ATTEMPTS);
         assertThat(a.elapsed()).isGreaterThan(Duration.ofMillis(1000));
-        assertThat(bounded.deadline()).as("the policy it was built from keeps its deadline").isEqualTo(Duration.ofMillis(1000));
+        assertThat(bounded.deadline())
+                .as("the policy it was built from keeps its deadline")
+                .isEqualTo(Duration.ofMillis(1000));
     }
 
     @Test
@@ -160,7 +175,10 @@ class RetryPolicyTest {
     @Test
     void shouldDecideWithoutWaitingForBulkRounds() {
         FakeTime time = new FakeTime();
-        RetryPolicy p = time.policy().maxAttempts(2).backoff(Backoff.fixed(Duration.ofMillis(5))).build();
+        RetryPolicy p = time.policy()
+                .maxAttempts(2)
+                .backoff(Backoff.fixed(Duration.ofMillis(5)))
+                .build();
         Attempts a = p.attempts();
         assertThat(a.onFailure(status(409))).contains(Duration.ofMillis(5));
         assertThat(a.attempt()).isEqualTo(2);
@@ -176,17 +194,23 @@ class RetryPolicyTest {
 
     @Test
     void shouldRejectInvalidSettingsNamingTheValue() {
-        assertThatThrownBy(() -> RetryPolicy.of(b -> b.maxAttempts(0))).hasMessage("maxAttempts must be at least 1, got 0");
-        assertThatThrownBy(() -> RetryPolicy.of(b -> b.deadline(Duration.ZERO))).hasMessage("deadline must be positive, got PT0S");
+        assertThatThrownBy(() -> RetryPolicy.of(b -> b.maxAttempts(0)))
+                .hasMessage("maxAttempts must be at least 1, got 0");
+        assertThatThrownBy(() -> RetryPolicy.of(b -> b.deadline(Duration.ZERO)))
+                .hasMessage("deadline must be positive, got PT0S");
         assertThatThrownBy(() -> RetryPolicy.of(b -> b.backoff(null))).hasMessage("backoff cannot be null");
     }
 
     @Test
     void shouldCopyIntoABuilderAndDescribeItself() {
-        RetryPolicy p = RetryPolicy.defaults().toBuilder().maxAttempts(3).deadline(Duration.ofSeconds(2)).build();
+        RetryPolicy p = RetryPolicy.defaults().toBuilder()
+                .maxAttempts(3)
+                .deadline(Duration.ofSeconds(2))
+                .build();
         assertThat(p.maxAttempts()).isEqualTo(3);
         assertThat(p.backoff()).isSameAs(RetryPolicy.DEFAULT_BACKOFF);
-        assertThat(p).hasToString(
-            "RetryPolicy{maxAttempts=3, backoff=exponential(5ms x2.0 up to 500ms) with jitter 0.5, deadline=PT2S}");
+        assertThat(p)
+                .hasToString(
+                        "RetryPolicy{maxAttempts=3, backoff=exponential(5ms x2.0 up to 500ms) with jitter 0.5, deadline=PT2S}");
     }
 }

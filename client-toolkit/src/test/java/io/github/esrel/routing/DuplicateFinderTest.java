@@ -1,7 +1,7 @@
 package io.github.esrel.routing;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -15,9 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The pure part of the duplicate-id scan: hashing, fingerprint counting, partitioning and spilling. */
 class DuplicateFinderTest {
@@ -79,8 +78,9 @@ class DuplicateFinderTest {
             assertExact(found, keys);
             assertThat(found.partitions()).isGreaterThan(30_000 / 100);
             assertThat(last[0]).isEqualTo(last[1]).isEqualTo(found.partitions());
-            assertThat(found.largestTableBytes()).as("no table was built for more than the budget")
-                .isLessThanOrEqualTo(FingerprintTable.capacityFor(100) * 10L);
+            assertThat(found.largestTableBytes())
+                    .as("no table was built for more than the budget")
+                    .isLessThanOrEqualTo(FingerprintTable.capacityFor(100) * 10L);
         }
         assertThat(tmp).isEmptyDirectory();
     }
@@ -98,9 +98,15 @@ class DuplicateFinderTest {
                     int first = t;
                     done.add(pool.submit(() -> {
                         for (int from = first * page; from < keys.all.size(); from += threads * page) {
-                            List<DuplicateFinder.Candidate> slice = keys.all.subList(from, Math.min(keys.all.size(), from + page));
-                            DuplicateFinder.Prepared p = f.prepare(slice.stream().map(DuplicateFinder.Candidate::index).toList(),
-                                slice.stream().map(DuplicateFinder.Candidate::id).toList());
+                            List<DuplicateFinder.Candidate> slice =
+                                    keys.all.subList(from, Math.min(keys.all.size(), from + page));
+                            DuplicateFinder.Prepared p = f.prepare(
+                                    slice.stream()
+                                            .map(DuplicateFinder.Candidate::index)
+                                            .toList(),
+                                    slice.stream()
+                                            .map(DuplicateFinder.Candidate::id)
+                                            .toList());
                             synchronized (f) {
                                 f.add(p);
                             }
@@ -220,11 +226,14 @@ class DuplicateFinderTest {
         for (int i = 0; i < 1_000_000; i++) {
             assertThat(seen.add(IdHash.fingerprint(0, "doc-" + i))).isTrue();
         }
-        assertThat(IdHash.fingerprint(0, "123")).isEqualTo(IdHash.fingerprint(0, new String("123")))
-            .isNotEqualTo(IdHash.fingerprint(1, "123")).isNotZero();
+        assertThat(IdHash.fingerprint(0, "123"))
+                .isEqualTo(IdHash.fingerprint(0, new String("123")))
+                .isNotEqualTo(IdHash.fingerprint(1, "123"))
+                .isNotZero();
         assertThat(IdHash.hash64("", 0)).isEqualTo(IdHash.hash64("", 0));
-        assertThat(IdHash.hash64("\uD83D\uDE00", 0)).as("a surrogate pair is two code units")
-            .isNotEqualTo(IdHash.hash64("\uD83D", 0));
+        assertThat(IdHash.hash64("\uD83D\uDE00", 0))
+                .as("a surrogate pair is two code units")
+                .isNotEqualTo(IdHash.hash64("\uD83D", 0));
         for (int p : new int[] {1, 2, 3, 1000, 1024}) {
             assertThat(IdHash.partition(0, "x", 0, p)).isBetween(0, p - 1);
         }

@@ -1,5 +1,8 @@
 package io.github.esrel.routing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
@@ -12,9 +15,6 @@ import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -27,9 +27,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seed 002's anomaly on a real node: ids written again under another routing value live twice, on two shards.
@@ -59,22 +58,37 @@ class DuplicateIdScanIT {
     void shouldReportEveryDuplicatedIdWithTheRoutingShardAndSeqNoOfEachCopy() throws IOException {
         Orders o = orders();
         Recording listener = new Recording();
-        DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).listener(listener).spillDirectory(spill)).scan(o.index);
+        DuplicateIdReport report = DuplicateIdScanner.of(
+                        b -> b.client(es).listener(listener).spillDirectory(spill))
+                .scan(o.index);
 
         assertThat(report.documents()).isEqualTo(o.documents);
-        assertThat(report.duplicates()).usingRecursiveFieldByFieldElementComparator().containsExactlyElementsOf(o.expected);
+        assertThat(report.duplicates())
+                .usingRecursiveFieldByFieldElementComparator()
+                .containsExactlyElementsOf(o.expected);
         assertThat(report.duplicatedIds()).isEqualTo(6);
         assertThat(report.extraCopies()).isEqualTo(4 + 2 * 2);
         assertThat(report.truncated()).isFalse();
         assertThat(report.clean()).isFalse();
-        assertThat(report.partitions()).as("3,008 ids fit the default budget: one table, no disk").isEqualTo(1);
+        assertThat(report.partitions())
+                .as("3,008 ids fit the default budget: one table, no disk")
+                .isEqualTo(1);
         assertThat(report.spilledBytes()).isZero();
 
-        DuplicateId order12 = report.duplicates().stream().filter(d -> d.id().equals("order-12")).findFirst().orElseThrow();
-        assertThat(order12.routings()).as("the original copy was routed by its id").contains((String) null);
-        DuplicateId.Copy stray = order12.copies().stream().filter(c -> c.routing() != null).findFirst().orElseThrow();
-        assertThat(stray.deleteRequest()).isEqualTo("DELETE /" + o.index + "/_doc/order-12?routing=" + stray.routing()
-            + "&if_seq_no=" + stray.seqNo() + "&if_primary_term=" + stray.primaryTerm());
+        DuplicateId order12 = report.duplicates().stream()
+                .filter(d -> d.id().equals("order-12"))
+                .findFirst()
+                .orElseThrow();
+        assertThat(order12.routings())
+                .as("the original copy was routed by its id")
+                .contains((String) null);
+        DuplicateId.Copy stray = order12.copies().stream()
+                .filter(c -> c.routing() != null)
+                .findFirst()
+                .orElseThrow();
+        assertThat(stray.deleteRequest())
+                .isEqualTo("DELETE /" + o.index + "/_doc/order-12?routing=" + stray.routing() + "&if_seq_no="
+                        + stray.seqNo() + "&if_primary_term=" + stray.primaryTerm());
 
         listener.assertProgress(o.documents, 1, 6);
         assertThat(listener.started).containsExactly(o.index + " " + o.documents + " 1 " + Math.min(SHARDS, 4));
@@ -88,15 +102,24 @@ class DuplicateIdScanIT {
     void shouldFindTheSameDuplicatesWhenATinyMemoryBudgetSpillsToManyPartitions() throws IOException {
         Orders o = orders();
         Recording listener = new Recording();
-        DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(100).pageSize(250).slices(3)
-            .listener(listener).spillDirectory(spill)).scan(o.index);
+        DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es)
+                        .maxIdsInMemory(100)
+                        .pageSize(250)
+                        .slices(3)
+                        .listener(listener)
+                        .spillDirectory(spill))
+                .scan(o.index);
 
-        assertThat(report.duplicates()).usingRecursiveFieldByFieldElementComparator().containsExactlyElementsOf(o.expected);
+        assertThat(report.duplicates())
+                .usingRecursiveFieldByFieldElementComparator()
+                .containsExactlyElementsOf(o.expected);
         assertThat(report.duplicatedIds()).isEqualTo(6);
         assertThat(report.extraCopies()).isEqualTo(8);
         int planned = DuplicateFinder.fanout(o.documents, 100);
         assertThat(planned).isEqualTo(38);
-        assertThat(report.partitions()).as("every planned partition, and any split again").isGreaterThanOrEqualTo(planned);
+        assertThat(report.partitions())
+                .as("every planned partition, and any split again")
+                .isGreaterThanOrEqualTo(planned);
         assertThat(report.spilledBytes()).as("every id once, at least").isGreaterThan(o.documents * 8L);
         assertThat(listener.started).containsExactly(o.index + " " + o.documents + " " + planned + " 3");
         listener.assertProgress(o.documents, report.partitions(), 6);
@@ -108,15 +131,17 @@ class DuplicateIdScanIT {
     void shouldListAtMostMaxReportedIdsButCountThemAll() throws IOException {
         Orders o = orders();
         for (int budget : new int[] {1_000_000, 100}) {
-            DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).maxReported(2).maxIdsInMemory(budget)
-                .spillDirectory(spill)).scan(o.index);
+            DuplicateIdReport report = DuplicateIdScanner.of(b ->
+                            b.client(es).maxReported(2).maxIdsInMemory(budget).spillDirectory(spill))
+                    .scan(o.index);
             assertThat(report.duplicates()).hasSize(2);
             assertThat(o.expected).usingRecursiveFieldByFieldElementComparator().containsAll(report.duplicates());
             assertThat(report.truncated()).isTrue();
             assertThat(report.duplicatedIds()).isEqualTo(6);
             assertThat(report.extraCopies()).isEqualTo(8);
         }
-        DuplicateIdReport countsOnly = DuplicateIdScanner.of(b -> b.client(es).maxReported(0)).scan(o.index);
+        DuplicateIdReport countsOnly =
+                DuplicateIdScanner.of(b -> b.client(es).maxReported(0)).scan(o.index);
         assertThat(countsOnly.duplicates()).isEmpty();
         assertThat(countsOnly.truncated()).isTrue();
         assertThat(countsOnly.duplicatedIds()).isEqualTo(6);
@@ -133,15 +158,22 @@ class DuplicateIdScanIT {
         }
         // Seed 002's second case: another routing value that leads to the same shard overwrites the document.
         String first = "same-shard-a";
-        String second = calc.routingValuesForShard(calc.shard(DocRef.id("doc-x").withRouting(first)), 1, "same-shard-b-").get(0);
+        String second = calc.routingValuesForShard(
+                        calc.shard(DocRef.id("doc-x").withRouting(first)), 1, "same-shard-b-")
+                .get(0);
         docs.add(DocRef.id("doc-x").withRouting(first));
         docs.add(DocRef.id("doc-x").withRouting(second));
         bulk(index, docs);
         for (int slices : new int[] {1, 3}) {
             for (int budget : new int[] {1_000_000, 100}) {
-                DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).slices(slices).maxIdsInMemory(budget)
-                    .spillDirectory(spill)).scan(index);
-                assertThat(report.clean()).as("%d slices, budget %d", slices, budget).isTrue();
+                DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es)
+                                .slices(slices)
+                                .maxIdsInMemory(budget)
+                                .spillDirectory(spill))
+                        .scan(index);
+                assertThat(report.clean())
+                        .as("%d slices, budget %d", slices, budget)
+                        .isTrue();
                 assertThat(report.documents()).isEqualTo(2001);
                 assertThat(report.duplicatedIds()).isZero();
                 assertThat(report.extraCopies()).isZero();
@@ -156,7 +188,8 @@ class DuplicateIdScanIT {
     void shouldScanAnEmptyIndex() throws IOException {
         createIndex("dupscan-empty", 2);
         Recording listener = new Recording();
-        DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).listener(listener)).scan("dupscan-empty");
+        DuplicateIdReport report =
+                DuplicateIdScanner.of(b -> b.client(es).listener(listener)).scan("dupscan-empty");
         assertThat(report.clean()).isTrue();
         assertThat(report.documents()).isZero();
         listener.assertProgress(0, 1, 0);
@@ -165,9 +198,11 @@ class DuplicateIdScanIT {
     @Test
     void shouldFindDuplicatesInAPartitionedIndex() throws IOException {
         String index = "dupscan-partitioned";
-        es.indices().create(c -> c.index(index)
-            .settings(s -> s.numberOfShards("6").numberOfReplicas("0").routingPartitionSize(3))
-            .mappings(m -> m.routing(r -> r.required(true))));
+        es.indices()
+                .create(c -> c.index(index)
+                        .settings(
+                                s -> s.numberOfShards("6").numberOfReplicas("0").routingPartitionSize(3))
+                        .mappings(m -> m.routing(r -> r.required(true))));
         RoutingCalculator calc = RoutingClient.of(b -> b.client(es)).calculator(index);
         List<DocRef> docs = new ArrayList<>();
         for (int i = 0; i < 1500; i++) {
@@ -185,7 +220,9 @@ class DuplicateIdScanIT {
         Map<DocRef, long[]> written = bulk(index, docs);
         Map<DocRef, Integer> real = realShards(index, 6, List.of("item-3"));
 
-        DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(100).spillDirectory(spill)).scan(index);
+        DuplicateIdReport report = DuplicateIdScanner.of(
+                        b -> b.client(es).maxIdsInMemory(100).spillDirectory(spill))
+                .scan(index);
         assertThat(report.documents()).isEqualTo(1501);
         assertThat(report.duplicates()).hasSize(1);
         DuplicateId d = report.duplicates().get(0);
@@ -205,27 +242,37 @@ class DuplicateIdScanIT {
         createIndex(index, SHARDS);
         RoutingCalculator calc = RoutingClient.of(b -> b.client(es)).calculator(index);
         String home = "abc";
-        String stray = calc.routingValuesForShard((calc.shard(DocRef.id("123").withRouting(home)) + 1) % SHARDS, 1, "xyz-").get(0);
+        String stray = calc.routingValuesForShard(
+                        (calc.shard(DocRef.id("123").withRouting(home)) + 1) % SHARDS, 1, "xyz-")
+                .get(0);
         bulk(index, List.of(DocRef.id("123").withRouting(home), DocRef.id("123").withRouting(stray), DocRef.id("124")));
         DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es));
         DuplicateId d = scanner.scan(index).duplicates().get(0);
         DuplicateId.Copy c = d.copyWithRouting(stray);
-        es.delete(x -> x.index(c.doc().index()).id(c.doc().id()).routing(c.doc().routing())
-            .ifSeqNo(c.seqNo()).ifPrimaryTerm(c.primaryTerm()).refresh(Refresh.True));
+        es.delete(x -> x.index(c.doc().index())
+                .id(c.doc().id())
+                .routing(c.doc().routing())
+                .ifSeqNo(c.seqNo())
+                .ifPrimaryTerm(c.primaryTerm())
+                .refresh(Refresh.True));
         DuplicateIdReport after = scanner.scan(index);
         assertThat(after.clean()).isTrue();
         assertThat(after.documents()).isEqualTo(2);
-        assertThat(es.get(g -> g.index(index).id("123").routing(home), Void.class).found()).as("the kept copy").isTrue();
+        assertThat(es.get(g -> g.index(index).id("123").routing(home), Void.class)
+                        .found())
+                .as("the kept copy")
+                .isTrue();
     }
 
     @Test
     void shouldFailWithNotFoundForAMissingIndex() {
         Recording listener = new Recording();
-        DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es).listener(listener).spillDirectory(spill));
+        DuplicateIdScanner scanner =
+                DuplicateIdScanner.of(b -> b.client(es).listener(listener).spillDirectory(spill));
         assertThatThrownBy(() -> scanner.scan("dupscan-no-such-index"))
-            .isInstanceOf(RoutingException.class)
-            .hasMessageContaining("no such index [dupscan-no-such-index]")
-            .satisfies(e -> assertThat(((RoutingException) e).status()).isEqualTo(404));
+                .isInstanceOf(RoutingException.class)
+                .hasMessageContaining("no such index [dupscan-no-such-index]")
+                .satisfies(e -> assertThat(((RoutingException) e).status()).isEqualTo(404));
         assertThat(listener.failed).hasSize(1);
         assertThat(listener.finished).isEmpty();
         assertThat(spill).isEmptyDirectory();
@@ -255,12 +302,19 @@ class DuplicateIdScanIT {
                 }
             }
         };
-        DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es).maxIdsInMemory(100).pageSize(100).slices(2)
-            .listener(listener).spillDirectory(spill));
-        assertThatThrownBy(() -> scanner.scan(index)).isInstanceOf(RoutingException.class)
-            .hasMessageContaining(index);
+        DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es)
+                .maxIdsInMemory(100)
+                .pageSize(100)
+                .slices(2)
+                .listener(listener)
+                .spillDirectory(spill));
+        assertThatThrownBy(() -> scanner.scan(index))
+                .isInstanceOf(RoutingException.class)
+                .hasMessageContaining(index);
         assertThat(listener.deleted).isTrue();
-        assertThat(listener.spilledBeforeFailure).as("spill files while reading").isEqualTo(DuplicateFinder.fanout(3000, 100));
+        assertThat(listener.spilledBeforeFailure)
+                .as("spill files while reading")
+                .isEqualTo(DuplicateFinder.fanout(3000, 100));
         assertThat(listener.failed).hasSize(1);
         assertThat(listener.finished).isEmpty();
         assertThat(spill).as("spill files deleted after the failure").isEmptyDirectory();
@@ -289,13 +343,14 @@ class DuplicateIdScanIT {
             docs.add(DocRef.id("order-" + i).withRouting(i % 3 == 0 ? null : "tenant-" + i % 40));
         }
         // Four ids get one stray copy, two get two: each on a shard none of its other copies is on.
-        Map<String, Integer> strays = new TreeMap<>(Map.of("order-7", 1, "order-12", 1, "order-123", 1, "order-2999", 1,
-            "order-500", 2, "order-1001", 2));
+        Map<String, Integer> strays = new TreeMap<>(
+                Map.of("order-7", 1, "order-12", 1, "order-123", 1, "order-2999", 1, "order-500", 2, "order-1001", 2));
         for (Map.Entry<String, Integer> e : strays.entrySet()) {
             DocRef original = docs.get(Integer.parseInt(e.getKey().substring("order-".length())));
             int home = calc.shard(original);
             for (int k = 1; k <= e.getValue(); k++) {
-                String routing = calc.routingValuesForShard((home + k) % SHARDS, 1, "stray-" + k + "-").get(0);
+                String routing = calc.routingValuesForShard((home + k) % SHARDS, 1, "stray-" + k + "-")
+                        .get(0);
                 docs.add(DocRef.id(e.getKey()).withRouting(routing));
             }
         }
@@ -323,22 +378,26 @@ class DuplicateIdScanIT {
     record Orders(String index, long documents, List<DuplicateId> expected) {}
 
     private void createIndex(String index, int shards) throws IOException {
-        es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(index)
+                        .settings(s -> s.numberOfShards(String.valueOf(shards)).numberOfReplicas("0")));
     }
 
     /** Indexes the documents in one refreshed bulk; returns the {@code _seq_no} and {@code _primary_term} of each. */
     private Map<DocRef, long[]> bulk(String index, List<DocRef> docs) throws IOException {
         BulkRequest.Builder bulk = new BulkRequest.Builder().refresh(Refresh.True);
         for (DocRef d : docs) {
-            bulk.operations(op -> op.index(i -> i.index(index).id(d.id()).routing(d.routing()).document(Map.of("n", 1))));
+            bulk.operations(op ->
+                    op.index(i -> i.index(index).id(d.id()).routing(d.routing()).document(Map.of("n", 1))));
         }
         BulkResponse response = es.bulk(bulk.build());
         assertThat(response.errors()).as("bulk errors").isFalse();
         Map<DocRef, long[]> written = new LinkedHashMap<>();
         for (int i = 0; i < docs.size(); i++) {
             BulkResponseItem item = response.items().get(i);
-            written.put(DocRef.of(index, docs.get(i).id()).withRouting(docs.get(i).routing()),
-                new long[] {item.seqNo(), item.primaryTerm()});
+            written.put(
+                    DocRef.of(index, docs.get(i).id()).withRouting(docs.get(i).routing()),
+                    new long[] {item.seqNo(), item.primaryTerm()});
         }
         return written;
     }
@@ -348,8 +407,15 @@ class DuplicateIdScanIT {
         Map<DocRef, Integer> where = new LinkedHashMap<>();
         for (int shard = 0; shard < shards; shard++) {
             int s = shard;
-            List<Hit<Void>> hits = es.search(r -> r.index(index).preference("_shards:" + s).size(100)
-                .source(src -> src.fetch(false)).query(q -> q.ids(i -> i.values(ids))), Void.class).hits().hits();
+            List<Hit<Void>> hits = es.search(
+                            r -> r.index(index)
+                                    .preference("_shards:" + s)
+                                    .size(100)
+                                    .source(src -> src.fetch(false))
+                                    .query(q -> q.ids(i -> i.values(ids))),
+                            Void.class)
+                    .hits()
+                    .hits();
             for (Hit<Void> hit : hits) {
                 where.put(DocRef.of(index, hit.id()).withRouting(hit.routing()), s);
             }
@@ -359,9 +425,17 @@ class DuplicateIdScanIT {
 
     /** The scan closed its point in time: no search context is left open on the index's shards. */
     private void assertNoOpenPointInTime(String index) throws IOException {
-        JsonObject stats = RestCall.get("/" + index + "/_stats/search", Map.of()).send(es).toJson().asJsonObject();
-        assertThat(stats.getJsonObject("_all").getJsonObject("total").getJsonObject("search").getJsonNumber("open_contexts")
-            .longValue()).as("open search contexts on %s", index).isZero();
+        JsonObject stats = RestCall.get("/" + index + "/_stats/search", Map.of())
+                .send(es)
+                .toJson()
+                .asJsonObject();
+        assertThat(stats.getJsonObject("_all")
+                        .getJsonObject("total")
+                        .getJsonObject("search")
+                        .getJsonNumber("open_contexts")
+                        .longValue())
+                .as("open search contexts on %s", index)
+                .isZero();
     }
 
     /** Records every listener call; the calls are serialized by the scan, possibly from different threads. */
@@ -395,23 +469,33 @@ class DuplicateIdScanIT {
 
         /** Phases in order; within each, done never decreases and ends at the total. */
         void assertProgress(long documents, int partitions, int verified) {
-            List<ScanProgress.Phase> order = progress.stream().map(ScanProgress::phase).distinct().toList();
-            assertThat(order).containsExactly(ScanProgress.Phase.READ, ScanProgress.Phase.COUNT, ScanProgress.Phase.VERIFY);
+            List<ScanProgress.Phase> order =
+                    progress.stream().map(ScanProgress::phase).distinct().toList();
+            assertThat(order)
+                    .containsExactly(ScanProgress.Phase.READ, ScanProgress.Phase.COUNT, ScanProgress.Phase.VERIFY);
             Map<ScanProgress.Phase, Long> last = new LinkedHashMap<>();
             for (ScanProgress p : progress) {
                 Long before = last.put(p.phase(), p.done());
-                assertThat(p.done()).as("%s", p).isGreaterThanOrEqualTo(before == null ? 0 : before).isLessThanOrEqualTo(p.total());
+                assertThat(p.done())
+                        .as("%s", p)
+                        .isGreaterThanOrEqualTo(before == null ? 0 : before)
+                        .isLessThanOrEqualTo(p.total());
             }
-            assertThat(Stream.of(ScanProgress.Phase.values()).map(ph -> lastOf(ph).done()).toList())
-                .containsExactly(documents, (long) partitions, (long) verified);
+            assertThat(Stream.of(ScanProgress.Phase.values())
+                            .map(ph -> lastOf(ph).done())
+                            .toList())
+                    .containsExactly(documents, (long) partitions, (long) verified);
             for (ScanProgress.Phase ph : ScanProgress.Phase.values()) {
                 assertThat(lastOf(ph).done()).isEqualTo(lastOf(ph).total());
                 assertThat(lastOf(ph).fraction()).isEqualTo(1.0);
             }
             assertThat(lastOf(ScanProgress.Phase.READ).total()).isEqualTo(documents);
             if (documents > 0) {
-                assertThat(progress.stream().filter(p -> p.phase() == ScanProgress.Phase.READ).count())
-                    .as("one progress per page, and one before the first").isGreaterThan(1);
+                assertThat(progress.stream()
+                                .filter(p -> p.phase() == ScanProgress.Phase.READ)
+                                .count())
+                        .as("one progress per page, and one before the first")
+                        .isGreaterThan(1);
             }
         }
 

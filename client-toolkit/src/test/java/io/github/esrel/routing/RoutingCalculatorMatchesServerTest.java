@@ -1,18 +1,17 @@
 package io.github.esrel.routing;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.ArrayList;
-import java.util.List;
-import java.util.stream.Stream;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The pure-Java calculator against the server's own {@code IndexRouting} and {@code Murmur3HashFunction}
@@ -35,8 +34,20 @@ class RoutingCalculatorMatchesServerTest {
 
     @Test
     void murmur3MatchesServerOnLoneSurrogatesAndEdgeLengths() {
-        List<String> edge = List.of("a", "ab", "abc", "abcd", "abcde", "\uD800", "x\uDC00", "\uDBFF\uDFFF", "\u0000",
-            "\uFFFF\uFFFF\uFFFF", "日本語のID", "😀", "🙂x🙃y");
+        List<String> edge = List.of(
+                "a",
+                "ab",
+                "abc",
+                "abcd",
+                "abcde",
+                "\uD800",
+                "x\uDC00",
+                "\uDBFF\uDFFF",
+                "\u0000",
+                "\uFFFF\uFFFF\uFFFF",
+                "日本語のID",
+                "😀",
+                "🙂x🙃y");
         for (String s : edge) {
             assertEquals(ServerRoutingReference.serverHash(s), Murmur3.hash(s), () -> "hash of " + codePoints(s));
         }
@@ -45,8 +56,11 @@ class RoutingCalculatorMatchesServerTest {
     @Test
     void defaultRoutingNumShardsMatchesServerForEveryShardCount() {
         for (int n = 1; n <= RoutingSpec.MAX_SHARDS; n++) {
-            assertEquals(org.elasticsearch.cluster.metadata.MetadataCreateIndexService.calculateNumRoutingShards(
-                n, org.elasticsearch.index.IndexVersion.current()), RoutingSpec.defaultRoutingNumShards(n), "shards " + n);
+            assertEquals(
+                    org.elasticsearch.cluster.metadata.MetadataCreateIndexService.calculateNumRoutingShards(
+                            n, org.elasticsearch.index.IndexVersion.current()),
+                    RoutingSpec.defaultRoutingNumShards(n),
+                    "shards " + n);
         }
     }
 
@@ -69,8 +83,9 @@ class RoutingCalculatorMatchesServerTest {
     @ParameterizedTest(name = "{0} ({1})")
     @MethodSource("configurations")
     void shardsMatchServerForEveryIdAndRouting(String name, RoutingSpec spec) {
-        assumeTrue(spec.function() == RoutingFunction.LEGACY || ServerRoutingReference.serverHasModulo(),
-            "the server jar under test predates the modulo function");
+        assumeTrue(
+                spec.function() == RoutingFunction.LEGACY || ServerRoutingReference.serverHasModulo(),
+                "the server jar under test predates the modulo function");
         ServerRoutingReference server = ServerRoutingReference.of(spec);
         RoutingCalculator calc = RoutingCalculator.of(spec);
         for (int i = 0; i < IDS_SAMPLE.size(); i++) {
@@ -79,16 +94,22 @@ class RoutingCalculatorMatchesServerTest {
             int expected = server.shard(id, routing);
             int actual = calc.shard(id, routing);
             if (expected != actual) {
-                fail(name + ": id " + codePoints(id) + " routing " + routing + " → server " + expected + ", esrel " + actual);
+                fail(name + ": id " + codePoints(id) + " routing " + routing + " → server " + expected + ", esrel "
+                        + actual);
             }
         }
         for (String routing : ROUTINGS) {
-            assertThat(calc.searchShards(routing)).as("search shards of %s", routing).containsExactly(server.searchShards(routing));
+            assertThat(calc.searchShards(routing))
+                    .as("search shards of %s", routing)
+                    .containsExactly(server.searchShards(routing));
         }
     }
 
     private static RoutingSpec spec(RoutingFunction f, int shards, int routingNumShards, int partition) {
-        RoutingSpec.Builder b = RoutingSpec.builder().numberOfShards(shards).routingPartitionSize(partition).function(f);
+        RoutingSpec.Builder b = RoutingSpec.builder()
+                .numberOfShards(shards)
+                .routingPartitionSize(partition)
+                .function(f);
         if (routingNumShards > 0) {
             b.routingNumShards(routingNumShards);
         }

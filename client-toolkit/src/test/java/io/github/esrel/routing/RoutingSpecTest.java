@@ -1,14 +1,13 @@
 package io.github.esrel.routing;
 
-import jakarta.json.Json;
-import jakarta.json.JsonObject;
-import org.junit.jupiter.api.Test;
-
-import java.io.StringReader;
-import java.util.List;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class RoutingSpecTest {
 
@@ -25,11 +24,12 @@ class RoutingSpecTest {
     @Test
     void shouldRejectImpossibleParametersNamingTheValue() {
         assertThatThrownBy(() -> RoutingSpec.of(b -> b.numberOfShards(0)))
-            .hasMessage("number_of_shards must be between 1 and 1024, got 0");
+                .hasMessage("number_of_shards must be between 1 and 1024, got 0");
         assertThatThrownBy(() -> RoutingSpec.of(b -> b.numberOfShards(5).routingNumShards(12)))
-            .hasMessage("routing_num_shards [12] must be a multiple of number_of_shards [5]");
-        assertThatThrownBy(() -> RoutingSpec.of(b -> b.numberOfShards(2).routingNumShards(2).routingPartitionSize(2)))
-            .hasMessageContaining("routing_partition_size [2] must be less than routing_num_shards [2]");
+                .hasMessage("routing_num_shards [12] must be a multiple of number_of_shards [5]");
+        assertThatThrownBy(() -> RoutingSpec.of(
+                        b -> b.numberOfShards(2).routingNumShards(2).routingPartitionSize(2)))
+                .hasMessageContaining("routing_partition_size [2] must be less than routing_num_shards [2]");
         assertThatThrownBy(() -> RoutingSpec.builder().build()).hasMessage("number_of_shards is required");
     }
 
@@ -48,9 +48,11 @@ class RoutingSpecTest {
 
     @Test
     void shouldRefuseMissingRoutingOnPartitionedOrRoutingRequiredIndices() {
-        RoutingCalculator partitioned = RoutingCalculator.of(RoutingSpec.of(b -> b.index("p").numberOfShards(6).routingPartitionSize(3)));
+        RoutingCalculator partitioned = RoutingCalculator.of(
+                RoutingSpec.of(b -> b.index("p").numberOfShards(6).routingPartitionSize(3)));
         assertThatThrownBy(() -> partitioned.shard("1", null)).hasMessageContaining("index [p] is partitioned");
-        RoutingCalculator required = RoutingCalculator.of(RoutingSpec.of(b -> b.index("r").numberOfShards(2).routingRequired(true)));
+        RoutingCalculator required = RoutingCalculator.of(
+                RoutingSpec.of(b -> b.index("r").numberOfShards(2).routingRequired(true)));
         assertThatThrownBy(() -> required.shard("1", null)).hasMessageContaining("requires routing");
         assertThat(required.shard("1", "a")).isBetween(0, 1);
     }
@@ -58,7 +60,8 @@ class RoutingSpecTest {
     @Test
     void shouldFindRoutingValuesThatLandOnTheChosenShard() {
         for (RoutingFunction f : RoutingFunction.values()) {
-            RoutingCalculator calc = RoutingCalculator.of(RoutingSpec.of(b -> b.numberOfShards(7).function(f)));
+            RoutingCalculator calc =
+                    RoutingCalculator.of(RoutingSpec.of(b -> b.numberOfShards(7).function(f)));
             for (int shard = 0; shard < 7; shard++) {
                 List<String> values = calc.routingValuesForShard(shard, 5, "tenant-");
                 assertThat(values).hasSize(5).allMatch(v -> v.startsWith("tenant-"));
@@ -82,20 +85,25 @@ class RoutingSpecTest {
     @Test
     void shouldReadParametersFromClusterStateMetadata() {
         JsonObject meta = json("{\"routing_num_shards\": 768, \"settings\": {\"index\": {\"number_of_shards\": \"12\","
-            + "\"routing_partition_size\": \"3\", \"version\": {\"created\": \"9064000\"}}},"
-            + "\"mappings\": {\"_doc\": {\"_routing\": {\"required\": true}}}}");
+                + "\"routing_partition_size\": \"3\", \"version\": {\"created\": \"9064000\"}}},"
+                + "\"mappings\": {\"_doc\": {\"_routing\": {\"required\": true}}}}");
         RoutingSpec spec = RoutingClient.specFromMetadata("logs", meta);
-        assertThat(spec).isEqualTo(RoutingSpec.of(b -> b.index("logs").numberOfShards(12).routingNumShards(768)
-            .routingPartitionSize(3).function(RoutingFunction.MODULO).routingRequired(true)));
+        assertThat(spec)
+                .isEqualTo(RoutingSpec.of(b -> b.index("logs")
+                        .numberOfShards(12)
+                        .routingNumShards(768)
+                        .routingPartitionSize(3)
+                        .function(RoutingFunction.MODULO)
+                        .routingRequired(true)));
     }
 
     @Test
     void shouldRefuseIndicesThatRouteOnSourceFields() {
         JsonObject meta = json("{\"settings\": {\"index\": {\"number_of_shards\": \"1\", \"mode\": \"time_series\","
-            + "\"routing_path\": [\"host\"], \"version\": {\"created\": \"9064000\"}}}}");
+                + "\"routing_path\": [\"host\"], \"version\": {\"created\": \"9064000\"}}}}");
         assertThatThrownBy(() -> RoutingClient.specFromMetadata("metrics", meta))
-            .isInstanceOf(RoutingException.class)
-            .hasMessageContaining("routes documents on their source fields");
+                .isInstanceOf(RoutingException.class)
+                .hasMessageContaining("routes documents on their source fields");
     }
 
     private static JsonObject json(String s) {

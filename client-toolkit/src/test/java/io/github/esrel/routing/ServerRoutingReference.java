@@ -1,13 +1,12 @@
 package io.github.esrel.routing;
 
+import java.util.Arrays;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.routing.IndexRouting;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.index.IndexVersion;
 import org.elasticsearch.index.IndexVersions;
-
-import java.util.Arrays;
 
 /**
  * The server's own routing code ({@code IndexRouting.fromIndexMetadata}) for a given {@link RoutingSpec},
@@ -38,15 +37,15 @@ final class ServerRoutingReference {
             throw new IllegalStateException("this server jar has no modulo routing function");
         }
         Settings settings = Settings.builder()
-            .put(IndexMetadata.SETTING_VERSION_CREATED, created.id())
-            .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, spec.numberOfShards())
-            .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 0)
-            .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, spec.routingPartitionSize())
-            .build();
+                .put(IndexMetadata.SETTING_VERSION_CREATED, created.id())
+                .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, spec.numberOfShards())
+                .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 0)
+                .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, spec.routingPartitionSize())
+                .build();
         IndexMetadata metadata = IndexMetadata.builder("reference")
-            .settings(settings)
-            .setRoutingNumShards(spec.routingNumShards())
-            .build();
+                .settings(settings)
+                .setRoutingNumShards(spec.routingNumShards())
+                .build();
         return new ServerRoutingReference(IndexRouting.fromIndexMetadata(metadata));
     }
 
@@ -73,7 +72,8 @@ final class ServerRoutingReference {
 
     private static IndexVersion moduloVersion() {
         try {
-            return (IndexVersion) IndexVersions.class.getField("MOD_ROUTING_FUNCTION").get(null);
+            return (IndexVersion)
+                    IndexVersions.class.getField("MOD_ROUTING_FUNCTION").get(null);
         } catch (NoSuchFieldException e) {
             return null;
         } catch (IllegalAccessException e) {

@@ -1,5 +1,8 @@
 package io.github.esrel.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,6 +12,7 @@ import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.denorm.PropagationResult;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.fs.FileTree;
 import io.github.esrel.fs.RenameResult;
 import io.github.esrel.join.Join;
@@ -19,7 +23,6 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.path.TreePath;
-import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.DuplicateIdReport;
 import io.github.esrel.routing.DuplicateIdScanner;
 import io.github.esrel.routing.RoutingCalculator;
@@ -29,10 +32,6 @@ import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import io.github.esrel.testenv.Security;
 import io.github.esrel.view.MaterializedView;
-import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestFactory;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -41,9 +40,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * Every capability on a cluster with security on (file realm, HTTPS): a user holding exactly the privileges
@@ -61,18 +60,31 @@ class LeastPrivilegesIT {
 
     /** What each capability needs: index privileges per index of the capability, and cluster privileges. */
     static final List<Feature> FEATURES = List.of(
-        new Feature("routing", List.of(), need("orders", "read")),
-        new Feature("routingstate", List.of("monitor")),
-        new Feature("dupscan", List.of(), need("orders", "read")),
-        new Feature("locks", List.of(), need("fs", "read", "write")),
-        new Feature("doclocks", List.of(), need("fs", "read"), need("treelocks", "read", "write", "create_index", "maintenance")),
-        new Feature("occ", List.of(), need("designs", "read", "index")),
-        new Feature("join", List.of(), need("users", "read"), need("posts", "read")),
-        new Feature("propagation", List.of(), need("users", "read"), need("posts", "read", "index", "maintenance"),
-            need("checkpoints", "read", "write", "create_index")),
-        new Feature("views", List.of(), need("photos", "read", "maintenance"), need("users", "read"),
-            need("view", "read", "write", "create_index", "maintenance"), need("state", "read", "write", "create_index", "maintenance")),
-        new Feature("files", List.of(), need("fs", "read", "write", "view_index_metadata", "maintenance")));
+            new Feature("routing", List.of(), need("orders", "read")),
+            new Feature("routingstate", List.of("monitor")),
+            new Feature("dupscan", List.of(), need("orders", "read")),
+            new Feature("locks", List.of(), need("fs", "read", "write")),
+            new Feature(
+                    "doclocks",
+                    List.of(),
+                    need("fs", "read"),
+                    need("treelocks", "read", "write", "create_index", "maintenance")),
+            new Feature("occ", List.of(), need("designs", "read", "index")),
+            new Feature("join", List.of(), need("users", "read"), need("posts", "read")),
+            new Feature(
+                    "propagation",
+                    List.of(),
+                    need("users", "read"),
+                    need("posts", "read", "index", "maintenance"),
+                    need("checkpoints", "read", "write", "create_index")),
+            new Feature(
+                    "views",
+                    List.of(),
+                    need("photos", "read", "maintenance"),
+                    need("users", "read"),
+                    need("view", "read", "write", "create_index", "maintenance"),
+                    need("state", "read", "write", "create_index", "maintenance")),
+            new Feature("files", List.of(), need("fs", "read", "write", "view_index_metadata", "maintenance")));
 
     @Cluster
     static final EsCluster cluster = EsCluster.builder().security(security()).build();
@@ -81,168 +93,273 @@ class LeastPrivilegesIT {
 
     @TestFactory
     Stream<DynamicTest> routingWithThePlugin() {
-        return cases("routing", (es, px) -> {
-            RoutingClient routing = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.PLUGIN));
-            assertThat(routing.calculator(px + "-orders").shard("order-1")).isBetween(0, 4);
-            assertThat(routing.calculate(px + "-orders", List.of(DocRef.id("1"))).shards()).hasSize(1);
-        }, px -> admin.indices().create(c -> c.index(px + "-orders").settings(s -> s.numberOfShards("5").numberOfReplicas("0"))),
-            px -> {});
+        return cases(
+                "routing",
+                (es, px) -> {
+                    RoutingClient routing = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.PLUGIN));
+                    assertThat(routing.calculator(px + "-orders").shard("order-1"))
+                            .isBetween(0, 4);
+                    assertThat(routing.calculate(px + "-orders", List.of(DocRef.id("1")))
+                                    .shards())
+                            .hasSize(1);
+                },
+                px -> admin.indices()
+                        .create(c -> c.index(px + "-orders")
+                                .settings(s -> s.numberOfShards("5").numberOfReplicas("0"))),
+                px -> {});
     }
 
     @TestFactory
     Stream<DynamicTest> routingFromClusterState() {
-        return cases("routingstate", (es, px) -> {
-            RoutingClient routing = RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.CLUSTER_STATE));
-            assertThat(routing.calculator("r-state").shard("1")).isBetween(0, 2);
-        }, px -> {
-            if (!admin.indices().exists(e -> e.index("r-state")).value()) {
-                admin.indices().create(c -> c.index("r-state").settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
-            }
-        }, px -> {});
+        return cases(
+                "routingstate",
+                (es, px) -> {
+                    RoutingClient routing =
+                            RoutingClient.of(b -> b.client(es).source(RoutingClient.Source.CLUSTER_STATE));
+                    assertThat(routing.calculator("r-state").shard("1")).isBetween(0, 2);
+                },
+                px -> {
+                    if (!admin.indices().exists(e -> e.index("r-state")).value()) {
+                        admin.indices()
+                                .create(c -> c.index("r-state")
+                                        .settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
+                    }
+                },
+                px -> {});
     }
 
     @TestFactory
     Stream<DynamicTest> duplicateIdScan() {
-        return cases("dupscan", (es, px) -> {
-            DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es)).scan(px + "-orders");
-            assertThat(report.documents()).isEqualTo(3);
-            assertThat(report.duplicates()).hasSize(1);
-            assertThat(report.duplicates().get(0).id()).isEqualTo("1");
-            assertThat(report.duplicates().get(0).routings()).hasSize(2).contains("a");
-        }, px -> {
-            admin.indices().create(c -> c.index(px + "-orders").settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
-            RoutingCalculator calc = RoutingClient.of(b -> b.client(admin)).calculator(px + "-orders");
-            String other = calc.routingValuesForShard((calc.shard(DocRef.id("1").withRouting("a")) + 1) % 3, 1, "b").get(0);
-            admin.index(i -> i.index(px + "-orders").id("1").routing("a").document(Map.of("n", 1)));
-            admin.index(i -> i.index(px + "-orders").id("1").routing(other).document(Map.of("n", 2)));
-            admin.index(i -> i.index(px + "-orders").id("2").document(Map.of("n", 3)));
-            admin.indices().refresh(r -> r.index(px + "-orders"));
-        }, px -> {});
+        return cases(
+                "dupscan",
+                (es, px) -> {
+                    DuplicateIdReport report =
+                            DuplicateIdScanner.of(b -> b.client(es)).scan(px + "-orders");
+                    assertThat(report.documents()).isEqualTo(3);
+                    assertThat(report.duplicates()).hasSize(1);
+                    assertThat(report.duplicates().get(0).id()).isEqualTo("1");
+                    assertThat(report.duplicates().get(0).routings()).hasSize(2).contains("a");
+                },
+                px -> {
+                    admin.indices()
+                            .create(c -> c.index(px + "-orders")
+                                    .settings(s -> s.numberOfShards("3").numberOfReplicas("0")));
+                    RoutingCalculator calc =
+                            RoutingClient.of(b -> b.client(admin)).calculator(px + "-orders");
+                    String other = calc.routingValuesForShard(
+                                    (calc.shard(DocRef.id("1").withRouting("a")) + 1) % 3, 1, "b")
+                            .get(0);
+                    admin.index(
+                            i -> i.index(px + "-orders").id("1").routing("a").document(Map.of("n", 1)));
+                    admin.index(
+                            i -> i.index(px + "-orders").id("1").routing(other).document(Map.of("n", 2)));
+                    admin.index(i -> i.index(px + "-orders").id("2").document(Map.of("n", 3)));
+                    admin.indices().refresh(r -> r.index(px + "-orders"));
+                },
+                px -> {});
     }
 
     @TestFactory
     Stream<DynamicTest> treeLocksWithThePlugin() {
-        return cases("locks", (es, px) -> {
-            try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
-                try (TreeLock lock = locks.acquire("/a/b", LockMode.EXCLUSIVE).orThrow()) {
-                    assertThat(lock.token()).isPositive();
-                    assertThat(locks.list(TreePath.of("/"))).hasSize(1);
-                }
-            }
-        }, px -> admin.indices().create(c -> c.index(px + "-fs")),
-            px -> assertNoLocks(TreeLocks.Backend.PLUGIN, px + "-fs", null));
+        return cases(
+                "locks",
+                (es, px) -> {
+                    try (TreeLocks locks =
+                            TreeLocks.of(b -> b.client(es).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
+                        try (TreeLock lock =
+                                locks.acquire("/a/b", LockMode.EXCLUSIVE).orThrow()) {
+                            assertThat(lock.token()).isPositive();
+                            assertThat(locks.list(TreePath.of("/"))).hasSize(1);
+                        }
+                    }
+                },
+                px -> admin.indices().create(c -> c.index(px + "-fs")),
+                px -> assertNoLocks(TreeLocks.Backend.PLUGIN, px + "-fs", null));
     }
 
     @TestFactory
     Stream<DynamicTest> treeLocksWithoutThePlugin() {
-        return cases("doclocks", (es, px) -> {
-            try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index(px + "-fs").backend(TreeLocks.Backend.DOCUMENTS)
-                .lockIndex(px + "-treelocks"))) {
-                try (TreeLock lock = locks.acquire("/a/b", LockMode.EXCLUSIVE).orThrow()) {
-                    assertThat(lock.token()).isPositive();
-                    assertThat(locks.list(TreePath.of("/"))).hasSize(1);
-                }
-            }
-        }, px -> admin.indices().create(c -> c.index(px + "-fs")),
-            px -> assertNoLocks(TreeLocks.Backend.DOCUMENTS, px + "-fs", px + "-treelocks"));
+        return cases(
+                "doclocks",
+                (es, px) -> {
+                    try (TreeLocks locks = TreeLocks.of(b -> b.client(es)
+                            .index(px + "-fs")
+                            .backend(TreeLocks.Backend.DOCUMENTS)
+                            .lockIndex(px + "-treelocks"))) {
+                        try (TreeLock lock =
+                                locks.acquire("/a/b", LockMode.EXCLUSIVE).orThrow()) {
+                            assertThat(lock.token()).isPositive();
+                            assertThat(locks.list(TreePath.of("/"))).hasSize(1);
+                        }
+                    }
+                },
+                px -> admin.indices().create(c -> c.index(px + "-fs")),
+                px -> assertNoLocks(TreeLocks.Backend.DOCUMENTS, px + "-fs", px + "-treelocks"));
     }
 
     @TestFactory
     Stream<DynamicTest> optimisticUpdates() {
-        return cases("occ", (es, px) -> {
-            Outcome<Votes> outcome = Occ.of(b -> b.client(es)).update(px + "-designs", "1", Votes.class, v -> new Votes(v.votes() + 1));
-            assertThat(outcome.status()).isEqualTo(Outcome.Status.UPDATED);
-        }, px -> admin.index(i -> i.index(px + "-designs").id("1").document(new Votes(0)).refresh(Refresh.True)),
-            px -> assertThat(admin.get(g -> g.index(px + "-designs").id("1"), Votes.class).source().votes()).isZero());
+        return cases(
+                "occ",
+                (es, px) -> {
+                    Outcome<Votes> outcome = Occ.of(b -> b.client(es))
+                            .update(px + "-designs", "1", Votes.class, v -> new Votes(v.votes() + 1));
+                    assertThat(outcome.status()).isEqualTo(Outcome.Status.UPDATED);
+                },
+                px -> admin.index(i ->
+                        i.index(px + "-designs").id("1").document(new Votes(0)).refresh(Refresh.True)),
+                px -> assertThat(admin.get(g -> g.index(px + "-designs").id("1"), Votes.class)
+                                .source()
+                                .votes())
+                        .isZero());
     }
 
     @TestFactory
     Stream<DynamicTest> joins() {
-        return cases("join", (es, px) -> {
-            JoinQuery<ObjectNode, ObjectNode> query = JoinQuery.builder(ObjectNode.class, ObjectNode.class)
-                .parents(px + "-users", q -> q.match(m -> m.field("name").query("John")))
-                .children(px + "-posts", "user_id").build();
-            assertThat(Join.of(b -> b.client(es)).childrenWhereParent(query).pairs()).hasSize(1);
-        }, px -> {
-            admin.indices().create(c -> c.index(px + "-posts").mappings(m -> m.properties("user_id", x -> x.keyword(k -> k))));
-            admin.index(i -> i.index(px + "-users").id("u1").document(Map.of("name", "John")).refresh(Refresh.True));
-            admin.index(i -> i.index(px + "-posts").id("p1").document(Map.of("user_id", "u1")).refresh(Refresh.True));
-        }, px -> {});
+        return cases(
+                "join",
+                (es, px) -> {
+                    JoinQuery<ObjectNode, ObjectNode> query = JoinQuery.builder(ObjectNode.class, ObjectNode.class)
+                            .parents(
+                                    px + "-users",
+                                    q -> q.match(m -> m.field("name").query("John")))
+                            .children(px + "-posts", "user_id")
+                            .build();
+                    assertThat(Join.of(b -> b.client(es))
+                                    .childrenWhereParent(query)
+                                    .pairs())
+                            .hasSize(1);
+                },
+                px -> {
+                    admin.indices()
+                            .create(c -> c.index(px + "-posts")
+                                    .mappings(m -> m.properties("user_id", x -> x.keyword(k -> k))));
+                    admin.index(i -> i.index(px + "-users")
+                            .id("u1")
+                            .document(Map.of("name", "John"))
+                            .refresh(Refresh.True));
+                    admin.index(i -> i.index(px + "-posts")
+                            .id("p1")
+                            .document(Map.of("user_id", "u1"))
+                            .refresh(Refresh.True));
+                },
+                px -> {});
     }
 
     @TestFactory
     Stream<DynamicTest> propagationWithCheckpoints() {
-        return cases("propagation", (es, px) -> {
-            PropagationResult done = Propagator.of(b -> b.client(es).relation(relation(px)).checkpointIndex(px + "-checkpoints"))
-                .propagate("u1");
-            assertThat(done.state()).isEqualTo(JobState.COMPLETED);
-            assertThat(done.counts().written()).isEqualTo(20);
-        }, px -> {
-            admin.indices().create(c -> c.index(px + "-posts").mappings(m -> m.properties("user", x -> x.object(o -> o
-                .properties("id", k -> k.keyword(kw -> kw)).properties("name", k -> k.keyword(kw -> kw))))));
-            admin.index(i -> i.index(px + "-users").id("u1").document(Map.of("name", "new")).refresh(Refresh.True));
-            for (int n = 0; n < 20; n++) {
-                String id = "p" + n;
-                admin.index(i -> i.index(px + "-posts").id(id).document(Map.of("user", Map.of("id", "u1", "name", "old"))));
-            }
-            admin.indices().refresh(r -> r.index(px + "-posts"));
-        }, px -> {
-            // No job may claim it finished: whatever the checkpoint holds (if it could be written) is not COMPLETED.
-            if (admin.indices().exists(e -> e.index(px + "-checkpoints")).value()) {
-                Propagator p = Propagator.of(b -> b.client(admin).relation(relation(px)).checkpointIndex(px + "-checkpoints"));
-                for (Checkpoint c : p.unfinished()) {
-                    assertThat(c.state()).isNotEqualTo(JobState.COMPLETED);
-                }
-            }
-        });
+        return cases(
+                "propagation",
+                (es, px) -> {
+                    PropagationResult done = Propagator.of(
+                                    b -> b.client(es).relation(relation(px)).checkpointIndex(px + "-checkpoints"))
+                            .propagate("u1");
+                    assertThat(done.state()).isEqualTo(JobState.COMPLETED);
+                    assertThat(done.counts().written()).isEqualTo(20);
+                },
+                px -> {
+                    admin.indices()
+                            .create(c -> c.index(px + "-posts")
+                                    .mappings(m -> m.properties(
+                                            "user",
+                                            x -> x.object(o -> o.properties("id", k -> k.keyword(kw -> kw))
+                                                    .properties("name", k -> k.keyword(kw -> kw))))));
+                    admin.index(i -> i.index(px + "-users")
+                            .id("u1")
+                            .document(Map.of("name", "new"))
+                            .refresh(Refresh.True));
+                    for (int n = 0; n < 20; n++) {
+                        String id = "p" + n;
+                        admin.index(i -> i.index(px + "-posts")
+                                .id(id)
+                                .document(Map.of("user", Map.of("id", "u1", "name", "old"))));
+                    }
+                    admin.indices().refresh(r -> r.index(px + "-posts"));
+                },
+                px -> {
+                    // No job may claim it finished: whatever the checkpoint holds (if it could be written) is not
+                    // COMPLETED.
+                    if (admin.indices()
+                            .exists(e -> e.index(px + "-checkpoints"))
+                            .value()) {
+                        Propagator p = Propagator.of(
+                                b -> b.client(admin).relation(relation(px)).checkpointIndex(px + "-checkpoints"));
+                        for (Checkpoint c : p.unfinished()) {
+                            assertThat(c.state()).isNotEqualTo(JobState.COMPLETED);
+                        }
+                    }
+                });
     }
 
     @TestFactory
     Stream<DynamicTest> materializedViews() {
-        return cases("views", (es, px) -> {
-            MaterializedView<ObjectNode, ObjectNode> views = views(es, px);
-            views.changeSource("p1", () -> admin.index(i -> i.index(px + "-photos").id("p1")
-                .document(Map.of("title", "sunset", "user_id", "u1"))));
-            assertThat(views.repair().rebuild().failed()).isZero();
-            admin.indices().refresh(r -> r.index(px + "-view"));
-            assertThat(admin.get(g -> g.index(px + "-view").id("p1"), ObjectNode.class).source().path("user_gender").asText())
-                .isEqualTo("female");
-        }, px -> {
-            admin.indices().create(c -> c.index(px + "-photos"));
-            admin.index(i -> i.index(px + "-users").id("u1").document(Map.of("gender", "female")).refresh(Refresh.True));
-        }, px -> {});
+        return cases(
+                "views",
+                (es, px) -> {
+                    MaterializedView<ObjectNode, ObjectNode> views = views(es, px);
+                    views.changeSource(
+                            "p1",
+                            () -> admin.index(i -> i.index(px + "-photos")
+                                    .id("p1")
+                                    .document(Map.of("title", "sunset", "user_id", "u1"))));
+                    assertThat(views.repair().rebuild().failed()).isZero();
+                    admin.indices().refresh(r -> r.index(px + "-view"));
+                    assertThat(admin.get(g -> g.index(px + "-view").id("p1"), ObjectNode.class)
+                                    .source()
+                                    .path("user_gender")
+                                    .asText())
+                            .isEqualTo("female");
+                },
+                px -> {
+                    admin.indices().create(c -> c.index(px + "-photos"));
+                    admin.index(i -> i.index(px + "-users")
+                            .id("u1")
+                            .document(Map.of("gender", "female"))
+                            .refresh(Refresh.True));
+                },
+                px -> {});
     }
 
     @TestFactory
     Stream<DynamicTest> fileTrees() {
-        return cases("files", (es, px) -> {
-            try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
-                FileTree fs = FileTree.of(b -> b.client(es).index(px + "-fs").locks(locks));
-                fs.write("/clinton/projects/README.txt", "about elasticsearch");
-                RenameResult renamed = fs.renameDirectory("/clinton", "/zach");
-                assertThat(renamed.status()).isEqualTo(RenameResult.Status.DONE);
-                assertThat(fs.read("/zach/projects/README.txt")).isPresent();
-            }
-        }, px -> {
-            try (TreeLocks adminLocks = TreeLocks.of(b -> b.client(admin).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
-                FileTree.of(b -> b.client(admin).index(px + "-fs").locks(adminLocks)).createIndex();
-            }
-        }, px -> assertNoLocks(TreeLocks.Backend.PLUGIN, px + "-fs", null));
+        return cases(
+                "files",
+                (es, px) -> {
+                    try (TreeLocks locks =
+                            TreeLocks.of(b -> b.client(es).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
+                        FileTree fs =
+                                FileTree.of(b -> b.client(es).index(px + "-fs").locks(locks));
+                        fs.write("/clinton/projects/README.txt", "about elasticsearch");
+                        RenameResult renamed = fs.renameDirectory("/clinton", "/zach");
+                        assertThat(renamed.status()).isEqualTo(RenameResult.Status.DONE);
+                        assertThat(fs.read("/zach/projects/README.txt")).isPresent();
+                    }
+                },
+                px -> {
+                    try (TreeLocks adminLocks =
+                            TreeLocks.of(b -> b.client(admin).index(px + "-fs").backend(TreeLocks.Backend.PLUGIN))) {
+                        FileTree.of(b -> b.client(admin).index(px + "-fs").locks(adminLocks))
+                                .createIndex();
+                    }
+                },
+                px -> assertNoLocks(TreeLocks.Backend.PLUGIN, px + "-fs", null));
     }
 
     @Test
     void theLockTableIsOutOfReachOfEveryUserEvenWithEveryPrivilegeOnEveryIndex() throws IOException {
         admin.indices().create(c -> c.index("l-table"));
-        try (TreeLocks locks = TreeLocks.of(b -> b.client(admin).index("l-table").backend(TreeLocks.Backend.PLUGIN))) {
+        try (TreeLocks locks =
+                TreeLocks.of(b -> b.client(admin).index("l-table").backend(TreeLocks.Backend.PLUGIN))) {
             try (TreeLock held = locks.acquire("/x", LockMode.EXCLUSIVE).orThrow()) {
                 ElasticsearchClient everything = cluster.clientAs("everything");
                 assertThatThrownBy(() -> everything.search(q -> q.index(".esrel-treelocks-1"), ObjectNode.class))
-                    .hasMessageContaining("unauthorized");
-                assertThatThrownBy(() -> everything.index(i -> i.index(".esrel-treelocks-1").id("l-table").document(Map.of())))
-                    .hasMessageContaining("reserved for system operations");
+                        .hasMessageContaining("unauthorized");
+                assertThatThrownBy(() -> everything.index(
+                                i -> i.index(".esrel-treelocks-1").id("l-table").document(Map.of())))
+                        .hasMessageContaining("reserved for system operations");
                 assertThatThrownBy(() -> admin.search(q -> q.index(".esrel-treelocks-1"), ObjectNode.class))
-                    .as("not even a superuser reads it directly")
-                    .hasMessageContaining("reserved for system operations");
+                        .as("not even a superuser reads it directly")
+                        .hasMessageContaining("reserved for system operations");
                 assertThat(held.token()).isPositive();
             }
         }
@@ -251,8 +368,8 @@ class LeastPrivilegesIT {
     @Test
     void aUserWithPrivilegesOnOneIndexCannotLockOrListAnother() throws IOException {
         admin.indices().create(c -> c.index("locks-other-fs"));
-        try (TreeLocks locks = TreeLocks.of(b -> b.client(cluster.clientAs("locks")).index("locks-other-fs")
-            .backend(TreeLocks.Backend.PLUGIN))) {
+        try (TreeLocks locks = TreeLocks.of(
+                b -> b.client(cluster.clientAs("locks")).index("locks-other-fs").backend(TreeLocks.Backend.PLUGIN))) {
             assertThatThrownBy(() -> locks.acquire("/a", LockMode.SHARED)).satisfies(e -> assertForbidden(e, "write"));
             assertThatThrownBy(() -> locks.list(TreePath.of("/"))).satisfies(e -> assertForbidden(e, "read"));
         }
@@ -308,11 +425,11 @@ class LeastPrivilegesIT {
             for (Need need : needs) {
                 if (!need.privileges().isEmpty()) {
                     entries.add("{\"names\": [\"" + user + "-" + need.suffix() + "\"], \"privileges\": [\""
-                        + String.join("\", \"", need.privileges()) + "\"]}");
+                            + String.join("\", \"", need.privileges()) + "\"]}");
                 }
             }
             return "{\"cluster\": [" + (cluster.isEmpty() ? "" : "\"" + String.join("\", \"", cluster) + "\"")
-                + "], \"indices\": [" + String.join(", ", entries) + "]}";
+                    + "], \"indices\": [" + String.join(", ", entries) + "]}";
         }
     }
 
@@ -324,7 +441,7 @@ class LeastPrivilegesIT {
                 }
             }
             return s.role("everything", "{\"indices\": [{\"names\": [\"*\"], \"privileges\": [\"all\"]}]}")
-                .user("everything", PASSWORD, "everything");
+                    .user("everything", PASSWORD, "everything");
         });
     }
 
@@ -338,50 +455,76 @@ class LeastPrivilegesIT {
 
     /** One test per variant: fixture as admin, the operation as the variant's user, then the checks. */
     private Stream<DynamicTest> cases(String feature, Operation operation, Step fixture, Step nothingHalfWritten) {
-        Feature f = FEATURES.stream().filter(x -> x.name().equals(feature)).findFirst().orElseThrow();
-        return f.variants().values().stream().map(v -> DynamicTest.dynamicTest(
-            v.missing() == null ? v.user() + " succeeds with exactly " + describe(f) : v.user() + " is refused",
-            () -> {
-                fixture.run(v.user());
-                ElasticsearchClient es = cluster.clientAs(v.user());
-                if (v.missing() == null) {
-                    operation.run(es, v.user());
-                } else {
-                    assertThatThrownBy(() -> operation.run(es, v.user())).satisfies(e -> assertForbidden(e, v.missing()));
-                    nothingHalfWritten.run(v.user());
-                }
-            }));
+        Feature f = FEATURES.stream()
+                .filter(x -> x.name().equals(feature))
+                .findFirst()
+                .orElseThrow();
+        return f.variants().values().stream()
+                .map(v -> DynamicTest.dynamicTest(
+                        v.missing() == null
+                                ? v.user() + " succeeds with exactly " + describe(f)
+                                : v.user() + " is refused",
+                        () -> {
+                            fixture.run(v.user());
+                            ElasticsearchClient es = cluster.clientAs(v.user());
+                            if (v.missing() == null) {
+                                operation.run(es, v.user());
+                            } else {
+                                assertThatThrownBy(() -> operation.run(es, v.user()))
+                                        .satisfies(e -> assertForbidden(e, v.missing()));
+                                nothingHalfWritten.run(v.user());
+                            }
+                        }));
     }
 
     private static String describe(Feature f) {
         StringBuilder s = new StringBuilder();
         f.cluster().forEach(c -> s.append("cluster ").append(c).append("; "));
-        f.needs().forEach(n -> s.append(n.suffix()).append(' ').append(n.privileges()).append("; "));
+        f.needs()
+                .forEach(n ->
+                        s.append(n.suffix()).append(' ').append(n.privileges()).append("; "));
         return s.toString().trim();
     }
 
     private void assertNoLocks(TreeLocks.Backend backend, String index, String lockIndex) throws IOException {
-        if (lockIndex != null && !admin.indices().exists(e -> e.index(lockIndex)).value()) {
+        if (lockIndex != null
+                && !admin.indices().exists(e -> e.index(lockIndex)).value()) {
             return; // never created: nothing can be held
         }
         try (TreeLocks locks = TreeLocks.of(b -> {
             b.client(admin).index(index).backend(backend);
             return lockIndex == null ? b : b.lockIndex(lockIndex);
         })) {
-            assertThat(locks.list(TreePath.of("/"))).as("no lock left held in %s", index).isEmpty();
+            assertThat(locks.list(TreePath.of("/")))
+                    .as("no lock left held in %s", index)
+                    .isEmpty();
         }
     }
 
     private static Relation relation(String px) {
-        return Relation.of(r -> r.name("post-author").parentIndex(px + "-users").childIndex(px + "-posts")
-            .parentIdField("user.id").copy("name", "user.name"));
+        return Relation.of(r -> r.name("post-author")
+                .parentIndex(px + "-users")
+                .childIndex(px + "-posts")
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
     }
 
     private MaterializedView<ObjectNode, ObjectNode> views(ElasticsearchClient es, String px) {
-        return MaterializedView.of(ObjectNode.class, ObjectNode.class, v -> v.client(es).name("photos")
-            .sourceIndex(px + "-photos").parentIndex(px + "-users").parentIdField("user_id").viewIndex(px + "-view")
-            .stateIndex(px + "-state").compose((photo, user) -> new TreeMap<>(Map.of("title", photo.path("title").asText(),
-                "user_gender", user == null ? "unknown" : user.path("gender").asText()))));
+        return MaterializedView.of(
+                ObjectNode.class,
+                ObjectNode.class,
+                v -> v.client(es)
+                        .name("photos")
+                        .sourceIndex(px + "-photos")
+                        .parentIndex(px + "-users")
+                        .parentIdField("user_id")
+                        .viewIndex(px + "-view")
+                        .stateIndex(px + "-state")
+                        .compose((photo, user) -> new TreeMap<>(Map.of(
+                                "title",
+                                photo.path("title").asText(),
+                                "user_gender",
+                                user == null ? "unknown" : user.path("gender").asText()))));
     }
 
     /** A document with a vote count. */

@@ -2,9 +2,8 @@ package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.transport.ElasticsearchTransport;
-import io.github.esrel.testenv.Clients;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
+import io.github.esrel.testenv.Clients;
 import java.net.URI;
 import java.util.List;
 
@@ -27,7 +26,8 @@ public final class ViewCrashChild {
         try (transport) {
             MaterializedView<ObjectNode, ObjectNode> views = Photos.view(es, prefix);
             views.changeSource(photoId, () -> {
-                ObjectNode photo = es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class).source();
+                ObjectNode photo = es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class)
+                        .source();
                 photo.put("title", title);
                 es.index(i -> i.index(prefix + "-photos").id(photoId).document(photo));
                 System.out.println("WRITTEN");

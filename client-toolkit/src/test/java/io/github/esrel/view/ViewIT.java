@@ -1,5 +1,8 @@
 package io.github.esrel.view;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -7,8 +10,6 @@ import io.github.esrel.occ.Versioned;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -26,9 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 /**
  * Materialized views on a real node (seed 003 parts 2 and 3): PhotoUserView rebuilt whole, stale
@@ -68,7 +67,8 @@ class ViewIT {
         }
         ObjectNode view = p.source().deepCopy();
         String userId = view.path("user_id").asText(null);
-        GetResponse<ObjectNode> u = userId == null ? null : es.get(g -> g.index(prefix + "-users").id(userId), ObjectNode.class);
+        GetResponse<ObjectNode> u =
+                userId == null ? null : es.get(g -> g.index(prefix + "-users").id(userId), ObjectNode.class);
         if (u != null && u.found()) {
             view.set("user_gender", u.source().get("gender"));
             view.set("user_hair", u.source().get("hair"));
@@ -76,7 +76,8 @@ class ViewIT {
         return Optional.of(view);
     }
 
-    private void assertViewIsCurrent(MaterializedView<ObjectNode, ObjectNode> views, String prefix, String photoId) throws IOException {
+    private void assertViewIsCurrent(MaterializedView<ObjectNode, ObjectNode> views, String prefix, String photoId)
+            throws IOException {
         Optional<ObjectNode> want = expected(prefix, photoId);
         Optional<ViewDoc> got = views.get(photoId);
         if (want.isEmpty()) {
@@ -85,7 +86,9 @@ class ViewIT {
         }
         assertThat(got).as("view of %s", photoId).isPresent();
         assertThat(got.get().document()).as("view of %s", photoId).isEqualTo(want.get());
-        assertThat(got.get().sourceSeqNo()).isEqualTo(es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class).seqNo());
+        assertThat(got.get().sourceSeqNo())
+                .isEqualTo(es.get(g -> g.index(prefix + "-photos").id(photoId), ObjectNode.class)
+                        .seqNo());
     }
 
     @Test
@@ -132,11 +135,16 @@ class ViewIT {
 
         assertThat(c.rebuild().requested()).isEqualTo(1200);
         assertThat(c.rebuild().written()).isEqualTo(1200);
-        assertThat(c.rebuild().clockReads()).as("one clock value per batch of 500").isBetween(3L, 10L);
+        assertThat(c.rebuild().clockReads())
+                .as("one clock value per batch of 500")
+                .isBetween(3L, 10L);
         for (String id : List.of("a0", "a599", "a1199")) {
-            assertThat(views.get(id).orElseThrow().document().path("user_hair").asText()).isEqualTo("grey");
+            assertThat(views.get(id).orElseThrow().document().path("user_hair").asText())
+                    .isEqualTo("grey");
         }
-        assertThat(views.get("b0").orElseThrow().version()).as("other users' views untouched").isEqualTo(u2Version);
+        assertThat(views.get("b0").orElseThrow().version())
+                .as("other users' views untouched")
+                .isEqualTo(u2Version);
         assertThat(views.sweep().lagging()).isZero();
     }
 
@@ -155,11 +163,16 @@ class ViewIT {
 
         assertThat(views.write(newer).written()).isEqualTo(1);
         RebuildResult late = views.write(older);
-        assertThat(late.stale()).as("the older snapshot arrives late and is refused").isEqualTo(1);
+        assertThat(late.stale())
+                .as("the older snapshot arrives late and is refused")
+                .isEqualTo(1);
         assertThat(late.written()).isZero();
-        assertThat(views.get("p1").orElseThrow().document().path("title").asText()).isEqualTo("B");
+        assertThat(views.get("p1").orElseThrow().document().path("title").asText())
+                .isEqualTo("B");
         assertThat(views.get("p1").orElseThrow().version()).isEqualTo(newer.version());
-        assertThat(views.write(newer).stale()).as("the same snapshot twice: the second is refused too").isEqualTo(1);
+        assertThat(views.write(newer).stale())
+                .as("the same snapshot twice: the second is refused too")
+                .isEqualTo(1);
     }
 
     private static Rebuilder.Prepared prepareOne(Rebuilder rb, List<Rebuilder.Ref> refs) throws IOException {
@@ -188,12 +201,18 @@ class ViewIT {
         photo(px, "p1", "light", "portrait");
         Rebuilder.Prepared after = prepareOne(rb, List.of(new Rebuilder.Ref("p1", null)));
 
-        long heavyVersion = es.get(g -> g.index(px + "-users").id("heavy"), ObjectNode.class).version();
-        long lightVersion = es.get(g -> g.index(px + "-users").id("light"), ObjectNode.class).version();
-        long photoVersion = es.get(g -> g.index(px + "-photos").id("p1"), ObjectNode.class).version();
-        System.out.printf("re-parenting: sum of _versions would go from %d to %d; esrel's view version goes from %d to %d%n",
-            (photoVersion - 1) + heavyVersion, photoVersion + lightVersion, before.version(), after.version());
-        assertThat(photoVersion + lightVersion).as("the naive sum would fall").isLessThan(photoVersion - 1 + heavyVersion);
+        long heavyVersion = es.get(g -> g.index(px + "-users").id("heavy"), ObjectNode.class)
+                .version();
+        long lightVersion = es.get(g -> g.index(px + "-users").id("light"), ObjectNode.class)
+                .version();
+        long photoVersion =
+                es.get(g -> g.index(px + "-photos").id("p1"), ObjectNode.class).version();
+        System.out.printf(
+                "re-parenting: sum of _versions would go from %d to %d; esrel's view version goes from %d to %d%n",
+                (photoVersion - 1) + heavyVersion, photoVersion + lightVersion, before.version(), after.version());
+        assertThat(photoVersion + lightVersion)
+                .as("the naive sum would fall")
+                .isLessThan(photoVersion - 1 + heavyVersion);
         assertThat(after.version()).isGreaterThan(before.version());
 
         writeOne(rb, after);
@@ -218,13 +237,14 @@ class ViewIT {
             switch (rnd.nextInt(3)) {
                 case 0 -> photo(px, "p1", "u" + (1 + rnd.nextInt(3)), "t" + k); // edit, sometimes re-parent
                 case 1 -> user(px, "u" + (1 + rnd.nextInt(3)), rnd.nextBoolean() ? "female" : "male", "h" + k);
-                default -> { }
+                default -> {}
             }
             prepared.add(prepareOne(rb, List.of(new Rebuilder.Ref("p1", null))));
         }
         Rebuilder.Prepared newest = prepared.get(prepared.size() - 1);
         for (int i = 1; i < prepared.size(); i++) {
-            assertThat(prepared.get(i).version()).isGreaterThan(prepared.get(i - 1).version());
+            assertThat(prepared.get(i).version())
+                    .isGreaterThan(prepared.get(i - 1).version());
         }
         Collections.shuffle(prepared, rnd);
         long stale = 0;
@@ -271,21 +291,33 @@ class ViewIT {
                         String uid = "u" + rnd.nextInt(users);
                         String tag = seed + "-" + k;
                         switch (rnd.nextInt(4)) {
-                            case 0 -> views.changeSource(pid, () -> {
-                                photo(px, pid, "u" + rnd.nextInt(users), "t" + tag); // re-parent + edit
-                                return null;
-                            });
-                            case 1 -> views.changeParent(uid, () -> {
-                                user(px, uid, rnd.nextBoolean() ? "female" : "male", "h" + tag);
-                                return null;
-                            });
-                            case 2 -> views.changeSource(pid, () -> {
-                                photo(px, pid, es.get(g -> g.index(px + "-photos").id(pid), ObjectNode.class).source()
-                                    .path("user_id").asText(), "edit " + tag);
-                                return null;
-                            });
-                            default -> delayed.addAll(rb.prepare(List.of(new Rebuilder.Ref(pid, null)), new ArrayList<>(),
-                                new Rebuilder.Counts())); // a slow rebuild: written later, out of order
+                            case 0 ->
+                                views.changeSource(pid, () -> {
+                                    photo(px, pid, "u" + rnd.nextInt(users), "t" + tag); // re-parent + edit
+                                    return null;
+                                });
+                            case 1 ->
+                                views.changeParent(uid, () -> {
+                                    user(px, uid, rnd.nextBoolean() ? "female" : "male", "h" + tag);
+                                    return null;
+                                });
+                            case 2 ->
+                                views.changeSource(pid, () -> {
+                                    photo(
+                                            px,
+                                            pid,
+                                            es.get(g -> g.index(px + "-photos").id(pid), ObjectNode.class)
+                                                    .source()
+                                                    .path("user_id")
+                                                    .asText(),
+                                            "edit " + tag);
+                                    return null;
+                                });
+                            default ->
+                                delayed.addAll(rb.prepare(
+                                        List.of(new Rebuilder.Ref(pid, null)),
+                                        new ArrayList<>(),
+                                        new Rebuilder.Counts())); // a slow rebuild: written later, out of order
                         }
                     }
                     return null;
@@ -300,7 +332,8 @@ class ViewIT {
                     }
                     Collections.shuffle(batch, rnd);
                     for (Rebuilder.Prepared p : batch) {
-                        staleSeen.addAndGet(rb.write(List.of(p), new ArrayList<>(), new Rebuilder.Counts(), 1).stale());
+                        staleSeen.addAndGet(rb.write(List.of(p), new ArrayList<>(), new Rebuilder.Counts(), 1)
+                                .stale());
                     }
                     if (batch.isEmpty()) {
                         Thread.onSpinWait();
@@ -337,18 +370,34 @@ class ViewIT {
         });
         String java = ProcessHandle.current().info().command().orElse("java");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process child = new ProcessBuilder(java, "-cp", classpath, ViewCrashChild.class.getName(), cluster.httpUri().toString(), px,
-            "p1", "after").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process child = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        classpath,
+                        ViewCrashChild.class.getName(),
+                        cluster.httpUri().toString(),
+                        px,
+                        "p1",
+                        "after")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         try {
-            String line = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            String line = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))
+                    .readLine();
             assertThat(line).as("the child wrote the photo").isEqualTo("WRITTEN");
             child.destroyForcibly(); // SIGKILL between the source write and the view update
             assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
         } finally {
             child.destroyForcibly();
         }
-        assertThat(es.get(g -> g.index(px + "-photos").id("p1"), ObjectNode.class).source().path("title").asText()).isEqualTo("after");
-        assertThat(views.get("p1").orElseThrow().document().path("title").asText()).as("stale after the kill").isEqualTo("before");
+        assertThat(es.get(g -> g.index(px + "-photos").id("p1"), ObjectNode.class)
+                        .source()
+                        .path("title")
+                        .asText())
+                .isEqualTo("after");
+        assertThat(views.get("p1").orElseThrow().document().path("title").asText())
+                .as("stale after the kill")
+                .isEqualTo("before");
         List<Intent> pending = views.pendingIntents();
         assertThat(pending).hasSize(1);
         assertThat(pending.get(0).target()).isEqualTo(Intent.Target.SOURCE);
@@ -358,7 +407,8 @@ class ViewIT {
 
         System.out.println("repair after kill -9: " + r);
         assertThat(r.intentsReplayed()).isEqualTo(1);
-        assertThat(views.get("p1").orElseThrow().document().path("title").asText()).isEqualTo("after");
+        assertThat(views.get("p1").orElseThrow().document().path("title").asText())
+                .isEqualTo("after");
         assertViewIsCurrent(views, px, "p1");
         assertThat(views.pendingIntents()).isEmpty();
     }
@@ -386,25 +436,35 @@ class ViewIT {
         es.delete(d -> d.index(px + "-photos").id("b3"));
         // 4. a rebuild that failed half way (composer throws for one photo): its intent stays
         AtomicBoolean failOnce = new AtomicBoolean(true);
-        MaterializedView<ObjectNode, ObjectNode> flaky = MaterializedView.of(ObjectNode.class, ObjectNode.class, v -> v.client(es)
-            .name(px).sourceIndex(px + "-photos").parentIndex(px + "-users").parentIdField("user_id").viewIndex(px + "-view")
-            .stateIndex(px + "-state").compose((photo, user) -> {
-                if (failOnce.getAndSet(false)) {
-                    throw new IllegalStateException("simulated crash inside the rebuild");
-                }
-                ObjectNode out = photo.deepCopy();
-                if (user != null) {
-                    out.set("user_gender", user.get("gender"));
-                    out.set("user_hair", user.get("hair"));
-                }
-                return out;
-            }));
+        MaterializedView<ObjectNode, ObjectNode> flaky = MaterializedView.of(
+                ObjectNode.class,
+                ObjectNode.class,
+                v -> v.client(es)
+                        .name(px)
+                        .sourceIndex(px + "-photos")
+                        .parentIndex(px + "-users")
+                        .parentIdField("user_id")
+                        .viewIndex(px + "-view")
+                        .stateIndex(px + "-state")
+                        .compose((photo, user) -> {
+                            if (failOnce.getAndSet(false)) {
+                                throw new IllegalStateException("simulated crash inside the rebuild");
+                            }
+                            ObjectNode out = photo.deepCopy();
+                            if (user != null) {
+                                out.set("user_gender", user.get("gender"));
+                                out.set("user_hair", user.get("hair"));
+                            }
+                            return out;
+                        }));
         ViewChange<Void> half = flaky.changeSource("b4", () -> {
             photo(px, "b4", "u2", "half done");
             return null;
         });
         assertThat(half.intentCleared()).isFalse();
-        assertThat(half.rebuild().failures()).singleElement().satisfies(f -> assertThat(f.reason()).contains("simulated crash"));
+        assertThat(half.rebuild().failures())
+                .singleElement()
+                .satisfies(f -> assertThat(f.reason()).contains("simulated crash"));
         es.indices().refresh(r -> r.index(px + "-photos"));
         assertThat(views.pendingIntents()).hasSize(3);
 
@@ -413,7 +473,9 @@ class ViewIT {
         System.out.println("repair: " + r);
         assertThat(r.intentsReplayed()).isEqualTo(3);
         assertThat(r.orphans()).as("b3's view").isEqualTo(1);
-        assertThat(r.lagging()).as("b2 and new (the rest was fixed by the intents)").isEqualTo(2);
+        assertThat(r.lagging())
+                .as("b2 and new (the rest was fixed by the intents)")
+                .isEqualTo(2);
         for (int i = 0; i < 30; i++) {
             assertViewIsCurrent(views, px, "a" + i);
             assertViewIsCurrent(views, px, "b" + i);
@@ -434,25 +496,42 @@ class ViewIT {
     @Test
     void shouldReturnTheSourcePhotosOfAViewQueryInOneExtraRoundTrip() throws Exception {
         String px = fresh();
-        MaterializedView<Photo, User> views = MaterializedView.of(Photo.class, User.class, v -> v.client(es).name(px)
-            .sourceIndex(px + "-photos").parentIndex(px + "-users").parentIdField("user_id").viewIndex(px + "-view")
-            .stateIndex(px + "-state").compose((photo, user) -> new java.util.TreeMap<>(java.util.Map.of(
-                "title", photo.title(), "popularity", photo.popularity(), "user_id", photo.user_id(),
-                "user_gender", user == null ? "unknown" : user.gender()))));
+        MaterializedView<Photo, User> views = MaterializedView.of(
+                Photo.class,
+                User.class,
+                v -> v.client(es)
+                        .name(px)
+                        .sourceIndex(px + "-photos")
+                        .parentIndex(px + "-users")
+                        .parentIdField("user_id")
+                        .viewIndex(px + "-view")
+                        .stateIndex(px + "-state")
+                        .compose((photo, user) -> new java.util.TreeMap<>(java.util.Map.of(
+                                "title",
+                                photo.title(),
+                                "popularity",
+                                photo.popularity(),
+                                "user_id",
+                                photo.user_id(),
+                                "user_gender",
+                                user == null ? "unknown" : user.gender()))));
         user(px, "f", "female", "red");
         user(px, "m", "male", "black");
         for (int i = 0; i < 12; i++) {
             String id = "p" + i;
             String owner = i % 2 == 0 ? "f" : "m";
             String pop = i % 3 == 0 ? "high" : "low";
-            views.changeSource(id, () -> es.index(x -> x.index(px + "-photos").id(id).document(new Photo(owner, "photo " + id, pop))));
+            views.changeSource(
+                    id,
+                    () -> es.index(x -> x.index(px + "-photos").id(id).document(new Photo(owner, "photo " + id, pop))));
         }
         es.indices().refresh(r -> r.index(px + "-view"));
 
         // Seed 003: Photo.objects.filter(user__gender='female', popularity='high')
-        ViewPage<Photo> page = views.search(s -> s.size(20).query(q -> q.bool(b -> b
-            .filter(f -> f.term(t -> t.field("user_gender").value("female")))
-            .filter(f -> f.term(t -> t.field("popularity").value("high"))))));
+        ViewPage<Photo> page = views.search(s -> s.size(20)
+                .query(q -> q.bool(b -> b.filter(
+                                f -> f.term(t -> t.field("user_gender").value("female")))
+                        .filter(f -> f.term(t -> t.field("popularity").value("high"))))));
 
         assertThat(page.roundTrips()).isEqualTo(2);
         assertThat(page.totalViews()).isEqualTo(2);
@@ -462,7 +541,10 @@ class ViewIT {
             assertThat(p.popularity()).isEqualTo("high");
         });
         assertThat(page.hits()).allSatisfy(h -> assertThat(h.index()).isEqualTo(px + "-photos"));
-        assertThat(views.search(s -> s.query(q -> q.term(t -> t.field("user_gender").value("nobody")))).roundTrips()).isEqualTo(1);
+        assertThat(views.search(s ->
+                                s.query(q -> q.term(t -> t.field("user_gender").value("nobody"))))
+                        .roundTrips())
+                .isEqualTo(1);
     }
 
     @Test
@@ -483,7 +565,9 @@ class ViewIT {
 
         assertThat(del.rebuild().deleted()).isEqualTo(1);
         assertThat(views.get("p1")).isEmpty();
-        assertThat(writeOne(views.rebuilder(), beforeDelete).stale()).as("the tombstone's version wins").isEqualTo(1);
+        assertThat(writeOne(views.rebuilder(), beforeDelete).stale())
+                .as("the tombstone's version wins")
+                .isEqualTo(1);
         assertThat(views.get("p1")).isEmpty();
     }
 
@@ -508,17 +592,34 @@ class ViewIT {
     @Test
     void shouldRefuseAStateIndexWithMoreThanOneShardAndReportWriteFailures() throws Exception {
         String px = fresh();
-        es.indices().create(c -> c.index(px + "-state").settings(s -> s.numberOfShards("2").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(px + "-state")
+                        .settings(s -> s.numberOfShards("2").numberOfReplicas("0")));
         MaterializedView<ObjectNode, ObjectNode> views = Photos.view(es, px);
-        assertThatThrownBy(() -> views.rebuild("p1")).isInstanceOf(ViewException.class).hasMessageContaining("exactly one");
+        assertThatThrownBy(() -> views.rebuild("p1"))
+                .isInstanceOf(ViewException.class)
+                .hasMessageContaining("exactly one");
 
-        MaterializedView<ObjectNode, ObjectNode> ok = MaterializedView.of(ObjectNode.class, ObjectNode.class, v -> v.client(es)
-            .name(px).sourceIndex(px + "-photos").parentIndex(px + "-users").parentIdField("user_id").viewIndex(px + "-view")
-            .stateIndex(px + "-state1").copyParent("gender", "user_gender"));
+        MaterializedView<ObjectNode, ObjectNode> ok = MaterializedView.of(
+                ObjectNode.class,
+                ObjectNode.class,
+                v -> v.client(es)
+                        .name(px)
+                        .sourceIndex(px + "-photos")
+                        .parentIndex(px + "-users")
+                        .parentIdField("user_id")
+                        .viewIndex(px + "-view")
+                        .stateIndex(px + "-state1")
+                        .copyParent("gender", "user_gender"));
         user(px, "u1", "female", "red");
         assertThatThrownBy(() -> ok.changeSource("p1", () -> {
-            throw new IOException("disk on fire");
-        })).isInstanceOf(ViewException.class).hasMessageContaining("disk on fire").hasRootCauseInstanceOf(IOException.class);
-        assertThat(ok.pendingIntents()).as("the view was rebuilt from what is stored; nothing pending").isEmpty();
+                    throw new IOException("disk on fire");
+                }))
+                .isInstanceOf(ViewException.class)
+                .hasMessageContaining("disk on fire")
+                .hasRootCauseInstanceOf(IOException.class);
+        assertThat(ok.pendingIntents())
+                .as("the view was rebuilt from what is stored; nothing pending")
+                .isEmpty();
     }
 }

@@ -24,7 +24,9 @@ import io.github.esrel.plugin.routing.action.RoutingCalcAction;
 import io.github.esrel.plugin.routing.action.TransportHypotheticalRoutingCalcAction;
 import io.github.esrel.plugin.routing.action.TransportRoutingCalcAction;
 import io.github.esrel.plugin.routing.rest.RestRoutingCalcAction;
-
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.ActionType;
@@ -35,10 +37,6 @@ import org.elasticsearch.indices.SystemIndexDescriptor;
 import org.elasticsearch.plugins.Plugin;
 import org.elasticsearch.plugins.SystemIndexPlugin;
 import org.elasticsearch.rest.RestHandler;
-
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
 
 /**
  * The wiring every Elasticsearch line shares. The two registrations whose signatures differ between lines
@@ -57,10 +55,13 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
         Settings settings = services.environment().settings();
         // Bound by Guice by their classes, so the transport actions get them injected.
         return List.of(
-            RoutingCalculator.fromSettings(settings),
-            ClusterIndices.Reader.create(services),
-            new TreeLockService(services.client(), services.threadPool(), services.clusterService().getClusterSettings(), settings)
-        );
+                RoutingCalculator.fromSettings(settings),
+                ClusterIndices.Reader.create(services),
+                new TreeLockService(
+                        services.client(),
+                        services.threadPool(),
+                        services.clusterService().getClusterSettings(),
+                        settings));
     }
 
     @Override
@@ -74,22 +75,19 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
     /** Builds one server line's action handler from an action and its transport action ({@code ActionHandler::new}). */
     protected interface HandlerFactory<H> {
         <Req extends ActionRequest, Resp extends ActionResponse> H handler(
-            ActionType<Resp> action,
-            Class<? extends TransportAction<Req, Resp>> transportAction
-        );
+                ActionType<Resp> action, Class<? extends TransportAction<Req, Resp>> transportAction);
     }
 
     /** The plugin's actions, each built by {@code factory}. */
     protected final <H> List<H> actions(HandlerFactory<H> factory) {
         return List.of(
-            factory.handler(RoutingCalcAction.INSTANCE, TransportRoutingCalcAction.class),
-            factory.handler(HypotheticalRoutingCalcAction.INSTANCE, TransportHypotheticalRoutingCalcAction.class),
-            factory.handler(AcquireTreeLockAction.INSTANCE, TransportAcquireTreeLockAction.class),
-            factory.handler(ReleaseTreeLockAction.INSTANCE, TransportReleaseTreeLockAction.class),
-            factory.handler(RenewTreeLockAction.INSTANCE, TransportRenewTreeLockAction.class),
-            factory.handler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class),
-            factory.handler(OverrideTreeLockBindingAction.INSTANCE, TransportOverrideTreeLockBindingAction.class)
-        );
+                factory.handler(RoutingCalcAction.INSTANCE, TransportRoutingCalcAction.class),
+                factory.handler(HypotheticalRoutingCalcAction.INSTANCE, TransportHypotheticalRoutingCalcAction.class),
+                factory.handler(AcquireTreeLockAction.INSTANCE, TransportAcquireTreeLockAction.class),
+                factory.handler(ReleaseTreeLockAction.INSTANCE, TransportReleaseTreeLockAction.class),
+                factory.handler(RenewTreeLockAction.INSTANCE, TransportRenewTreeLockAction.class),
+                factory.handler(ListTreeLocksAction.INSTANCE, TransportListTreeLocksAction.class),
+                factory.handler(OverrideTreeLockBindingAction.INSTANCE, TransportOverrideTreeLockBindingAction.class));
     }
 
     @Override
@@ -110,11 +108,10 @@ public abstract class EsrelPluginBase extends Plugin implements SystemIndexPlugi
     /** The REST handlers, given the node settings. */
     protected final Collection<RestHandler> restHandlers(Settings settings) {
         return List.of(
-            new RestRoutingCalcAction(RoutingCalculator.MAX_BATCH_DOCS_SETTING.get(settings)),
-            new RestAcquireTreeLockAction(),
-            new RestReleaseTreeLockAction(),
-            new RestRenewTreeLockAction(),
-            new RestListTreeLocksAction()
-        );
+                new RestRoutingCalcAction(RoutingCalculator.MAX_BATCH_DOCS_SETTING.get(settings)),
+                new RestAcquireTreeLockAction(),
+                new RestReleaseTreeLockAction(),
+                new RestRenewTreeLockAction(),
+                new RestListTreeLocksAction());
     }
 }

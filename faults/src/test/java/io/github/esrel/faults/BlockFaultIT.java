@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
@@ -7,10 +9,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.Checkpoint;
 import io.github.esrel.denorm.JobState;
+import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.denorm.PropagationListener;
 import io.github.esrel.denorm.PropagationResult;
-import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
 import io.github.esrel.occ.BulkOutcome;
@@ -24,11 +26,6 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.elasticsearch.client.Request;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
@@ -40,8 +37,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.elasticsearch.client.Request;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Jobs that meet an index block set through the API mid-way: {@code index.blocks.read_only} (403) and the
@@ -65,16 +64,19 @@ class BlockFaultIT {
     private final ElasticsearchClient es = cluster.client();
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"index.blocks.read_only, index read-only", "index.blocks.read_only_allow_delete, read-only-allow-delete"})
+    @CsvSource({"index.blocks.read_only, index read-only", "index.blocks.read_only_allow_delete, read-only-allow-delete"
+    })
     void shouldStopAPropagationAtABlockNamingItAndFinishWhenResumedAfterTheLift(String block, String blockName)
-        throws Exception {
+            throws Exception {
         String px = "prop" + PREFIX.incrementAndGet();
         Relation relation = propagationFixture(px);
         AtomicBoolean blocked = new AtomicBoolean();
-        Propagator p = Propagator.of(b -> b.client(es).relation(relation).batchSize(1000)
-            // Quick to give up: a block that stays is what this test is about.
-            .retryPolicy(RetryPolicy.of(r -> r.maxAttempts(4).backoff(Backoff.fixed(Duration.ofMillis(100)))))
-            .listener(blockAt(CHILDREN / 4, px + "-posts", block, blocked)));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(relation)
+                .batchSize(1000)
+                // Quick to give up: a block that stays is what this test is about.
+                .retryPolicy(RetryPolicy.of(r -> r.maxAttempts(4).backoff(Backoff.fixed(Duration.ofMillis(100)))))
+                .listener(blockAt(CHILDREN / 4, px + "-posts", block, blocked)));
 
         PropagationException stopped = null;
         try {
@@ -85,12 +87,15 @@ class BlockFaultIT {
         assertThat(blocked).as("the block was set mid-job").isTrue();
         assertThat(stopped).as("the job stops at the block").isNotNull();
         System.out.println("propagation at " + block + ": " + stopped.getMessage());
-        assertThat(stopped.getMessage()).contains("cluster_block_exception", blockName, "[" + px + "-posts]", "resume job");
+        assertThat(stopped.getMessage())
+                .contains("cluster_block_exception", blockName, "[" + px + "-posts]", "resume job");
         Checkpoint c = p.unfinished().stream().findFirst().orElseThrow();
         String jobId = c.jobId();
         assertThat(c.state()).isEqualTo(JobState.FAILED);
         assertThat(c.error()).contains(blockName, "[" + px + "-posts]");
-        assertThat(c.counts().written()).as("pages before the block were written").isBetween(1L, CHILDREN - 1L);
+        assertThat(c.counts().written())
+                .as("pages before the block were written")
+                .isBetween(1L, CHILDREN - 1L);
 
         long lifted = System.nanoTime();
         setBlock(px + "-posts", block, false);
@@ -99,8 +104,12 @@ class BlockFaultIT {
         long stale = countOldChildren(px);
         long children = childCount(px);
         System.out.println("resumed after lifting " + block + ": " + r);
-        Faults.figure(block + " (stays until lifted)", "propagation of " + CHILDREN + " children, resumed after the lift",
-            r.counts().written(), stale + Math.abs(CHILDREN - children), Faults.millisSince(lifted));
+        Faults.figure(
+                block + " (stays until lifted)",
+                "propagation of " + CHILDREN + " children, resumed after the lift",
+                r.counts().written(),
+                stale + Math.abs(CHILDREN - children),
+                Faults.millisSince(lifted));
         assertThat(r.state()).as(r.toString()).isEqualTo(JobState.COMPLETED);
         assertThat(stale).as("children left with the old value").isZero();
         assertThat(children).isEqualTo(CHILDREN);
@@ -129,16 +138,23 @@ class BlockFaultIT {
                 }
             }
         };
-        Propagator p = Propagator.of(b -> b.client(es).relation(relation).batchSize(1000).listener(setAndLift)
-            // Patient enough (about 30 s) for the lift to land on a busy machine.
-            .retryPolicy(RetryPolicy.of(r -> r.maxAttempts(20)
-                .backoff(Backoff.exponential(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2))))));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(relation)
+                .batchSize(1000)
+                .listener(setAndLift)
+                // Patient enough (about 30 s) for the lift to land on a busy machine.
+                .retryPolicy(RetryPolicy.of(r -> r.maxAttempts(20)
+                        .backoff(Backoff.exponential(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2))))));
 
         PropagationResult r = p.propagate("1");
 
         long stale = countOldChildren(px);
-        Faults.figure(block + " (lifted while retrying)", "propagation of " + CHILDREN + " children, completed by itself",
-            r.counts().written(), stale, liftedAt.get() == 0 ? -1 : Faults.millisSince(liftedAt.get()));
+        Faults.figure(
+                block + " (lifted while retrying)",
+                "propagation of " + CHILDREN + " children, completed by itself",
+                r.counts().written(),
+                stale,
+                liftedAt.get() == 0 ? -1 : Faults.millisSince(liftedAt.get()));
         System.out.println("propagation through a lifted flood-stage block: " + r);
         assertThat(blocked).isTrue();
         assertThat(r.counts().rejected()).as("the job met the block").isPositive();
@@ -148,34 +164,43 @@ class BlockFaultIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"index.blocks.read_only, index read-only", "index.blocks.read_only_allow_delete, read-only-allow-delete"})
+    @CsvSource({"index.blocks.read_only, index read-only", "index.blocks.read_only_allow_delete, read-only-allow-delete"
+    })
     void shouldReportEveryItemABlockRefusedAndWriteTheRestOnceLifted(String block, String blockName) throws Exception {
         String counters = "counters" + PREFIX.incrementAndGet();
-        es.indices().create(c -> c.index(counters).settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
+        es.indices()
+                .create(c ->
+                        c.index(counters).settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
         List<BulkOperation> ops = new ArrayList<>();
         for (int i = 0; i < COUNTERS; i++) {
             String id = "c" + i;
             ops.add(BulkOperation.of(o -> o.index(x -> x.index(counters).id(id).document(Map.of("n", 0)))));
         }
-        assertThat(es.bulk(b -> b.operations(ops).refresh(co.elastic.clients.elasticsearch._types.Refresh.True)).errors())
-            .isFalse();
+        assertThat(es.bulk(b -> b.operations(ops).refresh(co.elastic.clients.elasticsearch._types.Refresh.True))
+                        .errors())
+                .isFalse();
         AtomicInteger updated = new AtomicInteger();
         AtomicBoolean blocked = new AtomicBoolean();
         // Mid-job: outcomes are told as each bulk's answer comes in, so the bulks after the half meet the block.
         OccListener blockAtHalf = new OccListener() {
             @Override
             public void onOutcome(Outcome<?> o) {
-                if (o.status() == Outcome.Status.UPDATED && updated.incrementAndGet() == COUNTERS / 2
-                    && blocked.compareAndSet(false, true)) {
+                if (o.status() == Outcome.Status.UPDATED
+                        && updated.incrementAndGet() == COUNTERS / 2
+                        && blocked.compareAndSet(false, true)) {
                     setBlock(counters, block, true);
                 }
             }
         };
-        Occ occ = Occ.of(b -> b.client(es).listener(blockAtHalf).retryPolicy(RetryPolicy.of(r -> r.maxAttempts(3)
-            .backoff(Backoff.fixed(Duration.ofMillis(100))))));
+        Occ occ = Occ.of(b -> b.client(es)
+                .listener(blockAtHalf)
+                .retryPolicy(RetryPolicy.of(r -> r.maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100))))));
         BulkUpdate<ObjectNode> first = occ.bulk(ObjectNode.class).batchSize(200);
         for (int i = 0; i < COUNTERS; i++) {
-            first.update(counters, "c" + i, doc -> doc.deepCopy().put("n", doc.path("n").asInt() + 1));
+            first.update(
+                    counters,
+                    "c" + i,
+                    doc -> doc.deepCopy().put("n", doc.path("n").asInt() + 1));
         }
 
         BulkOutcome<ObjectNode> outcome = first.tryExecute();
@@ -186,21 +211,25 @@ class BlockFaultIT {
             Outcome<ObjectNode> o = outcome.item(i);
             if (o.status() == Outcome.Status.FAILED) {
                 refused.add(i);
-                assertThat(o.error()).as(o.describe()).contains("cluster_block_exception", blockName, "[" + counters + "]");
+                assertThat(o.error())
+                        .as(o.describe())
+                        .contains("cluster_block_exception", blockName, "[" + counters + "]");
             } else {
                 assertThat(o.status()).as(o.describe()).isEqualTo(Outcome.Status.UPDATED);
             }
         }
         assertThat(blocked).as("the block was set mid-job").isTrue();
         assertThat(refused).as("items after the block").isNotEmpty().hasSizeLessThan(COUNTERS);
-        assertThat(new OccBulkException(outcome).getMessage()).as("what execute() throws").contains(blockName,
-            "[" + counters + "]");
+        assertThat(new OccBulkException(outcome).getMessage())
+                .as("what execute() throws")
+                .contains(blockName, "[" + counters + "]");
         System.out.println("  first refused: " + outcome.item(refused.get(0)).describe());
 
         long lifted = System.nanoTime();
         setBlock(counters, block, false);
         BulkUpdate<ObjectNode> again = occ.bulk(ObjectNode.class).batchSize(200);
-        refused.forEach(i -> again.update(counters, "c" + i, doc -> doc.deepCopy().put("n", doc.path("n").asInt() + 1)));
+        refused.forEach(i -> again.update(
+                counters, "c" + i, doc -> doc.deepCopy().put("n", doc.path("n").asInt() + 1)));
         BulkOutcome<ObjectNode> second = again.execute();
 
         es.indices().refresh(x -> x.index(counters));
@@ -211,10 +240,15 @@ class BlockFaultIT {
                 ids.add("c" + i);
             }
             wrong += es.mget(m -> m.index(counters).ids(ids), ObjectNode.class).docs().stream()
-                .filter(d -> d.result().source().path("n").asInt() != 1).count();
+                    .filter(d -> d.result().source().path("n").asInt() != 1)
+                    .count();
         }
-        Faults.figure(block + " (bulk OCC update)", "bulk optimistic update of " + COUNTERS + " documents",
-            COUNTERS - refused.size() + second.count(Outcome.Status.UPDATED), wrong, Faults.millisSince(lifted));
+        Faults.figure(
+                block + " (bulk OCC update)",
+                "bulk optimistic update of " + COUNTERS + " documents",
+                COUNTERS - refused.size() + second.count(Outcome.Status.UPDATED),
+                wrong,
+                Faults.millisSince(lifted));
         assertThat(second.count(Outcome.Status.UPDATED)).isEqualTo(refused.size());
         assertThat(wrong).as("counters not incremented exactly once").isZero();
     }
@@ -223,7 +257,8 @@ class BlockFaultIT {
     private Relation propagationFixture(String px) throws IOException {
         String users = px + "-users";
         String posts = px + "-posts";
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
         es.indices().create(c -> c.index(posts).withJson(new StringReader("""
             {"settings": {"number_of_shards": 3, "number_of_replicas": 1},
              "mappings": {"properties": {"user": {"properties": {"id": {"type": "keyword"}, "name": {"type": "keyword"}}}}}}""")));
@@ -241,8 +276,11 @@ class BlockFaultIT {
         }
         es.indices().refresh(r -> r.index(posts));
         es.index(i -> i.index(users).id("1").document(Map.of("name", "John Q. Smith")));
-        return Relation.of(r -> r.name(px + "-author").parentIndex(users).childIndex(posts).parentIdField("user.id")
-            .copy("name", "user.name"));
+        return Relation.of(r -> r.name(px + "-author")
+                .parentIndex(users)
+                .childIndex(posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
     }
 
     /** Sets the block on the job's thread once {@code done} children are done: the next pages meet it. */
@@ -270,7 +308,9 @@ class BlockFaultIT {
 
     private long countOldChildren(String px) throws IOException {
         es.indices().refresh(r -> r.index(px + "-posts"));
-        return es.count(c -> c.index(px + "-posts").query(q -> q.term(t -> t.field("user.name").value("John Smith")))).count();
+        return es.count(c -> c.index(px + "-posts")
+                        .query(q -> q.term(t -> t.field("user.name").value("John Smith"))))
+                .count();
     }
 
     private long childCount(String px) throws IOException {

@@ -35,15 +35,18 @@ final class ChildJvm implements AutoCloseable {
         this.name = name;
         this.process = process;
         this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = r.readLine(); line != null; line = r.readLine()) {
-                    out.put(line);
-                }
-            } catch (IOException | InterruptedException e) {
-                // The child is gone; readers see no more lines.
-            }
-        }, "child-" + name + "-stdout");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line = r.readLine(); line != null; line = r.readLine()) {
+                            out.put(line);
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // The child is gone; readers see no more lines.
+                    }
+                },
+                "child-" + name + "-stdout");
         reader.setDaemon(true);
         reader.start();
     }
@@ -59,7 +62,9 @@ final class ChildJvm implements AutoCloseable {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-cp", classpath, mainClass.getName()));
         command.addAll(args);
-        Process p = new ProcessBuilder(command).redirectError(LOGS.resolve(name + ".log").toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectError(LOGS.resolve(name + ".log").toFile())
+                .start();
         return new ChildJvm(name, p);
     }
 
@@ -82,7 +87,8 @@ final class ChildJvm implements AutoCloseable {
         String line = out.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (line == null) {
             throw new AssertionError("child " + name + " printed nothing within " + timeout.toSeconds() + " s (alive: "
-                + process.isAlive() + "); see " + LOGS.resolve(name + ".log").toAbsolutePath());
+                    + process.isAlive() + "); see "
+                    + LOGS.resolve(name + ".log").toAbsolutePath());
         }
         return line;
     }

@@ -2,7 +2,6 @@ package io.github.esrel.faults;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.cat.shards.ShardsRecord;
-
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -33,7 +32,9 @@ final class Faults {
         }
         int best = -1;
         for (Map.Entry<Integer, Integer> e : primaries.entrySet()) {
-            if (best < 0 || e.getValue() > primaries.get(best) || (e.getValue().equals(primaries.get(best)) && e.getKey() < best)) {
+            if (best < 0
+                    || e.getValue() > primaries.get(best)
+                    || (e.getValue().equals(primaries.get(best)) && e.getKey() < best)) {
                 best = e.getKey();
             }
         }
@@ -46,7 +47,8 @@ final class Faults {
     /** The testenv node index of a node name such as {@code node-2}. */
     static int nodeIndex(String nodeName) {
         if (nodeName == null || !nodeName.startsWith(NODE_PREFIX)) {
-            throw new IllegalStateException("node name [" + nodeName + "] is not a testenv name like " + NODE_PREFIX + "0");
+            throw new IllegalStateException(
+                    "node name [" + nodeName + "] is not a testenv name like " + NODE_PREFIX + "0");
         }
         return Integer.parseInt(nodeName.substring(NODE_PREFIX.length()));
     }
@@ -68,8 +70,9 @@ final class Faults {
      * capability's next acknowledged unit of work (-1 when the test measures none).
      */
     static void figure(String fault, String capability, long operations, long violations, long recoveryMs) {
-        System.out.printf("FIGURE | fault=%s | capability=%s | operations=%d | violations=%d | recovery_ms=%d%n", fault,
-            capability, operations, violations, recoveryMs);
+        System.out.printf(
+                "FIGURE | fault=%s | capability=%s | operations=%d | violations=%d | recovery_ms=%d%n",
+                fault, capability, operations, violations, recoveryMs);
     }
 
     static long millisSince(long nanos) {

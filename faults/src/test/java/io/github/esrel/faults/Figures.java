@@ -18,8 +18,9 @@ final class Figures {
      * @param notes anything the row needs to be read right
      */
     static void row(String fault, String capability, long operations, long violations, long recoveryMs, String notes) {
-        System.out.printf("FIGURE | %s | %s | %d | %d | %s | %s%n", fault, capability, operations, violations,
-            recoveryMs < 0 ? "-" : Long.toString(recoveryMs), notes);
+        System.out.printf(
+                "FIGURE | %s | %s | %d | %d | %s | %s%n",
+                fault, capability, operations, violations, recoveryMs < 0 ? "-" : Long.toString(recoveryMs), notes);
         System.out.flush();
     }
 }

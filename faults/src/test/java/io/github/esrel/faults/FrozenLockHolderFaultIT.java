@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.GetResponse;
@@ -11,9 +13,6 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -22,8 +21,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A lock holder whose JVM stops for longer than its lease (a long GC pause, a suspended VM) and then
@@ -54,17 +53,23 @@ class FrozenLockHolderFaultIT {
     static final EsCluster cluster = EsCluster.builder().nodes(3).build();
 
     @ParameterizedTest
-    @EnumSource(value = TreeLocks.Backend.class, names = {"PLUGIN", "DOCUMENTS"})
+    @EnumSource(
+            value = TreeLocks.Backend.class,
+            names = {"PLUGIN", "DOCUMENTS"})
     void shouldRefuseEveryWriteOfAHolderFrozenPastItsLease(TreeLocks.Backend backend) throws Exception {
         ElasticsearchClient es = cluster.client();
         String index = "frozen-holder-" + backend.name().toLowerCase(Locale.ROOT);
-        es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices()
+                .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
         cluster.waitForHealth("green", PATIENCE);
         String nodes = cluster.httpUris().stream().map(URI::toString).collect(Collectors.joining(","));
 
-        try (ChildJvm stale = ChildJvm.start("lock-holder-" + backend, LockHolderChild.class,
-                 List.of(nodes, backend.name(), index, PATH, Long.toString(LEASE.toMillis())));
-             TreeLocks locks = TreeLocks.of(b -> b.client(es).index(index).backend(backend).owner("new-holder"))) {
+        try (ChildJvm stale = ChildJvm.start(
+                        "lock-holder-" + backend,
+                        LockHolderChild.class,
+                        List.of(nodes, backend.name(), index, PATH, Long.toString(LEASE.toMillis())));
+                TreeLocks locks = TreeLocks.of(
+                        b -> b.client(es).index(index).backend(backend).owner("new-holder"))) {
             long staleToken = Long.parseLong(stale.expect("HELD", PATIENCE));
             stale.expect("WROTE", PATIENCE);
 
@@ -73,15 +78,22 @@ class FrozenLockHolderFaultIT {
             assertThat(stale.state()).as("the child is stopped").isEqualTo("T");
 
             // Granted only once the stale holder's lease has ended: it is frozen, so it cannot release.
-            TreeLock lock = locks.acquire(LockRequest.of(r -> r.path(PATH).mode(LockMode.EXCLUSIVE)
-                .maxWait(PATIENCE))).orThrow();
+            TreeLock lock = locks.acquire(LockRequest.of(
+                            r -> r.path(PATH).mode(LockMode.EXCLUSIVE).maxWait(PATIENCE)))
+                    .orThrow();
             long takeoverMs = (System.nanoTime() - frozenAt) / 1_000_000;
             assertThat(lock.token()).as("the new holder's token").isGreaterThan(staleToken);
-            es.index(i -> i.index(index).id(LockHolderChild.REPORT).version(lock.token()).versionType(VersionType.External)
-                .document(Map.of("writer", "new", "step", 0)));
+            es.index(i -> i.index(index)
+                    .id(LockHolderChild.REPORT)
+                    .version(lock.token())
+                    .versionType(VersionType.External)
+                    .document(Map.of("writer", "new", "step", 0)));
             GetResponse<ObjectNode> ledger = es.get(g -> g.index(index).id(LockHolderChild.LEDGER), ObjectNode.class);
-            es.index(i -> i.index(index).id(LockHolderChild.LEDGER).ifSeqNo(ledger.seqNo()).ifPrimaryTerm(ledger.primaryTerm())
-                .document(Map.of("writer", "new", "step", 0)));
+            es.index(i -> i.index(index)
+                    .id(LockHolderChild.LEDGER)
+                    .ifSeqNo(ledger.seqNo())
+                    .ifPrimaryTerm(ledger.primaryTerm())
+                    .document(Map.of("writer", "new", "step", 0)));
             List<String> before = snapshot(es, index);
 
             stale.thaw();
@@ -97,19 +109,32 @@ class FrozenLockHolderFaultIT {
             assertThat(stale.waitFor(PATIENCE)).as("the child exits").isTrue();
             boolean released = lock.release();
 
-            long accepted = attempts.stream().filter(a -> !a.split(" ")[2].equals("409")).count();
+            long accepted = attempts.stream()
+                    .filter(a -> !a.split(" ")[2].equals("409"))
+                    .count();
             long changed = before.equals(after) ? 0 : 1;
             long unreported = (state.startsWith("false ") && !state.endsWith(" -") ? 0 : 1)
-                + (closed.equals("LeaseLostException") ? 0 : 1);
-            Figures.row("client JVM frozen past its lease", "tree lock fencing (" + backend + ")", attempts.size(),
-                accepted + changed + unreported, takeoverMs,
-                "ms = freeze to the new holder's grant, lease " + LEASE.toMillis() + " ms; " + attempts);
+                    + (closed.equals("LeaseLostException") ? 0 : 1);
+            Figures.row(
+                    "client JVM frozen past its lease",
+                    "tree lock fencing (" + backend + ")",
+                    attempts.size(),
+                    accepted + changed + unreported,
+                    takeoverMs,
+                    "ms = freeze to the new holder's grant, lease " + LEASE.toMillis() + " ms; " + attempts);
 
-            assertThat(attempts).as("four late writes").hasSize(4)
-                .allSatisfy(a -> assertThat(a).as("refused as a conflict").endsWith(" 409 version_conflict_engine_exception"));
+            assertThat(attempts)
+                    .as("four late writes")
+                    .hasSize(4)
+                    .allSatisfy(a -> assertThat(a)
+                            .as("refused as a conflict")
+                            .endsWith(" 409 version_conflict_engine_exception"));
             assertThat(after).as("the new holder's documents").isEqualTo(before);
             assertThat(before).allSatisfy(doc -> assertThat(doc).contains("\"writer\":\"new\""));
-            assertThat(state).as("isHeld and the lost reason").startsWith("false ").doesNotEndWith(" -");
+            assertThat(state)
+                    .as("isHeld and the lost reason")
+                    .startsWith("false ")
+                    .doesNotEndWith(" -");
             assertThat(closed).isEqualTo("LeaseLostException");
             assertThat(released).as("the new holder held its lock throughout").isTrue();
         }

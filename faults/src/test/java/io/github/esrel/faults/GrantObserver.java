@@ -3,7 +3,6 @@ package io.github.esrel.faults;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.path.TreePath;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -61,7 +60,9 @@ final class GrantObserver {
         }
 
         void add(long seq, long token) {
-            long max = seqAndMaxToken.isEmpty() ? token : Math.max(token, seqAndMaxToken.get(seqAndMaxToken.size() - 1)[1]);
+            long max = seqAndMaxToken.isEmpty()
+                    ? token
+                    : Math.max(token, seqAndMaxToken.get(seqAndMaxToken.size() - 1)[1]);
             seqAndMaxToken.add(new long[] {seq, max});
         }
     }
@@ -91,7 +92,7 @@ final class GrantObserver {
         long before = grants.maxTokenReportedBefore(ticket);
         if (before != Long.MIN_VALUE && lock.token() <= before) {
             violations.add(lock + " has a token not above " + before
-                + ", the token of a grant on the same path returned before this request was sent");
+                    + ", the token of a grant on the same path returned before this request was sent");
         }
         grants.add(++sequence, lock.token());
         live.add(lock);

@@ -10,7 +10,6 @@ import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLockListener;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.testenv.Clients;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -46,7 +45,8 @@ public final class LockHolderChild {
     private LockHolderChild() {}
 
     public static void main(String[] args) throws Exception {
-        ElasticsearchClient es = Clients.connect(Arrays.stream(args[0].split(",")).map(URI::create).toList());
+        ElasticsearchClient es = Clients.connect(
+                Arrays.stream(args[0].split(",")).map(URI::create).toList());
         TreeLocks.Backend backend = TreeLocks.Backend.valueOf(args[1]);
         String index = args[2];
         String path = args[3];
@@ -54,20 +54,28 @@ public final class LockHolderChild {
         AtomicReference<String> lost = new AtomicReference<>();
         CountDownLatch lostLatch = new CountDownLatch(1);
         ElasticsearchTransport transport = es._transport();
-        try (transport; TreeLocks locks = TreeLocks.of(b -> b.client(es).index(index).backend(backend).owner("stale-holder")
-            .listener(new TreeLockListener() {
-                @Override
-                public void onLost(TreeLock lock, String reason) {
-                    lost.set(reason);
-                    lostLatch.countDown();
-                }
-            }))) {
-            TreeLock lock = locks.acquire(LockRequest.of(r -> r.path(path).mode(LockMode.EXCLUSIVE).ttl(ttl)
-                .maxWait(Duration.ofSeconds(30)))).orThrow();
+        try (transport;
+                TreeLocks locks = TreeLocks.of(b -> b.client(es)
+                        .index(index)
+                        .backend(backend)
+                        .owner("stale-holder")
+                        .listener(new TreeLockListener() {
+                            @Override
+                            public void onLost(TreeLock lock, String reason) {
+                                lost.set(reason);
+                                lostLatch.countDown();
+                            }
+                        }))) {
+            TreeLock lock = locks.acquire(LockRequest.of(
+                            r -> r.path(path).mode(LockMode.EXCLUSIVE).ttl(ttl).maxWait(Duration.ofSeconds(30))))
+                    .orThrow();
             long token = lock.token();
             say("HELD " + token);
-            es.index(i -> i.index(index).id(REPORT).version(token).versionType(VersionType.External)
-                .document(Map.of("writer", "stale", "step", 0)));
+            es.index(i -> i.index(index)
+                    .id(REPORT)
+                    .version(token)
+                    .versionType(VersionType.External)
+                    .document(Map.of("writer", "stale", "step", 0)));
             var ledger = es.index(i -> i.index(index).id(LEDGER).document(Map.of("writer", "stale", "step", 0)));
             long seqNo = ledger.seqNo();
             long term = ledger.primaryTerm();
@@ -78,20 +86,35 @@ public final class LockHolderChild {
                 switch (command) {
                     case "WRITE" -> {
                         Map<String, Object> late = Map.of("writer", "stale", "step", 1);
-                        attempt("index-report-external", () -> es.index(i -> i.index(index).id(REPORT).version(token)
-                            .versionType(VersionType.External).document(late)));
-                        attempt("delete-report-external", () -> es.delete(d -> d.index(index).id(REPORT).version(token)
-                            .versionType(VersionType.External)));
-                        attempt("index-ledger-if-seq-no", () -> es.index(i -> i.index(index).id(LEDGER).ifSeqNo(seqNo)
-                            .ifPrimaryTerm(term).document(late)));
-                        attempt("delete-ledger-if-seq-no", () -> es.delete(d -> d.index(index).id(LEDGER).ifSeqNo(seqNo)
-                            .ifPrimaryTerm(term)));
+                        attempt(
+                                "index-report-external",
+                                () -> es.index(i -> i.index(index)
+                                        .id(REPORT)
+                                        .version(token)
+                                        .versionType(VersionType.External)
+                                        .document(late)));
+                        attempt(
+                                "delete-report-external",
+                                () -> es.delete(d ->
+                                        d.index(index).id(REPORT).version(token).versionType(VersionType.External)));
+                        attempt(
+                                "index-ledger-if-seq-no",
+                                () -> es.index(i -> i.index(index)
+                                        .id(LEDGER)
+                                        .ifSeqNo(seqNo)
+                                        .ifPrimaryTerm(term)
+                                        .document(late)));
+                        attempt(
+                                "delete-ledger-if-seq-no",
+                                () -> es.delete(d ->
+                                        d.index(index).id(LEDGER).ifSeqNo(seqNo).ifPrimaryTerm(term)));
                         say("ATTEMPTS");
                     }
                     case "STATE" -> {
                         // The renewal thread, overdue after the freeze, asks the server and hears the lease is gone.
                         lostLatch.await(30, TimeUnit.SECONDS);
-                        say("STATE " + lock.isHeld() + " " + (lost.get() == null ? "-" : lost.get().replace('\n', ' ')));
+                        say("STATE " + lock.isHeld() + " "
+                                + (lost.get() == null ? "-" : lost.get().replace('\n', ' ')));
                         String closed;
                         try {
                             lock.close();

@@ -8,7 +8,6 @@ import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLockException;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +31,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class LockLoad {
 
     static final List<TreePath> TREE = List.of("/", "/a", "/a/b", "/a/b/c", "/a/b/d", "/a/e", "/f", "/f/g").stream()
-        .map(TreePath::of).toList();
+            .map(TreePath::of)
+            .toList();
     static final Duration TTL = Duration.ofSeconds(10);
     private static final Duration PROBE_INTERVAL = Duration.ofMillis(50);
 
@@ -57,6 +57,7 @@ final class LockLoad {
     private long opsAtStart;
     /** Counters when the phase started: granted, busy, errors, failed releases, lost, violations, expired overlaps. */
     private long[] base = new long[7];
+
     private int round;
 
     LockLoad(ElasticsearchClient es, TreeLocks.Backend backend, String namespace, String probeNamespace, int threads) {
@@ -102,7 +103,8 @@ final class LockLoad {
     }
 
     private TreeLocks provider(String ns, String owner) {
-        TreeLocks locks = TreeLocks.of(b -> b.client(es).index(ns).backend(backend).owner(owner).ttl(TTL));
+        TreeLocks locks = TreeLocks.of(
+                b -> b.client(es).index(ns).backend(backend).owner(owner).ttl(TTL));
         providers.add(locks);
         return locks;
     }
@@ -182,12 +184,26 @@ final class LockLoad {
     }
 
     /** Counts of one phase. */
-    record Phase(long operations, long granted, long refused, long errors, long releaseErrors, long lostBeforeRelease,
-                 long violations, long expiredOverlaps) {}
+    record Phase(
+            long operations,
+            long granted,
+            long refused,
+            long errors,
+            long releaseErrors,
+            long lostBeforeRelease,
+            long violations,
+            long expiredOverlaps) {}
 
     private long[] counters() {
-        return new long[] {granted.get(), refused.get(), errors.get(), releaseErrors.get(), lostBeforeRelease.get(),
-            observer.violations().size(), observer.expiredOverlaps()};
+        return new long[] {
+            granted.get(),
+            refused.get(),
+            errors.get(),
+            releaseErrors.get(),
+            lostBeforeRelease.get(),
+            observer.violations().size(),
+            observer.expiredOverlaps()
+        };
     }
 
     /** Stops the workers and the probe, waits for them, closes their providers; the phase's counts. */
@@ -204,8 +220,15 @@ final class LockLoad {
         providers.forEach(TreeLocks::close);
         providers.clear();
         long[] now = counters();
-        Phase p = new Phase(operations() - opsAtStart, now[0] - base[0], now[1] - base[1], now[2] - base[2],
-            now[3] - base[3], now[4] - base[4], now[5] - base[5], now[6] - base[6]);
+        Phase p = new Phase(
+                operations() - opsAtStart,
+                now[0] - base[0],
+                now[1] - base[1],
+                now[2] - base[2],
+                now[3] - base[3],
+                now[4] - base[4],
+                now[5] - base[5],
+                now[6] - base[6]);
         base = now;
         return p;
     }
@@ -228,8 +251,8 @@ final class LockLoad {
                     // Still recovering: ask again.
                 }
                 if (System.nanoTime() - start > patience.toNanos()) {
-                    throw new AssertionError(backend + " locks still held " + patience.toSeconds() + " s after the load stopped: "
-                        + locks.list());
+                    throw new AssertionError(backend + " locks still held " + patience.toSeconds()
+                            + " s after the load stopped: " + locks.list());
                 }
                 Thread.sleep(200);
             }

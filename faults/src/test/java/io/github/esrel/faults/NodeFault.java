@@ -1,7 +1,6 @@
 package io.github.esrel.faults;
 
 import io.github.esrel.testenv.EsCluster;
-
 import java.util.function.IntConsumer;
 
 /**

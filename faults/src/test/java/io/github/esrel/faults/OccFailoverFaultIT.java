@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import io.github.esrel.occ.Occ;
@@ -10,8 +12,6 @@ import io.github.esrel.occ.Versioned;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,8 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * 16 writers increment one counter with {@link Occ} while the node holding the counter's primary is
@@ -77,8 +76,13 @@ class OccFailoverFaultIT {
     @Test
     void shouldKeepEveryAcknowledgedIncrementAcrossAPrimaryFailover() throws Exception {
         ElasticsearchClient es = cluster.client();
-        es.indices().create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("1")
-            .otherSettings("index.write.wait_for_active_shards", co.elastic.clients.json.JsonData.of("1"))));
+        es.indices()
+                .create(c -> c.index(INDEX)
+                        .settings(s -> s.numberOfShards("1")
+                                .numberOfReplicas("1")
+                                .otherSettings(
+                                        "index.write.wait_for_active_shards",
+                                        co.elastic.clients.json.JsonData.of("1"))));
         cluster.waitForHealth("green", PATIENCE);
         es.index(i -> i.index(INDEX).id(ID).document(new Counter(0, Map.of())).refresh(Refresh.True));
         Occ occ = Occ.of(b -> b.client(es));
@@ -132,7 +136,9 @@ class OccFailoverFaultIT {
         } finally {
             stop.set(true);
             pool.shutdown();
-            assertThat(pool.awaitTermination(2, TimeUnit.MINUTES)).as("writers stop").isTrue();
+            assertThat(pool.awaitTermination(2, TimeUnit.MINUTES))
+                    .as("writers stop")
+                    .isTrue();
         }
         for (Future<?> f : writers) {
             f.get();
@@ -146,29 +152,45 @@ class OccFailoverFaultIT {
         for (int w = 0; w < WRITERS; w++) {
             lost += Math.max(0, acked.get(w) - end.value().by().getOrDefault("w" + w, 0L));
         }
-        long sumBy = end.value().by().values().stream().mapToLong(Long::longValue).sum();
-        long recoveryMs = firstAckAfterKill.get() == Long.MAX_VALUE ? -1 : (firstAckAfterKill.get() - killedAt.get()) / 1_000_000;
-        Figures.row("primary's node killed (kill -9)", "OCC counter, 16 writers", sum(acked), lost + (sumBy == end.value().total() ? 0 : 1),
-            recoveryMs, "acknowledged " + sum(acked) + " (" + ackedBeforeKill + " before the kill), in the count "
-                + end.value().total() + ", applied without acknowledgement " + (end.value().total() - sum(acked))
-                + ", gave up " + sum(gaveUp) + ", errors " + sum(failed) + "; primary node-" + victim + " -> node-" + newPrimary
-                + ", term " + termBefore + " -> " + end.primaryTerm() + "; ms = kill to the first acknowledged increment sent after it");
+        long sumBy =
+                end.value().by().values().stream().mapToLong(Long::longValue).sum();
+        long recoveryMs =
+                firstAckAfterKill.get() == Long.MAX_VALUE ? -1 : (firstAckAfterKill.get() - killedAt.get()) / 1_000_000;
+        Figures.row(
+                "primary's node killed (kill -9)",
+                "OCC counter, 16 writers",
+                sum(acked),
+                lost + (sumBy == end.value().total() ? 0 : 1),
+                recoveryMs,
+                "acknowledged " + sum(acked) + " (" + ackedBeforeKill + " before the kill), in the count "
+                        + end.value().total() + ", applied without acknowledgement "
+                        + (end.value().total() - sum(acked))
+                        + ", gave up " + sum(gaveUp) + ", errors " + sum(failed) + "; primary node-" + victim
+                        + " -> node-" + newPrimary
+                        + ", term " + termBefore + " -> " + end.primaryTerm()
+                        + "; ms = kill to the first acknowledged increment sent after it");
 
         assertThat(newPrimary).as("the primary moved").isNotEqualTo(victim);
         assertThat(end.primaryTerm()).as("a replica was promoted").isGreaterThan(termBefore);
         for (int w = 0; w < WRITERS; w++) {
-            assertThat(end.value().by().getOrDefault("w" + w, 0L)).as("increments of writer w%d in the count", w)
-                .isGreaterThanOrEqualTo(acked.get(w));
+            assertThat(end.value().by().getOrDefault("w" + w, 0L))
+                    .as("increments of writer w%d in the count", w)
+                    .isGreaterThanOrEqualTo(acked.get(w));
         }
-        assertThat(sumBy).as("the total is the sum of the writers' shares").isEqualTo(end.value().total());
-        assertThat(sum(acked) - ackedBeforeKill).as("acknowledged after the kill").isGreaterThanOrEqualTo(ACKED_PER_PHASE);
+        assertThat(sumBy)
+                .as("the total is the sum of the writers' shares")
+                .isEqualTo(end.value().total());
+        assertThat(sum(acked) - ackedBeforeKill)
+                .as("acknowledged after the kill")
+                .isGreaterThanOrEqualTo(ACKED_PER_PHASE);
     }
 
     private static void awaitAcked(AtomicLongArray acked, long target) throws InterruptedException {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (sum(acked) < target) {
-            assertThat(System.nanoTime()).as("%d increments acknowledged in time (have %d)", target, sum(acked))
-                .isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("%d increments acknowledged in time (have %d)", target, sum(acked))
+                    .isLessThan(deadline);
             Thread.sleep(50);
         }
     }

@@ -1,19 +1,21 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
-import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.denorm.Checkpoint;
 import io.github.esrel.denorm.JobState;
+import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.PropagationException;
 import io.github.esrel.denorm.PropagationJob;
 import io.github.esrel.denorm.PropagationListener;
 import io.github.esrel.denorm.PropagationResult;
-import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
 import io.github.esrel.occ.Occ;
@@ -22,8 +24,6 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.time.Duration;
@@ -37,8 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * A parent change propagated to 100,000 children ({@link Propagator}) while users edit the children with
@@ -58,6 +57,7 @@ class PropagationFaultIT {
 
     /** The issue's size; {@code -Desrel.faults.children} scales it for a quick local run. */
     private static final int CHILDREN = Integer.getInteger("esrel.faults.children", 100_000);
+
     private static final int EDITORS = 3;
 
     @Cluster
@@ -79,7 +79,8 @@ class PropagationFaultIT {
     private void scenario(NodeFault fault, String prefix) throws Exception {
         String users = prefix + "-users";
         String posts = prefix + "-posts";
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
         es.indices().create(c -> c.index(posts).withJson(new StringReader("""
             {"settings": {"number_of_shards": 3, "number_of_replicas": 1},
              "mappings": {"properties": {"title": {"type": "text"}, "edits": {"type": "long"},
@@ -89,8 +90,11 @@ class PropagationFaultIT {
         cluster.waitForHealth("green", Duration.ofMinutes(5));
         user(users, "John Q. Smith");
 
-        Relation relation = Relation.of(r -> r.name(prefix + "-post-author").parentIndex(users).childIndex(posts)
-            .parentIdField("user.id").copy("name", "user.name"));
+        Relation relation = Relation.of(r -> r.name(prefix + "-post-author")
+                .parentIndex(users)
+                .childIndex(posts)
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
         AtomicLong faultAt = new AtomicLong();
         AtomicLong recoveredAt = new AtomicLong();
         PropagationListener recovery = new PropagationListener() {
@@ -102,7 +106,8 @@ class PropagationFaultIT {
                 }
             }
         };
-        Propagator propagator = Propagator.of(b -> b.client(es).relation(relation).batchSize(1000).listener(recovery));
+        Propagator propagator = Propagator.of(
+                b -> b.client(es).relation(relation).batchSize(1000).listener(recovery));
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(RetryPolicy.of(r -> r.maxAttempts(50))));
         AtomicIntegerArray acked = new AtomicIntegerArray(CHILDREN);
         AtomicIntegerArray unanswered = new AtomicIntegerArray(CHILDREN);
@@ -121,7 +126,10 @@ class PropagationFaultIT {
                 editors.add(pool.submit(() -> edit(occ, posts, seed, stop, acked, unanswered, retried, editErrors)));
             }
             PropagationJob job = propagator.start("1");
-            Faults.await("the job to be a fifth done", 600, () -> job.isDone() || job.progress().counts().done() >= CHILDREN / 5);
+            Faults.await(
+                    "the job to be a fifth done",
+                    600,
+                    () -> job.isDone() || job.progress().counts().done() >= CHILDREN / 5);
             doneAtFault = job.progress().counts().done();
             victim = Faults.nodeWithMostPrimaries(es, posts);
             fault.inject().accept(victim);
@@ -153,8 +161,9 @@ class PropagationFaultIT {
                 fault.heal().accept(victim);
             }
         }
-        System.out.println("propagation through " + fault.name() + " of node-" + victim + " at " + doneAtFault + " children: "
-            + result + "; edit calls failed: " + editErrors + (stopReason == null ? "" : "; stopped once: " + stopReason));
+        System.out.println("propagation through " + fault.name() + " of node-" + victim + " at " + doneAtFault
+                + " children: " + result + "; edit calls failed: " + editErrors
+                + (stopReason == null ? "" : "; stopped once: " + stopReason));
 
         long[] editsAcked = {0};
         List<String> violations = new ArrayList<>();
@@ -168,7 +177,7 @@ class PropagationFaultIT {
                 violations.add(h.id() + " carries the old parent value [" + name + "]");
             }
             String edits = h.id() + " holds " + stored + " edits; acknowledged " + acked.get(i) + " (" + retried.get(i)
-                + " after a version conflict), unanswered " + unanswered.get(i);
+                    + " after a version conflict), unanswered " + unanswered.get(i);
             if (stored < acked.get(i)) {
                 violations.add(edits);
             } else if (stored > acked.get(i) + unanswered.get(i)) {
@@ -179,9 +188,12 @@ class PropagationFaultIT {
             violations.add(seen + " children found, " + CHILDREN + " written");
         }
         System.out.println("edits applied more often than acknowledged or unanswered: " + appliedTwice);
-        Faults.figure(fault.name() + " node-" + victim + " (most primaries of the child index)",
-            "propagation of " + CHILDREN + " children + OCC user edits", result.counts().written() + editsAcked[0],
-            violations.size(), recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
+        Faults.figure(
+                fault.name() + " node-" + victim + " (most primaries of the child index)",
+                "propagation of " + CHILDREN + " children + OCC user edits",
+                result.counts().written() + editsAcked[0],
+                violations.size(),
+                recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
 
         assertThat(doneAtFault).as("the fault came mid-job").isBetween(1L, CHILDREN - 1L);
         assertThat(result.state()).as(result.toString()).isEqualTo(JobState.COMPLETED);
@@ -190,9 +202,16 @@ class PropagationFaultIT {
     }
 
     /** One user editing random children until told to stop; counts each edit acknowledged and each left unanswered. */
-    private Void edit(Occ occ, String posts, long seed, AtomicBoolean stop, AtomicIntegerArray acked,
-                      AtomicIntegerArray unanswered, AtomicIntegerArray retried, AtomicLong errors)
-        throws InterruptedException {
+    private Void edit(
+            Occ occ,
+            String posts,
+            long seed,
+            AtomicBoolean stop,
+            AtomicIntegerArray acked,
+            AtomicIntegerArray unanswered,
+            AtomicIntegerArray retried,
+            AtomicLong errors)
+            throws InterruptedException {
         Random rnd = new Random(seed);
         while (!stop.get()) {
             int i = rnd.nextInt(CHILDREN);
@@ -219,14 +238,19 @@ class PropagationFaultIT {
     }
 
     private void user(String users, String name) throws IOException {
-        es.index(i -> i.index(users).id("1").document(JsonNodeFactory.instance.objectNode().put("name", name)));
+        es.index(i -> i.index(users)
+                .id("1")
+                .document(JsonNodeFactory.instance.objectNode().put("name", name)));
     }
 
     private void loadPosts(String posts) throws IOException {
         for (int from = 0; from < CHILDREN; from += 5000) {
             List<BulkOperation> ops = new ArrayList<>();
             for (int i = from; i < Math.min(CHILDREN, from + 5000); i++) {
-                ObjectNode doc = JsonNodeFactory.instance.objectNode().put("title", "post " + i).put("edits", 0);
+                ObjectNode doc = JsonNodeFactory.instance
+                        .objectNode()
+                        .put("title", "post " + i)
+                        .put("edits", 0);
                 doc.putObject("user").put("id", "1").put("name", "John Smith");
                 String id = "p" + i;
                 ops.add(BulkOperation.of(o -> o.index(x -> x.index(posts).id(id).document(doc))));
@@ -240,14 +264,19 @@ class PropagationFaultIT {
     /** Scrolls every child, independently of the code under test; returns how many there are. */
     private long forEachPost(String posts, java.util.function.Consumer<Hit<ObjectNode>> check) throws IOException {
         es.indices().refresh(r -> r.index(posts));
-        ResponseBody<ObjectNode> page = es.search(s -> s.index(posts).size(5000).scroll(t -> t.time("2m"))
-            .source(src -> src.filter(f -> f.includes("user.name", "edits"))), ObjectNode.class);
+        ResponseBody<ObjectNode> page = es.search(
+                s -> s.index(posts)
+                        .size(5000)
+                        .scroll(t -> t.time("2m"))
+                        .source(src -> src.filter(f -> f.includes("user.name", "edits"))),
+                ObjectNode.class);
         long seen = 0;
         String scroll = page.scrollId();
         try {
             while (!page.hits().hits().isEmpty()) {
-                assertThat(page.shards().failed().intValue()).as("shard failures of the check's scroll: %s", page.shards())
-                    .isZero();
+                assertThat(page.shards().failed().intValue())
+                        .as("shard failures of the check's scroll: %s", page.shards())
+                        .isZero();
                 for (Hit<ObjectNode> h : page.hits().hits()) {
                     check.accept(h);
                     seen++;

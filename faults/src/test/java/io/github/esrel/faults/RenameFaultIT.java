@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
@@ -14,8 +16,6 @@ import io.github.esrel.path.TreePath;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * A directory rename ({@link FileTree#renameDirectory}) of 10,000 files while the node holding the file
@@ -42,6 +41,7 @@ class RenameFaultIT {
 
     /** The size; {@code -Desrel.faults.files} scales it for a quick local run. */
     private static final int FILES = Integer.getInteger("esrel.faults.files", 10_000);
+
     private static final int BATCH = 200;
 
     @Cluster
@@ -80,13 +80,15 @@ class RenameFaultIT {
         String stopReason = null;
         Map<String, String[]> files;
         try (TreeLocks locks = TreeLocks.of(b -> b.client(es).index(index).owner("renamer"))) {
-            FileTree fs = FileTree.of(b -> b.client(es).index(index).locks(locks).batchSize(BATCH).listener(progress));
+            FileTree fs = FileTree.of(
+                    b -> b.client(es).index(index).locks(locks).batchSize(BATCH).listener(progress));
             fs.createIndex();
             files = writeFiles(index, "/src");
             cluster.waitForHealth("green", Duration.ofMinutes(5));
 
             try {
-                CompletableFuture<RenameResult> rename = CompletableFuture.supplyAsync(() -> fs.renameDirectory("/src", "/dst"));
+                CompletableFuture<RenameResult> rename =
+                        CompletableFuture.supplyAsync(() -> fs.renameDirectory("/src", "/dst"));
                 Faults.await("the rename to be a fifth done", 300, () -> rename.isDone() || done.get() >= FILES / 5);
                 doneAtFault = done.get();
                 victim = Faults.nodeWithMostPrimaries(es, index);
@@ -113,27 +115,39 @@ class RenameFaultIT {
                 }
             }
         }
-        System.out.println("rename through " + fault.name() + " of node-" + victim + " at " + doneAtFault + " files: " + result
-            + (stopReason == null ? "" : "; stopped once: " + stopReason));
+        System.out.println("rename through " + fault.name() + " of node-" + victim + " at " + doneAtFault + " files: "
+                + result + (stopReason == null ? "" : "; stopped once: " + stopReason));
 
         List<String> violations = check(index, files);
         long locksLeft = locksLeft(index);
         if (locksLeft > 0) {
             violations.add(locksLeft + " tree locks neither released nor expired");
         }
-        Faults.figure(fault.name() + " node-" + victim + " (primary of the file index)",
-            "directory rename of " + FILES + " files", FILES, violations.size(),
-            recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
+        Faults.figure(
+                fault.name() + " node-" + victim + " (primary of the file index)",
+                "directory rename of " + FILES + " files",
+                FILES,
+                violations.size(),
+                recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
 
         assertThat(doneAtFault).as("the fault came mid-rename").isBetween(1L, FILES - 1L);
         assertThat(result.status()).as(result.toString()).isEqualTo(RenameResult.Status.DONE);
-        assertThat(violations).as("files lost, duplicated or not moved; locks left").isEmpty();
+        assertThat(violations)
+                .as("files lost, duplicated or not moved; locks left")
+                .isEmpty();
     }
 
     /** Writes the files in FileTree's document layout with one bulk per batch; id -> {path, contents}. */
     private Map<String, String[]> writeFiles(String index, String dir) throws IOException {
-        boolean clientTree = "client".equals(es.indices().getMapping(g -> g.index(index)).mappings().get(index).mappings().meta()
-            .get("esrel_fs_tree").to(String.class));
+        boolean clientTree = "client"
+                .equals(es.indices()
+                        .getMapping(g -> g.index(index))
+                        .mappings()
+                        .get(index)
+                        .mappings()
+                        .meta()
+                        .get("esrel_fs_tree")
+                        .to(String.class));
         Map<String, String[]> files = new LinkedHashMap<>();
         for (int from = 0; from < FILES; from += 2000) {
             BulkRequest.Builder bulk = new BulkRequest.Builder().refresh(Refresh.True);
@@ -166,19 +180,26 @@ class RenameFaultIT {
         String scroll = page.scrollId();
         try {
             while (!page.hits().hits().isEmpty()) {
-                assertThat(page.shards().failed().intValue()).as("shard failures of the check's scroll").isZero();
+                assertThat(page.shards().failed().intValue())
+                        .as("shard failures of the check's scroll")
+                        .isZero();
                 for (Hit<Map> h : page.hits().hits()) {
                     seen.merge(h.id(), 1, Integer::sum);
-                    String path = TreePath.of((String) h.source().get("path")).child((String) h.source().get("name")).value();
+                    String path = TreePath.of((String) h.source().get("path"))
+                            .child((String) h.source().get("name"))
+                            .value();
                     String[] want = files.get(h.id());
                     if (!paths.add(path)) {
                         violations.add("two files at " + path);
                     }
                     if (want == null) {
                         violations.add("a file nobody wrote: " + h.id() + " at " + path);
-                    } else if (!path.equals(TreePath.of(want[0]).rebase(TreePath.of("/src"), TreePath.of("/dst")).value())
-                        || !want[1].equals(h.source().get("contents"))) {
-                        violations.add(h.id() + " is " + path + " [" + h.source().get("contents") + "], was " + want[0]);
+                    } else if (!path.equals(TreePath.of(want[0])
+                                    .rebase(TreePath.of("/src"), TreePath.of("/dst"))
+                                    .value())
+                            || !want[1].equals(h.source().get("contents"))) {
+                        violations.add(
+                                h.id() + " is " + path + " [" + h.source().get("contents") + "], was " + want[0]);
                     }
                 }
                 String id = scroll;
@@ -189,7 +210,9 @@ class RenameFaultIT {
             String id = scroll;
             es.clearScroll(c -> c.scrollId(id));
         }
-        files.keySet().stream().filter(id -> !seen.containsKey(id)).forEach(id -> violations.add("lost: " + files.get(id)[0]));
+        files.keySet().stream()
+                .filter(id -> !seen.containsKey(id))
+                .forEach(id -> violations.add("lost: " + files.get(id)[0]));
         seen.forEach((id, n) -> {
             if (n > 1) {
                 violations.add(id + " stored " + n + " times");
@@ -201,7 +224,8 @@ class RenameFaultIT {
     /** Locks left in the namespace, waiting up to a lease (60 s) for the ones whose release failed to expire. */
     private long locksLeft(String index) throws InterruptedException {
         try (TreeLocks observer = TreeLocks.of(b -> b.client(es).index(index).owner("observer"))) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TreeLocks.Builder.DEFAULT_TTL.toSeconds() + 10);
+            long deadline =
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(TreeLocks.Builder.DEFAULT_TTL.toSeconds() + 10);
             while (true) {
                 int left = observer.list().size();
                 if (left == 0 || System.nanoTime() > deadline) {

@@ -13,7 +13,9 @@ final class Signals {
 
     static void send(long pid, String signal) {
         try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid)).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(pid))
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + pid + " failed: " + output.strip());
@@ -34,7 +36,8 @@ final class Signals {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (state(pid).equals("T") != stopped) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("process " + pid + " is in state " + state(pid) + " 10 s after the signal");
+                throw new IllegalStateException(
+                        "process " + pid + " is in state " + state(pid) + " 10 s after the signal");
             }
             Thread.sleep(10);
         }

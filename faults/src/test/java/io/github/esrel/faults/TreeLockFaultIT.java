@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
@@ -7,13 +9,6 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,8 +21,12 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Tree locks, the plugin's and the lock-document fallback's side by side, under contended traffic
@@ -57,6 +56,7 @@ class TreeLockFaultIT {
     static final int MIN_OPERATIONS = 10_000;
     /** Per fault, both backends together: three faults clear {@link #MIN_OPERATIONS}. */
     private static final int OPERATIONS_PER_PHASE = MIN_OPERATIONS / 3 + 1;
+
     static final int MIN_OPERATIONS_PER_BACKEND = 500;
     private static final int WARM_UP = 200;
     private static final int THREADS = 4;
@@ -64,12 +64,13 @@ class TreeLockFaultIT {
     private static final String PLUGIN_LOCK_INDEX = ".esrel-treelocks-1";
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3)
-        .setting("cluster.fault_detection.follower_check.timeout", "5s")
-        .setting("cluster.fault_detection.follower_check.retry_count", "2")
-        .setting("cluster.fault_detection.leader_check.timeout", "5s")
-        .setting("cluster.fault_detection.leader_check.retry_count", "2")
-        .build();
+    static final EsCluster cluster = EsCluster.builder()
+            .nodes(3)
+            .setting("cluster.fault_detection.follower_check.timeout", "5s")
+            .setting("cluster.fault_detection.follower_check.retry_count", "2")
+            .setting("cluster.fault_detection.leader_check.timeout", "5s")
+            .setting("cluster.fault_detection.leader_check.retry_count", "2")
+            .build();
 
     private static final List<LockLoad> loads = new ArrayList<>();
 
@@ -79,13 +80,17 @@ class TreeLockFaultIT {
         for (TreeLocks.Backend backend : List.of(TreeLocks.Backend.PLUGIN, TreeLocks.Backend.DOCUMENTS)) {
             String ns = "locks-" + backend.name().toLowerCase(Locale.ROOT);
             for (String index : List.of(ns, ns + "-probe")) {
-                es.indices().create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+                es.indices()
+                        .create(c -> c.index(index)
+                                .settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
             }
             loads.add(new LockLoad(es, backend, ns, ns + "-probe", THREADS));
         }
         // Both lock indices exist before the faults aim at them: the plugin's on first use, the fallback's here.
-        try (TreeLocks plugin = TreeLocks.of(b -> b.client(es).index("locks-plugin").backend(TreeLocks.Backend.PLUGIN));
-             TreeLocks docs = TreeLocks.of(b -> b.client(es).index("locks-documents").backend(TreeLocks.Backend.DOCUMENTS))) {
+        try (TreeLocks plugin =
+                        TreeLocks.of(b -> b.client(es).index("locks-plugin").backend(TreeLocks.Backend.PLUGIN));
+                TreeLocks docs =
+                        TreeLocks.of(b -> b.client(es).index("locks-documents").backend(TreeLocks.Backend.DOCUMENTS))) {
             plugin.acquire("/warm-up", LockMode.SHARED).orThrow().release();
             docs.acquire("/warm-up", LockMode.SHARED).orThrow().release();
         }
@@ -96,8 +101,13 @@ class TreeLockFaultIT {
     static void totals() {
         long total = loads.stream().mapToLong(LockLoad::operations).sum();
         for (LockLoad load : loads) {
-            Figures.row("all three faults", "tree locks (" + load.backend() + ")", load.operations(),
-                load.observer.violations().size(), -1, load.observer.checked() + " grants checked");
+            Figures.row(
+                    "all three faults",
+                    "tree locks (" + load.backend() + ")",
+                    load.operations(),
+                    load.observer.violations().size(),
+                    -1,
+                    load.observer.checked() + " grants checked");
         }
         System.out.println("tree-lock operations in total: " + total);
     }
@@ -110,10 +120,14 @@ class TreeLockFaultIT {
     @Order(0)
     void shouldSeeAnOverlapWhenThereIsOne() throws IOException {
         ElasticsearchClient es = cluster.client();
-        es.indices().create(c -> c.index("locks-observer-check").settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices()
+                .create(c -> c.index("locks-observer-check")
+                        .settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
         GrantObserver observer = new GrantObserver();
-        try (TreeLocks one = TreeLocks.of(b -> b.client(es).index("locks-plugin").backend(TreeLocks.Backend.PLUGIN));
-             TreeLocks other = TreeLocks.of(b -> b.client(es).index("locks-observer-check").backend(TreeLocks.Backend.PLUGIN))) {
+        try (TreeLocks one =
+                        TreeLocks.of(b -> b.client(es).index("locks-plugin").backend(TreeLocks.Backend.PLUGIN));
+                TreeLocks other = TreeLocks.of(
+                        b -> b.client(es).index("locks-observer-check").backend(TreeLocks.Backend.PLUGIN))) {
             long ticket = observer.sending();
             TreeLock first = one.acquire("/a", LockMode.EXCLUSIVE).orThrow();
             observer.granted(first, ticket);
@@ -122,7 +136,8 @@ class TreeLockFaultIT {
             first.release();
             second.release();
         }
-        assertThat(observer.violations()).anySatisfy(v -> assertThat(v).contains(" granted while ").endsWith(" was held"));
+        assertThat(observer.violations())
+                .anySatisfy(v -> assertThat(v).contains(" granted while ").endsWith(" was held"));
     }
 
     @Test
@@ -197,15 +212,25 @@ class TreeLockFaultIT {
             LockLoad.Phase p = phases.get(i);
             LockLoad.Recovery r = load.recovery(faultStart.get());
             long freeMs = load.awaitAllFree(LockLoad.TTL.multipliedBy(6));
-            Figures.row(fault, "tree locks (" + load.backend() + ")", p.operations(), p.violations(), r.answersAgainMs(),
-                "faulted " + held + ", fault to healed " + faultMs + " ms; granted " + p.granted() + ", busy " + p.refused()
-                    + ", errors " + p.errors() + ", failed releases " + p.releaseErrors() + ", lost before release "
-                    + p.lostBeforeRelease() + ", overlaps after a lease ended " + p.expiredOverlaps()
-                    + "; longest probe gap " + r.longestGapMs() + " ms; all free " + freeMs + " ms after the load stopped"
-                    + "; ms = fault in effect to the answer of the first probe sent after it");
+            Figures.row(
+                    fault,
+                    "tree locks (" + load.backend() + ")",
+                    p.operations(),
+                    p.violations(),
+                    r.answersAgainMs(),
+                    "faulted " + held + ", fault to healed " + faultMs + " ms; granted " + p.granted() + ", busy "
+                            + p.refused()
+                            + ", errors " + p.errors() + ", failed releases " + p.releaseErrors()
+                            + ", lost before release "
+                            + p.lostBeforeRelease() + ", overlaps after a lease ended " + p.expiredOverlaps()
+                            + "; longest probe gap " + r.longestGapMs() + " ms; all free " + freeMs
+                            + " ms after the load stopped"
+                            + "; ms = fault in effect to the answer of the first probe sent after it");
         }
         for (LockLoad load : loads) {
-            assertThat(load.observer.violations()).as("%s through: %s", load.backend(), fault).isEmpty();
+            assertThat(load.observer.violations())
+                    .as("%s through: %s", load.backend(), fault)
+                    .isEmpty();
             assertThat(load.observer.live()).isZero();
         }
     }
@@ -226,14 +251,21 @@ class TreeLockFaultIT {
         long deadline = start + PATIENCE.multipliedBy(2).toNanos();
         long nextReport = start;
         while (loads.stream().mapToLong(LockLoad::phaseOperations).sum() < total
-            || loads.stream().anyMatch(l -> l.phaseOperations() < each)) {
+                || loads.stream().anyMatch(l -> l.phaseOperations() < each)) {
             long now = System.nanoTime();
             if (now - nextReport >= 0) {
-                System.out.printf("%s: %s after %d s%n", what, loads.stream().map(l -> l.backend() + " " + l.phaseOperations())
-                    .toList(), (now - start) / 1_000_000_000);
+                System.out.printf(
+                        "%s: %s after %d s%n",
+                        what,
+                        loads.stream()
+                                .map(l -> l.backend() + " " + l.phaseOperations())
+                                .toList(),
+                        (now - start) / 1_000_000_000);
                 nextReport = now + 30_000_000_000L;
             }
-            assertThat(now).as("%d operations, %d per backend, in time: %s", total, each, what).isLessThan(deadline);
+            assertThat(now)
+                    .as("%d operations, %d per backend, in time: %s", total, each, what)
+                    .isLessThan(deadline);
             Thread.sleep(100);
         }
     }
@@ -242,7 +274,8 @@ class TreeLockFaultIT {
 
     /** Waits until a node other than {@code frozen} reports the cluster without it. */
     private static void awaitRemoved(int frozen) throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             for (int i = 0; i < cluster.size(); i++) {
@@ -251,8 +284,11 @@ class TreeLockFaultIT {
                 }
                 URI health = cluster.httpUris().get(i).resolve("/_cluster/health?local=true");
                 try {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(3)).build(),
-                        HttpResponse.BodyHandlers.ofString());
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(health)
+                                    .timeout(Duration.ofSeconds(3))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
                     Matcher m = NODES.matcher(r.body());
                     if (m.find() && Integer.parseInt(m.group(1)) == cluster.size() - 1) {
                         return;
@@ -261,7 +297,9 @@ class TreeLockFaultIT {
                     // This node is busy electing or slow: ask the next.
                 }
             }
-            assertThat(System.nanoTime()).as("node-%d removed by fault detection in time", frozen).isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("node-%d removed by fault detection in time", frozen)
+                    .isLessThan(deadline);
             Thread.sleep(250);
         }
     }

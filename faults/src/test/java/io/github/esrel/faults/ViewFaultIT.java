@@ -1,5 +1,7 @@
 package io.github.esrel.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
@@ -11,8 +13,6 @@ import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import io.github.esrel.view.MaterializedView;
 import io.github.esrel.view.RepairReport;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.StringReader;
 import java.time.Duration;
@@ -28,8 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 /**
  * Materialized views ({@link MaterializedView}: photos with copies of their user's fields) through a rebuild
@@ -67,12 +66,23 @@ class ViewFaultIT {
         String photos = px + "-photos";
         String viewIndex = px + "-view";
         createIndices(users, photos, viewIndex);
-        MaterializedView<ObjectNode, ObjectNode> views = MaterializedView.of(ObjectNode.class, ObjectNode.class, v -> v
-            .client(es).name(px).sourceIndex(photos).parentIndex(users).parentIdField("user_id").viewIndex(viewIndex)
-            .stateIndex(px + "-state").copyParent("gender", "user_gender").copyParent("hair", "user_hair"));
+        MaterializedView<ObjectNode, ObjectNode> views = MaterializedView.of(
+                ObjectNode.class,
+                ObjectNode.class,
+                v -> v.client(es)
+                        .name(px)
+                        .sourceIndex(photos)
+                        .parentIndex(users)
+                        .parentIdField("user_id")
+                        .viewIndex(viewIndex)
+                        .stateIndex(px + "-state")
+                        .copyParent("gender", "user_gender")
+                        .copyParent("hair", "user_hair"));
         views.ensureStateIndex();
         load(users, photos);
-        assertThat(views.sweep().lagging()).as("every view built before the storm").isEqualTo(PHOTOS);
+        assertThat(views.sweep().lagging())
+                .as("every view built before the storm")
+                .isEqualTo(PHOTOS);
         cluster.waitForHealth("green", Duration.ofMinutes(5));
 
         AtomicBoolean stop = new AtomicBoolean();
@@ -86,7 +96,8 @@ class ViewFaultIT {
             List<Future<?>> writers = new ArrayList<>();
             for (int w = 0; w < WRITERS; w++) {
                 long seed = w;
-                writers.add(pool.submit(() -> storm(views, users, photos, seed, stop, done, failed, faultAt, recoveredAt)));
+                writers.add(
+                        pool.submit(() -> storm(views, users, photos, seed, stop, done, failed, faultAt, recoveredAt)));
             }
             Faults.await("the storm to get going", 300, () -> done.get() >= 50);
             victim = Faults.nodeWithMostPrimaries(es, viewIndex);
@@ -108,20 +119,33 @@ class ViewFaultIT {
         }
 
         RepairReport repair = views.repair();
-        System.out.println("storm through " + fault.name() + " of node-" + victim + ": " + done + " changes done, " + failed
-            + " failed; repair: " + repair);
+        System.out.println("storm through " + fault.name() + " of node-" + victim + ": " + done + " changes done, "
+                + failed + " failed; repair: " + repair);
 
         List<String> violations = compare(users, photos, viewIndex);
-        Faults.figure(fault.name() + " node-" + victim + " (most primaries of the view index)",
-            "materialized views: rebuild storm of " + WRITERS + " writers, then repair()", done.get() + repair.sourcesChecked(),
-            violations.size(), recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
-        assertThat(violations).as("views not equal to their sources after repair()").isEmpty();
+        Faults.figure(
+                fault.name() + " node-" + victim + " (most primaries of the view index)",
+                "materialized views: rebuild storm of " + WRITERS + " writers, then repair()",
+                done.get() + repair.sourcesChecked(),
+                violations.size(),
+                recoveredAt.get() == 0 ? -1 : (recoveredAt.get() - faultAt.get()) / 1_000_000);
+        assertThat(violations)
+                .as("views not equal to their sources after repair()")
+                .isEmpty();
         assertThat(views.pendingIntents()).as("intents left after repair()").isEmpty();
     }
 
     /** One writer of the storm: random changes through the view, each rebuilding what it touched. */
-    private Void storm(MaterializedView<ObjectNode, ObjectNode> views, String users, String photos, long seed,
-                       AtomicBoolean stop, AtomicLong done, AtomicLong failed, AtomicLong faultAt, AtomicLong recoveredAt) {
+    private Void storm(
+            MaterializedView<ObjectNode, ObjectNode> views,
+            String users,
+            String photos,
+            long seed,
+            AtomicBoolean stop,
+            AtomicLong done,
+            AtomicLong failed,
+            AtomicLong faultAt,
+            AtomicLong recoveredAt) {
         Random rnd = new Random(seed);
         for (int k = 0; !stop.get(); k++) {
             String pid = "p" + rnd.nextInt(PHOTOS);
@@ -129,15 +153,30 @@ class ViewFaultIT {
             String tag = seed + "-" + k;
             try {
                 switch (rnd.nextInt(10)) {
-                    case 0 -> views.changeParent(uid, () -> es.index(i -> i.index(users).id(uid)
-                        .document(user(rnd.nextBoolean() ? "female" : "male", "h" + tag))));
-                    case 1 -> views.changeSource(pid, () -> es.delete(d -> d.index(photos).id(pid)));
-                    case 2 -> views.changeSource("n" + tag, () -> es.index(i -> i.index(photos).id("n" + tag)
-                        .document(photo(uid, "new " + tag))));
-                    case 3, 4 -> views.changeSource(pid, () -> es.index(i -> i.index(photos).id(pid)
-                        .document(photo(uid, "moved " + tag))));
-                    default -> views.changeSource(pid, () -> es.index(i -> i.index(photos).id(pid)
-                        .document(photo("u" + (Integer.parseInt(pid.substring(1)) % USERS), "edit " + tag))));
+                    case 0 ->
+                        views.changeParent(
+                                uid,
+                                () -> es.index(i -> i.index(users)
+                                        .id(uid)
+                                        .document(user(rnd.nextBoolean() ? "female" : "male", "h" + tag))));
+                    case 1 ->
+                        views.changeSource(
+                                pid, () -> es.delete(d -> d.index(photos).id(pid)));
+                    case 2 ->
+                        views.changeSource(
+                                "n" + tag,
+                                () -> es.index(
+                                        i -> i.index(photos).id("n" + tag).document(photo(uid, "new " + tag))));
+                    case 3, 4 ->
+                        views.changeSource(
+                                pid, () -> es.index(i -> i.index(photos).id(pid).document(photo(uid, "moved " + tag))));
+                    default ->
+                        views.changeSource(
+                                pid,
+                                () -> es.index(i -> i.index(photos)
+                                        .id(pid)
+                                        .document(photo(
+                                                "u" + (Integer.parseInt(pid.substring(1)) % USERS), "edit " + tag))));
                 }
                 done.incrementAndGet();
                 long now = System.nanoTime();
@@ -191,11 +230,14 @@ class ViewFaultIT {
 
     private void scroll(String index, Consumer<Hit<ObjectNode>> each) throws IOException {
         es.indices().refresh(r -> r.index(index));
-        ResponseBody<ObjectNode> page = es.search(s -> s.index(index).size(5000).scroll(t -> t.time("2m")), ObjectNode.class);
+        ResponseBody<ObjectNode> page =
+                es.search(s -> s.index(index).size(5000).scroll(t -> t.time("2m")), ObjectNode.class);
         String scroll = page.scrollId();
         try {
             while (!page.hits().hits().isEmpty()) {
-                assertThat(page.shards().failed().intValue()).as("shard failures of the check's scroll").isZero();
+                assertThat(page.shards().failed().intValue())
+                        .as("shard failures of the check's scroll")
+                        .isZero();
                 page.hits().hits().forEach(each);
                 String id = scroll;
                 page = es.scroll(s -> s.scrollId(id).scroll(t -> t.time("2m")), ObjectNode.class);
@@ -208,7 +250,8 @@ class ViewFaultIT {
     }
 
     private void createIndices(String users, String photos, String viewIndex) throws IOException {
-        es.indices().create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
         es.indices().create(c -> c.index(photos).withJson(new StringReader("""
             {"settings": {"number_of_shards": 3, "number_of_replicas": 1},
              "mappings": {"properties": {"user_id": {"type": "keyword"}, "title": {"type": "text"}}}}""")));

@@ -1,7 +1,6 @@
 package io.github.esrel.samples;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-
 import java.io.PrintStream;
 
 /** One runnable scenario from the seed articles. */

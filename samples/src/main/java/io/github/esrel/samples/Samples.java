@@ -7,7 +7,6 @@ import io.github.esrel.samples.rename.UserRenameSample;
 import io.github.esrel.samples.routing.RoutingSkewSample;
 import io.github.esrel.samples.votes.TshirtVotesSample;
 import io.github.esrel.testenv.EsCluster;
-
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -23,8 +22,13 @@ public final class Samples {
 
     /** Every sample, in the order they run. */
     public static List<Sample> all() {
-        return List.of(new RoutingSkewSample(), new TshirtVotesSample(), new FileSystemRenameSample(),
-            new BlogSample(), new UserRenameSample(), new PhotoUserViewSample());
+        return List.of(
+                new RoutingSkewSample(),
+                new TshirtVotesSample(),
+                new FileSystemRenameSample(),
+                new BlogSample(),
+                new UserRenameSample(),
+                new PhotoUserViewSample());
     }
 
     private Samples() {}
@@ -34,13 +38,19 @@ public final class Samples {
         PrintStream out = System.out;
         String version = System.getProperty("esrel.es.version", "9.5.3");
         try (EsCluster cluster = EsCluster.builder().build()) {
-            out.printf("Starting a real Elasticsearch %s node with the esrel plugin: testenv's %s backend (-Desrel.testenv.backend),"
-                + " the distribution Maven fetched into ~/.m2 (about 100-130 MB, once), unpacked with the plugin on first use;"
-                + " the node takes 15-40 s to start on 2 cores%n", version, System.getProperty("esrel.testenv.backend", "auto"));
+            out.printf(
+                    "Starting a real Elasticsearch %s node with the esrel plugin: testenv's %s backend (-Desrel.testenv.backend),"
+                            + " the distribution Maven fetched into ~/.m2 (about 100-130 MB, once), unpacked with the plugin on first use;"
+                            + " the node takes 15-40 s to start on 2 cores%n",
+                    version, System.getProperty("esrel.testenv.backend", "auto"));
             cluster.start();
-            out.printf("Elasticsearch %s at %s (%s backend)%n", cluster.version(), cluster.httpUri(), cluster.backendName());
-            out.printf("Client: %s on elasticsearch-java %s%n%n",
-                System.getProperty("esrel.samples.client", "esrel-client"), co.elastic.clients.transport.Version.VERSION);
+            out.printf(
+                    "Elasticsearch %s at %s (%s backend)%n",
+                    cluster.version(), cluster.httpUri(), cluster.backendName());
+            out.printf(
+                    "Client: %s on elasticsearch-java %s%n%n",
+                    System.getProperty("esrel.samples.client", "esrel-client"),
+                    co.elastic.clients.transport.Version.VERSION);
             for (Sample sample : chosen) {
                 out.println("=".repeat(100));
                 out.printf("[%s] %s%n", sample.name(), sample.title());
@@ -60,7 +70,7 @@ public final class Samples {
         List<Sample> chosen = all().stream().filter(s -> names.remove(s.name())).collect(Collectors.toList());
         if (!names.isEmpty()) {
             throw new IllegalArgumentException("unknown sample(s) " + names + "; known: "
-                + all().stream().map(Sample::name).collect(Collectors.joining(", ")));
+                    + all().stream().map(Sample::name).collect(Collectors.joining(", ")));
         }
         return chosen;
     }

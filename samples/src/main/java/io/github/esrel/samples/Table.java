@@ -54,7 +54,8 @@ public final class Table {
         for (int i = 0; i < cells.size(); i++) {
             String c = cells.get(i);
             boolean numeric = c.matches("-?[0-9.,x%]+");
-            sb.append(numeric ? " ".repeat(widths[i] - c.length()) + c : c + " ".repeat(widths[i] - c.length())).append("  ");
+            sb.append(numeric ? " ".repeat(widths[i] - c.length()) + c : c + " ".repeat(widths[i] - c.length()))
+                    .append("  ");
         }
         out.println(sb.toString().stripTrailing());
     }

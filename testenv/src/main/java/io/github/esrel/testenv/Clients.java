@@ -29,124 +29,118 @@ import org.elasticsearch.client.RestClient;
  */
 public final class Clients {
 
-  private static final boolean REST5 =
-      present("co.elastic.clients.transport.rest5_client.Rest5ClientTransport");
+    private static final boolean REST5 = present("co.elastic.clients.transport.rest5_client.Rest5ClientTransport");
 
-  private Clients() {}
+    private Clients() {}
 
-  /**
-   * A Java API client (Jackson mapper) spread over {@code nodes}. Closing its transport ({@code
-   * client._transport().close()}) closes its connections.
-   *
-   * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
-   * @return a new client; the caller closes it
-   * @throws IllegalArgumentException if {@code nodes} is empty
-   */
-  public static ElasticsearchClient connect(List<URI> nodes) {
-    return connect(nodes, Map.of());
-  }
-
-  /**
-   * A Java API client (Jackson mapper) spread over {@code nodes}, sending {@code headers} (such as
-   * {@code Authorization}) with every request.
-   *
-   * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
-   * @param headers header names and values to send with every request; may be empty
-   * @return a new client; the caller closes it
-   * @throws IllegalArgumentException if {@code nodes} is empty
-   */
-  public static ElasticsearchClient connect(List<URI> nodes, Map<String, String> headers) {
-    return apiClient(nodes, headers, Optional.empty()).client();
-  }
-
-  /**
-   * A Java API client (Jackson mapper) spread over {@code nodes} that serve HTTPS with a
-   * certificate signed by a private CA (a secured cluster's {@link EsCluster#caCertificate()}).
-   *
-   * @param nodes the nodes' addresses, {@code https://...}
-   * @param headers headers sent with every request, such as {@code Authorization}
-   * @param sslContext trusts the nodes' certificates
-   * @return a new client; closing its transport closes its connections
-   * @throws IllegalArgumentException if {@code nodes} is empty
-   */
-  public static ElasticsearchClient connect(
-      List<URI> nodes, Map<String, String> headers, SSLContext sslContext) {
-    return apiClient(nodes, headers, Optional.of(sslContext)).client();
-  }
-
-  /** The Java API client of this class path's client line, with a way to move it to new nodes. */
-  static ApiClient apiClient(
-      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
-    checkNodes(nodes, headers);
-    return REST5
-        ? Rest5ApiClient.create(nodes, headers, sslContext)
-        : new LegacyApiClient(restClient(nodes, headers, sslContext));
-  }
-
-  /** A low-level client spread over {@code nodes}, sending {@code headers} with every request. */
-  static RestClient restClient(
-      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
-    checkNodes(nodes, headers);
-    return RestClient.builder(hosts(nodes))
-        .setDefaultHeaders(
-            headers.entrySet().stream()
-                .map(e -> new BasicHeader(e.getKey(), e.getValue()))
-                .toArray(Header[]::new))
-        .setHttpClientConfigCallback(
-            http -> sslContext.isPresent() ? http.setSSLContext(sslContext.get()) : http)
-        .build();
-  }
-
-  /** Points {@code restClient} at {@code nodes}. */
-  static void setNodes(RestClient restClient, List<URI> nodes) {
-    restClient.setNodes(Arrays.stream(hosts(nodes)).map(Node::new).toList());
-  }
-
-  private static HttpHost[] hosts(List<URI> nodes) {
-    return nodes.stream()
-        .map(u -> new HttpHost(u.getHost(), u.getPort(), u.getScheme()))
-        .toArray(HttpHost[]::new);
-  }
-
-  private static void checkNodes(List<URI> nodes, Map<String, String> headers) {
-    requireNonNull(nodes, "nodes cannot be null");
-    requireNonNull(headers, "headers cannot be null");
-    if (nodes.isEmpty()) {
-      throw new IllegalArgumentException("nodes cannot be empty");
-    }
-  }
-
-  private static boolean present(String className) {
-    try {
-      Class.forName(className, false, Clients.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
-
-  /** A Java API client with the low-level client under it. */
-  interface ApiClient {
-    ElasticsearchClient client();
-
-    /** Points the client at {@code nodes} (a restarted node may come back on other ports). */
-    void setNodes(List<URI> nodes);
-
-    default void close() throws IOException {
-      client()._transport().close();
-    }
-  }
-
-  /** On {@code RestClientTransport}: the 8.x line's transport, also in 9.x. */
-  private record LegacyApiClient(RestClient restClient, ElasticsearchClient client)
-      implements ApiClient {
-    LegacyApiClient(RestClient restClient) {
-      this(restClient, new ElasticsearchClient(new RestClientTransport(restClient, new JacksonJsonpMapper())));
+    /**
+     * A Java API client (Jackson mapper) spread over {@code nodes}. Closing its transport ({@code
+     * client._transport().close()}) closes its connections.
+     *
+     * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
+     * @return a new client; the caller closes it
+     * @throws IllegalArgumentException if {@code nodes} is empty
+     */
+    public static ElasticsearchClient connect(List<URI> nodes) {
+        return connect(nodes, Map.of());
     }
 
-    @Override
-    public void setNodes(List<URI> nodes) {
-      Clients.setNodes(restClient, nodes);
+    /**
+     * A Java API client (Jackson mapper) spread over {@code nodes}, sending {@code headers} (such as
+     * {@code Authorization}) with every request.
+     *
+     * @param nodes the HTTP addresses of the nodes, such as {@code http://127.0.0.1:9200}
+     * @param headers header names and values to send with every request; may be empty
+     * @return a new client; the caller closes it
+     * @throws IllegalArgumentException if {@code nodes} is empty
+     */
+    public static ElasticsearchClient connect(List<URI> nodes, Map<String, String> headers) {
+        return apiClient(nodes, headers, Optional.empty()).client();
     }
-  }
+
+    /**
+     * A Java API client (Jackson mapper) spread over {@code nodes} that serve HTTPS with a
+     * certificate signed by a private CA (a secured cluster's {@link EsCluster#caCertificate()}).
+     *
+     * @param nodes the nodes' addresses, {@code https://...}
+     * @param headers headers sent with every request, such as {@code Authorization}
+     * @param sslContext trusts the nodes' certificates
+     * @return a new client; closing its transport closes its connections
+     * @throws IllegalArgumentException if {@code nodes} is empty
+     */
+    public static ElasticsearchClient connect(List<URI> nodes, Map<String, String> headers, SSLContext sslContext) {
+        return apiClient(nodes, headers, Optional.of(sslContext)).client();
+    }
+
+    /** The Java API client of this class path's client line, with a way to move it to new nodes. */
+    static ApiClient apiClient(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+        checkNodes(nodes, headers);
+        return REST5
+                ? Rest5ApiClient.create(nodes, headers, sslContext)
+                : new LegacyApiClient(restClient(nodes, headers, sslContext));
+    }
+
+    /** A low-level client spread over {@code nodes}, sending {@code headers} with every request. */
+    static RestClient restClient(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+        checkNodes(nodes, headers);
+        return RestClient.builder(hosts(nodes))
+                .setDefaultHeaders(headers.entrySet().stream()
+                        .map(e -> new BasicHeader(e.getKey(), e.getValue()))
+                        .toArray(Header[]::new))
+                .setHttpClientConfigCallback(
+                        http -> sslContext.isPresent() ? http.setSSLContext(sslContext.get()) : http)
+                .build();
+    }
+
+    /** Points {@code restClient} at {@code nodes}. */
+    static void setNodes(RestClient restClient, List<URI> nodes) {
+        restClient.setNodes(Arrays.stream(hosts(nodes)).map(Node::new).toList());
+    }
+
+    private static HttpHost[] hosts(List<URI> nodes) {
+        return nodes.stream()
+                .map(u -> new HttpHost(u.getHost(), u.getPort(), u.getScheme()))
+                .toArray(HttpHost[]::new);
+    }
+
+    private static void checkNodes(List<URI> nodes, Map<String, String> headers) {
+        requireNonNull(nodes, "nodes cannot be null");
+        requireNonNull(headers, "headers cannot be null");
+        if (nodes.isEmpty()) {
+            throw new IllegalArgumentException("nodes cannot be empty");
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, Clients.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** A Java API client with the low-level client under it. */
+    interface ApiClient {
+        ElasticsearchClient client();
+
+        /** Points the client at {@code nodes} (a restarted node may come back on other ports). */
+        void setNodes(List<URI> nodes);
+
+        default void close() throws IOException {
+            client()._transport().close();
+        }
+    }
+
+    /** On {@code RestClientTransport}: the 8.x line's transport, also in 9.x. */
+    private record LegacyApiClient(RestClient restClient, ElasticsearchClient client) implements ApiClient {
+        LegacyApiClient(RestClient restClient) {
+            this(restClient, new ElasticsearchClient(new RestClientTransport(restClient, new JacksonJsonpMapper())));
+        }
+
+        @Override
+        public void setNodes(List<URI> nodes) {
+            Clients.setNodes(restClient, nodes);
+        }
+    }
 }

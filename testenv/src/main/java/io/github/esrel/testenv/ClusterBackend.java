@@ -13,77 +13,76 @@ import javax.net.ssl.SSLContext;
  */
 interface ClusterBackend extends AutoCloseable {
 
-  /** {@code local}, {@code docker} or {@code external}. */
-  String name();
+    /** {@code local}, {@code docker} or {@code external}. */
+    String name();
 
-  /** Brings the cluster up (green, all nodes joined); on failure leaves nothing running. */
-  void start();
+    /** Brings the cluster up (green, all nodes joined); on failure leaves nothing running. */
+    void start();
 
-  List<URI> httpUris();
+    List<URI> httpUris();
 
-  /** HTTP headers every request needs, such as authentication; empty for test nodes without security. */
-  default Map<String, String> headers() {
-    return Map.of();
-  }
+    /** HTTP headers every request needs, such as authentication; empty for test nodes without security. */
+    default Map<String, String> headers() {
+        return Map.of();
+    }
 
-  /** The TLS context that trusts the nodes' certificates, when they serve HTTPS with a private CA. */
-  default Optional<SSLContext> sslContext() {
-    return Optional.empty();
-  }
+    /** The TLS context that trusts the nodes' certificates, when they serve HTTPS with a private CA. */
+    default Optional<SSLContext> sslContext() {
+        return Optional.empty();
+    }
 
-  /** The PEM file of the CA that signed the nodes' HTTP certificates, when testenv made it. */
-  default Optional<Path> caCertificate() {
-    return Optional.empty();
-  }
+    /** The PEM file of the CA that signed the nodes' HTTP certificates, when testenv made it. */
+    default Optional<Path> caCertificate() {
+        return Optional.empty();
+    }
 
-  String version();
+    String version();
 
-  int size();
+    int size();
 
-  boolean pluginInstalled();
+    boolean pluginInstalled();
 
-  default boolean supportsNodeControl() {
-    return false;
-  }
+    default boolean supportsNodeControl() {
+        return false;
+    }
 
-  default void stopNode(int i) {
-    throw noNodeControl();
-  }
+    default void stopNode(int i) {
+        throw noNodeControl();
+    }
 
-  default void killNode(int i) {
-    throw noNodeControl();
-  }
+    default void killNode(int i) {
+        throw noNodeControl();
+    }
 
-  default void startNode(int i) {
-    throw noNodeControl();
-  }
+    default void startNode(int i) {
+        throw noNodeControl();
+    }
 
-  /** Suspends node {@code i}'s process (SIGSTOP); a no-op if it is frozen already. */
-  default void freezeNode(int i) {
-    throw noNodeControl();
-  }
+    /** Suspends node {@code i}'s process (SIGSTOP); a no-op if it is frozen already. */
+    default void freezeNode(int i) {
+        throw noNodeControl();
+    }
 
-  /** Continues node {@code i}'s process (SIGCONT); a no-op unless it is frozen. */
-  default void thawNode(int i) {
-    throw noNodeControl();
-  }
+    /** Continues node {@code i}'s process (SIGCONT); a no-op unless it is frozen. */
+    default void thawNode(int i) {
+        throw noNodeControl();
+    }
 
-  /** The node's main log file, or {@code null} if the backend has none on this machine. */
-  default Path nodeLog(int i) {
-    return null;
-  }
+    /** The node's main log file, or {@code null} if the backend has none on this machine. */
+    default Path nodeLog(int i) {
+        return null;
+    }
 
-  /** Stops what this backend started and deletes its data; idempotent, never throws. */
-  @Override
-  void close();
+    /** Stops what this backend started and deletes its data; idempotent, never throws. */
+    @Override
+    void close();
 
-  private UnsupportedOperationException noNodeControl() {
-    return new UnsupportedOperationException(
-        "the "
-            + name()
-            + " backend cannot stop, start or freeze single nodes; run with -D"
-            + TestenvProperties.BACKEND
-            + "=local, or skip with"
-            + " assumeTrue(cluster.supportsNodeControl())");
-  }
+    private UnsupportedOperationException noNodeControl() {
+        return new UnsupportedOperationException("the "
+                + name()
+                + " backend cannot stop, start or freeze single nodes; run with -D"
+                + TestenvProperties.BACKEND
+                + "=local, or skip with"
+                + " assumeTrue(cluster.supportsNodeControl())");
+    }
 }

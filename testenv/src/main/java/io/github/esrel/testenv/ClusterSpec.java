@@ -10,16 +10,16 @@ import java.util.Map;
  * specs of {@link #shared} clusters name the same cluster.
  */
 record ClusterSpec(
-    int nodes,
-    boolean plugin,
-    String heap,
-    Map<String, String> settings,
-    Duration startTimeout,
-    String version,
-    boolean shared,
-    Security security) {
+        int nodes,
+        boolean plugin,
+        String heap,
+        Map<String, String> settings,
+        Duration startTimeout,
+        String version,
+        boolean shared,
+        Security security) {
 
-  ClusterSpec {
-    settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
-  }
+    ClusterSpec {
+        settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+    }
 }

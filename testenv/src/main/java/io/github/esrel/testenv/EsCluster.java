@@ -12,9 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.elasticsearch.client.RestClient;
 
@@ -43,720 +43,709 @@ import org.elasticsearch.client.RestClient;
  */
 public final class EsCluster implements AutoCloseable {
 
-  private final ClusterSpec spec;
-  private volatile Running running;
+    private final ClusterSpec spec;
+    private volatile Running running;
 
-  private EsCluster(ClusterSpec spec) {
-    this.spec = spec;
-  }
-
-  /**
-   * Returns a builder for a 1-node cluster with the esrel plugin installed.
-   *
-   * @return a new builder with the default configuration
-   */
-  public static Builder builder() {
-    return new Builder();
-  }
-
-  /**
-   * Starts the cluster and waits until every node answers and the cluster is green; does nothing if
-   * it is already started.
-   *
-   * @throws EsClusterException if a node does not start or the cluster is not green within the
-   *     start timeout; whatever was started is stopped again first
-   */
-  public synchronized void start() {
-    if (running != null) {
-      return;
-    }
-    running = spec.shared() ? SharedClusters.running(spec) : Running.start(spec);
-  }
-
-  /**
-   * The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. It is
-   * built from the {@code elasticsearch-java} line on the class path (see {@link Clients}).
-   *
-   * @return the client of the running cluster, shared by all callers
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public ElasticsearchClient client() {
-    return running().api.client();
-  }
-
-  /**
-   * A low-level client for raw HTTP requests, spread over all nodes: {@code
-   * org.elasticsearch.client.RestClient}, which exists for the 8.x and 9.x lines of {@code
-   * elasticsearch-java} alike. Closed by {@link #close()}.
-   *
-   * @return the low-level client of the running cluster, shared by all callers
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public RestClient restClient() {
-    return running().restClient;
-  }
-
-  /**
-   * A Java API client that authenticates as {@code user} of this cluster's {@link
-   * Builder#security(Security) security}, to check what that user may and may not do. Made on
-   * first use, closed by {@link #close()}.
-   *
-   * @param user a user defined in the cluster's {@link Security}
-   * @return the user's client
-   * @throws IllegalStateException if the cluster is not started or has no security
-   * @throws IllegalArgumentException if the security defines no such user
-   */
-  public ElasticsearchClient clientAs(String user) {
-    Running r = running();
-    if (spec.security() == null) {
-      throw new IllegalStateException(
-          "this cluster runs without security; build it with EsCluster.builder().security(...)");
-    }
-    return r.as(user, spec.security().password(user)).client();
-  }
-
-  /**
-   * The PEM file of the certificate authority that signed the nodes' HTTP certificates, for a
-   * cluster whose {@link Security#tls() TLS} testenv set up; empty otherwise. Give it to a client
-   * the way an application gives its own cluster's CA ({@code
-   * TransportUtils.sslContextFromHttpCaCrt(file)}).
-   *
-   * @return the CA certificate, or empty
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public Optional<Path> caCertificate() {
-    return running().backend.caCertificate();
-  }
-
-  /**
-   * HTTP headers every request to these nodes needs (such as {@code Authorization}); empty for
-   * nodes testenv starts without security.
-   *
-   * @return the header names and values; never {@code null}
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public Map<String, String> requestHeaders() {
-    return running().backend.headers();
-  }
-
-  /**
-   * The HTTP address of every node, in node order (stopped nodes included).
-   *
-   * @return one address per node, index {@code i} for node {@code i}
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public List<URI> httpUris() {
-    return running().backend.httpUris();
-  }
-
-  /**
-   * The HTTP address of the first node.
-   *
-   * @return the address of node 0
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public URI httpUri() {
-    return httpUris().get(0);
-  }
-
-  /**
-   * The Elasticsearch version of the nodes, e.g. {@code 9.5.3}.
-   *
-   * @return the version string of the running nodes
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public String version() {
-    return running().backend.version();
-  }
-
-  /**
-   * The number of nodes.
-   *
-   * @return the node count, stopped nodes included; at least 1
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public int size() {
-    return running().backend.size();
-  }
-
-  /**
-   * Whether the esrel plugin is installed on the nodes.
-   *
-   * @return {@code true} if the nodes run with the esrel plugin
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public boolean pluginInstalled() {
-    return running().backend.pluginInstalled();
-  }
-
-  /**
-   * The backend that runs the nodes: {@code local}, {@code docker} or {@code external}.
-   *
-   * @return the backend name
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public String backendName() {
-    return running().backend.name();
-  }
-
-  /**
-   * Whether {@link #stopNode}, {@link #killNode}, {@link #startNode}, {@link #freezeNode}, {@link
-   * #thawNode} and {@link #rollingRestart} work on this backend (only {@code local} supports them).
-   * Tests of failover can {@code assumeTrue} it.
-   *
-   * @return {@code true} if nodes can be stopped, killed, frozen and started; always {@code false} for a
-   *     {@link Builder#shared() shared} cluster
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public boolean supportsNodeControl() {
-    return !spec.shared() && running().backend.supportsNodeControl();
-  }
-
-  /**
-   * Stops node {@code i} gracefully (SIGTERM), killing it if it has not exited after 15 s; its data
-   * is kept for {@link #startNode}.
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-   *     {@link Builder#shared() shared}
-   */
-  public synchronized void stopNode(int i) {
-    controllableNode(i).stopNode(i);
-    running.frozen.remove(i);
-  }
-
-  /**
-   * Kills node {@code i} at once (SIGKILL), as a crash would; its data is kept for {@link
-   * #startNode}.
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-   *     {@link Builder#shared() shared}
-   */
-  public synchronized void killNode(int i) {
-    controllableNode(i).killNode(i);
-    running.frozen.remove(i);
-  }
-
-  /**
-   * Freezes node {@code i}: suspends its process with SIGSTOP, as a long GC pause, a hung VM or a
-   * stalled disk would. The node keeps its sockets open but answers nothing, so the other nodes
-   * notice only through fault detection ({@code cluster.fault_detection.*}: by default three failed
-   * checks of 10 s each) and requests sent to it wait for their timeout. Does nothing if the node
-   * is frozen already. {@link #thawNode} continues it; {@link #stopNode} continues it before
-   * stopping it, and {@link #killNode} and {@link #close()} kill it frozen or not (SIGKILL ends a
-   * stopped process too), so a frozen node never outlives the cluster.
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws IllegalStateException if node {@code i} is not running
-   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-   *     {@link Builder#shared() shared}
-   */
-  public synchronized void freezeNode(int i) {
-    controllableNode(i).freezeNode(i);
-    running.frozen.add(i);
-  }
-
-  /**
-   * Continues node {@code i} after {@link #freezeNode}: SIGCONT. The node carries on where it
-   * stopped; if the cluster removed it meanwhile, it finds out and rejoins by itself. Cluster health
-   * is not awaited: use {@link #waitForHealth}. Does nothing if the node is not frozen.
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-   *     {@link Builder#shared() shared}
-   */
-  public synchronized void thawNode(int i) {
-    controllableNode(i).thawNode(i);
-    running.frozen.remove(i);
-  }
-
-  /**
-   * Restarts every node in turn, as an operator upgrading a cluster would: stop node {@code i}
-   * gracefully ({@link #stopNode}), start it again ({@link #startNode}), wait until the cluster is
-   * back to the health it had before the call (green, or at least yellow if it was not green), then
-   * the next node. Waiting for green between nodes is what keeps every shard with replicas available
-   * throughout: a node is stopped only once the copies on the node before it have recovered. Frozen
-   * nodes are thawed by their stop.
-   *
-   * @param healthTimeout how long to wait for the health after each node's start, at most
-   * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-   *     {@link Builder#shared() shared}
-   * @throws EsClusterException if a node does not come back within the start timeout, or the health
-   *     is not reached within {@code healthTimeout}
-   */
-  public synchronized void rollingRestart(Duration healthTimeout) {
-    requireNonNull(healthTimeout, "healthTimeout cannot be null");
-    controllableNode(0);
-    String status = "green".equals(calls().healthStatus()) ? "green" : "yellow";
-    for (int i = 0; i < size(); i++) {
-      stopNode(i);
-      startNode(i);
-      waitForHealth(status, healthTimeout);
-    }
-  }
-
-  /**
-   * The node that holds the started primary copy of shard {@code shard} of {@code index}, as the
-   * elected master sees it. Fault tests use it to kill or freeze the node that matters. System
-   * indices are found too (the name is looked up in the routing table, not resolved as an index
-   * expression).
-   *
-   * @param index the concrete index name, not an alias or pattern
-   * @param shard the shard number, from 0
-   * @return the node index, from 0 to {@link #size()} - 1
-   * @throws IllegalArgumentException if the index has no such shard
-   * @throws EsClusterException if the index does not exist, the shard has no started primary, or no
-   *     node answers
-   * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public int primaryNode(String index, int shard) {
-    requireNonNull(index, "index cannot be null");
-    if (shard < 0) {
-      throw new IllegalArgumentException("shard must not be negative, got " + shard);
-    }
-    return calls().primaryNode(index, shard);
-  }
-
-  /**
-   * The elected master node.
-   *
-   * @return the node index, from 0 to {@link #size()} - 1
-   * @throws EsClusterException if there is no elected master, or no node answers
-   * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public int masterNode() {
-    return calls().masterNode();
-  }
-
-  /**
-   * Puts a block on {@code index} through the index settings API, as Elasticsearch does itself when
-   * a node passes the flood-stage disk watermark ({@code read_only_allow_delete}) or an operator
-   * freezes writes: {@code index.blocks.<block>: true}. Writes to a blocked index fail with 403
-   * {@code cluster_block_exception} naming the block. Every backend supports it.
-   *
-   * @param index the index name, or a comma-separated list or pattern the settings API accepts
-   * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
-   *     {@code metadata}
-   * @throws IllegalArgumentException if {@code block} is none of these
-   * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public void setBlock(String index, String block) {
-    requireBlock(index, block);
-    calls().block(index, block, true);
-  }
-
-  /**
-   * Lifts a block set by {@link #setBlock} (or by Elasticsearch itself): removes {@code
-   * index.blocks.<block>} from the index settings. Lifting a block that is not set does nothing.
-   *
-   * @param index the index name, or a comma-separated list or pattern the settings API accepts
-   * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
-   *     {@code metadata}
-   * @throws IllegalArgumentException if {@code block} is none of these
-   * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public void removeBlock(String index, String block) {
-    requireBlock(index, block);
-    calls().block(index, block, false);
-  }
-
-  private static void requireBlock(String index, String block) {
-    requireNonNull(index, "index cannot be null");
-    requireNonNull(block, "block cannot be null");
-    if (!ClusterCalls.BLOCKS.contains(block)) {
-      throw new IllegalArgumentException(
-          "block must be one of " + new TreeSet<>(ClusterCalls.BLOCKS) + ", got '" + block + "'");
-    }
-  }
-
-  /** Requests to the nodes, frozen ones last: they answer nothing until thawed. */
-  private ClusterCalls calls() {
-    Running r = running();
-    List<URI> uris = r.backend.httpUris();
-    List<URI> ordered = new ArrayList<>();
-    for (int i = 0; i < uris.size(); i++) {
-      if (!r.frozen.contains(i)) {
-        ordered.add(uris.get(i));
-      }
-    }
-    r.frozen.forEach(i -> ordered.add(uris.get(i)));
-    return new ClusterCalls(new EsHttp(r.backend.headers(), r.backend.sslContext()), ordered);
-  }
-
-  /**
-   * Starts the stopped or killed node {@code i} again with its data and waits until it answers and
-   * has joined the cluster. Cluster health is not awaited: use {@link #waitForHealth}.
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @throws IllegalStateException if the node is running
-   * @throws EsClusterException if the node does not come back within the start timeout
-   */
-  public synchronized void startNode(int i) {
-    ClusterBackend backend = controllableNode(i);
-    backend.startNode(i);
-    // A port taken meanwhile makes the node come back on new ports: tell the client.
-    running.api.setNodes(backend.httpUris());
-    running.users.values().forEach(u -> u.setNodes(backend.httpUris()));
-    Clients.setNodes(running.restClient, backend.httpUris());
-  }
-
-  /**
-   * Waits until the cluster health is at least {@code status}.
-   *
-   * @param status {@code green} or {@code yellow}
-   * @param timeout how long to wait at most
-   * @throws IllegalArgumentException if {@code status} is neither
-   * @throws EsClusterException if the status is not reached within {@code timeout}
-   */
-  public void waitForHealth(String status, Duration timeout) {
-    requireNonNull(status, "status cannot be null");
-    requireNonNull(timeout, "timeout cannot be null");
-    if (!status.equals("green") && !status.equals("yellow")) {
-      throw new IllegalArgumentException("status must be green or yellow, got '" + status + "'");
-    }
-    ClusterBackend backend = running().backend;
-    ClusterHealth.await(
-            new EsHttp(backend.headers(), backend.sslContext()),
-            backend.httpUris(),
-            status,
-            0,
-            timeout,
-            () -> {})
-        .ifPresent(
-            failure -> {
-              throw new EsClusterException("cluster is not " + status + ": " + failure);
-            });
-  }
-
-  /**
-   * The main log file of node {@code i}, or {@code null} when the backend has no local log file
-   * (docker, external).
-   *
-   * @param i the node index, from 0 to {@link #size()} - 1
-   * @return the path of the node's log file, or {@code null}
-   * @throws IndexOutOfBoundsException if there is no node {@code i}
-   * @throws IllegalStateException if the cluster is not started
-   */
-  public Path nodeLog(int i) {
-    return backendForNode(i).nodeLog(i);
-  }
-
-  /**
-   * Stops every node and deletes its data (an external cluster is left running); idempotent. A
-   * {@link Builder#shared() shared} cluster is only let go of: it stops when the test run ends.
-   */
-  @Override
-  public synchronized void close() {
-    Running r = running;
-    if (r == null) {
-      return;
-    }
-    running = null;
-    if (!spec.shared()) {
-      r.close();
-    }
-  }
-
-  /**
-   * Whether this cluster is {@link Builder#shared() shared} with other test classes.
-   *
-   * @return {@code true} if it was built with {@link Builder#shared()}
-   */
-  public boolean shared() {
-    return spec.shared();
-  }
-
-  @Override
-  public String toString() {
-    Running r = running;
-    return "EsCluster{"
-        + spec
-        + (r == null
-            ? ", not started}"
-            : ", " + r.backend.name() + " " + r.backend.httpUris() + "}");
-  }
-
-  private Running running() {
-    Running r = running;
-    if (r == null) {
-      throw new IllegalStateException(
-          "EsCluster is not started: call start(), or annotate the field with @Cluster in an"
-              + " @EsrelTest class");
-    }
-    return r;
-  }
-
-  /** The backend, to stop, kill or start node {@code i}: never on a shared cluster. */
-  private ClusterBackend controllableNode(int i) {
-    if (spec.shared()) {
-      throw new UnsupportedOperationException(
-          "this cluster is shared with other test classes: build one with EsCluster.builder()"
-              + " without shared() to stop, kill, freeze or restart its nodes");
-    }
-    return backendForNode(i);
-  }
-
-  private ClusterBackend backendForNode(int i) {
-    ClusterBackend backend = running().backend;
-    if (i < 0 || i >= backend.size()) {
-      throw new IndexOutOfBoundsException(
-          "node " + i + " does not exist: the cluster has nodes 0.." + (backend.size() - 1));
-    }
-    return backend;
-  }
-
-  /** The backend with its clients; one per start, so a restarted cluster gets fresh ones. */
-  static final class Running implements AutoCloseable {
-    final ClusterBackend backend;
-    final Clients.ApiClient api;
-    final RestClient restClient;
-
-    private final Map<String, Clients.ApiClient> users = new ConcurrentHashMap<>();
-
-    /** The nodes frozen through {@link EsCluster#freezeNode}, not yet thawed, stopped or killed. */
-    final Set<Integer> frozen = ConcurrentHashMap.newKeySet();
-
-    private Running(ClusterBackend backend) {
-      this.backend = backend;
-      this.api = Clients.apiClient(backend.httpUris(), backend.headers(), backend.sslContext());
-      this.restClient =
-          Clients.restClient(backend.httpUris(), backend.headers(), backend.sslContext());
+    private EsCluster(ClusterSpec spec) {
+        this.spec = spec;
     }
 
-    /** The client of {@code user} with {@code password}, made on first use. */
-    Clients.ApiClient as(String user, String password) {
-      return users.computeIfAbsent(
-          user,
-          u ->
-              Clients.apiClient(
-                  backend.httpUris(),
-                  Map.of("Authorization", SecurityFiles.basicAuth(u, password)),
-                  backend.sslContext()));
+    /**
+     * Returns a builder for a 1-node cluster with the esrel plugin installed.
+     *
+     * @return a new builder with the default configuration
+     */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** Starts the nodes of {@code spec}; on failure stops whatever was started. */
-    static Running start(ClusterSpec spec) {
-      ClusterBackend backend = Backends.create(spec);
-      try {
-        backend.start();
-        return new Running(backend);
-      } catch (RuntimeException | Error e) {
-        backend.close();
-        throw e;
-      }
-    }
-
-    /** Closes the clients and stops the nodes. */
-    @Override
-    public void close() {
-      try (restClient) {
-        api.close();
-        for (Clients.ApiClient user : users.values()) {
-          user.close();
+    /**
+     * Starts the cluster and waits until every node answers and the cluster is green; does nothing if
+     * it is already started.
+     *
+     * @throws EsClusterException if a node does not start or the cluster is not green within the
+     *     start timeout; whatever was started is stopped again first
+     */
+    public synchronized void start() {
+        if (running != null) {
+            return;
         }
-      } catch (IOException e) {
-        // The nodes are about to go away; a failing client close changes nothing for them.
-      } finally {
-        backend.close();
-      }
-    }
-  }
-
-  /**
-   * Configures an {@link EsCluster}. Setters validate at once; {@link #build()} may be called more
-   * than once, each result is independent and immutable.
-   */
-  public static final class Builder {
-
-    private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]");
-    private static final Pattern VERSION =
-        Pattern.compile("[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)?");
-    private static final Pattern SETTING_KEY = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
-
-    /** Settings testenv derives itself; overriding them would break starting or reaching nodes. */
-    private static final Set<String> MANAGED_SETTINGS =
-        Set.of(
-            "cluster.name",
-            "node.name",
-            "network.host",
-            "http.port",
-            "transport.port",
-            "path.data",
-            "path.logs",
-            "discovery.type",
-            "discovery.seed_hosts",
-            "cluster.initial_master_nodes");
-
-    private int nodes = 1;
-    private boolean shared;
-    private Security security;
-    private boolean plugin = true;
-    private String heap;
-    private final Map<String, String> settings = new LinkedHashMap<>();
-    private Duration startTimeout = TestenvProperties.startTimeout();
-    private String version = TestenvProperties.esVersion();
-
-    private Builder() {}
-
-    /**
-     * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more form
-     * a cluster in which every node is master-eligible.
-     *
-     * @param nodes the number of nodes, at least 1
-     * @return this builder
-     * @throws IllegalArgumentException if {@code nodes < 1}
-     */
-    public Builder nodes(int nodes) {
-      if (nodes < 1) {
-        throw new IllegalArgumentException("nodes must be at least 1, got " + nodes);
-      }
-      this.nodes = nodes;
-      return this;
+        running = spec.shared() ? SharedClusters.running(spec) : Running.start(spec);
     }
 
     /**
-     * Shares the cluster with every other test class of the JVM that asks for the same
-     * configuration: the first {@link #start()} starts it, {@link #close()} only lets go of it, and
-     * it stops when the JUnit run ends (or the JVM exits). Node starts are what integration tests
-     * spend most of their time on; a shared cluster pays for one. Tests on it must not assume an
-     * empty cluster (name indices after the test class) and cannot stop, kill or restart its nodes
-     * ({@link #supportsNodeControl()} is {@code false}). Default: not shared.
+     * The Java API client (Jackson mapper), spread over all nodes; closed by {@link #close()}. It is
+     * built from the {@code elasticsearch-java} line on the class path (see {@link Clients}).
      *
-     * @return this builder
+     * @return the client of the running cluster, shared by all callers
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder shared() {
-      this.shared = true;
-      return this;
+    public ElasticsearchClient client() {
+        return running().api.client();
     }
 
     /**
-     * Turns Elasticsearch security on: the users and roles of {@code security} in the file realm,
-     * testenv's superuser {@value Security#ADMIN} for {@link EsCluster#client()}, and (unless
-     * turned off) TLS on HTTP with a certificate authority testenv makes. Default: no security.
-     * Supported by the local backend; the external backend takes its credentials from system
-     * properties instead.
+     * A low-level client for raw HTTP requests, spread over all nodes: {@code
+     * org.elasticsearch.client.RestClient}, which exists for the 8.x and 9.x lines of {@code
+     * elasticsearch-java} alike. Closed by {@link #close()}.
      *
-     * @param security the users, roles and TLS
-     * @return this builder
+     * @return the low-level client of the running cluster, shared by all callers
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder security(Security security) {
-      this.security = requireNonNull(security, "security cannot be null");
-      return this;
+    public RestClient restClient() {
+        return running().restClient;
     }
 
     /**
-     * Whether to install the esrel plugin; default {@code true}. The plugin zip comes from the
-     * system property {@code esrel.plugin.zip}, else from {@code
-     * es-plugin/target/esrel-plugin-*-es<version>.zip} in a directory above the working directory;
-     * {@link #start()} fails naming both places if neither has it.
+     * A Java API client that authenticates as {@code user} of this cluster's {@link
+     * Builder#security(Security) security}, to check what that user may and may not do. Made on
+     * first use, closed by {@link #close()}.
      *
-     * @param plugin {@code true} to install the plugin, {@code false} for plain Elasticsearch
-     * @return this builder
+     * @param user a user defined in the cluster's {@link Security}
+     * @return the user's client
+     * @throws IllegalStateException if the cluster is not started or has no security
+     * @throws IllegalArgumentException if the security defines no such user
      */
-    public Builder plugin(boolean plugin) {
-      this.plugin = plugin;
-      return this;
+    public ElasticsearchClient clientAs(String user) {
+        Running r = running();
+        if (spec.security() == null) {
+            throw new IllegalStateException(
+                    "this cluster runs without security; build it with EsCluster.builder().security(...)");
+        }
+        return r.as(user, spec.security().password(user)).client();
     }
 
     /**
-     * JVM heap per node, such as {@code 512m} or {@code 1g}; default {@code 512m} for one node,
-     * {@code 256m} each for more.
+     * The PEM file of the certificate authority that signed the nodes' HTTP certificates, for a
+     * cluster whose {@link Security#tls() TLS} testenv set up; empty otherwise. Give it to a client
+     * the way an application gives its own cluster's CA ({@code
+     * TransportUtils.sslContextFromHttpCaCrt(file)}).
      *
-     * @param heap the heap size, used for both {@code -Xms} and {@code -Xmx}
-     * @return this builder
-     * @throws IllegalArgumentException if it is not a positive number followed by k, m or g
+     * @return the CA certificate, or empty
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder heap(String heap) {
-      requireNonNull(heap, "heap cannot be null");
-      if (!HEAP.matcher(heap).matches()) {
-        throw new IllegalArgumentException("heap must look like 512m or 1g, got '" + heap + "'");
-      }
-      this.heap = heap;
-      return this;
+    public Optional<Path> caCertificate() {
+        return running().backend.caCertificate();
     }
 
     /**
-     * Adds a setting to every node's {@code elasticsearch.yml} (a later call with the same key
-     * wins); none by default. The value is written as a string, which Elasticsearch parses like any
-     * setting value (a list as {@code "a,b"}). Ignored by the external backend.
+     * HTTP headers every request to these nodes needs (such as {@code Authorization}); empty for
+     * nodes testenv starts without security.
      *
-     * @param key the setting name, such as {@code action.destructive_requires_name}
-     * @param value the setting value
-     * @return this builder
-     * @throws IllegalArgumentException if the key is not a setting name, or is one testenv manages
-     *     itself: cluster and node names, network, ports, paths, discovery
+     * @return the header names and values; never {@code null}
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder setting(String key, String value) {
-      requireNonNull(key, "setting key cannot be null");
-      requireNonNull(value, "value of setting '" + key + "' cannot be null");
-      if (!SETTING_KEY.matcher(key).matches()) {
-        throw new IllegalArgumentException("'" + key + "' is not a setting name");
-      }
-      if (MANAGED_SETTINGS.contains(key)) {
-        throw new IllegalArgumentException(
-            "setting '"
-                + key
-                + "' is managed by testenv and cannot be set; managed: "
-                + MANAGED_SETTINGS);
-      }
-      settings.put(key, value);
-      return this;
+    public Map<String, String> requestHeaders() {
+        return running().backend.headers();
     }
 
     /**
-     * How long {@link #start()} and {@link #startNode} wait for nodes to come up; default the
-     * system property {@code esrel.testenv.start-timeout} (seconds, or ISO-8601 like {@code PT5M};
-     * for machines where other builds compete for the cores), else 120 s.
+     * The HTTP address of every node, in node order (stopped nodes included).
      *
-     * @param startTimeout how long to wait for nodes to start
-     * @return this builder
-     * @throws IllegalArgumentException if it is not positive
+     * @return one address per node, index {@code i} for node {@code i}
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder startTimeout(Duration startTimeout) {
-      requireNonNull(startTimeout, "startTimeout cannot be null");
-      if (startTimeout.isNegative() || startTimeout.isZero()) {
-        throw new IllegalArgumentException("startTimeout must be positive, got " + startTimeout);
-      }
-      this.startTimeout = startTimeout;
-      return this;
+    public List<URI> httpUris() {
+        return running().backend.httpUris();
     }
 
     /**
-     * Elasticsearch version; default the system property {@code esrel.es.version} (set by the
-     * build), else {@code 9.5.3}. The external backend checks nothing against it.
+     * The HTTP address of the first node.
      *
-     * @param version the Elasticsearch version, such as {@code 9.5.3} or {@code 9.1.0-SNAPSHOT}
-     * @return this builder
-     * @throws IllegalArgumentException if it is not a version like {@code 9.5.3}
+     * @return the address of node 0
+     * @throws IllegalStateException if the cluster is not started
      */
-    public Builder version(String version) {
-      requireNonNull(version, "version cannot be null");
-      if (!VERSION.matcher(version).matches()) {
-        throw new IllegalArgumentException("version must look like 9.5.3, got '" + version + "'");
-      }
-      this.version = version;
-      return this;
+    public URI httpUri() {
+        return httpUris().get(0);
     }
 
     /**
-     * Returns a new, not yet started cluster with this configuration.
+     * The Elasticsearch version of the nodes, e.g. {@code 9.5.3}.
      *
-     * @return a new cluster; call {@link EsCluster#start()} to start it
+     * @return the version string of the running nodes
+     * @throws IllegalStateException if the cluster is not started
      */
-    public EsCluster build() {
-      String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
-      return new EsCluster(
-          new ClusterSpec(
-              nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, security));
+    public String version() {
+        return running().backend.version();
     }
-  }
+
+    /**
+     * The number of nodes.
+     *
+     * @return the node count, stopped nodes included; at least 1
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public int size() {
+        return running().backend.size();
+    }
+
+    /**
+     * Whether the esrel plugin is installed on the nodes.
+     *
+     * @return {@code true} if the nodes run with the esrel plugin
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public boolean pluginInstalled() {
+        return running().backend.pluginInstalled();
+    }
+
+    /**
+     * The backend that runs the nodes: {@code local}, {@code docker} or {@code external}.
+     *
+     * @return the backend name
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public String backendName() {
+        return running().backend.name();
+    }
+
+    /**
+     * Whether {@link #stopNode}, {@link #killNode}, {@link #startNode}, {@link #freezeNode}, {@link
+     * #thawNode} and {@link #rollingRestart} work on this backend (only {@code local} supports them).
+     * Tests of failover can {@code assumeTrue} it.
+     *
+     * @return {@code true} if nodes can be stopped, killed, frozen and started; always {@code false} for a
+     *     {@link Builder#shared() shared} cluster
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public boolean supportsNodeControl() {
+        return !spec.shared() && running().backend.supportsNodeControl();
+    }
+
+    /**
+     * Stops node {@code i} gracefully (SIGTERM), killing it if it has not exited after 15 s; its data
+     * is kept for {@link #startNode}.
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @throws IndexOutOfBoundsException if there is no node {@code i}
+     * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+     *     {@link Builder#shared() shared}
+     */
+    public synchronized void stopNode(int i) {
+        controllableNode(i).stopNode(i);
+        running.frozen.remove(i);
+    }
+
+    /**
+     * Kills node {@code i} at once (SIGKILL), as a crash would; its data is kept for {@link
+     * #startNode}.
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @throws IndexOutOfBoundsException if there is no node {@code i}
+     * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+     *     {@link Builder#shared() shared}
+     */
+    public synchronized void killNode(int i) {
+        controllableNode(i).killNode(i);
+        running.frozen.remove(i);
+    }
+
+    /**
+     * Freezes node {@code i}: suspends its process with SIGSTOP, as a long GC pause, a hung VM or a
+     * stalled disk would. The node keeps its sockets open but answers nothing, so the other nodes
+     * notice only through fault detection ({@code cluster.fault_detection.*}: by default three failed
+     * checks of 10 s each) and requests sent to it wait for their timeout. Does nothing if the node
+     * is frozen already. {@link #thawNode} continues it; {@link #stopNode} continues it before
+     * stopping it, and {@link #killNode} and {@link #close()} kill it frozen or not (SIGKILL ends a
+     * stopped process too), so a frozen node never outlives the cluster.
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @throws IndexOutOfBoundsException if there is no node {@code i}
+     * @throws IllegalStateException if node {@code i} is not running
+     * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+     *     {@link Builder#shared() shared}
+     */
+    public synchronized void freezeNode(int i) {
+        controllableNode(i).freezeNode(i);
+        running.frozen.add(i);
+    }
+
+    /**
+     * Continues node {@code i} after {@link #freezeNode}: SIGCONT. The node carries on where it
+     * stopped; if the cluster removed it meanwhile, it finds out and rejoins by itself. Cluster health
+     * is not awaited: use {@link #waitForHealth}. Does nothing if the node is not frozen.
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @throws IndexOutOfBoundsException if there is no node {@code i}
+     * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+     *     {@link Builder#shared() shared}
+     */
+    public synchronized void thawNode(int i) {
+        controllableNode(i).thawNode(i);
+        running.frozen.remove(i);
+    }
+
+    /**
+     * Restarts every node in turn, as an operator upgrading a cluster would: stop node {@code i}
+     * gracefully ({@link #stopNode}), start it again ({@link #startNode}), wait until the cluster is
+     * back to the health it had before the call (green, or at least yellow if it was not green), then
+     * the next node. Waiting for green between nodes is what keeps every shard with replicas available
+     * throughout: a node is stopped only once the copies on the node before it have recovered. Frozen
+     * nodes are thawed by their stop.
+     *
+     * @param healthTimeout how long to wait for the health after each node's start, at most
+     * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
+     *     {@link Builder#shared() shared}
+     * @throws EsClusterException if a node does not come back within the start timeout, or the health
+     *     is not reached within {@code healthTimeout}
+     */
+    public synchronized void rollingRestart(Duration healthTimeout) {
+        requireNonNull(healthTimeout, "healthTimeout cannot be null");
+        controllableNode(0);
+        String status = "green".equals(calls().healthStatus()) ? "green" : "yellow";
+        for (int i = 0; i < size(); i++) {
+            stopNode(i);
+            startNode(i);
+            waitForHealth(status, healthTimeout);
+        }
+    }
+
+    /**
+     * The node that holds the started primary copy of shard {@code shard} of {@code index}, as the
+     * elected master sees it. Fault tests use it to kill or freeze the node that matters. System
+     * indices are found too (the name is looked up in the routing table, not resolved as an index
+     * expression).
+     *
+     * @param index the concrete index name, not an alias or pattern
+     * @param shard the shard number, from 0
+     * @return the node index, from 0 to {@link #size()} - 1
+     * @throws IllegalArgumentException if the index has no such shard
+     * @throws EsClusterException if the index does not exist, the shard has no started primary, or no
+     *     node answers
+     * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public int primaryNode(String index, int shard) {
+        requireNonNull(index, "index cannot be null");
+        if (shard < 0) {
+            throw new IllegalArgumentException("shard must not be negative, got " + shard);
+        }
+        return calls().primaryNode(index, shard);
+    }
+
+    /**
+     * The elected master node.
+     *
+     * @return the node index, from 0 to {@link #size()} - 1
+     * @throws EsClusterException if there is no elected master, or no node answers
+     * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public int masterNode() {
+        return calls().masterNode();
+    }
+
+    /**
+     * Puts a block on {@code index} through the index settings API, as Elasticsearch does itself when
+     * a node passes the flood-stage disk watermark ({@code read_only_allow_delete}) or an operator
+     * freezes writes: {@code index.blocks.<block>: true}. Writes to a blocked index fail with 403
+     * {@code cluster_block_exception} naming the block. Every backend supports it.
+     *
+     * @param index the index name, or a comma-separated list or pattern the settings API accepts
+     * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
+     *     {@code metadata}
+     * @throws IllegalArgumentException if {@code block} is none of these
+     * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public void setBlock(String index, String block) {
+        requireBlock(index, block);
+        calls().block(index, block, true);
+    }
+
+    /**
+     * Lifts a block set by {@link #setBlock} (or by Elasticsearch itself): removes {@code
+     * index.blocks.<block>} from the index settings. Lifting a block that is not set does nothing.
+     *
+     * @param index the index name, or a comma-separated list or pattern the settings API accepts
+     * @param block {@code read_only}, {@code read_only_allow_delete}, {@code write}, {@code read} or
+     *     {@code metadata}
+     * @throws IllegalArgumentException if {@code block} is none of these
+     * @throws EsClusterException if the cluster refuses the setting (a missing index, say)
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public void removeBlock(String index, String block) {
+        requireBlock(index, block);
+        calls().block(index, block, false);
+    }
+
+    private static void requireBlock(String index, String block) {
+        requireNonNull(index, "index cannot be null");
+        requireNonNull(block, "block cannot be null");
+        if (!ClusterCalls.BLOCKS.contains(block)) {
+            throw new IllegalArgumentException(
+                    "block must be one of " + new TreeSet<>(ClusterCalls.BLOCKS) + ", got '" + block + "'");
+        }
+    }
+
+    /** Requests to the nodes, frozen ones last: they answer nothing until thawed. */
+    private ClusterCalls calls() {
+        Running r = running();
+        List<URI> uris = r.backend.httpUris();
+        List<URI> ordered = new ArrayList<>();
+        for (int i = 0; i < uris.size(); i++) {
+            if (!r.frozen.contains(i)) {
+                ordered.add(uris.get(i));
+            }
+        }
+        r.frozen.forEach(i -> ordered.add(uris.get(i)));
+        return new ClusterCalls(new EsHttp(r.backend.headers(), r.backend.sslContext()), ordered);
+    }
+
+    /**
+     * Starts the stopped or killed node {@code i} again with its data and waits until it answers and
+     * has joined the cluster. Cluster health is not awaited: use {@link #waitForHealth}.
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @throws IllegalStateException if the node is running
+     * @throws EsClusterException if the node does not come back within the start timeout
+     */
+    public synchronized void startNode(int i) {
+        ClusterBackend backend = controllableNode(i);
+        backend.startNode(i);
+        // A port taken meanwhile makes the node come back on new ports: tell the client.
+        running.api.setNodes(backend.httpUris());
+        running.users.values().forEach(u -> u.setNodes(backend.httpUris()));
+        Clients.setNodes(running.restClient, backend.httpUris());
+    }
+
+    /**
+     * Waits until the cluster health is at least {@code status}.
+     *
+     * @param status {@code green} or {@code yellow}
+     * @param timeout how long to wait at most
+     * @throws IllegalArgumentException if {@code status} is neither
+     * @throws EsClusterException if the status is not reached within {@code timeout}
+     */
+    public void waitForHealth(String status, Duration timeout) {
+        requireNonNull(status, "status cannot be null");
+        requireNonNull(timeout, "timeout cannot be null");
+        if (!status.equals("green") && !status.equals("yellow")) {
+            throw new IllegalArgumentException("status must be green or yellow, got '" + status + "'");
+        }
+        ClusterBackend backend = running().backend;
+        ClusterHealth.await(
+                        new EsHttp(backend.headers(), backend.sslContext()),
+                        backend.httpUris(),
+                        status,
+                        0,
+                        timeout,
+                        () -> {})
+                .ifPresent(failure -> {
+                    throw new EsClusterException("cluster is not " + status + ": " + failure);
+                });
+    }
+
+    /**
+     * The main log file of node {@code i}, or {@code null} when the backend has no local log file
+     * (docker, external).
+     *
+     * @param i the node index, from 0 to {@link #size()} - 1
+     * @return the path of the node's log file, or {@code null}
+     * @throws IndexOutOfBoundsException if there is no node {@code i}
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public Path nodeLog(int i) {
+        return backendForNode(i).nodeLog(i);
+    }
+
+    /**
+     * Stops every node and deletes its data (an external cluster is left running); idempotent. A
+     * {@link Builder#shared() shared} cluster is only let go of: it stops when the test run ends.
+     */
+    @Override
+    public synchronized void close() {
+        Running r = running;
+        if (r == null) {
+            return;
+        }
+        running = null;
+        if (!spec.shared()) {
+            r.close();
+        }
+    }
+
+    /**
+     * Whether this cluster is {@link Builder#shared() shared} with other test classes.
+     *
+     * @return {@code true} if it was built with {@link Builder#shared()}
+     */
+    public boolean shared() {
+        return spec.shared();
+    }
+
+    @Override
+    public String toString() {
+        Running r = running;
+        return "EsCluster{"
+                + spec
+                + (r == null ? ", not started}" : ", " + r.backend.name() + " " + r.backend.httpUris() + "}");
+    }
+
+    private Running running() {
+        Running r = running;
+        if (r == null) {
+            throw new IllegalStateException(
+                    "EsCluster is not started: call start(), or annotate the field with @Cluster in an"
+                            + " @EsrelTest class");
+        }
+        return r;
+    }
+
+    /** The backend, to stop, kill or start node {@code i}: never on a shared cluster. */
+    private ClusterBackend controllableNode(int i) {
+        if (spec.shared()) {
+            throw new UnsupportedOperationException(
+                    "this cluster is shared with other test classes: build one with EsCluster.builder()"
+                            + " without shared() to stop, kill, freeze or restart its nodes");
+        }
+        return backendForNode(i);
+    }
+
+    private ClusterBackend backendForNode(int i) {
+        ClusterBackend backend = running().backend;
+        if (i < 0 || i >= backend.size()) {
+            throw new IndexOutOfBoundsException(
+                    "node " + i + " does not exist: the cluster has nodes 0.." + (backend.size() - 1));
+        }
+        return backend;
+    }
+
+    /** The backend with its clients; one per start, so a restarted cluster gets fresh ones. */
+    static final class Running implements AutoCloseable {
+        final ClusterBackend backend;
+        final Clients.ApiClient api;
+        final RestClient restClient;
+
+        private final Map<String, Clients.ApiClient> users = new ConcurrentHashMap<>();
+
+        /** The nodes frozen through {@link EsCluster#freezeNode}, not yet thawed, stopped or killed. */
+        final Set<Integer> frozen = ConcurrentHashMap.newKeySet();
+
+        private Running(ClusterBackend backend) {
+            this.backend = backend;
+            this.api = Clients.apiClient(backend.httpUris(), backend.headers(), backend.sslContext());
+            this.restClient = Clients.restClient(backend.httpUris(), backend.headers(), backend.sslContext());
+        }
+
+        /** The client of {@code user} with {@code password}, made on first use. */
+        Clients.ApiClient as(String user, String password) {
+            return users.computeIfAbsent(
+                    user,
+                    u -> Clients.apiClient(
+                            backend.httpUris(),
+                            Map.of("Authorization", SecurityFiles.basicAuth(u, password)),
+                            backend.sslContext()));
+        }
+
+        /** Starts the nodes of {@code spec}; on failure stops whatever was started. */
+        static Running start(ClusterSpec spec) {
+            ClusterBackend backend = Backends.create(spec);
+            try {
+                backend.start();
+                return new Running(backend);
+            } catch (RuntimeException | Error e) {
+                backend.close();
+                throw e;
+            }
+        }
+
+        /** Closes the clients and stops the nodes. */
+        @Override
+        public void close() {
+            try (restClient) {
+                api.close();
+                for (Clients.ApiClient user : users.values()) {
+                    user.close();
+                }
+            } catch (IOException e) {
+                // The nodes are about to go away; a failing client close changes nothing for them.
+            } finally {
+                backend.close();
+            }
+        }
+    }
+
+    /**
+     * Configures an {@link EsCluster}. Setters validate at once; {@link #build()} may be called more
+     * than once, each result is independent and immutable.
+     */
+    public static final class Builder {
+
+        private static final Pattern HEAP = Pattern.compile("[1-9][0-9]*[kKmMgG]");
+        private static final Pattern VERSION = Pattern.compile("[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)?");
+        private static final Pattern SETTING_KEY = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.\\-]*");
+
+        /** Settings testenv derives itself; overriding them would break starting or reaching nodes. */
+        private static final Set<String> MANAGED_SETTINGS = Set.of(
+                "cluster.name",
+                "node.name",
+                "network.host",
+                "http.port",
+                "transport.port",
+                "path.data",
+                "path.logs",
+                "discovery.type",
+                "discovery.seed_hosts",
+                "cluster.initial_master_nodes");
+
+        private int nodes = 1;
+        private boolean shared;
+        private Security security;
+        private boolean plugin = true;
+        private String heap;
+        private final Map<String, String> settings = new LinkedHashMap<>();
+        private Duration startTimeout = TestenvProperties.startTimeout();
+        private String version = TestenvProperties.esVersion();
+
+        private Builder() {}
+
+        /**
+         * Number of nodes; default 1. One node runs with {@code discovery.type: single-node}, more form
+         * a cluster in which every node is master-eligible.
+         *
+         * @param nodes the number of nodes, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code nodes < 1}
+         */
+        public Builder nodes(int nodes) {
+            if (nodes < 1) {
+                throw new IllegalArgumentException("nodes must be at least 1, got " + nodes);
+            }
+            this.nodes = nodes;
+            return this;
+        }
+
+        /**
+         * Shares the cluster with every other test class of the JVM that asks for the same
+         * configuration: the first {@link #start()} starts it, {@link #close()} only lets go of it, and
+         * it stops when the JUnit run ends (or the JVM exits). Node starts are what integration tests
+         * spend most of their time on; a shared cluster pays for one. Tests on it must not assume an
+         * empty cluster (name indices after the test class) and cannot stop, kill or restart its nodes
+         * ({@link #supportsNodeControl()} is {@code false}). Default: not shared.
+         *
+         * @return this builder
+         */
+        public Builder shared() {
+            this.shared = true;
+            return this;
+        }
+
+        /**
+         * Turns Elasticsearch security on: the users and roles of {@code security} in the file realm,
+         * testenv's superuser {@value Security#ADMIN} for {@link EsCluster#client()}, and (unless
+         * turned off) TLS on HTTP with a certificate authority testenv makes. Default: no security.
+         * Supported by the local backend; the external backend takes its credentials from system
+         * properties instead.
+         *
+         * @param security the users, roles and TLS
+         * @return this builder
+         */
+        public Builder security(Security security) {
+            this.security = requireNonNull(security, "security cannot be null");
+            return this;
+        }
+
+        /**
+         * Whether to install the esrel plugin; default {@code true}. The plugin zip comes from the
+         * system property {@code esrel.plugin.zip}, else from {@code
+         * es-plugin/target/esrel-plugin-*-es<version>.zip} in a directory above the working directory;
+         * {@link #start()} fails naming both places if neither has it.
+         *
+         * @param plugin {@code true} to install the plugin, {@code false} for plain Elasticsearch
+         * @return this builder
+         */
+        public Builder plugin(boolean plugin) {
+            this.plugin = plugin;
+            return this;
+        }
+
+        /**
+         * JVM heap per node, such as {@code 512m} or {@code 1g}; default {@code 512m} for one node,
+         * {@code 256m} each for more.
+         *
+         * @param heap the heap size, used for both {@code -Xms} and {@code -Xmx}
+         * @return this builder
+         * @throws IllegalArgumentException if it is not a positive number followed by k, m or g
+         */
+        public Builder heap(String heap) {
+            requireNonNull(heap, "heap cannot be null");
+            if (!HEAP.matcher(heap).matches()) {
+                throw new IllegalArgumentException("heap must look like 512m or 1g, got '" + heap + "'");
+            }
+            this.heap = heap;
+            return this;
+        }
+
+        /**
+         * Adds a setting to every node's {@code elasticsearch.yml} (a later call with the same key
+         * wins); none by default. The value is written as a string, which Elasticsearch parses like any
+         * setting value (a list as {@code "a,b"}). Ignored by the external backend.
+         *
+         * @param key the setting name, such as {@code action.destructive_requires_name}
+         * @param value the setting value
+         * @return this builder
+         * @throws IllegalArgumentException if the key is not a setting name, or is one testenv manages
+         *     itself: cluster and node names, network, ports, paths, discovery
+         */
+        public Builder setting(String key, String value) {
+            requireNonNull(key, "setting key cannot be null");
+            requireNonNull(value, "value of setting '" + key + "' cannot be null");
+            if (!SETTING_KEY.matcher(key).matches()) {
+                throw new IllegalArgumentException("'" + key + "' is not a setting name");
+            }
+            if (MANAGED_SETTINGS.contains(key)) {
+                throw new IllegalArgumentException(
+                        "setting '" + key + "' is managed by testenv and cannot be set; managed: " + MANAGED_SETTINGS);
+            }
+            settings.put(key, value);
+            return this;
+        }
+
+        /**
+         * How long {@link #start()} and {@link #startNode} wait for nodes to come up; default the
+         * system property {@code esrel.testenv.start-timeout} (seconds, or ISO-8601 like {@code PT5M};
+         * for machines where other builds compete for the cores), else 120 s.
+         *
+         * @param startTimeout how long to wait for nodes to start
+         * @return this builder
+         * @throws IllegalArgumentException if it is not positive
+         */
+        public Builder startTimeout(Duration startTimeout) {
+            requireNonNull(startTimeout, "startTimeout cannot be null");
+            if (startTimeout.isNegative() || startTimeout.isZero()) {
+                throw new IllegalArgumentException("startTimeout must be positive, got " + startTimeout);
+            }
+            this.startTimeout = startTimeout;
+            return this;
+        }
+
+        /**
+         * Elasticsearch version; default the system property {@code esrel.es.version} (set by the
+         * build), else {@code 9.5.3}. The external backend checks nothing against it.
+         *
+         * @param version the Elasticsearch version, such as {@code 9.5.3} or {@code 9.1.0-SNAPSHOT}
+         * @return this builder
+         * @throws IllegalArgumentException if it is not a version like {@code 9.5.3}
+         */
+        public Builder version(String version) {
+            requireNonNull(version, "version cannot be null");
+            if (!VERSION.matcher(version).matches()) {
+                throw new IllegalArgumentException("version must look like 9.5.3, got '" + version + "'");
+            }
+            this.version = version;
+            return this;
+        }
+
+        /**
+         * Returns a new, not yet started cluster with this configuration.
+         *
+         * @return a new cluster; call {@link EsCluster#start()} to start it
+         */
+        public EsCluster build() {
+            String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
+            return new EsCluster(
+                    new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, security));
+        }
+    }
 }

@@ -8,24 +8,25 @@ import java.io.Serial;
  */
 public final class EsClusterException extends RuntimeException {
 
-  @Serial private static final long serialVersionUID = 1L;
+    @Serial
+    private static final long serialVersionUID = 1L;
 
-  /**
-   * Creates an exception with a message that names the value at fault and the fix.
-   *
-   * @param message what failed, on which node, and why
-   */
-  public EsClusterException(String message) {
-    super(message);
-  }
+    /**
+     * Creates an exception with a message that names the value at fault and the fix.
+     *
+     * @param message what failed, on which node, and why
+     */
+    public EsClusterException(String message) {
+        super(message);
+    }
 
-  /**
-   * Creates an exception with a message and the failure that caused it.
-   *
-   * @param message what failed, on which node, and why
-   * @param cause the underlying failure, or {@code null} if none
-   */
-  public EsClusterException(String message, Throwable cause) {
-    super(message, cause);
-  }
+    /**
+     * Creates an exception with a message and the failure that caused it.
+     *
+     * @param message what failed, on which node, and why
+     * @param cause the underlying failure, or {@code null} if none
+     */
+    public EsClusterException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

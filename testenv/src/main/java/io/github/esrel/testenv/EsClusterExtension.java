@@ -28,120 +28,111 @@ import org.junit.platform.commons.support.ModifierSupport;
  *
  * <p>Usually applied through {@link EsrelTest @EsrelTest}.
  */
-public final class EsClusterExtension
-    implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
+public final class EsClusterExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
 
-  private static final ExtensionContext.Namespace NAMESPACE =
-      ExtensionContext.Namespace.create(EsClusterExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(EsClusterExtension.class);
 
-  /** Creates the extension; JUnit does this. */
-  public EsClusterExtension() {}
+    /** Creates the extension; JUnit does this. */
+    public EsClusterExtension() {}
 
-  @Override
-  public void beforeAll(ExtensionContext context) {
-    for (Field field : clusterFields(context.getRequiredTestClass(), ModifierSupport::isStatic)) {
-      start(context, field, null);
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        for (Field field : clusterFields(context.getRequiredTestClass(), ModifierSupport::isStatic)) {
+            start(context, field, null);
+        }
     }
-  }
 
-  @Override
-  public void beforeEach(ExtensionContext context) {
-    Object instance = context.getRequiredTestInstance();
-    for (Field field : clusterFields(instance.getClass(), ModifierSupport::isNotStatic)) {
-      start(context, field, instance);
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        Object instance = context.getRequiredTestInstance();
+        for (Field field : clusterFields(instance.getClass(), ModifierSupport::isNotStatic)) {
+            start(context, field, instance);
+        }
     }
-  }
 
-  @Override
-  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-    Class<?> type = parameter.getParameter().getType();
-    return type == EsCluster.class
-        || type == ElasticsearchClient.class
-        || type == RestClient.class;
-  }
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> type = parameter.getParameter().getType();
+        return type == EsCluster.class || type == ElasticsearchClient.class || type == RestClient.class;
+    }
 
-  @Override
-  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    Class<?> testClass = context.getRequiredTestClass();
-    List<Field> fields = new ArrayList<>(clusterFields(testClass, f -> true));
-    // A @Nested class uses the clusters of the classes around it.
-    for (Class<?> outer = testClass.getEnclosingClass();
-        outer != null;
-        outer = outer.getEnclosingClass()) {
-      fields.addAll(clusterFields(outer, ModifierSupport::isStatic));
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+        Class<?> testClass = context.getRequiredTestClass();
+        List<Field> fields = new ArrayList<>(clusterFields(testClass, f -> true));
+        // A @Nested class uses the clusters of the classes around it.
+        for (Class<?> outer = testClass.getEnclosingClass(); outer != null; outer = outer.getEnclosingClass()) {
+            fields.addAll(clusterFields(outer, ModifierSupport::isStatic));
+        }
+        if (fields.size() != 1) {
+            throw new ParameterResolutionException(testClass.getName()
+                    + " has "
+                    + fields.size()
+                    + " @Cluster fields, so the "
+                    + parameter.getParameter().getType().getSimpleName()
+                    + " parameter of "
+                    + parameter.getDeclaringExecutable().getName()
+                    + " is ambiguous or has no source;"
+                    + " declare exactly one @Cluster field, or use the fields directly");
+        }
+        Field field = fields.get(0);
+        Optional<Object> instance = context.getTestInstance();
+        if (!ModifierSupport.isStatic(field) && instance.isEmpty()) {
+            throw new ParameterResolutionException("@Cluster field "
+                    + field.getName()
+                    + " is per test method; it cannot be injected into "
+                    + parameter.getDeclaringExecutable().getName()
+                    + ": make the field static");
+        }
+        EsCluster cluster = read(field, instance.orElse(null));
+        // Normally started already by beforeAll/beforeEach; not so for the constructor of a
+        // PER_CLASS test instance, which JUnit creates before beforeAll. Idempotent.
+        cluster.start();
+        Class<?> type = parameter.getParameter().getType();
+        if (type == ElasticsearchClient.class) {
+            return cluster.client();
+        }
+        return type == RestClient.class ? cluster.restClient() : cluster;
     }
-    if (fields.size() != 1) {
-      throw new ParameterResolutionException(
-          testClass.getName()
-              + " has "
-              + fields.size()
-              + " @Cluster fields, so the "
-              + parameter.getParameter().getType().getSimpleName()
-              + " parameter of "
-              + parameter.getDeclaringExecutable().getName()
-              + " is ambiguous or has no source;"
-              + " declare exactly one @Cluster field, or use the fields directly");
-    }
-    Field field = fields.get(0);
-    Optional<Object> instance = context.getTestInstance();
-    if (!ModifierSupport.isStatic(field) && instance.isEmpty()) {
-      throw new ParameterResolutionException(
-          "@Cluster field "
-              + field.getName()
-              + " is per test method; it cannot be injected into "
-              + parameter.getDeclaringExecutable().getName()
-              + ": make the field static");
-    }
-    EsCluster cluster = read(field, instance.orElse(null));
-    // Normally started already by beforeAll/beforeEach; not so for the constructor of a
-    // PER_CLASS test instance, which JUnit creates before beforeAll. Idempotent.
-    cluster.start();
-    Class<?> type = parameter.getParameter().getType();
-    if (type == ElasticsearchClient.class) {
-      return cluster.client();
-    }
-    return type == RestClient.class ? cluster.restClient() : cluster;
-  }
 
-  private static void start(ExtensionContext context, Field field, Object instance) {
-    EsCluster cluster = read(field, instance);
-    if (cluster.shared()) {
-      // Closed when the whole test run ends, after every class that may share the cluster.
-      context
-          .getRoot()
-          .getStore(NAMESPACE)
-          .getOrComputeIfAbsent(
-              SharedClusters.class, k -> (AutoCloseable) SharedClusters::closeAll, AutoCloseable.class);
+    private static void start(ExtensionContext context, Field field, Object instance) {
+        EsCluster cluster = read(field, instance);
+        if (cluster.shared()) {
+            // Closed when the whole test run ends, after every class that may share the cluster.
+            context.getRoot()
+                    .getStore(NAMESPACE)
+                    .getOrComputeIfAbsent(
+                            SharedClusters.class, k -> (AutoCloseable) SharedClusters::closeAll, AutoCloseable.class);
+        }
+        // Stored before start: a cluster that fails halfway is closed by JUnit too.
+        context.getStore(NAMESPACE).put(field, cluster);
+        cluster.start();
     }
-    // Stored before start: a cluster that fails halfway is closed by JUnit too.
-    context.getStore(NAMESPACE).put(field, cluster);
-    cluster.start();
-  }
 
-  private static List<Field> clusterFields(Class<?> testClass, Predicate<Field> filter) {
-    return AnnotationSupport.findAnnotatedFields(testClass, Cluster.class, filter);
-  }
+    private static List<Field> clusterFields(Class<?> testClass, Predicate<Field> filter) {
+        return AnnotationSupport.findAnnotatedFields(testClass, Cluster.class, filter);
+    }
 
-  private static EsCluster read(Field field, Object instance) {
-    String name = field.getDeclaringClass().getSimpleName() + "." + field.getName();
-    if (!EsCluster.class.isAssignableFrom(field.getType())) {
-      throw new ExtensionConfigurationException(
-          "@Cluster field "
-              + name
-              + " must be of type EsCluster, not "
-              + field.getType().getName());
+    private static EsCluster read(Field field, Object instance) {
+        String name = field.getDeclaringClass().getSimpleName() + "." + field.getName();
+        if (!EsCluster.class.isAssignableFrom(field.getType())) {
+            throw new ExtensionConfigurationException("@Cluster field "
+                    + name
+                    + " must be of type EsCluster, not "
+                    + field.getType().getName());
+        }
+        Object value;
+        try {
+            field.setAccessible(true);
+            value = field.get(instance);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new ExtensionConfigurationException("cannot read @Cluster field " + name, e);
+        }
+        if (value == null) {
+            throw new ExtensionConfigurationException(
+                    "@Cluster field " + name + " is null; initialise it with EsCluster.builder().build()");
+        }
+        return (EsCluster) value;
     }
-    Object value;
-    try {
-      field.setAccessible(true);
-      value = field.get(instance);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new ExtensionConfigurationException("cannot read @Cluster field " + name, e);
-    }
-    if (value == null) {
-      throw new ExtensionConfigurationException(
-          "@Cluster field " + name + " is null; initialise it with EsCluster.builder().build()");
-    }
-    return (EsCluster) value;
-  }
 }

@@ -19,90 +19,87 @@ import javax.net.ssl.SSLContext;
  */
 final class EsHttp {
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient PLAIN = newClient(Optional.empty());
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient PLAIN = newClient(Optional.empty());
 
-  private final Map<String, String> headers;
-  private final HttpClient client;
+    private final Map<String, String> headers;
+    private final HttpClient client;
 
-  EsHttp(Map<String, String> headers) {
-    this(headers, Optional.empty());
-  }
-
-  /** With the headers every request needs and, for HTTPS with a private CA, a context trusting it. */
-  EsHttp(Map<String, String> headers, Optional<SSLContext> sslContext) {
-    this.headers = Map.copyOf(headers);
-    this.client = sslContext.isPresent() ? newClient(sslContext) : PLAIN;
-  }
-
-  private static HttpClient newClient(Optional<SSLContext> sslContext) {
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2));
-    sslContext.ifPresent(builder::sslContext);
-    return builder.build();
-  }
-
-  /** A response: the status and the body parsed as JSON (a missing node if it was not JSON). */
-  record Response(int status, JsonNode body) {
-    boolean ok() {
-      return status / 100 == 2;
+    EsHttp(Map<String, String> headers) {
+        this(headers, Optional.empty());
     }
-  }
 
-  /**
-   * GETs {@code pathAndQuery} (starting with {@code /}) from the node at {@code base}.
-   *
-   * @throws IOException if the node does not answer within {@code timeout}
-   */
-  Response get(URI base, String pathAndQuery, Duration timeout) throws IOException {
-    return send(base, HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET(), timeout);
-  }
-
-  /**
-   * PUTs the JSON {@code body} to {@code pathAndQuery} on the node at {@code base}.
-   *
-   * @throws IOException if the node does not answer within {@code timeout}
-   */
-  Response put(URI base, String pathAndQuery, String body, Duration timeout) throws IOException {
-    return send(
-        base,
-        HttpRequest.newBuilder(base.resolve(pathAndQuery))
-            .header("Content-Type", "application/json")
-            .PUT(HttpRequest.BodyPublishers.ofString(body)),
-        timeout);
-  }
-
-  private Response send(URI base, HttpRequest.Builder request, Duration timeout)
-      throws IOException {
-    request.timeout(timeout);
-    headers.forEach(request::header);
-    HttpResponse<String> response;
-    try {
-      response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while waiting for " + base, e);
+    /** With the headers every request needs and, for HTTPS with a private CA, a context trusting it. */
+    EsHttp(Map<String, String> headers, Optional<SSLContext> sslContext) {
+        this.headers = Map.copyOf(headers);
+        this.client = sslContext.isPresent() ? newClient(sslContext) : PLAIN;
     }
-    return new Response(response.statusCode(), parse(response.body()));
-  }
 
-  /** Whether the node at {@code base} answers any HTTP request (even with an error status). */
-  boolean answers(URI base) {
-    try {
-      get(base, "/_cluster/health?local=true", Duration.ofSeconds(2));
-      return true;
-    } catch (IOException e) {
-      return false;
+    private static HttpClient newClient(Optional<SSLContext> sslContext) {
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
+        sslContext.ifPresent(builder::sslContext);
+        return builder.build();
     }
-  }
 
-  private static JsonNode parse(String body) {
-    try {
-      return JSON.readTree(body);
-    } catch (IOException e) {
-      return JSON.missingNode();
+    /** A response: the status and the body parsed as JSON (a missing node if it was not JSON). */
+    record Response(int status, JsonNode body) {
+        boolean ok() {
+            return status / 100 == 2;
+        }
     }
-  }
+
+    /**
+     * GETs {@code pathAndQuery} (starting with {@code /}) from the node at {@code base}.
+     *
+     * @throws IOException if the node does not answer within {@code timeout}
+     */
+    Response get(URI base, String pathAndQuery, Duration timeout) throws IOException {
+        return send(base, HttpRequest.newBuilder(base.resolve(pathAndQuery)).GET(), timeout);
+    }
+
+    /**
+     * PUTs the JSON {@code body} to {@code pathAndQuery} on the node at {@code base}.
+     *
+     * @throws IOException if the node does not answer within {@code timeout}
+     */
+    Response put(URI base, String pathAndQuery, String body, Duration timeout) throws IOException {
+        return send(
+                base,
+                HttpRequest.newBuilder(base.resolve(pathAndQuery))
+                        .header("Content-Type", "application/json")
+                        .PUT(HttpRequest.BodyPublishers.ofString(body)),
+                timeout);
+    }
+
+    private Response send(URI base, HttpRequest.Builder request, Duration timeout) throws IOException {
+        request.timeout(timeout);
+        headers.forEach(request::header);
+        HttpResponse<String> response;
+        try {
+            response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for " + base, e);
+        }
+        return new Response(response.statusCode(), parse(response.body()));
+    }
+
+    /** Whether the node at {@code base} answers any HTTP request (even with an error status). */
+    boolean answers(URI base) {
+        try {
+            get(base, "/_cluster/health?local=true", Duration.ofSeconds(2));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static JsonNode parse(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return JSON.missingNode();
+        }
+    }
 }

@@ -10,20 +10,19 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class NodeReaper {
 
-  private static final Set<LocalBackend> OPEN = ConcurrentHashMap.newKeySet();
+    private static final Set<LocalBackend> OPEN = ConcurrentHashMap.newKeySet();
 
-  static {
-    Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> OPEN.forEach(LocalBackend::reap), "esrel-node-reaper"));
-  }
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> OPEN.forEach(LocalBackend::reap), "esrel-node-reaper"));
+    }
 
-  private NodeReaper() {}
+    private NodeReaper() {}
 
-  static void register(LocalBackend backend) {
-    OPEN.add(backend);
-  }
+    static void register(LocalBackend backend) {
+        OPEN.add(backend);
+    }
 
-  static void unregister(LocalBackend backend) {
-    OPEN.remove(backend);
-  }
+    static void unregister(LocalBackend backend) {
+        OPEN.remove(backend);
+    }
 }

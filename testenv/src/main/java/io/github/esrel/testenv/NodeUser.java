@@ -24,128 +24,125 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeUser {
 
-  private static final Logger LOG = LoggerFactory.getLogger(NodeUser.class);
-  private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(NodeUser.class);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
 
-  /** The account to switch to, or null to run as this JVM's user. */
-  private final String runAs;
+    /** The account to switch to, or null to run as this JVM's user. */
+    private final String runAs;
 
-  private NodeUser(String runAs) {
-    this.runAs = runAs;
-  }
-
-  /** Accounts already checked (and announced) by this JVM. */
-  private static final Set<String> READY = ConcurrentHashMap.newKeySet();
-
-  static NodeUser detect() {
-    if (!isRoot()) {
-      return new NodeUser(null);
+    private NodeUser(String runAs) {
+        this.runAs = runAs;
     }
-    String name = TestenvProperties.user();
-    if (!READY.contains(name)) {
-      ensureAccount(name);
-      READY.add(name);
-      LOG.info(
-          "Running as root, which Elasticsearch refuses: nodes run as user '{}' via runuser"
-              + " (change with -D{}=...)",
-          name,
-          TestenvProperties.USER);
-    }
-    return new NodeUser(name);
-  }
 
-  /** Words to put before the launcher command; empty when no switch of user is needed. */
-  List<String> commandPrefix() {
-    return runAs == null ? List.of() : List.of("runuser", "-u", runAs, "--");
-  }
+    /** Accounts already checked (and announced) by this JVM. */
+    private static final Set<String> READY = ConcurrentHashMap.newKeySet();
 
-  /** Gives {@code dir} and everything below to the node account, so the node can write there. */
-  void own(Path dir) {
-    if (runAs == null) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      UserPrincipal owner =
-          FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName(runAs);
-      for (Path path : (Iterable<Path>) paths::iterator) {
-        Files.setOwner(path, owner);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot give " + dir + " to user " + runAs, e);
-    }
-  }
-
-  /**
-   * Whether the node account can reach {@code dir}: every existing ancestor must let it through.
-   * Directories created later by this JVM are traversable (mode 755).
-   */
-  boolean canTraverse(Path dir) {
-    if (runAs == null) {
-      return true;
-    }
-    for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
-      if (!Files.exists(p)) {
-        continue;
-      }
-      try {
-        PosixFileAttributes attributes = Files.readAttributes(p, PosixFileAttributes.class);
-        boolean ownedByNodeUser = attributes.owner().getName().equals(runAs);
-        if (!ownedByNodeUser
-            && !attributes.permissions().contains(PosixFilePermission.OTHERS_EXECUTE)) {
-          return false;
+    static NodeUser detect() {
+        if (!isRoot()) {
+            return new NodeUser(null);
         }
-      } catch (IOException | UnsupportedOperationException e) {
-        return false;
-      }
+        String name = TestenvProperties.user();
+        if (!READY.contains(name)) {
+            ensureAccount(name);
+            READY.add(name);
+            LOG.info(
+                    "Running as root, which Elasticsearch refuses: nodes run as user '{}' via runuser"
+                            + " (change with -D{}=...)",
+                    name,
+                    TestenvProperties.USER);
+        }
+        return new NodeUser(name);
     }
-    return true;
-  }
 
-  String describe() {
-    return runAs == null ? System.getProperty("user.name") : runAs;
-  }
+    /** Words to put before the launcher command; empty when no switch of user is needed. */
+    List<String> commandPrefix() {
+        return runAs == null ? List.of() : List.of("runuser", "-u", runAs, "--");
+    }
 
-  static boolean isRoot() {
-    if ("root".equals(System.getProperty("user.name"))) {
-      return true;
+    /** Gives {@code dir} and everything below to the node account, so the node can write there. */
+    void own(Path dir) {
+        if (runAs == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            UserPrincipal owner =
+                    FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName(runAs);
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                Files.setOwner(path, owner);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot give " + dir + " to user " + runAs, e);
+        }
     }
-    try {
-      // /proc/self belongs to this process's effective user.
-      return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-      return false;
-    }
-  }
 
-  private static void ensureAccount(String name) {
-    if (accountExists(name)) {
-      return;
+    /**
+     * Whether the node account can reach {@code dir}: every existing ancestor must let it through.
+     * Directories created later by this JVM are traversable (mode 755).
+     */
+    boolean canTraverse(Path dir) {
+        if (runAs == null) {
+            return true;
+        }
+        for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
+            if (!Files.exists(p)) {
+                continue;
+            }
+            try {
+                PosixFileAttributes attributes = Files.readAttributes(p, PosixFileAttributes.class);
+                boolean ownedByNodeUser = attributes.owner().getName().equals(runAs);
+                if (!ownedByNodeUser && !attributes.permissions().contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                    return false;
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                return false;
+            }
+        }
+        return true;
     }
-    LOG.info("Creating system user '{}' to run Elasticsearch nodes", name);
-    Commands.Result result =
-        Commands.run(
-            List.of(
-                "useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name),
-            Map.of(),
-            null,
-            COMMAND_TIMEOUT);
-    // Another JVM may have created it at the same moment: check again rather than trust the code.
-    if (!accountExists(name)) {
-      throw new EsClusterException(
-          "cannot create user '"
-              + name
-              + "' to run Elasticsearch (it refuses to run as root):"
-              + " useradd exited "
-              + result.exitCode()
-              + ": "
-              + result.output().strip()
-              + ". Create the user yourself, or name an existing one with -D"
-              + TestenvProperties.USER
-              + "=...");
-    }
-  }
 
-  private static boolean accountExists(String name) {
-    return Commands.run(List.of("id", "-u", name), Map.of(), null, COMMAND_TIMEOUT).ok();
-  }
+    String describe() {
+        return runAs == null ? System.getProperty("user.name") : runAs;
+    }
+
+    static boolean isRoot() {
+        if ("root".equals(System.getProperty("user.name"))) {
+            return true;
+        }
+        try {
+            // /proc/self belongs to this process's effective user.
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static void ensureAccount(String name) {
+        if (accountExists(name)) {
+            return;
+        }
+        LOG.info("Creating system user '{}' to run Elasticsearch nodes", name);
+        Commands.Result result = Commands.run(
+                List.of("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name),
+                Map.of(),
+                null,
+                COMMAND_TIMEOUT);
+        // Another JVM may have created it at the same moment: check again rather than trust the code.
+        if (!accountExists(name)) {
+            throw new EsClusterException("cannot create user '"
+                    + name
+                    + "' to run Elasticsearch (it refuses to run as root):"
+                    + " useradd exited "
+                    + result.exitCode()
+                    + ": "
+                    + result.output().strip()
+                    + ". Create the user yourself, or name an existing one with -D"
+                    + TestenvProperties.USER
+                    + "=...");
+        }
+    }
+
+    private static boolean accountExists(String name) {
+        return Commands.run(List.of("id", "-u", name), Map.of(), null, COMMAND_TIMEOUT)
+                .ok();
+    }
 }

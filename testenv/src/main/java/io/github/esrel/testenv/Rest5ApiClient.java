@@ -19,25 +19,22 @@ import org.apache.hc.core5.http.message.BasicHeader;
  * The Java API client on {@code Rest5ClientTransport}, the default transport of {@code
  * elasticsearch-java} 9.x. Loaded only when the class path has that line ({@link Clients} checks).
  */
-record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client)
-    implements Clients.ApiClient {
+record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client) implements Clients.ApiClient {
 
-  static Rest5ApiClient create(
-      List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
-    Rest5ClientBuilder builder =
-        Rest5Client.builder(nodes)
-            .setDefaultHeaders(
-                headers.entrySet().stream()
-                    .map(e -> new BasicHeader(e.getKey(), e.getValue()))
-                    .toArray(Header[]::new));
-    sslContext.ifPresent(builder::setSSLContext);
-    Rest5Client rest = builder.build();
-    return new Rest5ApiClient(
-        rest, new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())));
-  }
+    static Rest5ApiClient create(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+        Rest5ClientBuilder builder = Rest5Client.builder(nodes)
+                .setDefaultHeaders(headers.entrySet().stream()
+                        .map(e -> new BasicHeader(e.getKey(), e.getValue()))
+                        .toArray(Header[]::new));
+        sslContext.ifPresent(builder::setSSLContext);
+        Rest5Client rest = builder.build();
+        return new Rest5ApiClient(
+                rest, new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())));
+    }
 
-  @Override
-  public void setNodes(List<URI> nodes) {
-    restClient.setNodes(nodes.stream().map(u -> new Node(HttpHost.create(u))).toList());
-  }
+    @Override
+    public void setNodes(List<URI> nodes) {
+        restClient.setNodes(
+                nodes.stream().map(u -> new Node(HttpHost.create(u))).toList());
+    }
 }

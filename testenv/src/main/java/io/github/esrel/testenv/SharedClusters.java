@@ -12,29 +12,29 @@ import java.util.Map;
  */
 final class SharedClusters {
 
-  private static final Map<ClusterSpec, EsCluster.Running> RUNNING = new LinkedHashMap<>();
+    private static final Map<ClusterSpec, EsCluster.Running> RUNNING = new LinkedHashMap<>();
 
-  private SharedClusters() {}
+    private SharedClusters() {}
 
-  /** The running cluster for {@code spec}, started now if it is not yet. */
-  static synchronized EsCluster.Running running(ClusterSpec spec) {
-    EsCluster.Running running = RUNNING.get(spec);
-    if (running == null) {
-      running = EsCluster.Running.start(spec);
-      RUNNING.put(spec, running);
+    /** The running cluster for {@code spec}, started now if it is not yet. */
+    static synchronized EsCluster.Running running(ClusterSpec spec) {
+        EsCluster.Running running = RUNNING.get(spec);
+        if (running == null) {
+            running = EsCluster.Running.start(spec);
+            RUNNING.put(spec, running);
+        }
+        return running;
     }
-    return running;
-  }
 
-  /** Stops every shared cluster; a later {@link #running} starts afresh. */
-  static void closeAll() {
-    List<EsCluster.Running> all;
-    synchronized (SharedClusters.class) {
-      all = new ArrayList<>(RUNNING.values());
-      RUNNING.clear();
+    /** Stops every shared cluster; a later {@link #running} starts afresh. */
+    static void closeAll() {
+        List<EsCluster.Running> all;
+        synchronized (SharedClusters.class) {
+            all = new ArrayList<>(RUNNING.values());
+            RUNNING.clear();
+        }
+        for (EsCluster.Running running : all) {
+            running.close();
+        }
     }
-    for (EsCluster.Running running : all) {
-      running.close();
-    }
-  }
 }

@@ -11,114 +11,114 @@ import java.util.Optional;
 /** Every system property testenv reads, in one place (the README lists the same). */
 final class TestenvProperties {
 
-  static final String BACKEND = "esrel.testenv.backend";
-  static final String ES_VERSION = "esrel.es.version";
-  static final String ES_DISTRIBUTION = "esrel.es.distribution";
-  static final String PLUGIN_ZIP = "esrel.plugin.zip";
-  static final String WORK_DIR = "esrel.work.dir";
-  static final String JAVA_HOME = "esrel.testenv.java.home";
-  static final String USER = "esrel.testenv.user";
-  static final String URL = "esrel.testenv.url";
-  static final String USERNAME = "esrel.testenv.username";
-  static final String PASSWORD = "esrel.testenv.password";
-  static final String API_KEY = "esrel.testenv.api-key";
-  static final String CA_FILE = "esrel.testenv.ca-file";
-  static final String CA_FINGERPRINT = "esrel.testenv.ca-fingerprint";
-  static final String START_TIMEOUT = "esrel.testenv.start-timeout";
+    static final String BACKEND = "esrel.testenv.backend";
+    static final String ES_VERSION = "esrel.es.version";
+    static final String ES_DISTRIBUTION = "esrel.es.distribution";
+    static final String PLUGIN_ZIP = "esrel.plugin.zip";
+    static final String WORK_DIR = "esrel.work.dir";
+    static final String JAVA_HOME = "esrel.testenv.java.home";
+    static final String USER = "esrel.testenv.user";
+    static final String URL = "esrel.testenv.url";
+    static final String USERNAME = "esrel.testenv.username";
+    static final String PASSWORD = "esrel.testenv.password";
+    static final String API_KEY = "esrel.testenv.api-key";
+    static final String CA_FILE = "esrel.testenv.ca-file";
+    static final String CA_FINGERPRINT = "esrel.testenv.ca-fingerprint";
+    static final String START_TIMEOUT = "esrel.testenv.start-timeout";
 
-  static final String DEFAULT_ES_VERSION = "9.5.3";
-  static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
+    static final String DEFAULT_ES_VERSION = "9.5.3";
+    static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
 
-  private TestenvProperties() {}
+    private TestenvProperties() {}
 
-  static String backend() {
-    String value = get(BACKEND).orElse("auto").toLowerCase(Locale.ROOT);
-    if (!List.of("auto", "local", "docker", "external").contains(value)) {
-      throw new EsClusterException(
-          BACKEND + "=" + value + " is not a backend: use auto, local, docker or external");
+    static String backend() {
+        String value = get(BACKEND).orElse("auto").toLowerCase(Locale.ROOT);
+        if (!List.of("auto", "local", "docker", "external").contains(value)) {
+            throw new EsClusterException(
+                    BACKEND + "=" + value + " is not a backend: use auto, local, docker or external");
+        }
+        return value;
     }
-    return value;
-  }
 
-  static String esVersion() {
-    return get(ES_VERSION).orElse(DEFAULT_ES_VERSION);
-  }
-
-  /** Seconds ({@code 300}) or ISO-8601 ({@code PT5M}); for machines shared with other builds. */
-  static Duration startTimeout() {
-    Optional<String> value = get(START_TIMEOUT);
-    if (value.isEmpty()) {
-      return DEFAULT_START_TIMEOUT;
+    static String esVersion() {
+        return get(ES_VERSION).orElse(DEFAULT_ES_VERSION);
     }
-    try {
-      Duration timeout =
-          value.get().chars().allMatch(Character::isDigit)
-              ? Duration.ofSeconds(Long.parseLong(value.get()))
-              : Duration.parse(value.get());
-      if (!timeout.isNegative() && !timeout.isZero()) {
-        return timeout;
-      }
-    } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
-      // reported below
+
+    /** Seconds ({@code 300}) or ISO-8601 ({@code PT5M}); for machines shared with other builds. */
+    static Duration startTimeout() {
+        Optional<String> value = get(START_TIMEOUT);
+        if (value.isEmpty()) {
+            return DEFAULT_START_TIMEOUT;
+        }
+        try {
+            Duration timeout = value.get().chars().allMatch(Character::isDigit)
+                    ? Duration.ofSeconds(Long.parseLong(value.get()))
+                    : Duration.parse(value.get());
+            if (!timeout.isNegative() && !timeout.isZero()) {
+                return timeout;
+            }
+        } catch (DateTimeParseException | ArithmeticException | NumberFormatException e) {
+            // reported below
+        }
+        throw new EsClusterException(START_TIMEOUT
+                + "="
+                + value.get()
+                + " is not a positive duration: use seconds (300) or"
+                + " ISO-8601 (PT5M)");
     }
-    throw new EsClusterException(
-        START_TIMEOUT
-            + "="
-            + value.get()
-            + " is not a positive duration: use seconds (300) or"
-            + " ISO-8601 (PT5M)");
-  }
 
-  static Optional<Path> esDistribution() {
-    return get(ES_DISTRIBUTION).map(Path::of);
-  }
+    static Optional<Path> esDistribution() {
+        return get(ES_DISTRIBUTION).map(Path::of);
+    }
 
-  static Optional<Path> pluginZip() {
-    return get(PLUGIN_ZIP).map(Path::of);
-  }
+    static Optional<Path> pluginZip() {
+        return get(PLUGIN_ZIP).map(Path::of);
+    }
 
-  static Path workDir() {
-    return Path.of(get(WORK_DIR).orElse("target/esrel-testenv")).toAbsolutePath().normalize();
-  }
+    static Path workDir() {
+        return Path.of(get(WORK_DIR).orElse("target/esrel-testenv"))
+                .toAbsolutePath()
+                .normalize();
+    }
 
-  static Optional<Path> javaHome() {
-    return get(JAVA_HOME).map(Path::of);
-  }
+    static Optional<Path> javaHome() {
+        return get(JAVA_HOME).map(Path::of);
+    }
 
-  static String user() {
-    return get(USER).orElse("esrel");
-  }
+    static String user() {
+        return get(USER).orElse("esrel");
+    }
 
-  static List<String> urls() {
-    return get(URL)
-        .map(v -> Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList())
-        .orElse(List.of());
-  }
+    static List<String> urls() {
+        return get(URL).map(v -> Arrays.stream(v.split(","))
+                        .map(String::trim)
+                        .filter(s -> !s.isEmpty())
+                        .toList())
+                .orElse(List.of());
+    }
 
-  static Optional<String> username() {
-    return get(USERNAME);
-  }
+    static Optional<String> username() {
+        return get(USERNAME);
+    }
 
-  static Optional<String> password() {
-    return get(PASSWORD);
-  }
+    static Optional<String> password() {
+        return get(PASSWORD);
+    }
 
-  static Optional<String> apiKey() {
-    return get(API_KEY);
-  }
+    static Optional<String> apiKey() {
+        return get(API_KEY);
+    }
 
-  static Optional<String> caFile() {
-    return get(CA_FILE);
-  }
+    static Optional<String> caFile() {
+        return get(CA_FILE);
+    }
 
-  static Optional<String> caFingerprint() {
-    return get(CA_FINGERPRINT);
-  }
+    static Optional<String> caFingerprint() {
+        return get(CA_FINGERPRINT);
+    }
 
-  /** Blank counts as unset: Maven passes an undefined property as an empty string. */
-  private static Optional<String> get(String name) {
-    return Optional.ofNullable(System.getProperty(name))
-        .map(String::trim)
-        .filter(s -> !s.isEmpty());
-  }
+    /** Blank counts as unset: Maven passes an undefined property as an empty string. */
+    private static Optional<String> get(String name) {
+        return Optional.ofNullable(System.getProperty(name)).map(String::trim).filter(s -> !s.isEmpty());
+    }
 }

@@ -15,54 +15,52 @@ import org.junit.jupiter.api.io.TempDir;
 
 class DistributionCacheTest {
 
-  @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-  @Test
-  void shouldKeepTheUnixModesOfZipEntries() throws IOException {
-    Path zip = tmp.resolve("dist.zip");
-    try (ZipArchiveOutputStream out = new ZipArchiveOutputStream(zip)) {
-      entry(out, "es/bin/elasticsearch", 0755);
-      entry(out, "es/config/users", 0660);
+    @Test
+    void shouldKeepTheUnixModesOfZipEntries() throws IOException {
+        Path zip = tmp.resolve("dist.zip");
+        try (ZipArchiveOutputStream out = new ZipArchiveOutputStream(zip)) {
+            entry(out, "es/bin/elasticsearch", 0755);
+            entry(out, "es/config/users", 0660);
+        }
+
+        DistributionCache.unzip(zip, tmp.resolve("out"));
+
+        assertThat(PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(tmp.resolve("out/es/bin/elasticsearch"))))
+                .isEqualTo("rwxr-xr-x");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("out/es/config/users"))))
+                .isEqualTo("rw-rw----");
     }
 
-    DistributionCache.unzip(zip, tmp.resolve("out"));
+    @Test
+    void shouldRefuseEntriesOutsideTheTarget() throws IOException {
+        Path zip = tmp.resolve("evil.zip");
+        try (ZipArchiveOutputStream out = new ZipArchiveOutputStream(zip)) {
+            entry(out, "../escaped", 0644);
+        }
 
-    assertThat(
-            PosixFilePermissions.toString(
-                Files.getPosixFilePermissions(tmp.resolve("out/es/bin/elasticsearch"))))
-        .isEqualTo("rwxr-xr-x");
-    assertThat(
-            PosixFilePermissions.toString(
-                Files.getPosixFilePermissions(tmp.resolve("out/es/config/users"))))
-        .isEqualTo("rw-rw----");
-  }
-
-  @Test
-  void shouldRefuseEntriesOutsideTheTarget() throws IOException {
-    Path zip = tmp.resolve("evil.zip");
-    try (ZipArchiveOutputStream out = new ZipArchiveOutputStream(zip)) {
-      entry(out, "../escaped", 0644);
+        assertThatThrownBy(() -> DistributionCache.unzip(zip, tmp.resolve("out")))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("outside its root");
+        assertThat(tmp.resolve("escaped")).doesNotExist();
     }
 
-    assertThatThrownBy(() -> DistributionCache.unzip(zip, tmp.resolve("out")))
-        .isInstanceOf(IOException.class)
-        .hasMessageContaining("outside its root");
-    assertThat(tmp.resolve("escaped")).doesNotExist();
-  }
+    @Test
+    void shouldConvertModesToPermissions() {
+        assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0754)))
+                .isEqualTo("rwxr-xr--");
+        assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0)))
+                .isEqualTo("---------");
+    }
 
-  @Test
-  void shouldConvertModesToPermissions() {
-    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0754)))
-        .isEqualTo("rwxr-xr--");
-    assertThat(PosixFilePermissions.toString(DistributionCache.permissions(0)))
-        .isEqualTo("---------");
-  }
-
-  private static void entry(ZipArchiveOutputStream out, String name, int mode) throws IOException {
-    ZipArchiveEntry entry = new ZipArchiveEntry(name);
-    entry.setUnixMode(mode);
-    out.putArchiveEntry(entry);
-    out.write(name.getBytes(StandardCharsets.UTF_8));
-    out.closeArchiveEntry();
-  }
+    private static void entry(ZipArchiveOutputStream out, String name, int mode) throws IOException {
+        ZipArchiveEntry entry = new ZipArchiveEntry(name);
+        entry.setUnixMode(mode);
+        out.putArchiveEntry(entry);
+        out.write(name.getBytes(StandardCharsets.UTF_8));
+        out.closeArchiveEntry();
+    }
 }

@@ -19,71 +19,73 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MultiNodeClusterIT {
 
-  // Generous: waiting ends as soon as the status is reached, and a shared machine can be slow.
-  private static final Duration HEALTH_TIMEOUT = Duration.ofMinutes(5);
+    // Generous: waiting ends as soon as the status is reached, and a shared machine can be slow.
+    private static final Duration HEALTH_TIMEOUT = Duration.ofMinutes(5);
 
-  @Cluster static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    @Cluster
+    static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
 
-  @Test
-  @Order(1)
-  void shouldFormAGreenClusterWithAReplicatedIndex() throws IOException {
-    ElasticsearchClient client = cluster.client();
-    // 3 shards x 2 copies on 3 nodes: every node holds copies, so losing any turns it yellow.
-    client
-        .indices()
-        .create(c -> c.index("docs").settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
-    cluster.waitForHealth("green", HEALTH_TIMEOUT);
+    @Test
+    @Order(1)
+    void shouldFormAGreenClusterWithAReplicatedIndex() throws IOException {
+        ElasticsearchClient client = cluster.client();
+        // 3 shards x 2 copies on 3 nodes: every node holds copies, so losing any turns it yellow.
+        client.indices()
+                .create(c -> c.index("docs").settings(s -> s.numberOfShards("3").numberOfReplicas("1")));
+        cluster.waitForHealth("green", HEALTH_TIMEOUT);
 
-    assertThat(client.cluster().health().numberOfNodes()).isEqualTo(3);
-    assertThat(cluster.httpUris()).hasSize(3).doesNotHaveDuplicates();
-    index("before");
-  }
+        assertThat(client.cluster().health().numberOfNodes()).isEqualTo(3);
+        assertThat(cluster.httpUris()).hasSize(3).doesNotHaveDuplicates();
+        index("before");
+    }
 
-  @Test
-  @Order(2)
-  void shouldServeReadsAndWritesAfterANodeIsKilled() throws IOException {
-    cluster.killNode(2);
+    @Test
+    @Order(2)
+    void shouldServeReadsAndWritesAfterANodeIsKilled() throws IOException {
+        cluster.killNode(2);
 
-    assertThat(Processes.elasticsearchUnder(cluster.nodeLog(2).getParent().getParent())).isEmpty();
-    cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
-    assertThat(cluster.client().cluster().health(h -> h.waitForNodes("2")).status())
-        .isEqualTo(HealthStatus.Yellow);
-    index("while-down");
-    assertThat(count()).isEqualTo(2);
-  }
+        assertThat(Processes.elasticsearchUnder(cluster.nodeLog(2).getParent().getParent()))
+                .isEmpty();
+        cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
+        assertThat(cluster.client().cluster().health(h -> h.waitForNodes("2")).status())
+                .isEqualTo(HealthStatus.Yellow);
+        index("while-down");
+        assertThat(count()).isEqualTo(2);
+    }
 
-  @Test
-  @Order(3)
-  void shouldBringAKilledNodeBackWithItsData() throws IOException {
-    cluster.startNode(2);
+    @Test
+    @Order(3)
+    void shouldBringAKilledNodeBackWithItsData() throws IOException {
+        cluster.startNode(2);
 
-    cluster.waitForHealth("green", HEALTH_TIMEOUT);
-    assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
-    assertThat(count()).isEqualTo(2);
-  }
+        cluster.waitForHealth("green", HEALTH_TIMEOUT);
+        assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
+        assertThat(count()).isEqualTo(2);
+    }
 
-  @Test
-  @Order(4)
-  void shouldStopAndRestartANodeGracefully() throws IOException {
-    cluster.stopNode(0);
+    @Test
+    @Order(4)
+    void shouldStopAndRestartANodeGracefully() throws IOException {
+        cluster.stopNode(0);
 
-    assertThat(Processes.elasticsearchUnder(cluster.nodeLog(0).getParent().getParent())).isEmpty();
-    cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
-    index("while-stopped");
+        assertThat(Processes.elasticsearchUnder(cluster.nodeLog(0).getParent().getParent()))
+                .isEmpty();
+        cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
+        index("while-stopped");
 
-    cluster.startNode(0);
+        cluster.startNode(0);
 
-    // startNode returns once the node has joined; green (replica recovery) was covered above.
-    assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
-    assertThat(count()).isEqualTo(3);
-  }
+        // startNode returns once the node has joined; green (replica recovery) was covered above.
+        assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
+        assertThat(count()).isEqualTo(3);
+    }
 
-  private static void index(String id) throws IOException {
-    ObjectNode doc = new ObjectMapper().createObjectNode().put("id", id);
-    cluster.client().index(i -> i.index("docs").id(id).document(doc).refresh(Refresh.True));
-  }
+    private static void index(String id) throws IOException {
+        ObjectNode doc = new ObjectMapper().createObjectNode().put("id", id);
+        cluster.client().index(i -> i.index("docs").id(id).document(doc).refresh(Refresh.True));
+    }
 
-  private static long count() throws IOException {
-    return cluster.client().count(c -> c.index("docs")).count();
-  }
+    private static long count() throws IOException {
+        return cluster.client().count(c -> c.index("docs")).count();
+    }
 }

@@ -1,9 +1,8 @@
 package io.github.esrel.plugin;
 
+import java.util.Collection;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionResponse;
-
-import java.util.Collection;
 
 /** Elasticsearch 8.19 and 9.0 register actions as a generic {@code ActionHandler<Request, Response>}. */
 abstract class EsrelPluginActions extends EsrelPluginBase {

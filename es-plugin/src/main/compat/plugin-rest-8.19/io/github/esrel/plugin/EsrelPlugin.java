@@ -1,5 +1,8 @@
 package io.github.esrel.plugin;
 
+import java.util.Collection;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.node.DiscoveryNodes;
 import org.elasticsearch.common.io.stream.NamedWriteableRegistry;
@@ -11,10 +14,6 @@ import org.elasticsearch.features.NodeFeature;
 import org.elasticsearch.rest.RestController;
 import org.elasticsearch.rest.RestHandler;
 
-import java.util.Collection;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
-
 /** The esrel plugin for Elasticsearch 8.19 to 9.3: the long {@code getRestHandlers} signature. */
 public class EsrelPlugin extends EsrelPluginActions {
 
@@ -23,16 +22,15 @@ public class EsrelPlugin extends EsrelPluginActions {
 
     @Override
     public Collection<RestHandler> getRestHandlers(
-        Settings settings,
-        NamedWriteableRegistry namedWriteableRegistry,
-        RestController restController,
-        ClusterSettings clusterSettings,
-        IndexScopedSettings indexScopedSettings,
-        SettingsFilter settingsFilter,
-        IndexNameExpressionResolver indexNameExpressionResolver,
-        Supplier<DiscoveryNodes> nodesInCluster,
-        Predicate<NodeFeature> clusterSupportsFeature
-    ) {
+            Settings settings,
+            NamedWriteableRegistry namedWriteableRegistry,
+            RestController restController,
+            ClusterSettings clusterSettings,
+            IndexScopedSettings indexScopedSettings,
+            SettingsFilter settingsFilter,
+            IndexNameExpressionResolver indexNameExpressionResolver,
+            Supplier<DiscoveryNodes> nodesInCluster,
+            Predicate<NodeFeature> clusterSupportsFeature) {
         return restHandlers(settings);
     }
 }

@@ -1,12 +1,11 @@
 package io.github.esrel.plugin;
 
-import org.elasticsearch.cluster.node.DiscoveryNodes;
-import org.elasticsearch.features.NodeFeature;
-import org.elasticsearch.rest.RestHandler;
-
 import java.util.Collection;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.elasticsearch.cluster.node.DiscoveryNodes;
+import org.elasticsearch.features.NodeFeature;
+import org.elasticsearch.rest.RestHandler;
 
 /** The esrel plugin for Elasticsearch 9.5: the short {@code getRestHandlers} signature. */
 public class EsrelPlugin extends EsrelPluginActions {
@@ -16,10 +15,9 @@ public class EsrelPlugin extends EsrelPluginActions {
 
     @Override
     public Collection<RestHandler> getRestHandlers(
-        RestHandlersServices services,
-        Supplier<DiscoveryNodes> nodesInCluster,
-        Predicate<NodeFeature> clusterSupportsFeature
-    ) {
+            RestHandlersServices services,
+            Supplier<DiscoveryNodes> nodesInCluster,
+            Predicate<NodeFeature> clusterSupportsFeature) {
         return restHandlers(services.settings());
     }
 }

@@ -1,14 +1,13 @@
 package io.github.esrel.plugin.compat;
 
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import org.elasticsearch.action.IndicesRequest;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.core.Nullable;
-
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
 
 /**
  * The indices and aliases of one cluster state, as esrel's transport actions read them: the one seam between

@@ -1,9 +1,8 @@
 package io.github.esrel.plugin.lock;
 
+import java.util.Objects;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
-
-import java.util.Objects;
 
 /**
  * An acquire as {@link TreeLockService#acquire} takes it: {@code mode} on {@code path} and shared on its proper
@@ -19,14 +18,13 @@ import java.util.Objects;
  * @param bindTo    the user to bind the grant to, or null for none (see {@link Grant#boundTo()})
  */
 public record AcquireCommand(
-    String namespace,
-    String path,
-    LockMode mode,
-    String owner,
-    @Nullable TimeValue ttl,
-    @Nullable TimeValue waitTime,
-    @Nullable AuthenticatedUser bindTo
-) {
+        String namespace,
+        String path,
+        LockMode mode,
+        String owner,
+        @Nullable TimeValue ttl,
+        @Nullable TimeValue waitTime,
+        @Nullable AuthenticatedUser bindTo) {
 
     /**
      * An acquire whose grant is bound to no user.
@@ -38,7 +36,13 @@ public record AcquireCommand(
      * @param ttl       the lease, or null for the default
      * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all
      */
-    public AcquireCommand(String namespace, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue waitTime) {
+    public AcquireCommand(
+            String namespace,
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue waitTime) {
         this(namespace, path, mode, owner, ttl, waitTime, null);
     }
 

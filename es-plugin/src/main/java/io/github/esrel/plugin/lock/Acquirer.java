@@ -2,13 +2,6 @@ package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
 import io.github.esrel.plugin.lock.LockTable.AcquireResult;
-
-import org.elasticsearch.ElasticsearchStatusException;
-import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.core.Nullable;
-import org.elasticsearch.rest.RestStatus;
-import org.elasticsearch.tasks.TaskCancelledException;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.elasticsearch.ElasticsearchStatusException;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.rest.RestStatus;
+import org.elasticsearch.tasks.TaskCancelledException;
 
 /**
  * Runs acquires: each is a mutation of its namespace's table, and one refused while its wait lasts holds
@@ -39,7 +37,8 @@ final class Acquirer {
     private final TaskScheduler scheduler;
     private final Submitter submitter;
     /** The sleeping acquires of each namespace with their timers; a namespace without sleepers has no entry. */
-    private final ConcurrentHashMap<String, Map<AcquireMutation, TaskScheduler.Cancellable>> sleeping = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Map<AcquireMutation, TaskScheduler.Cancellable>> sleeping =
+            new ConcurrentHashMap<>();
 
     /** @param clock epoch milliseconds, the time leases are measured with */
     Acquirer(TreeLockLimits limits, LongSupplier clock, TaskScheduler scheduler, Submitter submitter) {
@@ -157,10 +156,9 @@ final class Acquirer {
 
     private static ElasticsearchStatusException tableFull(String namespace) {
         return new ElasticsearchStatusException(
-            "the lock table of [" + namespace + "] is full: it holds the maximum number of live locks (setting ["
-                + TreeLockSettings.MAX_LOCKS_PER_INDEX.getKey() + "]); retry after some are released or expire",
-            RestStatus.TOO_MANY_REQUESTS
-        );
+                "the lock table of [" + namespace + "] is full: it holds the maximum number of live locks (setting ["
+                        + TreeLockSettings.MAX_LOCKS_PER_INDEX.getKey() + "]); retry after some are released or expire",
+                RestStatus.TOO_MANY_REQUESTS);
     }
 
     /** One acquire, from its request to its answer, through any number of sleeps. */
@@ -169,15 +167,22 @@ final class Acquirer {
         final long ttlMillis;
         /** Recognises this acquire's grant in the table after a write whose outcome was unknown. */
         final long nonce = ThreadLocalRandom.current().nextLong();
+
         final long waitDeadlineNanos;
         /** Transient failures are retried for this long after the wait. */
         final long retryDeadlineNanos;
+
         final Cancellation cancellation;
         final ActionListener<Acquisition> listener;
         /** How often it has slept; only its own rounds, which never overlap, touch it. */
         int sleeps;
 
-        AcquireMutation(AcquireCommand command, long ttlMillis, long waitDeadlineNanos, Cancellation cancellation, ActionListener<Acquisition> listener) {
+        AcquireMutation(
+                AcquireCommand command,
+                long ttlMillis,
+                long waitDeadlineNanos,
+                Cancellation cancellation,
+                ActionListener<Acquisition> listener) {
             this.command = command;
             this.ttlMillis = ttlMillis;
             this.waitDeadlineNanos = waitDeadlineNanos;
@@ -190,17 +195,17 @@ final class Acquirer {
         public GroupCommitter.Decision<LockTable> apply(LockTable table) {
             long now = clock.getAsLong();
             AcquireResult result = table.acquire(
-                command.path(),
-                command.mode(),
-                command.owner(),
-                command.bindTo(),
-                ttlMillis,
-                nonce,
-                now,
-                limits.maxLocks()
-            );
+                    command.path(),
+                    command.mode(),
+                    command.owner(),
+                    command.bindTo(),
+                    ttlMillis,
+                    nonce,
+                    now,
+                    limits.maxLocks());
             if (result.outcome() == AcquireOutcome.GRANTED) {
-                return new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(Acquisition.granted(result.grant())));
+                return new GroupCommitter.Decision<>(
+                        result.table(), () -> listener.onResponse(Acquisition.granted(result.grant())));
             }
             return new GroupCommitter.Decision<>(table, () -> answerOrSleep(this, result, now));
         }

@@ -1,9 +1,8 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.core.Nullable;
-
 import java.util.List;
 import java.util.Objects;
+import org.elasticsearch.core.Nullable;
 
 /**
  * What an acquire ended with, both outcomes being expected ones: the new grant, or the live grants that still

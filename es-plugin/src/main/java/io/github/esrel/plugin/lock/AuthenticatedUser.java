@@ -1,10 +1,9 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.common.util.concurrent.ThreadContext;
-import org.elasticsearch.core.Nullable;
-
 import java.util.Map;
 import java.util.Objects;
+import org.elasticsearch.common.util.concurrent.ThreadContext;
+import org.elasticsearch.core.Nullable;
 
 /**
  * The user Elasticsearch security authenticated for the current request, as far as a grant bound to a user
@@ -33,6 +32,7 @@ public record AuthenticatedUser(String name, String realm) {
 
     /** Where Elasticsearch security keeps the request's authentication in the thread context. */
     static final String AUTHENTICATION_KEY = "_xpack_security_authentication";
+
     private static final String API_KEY_REALM = "_es_api_key";
     private static final String API_KEY_ID = "_security_api_key_id";
 
@@ -65,17 +65,19 @@ public record AuthenticatedUser(String name, String realm) {
             Object subject = call(authentication, "getEffectiveSubject");
             String name = (String) call(call(subject, "getUser"), "principal");
             String realm = (String) call(call(subject, "getRealm"), "getName");
-            if (API_KEY_REALM.equals(realm) && call(subject, "getMetadata") instanceof Map<?, ?> metadata && metadata.get(API_KEY_ID) != null) {
+            if (API_KEY_REALM.equals(realm)
+                    && call(subject, "getMetadata") instanceof Map<?, ?> metadata
+                    && metadata.get(API_KEY_ID) != null) {
                 realm = realm + "/" + metadata.get(API_KEY_ID);
             }
             return new AuthenticatedUser(name, realm);
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException(
-                "cannot tell who the authenticated user is: Elasticsearch security's authentication ["
-                    + authentication.getClass().getName() + "] does not have the shape " + AuthenticatedUser.class.getSimpleName()
-                    + " expects; binding grants to users does not work on this version",
-                e
-            );
+                    "cannot tell who the authenticated user is: Elasticsearch security's authentication ["
+                            + authentication.getClass().getName() + "] does not have the shape "
+                            + AuthenticatedUser.class.getSimpleName()
+                            + " expects; binding grants to users does not work on this version",
+                    e);
         }
     }
 

@@ -1,16 +1,15 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.common.io.stream.StreamInput;
-import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.common.io.stream.Writeable;
-import org.elasticsearch.core.Nullable;
-
 import java.io.IOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Objects;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.common.io.stream.Writeable;
+import org.elasticsearch.core.Nullable;
 
 /**
  * One granted lease: {@code mode} on {@code path}, and implicitly shared on every proper ancestor of it.
@@ -26,12 +25,19 @@ import java.util.Objects;
  * @param boundTo         the user the grant is bound to ({@code "bind_to_user": true}): only that user, or one
  *                        allowed to override bindings, may release or renew it; null if anyone may
  */
-public record Grant(String path, LockMode mode, String owner, long token, long expiresAtMillis, long nonce, @Nullable AuthenticatedUser boundTo)
-    implements
-        Writeable {
+public record Grant(
+        String path,
+        LockMode mode,
+        String owner,
+        long token,
+        long expiresAtMillis,
+        long nonce,
+        @Nullable AuthenticatedUser boundTo)
+        implements Writeable {
 
-    private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
-        .withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern(
+                    "uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
 
     /**
      * Checks that the reference components are present.
@@ -87,9 +93,22 @@ public record Grant(String path, LockMode mode, String owner, long token, long e
      * @throws IOException if the stream cannot be read
      */
     public static Grant readFrom(StreamInput in) throws IOException {
-        Grant g = new Grant(in.readString(), in.readEnum(LockMode.class), in.readString(), in.readLong(), in.readLong(), in.readLong());
+        Grant g = new Grant(
+                in.readString(),
+                in.readEnum(LockMode.class),
+                in.readString(),
+                in.readLong(),
+                in.readLong(),
+                in.readLong());
         if (in.readBoolean()) {
-            g = new Grant(g.path, g.mode, g.owner, g.token, g.expiresAtMillis, g.nonce, new AuthenticatedUser(in.readString(), in.readString()));
+            g = new Grant(
+                    g.path,
+                    g.mode,
+                    g.owner,
+                    g.token,
+                    g.expiresAtMillis,
+                    g.nonce,
+                    new AuthenticatedUser(in.readString(), in.readString()));
         }
         return g;
     }

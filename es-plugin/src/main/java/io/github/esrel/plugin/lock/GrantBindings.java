@@ -1,10 +1,9 @@
 package io.github.esrel.plugin.lock;
 
+import java.util.List;
 import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.rest.RestStatus;
-
-import java.util.List;
 
 /**
  * Grants bound to a user ({@code "bind_to_user": true} on acquire): only that user may release or renew them,
@@ -18,6 +17,7 @@ public final class GrantBindings {
 
     /** The action a caller must be allowed to release or renew a grant bound to another user. */
     public static final String OVERRIDE_ACTION = "cluster:admin/esrel/treelock/override_binding";
+
     private static final String BOUND_USER = "es.bound_user";
     private static final String BOUND_REALM = "es.bound_realm";
 
@@ -33,16 +33,15 @@ public final class GrantBindings {
      */
     public static ElasticsearchSecurityException refused(GrantRef grant, AuthenticatedUser boundTo) {
         ElasticsearchSecurityException e = new ElasticsearchSecurityException(
-            "the lock on [{}] in [{}] (owner [{}], token [{}]) is bound to user {}: only that user, or a user allowed the"
-                + " action [{}] (cluster privilege [manage] or [all]), may release or renew it",
-            RestStatus.FORBIDDEN,
-            TreePath.shorten(grant.path()),
-            grant.namespace(),
-            TreePath.shorten(grant.owner()),
-            grant.token(),
-            boundTo,
-            OVERRIDE_ACTION
-        );
+                "the lock on [{}] in [{}] (owner [{}], token [{}]) is bound to user {}: only that user, or a user allowed the"
+                        + " action [{}] (cluster privilege [manage] or [all]), may release or renew it",
+                RestStatus.FORBIDDEN,
+                TreePath.shorten(grant.path()),
+                grant.namespace(),
+                TreePath.shorten(grant.owner()),
+                grant.token(),
+                boundTo,
+                OVERRIDE_ACTION);
         e.addMetadata(BOUND_USER, boundTo.name());
         e.addMetadata(BOUND_REALM, boundTo.realm());
         return e;

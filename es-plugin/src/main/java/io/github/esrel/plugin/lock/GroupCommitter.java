@@ -2,12 +2,6 @@ package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.VersionedStore.Failure;
 import io.github.esrel.plugin.lock.VersionedStore.Versioned;
-
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.Logger;
-import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.core.Nullable;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +9,10 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.Logger;
+import org.elasticsearch.action.ActionListener;
+import org.elasticsearch.core.Nullable;
 
 /**
  * Applies mutations to one state per key kept in a {@link VersionedStore}, many per write (group commit).
@@ -117,7 +115,8 @@ final class GroupCommitter<S> {
      * @param retryDeadlineNanos until when ({@link TaskScheduler#nanoTime()}) failed attempts are retried
      */
     void submit(String key, Mutation<S> mutation, long retryDeadlineNanos) {
-        Pending<S> pending = new Pending<>(Objects.requireNonNull(mutation, "mutation cannot be null"), scheduler.nanoTime(), retryDeadlineNanos);
+        Pending<S> pending = new Pending<>(
+                Objects.requireNonNull(mutation, "mutation cannot be null"), scheduler.nanoTime(), retryDeadlineNanos);
         while (true) {
             KeyQueue<S> queue = queues.computeIfAbsent(key, KeyQueue::new);
             boolean start;
@@ -165,7 +164,8 @@ final class GroupCommitter<S> {
         VersionedStore.Retries retries(long nowNanos) {
             // Since submission, not since the first failure: a mutation may have queued behind a round that was
             // retrying for most of its time.
-            return new VersionedStore.Retries(conflicts, transientFailures, lastConflict, lastTransient, nowNanos - submittedNanos);
+            return new VersionedStore.Retries(
+                    conflicts, transientFailures, lastConflict, lastTransient, nowNanos - submittedNanos);
         }
     }
 
@@ -307,7 +307,13 @@ final class GroupCommitter<S> {
      * Retries the batch after {@code delayMillis}, failing the mutations whose deadline has passed by then with
      * what the store makes of their retries (never with the last cause alone, which may tell only half the story).
      */
-    private void retryLater(KeyQueue<S> queue, List<Pending<S>> batch, int attempt, long delayMillis, Exception cause, Failure failure) {
+    private void retryLater(
+            KeyQueue<S> queue,
+            List<Pending<S>> batch,
+            int attempt,
+            long delayMillis,
+            Exception cause,
+            Failure failure) {
         long now = scheduler.nanoTime();
         long at = now + TimeUnit.MILLISECONDS.toNanos(delayMillis);
         List<Pending<S>> remaining = new ArrayList<>(batch.size());

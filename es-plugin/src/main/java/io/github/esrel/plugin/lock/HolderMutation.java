@@ -1,16 +1,14 @@
 package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.LockTable.HolderResult;
-
+import java.util.List;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ResourceNotFoundException;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.rest.RestStatus;
-
-import java.util.List;
-import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 
 /**
  * A release or a renewal: a change to the live grant its holder names. Answers with the {@link HolderResult}
@@ -51,11 +49,13 @@ final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
         return switch (result.outcome()) {
             case DONE -> new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(result));
             case NOT_HELD -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(notHeld(grant)));
-            case HELD_BY_OTHER -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(heldByOther(grant, result.holders())));
-            case BOUND_TO_OTHER_USER -> new GroupCommitter.Decision<>(
-                table,
-                () -> listener.onFailure(GrantBindings.refused(grant, result.holders().get(0).boundTo()))
-            );
+            case HELD_BY_OTHER ->
+                new GroupCommitter.Decision<>(table, () -> listener.onFailure(heldByOther(grant, result.holders())));
+            case BOUND_TO_OTHER_USER ->
+                new GroupCommitter.Decision<>(
+                        table,
+                        () -> listener.onFailure(GrantBindings.refused(
+                                grant, result.holders().get(0).boundTo())));
         };
     }
 
@@ -71,28 +71,26 @@ final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
 
     static ResourceNotFoundException notHeld(GrantRef grant) {
         return new ResourceNotFoundException(
-            "no live lock on [{}] in [{}]: owner [{}] with token [{}] never held it, released it, or its lease expired",
-            TreePath.shorten(grant.path()),
-            grant.namespace(),
-            TreePath.shorten(grant.owner()),
-            grant.token()
-        );
+                "no live lock on [{}] in [{}]: owner [{}] with token [{}] never held it, released it, or its lease expired",
+                TreePath.shorten(grant.path()),
+                grant.namespace(),
+                TreePath.shorten(grant.owner()),
+                grant.token());
     }
 
     static ElasticsearchStatusException heldByOther(GrantRef grant, List<Grant> holders) {
         String held = holders.stream()
-            .limit(10)
-            .map(g -> "owner [" + TreePath.shorten(g.owner()) + "] token [" + g.token() + "]")
-            .collect(Collectors.joining(", "));
+                .limit(10)
+                .map(g -> "owner [" + TreePath.shorten(g.owner()) + "] token [" + g.token() + "]")
+                .collect(Collectors.joining(", "));
         return new ElasticsearchStatusException(
-            "the lock on [{}] in [{}] is held by {}{}, not by owner [{}] with token [{}]",
-            RestStatus.CONFLICT,
-            TreePath.shorten(grant.path()),
-            grant.namespace(),
-            held,
-            holders.size() > 10 ? " and " + (holders.size() - 10) + " more" : "",
-            TreePath.shorten(grant.owner()),
-            grant.token()
-        );
+                "the lock on [{}] in [{}] is held by {}{}, not by owner [{}] with token [{}]",
+                RestStatus.CONFLICT,
+                TreePath.shorten(grant.path()),
+                grant.namespace(),
+                held,
+                holders.size() > 10 ? " and " + (holders.size() - 10) + " more" : "",
+                TreePath.shorten(grant.owner()),
+                grant.token());
     }
 }

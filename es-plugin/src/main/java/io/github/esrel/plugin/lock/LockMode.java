@@ -35,6 +35,7 @@ public enum LockMode {
         if ("shared".equals(value)) {
             return SHARED;
         }
-        throw new IllegalArgumentException("mode must be [exclusive] or [shared], got [" + TreePath.shorten(String.valueOf(value)) + "]");
+        throw new IllegalArgumentException(
+                "mode must be [exclusive] or [shared], got [" + TreePath.shorten(String.valueOf(value)) + "]");
     }
 }

@@ -1,8 +1,7 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.core.Nullable;
-
 import java.nio.charset.StandardCharsets;
+import org.elasticsearch.core.Nullable;
 
 /**
  * Owners are opaque strings chosen by clients ({@code worker-7}, a host and pid, a UUID). The node only
@@ -32,7 +31,8 @@ public final class LockOwner {
         }
         int bytes = owner.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_BYTES) {
-            return "owner [" + TreePath.shorten(owner) + "] is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES + " are allowed";
+            return "owner [" + TreePath.shorten(owner) + "] is too long: " + bytes + " UTF-8 bytes, at most "
+                    + MAX_BYTES + " are allowed";
         }
         String charProblem = TreePath.characterProblem(owner);
         if (charProblem != null) {

@@ -1,14 +1,13 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.core.Nullable;
-import org.elasticsearch.xcontent.XContentBuilder;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.elasticsearch.core.Nullable;
+import org.elasticsearch.xcontent.XContentBuilder;
 
 /**
  * The lock table of one index: every grant and the last fencing token issued. Immutable; each operation
@@ -148,7 +147,11 @@ public final class LockTable {
      * @param grant     the grant, when {@link AcquireOutcome#GRANTED}
      * @param conflicts the grants in the way, when {@link AcquireOutcome#CONFLICT}
      */
-    public record AcquireResult(AcquireOutcome outcome, LockTable table, @Nullable Grant grant, List<Grant> conflicts) {}
+    public record AcquireResult(
+            AcquireOutcome outcome,
+            LockTable table,
+            @Nullable Grant grant,
+            List<Grant> conflicts) {}
 
     /**
      * Grants {@code mode} on {@code path} (and shared on its proper ancestors) if no live grant conflicts and
@@ -165,7 +168,8 @@ public final class LockTable {
      * @return the outcome, with the new table and the grant or the conflicting grants
      * @throws IllegalStateException if the fencing token space is exhausted
      */
-    public AcquireResult acquire(String path, LockMode mode, String owner, long ttlMillis, long nonce, long now, int maxLocks) {
+    public AcquireResult acquire(
+            String path, LockMode mode, String owner, long ttlMillis, long nonce, long now, int maxLocks) {
         return acquire(path, mode, owner, null, ttlMillis, nonce, now, maxLocks);
     }
 
@@ -185,15 +189,14 @@ public final class LockTable {
      * @throws IllegalStateException if the fencing token space is exhausted
      */
     public AcquireResult acquire(
-        String path,
-        LockMode mode,
-        String owner,
-        @Nullable AuthenticatedUser boundTo,
-        long ttlMillis,
-        long nonce,
-        long now,
-        int maxLocks
-    ) {
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable AuthenticatedUser boundTo,
+            long ttlMillis,
+            long nonce,
+            long now,
+            int maxLocks) {
         int live = 0;
         for (Grant g : grants) {
             if (g.expiredAt(now) == false) {
@@ -240,7 +243,11 @@ public final class LockTable {
      * @param holders the live grants on the path, when {@link HolderOutcome#HELD_BY_OTHER}; the grant itself
      *                when {@link HolderOutcome#BOUND_TO_OTHER_USER}
      */
-    public record HolderResult(HolderOutcome outcome, LockTable table, @Nullable Grant grant, List<Grant> holders) {}
+    public record HolderResult(
+            HolderOutcome outcome,
+            LockTable table,
+            @Nullable Grant grant,
+            List<Grant> holders) {}
 
     /**
      * Releases the live grant with this path, owner and token, which frees its shared ancestor locks too.
@@ -271,7 +278,8 @@ public final class LockTable {
      * @param earlierWriteMayHaveApplied as for {@link #release(String, String, long, long, boolean)}
      * @return the outcome, with the new table and the released grant, the holders of the path, or the bound grant
      */
-    public HolderResult release(String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
+    public HolderResult release(
+            String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
         Grant match = find(path, owner, token, now);
         if (match != null && match.mayBeChangedBy(caller) == false) {
             return new HolderResult(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
@@ -349,8 +357,11 @@ public final class LockTable {
     }
 
     private HolderResult notHeldOrHeldByOther(String path, long now) {
-        List<Grant> holders = grants.stream().filter(g -> g.path().equals(path) && g.expiredAt(now) == false).toList();
-        return new HolderResult(holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
+        List<Grant> holders = grants.stream()
+                .filter(g -> g.path().equals(path) && g.expiredAt(now) == false)
+                .toList();
+        return new HolderResult(
+                holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
     }
 
     /**
@@ -391,14 +402,15 @@ public final class LockTable {
         builder.startArray("grants");
         for (Grant g : grants) {
             builder.startObject()
-                .field("path", g.path())
-                .field("mode", g.mode().jsonName())
-                .field("owner", g.owner())
-                .field("token", g.token())
-                .field("expires_at", g.expiresAtMillis())
-                .field("nonce", g.nonce());
+                    .field("path", g.path())
+                    .field("mode", g.mode().jsonName())
+                    .field("owner", g.owner())
+                    .field("token", g.token())
+                    .field("expires_at", g.expiresAtMillis())
+                    .field("nonce", g.nonce());
             if (g.boundTo() != null) {
-                builder.field("bound_user", g.boundTo().name()).field("bound_realm", g.boundTo().realm());
+                builder.field("bound_user", g.boundTo().name())
+                        .field("bound_realm", g.boundTo().realm());
             }
             builder.endObject();
         }
@@ -420,17 +432,16 @@ public final class LockTable {
             List<Grant> grants = new ArrayList<>(stored.size());
             for (Object o : stored) {
                 Map<?, ?> g = (Map<?, ?>) o;
-                grants.add(
-                    new Grant(
+                grants.add(new Grant(
                         (String) g.get("path"),
                         LockMode.parse((String) g.get("mode")),
                         (String) g.get("owner"),
                         ((Number) g.get("token")).longValue(),
                         ((Number) g.get("expires_at")).longValue(),
                         ((Number) g.get("nonce")).longValue(),
-                        g.get("bound_user") == null ? null : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm"))
-                    )
-                );
+                        g.get("bound_user") == null
+                                ? null
+                                : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm"))));
             }
             return new LockTable(lastToken, grants);
         } catch (RuntimeException e) {

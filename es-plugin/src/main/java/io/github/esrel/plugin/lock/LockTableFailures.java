@@ -2,7 +2,6 @@ package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.VersionedStore.Failure;
 import io.github.esrel.plugin.lock.VersionedStore.Retries;
-
 import org.elasticsearch.ElasticsearchException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ExceptionsHelper;
@@ -42,18 +41,18 @@ final class LockTableFailures {
             return block.retryable() ? Failure.TRANSIENT : Failure.PERMANENT;
         }
         if (TransportActions.isShardNotAvailableException(t)
-            || t instanceof ConnectTransportException
-            || t instanceof ReceiveTimeoutTransportException
-            || t instanceof NodeClosedException
-            || t instanceof PrimaryMissingActionException
-            || t instanceof ReplicationOperation.RetryOnPrimaryException) {
+                || t instanceof ConnectTransportException
+                || t instanceof ReceiveTimeoutTransportException
+                || t instanceof NodeClosedException
+                || t instanceof PrimaryMissingActionException
+                || t instanceof ReplicationOperation.RetryOnPrimaryException) {
             return Failure.TRANSIENT;
         }
         RestStatus status = ExceptionsHelper.status(t);
         boolean transientStatus = status == RestStatus.SERVICE_UNAVAILABLE
-            || status == RestStatus.TOO_MANY_REQUESTS
-            || status == RestStatus.GATEWAY_TIMEOUT
-            || status == RestStatus.REQUEST_TIMEOUT;
+                || status == RestStatus.TOO_MANY_REQUESTS
+                || status == RestStatus.GATEWAY_TIMEOUT
+                || status == RestStatus.REQUEST_TIMEOUT;
         return transientStatus ? Failure.TRANSIENT : Failure.PERMANENT;
     }
 
@@ -69,27 +68,25 @@ final class LockTableFailures {
         int attempts = retries.conflicts() + retries.transientFailures();
         if (retries.transientFailures() == 0) {
             return new ElasticsearchStatusException(
-                "gave up after trying for {}: the lock table of [{}] was changed by another node before each of the {} writes; retry",
-                RestStatus.SERVICE_UNAVAILABLE,
-                retries.lastConflict(),
-                tried,
-                namespace,
-                attempts
-            );
+                    "gave up after trying for {}: the lock table of [{}] was changed by another node before each of the {} writes; retry",
+                    RestStatus.SERVICE_UNAVAILABLE,
+                    retries.lastConflict(),
+                    tried,
+                    namespace,
+                    attempts);
         }
         String conflicts = retries.conflicts() == 0
-            ? ""
-            : ", " + retries.conflicts() + " of them because the table had changed since it was read";
+                ? ""
+                : ", " + retries.conflicts() + " of them because the table had changed since it was read";
         ElasticsearchStatusException e = new ElasticsearchStatusException(
-            "gave up after trying for {}: the lock index [{}] was unavailable ({} attempts failed{}); last failure: {}; retry",
-            RestStatus.SERVICE_UNAVAILABLE,
-            retries.lastTransient(),
-            tried,
-            TreeLockIndex.NAME,
-            attempts,
-            conflicts,
-            describe(retries.lastTransient())
-        );
+                "gave up after trying for {}: the lock index [{}] was unavailable ({} attempts failed{}); last failure: {}; retry",
+                RestStatus.SERVICE_UNAVAILABLE,
+                retries.lastTransient(),
+                tried,
+                TreeLockIndex.NAME,
+                attempts,
+                conflicts,
+                describe(retries.lastTransient()));
         if (retries.lastConflict() != null) {
             e.addSuppressed(retries.lastConflict());
         }

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock;
 
+import java.util.function.LongSupplier;
 import org.elasticsearch.ExceptionsHelper;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.DocWriteRequest;
@@ -11,8 +12,6 @@ import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.xcontent.XContentFactory;
-
-import java.util.function.LongSupplier;
 
 /**
  * The lock tables in the lock index {@link TreeLockIndex#NAME}: one document per namespace, its id the
@@ -48,8 +47,12 @@ final class LockTableStore implements VersionedStore<LockTable> {
                     Versioned<LockTable> read;
                     try {
                         read = response.isExists()
-                            ? new Versioned<>(LockTable.fromSource(response.getSourceAsMap()), true, response.getSeqNo(), response.getPrimaryTerm())
-                            : Versioned.absent(LockTable.EMPTY);
+                                ? new Versioned<>(
+                                        LockTable.fromSource(response.getSourceAsMap()),
+                                        true,
+                                        response.getSeqNo(),
+                                        response.getPrimaryTerm())
+                                : Versioned.absent(LockTable.EMPTY);
                     } catch (RuntimeException e) {
                         listener.onFailure(e);
                         return;
@@ -74,9 +77,10 @@ final class LockTableStore implements VersionedStore<LockTable> {
     public void write(String namespace, Versioned<LockTable> read, LockTable next, ActionListener<Void> listener) {
         IndexRequest write;
         try {
-            write = new IndexRequest(TreeLockIndex.NAME).id(namespace)
-                .source(next.toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
-                .timeout(WRITE_TIMEOUT);
+            write = new IndexRequest(TreeLockIndex.NAME)
+                    .id(namespace)
+                    .source(next.toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
+                    .timeout(WRITE_TIMEOUT);
         } catch (Exception e) {
             listener.onFailure(e);
             return;

@@ -1,10 +1,9 @@
 package io.github.esrel.plugin.lock;
 
+import java.util.concurrent.Executor;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.threadpool.Scheduler;
 import org.elasticsearch.threadpool.ThreadPool;
-
-import java.util.concurrent.Executor;
 
 /**
  * Where the tree locks run work and measure deadlines: the node's generic pool and scheduler in production, a
@@ -55,7 +54,8 @@ interface TaskScheduler {
 
             @Override
             public Cancellable schedule(Runnable task, long delayMillis) {
-                Scheduler.Cancellable scheduled = threadPool.schedule(task, TimeValue.timeValueMillis(delayMillis), generic);
+                Scheduler.Cancellable scheduled =
+                        threadPool.schedule(task, TimeValue.timeValueMillis(delayMillis), generic);
                 return scheduled::cancel;
             }
         };

@@ -17,6 +17,7 @@ public final class TreeLockIndex {
 
     /** The index the lock tables live in. */
     public static final String NAME = ".esrel-treelocks-1";
+
     static final String PATTERN = ".esrel-treelocks-*";
     /** Increment when the mappings change. */
     static final int MAPPINGS_VERSION = 1;
@@ -40,24 +41,24 @@ public final class TreeLockIndex {
      */
     public static SystemIndexDescriptor descriptor() {
         return SystemIndexCompat.builder()
-            .setIndexPattern(PATTERN)
-            .setPrimaryIndex(NAME)
-            .setDescription("esrel tree locks: the lock table and fencing token counter of each locked index")
-            .setMappings(mappings())
-            .setSettings(settings())
-            .setOrigin(ORIGIN)
-            .setType(SystemIndexDescriptor.Type.INTERNAL_MANAGED)
-            .setNetNew()
-            .build();
+                .setIndexPattern(PATTERN)
+                .setPrimaryIndex(NAME)
+                .setDescription("esrel tree locks: the lock table and fencing token counter of each locked index")
+                .setMappings(mappings())
+                .setSettings(settings())
+                .setOrigin(ORIGIN)
+                .setType(SystemIndexDescriptor.Type.INTERNAL_MANAGED)
+                .setNetNew()
+                .build();
     }
 
     static Settings settings() {
         return Settings.builder()
-            .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, 1)
-            .put(IndexMetadata.SETTING_AUTO_EXPAND_REPLICAS, "0-1")
-            .put(IndexMetadata.SETTING_PRIORITY, Integer.MAX_VALUE)
-            .put("index.unassigned.node_left.delayed_timeout", "5s")
-            .build();
+                .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, 1)
+                .put(IndexMetadata.SETTING_AUTO_EXPAND_REPLICAS, "0-1")
+                .put(IndexMetadata.SETTING_PRIORITY, Integer.MAX_VALUE)
+                .put("index.unassigned.node_left.delayed_timeout", "5s")
+                .build();
     }
 
     static String mappings() {
@@ -74,6 +75,7 @@ public final class TreeLockIndex {
                   "grants": {"type": "object", "enabled": false}
                 }
               }
-            }""".formatted(SystemIndexDescriptor.VERSION_META_KEY, MAPPINGS_VERSION, SystemIndexCompat.extraMappingMeta());
+            }""".formatted(
+                        SystemIndexDescriptor.VERSION_META_KEY, MAPPINGS_VERSION, SystemIndexCompat.extraMappingMeta());
     }
 }

@@ -42,9 +42,8 @@ final class TreeLockLimits {
         }
         if (ttl.millis() > max.millis()) {
             throw new IllegalArgumentException(
-                "ttl [" + ttl.getStringRep() + "] is longer than the maximum [" + max.getStringRep() + "] (setting ["
-                    + TreeLockSettings.MAX_TTL.getKey() + "]); renew a shorter lease instead"
-            );
+                    "ttl [" + ttl.getStringRep() + "] is longer than the maximum [" + max.getStringRep()
+                            + "] (setting [" + TreeLockSettings.MAX_TTL.getKey() + "]); renew a shorter lease instead");
         }
         return ttl.millis();
     }
@@ -60,10 +59,8 @@ final class TreeLockLimits {
             return 0;
         }
         if (wait.millis() > max.millis()) {
-            throw new IllegalArgumentException(
-                "wait [" + wait.getStringRep() + "] is longer than the maximum [" + max.getStringRep() + "] (setting ["
-                    + TreeLockSettings.MAX_WAIT.getKey() + "]); retry instead"
-            );
+            throw new IllegalArgumentException("wait [" + wait.getStringRep() + "] is longer than the maximum ["
+                    + max.getStringRep() + "] (setting [" + TreeLockSettings.MAX_WAIT.getKey() + "]); retry instead");
         }
         return wait.millis();
     }

@@ -1,7 +1,10 @@
 package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.LockTable.HolderResult;
-
+import java.util.List;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ContextPreservingActionListener;
 import org.elasticsearch.client.internal.Client;
@@ -11,11 +14,6 @@ import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.threadpool.ThreadPool;
-
-import java.util.List;
-import java.util.Set;
-import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 
 /**
  * Tree locks with leases and fencing tokens, kept in the system index {@link TreeLockIndex#NAME}: one
@@ -64,16 +62,20 @@ public final class TreeLockService {
      */
     public TreeLockService(Client client, ThreadPool threadPool, ClusterSettings clusterSettings, Settings settings) {
         this(
-            threadPool.getThreadContext(),
-            new LockTableStore(client, TaskScheduler.of(threadPool), System::currentTimeMillis),
-            TaskScheduler.of(threadPool),
-            new TreeLockLimits(settings, clusterSettings),
-            System::currentTimeMillis
-        );
+                threadPool.getThreadContext(),
+                new LockTableStore(client, TaskScheduler.of(threadPool), System::currentTimeMillis),
+                TaskScheduler.of(threadPool),
+                new TreeLockLimits(settings, clusterSettings),
+                System::currentTimeMillis);
     }
 
     /** @param clock epoch milliseconds; leases are measured with it */
-    TreeLockService(ThreadContext threadContext, VersionedStore<LockTable> store, TaskScheduler scheduler, TreeLockLimits limits, LongSupplier clock) {
+    TreeLockService(
+            ThreadContext threadContext,
+            VersionedStore<LockTable> store,
+            TaskScheduler scheduler,
+            TreeLockLimits limits,
+            LongSupplier clock) {
         this.threadContext = threadContext;
         this.scheduler = scheduler;
         this.limits = limits;
@@ -110,16 +112,13 @@ public final class TreeLockService {
      *                 503 when the lock index stays unavailable; called in the caller's thread context
      */
     public void release(GrantRef grant, Caller caller, ActionListener<Void> listener) {
-        HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) -> table.release(
-            grant.path(),
-            grant.owner(),
-            grant.token(),
-            caller,
-            now,
-            earlierWriteMayHaveApplied
-        );
+        HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) ->
+                table.release(grant.path(), grant.owner(), grant.token(), caller, now, earlierWriteMayHaveApplied);
         ActionListener<HolderResult> released = callersContext(listener).map(result -> null);
-        submit(grant.namespace(), new HolderMutation(grant, release, clock, released), scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
+        submit(
+                grant.namespace(),
+                new HolderMutation(grant, release, clock, released),
+                scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
     }
 
     /**
@@ -139,9 +138,13 @@ public final class TreeLockService {
             listener.onFailure(e);
             return;
         }
-        HolderMutation.Change renew = (table, now, ignored) -> table.renew(grant.path(), grant.owner(), grant.token(), caller, ttlMillis, now);
+        HolderMutation.Change renew = (table, now, ignored) ->
+                table.renew(grant.path(), grant.owner(), grant.token(), caller, ttlMillis, now);
         ActionListener<HolderResult> renewed = callersContext(listener).map(HolderResult::grant);
-        submit(grant.namespace(), new HolderMutation(grant, renew, clock, renewed), scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
+        submit(
+                grant.namespace(),
+                new HolderMutation(grant, renew, clock, renewed),
+                scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
     }
 
     /**

@@ -1,8 +1,7 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.core.Nullable;
-
 import java.nio.charset.StandardCharsets;
+import org.elasticsearch.core.Nullable;
 
 /**
  * Lock paths: absolute, {@code /}-separated and normalised. {@code /} is the root; every other path is
@@ -39,7 +38,8 @@ public final class TreePath {
         }
         int bytes = path.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_BYTES) {
-            return field + " [" + shorten(path) + "] is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES + " are allowed";
+            return field + " [" + shorten(path) + "] is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES
+                    + " are allowed";
         }
         if (path.charAt(0) != '/') {
             return field + " [" + shorten(path) + "] must be absolute (start with \"/\")";
@@ -53,7 +53,8 @@ public final class TreePath {
         }
         if (path.endsWith("/")) {
             String trimmed = path.replaceAll("/+$", "");
-            return field + " [" + shorten(path) + "] must not end with \"/\"; write [" + (trimmed.isEmpty() ? ROOT : shorten(trimmed)) + "]";
+            return field + " [" + shorten(path) + "] must not end with \"/\"; write ["
+                    + (trimmed.isEmpty() ? ROOT : shorten(trimmed)) + "]";
         }
         int depth = 0;
         int start = 1;
@@ -114,7 +115,8 @@ public final class TreePath {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-                return String.format(java.util.Locale.ROOT, "contains the control character U+%04X at offset %d", (int) c, i);
+                return String.format(
+                        java.util.Locale.ROOT, "contains the control character U+%04X at offset %d", (int) c, i);
             }
             if (Character.isHighSurrogate(c)) {
                 if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {

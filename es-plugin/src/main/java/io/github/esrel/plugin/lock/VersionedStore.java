@@ -64,7 +64,12 @@ interface VersionedStore<S> {
      * @param lastTransient     the last transient failure, null if none
      * @param triedNanos        from the submission of the mutation to giving up
      */
-    record Retries(int conflicts, int transientFailures, @Nullable Exception lastConflict, @Nullable Exception lastTransient, long triedNanos) {}
+    record Retries(
+            int conflicts,
+            int transientFailures,
+            @Nullable Exception lastConflict,
+            @Nullable Exception lastTransient,
+            long triedNanos) {}
 
     /**
      * The failure to give a waiter whose retries ran out: it must say what really happened (contention, or the

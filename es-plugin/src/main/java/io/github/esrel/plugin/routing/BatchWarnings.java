@@ -1,7 +1,5 @@
 package io.github.esrel.plugin.routing;
 
-import org.elasticsearch.core.Nullable;
-
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
@@ -11,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.elasticsearch.core.Nullable;
 
 /**
  * Collects, doc by doc, the routing mistakes a batch reveals and turns them into warnings: documents that
@@ -25,9 +24,11 @@ final class BatchWarnings {
     private final ShardFunction function;
     /** id → the first routing it was given with (a null routing is kept as a null value). */
     private final Map<String, String> firstRouting = new HashMap<>();
+
     private final Map<String, Integer> firstShard = new HashMap<>();
     /** ids that land on several shards → "routing [r] -> shard s" in order of appearance. */
     private final Map<String, Set<String>> splitIds = new LinkedHashMap<>();
+
     private final Set<String> routingValues = new LinkedHashSet<>();
     private final List<String> idsWithoutRouting = new ArrayList<>();
     private int docs;
@@ -94,26 +95,26 @@ final class BatchWarnings {
         }
         StringBuilder b = new StringBuilder();
         b.append("routing_partition_size is ")
-            .append(parameters.routingPartitionSize())
-            .append(", but ")
-            .append(short_)
-            .append(" of ")
-            .append(routingValues.size())
-            .append(" routing values in this batch reach fewer than ")
-            .append(promised)
-            .append(" shards (")
-            .append(String.format(Locale.ROOT, "%.2f", reachedTotal / (double) routingValues.size()))
-            .append(" on average)");
+                .append(parameters.routingPartitionSize())
+                .append(", but ")
+                .append(short_)
+                .append(" of ")
+                .append(routingValues.size())
+                .append(" routing values in this batch reach fewer than ")
+                .append(promised)
+                .append(" shards (")
+                .append(String.format(Locale.ROOT, "%.2f", reachedTotal / (double) routingValues.size()))
+                .append(" on average)");
         if (parameters.function() == RoutingFunctionType.LEGACY) {
             b.append(": with the legacy routing function (indices created before ")
-                .append(RoutingFunctionType.MODULO_SINCE)
-                .append(") the offsets 0..")
-                .append(parameters.routingPartitionSize() - 1)
-                .append(" added to the routing hash rarely cross a routing_factor boundary (")
-                .append(parameters.routingFactor())
-                .append("), so partitioning barely spreads the data; an index created on ")
-                .append(RoutingFunctionType.MODULO_SINCE)
-                .append(" or later spreads each routing value over routing_partition_size shards");
+                    .append(RoutingFunctionType.MODULO_SINCE)
+                    .append(") the offsets 0..")
+                    .append(parameters.routingPartitionSize() - 1)
+                    .append(" added to the routing hash rarely cross a routing_factor boundary (")
+                    .append(parameters.routingFactor())
+                    .append("), so partitioning barely spreads the data; an index created on ")
+                    .append(RoutingFunctionType.MODULO_SINCE)
+                    .append(" or later spreads each routing value over routing_partition_size shards");
         }
         warnings.add(b.toString());
     }
@@ -125,10 +126,10 @@ final class BatchWarnings {
         }
         StringBuilder b = new StringBuilder();
         b.append(splitIds.size())
-            .append(splitIds.size() == 1 ? " id is" : " ids are")
-            .append(" given with routings that put it on different shards, so the index can hold it twice")
-            .append(" (ids are unique within a shard only: a write with the other routing adds a second document")
-            .append(" instead of replacing the first): ");
+                .append(splitIds.size() == 1 ? " id is" : " ids are")
+                .append(" given with routings that put it on different shards, so the index can hold it twice")
+                .append(" (ids are unique within a shard only: a write with the other routing adds a second document")
+                .append(" instead of replacing the first): ");
         int listed = 0;
         for (Map.Entry<String, Set<String>> e : splitIds.entrySet()) {
             if (listed == MAX_LISTED) {
@@ -149,8 +150,7 @@ final class BatchWarnings {
             return;
         }
         int without = docs - docsWithRouting;
-        warnings.add(
-            docsWithRouting
+        warnings.add(docsWithRouting
                 + " of "
                 + docs
                 + " docs have a routing and "
@@ -158,8 +158,7 @@ final class BatchWarnings {
                 + " do not: a document indexed with a routing must be read, updated and deleted with that same routing,"
                 + " so mixing both on one index usually means some requests forget it (ids without routing: "
                 + listIds(idsWithoutRouting, without)
-                + ")"
-        );
+                + ")");
     }
 
     private static String placement(@Nullable String routing, int shard) {

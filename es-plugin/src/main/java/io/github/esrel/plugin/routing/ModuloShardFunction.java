@@ -1,8 +1,7 @@
 package io.github.esrel.plugin.routing;
 
-import org.elasticsearch.cluster.routing.Murmur3HashFunction;
-
 import java.util.function.IntConsumer;
+import org.elasticsearch.cluster.routing.Murmur3HashFunction;
 
 /**
  * The 9.4+ routing function written out, for servers that predate it (a 9.3 node asked about an index
@@ -14,7 +13,8 @@ record ModuloShardFunction(int numberOfShards, int partitionSize) implements Sha
     @Override
     public int shard(String id, String routing) {
         if (partitionSize > 1) {
-            return shardOfHash(Murmur3HashFunction.hash(routing) + Math.floorMod(Murmur3HashFunction.hash(id), partitionSize));
+            return shardOfHash(
+                    Murmur3HashFunction.hash(routing) + Math.floorMod(Murmur3HashFunction.hash(id), partitionSize));
         }
         return shardOfHash(Murmur3HashFunction.hash(routing == null ? id : routing));
     }

@@ -27,10 +27,10 @@ public record ReleaseVersion(int major, int minor, int patch) implements Compara
         Matcher m = value == null ? null : FORMAT.matcher(value);
         if (m == null || m.matches() == false) {
             throw new IllegalArgumentException(
-                field + " must be an Elasticsearch release version like [8.19.0] or [9.5.3], got [" + value + "]"
-            );
+                    field + " must be an Elasticsearch release version like [8.19.0] or [9.5.3], got [" + value + "]");
         }
-        return new ReleaseVersion(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
+        return new ReleaseVersion(
+                Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)), Integer.parseInt(m.group(3)));
     }
 
     /**

@@ -1,13 +1,18 @@
 package io.github.esrel.plugin.routing;
 
+import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.routing.action.DocShard;
 import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcRequest;
 import io.github.esrel.plugin.routing.action.RoutingCalcDoc;
 import io.github.esrel.plugin.routing.action.RoutingCalcRequest;
 import io.github.esrel.plugin.routing.action.RoutingCalcResponse;
-
-import io.github.esrel.plugin.compat.ClusterIndices;
-
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
 import org.elasticsearch.Build;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.metadata.MetadataCreateIndexService;
@@ -17,14 +22,6 @@ import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.index.IndexVersion;
-
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.UnaryOperator;
 
 /**
  * Computes which shard documents go to, exactly as Elasticsearch does: real indices are answered by the
@@ -39,12 +36,8 @@ import java.util.function.UnaryOperator;
 public final class RoutingCalculator {
 
     /** The most docs one batch may hold. A node setting because it bounds the memory one request takes. */
-    public static final Setting<Integer> MAX_BATCH_DOCS_SETTING = Setting.intSetting(
-        "esrel.routing.max_batch_docs",
-        100_000,
-        1,
-        Setting.Property.NodeScope
-    );
+    public static final Setting<Integer> MAX_BATCH_DOCS_SETTING =
+            Setting.intSetting("esrel.routing.max_batch_docs", 100_000, 1, Setting.Property.NodeScope);
 
     /** The name the server's validation messages use for a hypothetical index. */
     static final String HYPOTHETICAL_INDEX = "hypothetical-index";
@@ -91,10 +84,10 @@ public final class RoutingCalculator {
      */
     public static String tooManyDocsMessage(int maxDocs) {
         return "docs must hold at most "
-            + maxDocs
-            + " entries (node setting ["
-            + MAX_BATCH_DOCS_SETTING.getKey()
-            + "]); split the batch or raise the setting";
+                + maxDocs
+                + " entries (node setting ["
+                + MAX_BATCH_DOCS_SETTING.getKey()
+                + "]); split the batch or raise the setting";
     }
 
     /**
@@ -115,8 +108,8 @@ public final class RoutingCalculator {
         // An alias may carry index_routing / search_routing: Elasticsearch applies it when the request has
         // none (and refuses a different one), so the answer must too.
         UnaryOperator<String> indexRouting = indices.isAlias(expression)
-            ? routing -> indices.resolveIndexRouting(routing, expression)
-            : UnaryOperator.identity();
+                ? routing -> indices.resolveIndexRouting(routing, expression)
+                : UnaryOperator.identity();
         Target target = Target.of(indexMetadata);
         String routingRequiredBecause = routingRequiredBecause(indexMetadata, target.parameters());
 
@@ -126,11 +119,15 @@ public final class RoutingCalculator {
         if (request.id() != null) {
             String routing = indexRouting.apply(request.routing());
             if (routing == null && routingRequiredBecause != null) {
-                throw new IllegalArgumentException(
-                    "routing is required for index [" + index + "] because " + routingRequiredBecause + "; add ?routing=... to the request"
-                );
+                throw new IllegalArgumentException("routing is required for index [" + index + "] because "
+                        + routingRequiredBecause + "; add ?routing=... to the request");
             }
-            return RoutingCalcResponse.doc(index, target.parameters(), request.id(), routing, target.function().shard(request.id(), routing));
+            return RoutingCalcResponse.doc(
+                    index,
+                    target.parameters(),
+                    request.id(),
+                    routing,
+                    target.function().shard(request.id(), routing));
         }
         return search(indices, request, index, target);
     }
@@ -149,34 +146,29 @@ public final class RoutingCalculator {
         IndexVersion created = RoutingCompat.creationVersionFor(type);
         int shards = request.numberOfShards();
         int routingShards = request.routingNumShards() != null
-            ? request.routingNumShards()
-            : MetadataCreateIndexService.calculateNumRoutingShards(shards, created);
+                ? request.routingNumShards()
+                : MetadataCreateIndexService.calculateNumRoutingShards(shards, created);
         int partitionSize = request.routingPartitionSize() != null ? request.routingPartitionSize() : 1;
         if (partitionSize > 1 && partitionSize >= routingShards) {
-            throw new IllegalArgumentException(
-                "routing_partition_size must be less than routing_num_shards (" + routingShards + "), got " + partitionSize
-            );
+            throw new IllegalArgumentException("routing_partition_size must be less than routing_num_shards ("
+                    + routingShards + "), got " + partitionSize);
         }
         IndexMetadata indexMetadata = buildIndexMetadata(created, shards, routingShards, partitionSize);
         RoutingParameters parameters = parametersOf(indexMetadata, type);
         Target target = new Target(parameters, RoutingCompat.hypothetical(indexMetadata, type));
-        String routingRequiredBecause = parameters.partitioned() ? "it is partitioned (routing_partition_size " + partitionSize + ")" : null;
+        String routingRequiredBecause =
+                parameters.partitioned() ? "it is partitioned (routing_partition_size " + partitionSize + ")" : null;
         return batch(null, target, request.docs(), UnaryOperator.identity(), routingRequiredBecause);
     }
 
     private RoutingCalcResponse search(
-        ClusterIndices indices,
-        RoutingCalcRequest request,
-        String index,
-        Target target
-    ) {
+            ClusterIndices indices, RoutingCalcRequest request, String index, Target target) {
         // The server's own resolution: splits "a,b" into two values and intersects with an alias's search_routing.
         Map<String, Set<String>> resolved = indices.resolveSearchRouting(request.routing(), request.indices());
         Set<String> values = resolved == null ? null : resolved.get(index);
         if (values == null) {
-            throw new IllegalArgumentException(
-                "either id or routing is required, e.g. GET /" + index + "/_routing_calc?id=1 or GET /" + index + "/_routing_calc?routing=user-1"
-            );
+            throw new IllegalArgumentException("either id or routing is required, e.g. GET /" + index
+                    + "/_routing_calc?id=1 or GET /" + index + "/_routing_calc?routing=user-1");
         }
         TreeSet<String> sortedValues = new TreeSet<>(values);
         TreeSet<Integer> shards = new TreeSet<>();
@@ -189,20 +181,24 @@ public final class RoutingCalculator {
         // (then it depends on the id). An indexed routing is taken literally, commas included.
         if (target.parameters().partitioned() == false && (request.routing() != null || sortedValues.size() == 1)) {
             String literal = request.routing() != null ? request.routing() : sortedValues.first();
-            int[] first = { -1 };
+            int[] first = {-1};
             target.function().searchShards(literal, s -> first[0] = s);
             shard = first[0];
         }
-        return RoutingCalcResponse.search(index, target.parameters(), routing, shard, shards.stream().mapToInt(Integer::intValue).toArray());
+        return RoutingCalcResponse.search(
+                index,
+                target.parameters(),
+                routing,
+                shard,
+                shards.stream().mapToInt(Integer::intValue).toArray());
     }
 
     private RoutingCalcResponse batch(
-        @Nullable String index,
-        Target target,
-        List<RoutingCalcDoc> docs,
-        UnaryOperator<String> indexRouting,
-        @Nullable String routingRequiredBecause
-    ) {
+            @Nullable String index,
+            Target target,
+            List<RoutingCalcDoc> docs,
+            UnaryOperator<String> indexRouting,
+            @Nullable String routingRequiredBecause) {
         String[] routings = new String[docs.size()];
         List<String> missing = new ArrayList<>();
         int missingCount = 0;
@@ -216,8 +212,7 @@ public final class RoutingCalculator {
             }
         }
         if (missingCount > 0) {
-            throw new IllegalArgumentException(
-                "routing is required for "
+            throw new IllegalArgumentException("routing is required for "
                     + (index == null ? "this index" : "index [" + index + "]")
                     + " because "
                     + routingRequiredBecause
@@ -226,8 +221,7 @@ public final class RoutingCalculator {
                     + (missingCount == 1 ? " doc has" : " docs have")
                     + " none: ids "
                     + BatchWarnings.listIds(missing, missingCount)
-                    + "; give these docs a routing"
-            );
+                    + "; give these docs a routing");
         }
         RoutingParameters parameters = target.parameters();
         int[] distribution = new int[parameters.numberOfShards()];
@@ -259,15 +253,13 @@ public final class RoutingCalculator {
         }
         if (names.length > 1) {
             List<String> sorted = new ArrayList<>(new TreeSet<>(Arrays.asList(names)));
-            throw new IllegalArgumentException(
-                "["
+            throw new IllegalArgumentException("["
                     + expression
                     + "] resolves to "
                     + names.length
                     + " indices "
                     + BatchWarnings.listIds(sorted, sorted.size())
-                    + ": routing is calculated for one index at a time; name one of them"
-            );
+                    + ": routing is calculated for one index at a time; name one of them");
         }
         IndexMetadata indexMetadata = indices.index(names[0]);
         if (indexMetadata == null) {
@@ -289,14 +281,14 @@ public final class RoutingCalculator {
 
     static RoutingParameters parametersOf(IndexMetadata indexMetadata, RoutingFunctionType type) {
         return new RoutingParameters(
-            indexMetadata.getNumberOfShards(),
-            indexMetadata.getRoutingNumShards(),
-            indexMetadata.getRoutingFactor(),
-            indexMetadata.getRoutingPartitionSize(),
-            type,
-            indexMetadata.getRoutingPartitionSize() > 1
-                || (indexMetadata.mapping() != null && indexMetadata.mapping().routingRequired())
-        );
+                indexMetadata.getNumberOfShards(),
+                indexMetadata.getRoutingNumShards(),
+                indexMetadata.getRoutingFactor(),
+                indexMetadata.getRoutingPartitionSize(),
+                type,
+                indexMetadata.getRoutingPartitionSize() > 1
+                        || (indexMetadata.mapping() != null
+                                && indexMetadata.mapping().routingRequired()));
     }
 
     /** The function a hypothetical index uses: from index_version or routing_function, else this node's default. */
@@ -306,25 +298,24 @@ public final class RoutingCalculator {
             ReleaseVersion version = ReleaseVersion.parse("index_version", request.indexVersion());
             // The functions of every release up to the plugin's own line are known, whatever the node runs (an
             // 8.19 node answers for a 9.5 index too); a later major may have changed routing again.
-            ReleaseVersion node = ReleaseVersion.parse("node version", Build.current().version());
+            ReleaseVersion node =
+                    ReleaseVersion.parse("node version", Build.current().version());
             int newestKnownMajor = Math.max(node.major(), RoutingFunctionType.MODULO_SINCE.major());
             if (version.major() > newestKnownMajor) {
                 throw new IllegalArgumentException(
-                    "index_version ["
-                        + request.indexVersion()
-                        + "] is from a later major version than this node ("
-                        + node
-                        + ") and this plugin know, so its routing function is unknown here; give routing_function [legacy] or [modulo] instead"
-                );
+                        "index_version ["
+                                + request.indexVersion()
+                                + "] is from a later major version than this node ("
+                                + node
+                                + ") and this plugin know, so its routing function is unknown here; give routing_function [legacy] or [modulo] instead");
             }
             fromVersion = RoutingFunctionType.forRelease(version);
         }
         if (request.routingFunction() != null) {
             RoutingFunctionType given = RoutingFunctionType.fromJsonName(request.routingFunction());
             if (fromVersion != null && fromVersion != given) {
-                throw new IllegalArgumentException(
-                    "routing_function [" + request.routingFunction() + "] contradicts index_version [" + request.indexVersion() + "]"
-                );
+                throw new IllegalArgumentException("routing_function [" + request.routingFunction()
+                        + "] contradicts index_version [" + request.indexVersion() + "]");
             }
             return given;
         }
@@ -332,17 +323,21 @@ public final class RoutingCalculator {
     }
 
     /** Lets the server validate the parameters the way it validates a new index; its messages become 400s. */
-    private static IndexMetadata buildIndexMetadata(IndexVersion created, int shards, int routingShards, int partitionSize) {
+    private static IndexMetadata buildIndexMetadata(
+            IndexVersion created, int shards, int routingShards, int partitionSize) {
         Settings settings = Settings.builder()
-            .put(IndexMetadata.SETTING_VERSION_CREATED, created)
-            .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, shards)
-            .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 0)
-            .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, partitionSize)
-            .put(IndexMetadata.INDEX_NUMBER_OF_ROUTING_SHARDS_SETTING.getKey(), routingShards)
-            .build();
+                .put(IndexMetadata.SETTING_VERSION_CREATED, created)
+                .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, shards)
+                .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 0)
+                .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, partitionSize)
+                .put(IndexMetadata.INDEX_NUMBER_OF_ROUTING_SHARDS_SETTING.getKey(), routingShards)
+                .build();
         try {
             IndexMetadata.INDEX_NUMBER_OF_ROUTING_SHARDS_SETTING.get(settings);
-            return IndexMetadata.builder(HYPOTHETICAL_INDEX).settings(settings).setRoutingNumShards(routingShards).build();
+            return IndexMetadata.builder(HYPOTHETICAL_INDEX)
+                    .settings(settings)
+                    .setRoutingNumShards(routingShards)
+                    .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("invalid index parameters: " + e.getMessage(), e);
         }
@@ -356,16 +351,17 @@ public final class RoutingCalculator {
             IndexRouting routing = IndexRouting.fromIndexMetadata(indexMetadata);
             if (routing instanceof IndexRouting.ExtractFromSource) {
                 throw new IllegalArgumentException(
-                    "index ["
-                        + indexMetadata.getIndex().getName()
-                        + "] routes documents by the values of fields in their source (index.mode ["
-                        + indexMetadata.getIndexMode()
-                        + "], index.routing_path "
-                        + indexMetadata.getRoutingPaths()
-                        + "): the shard depends on the document source, not on an id or routing, so it cannot be calculated here"
-                );
+                        "index ["
+                                + indexMetadata.getIndex().getName()
+                                + "] routes documents by the values of fields in their source (index.mode ["
+                                + indexMetadata.getIndexMode()
+                                + "], index.routing_path "
+                                + indexMetadata.getRoutingPaths()
+                                + "): the shard depends on the document source, not on an id or routing, so it cannot be calculated here");
             }
-            return new Target(parametersOf(indexMetadata, RoutingCompat.functionOf(indexMetadata)), ShardFunction.server(routing));
+            return new Target(
+                    parametersOf(indexMetadata, RoutingCompat.functionOf(indexMetadata)),
+                    ShardFunction.server(routing));
         }
     }
 }

@@ -1,11 +1,10 @@
 package io.github.esrel.plugin.routing;
 
+import java.io.IOException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
 
 /**
  * The index parameters that decide where documents go, as reported in every response.
@@ -19,13 +18,13 @@ import java.io.IOException;
  *                             {@code _routing.required}, or the index is partitioned
  */
 public record RoutingParameters(
-    int numberOfShards,
-    int routingNumShards,
-    int routingFactor,
-    int routingPartitionSize,
-    RoutingFunctionType function,
-    boolean routingRequired
-) implements Writeable {
+        int numberOfShards,
+        int routingNumShards,
+        int routingFactor,
+        int routingPartitionSize,
+        RoutingFunctionType function,
+        boolean routingRequired)
+        implements Writeable {
 
     /**
      * Reads what {@link #writeTo} wrote.
@@ -36,13 +35,12 @@ public record RoutingParameters(
      */
     public static RoutingParameters readFrom(StreamInput in) throws IOException {
         return new RoutingParameters(
-            in.readVInt(),
-            in.readVInt(),
-            in.readVInt(),
-            in.readVInt(),
-            in.readEnum(RoutingFunctionType.class),
-            in.readBoolean()
-        );
+                in.readVInt(),
+                in.readVInt(),
+                in.readVInt(),
+                in.readVInt(),
+                in.readEnum(RoutingFunctionType.class),
+                in.readBoolean());
     }
 
     @Override

@@ -1,9 +1,8 @@
 package io.github.esrel.plugin.routing;
 
+import java.util.function.IntConsumer;
 import org.elasticsearch.cluster.routing.IndexRouting;
 import org.elasticsearch.core.Nullable;
-
-import java.util.function.IntConsumer;
 
 /**
  * Where a document goes and which shards a routed search visits: the two questions the calculator asks.

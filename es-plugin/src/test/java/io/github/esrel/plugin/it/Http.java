@@ -2,7 +2,6 @@ package io.github.esrel.plugin.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -18,7 +17,8 @@ public final class Http {
 
     public static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final URI base;
     private final Duration timeout;
 
@@ -73,7 +73,8 @@ public final class Http {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
         try {
-            HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            HttpResponse<String> response =
+                    client.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Response(response.statusCode(), response.body(), parse(response.body()));
         } catch (IOException e) {
             throw new UncheckedIOException(method + " " + path + " failed", e);

@@ -1,13 +1,12 @@
 package io.github.esrel.plugin.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.junit.jupiter.api.Test;
-
-import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Reading the authenticated user from the thread context. x-pack's classes are not on the plugin's class path,
@@ -60,23 +59,25 @@ class AuthenticatedUserTest {
     @Test
     void shouldReadTheEffectiveUserAndItsRealm() {
         threadContext.putTransient(
-            AuthenticatedUser.AUTHENTICATION_KEY,
-            new FakeAuthentication(new FakeSubject(new FakeUser("alice"), new FakeRealm("file1"), Map.of()))
-        );
+                AuthenticatedUser.AUTHENTICATION_KEY,
+                new FakeAuthentication(new FakeSubject(new FakeUser("alice"), new FakeRealm("file1"), Map.of())));
         assertThat(AuthenticatedUser.current(threadContext)).isEqualTo(new AuthenticatedUser("alice", "file1"));
     }
 
     @Test
     void shouldTellApiKeysOfOneOwnerApart() {
-        FakeSubject key = new FakeSubject(new FakeUser("alice"), new FakeRealm("_es_api_key"), Map.of("_security_api_key_id", "k1"));
-        assertThat(AuthenticatedUser.of(new FakeAuthentication(key))).isEqualTo(new AuthenticatedUser("alice", "_es_api_key/k1"));
+        FakeSubject key = new FakeSubject(
+                new FakeUser("alice"), new FakeRealm("_es_api_key"), Map.of("_security_api_key_id", "k1"));
+        assertThat(AuthenticatedUser.of(new FakeAuthentication(key)))
+                .isEqualTo(new AuthenticatedUser("alice", "_es_api_key/k1"));
     }
 
     @Test
     void shouldFailLoudlyWhenTheAuthenticationHasAnotherShape() {
-        assertThatThrownBy(() -> AuthenticatedUser.of("not an authentication")).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("cannot tell who the authenticated user is")
-            .hasMessageContaining("java.lang.String");
+        assertThatThrownBy(() -> AuthenticatedUser.of("not an authentication"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot tell who the authenticated user is")
+                .hasMessageContaining("java.lang.String");
         FakeAuthentication noRealm = new FakeAuthentication(new FakeSubject(new FakeUser("alice"), null, Map.of()));
         assertThatThrownBy(() -> AuthenticatedUser.of(noRealm)).isInstanceOf(IllegalStateException.class);
     }

@@ -1,13 +1,9 @@
 package io.github.esrel.plugin.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.esrel.plugin.lock.GroupCommitter.Decision;
 import io.github.esrel.plugin.lock.GroupCommitter.Mutation;
-
-import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.common.util.concurrent.ThreadContext;
-import org.elasticsearch.core.Nullable;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,8 +14,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.common.util.concurrent.ThreadContext;
+import org.elasticsearch.core.Nullable;
+import org.junit.jupiter.api.Test;
 
 /**
  * The group commit engine on an in-memory store, with the state a list of the names of the mutations applied:
@@ -34,10 +32,7 @@ class GroupCommitterTest {
     private final InMemoryStore<List<String>> store = new InMemoryStore<>(List.of(), scheduler::execute);
     private final List<String> commits = new ArrayList<>();
     private final GroupCommitter<List<String>> committer = new GroupCommitter<>(
-        store,
-        scheduler,
-        (key, before, after) -> commits.add(key + ": " + before + " -> " + after)
-    );
+            store, scheduler, (key, before, after) -> commits.add(key + ": " + before + " -> " + after));
 
     /**
      * Appends its name, once: finding its name in the state it changes nothing, as a lock request recognises
@@ -205,7 +200,9 @@ class GroupCommitterTest {
         assertAnsweredOnce(mutations);
         assertThat(look.applied).hasValue(2);
         assertThat(look.seen.get()).containsExactly("foreign", "m0", "m1", "m2");
-        assertThat(scheduler.elapsedMillis()).as("the first conflicts are retried at once").isZero();
+        assertThat(scheduler.elapsedMillis())
+                .as("the first conflicts are retried at once")
+                .isZero();
     }
 
     @Test
@@ -233,7 +230,9 @@ class GroupCommitterTest {
         scheduler.runReady();
 
         assertAnsweredOnce(mutations);
-        assertThat(mutations).allMatch(m -> m.failure.get() != null && m.failure.get().getMessage().equals("mapping refused"));
+        assertThat(mutations)
+                .allMatch(m ->
+                        m.failure.get() != null && m.failure.get().getMessage().equals("mapping refused"));
         assertThat(store.writeAttempts()).isEqualTo(1);
 
         Append after = new Append("after");
@@ -280,14 +279,17 @@ class GroupCommitterTest {
         committer.submit(KEY, longDeadline, scheduler.nanoTime() + TimeUnit.HOURS.toNanos(1));
 
         scheduler.advance(1_000);
-        assertThat(shortDeadline.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class).hasCauseInstanceOf(InMemoryStore.Unavailable.class);
+        assertThat(shortDeadline.failure.get())
+                .isInstanceOf(InMemoryStore.GaveUp.class)
+                .hasCauseInstanceOf(InMemoryStore.Unavailable.class);
         InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) shortDeadline.failure.get();
         assertThat(gaveUp.key).isEqualTo(KEY);
         assertThat(gaveUp.retries.conflicts()).isZero();
         assertThat(gaveUp.retries.transientFailures()).isGreaterThan(1);
         assertThat(gaveUp.retries.lastConflict()).isNull();
         // Tried from its submission until the deadline, give or take the last backoff.
-        assertThat(gaveUp.retries.triedNanos()).isBetween(TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1));
+        assertThat(gaveUp.retries.triedNanos())
+                .isBetween(TimeUnit.MILLISECONDS.toNanos(200), TimeUnit.SECONDS.toNanos(1));
         assertThat(longDeadline.answers).hasValue(0);
 
         scheduler.runUntilIdle(TimeUnit.HOURS.toMillis(1));
@@ -306,7 +308,9 @@ class GroupCommitterTest {
         committer.submit(KEY, m, scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500));
         scheduler.runUntilIdle(10_000);
 
-        assertThat(m.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class).hasCauseInstanceOf(InMemoryStore.Conflict.class);
+        assertThat(m.failure.get())
+                .isInstanceOf(InMemoryStore.GaveUp.class)
+                .hasCauseInstanceOf(InMemoryStore.Conflict.class);
         InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) m.failure.get();
         assertThat(gaveUp.retries.transientFailures()).isZero();
         assertThat(gaveUp.retries.conflicts()).isEqualTo(store.writeAttempts());
@@ -356,7 +360,9 @@ class GroupCommitterTest {
         scheduler.runUntilIdle(60_000);
 
         InMemoryStore.GaveUp gaveUp = (InMemoryStore.GaveUp) queued.failure.get();
-        assertThat(gaveUp.retries.triedNanos()).as("its own tries took little").isGreaterThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(gaveUp.retries.triedNanos())
+                .as("its own tries took little")
+                .isGreaterThan(TimeUnit.SECONDS.toNanos(5));
         assertThat(first.failure.get()).isInstanceOf(InMemoryStore.GaveUp.class);
     }
 
@@ -365,7 +371,9 @@ class GroupCommitterTest {
         List<Append> mutations = submitAll("m", GroupCommitter.MAX_BATCH + 44);
         scheduler.runReady();
 
-        assertThat(store.history(KEY)).extracting(List::size).containsExactly(GroupCommitter.MAX_BATCH, GroupCommitter.MAX_BATCH + 44);
+        assertThat(store.history(KEY))
+                .extracting(List::size)
+                .containsExactly(GroupCommitter.MAX_BATCH, GroupCommitter.MAX_BATCH + 44);
         assertThat(store.state(KEY)).containsExactlyElementsOf(names(mutations));
         assertAnsweredOnce(mutations);
     }
@@ -500,9 +508,8 @@ class GroupCommitterTest {
             InMemoryStore<List<String>> shared = new InMemoryStore<>(List.of(), pool);
             shared.failTransientlyAtRate(0.1);
             List<GroupCommitter<List<String>>> nodes = List.of(
-                new GroupCommitter<>(shared, threads, (k, b, a) -> {}),
-                new GroupCommitter<>(shared, threads, (k, b, a) -> {})
-            );
+                    new GroupCommitter<>(shared, threads, (k, b, a) -> {}),
+                    new GroupCommitter<>(shared, threads, (k, b, a) -> {}));
             List<Append> all = new CopyOnWriteArrayList<>();
             CountDownLatch answered = new CountDownLatch(nodes.size() * threadsPerNode * perThread);
             List<Thread> submitters = new ArrayList<>();
@@ -536,18 +543,24 @@ class GroupCommitterTest {
             for (Thread t : submitters) {
                 t.join(TimeUnit.MINUTES.toMillis(1));
             }
-            assertThat(answered.await(2, TimeUnit.MINUTES)).as("every mutation answered").isTrue();
+            assertThat(answered.await(2, TimeUnit.MINUTES))
+                    .as("every mutation answered")
+                    .isTrue();
 
             assertAnsweredOnce(all);
             assertThat(all).allMatch(m -> m.completed && m.failure.get() == null);
-            List<String> stored = keys.stream().flatMap(k -> shared.state(k).stream()).toList();
+            List<String> stored =
+                    keys.stream().flatMap(k -> shared.state(k).stream()).toList();
             assertThat(stored).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(names(all));
             for (String key : keys) {
                 List<String> state = shared.state(key);
                 for (int node = 0; node < nodes.size(); node++) {
                     for (int t = 0; t < threadsPerNode; t++) {
                         String thread = "n" + node + "t" + t + ":";
-                        List<Integer> order = state.stream().filter(n -> n.startsWith(thread)).map(n -> Integer.parseInt(n.substring(thread.length()))).toList();
+                        List<Integer> order = state.stream()
+                                .filter(n -> n.startsWith(thread))
+                                .map(n -> Integer.parseInt(n.substring(thread.length())))
+                                .toList();
                         assertThat(order).as("order of %s in %s", thread, key).isSorted();
                     }
                 }

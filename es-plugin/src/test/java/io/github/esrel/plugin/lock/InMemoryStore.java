@@ -1,7 +1,5 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.action.ActionListener;
-
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
+import org.elasticsearch.action.ActionListener;
 
 /**
  * A {@link VersionedStore} in memory with compare-and-set by sequence number, as Elasticsearch does it for one
@@ -38,7 +37,9 @@ class InMemoryStore<S> implements VersionedStore<S> {
         final Retries retries;
 
         GaveUp(String key, Retries retries) {
-            super("gave up on " + key + ": " + retries, retries.lastTransient() != null ? retries.lastTransient() : retries.lastConflict());
+            super(
+                    "gave up on " + key + ": " + retries,
+                    retries.lastTransient() != null ? retries.lastTransient() : retries.lastConflict());
             this.key = key;
             this.retries = retries;
         }

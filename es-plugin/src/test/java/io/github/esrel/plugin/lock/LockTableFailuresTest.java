@@ -1,8 +1,13 @@
 package io.github.esrel.plugin.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.github.esrel.plugin.lock.VersionedStore.Failure;
 import io.github.esrel.plugin.lock.VersionedStore.Retries;
-
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.elasticsearch.ElasticsearchException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.action.NoShardAvailableActionException;
@@ -31,13 +36,6 @@ import org.elasticsearch.transport.ReceiveTimeoutTransportException;
 import org.elasticsearch.transport.RemoteTransportException;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
  * What the lock index's failures mean for the group commit (retried at once, after a backoff, or not at all),
  * and what a caller hears when the retries run out: Elasticsearch's own exceptions, as the node client hands
@@ -53,109 +51,125 @@ class LockTableFailuresTest {
     private static final ShardId SHARD = new ShardId(TreeLockIndex.NAME, "_na_", 0);
 
     private static final DiscoveryNode NODE = DiscoveryNode.createLocal(
-        Settings.EMPTY,
-        new TransportAddress(InetAddress.getLoopbackAddress(), 9301),
-        "node-1"
-    );
+            Settings.EMPTY, new TransportAddress(InetAddress.getLoopbackAddress(), 9301), "node-1");
 
-    private static final VersionConflictEngineException CONFLICT = new VersionConflictEngineException(SHARD, "fs", "required seqNo [3]");
+    private static final VersionConflictEngineException CONFLICT =
+            new VersionConflictEngineException(SHARD, "fs", "required seqNo [3]");
 
     /** Every retryable cause the lock index meets during an outage, as it reaches the plugin. */
     private static List<Exception> retryable() {
         return List.of(
-            new NodeNotConnectedException(NODE, "Node not connected"),
-            new NodeDisconnectedException(NODE, "indices:data/read/get[s]"),
-            new ConnectTransportException(NODE, "connect_exception"),
-            new ReceiveTimeoutTransportException(NODE, "indices:data/write/index", "request_id [7] timed out after [10000ms]"),
-            new NodeClosedException(NODE),
-            new UnavailableShardsException(SHARD, "primary shard is not active"),
-            new NoShardAvailableActionException(SHARD),
-            new ShardNotFoundException(SHARD),
-            new PrimaryMissingActionException("primary shard is not active"),
-            new ReplicationOperation.RetryOnPrimaryException(SHARD, "primary term changed"),
-            new ClusterBlockException(Set.of(NoMasterBlockService.NO_MASTER_BLOCK_WRITES)),
-            new MasterNotDiscoveredException(),
-            new EsRejectedExecutionException("write queue full"),
-            new ElasticsearchStatusException("gateway timeout", RestStatus.GATEWAY_TIMEOUT),
-            // A write whose index went away between read and write: the retry's read finds no table and creates it.
-            new IndexNotFoundException(TreeLockIndex.NAME)
-        );
+                new NodeNotConnectedException(NODE, "Node not connected"),
+                new NodeDisconnectedException(NODE, "indices:data/read/get[s]"),
+                new ConnectTransportException(NODE, "connect_exception"),
+                new ReceiveTimeoutTransportException(
+                        NODE, "indices:data/write/index", "request_id [7] timed out after [10000ms]"),
+                new NodeClosedException(NODE),
+                new UnavailableShardsException(SHARD, "primary shard is not active"),
+                new NoShardAvailableActionException(SHARD),
+                new ShardNotFoundException(SHARD),
+                new PrimaryMissingActionException("primary shard is not active"),
+                new ReplicationOperation.RetryOnPrimaryException(SHARD, "primary term changed"),
+                new ClusterBlockException(Set.of(NoMasterBlockService.NO_MASTER_BLOCK_WRITES)),
+                new MasterNotDiscoveredException(),
+                new EsRejectedExecutionException("write queue full"),
+                new ElasticsearchStatusException("gateway timeout", RestStatus.GATEWAY_TIMEOUT),
+                // A write whose index went away between read and write: the retry's read finds no table and creates it.
+                new IndexNotFoundException(TreeLockIndex.NAME));
     }
 
     @Test
     void shouldRedoAVersionConflictAtOnceEvenFromAnotherNode() {
         assertThat(LockTableFailures.classify(CONFLICT)).isEqualTo(Failure.CONFLICT);
-        assertThat(LockTableFailures.classify(new RemoteTransportException("node-2", CONFLICT))).isEqualTo(Failure.CONFLICT);
+        assertThat(LockTableFailures.classify(new RemoteTransportException("node-2", CONFLICT)))
+                .isEqualTo(Failure.CONFLICT);
     }
 
     @Test
     void shouldRetryWhatHealsByItselfAlsoWhenItComesFromAnotherNode() {
         for (Exception e : retryable()) {
             assertThat(LockTableFailures.classify(e)).as("%s", e).isEqualTo(Failure.TRANSIENT);
-            assertThat(LockTableFailures.classify(new RemoteTransportException("node-2", e))).as("remote %s", e).isEqualTo(Failure.TRANSIENT);
+            assertThat(LockTableFailures.classify(new RemoteTransportException("node-2", e)))
+                    .as("remote %s", e)
+                    .isEqualTo(Failure.TRANSIENT);
         }
     }
 
     @Test
     void shouldNotRetryWhatRetryingCannotMend() {
-        assertThat(LockTableFailures.classify(new IllegalStateException("the lock table document is corrupt"))).isEqualTo(Failure.PERMANENT);
-        assertThat(LockTableFailures.classify(new IllegalArgumentException("mapping"))).isEqualTo(Failure.PERMANENT);
-        assertThat(LockTableFailures.classify(new ElasticsearchStatusException("forbidden", RestStatus.FORBIDDEN))).isEqualTo(Failure.PERMANENT);
+        assertThat(LockTableFailures.classify(new IllegalStateException("the lock table document is corrupt")))
+                .isEqualTo(Failure.PERMANENT);
+        assertThat(LockTableFailures.classify(new IllegalArgumentException("mapping")))
+                .isEqualTo(Failure.PERMANENT);
+        assertThat(LockTableFailures.classify(new ElasticsearchStatusException("forbidden", RestStatus.FORBIDDEN)))
+                .isEqualTo(Failure.PERMANENT);
         // Blocks that waiting does not lift are reported at once, with their own status and name.
-        assertThat(LockTableFailures.classify(new ClusterBlockException(Set.of(IndexMetadata.INDEX_READ_ONLY_BLOCK)))).isEqualTo(Failure.PERMANENT);
-        assertThat(LockTableFailures.classify(new ClusterBlockException(Set.of(IndexMetadata.INDEX_READ_ONLY_ALLOW_DELETE_BLOCK))))
-            .isEqualTo(Failure.PERMANENT);
+        assertThat(LockTableFailures.classify(new ClusterBlockException(Set.of(IndexMetadata.INDEX_READ_ONLY_BLOCK))))
+                .isEqualTo(Failure.PERMANENT);
+        assertThat(LockTableFailures.classify(
+                        new ClusterBlockException(Set.of(IndexMetadata.INDEX_READ_ONLY_ALLOW_DELETE_BLOCK))))
+                .isEqualTo(Failure.PERMANENT);
     }
 
     @Test
     void shouldAnswer503NamingTheLastCauseAndHowLongItRetriedForEveryRetryableCause() {
         for (Exception cause : retryable()) {
-            Exception remote = new RemoteTransportException("[node-1][127.0.0.1:9301][indices:data/read/get[s]]", cause);
-            ElasticsearchStatusException e = LockTableFailures.gaveUp("fs", new Retries(0, 12, null, remote, TimeUnit.SECONDS.toNanos(30)));
+            Exception remote =
+                    new RemoteTransportException("[node-1][127.0.0.1:9301][indices:data/read/get[s]]", cause);
+            ElasticsearchStatusException e =
+                    LockTableFailures.gaveUp("fs", new Retries(0, 12, null, remote, TimeUnit.SECONDS.toNanos(30)));
 
             assertThat(e.status()).as("%s", cause).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
-            assertThat(e.getMessage()).as("%s", cause)
-                .startsWith("gave up after trying for 30s: the lock index [.esrel-treelocks-1] was unavailable (12 attempts failed); last failure: [")
-                .contains("[" + ElasticsearchException.getExceptionName(cause) + ": " + cause.getMessage() + "]")
-                .endsWith("; retry")
-                .doesNotContain("concurrently");
+            assertThat(e.getMessage())
+                    .as("%s", cause)
+                    .startsWith(
+                            "gave up after trying for 30s: the lock index [.esrel-treelocks-1] was unavailable (12 attempts failed); last failure: [")
+                    .contains("[" + ElasticsearchException.getExceptionName(cause) + ": " + cause.getMessage() + "]")
+                    .endsWith("; retry")
+                    .doesNotContain("concurrently");
             assertThat(e.getCause()).as("the cause chain is kept").isSameAs(remote);
         }
     }
 
     @Test
     void shouldNameTheCauseTheWayElasticsearchDoes() {
-        Exception cause = new RemoteTransportException("node-1", new NodeNotConnectedException(NODE, "Node not connected"));
-        ElasticsearchStatusException e = LockTableFailures.gaveUp("fs", new Retries(0, 3, null, cause, TimeUnit.MILLISECONDS.toNanos(31_500)));
+        Exception cause =
+                new RemoteTransportException("node-1", new NodeNotConnectedException(NODE, "Node not connected"));
+        ElasticsearchStatusException e =
+                LockTableFailures.gaveUp("fs", new Retries(0, 3, null, cause, TimeUnit.MILLISECONDS.toNanos(31_500)));
 
-        assertThat(e.getMessage()).isEqualTo(
-            "gave up after trying for 31.5s: the lock index [.esrel-treelocks-1] was unavailable (3 attempts failed); "
-                + "last failure: [node_not_connected_exception: " + new NodeNotConnectedException(NODE, "Node not connected").getMessage() + "]; retry"
-        );
+        assertThat(e.getMessage())
+                .isEqualTo(
+                        "gave up after trying for 31.5s: the lock index [.esrel-treelocks-1] was unavailable (3 attempts failed); "
+                                + "last failure: [node_not_connected_exception: "
+                                + new NodeNotConnectedException(NODE, "Node not connected").getMessage() + "]; retry");
     }
 
     @Test
     void shouldCountConflictsMetDuringAnOutageWithoutBlamingThemOnContention() {
         Exception cause = new UnavailableShardsException(SHARD, "primary shard is not active");
-        ElasticsearchStatusException e = LockTableFailures.gaveUp("fs", new Retries(2, 9, CONFLICT, cause, TimeUnit.SECONDS.toNanos(30)));
+        ElasticsearchStatusException e =
+                LockTableFailures.gaveUp("fs", new Retries(2, 9, CONFLICT, cause, TimeUnit.SECONDS.toNanos(30)));
 
         assertThat(e.status()).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
         assertThat(e.getMessage())
-            .contains("was unavailable (11 attempts failed, 2 of them because the table had changed since it was read)")
-            .contains("unavailable_shards_exception")
-            .doesNotContain("concurrently");
+                .contains(
+                        "was unavailable (11 attempts failed, 2 of them because the table had changed since it was read)")
+                .contains("unavailable_shards_exception")
+                .doesNotContain("concurrently");
         assertThat(e.getCause()).isSameAs(cause);
         assertThat(e.getSuppressed()).containsExactly(CONFLICT);
     }
 
     @Test
     void shouldBlameContentionOnlyWhenEveryAttemptMetAConflict() {
-        ElasticsearchStatusException e = LockTableFailures.gaveUp("fs", new Retries(57, 0, CONFLICT, null, TimeUnit.SECONDS.toNanos(30)));
+        ElasticsearchStatusException e =
+                LockTableFailures.gaveUp("fs", new Retries(57, 0, CONFLICT, null, TimeUnit.SECONDS.toNanos(30)));
 
         assertThat(e.status()).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
-        assertThat(e.getMessage()).isEqualTo(
-            "gave up after trying for 30s: the lock table of [fs] was changed by another node before each of the 57 writes; retry"
-        );
+        assertThat(e.getMessage())
+                .isEqualTo(
+                        "gave up after trying for 30s: the lock table of [fs] was changed by another node before each of the 57 writes; retry");
         assertThat(e.getCause()).isSameAs(CONFLICT);
     }
 }

@@ -1,26 +1,24 @@
 package io.github.esrel.plugin.lock;
 
+import static io.github.esrel.plugin.lock.LockMode.EXCLUSIVE;
+import static io.github.esrel.plugin.lock.LockMode.SHARED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
 import io.github.esrel.plugin.lock.LockTable.AcquireResult;
 import io.github.esrel.plugin.lock.LockTable.HolderOutcome;
 import io.github.esrel.plugin.lock.LockTable.HolderResult;
-
-import org.elasticsearch.common.Strings;
-import org.elasticsearch.common.xcontent.XContentHelper;
-import org.elasticsearch.xcontent.XContentFactory;
-import org.elasticsearch.xcontent.XContentType;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-
-import static io.github.esrel.plugin.lock.LockMode.EXCLUSIVE;
-import static io.github.esrel.plugin.lock.LockMode.SHARED;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.elasticsearch.common.Strings;
+import org.elasticsearch.common.xcontent.XContentHelper;
+import org.elasticsearch.xcontent.XContentFactory;
+import org.elasticsearch.xcontent.XContentType;
+import org.junit.jupiter.api.Test;
 
 class LockTableTest {
 
@@ -40,7 +38,9 @@ class LockTableTest {
 
     private Grant grant(String path, LockMode mode, String owner) {
         AcquireResult r = acquire(path, mode, owner);
-        assertThat(r.outcome()).as("%s %s for %s in %s", mode, path, owner, table).isEqualTo(AcquireOutcome.GRANTED);
+        assertThat(r.outcome())
+                .as("%s %s for %s in %s", mode, path, owner, table)
+                .isEqualTo(AcquireOutcome.GRANTED);
         return r.grant();
     }
 
@@ -52,7 +52,9 @@ class LockTableTest {
     }
 
     private void assertGrantable(String path, LockMode mode) {
-        assertThat(table.acquire(path, mode, "other", TTL, nonce++, NOW, MAX).outcome()).as("%s %s", mode, path).isEqualTo(AcquireOutcome.GRANTED);
+        assertThat(table.acquire(path, mode, "other", TTL, nonce++, NOW, MAX).outcome())
+                .as("%s %s", mode, path)
+                .isEqualTo(AcquireOutcome.GRANTED);
     }
 
     @Test
@@ -145,7 +147,9 @@ class LockTableTest {
     void shouldForgetExpiredGrantsIncludingTheirAncestorLocks() {
         AcquireResult r = table.acquire("/a/b/c.txt", EXCLUSIVE, "dead", 1000, nonce++, NOW, MAX);
         table = r.table();
-        assertThat(table.acquire("/a", EXCLUSIVE, "w", TTL, nonce++, NOW + 999, MAX).outcome()).isEqualTo(AcquireOutcome.CONFLICT);
+        assertThat(table.acquire("/a", EXCLUSIVE, "w", TTL, nonce++, NOW + 999, MAX)
+                        .outcome())
+                .isEqualTo(AcquireOutcome.CONFLICT);
         AcquireResult later = table.acquire("/a", EXCLUSIVE, "w", TTL, nonce++, NOW + 1000, MAX);
         assertThat(later.outcome()).isEqualTo(AcquireOutcome.GRANTED);
         // The new table no longer stores the expired grant.
@@ -171,7 +175,10 @@ class LockTableTest {
         // Releasing and expiring do not lower the counter.
         table = table.pruned(now + 10 * TTL);
         assertThat(table.grants()).isEmpty();
-        assertThat(table.acquire("/p0", EXCLUSIVE, "w", TTL, nonce++, now - 100_000, MAX).grant().token()).isGreaterThan(last);
+        assertThat(table.acquire("/p0", EXCLUSIVE, "w", TTL, nonce++, now - 100_000, MAX)
+                        .grant()
+                        .token())
+                .isGreaterThan(last);
     }
 
     @Test
@@ -182,7 +189,8 @@ class LockTableTest {
         LockTable busy = new LockTable(first + 999, List.of());
         assertThat(LockTable.EMPTY.nextToken(NOW + 1)).isGreaterThan(busy.lastToken());
         assertThat(new LockTable(Long.MAX_VALUE - 1, List.of()).nextToken(NOW)).isEqualTo(Long.MAX_VALUE);
-        assertThatThrownBy(() -> new LockTable(Long.MAX_VALUE, List.of()).nextToken(NOW)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> new LockTable(Long.MAX_VALUE, List.of()).nextToken(NOW))
+                .isInstanceOf(IllegalStateException.class);
         assertThat(LockTable.EMPTY.nextToken(Long.MAX_VALUE)).isEqualTo(1); // an absurd clock is ignored
     }
 
@@ -204,9 +212,11 @@ class LockTableTest {
         assertThat(full.outcome()).isEqualTo(AcquireOutcome.FULL);
         assertThat(full.table()).isSameAs(table);
         // Conflicts are reported before fullness: they say more.
-        assertThat(table.acquire("/f0", EXCLUSIVE, "w", TTL, nonce++, NOW, 3).outcome()).isEqualTo(AcquireOutcome.CONFLICT);
+        assertThat(table.acquire("/f0", EXCLUSIVE, "w", TTL, nonce++, NOW, 3).outcome())
+                .isEqualTo(AcquireOutcome.CONFLICT);
         // Expired grants do not count.
-        assertThat(table.acquire("/g", SHARED, "w", TTL, nonce++, NOW + TTL, 3).outcome()).isEqualTo(AcquireOutcome.GRANTED);
+        assertThat(table.acquire("/g", SHARED, "w", TTL, nonce++, NOW + TTL, 3).outcome())
+                .isEqualTo(AcquireOutcome.GRANTED);
     }
 
     @Test
@@ -215,10 +225,17 @@ class LockTableTest {
         HolderResult wrongOwner = table.release("/a/b", "w2", g.token(), NOW, false);
         assertThat(wrongOwner.outcome()).isEqualTo(HolderOutcome.HELD_BY_OTHER);
         assertThat(wrongOwner.holders()).containsExactly(g);
-        assertThat(table.release("/a/b", "w1", g.token() + 1, NOW, false).outcome()).isEqualTo(HolderOutcome.HELD_BY_OTHER);
-        assertThat(table.release("/a", "w1", g.token(), NOW, false).outcome()).as("only implied on /a").isEqualTo(HolderOutcome.NOT_HELD);
-        assertThat(table.release("/z", "w1", 5, NOW, false).outcome()).as("never held").isEqualTo(HolderOutcome.NOT_HELD);
-        assertThat(table.release("/a/b", "w1", g.token(), NOW + TTL, false).outcome()).as("expired").isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.release("/a/b", "w1", g.token() + 1, NOW, false).outcome())
+                .isEqualTo(HolderOutcome.HELD_BY_OTHER);
+        assertThat(table.release("/a", "w1", g.token(), NOW, false).outcome())
+                .as("only implied on /a")
+                .isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.release("/z", "w1", 5, NOW, false).outcome())
+                .as("never held")
+                .isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.release("/a/b", "w1", g.token(), NOW + TTL, false).outcome())
+                .as("expired")
+                .isEqualTo(HolderOutcome.NOT_HELD);
 
         HolderResult released = table.release("/a/b", "w1", g.token(), NOW, false);
         assertThat(released.outcome()).isEqualTo(HolderOutcome.DONE);
@@ -226,7 +243,9 @@ class LockTableTest {
         table = released.table();
         assertThat(table.grants()).isEmpty();
         assertThat(table.lastToken()).isEqualTo(g.token());
-        assertThat(table.release("/a/b", "w1", g.token(), NOW, false).outcome()).as("released twice").isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.release("/a/b", "w1", g.token(), NOW, false).outcome())
+                .as("released twice")
+                .isEqualTo(HolderOutcome.NOT_HELD);
         // Its ancestor locks went with it.
         grant("/a", EXCLUSIVE, "w2");
     }
@@ -258,11 +277,13 @@ class LockTableTest {
         assertThat(renewed.grant().token()).isEqualTo(g.token());
         assertThat(renewed.table().grants()).containsExactly(renewed.grant());
         assertThat(table.renew("/a", "w2", g.token(), 5000, NOW).outcome()).isEqualTo(HolderOutcome.HELD_BY_OTHER);
-        assertThat(table.renew("/a", "w1", g.token(), 5000, NOW + TTL).outcome()).isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.renew("/a", "w1", g.token(), 5000, NOW + TTL).outcome())
+                .isEqualTo(HolderOutcome.NOT_HELD);
         assertThat(table.renew("/b", "w1", g.token(), 5000, NOW).outcome()).isEqualTo(HolderOutcome.NOT_HELD);
         // A renewed lease outlives the original one.
         table = renewed.table();
-        assertThat(table.renew("/a", "w1", g.token(), 1, NOW + TTL + 1000).outcome()).isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.renew("/a", "w1", g.token(), 1, NOW + TTL + 1000).outcome())
+                .isEqualTo(HolderOutcome.NOT_HELD);
         table = table.renew("/a", "w1", g.token(), TTL * 2, NOW + 200).table();
         assertThat(table.live(NOW + TTL + 1000)).hasSize(1);
     }
@@ -288,9 +309,11 @@ class LockTableTest {
         Map<String, Object> source = XContentHelper.convertToMap(XContentType.JSON.xContent(), json, false);
         assertThat(source).containsEntry("namespace", "fs").containsEntry("updated_at", NOW);
         assertThat(LockTable.fromSource(source)).isEqualTo(table);
-        assertThat(LockTable.fromSource(Map.of("last_token", 5, "grants", List.of()))).isEqualTo(new LockTable(5, List.of()));
-        assertThatThrownBy(() -> LockTable.fromSource(Map.of("grants", List.of()))).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("corrupt");
+        assertThat(LockTable.fromSource(Map.of("last_token", 5, "grants", List.of())))
+                .isEqualTo(new LockTable(5, List.of()));
+        assertThatThrownBy(() -> LockTable.fromSource(Map.of("grants", List.of())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("corrupt");
     }
 
     private static final AuthenticatedUser ALICE = new AuthenticatedUser("alice", "file1");
@@ -310,25 +333,36 @@ class LockTableTest {
             assertThat(release.outcome()).as("%s", other).isEqualTo(HolderOutcome.BOUND_TO_OTHER_USER);
             assertThat(release.holders()).containsExactly(g);
             assertThat(release.table()).isSameAs(table);
-            assertThat(table.renew("/a/b", "w1", g.token(), other, TTL, NOW).outcome()).as("%s", other).isEqualTo(HolderOutcome.BOUND_TO_OTHER_USER);
+            assertThat(table.renew("/a/b", "w1", g.token(), other, TTL, NOW).outcome())
+                    .as("%s", other)
+                    .isEqualTo(HolderOutcome.BOUND_TO_OTHER_USER);
         }
         // The owner and token still come first: a wrong one is a 409 / 404 whoever asks.
-        assertThat(table.release("/a/b", "w2", g.token(), bob, NOW, false).outcome()).isEqualTo(HolderOutcome.HELD_BY_OTHER);
+        assertThat(table.release("/a/b", "w2", g.token(), bob, NOW, false).outcome())
+                .isEqualTo(HolderOutcome.HELD_BY_OTHER);
 
         HolderResult renewed = table.renew("/a/b", "w1", g.token(), Caller.of(ALICE), 2 * TTL, NOW + 1);
         assertThat(renewed.outcome()).isEqualTo(HolderOutcome.DONE);
         assertThat(renewed.grant().boundTo()).as("renewal keeps the binding").isEqualTo(ALICE);
         assertThat(renewed.grant().expiresAtMillis()).isEqualTo(NOW + 1 + 2 * TTL);
-        assertThat(table.release("/a/b", "w1", g.token(), bob.overriding(), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
-        assertThat(table.release("/a/b", "w1", g.token(), Caller.of(ALICE), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a/b", "w1", g.token(), bob.overriding(), NOW, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a/b", "w1", g.token(), Caller.of(ALICE), NOW, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.DONE);
     }
 
     @Test
     void shouldLetAnyoneReleaseAnUnboundGrant() {
         Grant g = grant("/a", EXCLUSIVE, "w1");
         assertThat(g.boundTo()).isNull();
-        assertThat(table.release("/a", "w1", g.token(), Caller.of(ALICE), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
-        assertThat(table.release("/a", "w1", g.token(), Caller.of(null), NOW, false).outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a", "w1", g.token(), Caller.of(ALICE), NOW, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.DONE);
+        assertThat(table.release("/a", "w1", g.token(), Caller.of(null), NOW, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.DONE);
     }
 
     @Test
@@ -349,7 +383,7 @@ class LockTableTest {
     @Test
     void shouldNeverHoldConflictingGrants() {
         Random random = new Random(0x7eee10c4L);
-        String[] paths = { "/", "/a", "/a/x", "/a/y", "/a/x/1", "/a/x/2", "/b", "/b/x", "/ab" };
+        String[] paths = {"/", "/a", "/a/x", "/a/y", "/a/x/1", "/a/x/2", "/b", "/b/x", "/ab"};
         long now = NOW;
         long lastToken = 0;
         int granted = 0;
@@ -361,7 +395,8 @@ class LockTableTest {
             if (op < 6 || mine.isEmpty()) {
                 LockMode mode = random.nextInt(3) == 0 ? EXCLUSIVE : SHARED;
                 String path = paths[random.nextInt(paths.length)];
-                AcquireResult r = table.acquire(path, mode, "w" + random.nextInt(4), 50 + random.nextInt(500), random.nextLong(), now, 6);
+                AcquireResult r = table.acquire(
+                        path, mode, "w" + random.nextInt(4), 50 + random.nextInt(500), random.nextLong(), now, 6);
                 if (r.outcome() == AcquireOutcome.GRANTED) {
                     granted++;
                     assertThat(r.grant().token()).isGreaterThan(lastToken);
@@ -377,8 +412,8 @@ class LockTableTest {
             } else {
                 Grant g = mine.remove(random.nextInt(mine.size()));
                 HolderResult r = op < 9
-                    ? table.release(g.path(), g.owner(), g.token(), now, false)
-                    : table.renew(g.path(), g.owner(), g.token(), 300, now);
+                        ? table.release(g.path(), g.owner(), g.token(), now, false)
+                        : table.renew(g.path(), g.owner(), g.token(), 300, now);
                 boolean held = table.live(now).stream().anyMatch(x -> x.token() == g.token());
                 if (held) {
                     assertThat(r.outcome()).isEqualTo(HolderOutcome.DONE);
@@ -393,9 +428,11 @@ class LockTableTest {
             List<Grant> live = table.live(now);
             for (int i = 0; i < live.size(); i++) {
                 for (int j = i + 1; j < live.size(); j++) {
-                    assertThat(live.get(i).conflictsWith(live.get(j).path(), live.get(j).mode()))
-                        .as("step %d: %s and %s", step, live.get(i), live.get(j))
-                        .isFalse();
+                    assertThat(live.get(i)
+                                    .conflictsWith(
+                                            live.get(j).path(), live.get(j).mode()))
+                            .as("step %d: %s and %s", step, live.get(i), live.get(j))
+                            .isFalse();
                 }
             }
         }

@@ -1,12 +1,11 @@
 package io.github.esrel.plugin.lock;
 
-import org.elasticsearch.common.util.concurrent.ThreadContext;
-
 import java.util.ArrayDeque;
 import java.util.Comparator;
 import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.elasticsearch.common.util.concurrent.ThreadContext;
 
 /**
  * A {@link TaskScheduler} on virtual time, run by the test's own thread: tasks handed over wait until the test
@@ -21,7 +20,8 @@ final class ManualScheduler implements TaskScheduler {
 
     private final ThreadContext threadContext;
     private final ArrayDeque<Runnable> ready = new ArrayDeque<>();
-    private final PriorityQueue<Timer> timers = new PriorityQueue<>(Comparator.comparingLong((Timer t) -> t.atNanos).thenComparingLong(t -> t.seq));
+    private final PriorityQueue<Timer> timers =
+            new PriorityQueue<>(Comparator.comparingLong((Timer t) -> t.atNanos).thenComparingLong(t -> t.seq));
     private long nanos;
     private long clockShiftMillis;
     private long seq;
@@ -60,7 +60,8 @@ final class ManualScheduler implements TaskScheduler {
 
     @Override
     public Cancellable schedule(Runnable task, long delayMillis) {
-        Timer timer = new Timer(nanos + TimeUnit.MILLISECONDS.toNanos(delayMillis), seq++, threadContext.preserveContext(task));
+        Timer timer = new Timer(
+                nanos + TimeUnit.MILLISECONDS.toNanos(delayMillis), seq++, threadContext.preserveContext(task));
         timers.add(timer);
         return timer;
     }

@@ -1,8 +1,18 @@
 package io.github.esrel.plugin.lock;
 
+import static io.github.esrel.plugin.lock.LockMode.EXCLUSIVE;
+import static io.github.esrel.plugin.lock.LockMode.SHARED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ResourceNotFoundException;
-import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.AbstractScopedSettings;
@@ -14,17 +24,6 @@ import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.rest.RestStatus;
 import org.elasticsearch.tasks.TaskCancelledException;
 import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
-
-import static io.github.esrel.plugin.lock.LockMode.EXCLUSIVE;
-import static io.github.esrel.plugin.lock.LockMode.SHARED;
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The lock operations of {@link TreeLockService} on an in-memory lock index, with virtual time: the clock
@@ -59,7 +58,8 @@ class TreeLockServiceTest {
 
     private TreeLockService service(Settings settings, VersionedStore<LockTable> lockIndex) {
         clusterSettings = new LockSettings(settings);
-        return new TreeLockService(threadContext, lockIndex, scheduler, new TreeLockLimits(settings, clusterSettings), scheduler.clock());
+        return new TreeLockService(
+                threadContext, lockIndex, scheduler, new TreeLockLimits(settings, clusterSettings), scheduler.clock());
     }
 
     /** The answer a listener got, if any yet. */
@@ -119,7 +119,13 @@ class TreeLockServiceTest {
         }
     }
 
-    private Answer<Acquisition> startAcquire(String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait, Cancellation cancellation) {
+    private Answer<Acquisition> startAcquire(
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue wait,
+            Cancellation cancellation) {
         Answer<Acquisition> answer = new Answer<>();
         service.acquire(new AcquireCommand(NS, path, mode, owner, ttl, wait), cancellation, answer);
         scheduler.runReady();
@@ -174,7 +180,9 @@ class TreeLockServiceTest {
 
         assertThat(refusal("/a/b/c.txt", SHARED, "w2")).containsExactly(dir);
         assertThat(refusal("/a", SHARED, "w2")).containsExactly(dir);
-        assertThat(grant("/", SHARED, "w2").path()).as("the grant holds / shared only").isEqualTo("/");
+        assertThat(grant("/", SHARED, "w2").path())
+                .as("the grant holds / shared only")
+                .isEqualTo("/");
     }
 
     @Test
@@ -210,7 +218,8 @@ class TreeLockServiceTest {
                 scheduler.shiftClock(-random.nextInt(3_600_000));
             }
             if (held.isEmpty() == false && random.nextBoolean()) {
-                assertThat(release(held.remove(random.nextInt(held.size()))).value()).isNull();
+                assertThat(release(held.remove(random.nextInt(held.size()))).value())
+                        .isNull();
             } else {
                 Grant g = grant("/f" + i, EXCLUSIVE, "w");
                 assertThat(g.token()).isGreaterThan(last);
@@ -231,12 +240,15 @@ class TreeLockServiceTest {
         scheduler.runReady();
 
         assertThat(store.writes(NS)).isEqualTo(1);
-        assertThat(answers.stream().map(a -> a.value().grant().token()).toList()).isSorted().doesNotHaveDuplicates();
+        assertThat(answers.stream().map(a -> a.value().grant().token()).toList())
+                .isSorted()
+                .doesNotHaveDuplicates();
     }
 
     @Test
     void shouldFreeThePathWhenTheLeaseEndsAndRefuseTheLateHolder() {
-        Grant first = acquire("/a", EXCLUSIVE, "w1", TimeValue.timeValueSeconds(10)).grant();
+        Grant first =
+                acquire("/a", EXCLUSIVE, "w1", TimeValue.timeValueSeconds(10)).grant();
         assertThat(first.expiresAtMillis()).isEqualTo(ManualScheduler.EPOCH_MILLIS + 10_000);
 
         scheduler.advance(9_999);
@@ -245,11 +257,10 @@ class TreeLockServiceTest {
         Grant second = grant("/a/b", SHARED, "w2");
 
         Exception late = release(first).failure();
-        assertThat(late).isInstanceOf(ResourceNotFoundException.class)
-            .hasMessage(
-                "no live lock on [/a] in [fs]: owner [w1] with token [" + first.token()
-                    + "] never held it, released it, or its lease expired"
-            );
+        assertThat(late)
+                .isInstanceOf(ResourceNotFoundException.class)
+                .hasMessage("no live lock on [/a] in [fs]: owner [w1] with token [" + first.token()
+                        + "] never held it, released it, or its lease expired");
         assertThat(renew(first, null).failure()).isInstanceOf(ResourceNotFoundException.class);
         assertThat(list(NS, TreePath.ROOT)).containsExactly(second);
     }
@@ -267,7 +278,9 @@ class TreeLockServiceTest {
         assertThat(refusal("/a", SHARED, "w2")).containsExactly(renewed);
         Grant shortened = renew(g, TimeValue.timeValueSeconds(1)).value();
         assertThat(shortened.expiresAtMillis()).isEqualTo(ManualScheduler.EPOCH_MILLIS + 26_000);
-        assertThat(renew(g, null).value().expiresAtMillis()).as("the default lease").isEqualTo(ManualScheduler.EPOCH_MILLIS + 85_000);
+        assertThat(renew(g, null).value().expiresAtMillis())
+                .as("the default lease")
+                .isEqualTo(ManualScheduler.EPOCH_MILLIS + 85_000);
     }
 
     @Test
@@ -277,12 +290,13 @@ class TreeLockServiceTest {
         Grant wrongToken = new Grant(g.path(), g.mode(), "w1", g.token() + 1, g.expiresAtMillis(), 0);
 
         Exception e = release(wrongOwner).failure();
-        assertThat(e).isInstanceOf(ElasticsearchStatusException.class)
-            .hasMessage(
-                "the lock on [/x/y] in [fs] is held by owner [w1] token [" + g.token() + "], not by owner [w2] with token [" + g.token() + "]"
-            );
+        assertThat(e)
+                .isInstanceOf(ElasticsearchStatusException.class)
+                .hasMessage("the lock on [/x/y] in [fs] is held by owner [w1] token [" + g.token()
+                        + "], not by owner [w2] with token [" + g.token() + "]");
         assertThat(((ElasticsearchStatusException) e).status()).isEqualTo(RestStatus.CONFLICT);
-        assertThat(((ElasticsearchStatusException) renew(wrongToken, null).failure()).status()).isEqualTo(RestStatus.CONFLICT);
+        assertThat(((ElasticsearchStatusException) renew(wrongToken, null).failure()).status())
+                .isEqualTo(RestStatus.CONFLICT);
         assertThat(list(NS, TreePath.ROOT)).containsExactly(g);
         assertThat(release(g).value()).isNull();
         assertThat(list(NS, TreePath.ROOT)).isEmpty();
@@ -290,29 +304,44 @@ class TreeLockServiceTest {
 
     @Test
     void shouldRefuseLeasesAndWaitsOverTheMaximumAndCapTheDefaultLease() {
-        service = service(Settings.builder().put("esrel.treelock.max_ttl", "30s").put("esrel.treelock.max_wait", "5s").build());
+        service = service(Settings.builder()
+                .put("esrel.treelock.max_ttl", "30s")
+                .put("esrel.treelock.max_wait", "5s")
+                .build());
 
-        assertThat(startAcquire("/a", EXCLUSIVE, "w", TimeValue.timeValueMinutes(2), null, Cancellation.NONE).failure())
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("ttl [2m] is longer than the maximum [30s] (setting [esrel.treelock.max_ttl]); renew a shorter lease instead");
-        assertThat(startWaiting("/a", EXCLUSIVE, "w", TimeValue.timeValueSeconds(6)).failure())
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("wait [6s] is longer than the maximum [5s] (setting [esrel.treelock.max_wait]); retry instead");
+        assertThat(startAcquire("/a", EXCLUSIVE, "w", TimeValue.timeValueMinutes(2), null, Cancellation.NONE)
+                        .failure())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "ttl [2m] is longer than the maximum [30s] (setting [esrel.treelock.max_ttl]); renew a shorter lease instead");
+        assertThat(startWaiting("/a", EXCLUSIVE, "w", TimeValue.timeValueSeconds(6))
+                        .failure())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "wait [6s] is longer than the maximum [5s] (setting [esrel.treelock.max_wait]); retry instead");
         assertThat(store.writeAttempts()).as("nothing was tried").isZero();
 
         Grant g = grant("/a", EXCLUSIVE, "w");
-        assertThat(g.expiresAtMillis()).as("60 s capped to the maximum").isEqualTo(ManualScheduler.EPOCH_MILLIS + 30_000);
+        assertThat(g.expiresAtMillis())
+                .as("60 s capped to the maximum")
+                .isEqualTo(ManualScheduler.EPOCH_MILLIS + 30_000);
         assertThat(renew(g, TimeValue.timeValueSeconds(31)).failure()).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void shouldFollowUpdatesOfTheDynamicSettings() {
         grant("/a", SHARED, "w1");
-        clusterSettings.applySettings(Settings.builder().put("esrel.treelock.max_locks_per_index", 1).put("esrel.treelock.max_ttl", "5s").build());
+        clusterSettings.applySettings(Settings.builder()
+                .put("esrel.treelock.max_locks_per_index", 1)
+                .put("esrel.treelock.max_ttl", "5s")
+                .build());
 
-        assertThat(startAcquire("/b", SHARED, "w2", null, null, Cancellation.NONE).failure()).hasMessageContaining("is full");
-        assertThat(startAcquire("/b", SHARED, "w2", TimeValue.timeValueSeconds(6), null, Cancellation.NONE).failure())
-            .hasMessageContaining("maximum [5s]");
+        assertThat(startAcquire("/b", SHARED, "w2", null, null, Cancellation.NONE)
+                        .failure())
+                .hasMessageContaining("is full");
+        assertThat(startAcquire("/b", SHARED, "w2", TimeValue.timeValueSeconds(6), null, Cancellation.NONE)
+                        .failure())
+                .hasMessageContaining("maximum [5s]");
     }
 
     @Test
@@ -325,7 +354,9 @@ class TreeLockServiceTest {
         release(holder);
 
         assertThat(waiting.value().acquired()).isTrue();
-        assertThat(scheduler.elapsedMillis()).as("woken by the release, not by a timer").isEqualTo(3);
+        assertThat(scheduler.elapsedMillis())
+                .as("woken by the release, not by a timer")
+                .isEqualTo(3);
         assertThat(waiting.value().grant().token()).isGreaterThan(holder.token());
     }
 
@@ -339,7 +370,8 @@ class TreeLockServiceTest {
         scheduler.advance(2);
 
         assertThat(waiting.value().acquired()).isTrue();
-        assertThat(waiting.value().grant().expiresAtMillis()).isBetween(ManualScheduler.EPOCH_MILLIS + 62_000, ManualScheduler.EPOCH_MILLIS + 62_001);
+        assertThat(waiting.value().grant().expiresAtMillis())
+                .isBetween(ManualScheduler.EPOCH_MILLIS + 62_000, ManualScheduler.EPOCH_MILLIS + 62_001);
     }
 
     @Test
@@ -349,7 +381,15 @@ class TreeLockServiceTest {
         scheduler.advance(5_000);
 
         // Another node removes the grant: nothing tells this node.
-        store.writeDirectly(NS, table -> table.release(holder.path(), holder.owner(), holder.token(), ManualScheduler.EPOCH_MILLIS + 5_000, false).table());
+        store.writeDirectly(
+                NS,
+                table -> table.release(
+                                holder.path(),
+                                holder.owner(),
+                                holder.token(),
+                                ManualScheduler.EPOCH_MILLIS + 5_000,
+                                false)
+                        .table());
         scheduler.advance(Acquirer.MAX_POLL_MILLIS);
 
         assertThat(waiting.value().acquired()).isTrue();
@@ -373,7 +413,8 @@ class TreeLockServiceTest {
     void shouldStopWaitingAtOnceAndTakeNothingWhenTheCallerGoesAway() {
         Grant holder = grant("/a", EXCLUSIVE, "w1");
         TestCancellation cancellation = new TestCancellation();
-        Answer<Acquisition> waiting = startAcquire("/a", EXCLUSIVE, "w2", null, TimeValue.timeValueMinutes(1), cancellation);
+        Answer<Acquisition> waiting =
+                startAcquire("/a", EXCLUSIVE, "w2", null, TimeValue.timeValueMinutes(1), cancellation);
         scheduler.advance(100);
 
         cancellation.cancel();
@@ -392,13 +433,15 @@ class TreeLockServiceTest {
         TestCancellation cancellation = new TestCancellation();
         cancellation.cancel();
 
-        assertThat(startAcquire("/a", EXCLUSIVE, "w", null, null, cancellation).failure()).isInstanceOf(TaskCancelledException.class);
+        assertThat(startAcquire("/a", EXCLUSIVE, "w", null, null, cancellation).failure())
+                .isInstanceOf(TaskCancelledException.class);
         assertThat(store.writeAttempts()).isZero();
     }
 
     @Test
     void shouldAnswerTooManyRequestsWhenTheTableIsFullAfterTheWait() {
-        service = service(Settings.builder().put("esrel.treelock.max_locks_per_index", 2).build());
+        service = service(
+                Settings.builder().put("esrel.treelock.max_locks_per_index", 2).build());
         grant("/a", SHARED, "w1");
         grant("/b", SHARED, "w2");
 
@@ -406,7 +449,9 @@ class TreeLockServiceTest {
         assertThat(full.answered()).as("a full table is waited out too").isFalse();
         scheduler.advance(201);
 
-        assertThat(full.failure()).isInstanceOf(ElasticsearchStatusException.class).hasMessageContaining("the lock table of [fs] is full");
+        assertThat(full.failure())
+                .isInstanceOf(ElasticsearchStatusException.class)
+                .hasMessageContaining("the lock table of [fs] is full");
         assertThat(((ElasticsearchStatusException) full.failure()).status()).isEqualTo(RestStatus.TOO_MANY_REQUESTS);
     }
 
@@ -461,10 +506,17 @@ class TreeLockServiceTest {
         otherNode.acquire(new AcquireCommand(NS, "/a/b", SHARED, "w2", null, null), Cancellation.NONE, there);
         scheduler.runReady();
 
-        assertThat(store.writeAttempts()).as("both wrote on the same read; one conflicted").isEqualTo(2);
+        assertThat(store.writeAttempts())
+                .as("both wrote on the same read; one conflicted")
+                .isEqualTo(2);
         assertThat(here.value().acquired()).isNotEqualTo(there.value().acquired());
-        Grant winner = here.value().acquired() ? here.value().grant() : there.value().grant();
-        assertThat(here.value().acquired() ? there.value().conflicts() : here.value().conflicts()).containsExactly(winner);
+        Grant winner =
+                here.value().acquired() ? here.value().grant() : there.value().grant();
+        assertThat(
+                        here.value().acquired()
+                                ? there.value().conflicts()
+                                : here.value().conflicts())
+                .containsExactly(winner);
         assertThat(list(NS, TreePath.ROOT)).containsExactly(winner);
     }
 
@@ -485,11 +537,20 @@ class TreeLockServiceTest {
         Set<String> answered = new HashSet<>();
         ThreadContext.StoredContext testContext = threadContext.stashContext();
         threadContext.putHeader("X-Caller", "alice");
-        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null), Cancellation.NONE, ActionListener.wrap(a -> {
-            callerAtAnswer.set(threadContext.getHeader("X-Caller"));
-            answered.add("acquire");
-        }, e -> { throw new AssertionError(e); }));
-        service.list(NS, TreePath.ROOT, ActionListener.wrap(grants -> answered.add("list"), e -> { throw new AssertionError(e); }));
+        service.acquire(
+                new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null),
+                Cancellation.NONE,
+                ActionListener.wrap(
+                        a -> {
+                            callerAtAnswer.set(threadContext.getHeader("X-Caller"));
+                            answered.add("acquire");
+                        },
+                        e -> {
+                            throw new AssertionError(e);
+                        }));
+        service.list(NS, TreePath.ROOT, ActionListener.wrap(grants -> answered.add("list"), e -> {
+            throw new AssertionError(e);
+        }));
         testContext.restore(); // the tasks handed over run in the contexts they were handed over in
         scheduler.runReady();
 
@@ -516,9 +577,10 @@ class TreeLockServiceTest {
         service.renew(ref, Caller.of(new AuthenticatedUser("bob", "file1")), null, renewedByBob);
         scheduler.runReady();
         for (Exception e : List.of(byBob.failure(), renewedByBob.failure())) {
-            assertThat(e).isInstanceOf(ElasticsearchSecurityException.class)
-                .hasMessageContaining("bound to user [alice] of realm [file1]")
-                .hasMessageContaining(GrantBindings.OVERRIDE_ACTION);
+            assertThat(e)
+                    .isInstanceOf(ElasticsearchSecurityException.class)
+                    .hasMessageContaining("bound to user [alice] of realm [file1]")
+                    .hasMessageContaining(GrantBindings.OVERRIDE_ACTION);
             assertThat(((ElasticsearchSecurityException) e).status()).isEqualTo(RestStatus.FORBIDDEN);
             assertThat(GrantBindings.boundTo(e)).isEqualTo(alice);
         }

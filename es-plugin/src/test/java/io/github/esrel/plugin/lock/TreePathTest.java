@@ -1,20 +1,29 @@
 package io.github.esrel.plugin.lock;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class TreePathTest {
 
     @Test
     void shouldAcceptNormalisedAbsolutePaths() {
-        for (String path : List.of("/", "/a", "/a/b/c.txt", "/clinton/projects/elasticsearch/README.txt", "/ü/日本/😀", "/a b/ c ", "/.hidden", "/...", "/a.")) {
+        for (String path : List.of(
+                "/",
+                "/a",
+                "/a/b/c.txt",
+                "/clinton/projects/elasticsearch/README.txt",
+                "/ü/日本/😀",
+                "/a b/ c ",
+                "/.hidden",
+                "/...",
+                "/a.")) {
             assertThat(TreePath.problem("path", path)).as(path).isNull();
         }
-        assertThat(TreePath.problem("path", "/" + "x".repeat(TreePath.MAX_BYTES - 1))).isNull();
+        assertThat(TreePath.problem("path", "/" + "x".repeat(TreePath.MAX_BYTES - 1)))
+                .isNull();
         assertThat(TreePath.problem("path", "/a".repeat(TreePath.MAX_DEPTH))).isNull();
     }
 
@@ -24,7 +33,9 @@ class TreePathTest {
         assertThat(TreePath.problem("path", "")).contains("must not be empty");
         assertThat(TreePath.problem("path", "a/b")).contains("must be absolute");
         assertThat(TreePath.problem("path", "./a")).contains("must be absolute");
-        assertThat(TreePath.problem("path", "/a/")).contains("must not end with \"/\"").contains("write [/a]");
+        assertThat(TreePath.problem("path", "/a/"))
+                .contains("must not end with \"/\"")
+                .contains("write [/a]");
         assertThat(TreePath.problem("path", "//")).contains("must not end with");
         assertThat(TreePath.problem("path", "/a//b")).contains("empty segment");
         assertThat(TreePath.problem("path", "/a/./b")).contains("[.] segment");
@@ -36,14 +47,18 @@ class TreePathTest {
         assertThat(TreePath.problem("path", "/a\u0085")).contains("control character U+0085");
         assertThat(TreePath.problem("path", "/a\ud800")).contains("unpaired surrogate");
         assertThat(TreePath.problem("path", "/a\udc00b")).contains("unpaired surrogate");
-        assertThat(TreePath.problem("path", "/" + "x".repeat(TreePath.MAX_BYTES))).contains("too long: 1025 UTF-8 bytes");
+        assertThat(TreePath.problem("path", "/" + "x".repeat(TreePath.MAX_BYTES)))
+                .contains("too long: 1025 UTF-8 bytes");
         assertThat(TreePath.problem("path", "/é".repeat(400))).contains("too long");
-        assertThat(TreePath.problem("path", "/a".repeat(TreePath.MAX_DEPTH + 1))).contains("too deep");
+        assertThat(TreePath.problem("path", "/a".repeat(TreePath.MAX_DEPTH + 1)))
+                .contains("too deep");
     }
 
     @Test
     void shouldKeepMessagesPrintable() {
-        assertThat(TreePath.problem("path", "/a\ud800b")).doesNotContain("\ud800").contains("/a\ufffdb");
+        assertThat(TreePath.problem("path", "/a\ud800b"))
+                .doesNotContain("\ud800")
+                .contains("/a\ufffdb");
         assertThat(TreePath.problem("path", "/" + "x".repeat(2000))).hasSizeLessThan(200);
     }
 
@@ -80,8 +95,9 @@ class TreePathTest {
         assertThat(LockMode.parse("exclusive")).isEqualTo(LockMode.EXCLUSIVE);
         assertThat(LockMode.parse("shared")).isEqualTo(LockMode.SHARED);
         for (String bad : List.of("EXCLUSIVE", "Shared", "read", "", " shared")) {
-            assertThatThrownBy(() -> LockMode.parse(bad)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("mode must be [exclusive] or [shared]");
+            assertThatThrownBy(() -> LockMode.parse(bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("mode must be [exclusive] or [shared]");
         }
     }
 }

@@ -2,16 +2,13 @@ package io.github.esrel.plugin.routing;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.compat.TestClusterIndices;
-
+import java.util.Random;
 import org.elasticsearch.cluster.metadata.AliasMetadata;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.routing.Murmur3HashFunction;
 import org.elasticsearch.common.logging.LogConfigurator;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.index.IndexVersion;
-
-import java.util.List;
-import java.util.Random;
 
 /** Index metadata, clusters and ids for unit tests, built with the server's own classes. */
 public final class TestIndices {
@@ -30,13 +27,15 @@ public final class TestIndices {
     }
 
     /** Index metadata like the server keeps it; {@code IndexMetadata.builder} does not default routing_num_shards. */
-    public static IndexMetadata.Builder index(String name, IndexVersion created, int shards, int routingShards, int partitionSize) {
+    public static IndexMetadata.Builder index(
+            String name, IndexVersion created, int shards, int routingShards, int partitionSize) {
         Settings.Builder settings = Settings.builder()
-            .put(IndexMetadata.SETTING_VERSION_CREATED, created)
-            .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, shards)
-            .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 1)
-            .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, partitionSize);
-        IndexMetadata.Builder builder = IndexMetadata.builder(name).settings(settings).setRoutingNumShards(routingShards);
+                .put(IndexMetadata.SETTING_VERSION_CREATED, created)
+                .put(IndexMetadata.SETTING_NUMBER_OF_SHARDS, shards)
+                .put(IndexMetadata.SETTING_NUMBER_OF_REPLICAS, 1)
+                .put(IndexMetadata.SETTING_ROUTING_PARTITION_SIZE, partitionSize);
+        IndexMetadata.Builder builder =
+                IndexMetadata.builder(name).settings(settings).setRoutingNumShards(routingShards);
         if (partitionSize > 1) {
             builder.putMapping("{\"_doc\":{\"_routing\":{\"required\":true}}}");
         }
@@ -49,7 +48,10 @@ public final class TestIndices {
     }
 
     public static AliasMetadata alias(String name, String indexRouting, String searchRouting) {
-        return AliasMetadata.builder(name).indexRouting(indexRouting).searchRouting(searchRouting).build();
+        return AliasMetadata.builder(name)
+                .indexRouting(indexRouting)
+                .searchRouting(searchRouting)
+                .build();
     }
 
     /** Ids of every kind that matters to a UTF-16 hash: ASCII, accented, CJK, emoji (surrogate pairs), and
@@ -65,7 +67,9 @@ public final class TestIndices {
                 case 2 -> b.append((char) (0xC0 + random.nextInt(0x17F - 0xC0)));
                 case 3 -> b.append((char) (0x4E00 + random.nextInt(0x9FFF - 0x4E00)));
                 case 4 -> b.appendCodePoint(0x1F300 + random.nextInt(0x1FAFF - 0x1F300));
-                default -> b.appendCodePoint(1 + random.nextInt(Character.MAX_CODE_POINT)); // any code point, lone surrogates included
+                default ->
+                    b.appendCodePoint(
+                            1 + random.nextInt(Character.MAX_CODE_POINT)); // any code point, lone surrogates included
             }
         }
         return b.toString();
@@ -75,13 +79,14 @@ public final class TestIndices {
      * The routing formulas written out independently of the server (see the notes in shared/): a second
      * opinion the calculator must agree with.
      */
-    public static int expectedShard(RoutingFunctionType type, int shards, int routingShards, int partitionSize, String id, String routing) {
+    public static int expectedShard(
+            RoutingFunctionType type, int shards, int routingShards, int partitionSize, String id, String routing) {
         int hash = Murmur3HashFunction.hash(routing == null ? id : routing);
         if (partitionSize > 1) {
             hash += Math.floorMod(Murmur3HashFunction.hash(id), partitionSize);
         }
         return type == RoutingFunctionType.MODULO
-            ? Math.floorMod(hash, shards)
-            : Math.floorMod(hash, routingShards) / (routingShards / shards);
+                ? Math.floorMod(hash, shards)
+                : Math.floorMod(hash, routingShards) / (routingShards / shards);
     }
 }

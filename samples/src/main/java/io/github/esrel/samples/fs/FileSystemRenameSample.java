@@ -9,7 +9,6 @@ import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.samples.Sample;
 import io.github.esrel.samples.Table;
-
 import java.io.PrintStream;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -41,11 +40,12 @@ public final class FileSystemRenameSample implements Sample {
             es.indices().delete(d -> d.index(INDEX));
         }
         try (TreeLocks worker1 = TreeLocks.of(b -> b.client(es).index(INDEX).owner("worker-1"));
-             TreeLocks worker2 = TreeLocks.of(b -> b.client(es).index(INDEX).owner("worker-2"))) {
+                TreeLocks worker2 = TreeLocks.of(b -> b.client(es).index(INDEX).owner("worker-2"))) {
             FileTree fs = FileTree.of(b -> b.client(es).index(INDEX).locks(worker1));
             FileTree.Fencing fencing = fs.createIndex();
-            out.printf("%nTree locks from the %s provider; late writes of an expired lock holder are fenced by %s.%n",
-                worker1.backend(), fencing);
+            out.printf(
+                    "%nTree locks from the %s provider; late writes of an expired lock holder are fenced by %s.%n",
+                    worker1.backend(), fencing);
 
             fs.write("/clinton/projects/elasticsearch/README.txt", "Some text about Elasticsearch");
             fs.write("/clinton/projects/kibana/README.txt", "Kibana visualises Elasticsearch data");
@@ -66,29 +66,44 @@ public final class FileSystemRenameSample implements Sample {
             out.printf("%n2. worker-1: mv /clinton /zach   (%d files below /clinton)%n", fs.count("/clinton"));
             CountDownLatch renaming = new CountDownLatch(1);
             CountDownLatch worker2Done = new CountDownLatch(1);
-            FileTree renamer = FileTree.of(b -> b.client(es).index(INDEX).locks(worker1).batchSize(100)
-                .listener(new ProgressBar(out, renaming, worker2Done)));
-            CompletableFuture<RenameResult> rename = CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/clinton", "/zach"));
+            FileTree renamer = FileTree.of(b -> b.client(es)
+                    .index(INDEX)
+                    .locks(worker1)
+                    .batchSize(100)
+                    .listener(new ProgressBar(out, renaming, worker2Done)));
+            CompletableFuture<RenameResult> rename =
+                    CompletableFuture.supplyAsync(() -> renamer.renameDirectory("/clinton", "/zach"));
             if (!renaming.await(120, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("the rename did not start");
             }
 
             FileTree other = FileTree.of(b -> b.client(es).index(INDEX).locks(worker2));
             RenameResult refused = other.renameDirectory("/clinton", "/bob");
-            boolean wrote = other.write("/clinton/projects/new.txt", "written during the rename").written();
+            boolean wrote = other.write("/clinton/projects/new.txt", "written during the rename")
+                    .written();
             worker2Done.countDown();
             out.printf("%n   worker-2: mv /clinton /bob -> %s%n", refused.status());
             for (LockConflict c : refused.conflicts()) {
-                out.printf("             conflict: %s lock on %s held by %s until %s%n", c.mode(), c.path(), c.owner(), c.expiresAt());
+                out.printf(
+                        "             conflict: %s lock on %s held by %s until %s%n",
+                        c.mode(), c.path(), c.owner(), c.expiresAt());
             }
             out.printf("   worker-2: write /clinton/projects/new.txt -> %s%n", wrote ? "WRITTEN" : "refused (locked)");
 
             RenameResult done = rename.get(300, TimeUnit.SECONDS);
             out.printf("%n   worker-1: %s (fencing token %d)%n", done.message(), done.token());
-            out.printf("   files below /clinton: %d, below /zach: %d, below /bob: %d; locks left: %d%n",
-                fs.count("/clinton"), fs.count("/zach"), fs.count("/bob"), worker1.list().size());
-            if (refused.status() != RenameResult.Status.LOCKED || wrote || !done.done()
-                || fs.count("/zach") != FILES + 3 || fs.count("/clinton") != 0 || !worker1.list().isEmpty()) {
+            out.printf(
+                    "   files below /clinton: %d, below /zach: %d, below /bob: %d; locks left: %d%n",
+                    fs.count("/clinton"),
+                    fs.count("/zach"),
+                    fs.count("/bob"),
+                    worker1.list().size());
+            if (refused.status() != RenameResult.Status.LOCKED
+                    || wrote
+                    || !done.done()
+                    || fs.count("/zach") != FILES + 3
+                    || fs.count("/clinton") != 0
+                    || !worker1.list().isEmpty()) {
                 throw new IllegalStateException("the rename did not behave as described: " + done + " / " + refused);
             }
             out.println("\n3. grep -r elasticsearch /zach");

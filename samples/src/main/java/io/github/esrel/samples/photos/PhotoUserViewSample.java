@@ -13,7 +13,6 @@ import io.github.esrel.view.RepairReport;
 import io.github.esrel.view.ViewDoc;
 import io.github.esrel.view.ViewPage;
 import io.github.esrel.view.ViewSnapshot;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -59,9 +58,18 @@ public final class PhotoUserViewSample implements Sample {
     @Override
     public void run(ElasticsearchClient es, PrintStream out) throws Exception {
         setUp(es);
-        MaterializedView<Photo, User> views = MaterializedView.of(Photo.class, User.class, v -> v.client(es).name("photo-user")
-            .sourceIndex(PHOTOS).parentIndex(USERS).parentIdField("user_id").viewIndex(VIEW).stateIndex(STATE)
-            .copyParent("gender", "user_gender").copyParent("hair", "user_hair"));
+        MaterializedView<Photo, User> views = MaterializedView.of(
+                Photo.class,
+                User.class,
+                v -> v.client(es)
+                        .name("photo-user")
+                        .sourceIndex(PHOTOS)
+                        .parentIndex(USERS)
+                        .parentIdField("user_id")
+                        .viewIndex(VIEW)
+                        .stateIndex(STATE)
+                        .copyParent("gender", "user_gender")
+                        .copyParent("hair", "user_hair"));
         views.ensureStateIndex();
         Random rnd = new Random(3);
         for (int u = 0; u < USER_COUNT; u++) {
@@ -76,15 +84,18 @@ public final class PhotoUserViewSample implements Sample {
         }
         es.indices().refresh(r -> r.index(PHOTOS));
         RepairReport built = views.sweep();
-        out.printf("%n1. %d users, %d photos; the first sweep builds %d views (PhotoUserView = photo fields + user_gender,"
-            + " user_hair).%n", USER_COUNT, PHOTO_COUNT, built.rebuild().written());
+        out.printf(
+                "%n1. %d users, %d photos; the first sweep builds %d views (PhotoUserView = photo fields + user_gender,"
+                        + " user_hair).%n",
+                USER_COUNT, PHOTO_COUNT, built.rebuild().written());
         query(es, views, out, "   ");
 
         out.println("\n2. The seed's lost update, with views patched field by field by two background tasks:");
         naivePatching(es, out);
 
-        out.println("\n3. esrel: 4 threads edit titles and popularity, re-parent photos and change users' genders, every"
-            + " write through the view, while other rebuilds race with them.");
+        out.println(
+                "\n3. esrel: 4 threads edit titles and popularity, re-parent photos and change users' genders, every"
+                        + " write through the view, while other rebuilds race with them.");
         ViewSnapshot slow = views.snapshot("p5"); // a slow rebuild: reads its snapshot now, writes it at the end
         AtomicInteger writes = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
@@ -95,10 +106,20 @@ public final class PhotoUserViewSample implements Sample {
                     String pid = "p" + r.nextInt(PHOTO_COUNT);
                     String uid = "u" + r.nextInt(USER_COUNT);
                     switch (r.nextInt(3)) {
-                        case 0 -> views.changeSource(pid, () -> es.index(i -> i.index(PHOTOS).id(pid)
-                            .document(new Photo("retitled " + pid, uid, r.nextBoolean() ? "high" : "low"))));
-                        case 1 -> views.changeParent(uid, () -> es.index(i -> i.index(USERS).id(uid)
-                            .document(new User("user " + uid, r.nextBoolean() ? "female" : "male", "grey"))));
+                        case 0 ->
+                            views.changeSource(
+                                    pid,
+                                    () -> es.index(i -> i.index(PHOTOS)
+                                            .id(pid)
+                                            .document(new Photo(
+                                                    "retitled " + pid, uid, r.nextBoolean() ? "high" : "low"))));
+                        case 1 ->
+                            views.changeParent(
+                                    uid,
+                                    () -> es.index(i -> i.index(USERS)
+                                            .id(uid)
+                                            .document(new User(
+                                                    "user " + uid, r.nextBoolean() ? "female" : "male", "grey"))));
                         default -> views.rebuild(pid);
                     }
                     writes.incrementAndGet();
@@ -107,23 +128,31 @@ public final class PhotoUserViewSample implements Sample {
             t.start();
             threads.add(t);
         }
-        views.changeSource("p5", () -> es.index(i -> i.index(PHOTOS).id("p5").document(new Photo("p5, edited after the slow"
-            + " rebuild read it", "u3", "high"))));
+        views.changeSource(
+                "p5",
+                () -> es.index(i -> i.index(PHOTOS)
+                        .id("p5")
+                        .document(new Photo("p5, edited after the slow" + " rebuild read it", "u3", "high"))));
         for (Thread t : threads) {
             t.join();
         }
         RebuildResult late = views.write(slow);
         int wrong = verify(es, views);
         out.printf("   %d operations; views not matching their photo and user afterwards: %d%n", writes.get(), wrong);
-        out.printf("   the slow rebuild of p5 (snapshot version %d) arrives last: %s; the view keeps version %d, title \"%s\"%n",
-            slow.version(), late.stale() == 1 ? "refused as stale" : "APPLIED", views.get("p5").orElseThrow().version(),
-            views.get("p5").orElseThrow().document().path("title").asText());
+        out.printf(
+                "   the slow rebuild of p5 (snapshot version %d) arrives last: %s; the view keeps version %d, title \"%s\"%n",
+                slow.version(),
+                late.stale() == 1 ? "refused as stale" : "APPLIED",
+                views.get("p5").orElseThrow().version(),
+                views.get("p5").orElseThrow().document().path("title").asText());
         if (wrong != 0 || late.stale() != 1) {
-            throw new IllegalStateException(wrong + " views do not match their sources after concurrent edits; late write: " + late);
+            throw new IllegalStateException(
+                    wrong + " views do not match their sources after concurrent edits; late write: " + late);
         }
 
-        out.println("\n4. A simulated crash: the intent is recorded and the source written, then the process \"dies\" before"
-            + " the view update (complete() is never called).");
+        out.println(
+                "\n4. A simulated crash: the intent is recorded and the source written, then the process \"dies\" before"
+                        + " the view update (complete() is never called).");
         String victim = "p0";
         Intent photoIntent = views.beginSourceChange(victim);
         es.index(i -> i.index(PHOTOS).id(victim).document(new Photo("crashed write", "u0", "high")));
@@ -132,25 +161,35 @@ public final class PhotoUserViewSample implements Sample {
         // and one write that bypassed the view entirely
         String sneaky = "p1";
         Photo before = es.get(g -> g.index(PHOTOS).id(sneaky), Photo.class).source();
-        es.index(i -> i.index(PHOTOS).id(sneaky).document(new Photo("edited behind the view's back", before.user_id(), "high")));
+        es.index(i -> i.index(PHOTOS)
+                .id(sneaky)
+                .document(new Photo("edited behind the view's back", before.user_id(), "high")));
         int staleViews = verify(es, views);
         ViewDoc v = views.get(victim).orElseThrow();
-        out.printf("   view of %s still says title=\"%s\"; views not matching their sources: %d; pending intents: %d%n", victim,
-            v.document().path("title").asText(), staleViews, views.pendingIntents().size());
+        out.printf(
+                "   view of %s still says title=\"%s\"; views not matching their sources: %d; pending intents: %d%n",
+                victim,
+                v.document().path("title").asText(),
+                staleViews,
+                views.pendingIntents().size());
         if (staleViews == 0) {
             throw new IllegalStateException("the simulated crash should have left stale views");
         }
         RepairReport repair = views.repair();
         int after = verify(es, views);
         Table t = Table.of("repair", "value");
-        t.row("intents replayed (" + photoIntent.target() + " " + victim + ", " + userIntent.target() + " u1)", repair.intentsReplayed());
+        t.row(
+                "intents replayed (" + photoIntent.target() + " " + victim + ", " + userIntent.target() + " u1)",
+                repair.intentsReplayed());
         t.row("sources checked by the sweep", repair.sourcesChecked());
         t.row("views lagging their sources (found by the sweep)", repair.lagging());
         t.row("views rebuilt", repair.rebuild().written());
         t.row("views not matching their sources afterwards", after);
         t.row("pending intents afterwards", views.pendingIntents().size());
         t.print(out);
-        if (after != 0 || repair.intentsReplayed() != 2 || !views.pendingIntents().isEmpty()) {
+        if (after != 0
+                || repair.intentsReplayed() != 2
+                || !views.pendingIntents().isEmpty()) {
             throw new IllegalStateException("repair left " + after + " wrong views; " + repair);
         }
         query(es, views, out, "   after repair: ");
@@ -160,35 +199,44 @@ public final class PhotoUserViewSample implements Sample {
     private static void naivePatching(ElasticsearchClient es, PrintStream out) throws IOException {
         String index = "photo-naive-view";
         es.index(i -> i.index(index).id("p").document(java.util.Map.of("title", "old title", "user_gender", "male")));
-        ObjectNode seenBy1 = es.get(g -> g.index(index).id("p"), ObjectNode.class).source(); // task 1: the user changed gender
-        ObjectNode seenBy2 = es.get(g -> g.index(index).id("p"), ObjectNode.class).source(); // task 2: the photo got a title
+        ObjectNode seenBy1 =
+                es.get(g -> g.index(index).id("p"), ObjectNode.class).source(); // task 1: the user changed gender
+        ObjectNode seenBy2 =
+                es.get(g -> g.index(index).id("p"), ObjectNode.class).source(); // task 2: the photo got a title
         seenBy1.put("user_gender", "female");
         es.index(i -> i.index(index).id("p").document(seenBy1));
         seenBy2.put("title", "new title");
         es.index(i -> i.index(index).id("p").document(seenBy2));
         ObjectNode end = es.get(g -> g.index(index).id("p"), ObjectNode.class).source();
-        out.printf("   truth: title=\"new title\", user_gender=\"female\"; view after both tasks: title=\"%s\", user_gender=\"%s\""
-            + " (task 2 wrote back the gender it had read)%n", end.path("title").asText(), end.path("user_gender").asText());
+        out.printf(
+                "   truth: title=\"new title\", user_gender=\"female\"; view after both tasks: title=\"%s\", user_gender=\"%s\""
+                        + " (task 2 wrote back the gender it had read)%n",
+                end.path("title").asText(), end.path("user_gender").asText());
         if (!end.path("user_gender").asText().equals("male")) {
             throw new IllegalStateException("the naive patching was expected to lose the gender change");
         }
         out.println("   esrel never patches: every rebuild reads the photo and the user and writes the whole view.");
     }
 
-    private static void query(ElasticsearchClient es, MaterializedView<Photo, User> views, PrintStream out, String indent)
-        throws IOException {
+    private static void query(
+            ElasticsearchClient es, MaterializedView<Photo, User> views, PrintStream out, String indent)
+            throws IOException {
         es.indices().refresh(r -> r.index(VIEW));
-        ViewPage<Photo> page = views.search(s -> s.size(500).query(q -> q.bool(b -> b
-            .filter(f -> f.term(t -> t.field("user_gender").value("female")))
-            .filter(f -> f.term(t -> t.field("popularity").value("high"))))));
+        ViewPage<Photo> page = views.search(s -> s.size(500)
+                .query(q -> q.bool(b -> b.filter(
+                                f -> f.term(t -> t.field("user_gender").value("female")))
+                        .filter(f -> f.term(t -> t.field("popularity").value("high"))))));
         long direct = expectedPopularFemalePhotos(es);
-        out.printf("%spopular photos of female users via the view: %d photos in %d round trips (pk__in); checked against"
-            + " the sources: %d%n", indent, page.hits().size(), page.roundTrips(), direct);
+        out.printf(
+                "%spopular photos of female users via the view: %d photos in %d round trips (pk__in); checked against"
+                        + " the sources: %d%n",
+                indent, page.hits().size(), page.roundTrips(), direct);
         for (Versioned<Photo> h : page.hits().subList(0, Math.min(3, page.hits().size()))) {
             out.printf("%s  %s %s%n", indent, h.id(), h.value());
         }
         if (page.hits().size() != direct) {
-            throw new IllegalStateException("the view query returned " + page.hits().size() + " photos, the sources say " + direct);
+            throw new IllegalStateException(
+                    "the view query returned " + page.hits().size() + " photos, the sources say " + direct);
         }
     }
 
@@ -196,14 +244,24 @@ public final class PhotoUserViewSample implements Sample {
     private static long expectedPopularFemalePhotos(ElasticsearchClient es) throws IOException {
         es.indices().refresh(r -> r.index(USERS + "," + PHOTOS));
         TreeSet<String> females = new TreeSet<>();
-        es.search(s -> s.index(USERS).size(1000).query(q -> q.term(t -> t.field("gender.keyword").value("female"))), User.class)
-            .hits().hits().forEach(h -> females.add(h.id()));
+        es.search(
+                        s -> s.index(USERS)
+                                .size(1000)
+                                .query(q ->
+                                        q.term(t -> t.field("gender.keyword").value("female"))),
+                        User.class)
+                .hits()
+                .hits()
+                .forEach(h -> females.add(h.id()));
         if (females.isEmpty()) {
             return 0;
         }
-        Query q = Query.of(b -> b.bool(x -> x.filter(f -> f.term(t -> t.field("popularity").value("high")))
-            .filter(f -> f.terms(t -> t.field("user_id").terms(v -> v.value(females.stream()
-                .map(co.elastic.clients.elasticsearch._types.FieldValue::of).toList()))))));
+        Query q = Query.of(b ->
+                b.bool(x -> x.filter(f -> f.term(t -> t.field("popularity").value("high")))
+                        .filter(f -> f.terms(t -> t.field("user_id")
+                                .terms(v -> v.value(females.stream()
+                                        .map(co.elastic.clients.elasticsearch._types.FieldValue::of)
+                                        .toList()))))));
         return es.count(c -> c.index(PHOTOS).query(q)).count();
     }
 
@@ -213,11 +271,15 @@ public final class PhotoUserViewSample implements Sample {
         for (int p = 0; p < PHOTO_COUNT; p++) {
             String id = "p" + p;
             Photo photo = es.get(g -> g.index(PHOTOS).id(id), Photo.class).source();
-            User user = es.get(g -> g.index(USERS).id(photo.user_id()), User.class).source();
+            User user =
+                    es.get(g -> g.index(USERS).id(photo.user_id()), User.class).source();
             ObjectNode v = views.get(id).map(ViewDoc::document).orElse(null);
-            boolean ok = v != null && v.path("title").asText().equals(photo.title()) && v.path("user_id").asText().equals(photo.user_id())
-                && v.path("popularity").asText().equals(photo.popularity()) && v.path("user_gender").asText().equals(user.gender())
-                && v.path("user_hair").asText().equals(user.hair());
+            boolean ok = v != null
+                    && v.path("title").asText().equals(photo.title())
+                    && v.path("user_id").asText().equals(photo.user_id())
+                    && v.path("popularity").asText().equals(photo.popularity())
+                    && v.path("user_gender").asText().equals(user.gender())
+                    && v.path("user_hair").asText().equals(user.hair());
             if (!ok) {
                 wrong++;
             }
@@ -231,7 +293,8 @@ public final class PhotoUserViewSample implements Sample {
                 es.indices().delete(d -> d.index(index));
             }
         }
-        es.indices().create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         es.indices().create(c -> c.index(PHOTOS).withJson(new StringReader("""
             {"settings": {"number_of_shards": 2, "number_of_replicas": 0},
              "mappings": {"properties": {"user_id": {"type": "keyword"}, "title": {"type": "text"},

@@ -4,9 +4,9 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.PropagationListener;
 import io.github.esrel.denorm.PropagationResult;
-import io.github.esrel.denorm.Progress;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
 import io.github.esrel.occ.Occ;
@@ -14,7 +14,6 @@ import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.samples.Sample;
 import io.github.esrel.samples.Table;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -56,7 +55,8 @@ public final class UserRenameSample implements Sample {
                 es.indices().delete(d -> d.index(index));
             }
         }
-        es.indices().create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         es.indices().create(c -> c.index(POSTS).withJson(new StringReader("""
             {"settings": {"number_of_shards": 2, "number_of_replicas": 0},
              "mappings": {"properties": {"title": {"type": "text"}, "edits": {"type": "long"},
@@ -67,29 +67,33 @@ public final class UserRenameSample implements Sample {
         load(es, "2", "Mary Jones", "m", MARYS_POSTS);
         es.indices().refresh(r -> r.index(POSTS));
 
-        out.printf("%n1. %,d posts by John Smith and %,d by Mary Jones, each with the author's name copied in:%n",
-            JOHNS_POSTS, MARYS_POSTS);
+        out.printf(
+                "%n1. %,d posts by John Smith and %,d by Mary Jones, each with the author's name copied in:%n",
+                JOHNS_POSTS, MARYS_POSTS);
         out.println("   { \"title\": \"...\", \"user\": { \"id\": \"1\", \"name\": \"John Smith\" } }");
         out.printf("   posts with user.name = \"John Smith\": %,d (one query, no join)%n", count(es, "John Smith"));
 
-        Relation author = Relation.of(r -> r.name("post-author").parentIndex(USERS).childIndex(POSTS)
-            .parentIdField("user.id").copy("name", "user.name"));
+        Relation author = Relation.of(r -> r.name("post-author")
+                .parentIndex(USERS)
+                .childIndex(POSTS)
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
         out.println("\n2. John renames himself to \"John A. Smith\". The relation is declared once:");
         out.println("   " + author);
         es.index(i -> i.index(USERS).id("1").document(Map.of("name", "John A. Smith", "email", "john@smith.com")));
 
         int[] lastDecile = {-1};
-        Propagator propagator = Propagator.of(p -> p.client(es).relation(author).batchSize(300)
-            .listener(new PropagationListener() {
-                @Override
-                public void onProgress(Progress pr) {
-                    int decile = (int) (pr.fraction() * 10);
-                    if (decile != lastDecile[0]) {
-                        lastDecile[0] = decile;
-                        out.println("   " + pr.bar(40));
+        Propagator propagator =
+                Propagator.of(p -> p.client(es).relation(author).batchSize(300).listener(new PropagationListener() {
+                    @Override
+                    public void onProgress(Progress pr) {
+                        int decile = (int) (pr.fraction() * 10);
+                        if (decile != lastDecile[0]) {
+                            lastDecile[0] = decile;
+                            out.println("   " + pr.bar(40));
+                        }
                     }
-                }
-            }));
+                }));
         propagator.ensureCheckpointIndex(); // once per cluster; the first job would otherwise create it
         out.println("\n3. Propagation, while three readers keep editing random posts of John's (optimistic updates):");
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(100))));
@@ -99,25 +103,27 @@ public final class UserRenameSample implements Sample {
         List<Thread> editors = new ArrayList<>();
         for (int w = 0; w < 3; w++) {
             Random rnd = new Random(w);
-            Thread t = new Thread(() -> {
-                while (!stop.get()) {
-                    String id = "j" + rnd.nextInt(JOHNS_POSTS);
-                    Outcome<ObjectNode> o = occ.update(POSTS, id, ObjectNode.class, post -> {
-                        ObjectNode c = post.deepCopy();
-                        c.put("edits", c.path("edits").asInt() + 1);
-                        return c;
-                    });
-                    if (o.status() == Outcome.Status.UPDATED) {
-                        edits.merge(id, 1, Integer::sum);
-                        editConflicts.addAndGet(o.conflicts());
-                    }
-                    try {
-                        Thread.sleep(2); // a reader, not a load generator: leave the node to the job
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "editor-" + w);
+            Thread t = new Thread(
+                    () -> {
+                        while (!stop.get()) {
+                            String id = "j" + rnd.nextInt(JOHNS_POSTS);
+                            Outcome<ObjectNode> o = occ.update(POSTS, id, ObjectNode.class, post -> {
+                                ObjectNode c = post.deepCopy();
+                                c.put("edits", c.path("edits").asInt() + 1);
+                                return c;
+                            });
+                            if (o.status() == Outcome.Status.UPDATED) {
+                                edits.merge(id, 1, Integer::sum);
+                                editConflicts.addAndGet(o.conflicts());
+                            }
+                            try {
+                                Thread.sleep(2); // a reader, not a load generator: leave the node to the job
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                        }
+                    },
+                    "editor-" + w);
             t.start();
             editors.add(t);
         }
@@ -138,7 +144,8 @@ public final class UserRenameSample implements Sample {
         int editsMade = edits.values().stream().mapToInt(Integer::intValue).sum();
         long editsKept = 0;
         for (Map.Entry<String, Integer> e : edits.entrySet()) {
-            ObjectNode post = es.get(g -> g.index(POSTS).id(e.getKey()), ObjectNode.class).source();
+            ObjectNode post =
+                    es.get(g -> g.index(POSTS).id(e.getKey()), ObjectNode.class).source();
             if (post.path("edits").asInt() == e.getValue()) {
                 editsKept += e.getValue();
             }
@@ -148,7 +155,9 @@ public final class UserRenameSample implements Sample {
         t.row("job", result.jobId() + " " + result.state());
         t.row("posts rewritten", result.counts().written());
         t.row("took (ms)", result.took().toMillis());
-        t.row("version conflicts met by the job (re-read, re-applied)", result.counts().conflicts());
+        t.row(
+                "version conflicts met by the job (re-read, re-applied)",
+                result.counts().conflicts());
         t.row("concurrent edits made by readers", editsMade);
         t.row("version conflicts met by the readers' edits (re-read, re-applied)", editConflicts.get());
         t.row("concurrent edits still there afterwards", editsKept);
@@ -156,27 +165,40 @@ public final class UserRenameSample implements Sample {
         t.row("posts with user.name = \"John Smith\"", stale);
         t.row("Mary's posts (untouched)", mary);
         t.print(out);
-        if (renamed != JOHNS_POSTS || stale != 0 || mary != MARYS_POSTS || editsKept != editsMade || !result.complete()) {
-            throw new IllegalStateException("expected every post renamed and every edit kept; got " + result + ", renamed "
-                + renamed + ", stale " + stale + ", edits " + editsKept + "/" + editsMade);
+        if (renamed != JOHNS_POSTS
+                || stale != 0
+                || mary != MARYS_POSTS
+                || editsKept != editsMade
+                || !result.complete()) {
+            throw new IllegalStateException("expected every post renamed and every edit kept; got " + result
+                    + ", renamed " + renamed + ", stale " + stale + ", edits " + editsKept + "/" + editsMade);
         }
 
-        out.println("\n4. Run it again: every post already carries the parent's seq_no as its stamp, so nothing is read or"
-            + " written.");
+        out.println(
+                "\n4. Run it again: every post already carries the parent's seq_no as its stamp, so nothing is read or"
+                        + " written.");
         PropagationResult again = propagator.propagate("1");
-        out.printf("   second run: %s, %d posts visited, %d written, %d ms%n", again.state(), again.counts().done(), again.counts().written(),
-            again.took().toMillis());
+        out.printf(
+                "   second run: %s, %d posts visited, %d written, %d ms%n",
+                again.state(),
+                again.counts().done(),
+                again.counts().written(),
+                again.took().toMillis());
         if (again.counts().written() != 0) {
-            throw new IllegalStateException("the second run rewrote " + again.counts().written() + " posts");
+            throw new IllegalStateException(
+                    "the second run rewrote " + again.counts().written() + " posts");
         }
     }
 
-    private static void load(ElasticsearchClient es, String userId, String name, String prefix, int n) throws IOException {
+    private static void load(ElasticsearchClient es, String userId, String name, String prefix, int n)
+            throws IOException {
         for (int from = 0; from < n; from += 2000) {
             List<BulkOperation> ops = new ArrayList<>();
             for (int i = from; i < Math.min(n, from + 2000); i++) {
-                ObjectNode post = JsonNodeFactory.instance.objectNode().put("title", "Post " + i + ": relationships are complicated")
-                    .put("edits", 0);
+                ObjectNode post = JsonNodeFactory.instance
+                        .objectNode()
+                        .put("title", "Post " + i + ": relationships are complicated")
+                        .put("edits", 0);
                 post.putObject("user").put("id", userId).put("name", name);
                 String id = prefix + i;
                 ops.add(BulkOperation.of(o -> o.index(x -> x.index(POSTS).id(id).document(post))));
@@ -188,6 +210,8 @@ public final class UserRenameSample implements Sample {
     }
 
     private static long count(ElasticsearchClient es, String name) throws IOException {
-        return es.count(c -> c.index(POSTS).query(q -> q.term(t -> t.field("user.name").value(name)))).count();
+        return es.count(c -> c.index(POSTS)
+                        .query(q -> q.term(t -> t.field("user.name").value(name))))
+                .count();
     }
 }

@@ -11,7 +11,6 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.samples.Sample;
 import io.github.esrel.samples.Table;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -61,12 +60,14 @@ public final class TshirtVotesSample implements Sample {
         if (es.indices().exists(e -> e.index(INDEX)).value()) {
             es.indices().delete(d -> d.index(INDEX));
         }
-        es.indices().create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         int cast = VOTERS * VOTES_EACH;
         Table table = Table.of("approach", "voters", "votes cast", "votes counted", "lost", "conflicts retried", "ms");
 
-        out.printf("%n1. %d visitors click 'thumbs up' %d times each on design 1, which starts at %d votes.%n",
-            VOTERS, VOTES_EACH, START);
+        out.printf(
+                "%n1. %d visitors click 'thumbs up' %d times each on design 1, which starts at %d votes.%n",
+                VOTERS, VOTES_EACH, START);
         out.println("   Naive: GET the document, add one, PUT it back.");
         reset(es, "naive");
         long t0 = System.nanoTime();
@@ -91,29 +92,38 @@ public final class TshirtVotesSample implements Sample {
         }
         out.println("   -> " + scripted);
 
-        out.println("   esrel: Occ.update(\"designs\", id, Shirt.class, Shirt::vote) - a write conditional on if_seq_no/"
-            + "if_primary_term, re-read and re-applied on 409.");
-        out.println("   By default one Occ combines the voters' calls: they queue behind one write in flight, and the next"
-            + " write applies every queued vote, in order. With combineWrites(false) each voter reads, writes and"
-            + " retries on its own.");
+        out.println(
+                "   esrel: Occ.update(\"designs\", id, Shirt.class, Shirt::vote) - a write conditional on if_seq_no/"
+                        + "if_primary_term, re-read and re-applied on 409.");
+        out.println(
+                "   By default one Occ combines the voters' calls: they queue behind one write in flight, and the next"
+                        + " write applies every queued vote, in order. With combineWrites(false) each voter reads, writes and"
+                        + " retries on its own.");
         RetryPolicy patient = RetryPolicy.of(p -> p.maxAttempts(1000)
-            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
         Table attempts = Table.of("esrel", "writes", "votes per write", "attempts per vote: mean", "p99", "max");
         for (boolean combine : List.of(true, false)) {
             String id = combine ? "esrel" : "esrel-alone";
-            String what = combine ? "esrel optimistic update (combined)" : "esrel optimistic update, combineWrites(false)";
+            String what =
+                    combine ? "esrel optimistic update (combined)" : "esrel optimistic update, combineWrites(false)";
             reset(es, id);
             long seqBefore = es.get(g -> g.index(INDEX).id(id), Shirt.class).seqNo();
             OccMetrics metrics = new OccMetrics();
-            Occ counted = Occ.of(b -> b.client(es).listener(metrics).retryPolicy(patient).combineWrites(combine));
+            Occ counted = Occ.of(
+                    b -> b.client(es).listener(metrics).retryPolicy(patient).combineWrites(combine));
             long t1 = System.nanoTime();
             vote(VOTERS, () -> counted.update(INDEX, id, Shirt.class, Shirt::vote));
             long esrelCounted = votes(es, id) - START;
             long writes = es.get(g -> g.index(INDEX).id(id), Shirt.class).seqNo() - seqBefore;
             OccMetrics.Snapshot m = metrics.snapshot();
             table.row(what, VOTERS, cast, esrelCounted, cast - esrelCounted, m.conflicts(), ms(t1));
-            attempts.row(combine ? "combined" : "combineWrites(false)", writes, String.format("%.1f", (double) cast / writes),
-                String.format("%.2f", m.meanAttempts()), m.attemptsPercentile(0.99), m.maxAttempts());
+            attempts.row(
+                    combine ? "combined" : "combineWrites(false)",
+                    writes,
+                    String.format("%.1f", (double) cast / writes),
+                    String.format("%.2f", m.meanAttempts()),
+                    m.attemptsPercentile(0.99),
+                    m.maxAttempts());
             if (esrelCounted != cast) {
                 throw new IllegalStateException(what + " counted " + esrelCounted + " of " + cast + " votes");
             }
@@ -123,7 +133,8 @@ public final class TshirtVotesSample implements Sample {
         out.println();
         attempts.print(out);
         if (naiveCounted >= cast) {
-            throw new IllegalStateException("the naive loop was expected to lose votes, but counted " + naiveCounted + " of " + cast);
+            throw new IllegalStateException(
+                    "the naive loop was expected to lose votes, but counted " + naiveCounted + " of " + cast);
         }
 
         out.println("\n2. Adam and Eve look at the same page (seed 004): both see the version they read, both vote.");
@@ -134,17 +145,28 @@ public final class TshirtVotesSample implements Sample {
         Outcome<Shirt> adam = occ.tryReplace(adamsPage, adamsPage.value().vote());
         Outcome<Shirt> eve = occ.tryReplace(evesPage, evesPage.value().vote());
         Table story = Table.of("who", "page showed", "seq_no read", "result");
-        story.row("Adam", adamsPage.value().votes(), adamsPage.seqNo(), adam.status() + " -> " + adam.value().votes() + " votes");
+        story.row(
+                "Adam",
+                adamsPage.value().votes(),
+                adamsPage.seqNo(),
+                adam.status() + " -> " + adam.value().votes() + " votes");
         story.row("Eve", evesPage.value().votes(), evesPage.seqNo(), eve.status() + " (409: the document changed)");
         Outcome<Shirt> retried = occ.update(INDEX, "page", Shirt.class, Shirt::vote);
-        story.row("Eve, re-read and retried", "-", "-", retried.status() + " -> " + retried.value().votes() + " votes");
+        story.row(
+                "Eve, re-read and retried",
+                "-",
+                "-",
+                retried.status() + " -> " + retried.value().votes() + " votes");
         story.print(out);
-        if (adam.status() != Outcome.Status.UPDATED || eve.status() != Outcome.Status.CONFLICT || votes(es, "page") != START + 2) {
-            throw new IllegalStateException("expected Adam to win, Eve to conflict and both votes to count; got "
-                + adam + ", " + eve + ", votes " + votes(es, "page"));
+        if (adam.status() != Outcome.Status.UPDATED
+                || eve.status() != Outcome.Status.CONFLICT
+                || votes(es, "page") != START + 2) {
+            throw new IllegalStateException("expected Adam to win, Eve to conflict and both votes to count; got " + adam
+                    + ", " + eve + ", votes " + votes(es, "page"));
         }
-        out.printf("   Both votes counted: %d. Lesson: send the version you read; on a conflict, re-read and re-apply.%n",
-            votes(es, "page"));
+        out.printf(
+                "   Both votes counted: %d. Lesson: send the version you read; on a conflict, re-read and re-apply.%n",
+                votes(es, "page"));
     }
 
     private static void reset(ElasticsearchClient es, String id) throws IOException {

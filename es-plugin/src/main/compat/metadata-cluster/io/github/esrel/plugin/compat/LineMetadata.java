@@ -1,15 +1,14 @@
 package io.github.esrel.plugin.compat;
 
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import org.elasticsearch.action.IndicesRequest;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.plugins.Plugin;
-
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
 
 /**
  * What {@link ClusterIndices} reads on Elasticsearch 8.19 and 9.0: index metadata is cluster-wide

@@ -1,5 +1,8 @@
 package io.github.esrel.plugin.compat;
 
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 import org.elasticsearch.action.IndicesRequest;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
@@ -8,10 +11,6 @@ import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.metadata.ProjectMetadata;
 import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.plugins.Plugin;
-
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
 
 /**
  * What {@link ClusterIndices} reads on Elasticsearch 9.1 and later: index metadata lives in the

@@ -27,7 +27,9 @@ final class RoutingCompat {
     static IndexVersion creationVersionFor(RoutingFunctionType type) {
         // Routing only distinguishes "before MOD_ROUTING_FUNCTION" from "on or after": the version just
         // before it stands for every pre-9.4 release.
-        return type == RoutingFunctionType.MODULO ? IndexVersion.current() : IndexVersion.fromId(IndexVersions.MOD_ROUTING_FUNCTION.id() - 1);
+        return type == RoutingFunctionType.MODULO
+                ? IndexVersion.current()
+                : IndexVersion.fromId(IndexVersions.MOD_ROUTING_FUNCTION.id() - 1);
     }
 
     /** The shard function for an index built with {@link #creationVersionFor}{@code (type)}. */
@@ -37,6 +39,8 @@ final class RoutingCompat {
     }
 
     private static RoutingFunctionType functionOf(IndexVersion created) {
-        return IndexRouting.shouldUseShardCountModRouting(created) ? RoutingFunctionType.MODULO : RoutingFunctionType.LEGACY;
+        return IndexRouting.shouldUseShardCountModRouting(created)
+                ? RoutingFunctionType.MODULO
+                : RoutingFunctionType.LEGACY;
     }
 }

@@ -1,7 +1,10 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.LockMode;
-
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
@@ -13,11 +16,6 @@ import org.elasticsearch.tasks.Task;
 import org.elasticsearch.tasks.TaskId;
 import org.elasticsearch.xcontent.XContentParser;
 
-import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Objects;
-
 /**
  * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait", "bind_to_user"}}: {@code mode}
  * on the path and shared on each proper ancestor, all or nothing. Its task is cancellable, so a client that goes
@@ -27,8 +25,11 @@ import java.util.Objects;
 public final class AcquireTreeLockRequest extends TreeLockRequest {
 
     /** A valid body, quoted in the messages for bodies that cannot be read. */
-    public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"mode\": \"exclusive\", \"owner\": \"worker-7\", \"ttl\": \"30s\", \"wait\": \"5s\"}";
+    public static final String EXAMPLE =
+            "{\"path\": \"/a/b/c.txt\", \"mode\": \"exclusive\", \"owner\": \"worker-7\", \"ttl\": \"30s\", \"wait\": \"5s\"}";
+
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
+
     static {
         FIELDS.put("path", TreeLockBodyParser.Type.STRING);
         FIELDS.put("mode", TreeLockBodyParser.Type.STRING);
@@ -39,12 +40,16 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     }
 
     private final LockMode mode;
+
     @Nullable
     private final String owner;
+
     @Nullable
     private final TimeValue ttl;
+
     @Nullable
     private final TimeValue wait;
+
     private final boolean bindToUser;
 
     /**
@@ -58,7 +63,8 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      * @param wait  how long to keep trying while the lock is taken, or null for zero (fail fast)
      * @throws NullPointerException if {@code index} or {@code mode} is null
      */
-    public AcquireTreeLockRequest(String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
+    public AcquireTreeLockRequest(
+            String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
         this(index, path, mode, owner, ttl, wait, false);
     }
 
@@ -75,14 +81,13 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      * @throws NullPointerException if {@code index} or {@code mode} is null
      */
     public AcquireTreeLockRequest(
-        String index,
-        String path,
-        LockMode mode,
-        String owner,
-        @Nullable TimeValue ttl,
-        @Nullable TimeValue wait,
-        boolean bindToUser
-    ) {
+            String index,
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue wait,
+            boolean bindToUser) {
         super(index, path);
         this.mode = Objects.requireNonNull(mode, "mode cannot be null");
         this.owner = owner;
@@ -135,14 +140,13 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         String ttl = (String) body.get("ttl");
         String wait = (String) body.get("wait");
         return new AcquireTreeLockRequest(
-            index,
-            (String) body.get("path"),
-            mode == null ? LockMode.EXCLUSIVE : LockMode.parse(mode),
-            (String) body.get("owner"),
-            ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl),
-            wait == null ? null : TreeLockBodyParser.duration("wait", wait),
-            Boolean.TRUE.equals(body.get("bind_to_user"))
-        );
+                index,
+                (String) body.get("path"),
+                mode == null ? LockMode.EXCLUSIVE : LockMode.parse(mode),
+                (String) body.get("owner"),
+                ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl),
+                wait == null ? null : TreeLockBodyParser.duration("wait", wait),
+                Boolean.TRUE.equals(body.get("bind_to_user")));
     }
 
     @Override
@@ -215,19 +219,19 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     @Override
     public String getDescription() {
         return "acquire " + mode.jsonName() + " tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "]"
-            + (bindToUser ? " bound to the user" : "");
+                + (bindToUser ? " bound to the user" : "");
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof AcquireTreeLockRequest r
-            && index().equals(r.index())
-            && Objects.equals(path(), r.path())
-            && mode == r.mode
-            && Objects.equals(owner, r.owner)
-            && Objects.equals(ttl, r.ttl)
-            && Objects.equals(wait, r.wait)
-            && bindToUser == r.bindToUser;
+                && index().equals(r.index())
+                && Objects.equals(path(), r.path())
+                && mode == r.mode
+                && Objects.equals(owner, r.owner)
+                && Objects.equals(ttl, r.ttl)
+                && Objects.equals(wait, r.wait)
+                && bindToUser == r.bindToUser;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.Grant;
-
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
@@ -9,10 +11,6 @@ import org.elasticsearch.core.Nullable;
 import org.elasticsearch.rest.RestStatus;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * The answer to an acquire, both outcomes being ordinary responses:
@@ -28,8 +26,10 @@ import java.util.Objects;
 public final class AcquireTreeLockResponse extends ActionResponse implements ToXContentObject {
 
     private final String index;
+
     @Nullable
     private final Grant grant;
+
     private final List<Grant> conflicts;
 
     private AcquireTreeLockResponse(String index, @Nullable Grant grant, List<Grant> conflicts) {
@@ -144,11 +144,11 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
             builder.startArray("conflicts");
             for (Grant c : conflicts) {
                 builder.startObject()
-                    .field("path", c.path())
-                    .field("mode", c.mode().jsonName())
-                    .field("owner", c.owner())
-                    .field("expires_at", c.expiresAt())
-                    .endObject();
+                        .field("path", c.path())
+                        .field("mode", c.mode().jsonName())
+                        .field("owner", c.owner())
+                        .field("expires_at", c.expiresAt())
+                        .endObject();
             }
             builder.endArray();
         }
@@ -158,13 +158,19 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
     /** {@code "bound_to": {"user", "realm"}} for a grant bound to a user; nothing otherwise. */
     static void boundTo(XContentBuilder builder, Grant grant) throws IOException {
         if (grant.boundTo() != null) {
-            builder.startObject("bound_to").field("user", grant.boundTo().name()).field("realm", grant.boundTo().realm()).endObject();
+            builder.startObject("bound_to")
+                    .field("user", grant.boundTo().name())
+                    .field("realm", grant.boundTo().realm())
+                    .endObject();
         }
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof AcquireTreeLockResponse r && index.equals(r.index) && Objects.equals(grant, r.grant) && conflicts.equals(r.conflicts);
+        return o instanceof AcquireTreeLockResponse r
+                && index.equals(r.index)
+                && Objects.equals(grant, r.grant)
+                && conflicts.equals(r.conflicts);
     }
 
     @Override

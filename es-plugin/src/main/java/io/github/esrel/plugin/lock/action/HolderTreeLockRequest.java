@@ -1,13 +1,12 @@
 package io.github.esrel.plugin.lock.action;
 
+import java.io.IOException;
+import java.util.Map;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.core.Nullable;
-
-import java.io.IOException;
-import java.util.Map;
-import java.util.Objects;
 
 /**
  * A request of the holder of a grant ({@link ReleaseTreeLockRequest}, {@link RenewTreeLockRequest}): it names the
@@ -17,6 +16,7 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
 
     @Nullable
     private final String owner;
+
     private final long token;
 
     /**
@@ -48,7 +48,8 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
     static long requiredToken(Map<String, Object> body, String example) {
         Long token = (Long) body.get("token");
         if (token == null) {
-            throw new IllegalArgumentException("token is required: the fencing token acquire returned, e.g. " + example);
+            throw new IllegalArgumentException(
+                    "token is required: the fencing token acquire returned, e.g. " + example);
         }
         return token;
     }
@@ -84,7 +85,10 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
 
     /** Whether {@code other} names the same grant; subclasses add their own fields. */
     boolean sameGrant(HolderTreeLockRequest other) {
-        return index().equals(other.index()) && Objects.equals(path(), other.path()) && Objects.equals(owner, other.owner) && token == other.token;
+        return index().equals(other.index())
+                && Objects.equals(path(), other.path())
+                && Objects.equals(owner, other.owner)
+                && token == other.token;
     }
 
     int grantHash() {

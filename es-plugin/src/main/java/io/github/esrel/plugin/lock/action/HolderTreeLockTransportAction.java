@@ -6,7 +6,6 @@ import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantBindings;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
-
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.elasticsearch.action.ActionListener;
@@ -25,8 +24,8 @@ import org.elasticsearch.transport.TransportService;
  * allows the caller {@link OverrideTreeLockBindingAction}, which is asked then (and only then), as the caller;
  * if it does, the change is made again, overriding the binding.
  */
-abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockRequest, Response extends ActionResponse> extends
-    TreeLockTransportAction<Request, Response> {
+abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockRequest, Response extends ActionResponse>
+        extends TreeLockTransportAction<Request, Response> {
 
     private static final Logger logger = LogManager.getLogger(HolderTreeLockTransportAction.class);
 
@@ -34,15 +33,14 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
     private final ThreadContext threadContext;
 
     HolderTreeLockTransportAction(
-        String actionName,
-        Writeable.Reader<Request> reader,
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service,
-        NodeClient client
-    ) {
+            String actionName,
+            Writeable.Reader<Request> reader,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service,
+            NodeClient client) {
         super(actionName, reader, transportService, actionFilters, clusterService, indices, service);
         this.client = client;
         this.threadContext = transportService.getThreadPool().getThreadContext();
@@ -59,10 +57,11 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
             }
             // Runs as the caller (the listener is called in the caller's context): security decides.
             client.execute(
-                OverrideTreeLockBindingAction.INSTANCE,
-                new OverrideTreeLockBindingRequest(request.getDescription()),
-                ActionListener.wrap(allowed -> change(grant, caller.overriding(), request, answer), denied -> answer.onFailure(refused))
-            );
+                    OverrideTreeLockBindingAction.INSTANCE,
+                    new OverrideTreeLockBindingRequest(request.getDescription()),
+                    ActionListener.wrap(
+                            allowed -> change(grant, caller.overriding(), request, answer),
+                            denied -> answer.onFailure(refused)));
         }));
     }
 
@@ -74,7 +73,9 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
         try {
             return AuthenticatedUser.current(threadContext);
         } catch (IllegalStateException e) {
-            logger.warn("cannot tell who released or renewed a tree lock; grants bound to users need the binding override", e);
+            logger.warn(
+                    "cannot tell who released or renewed a tree lock; grants bound to users need the binding override",
+                    e);
             return null;
         }
     }

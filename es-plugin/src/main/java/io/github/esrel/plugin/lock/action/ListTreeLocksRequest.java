@@ -1,10 +1,9 @@
 package io.github.esrel.plugin.lock.action;
 
-import org.elasticsearch.common.io.stream.StreamInput;
-import org.elasticsearch.core.Nullable;
-
 import java.io.IOException;
 import java.util.Objects;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.core.Nullable;
 
 /** {@code GET /{index}/_treelock[?path=/a]}: the live grants on the path or below it (every grant without a path). */
 public final class ListTreeLocksRequest extends TreeLockRequest {

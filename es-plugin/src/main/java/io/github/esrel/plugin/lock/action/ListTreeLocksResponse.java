@@ -1,16 +1,14 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.Grant;
-
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * The live grants of an index, one entry per locked path (sorted), its holders sorted by token:
@@ -92,10 +90,10 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
             while (i < grants.size() && grants.get(i).path().equals(first.path())) {
                 Grant g = grants.get(i++);
                 builder.startObject()
-                    .field("owner", g.owner())
-                    .field("token", g.token())
-                    .field("expires_at", g.expiresAt())
-                    .field("expires_at_millis", g.expiresAtMillis());
+                        .field("owner", g.owner())
+                        .field("token", g.token())
+                        .field("expires_at", g.expiresAt())
+                        .field("expires_at_millis", g.expiresAtMillis());
                 AcquireTreeLockResponse.boundTo(builder, g);
                 builder.endObject();
             }

@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.GrantBindings;
-
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.ActionType;
 

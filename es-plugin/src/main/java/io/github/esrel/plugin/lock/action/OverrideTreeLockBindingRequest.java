@@ -1,12 +1,11 @@
 package io.github.esrel.plugin.lock.action;
 
+import java.io.IOException;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-
-import java.io.IOException;
-import java.util.Objects;
 
 /** The {@link OverrideTreeLockBindingAction} question, naming the request it is asked for (for audit logs). */
 public final class OverrideTreeLockBindingRequest extends ActionRequest {

@@ -1,11 +1,10 @@
 package io.github.esrel.plugin.lock.action;
 
-import org.elasticsearch.common.io.stream.StreamInput;
-import org.elasticsearch.xcontent.XContentParser;
-
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.elasticsearch.common.io.stream.StreamInput;
+import org.elasticsearch.xcontent.XContentParser;
 
 /**
  * {@code POST /{index}/_treelock/release {"path", "owner", "token"}}: ends the grant with this path, owner and
@@ -15,7 +14,9 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
 
     /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17}";
+
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
+
     static {
         FIELDS.put("path", TreeLockBodyParser.Type.STRING);
         FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
@@ -58,7 +59,8 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
      */
     public static ReleaseTreeLockRequest fromXContent(String index, XContentParser parser) throws IOException {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
-        return new ReleaseTreeLockRequest(index, (String) body.get("path"), (String) body.get("owner"), requiredToken(body, EXAMPLE));
+        return new ReleaseTreeLockRequest(
+                index, (String) body.get("path"), (String) body.get("owner"), requiredToken(body, EXAMPLE));
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.github.esrel.plugin.lock.action;
 
+import java.io.IOException;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
 
 /**
  * {@code 200 {"released": true}}. The other outcomes are errors: 404 when nothing is held on the path, 409

@@ -1,5 +1,9 @@
 package io.github.esrel.plugin.lock.action;
 
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
@@ -8,11 +12,6 @@ import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.xcontent.XContentParser;
 
-import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Objects;
-
 /**
  * {@code POST /{index}/_treelock/renew {"path", "owner", "token", "ttl"}}: the grant's lease ends {@code ttl}
  * from now (default 60 s), instead of when it was going to. Only a live grant can be renewed.
@@ -20,8 +19,11 @@ import java.util.Objects;
 public final class RenewTreeLockRequest extends HolderTreeLockRequest {
 
     /** A valid body, quoted in the messages for bodies that cannot be read. */
-    public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
+    public static final String EXAMPLE =
+            "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
+
     private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
+
     static {
         FIELDS.put("path", TreeLockBodyParser.Type.STRING);
         FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
@@ -82,12 +84,11 @@ public final class RenewTreeLockRequest extends HolderTreeLockRequest {
         long token = requiredToken(body, EXAMPLE);
         String ttl = (String) body.get("ttl");
         return new RenewTreeLockRequest(
-            index,
-            (String) body.get("path"),
-            (String) body.get("owner"),
-            token,
-            ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl)
-        );
+                index,
+                (String) body.get("path"),
+                (String) body.get("owner"),
+                token,
+                ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl));
     }
 
     @Override

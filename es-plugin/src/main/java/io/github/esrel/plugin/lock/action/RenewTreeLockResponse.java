@@ -1,14 +1,12 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.Grant;
-
+import java.io.IOException;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
 
 /**
  * {@code 200 {"expires_at": "2025-11-30T12:01:00.123Z", "expires_at_millis": 1764504060123}}: the renewed
@@ -55,9 +53,9 @@ public final class RenewTreeLockResponse extends ActionResponse implements ToXCo
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
         return builder.startObject()
-            .field("expires_at", Grant.iso(expiresAtMillis))
-            .field("expires_at_millis", expiresAtMillis)
-            .endObject();
+                .field("expires_at", Grant.iso(expiresAtMillis))
+                .field("expires_at_millis", expiresAtMillis)
+                .endObject();
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.github.esrel.plugin.lock.AcquireCommand;
 import io.github.esrel.plugin.lock.AuthenticatedUser;
 import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.cluster.service.ClusterService;
@@ -16,7 +15,8 @@ import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link AcquireTreeLockAction} on the node that received it. */
-public class TransportAcquireTreeLockAction extends TreeLockTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
+public class TransportAcquireTreeLockAction
+        extends TreeLockTransportAction<AcquireTreeLockRequest, AcquireTreeLockResponse> {
 
     private final ThreadContext threadContext;
 
@@ -31,13 +31,19 @@ public class TransportAcquireTreeLockAction extends TreeLockTransportAction<Acqu
      */
     @Inject
     public TransportAcquireTreeLockAction(
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service
-    ) {
-        super(AcquireTreeLockAction.NAME, AcquireTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service);
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service) {
+        super(
+                AcquireTreeLockAction.NAME,
+                AcquireTreeLockRequest::new,
+                transportService,
+                actionFilters,
+                clusterService,
+                indices,
+                service);
         this.threadContext = transportService.getThreadPool().getThreadContext();
     }
 
@@ -46,39 +52,39 @@ public class TransportAcquireTreeLockAction extends TreeLockTransportAction<Acqu
         AuthenticatedUser user = AuthenticatedUser.current(threadContext);
         if (user == null) {
             throw new IllegalArgumentException(
-                "bind_to_user needs an authenticated user, and this request has none: Elasticsearch security is off"
-                    + " (then anyone may release any lock anyway); leave bind_to_user out"
-            );
+                    "bind_to_user needs an authenticated user, and this request has none: Elasticsearch security is off"
+                            + " (then anyone may release any lock anyway); leave bind_to_user out");
         }
         return user;
     }
 
     @Override
-    protected void execute(Task task, String namespace, AcquireTreeLockRequest request, ActionListener<AcquireTreeLockResponse> listener) {
+    protected void execute(
+            Task task,
+            String namespace,
+            AcquireTreeLockRequest request,
+            ActionListener<AcquireTreeLockResponse> listener) {
         AcquireCommand command;
         try {
             command = new AcquireCommand(
-                namespace,
-                request.path(),
-                request.mode(),
-                request.owner(),
-                request.ttl(),
-                request.waitTime(),
-                request.bindToUser() ? bindingUser() : null
-            );
+                    namespace,
+                    request.path(),
+                    request.mode(),
+                    request.owner(),
+                    request.ttl(),
+                    request.waitTime(),
+                    request.bindToUser() ? bindingUser() : null);
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;
         }
-        Cancellation cancellation = task instanceof CancellableTask cancellable ? Cancellation.of(cancellable) : Cancellation.NONE;
+        Cancellation cancellation =
+                task instanceof CancellableTask cancellable ? Cancellation.of(cancellable) : Cancellation.NONE;
         service.acquire(
-            command,
-            cancellation,
-            listener.map(
-                acquisition -> acquisition.acquired()
-                    ? AcquireTreeLockResponse.acquired(namespace, acquisition.grant())
-                    : AcquireTreeLockResponse.conflict(namespace, acquisition.conflicts())
-            )
-        );
+                command,
+                cancellation,
+                listener.map(acquisition -> acquisition.acquired()
+                        ? AcquireTreeLockResponse.acquired(namespace, acquisition.grant())
+                        : AcquireTreeLockResponse.conflict(namespace, acquisition.conflicts())));
     }
 }

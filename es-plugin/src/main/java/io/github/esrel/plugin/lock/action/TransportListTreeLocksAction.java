@@ -3,7 +3,6 @@ package io.github.esrel.plugin.lock.action;
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.TreePath;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.cluster.service.ClusterService;
@@ -25,17 +24,24 @@ public class TransportListTreeLocksAction extends TreeLockTransportAction<ListTr
      */
     @Inject
     public TransportListTreeLocksAction(
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service
-    ) {
-        super(ListTreeLocksAction.NAME, ListTreeLocksRequest::new, transportService, actionFilters, clusterService, indices, service);
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service) {
+        super(
+                ListTreeLocksAction.NAME,
+                ListTreeLocksRequest::new,
+                transportService,
+                actionFilters,
+                clusterService,
+                indices,
+                service);
     }
 
     @Override
-    protected void execute(Task task, String namespace, ListTreeLocksRequest request, ActionListener<ListTreeLocksResponse> listener) {
+    protected void execute(
+            Task task, String namespace, ListTreeLocksRequest request, ActionListener<ListTreeLocksResponse> listener) {
         String prefix = request.path() == null ? TreePath.ROOT : request.path();
         service.list(namespace, prefix, listener.map(grants -> new ListTreeLocksResponse(namespace, grants)));
     }

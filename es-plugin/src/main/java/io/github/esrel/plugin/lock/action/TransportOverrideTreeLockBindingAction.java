@@ -10,7 +10,8 @@ import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link OverrideTreeLockBindingAction}: reaching it means security allowed it, which is the answer. */
-public class TransportOverrideTreeLockBindingAction extends HandledTransportAction<OverrideTreeLockBindingRequest, ActionResponse.Empty> {
+public class TransportOverrideTreeLockBindingAction
+        extends HandledTransportAction<OverrideTreeLockBindingRequest, ActionResponse.Empty> {
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -21,16 +22,16 @@ public class TransportOverrideTreeLockBindingAction extends HandledTransportActi
     @Inject
     public TransportOverrideTreeLockBindingAction(TransportService transportService, ActionFilters actionFilters) {
         super(
-            OverrideTreeLockBindingAction.NAME,
-            transportService,
-            actionFilters,
-            OverrideTreeLockBindingRequest::new,
-            EsExecutors.DIRECT_EXECUTOR_SERVICE
-        );
+                OverrideTreeLockBindingAction.NAME,
+                transportService,
+                actionFilters,
+                OverrideTreeLockBindingRequest::new,
+                EsExecutors.DIRECT_EXECUTOR_SERVICE);
     }
 
     @Override
-    protected void doExecute(Task task, OverrideTreeLockBindingRequest request, ActionListener<ActionResponse.Empty> listener) {
+    protected void doExecute(
+            Task task, OverrideTreeLockBindingRequest request, ActionListener<ActionResponse.Empty> listener) {
         listener.onResponse(ActionResponse.Empty.INSTANCE);
     }
 }

@@ -4,7 +4,6 @@ import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.client.internal.node.NodeClient;
@@ -13,7 +12,8 @@ import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link ReleaseTreeLockAction} on the node that received it. */
-public class TransportReleaseTreeLockAction extends HolderTreeLockTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
+public class TransportReleaseTreeLockAction
+        extends HolderTreeLockTransportAction<ReleaseTreeLockRequest, ReleaseTreeLockResponse> {
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -27,18 +27,29 @@ public class TransportReleaseTreeLockAction extends HolderTreeLockTransportActio
      */
     @Inject
     public TransportReleaseTreeLockAction(
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service,
-        NodeClient client
-    ) {
-        super(ReleaseTreeLockAction.NAME, ReleaseTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service, client);
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service,
+            NodeClient client) {
+        super(
+                ReleaseTreeLockAction.NAME,
+                ReleaseTreeLockRequest::new,
+                transportService,
+                actionFilters,
+                clusterService,
+                indices,
+                service,
+                client);
     }
 
     @Override
-    void change(GrantRef grant, Caller caller, ReleaseTreeLockRequest request, ActionListener<ReleaseTreeLockResponse> listener) {
+    void change(
+            GrantRef grant,
+            Caller caller,
+            ReleaseTreeLockRequest request,
+            ActionListener<ReleaseTreeLockResponse> listener) {
         service.release(grant, caller, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
     }
 }

@@ -4,7 +4,6 @@ import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.client.internal.node.NodeClient;
@@ -13,7 +12,8 @@ import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link RenewTreeLockAction} on the node that received it. */
-public class TransportRenewTreeLockAction extends HolderTreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
+public class TransportRenewTreeLockAction
+        extends HolderTreeLockTransportAction<RenewTreeLockRequest, RenewTreeLockResponse> {
 
     /**
      * Created by Elasticsearch's injector when the plugin registers the action.
@@ -27,18 +27,33 @@ public class TransportRenewTreeLockAction extends HolderTreeLockTransportAction<
      */
     @Inject
     public TransportRenewTreeLockAction(
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service,
-        NodeClient client
-    ) {
-        super(RenewTreeLockAction.NAME, RenewTreeLockRequest::new, transportService, actionFilters, clusterService, indices, service, client);
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service,
+            NodeClient client) {
+        super(
+                RenewTreeLockAction.NAME,
+                RenewTreeLockRequest::new,
+                transportService,
+                actionFilters,
+                clusterService,
+                indices,
+                service,
+                client);
     }
 
     @Override
-    void change(GrantRef grant, Caller caller, RenewTreeLockRequest request, ActionListener<RenewTreeLockResponse> listener) {
-        service.renew(grant, caller, request.ttl(), listener.map(renewed -> new RenewTreeLockResponse(renewed.expiresAtMillis())));
+    void change(
+            GrantRef grant,
+            Caller caller,
+            RenewTreeLockRequest request,
+            ActionListener<RenewTreeLockResponse> listener) {
+        service.renew(
+                grant,
+                caller,
+                request.ttl(),
+                listener.map(renewed -> new RenewTreeLockResponse(renewed.expiresAtMillis())));
     }
 }

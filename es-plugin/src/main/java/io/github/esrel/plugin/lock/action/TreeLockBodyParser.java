@@ -1,15 +1,14 @@
 package io.github.esrel.plugin.lock.action;
 
-import org.elasticsearch.core.TimeValue;
-import org.elasticsearch.xcontent.XContentParseException;
-import org.elasticsearch.xcontent.XContentParser;
-import org.elasticsearch.xcontent.XContentParser.Token;
+import static io.github.esrel.plugin.xcontent.Tokens.describe;
 
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
-
-import static io.github.esrel.plugin.xcontent.Tokens.describe;
+import org.elasticsearch.core.TimeValue;
+import org.elasticsearch.xcontent.XContentParseException;
+import org.elasticsearch.xcontent.XContentParser;
+import org.elasticsearch.xcontent.XContentParser.Token;
 
 /**
  * Strict reading of the flat JSON bodies of the tree lock endpoints: an object whose fields are strings,
@@ -35,13 +34,13 @@ final class TreeLockBodyParser {
      * @param fields  the accepted fields and their types, in the order to name them in messages
      * @param example a valid body, quoted in the message for a body that is not an object
      */
-    static Map<String, Object> parse(XContentParser parser, Map<String, Type> fields, String example) throws IOException {
+    static Map<String, Object> parse(XContentParser parser, Map<String, Type> fields, String example)
+            throws IOException {
         Token token = parser.currentToken() == null ? parser.nextToken() : parser.currentToken();
         if (token != Token.START_OBJECT) {
             throw new XContentParseException(
-                parser.getTokenLocation(),
-                "request body must be a JSON object like " + example + ", got " + describe(token)
-            );
+                    parser.getTokenLocation(),
+                    "request body must be a JSON object like " + example + ", got " + describe(token));
         }
         Map<String, Object> values = new HashMap<>();
         while ((token = parser.nextToken()) != Token.END_OBJECT) {
@@ -50,43 +49,47 @@ final class TreeLockBodyParser {
             Type type = fields.get(field);
             if (type == null) {
                 throw new XContentParseException(
-                    parser.getTokenLocation(),
-                    "unknown field [" + field + "], expected one of " + fields.keySet()
-                );
+                        parser.getTokenLocation(), "unknown field [" + field + "], expected one of " + fields.keySet());
             }
             if (token == Token.VALUE_NULL) {
                 continue;
             }
-            values.put(field, switch (type) {
-                case STRING -> string(parser, token, field);
-                case INTEGER -> integer(parser, token, field);
-                case BOOLEAN -> bool(parser, token, field);
-            });
+            values.put(
+                    field,
+                    switch (type) {
+                        case STRING -> string(parser, token, field);
+                        case INTEGER -> integer(parser, token, field);
+                        case BOOLEAN -> bool(parser, token, field);
+                    });
         }
         Token after = parser.nextToken();
         if (after != null) {
-            throw new XContentParseException(parser.getTokenLocation(), "unexpected " + describe(after) + " after the end of the request body");
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "unexpected " + describe(after) + " after the end of the request body");
         }
         return values;
     }
 
     private static String string(XContentParser parser, Token token, String field) throws IOException {
         if (token != Token.VALUE_STRING) {
-            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be a string, got " + describe(token));
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[" + field + "] must be a string, got " + describe(token));
         }
         return parser.text();
     }
 
     private static Boolean bool(XContentParser parser, Token token, String field) throws IOException {
         if (token != Token.VALUE_BOOLEAN) {
-            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be true or false, got " + describe(token));
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[" + field + "] must be true or false, got " + describe(token));
         }
         return parser.booleanValue();
     }
 
     private static Long integer(XContentParser parser, Token token, String field) throws IOException {
         if (token != Token.VALUE_NUMBER) {
-            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be an integer, got " + describe(token));
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[" + field + "] must be an integer, got " + describe(token));
         }
         XContentParser.NumberType type = parser.numberType();
         if (type == XContentParser.NumberType.INT || type == XContentParser.NumberType.LONG) {
@@ -95,7 +98,8 @@ final class TreeLockBodyParser {
         if (type == XContentParser.NumberType.BIG_INTEGER) {
             throw new IllegalArgumentException("[" + field + "] is out of range: " + parser.text());
         }
-        throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be an integer, got [" + parser.text() + "]");
+        throw new XContentParseException(
+                parser.getTokenLocation(), "[" + field + "] must be an integer, got [" + parser.text() + "]");
     }
 
     /**
@@ -105,9 +109,13 @@ final class TreeLockBodyParser {
      * @throws IllegalArgumentException naming the field, the value and the expected form
      */
     static TimeValue duration(String field, String value) {
-        String problem = "[" + field + "] must be a duration with a unit like \"30s\", \"500ms\" or \"2m\", got [" + printable(value) + "]";
+        String problem = "[" + field + "] must be a duration with a unit like \"30s\", \"500ms\" or \"2m\", got ["
+                + printable(value) + "]";
         if (value.isEmpty() || value.length() > 64 || value.trim().startsWith("-")) {
-            throw new IllegalArgumentException(value.trim().startsWith("-") ? "[" + field + "] must not be negative, got [" + printable(value) + "]" : problem);
+            throw new IllegalArgumentException(
+                    value.trim().startsWith("-")
+                            ? "[" + field + "] must not be negative, got [" + printable(value) + "]"
+                            : problem);
         }
         TimeValue parsed;
         try {

@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-
 import java.util.Arrays;
 
 /**
@@ -17,10 +16,8 @@ final class TreeLockNamespaces {
         String[] concrete = indices.concreteIndexNames(request);
         if (concrete.length != 1) {
             Arrays.sort(concrete);
-            throw new IllegalArgumentException(
-                "[" + request.index() + "] resolves to " + concrete.length + " indices " + Arrays.toString(concrete)
-                    + "; tree locks are kept per index, name exactly one"
-            );
+            throw new IllegalArgumentException("[" + request.index() + "] resolves to " + concrete.length + " indices "
+                    + Arrays.toString(concrete) + "; tree locks are kept per index, name exactly one");
         }
         return concrete[0];
     }

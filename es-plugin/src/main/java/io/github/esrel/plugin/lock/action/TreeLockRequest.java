@@ -2,7 +2,8 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.LockOwner;
 import io.github.esrel.plugin.lock.TreePath;
-
+import java.io.IOException;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.IndicesRequest;
@@ -11,9 +12,6 @@ import org.elasticsearch.action.support.IndicesOptions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.core.Nullable;
-
-import java.io.IOException;
-import java.util.Objects;
 
 /**
  * What every tree lock request has: the target index, which is the lock namespace, and a path. It is an
@@ -28,6 +26,7 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
     static final IndicesOptions INDICES_OPTIONS = IndicesOptions.fromOptions(false, false, false, false);
 
     private final String index;
+
     @Nullable
     private final String path;
 
@@ -71,7 +70,7 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
 
     @Override
     public String[] indices() {
-        return new String[] { index };
+        return new String[] {index};
     }
 
     @Override
@@ -107,6 +106,9 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
 
     /** Adds a problem with a token, if any: tokens are positive. */
     static ActionRequestValidationException validateToken(long token, ActionRequestValidationException e) {
-        return token > 0 ? e : ValidateActions.addValidationError("token must be a positive integer as returned by acquire, got " + token, e);
+        return token > 0
+                ? e
+                : ValidateActions.addValidationError(
+                        "token must be a positive integer as returned by acquire, got " + token, e);
     }
 }

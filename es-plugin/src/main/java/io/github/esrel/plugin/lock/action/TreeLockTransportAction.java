@@ -2,7 +2,6 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.support.ActionFilters;
@@ -19,21 +18,20 @@ import org.elasticsearch.transport.TransportService;
  * {@link TreeLockService}.
  */
 abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response extends ActionResponse>
-    extends HandledTransportAction<Request, Response> {
+        extends HandledTransportAction<Request, Response> {
 
     private final ClusterService clusterService;
     private final ClusterIndices.Reader indices;
     protected final TreeLockService service;
 
     TreeLockTransportAction(
-        String actionName,
-        Writeable.Reader<Request> reader,
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        TreeLockService service
-    ) {
+            String actionName,
+            Writeable.Reader<Request> reader,
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            TreeLockService service) {
         super(actionName, transportService, actionFilters, reader, EsExecutors.DIRECT_EXECUTOR_SERVICE);
         this.clusterService = clusterService;
         this.indices = indices;

@@ -1,20 +1,18 @@
 package io.github.esrel.plugin.lock.rest;
 
+import static org.elasticsearch.rest.RestRequest.Method.POST;
+
 import io.github.esrel.plugin.lock.action.AcquireTreeLockAction;
 import io.github.esrel.plugin.lock.action.AcquireTreeLockRequest;
 import io.github.esrel.plugin.lock.action.AcquireTreeLockResponse;
-
+import java.io.IOException;
+import java.util.List;
 import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestCancellableNodeClient;
 import org.elasticsearch.rest.action.RestToXContentListener;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.List;
-
-import static org.elasticsearch.rest.RestRequest.Method.POST;
 
 /**
  * {@code POST /{index}/_treelock/acquire}: 200 with the grant or 409 with the conflicts, both as ordinary
@@ -42,10 +40,10 @@ public class RestAcquireTreeLockAction extends BaseRestHandler {
         try (XContentParser parser = RestBodies.parser(request, AcquireTreeLockRequest.EXAMPLE)) {
             acquire = AcquireTreeLockRequest.fromXContent(index, parser);
         }
-        return channel -> new RestCancellableNodeClient(client, request.getHttpChannel()).execute(
-            AcquireTreeLockAction.INSTANCE,
-            acquire,
-            new RestToXContentListener<>(channel, AcquireTreeLockResponse::status)
-        );
+        return channel -> new RestCancellableNodeClient(client, request.getHttpChannel())
+                .execute(
+                        AcquireTreeLockAction.INSTANCE,
+                        acquire,
+                        new RestToXContentListener<>(channel, AcquireTreeLockResponse::status));
     }
 }

@@ -1,9 +1,8 @@
 package io.github.esrel.plugin.lock.rest;
 
+import java.io.IOException;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
 
 /** The body of a tree lock request, which is required. */
 final class RestBodies {

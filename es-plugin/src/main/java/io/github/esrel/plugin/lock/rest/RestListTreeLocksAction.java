@@ -1,16 +1,14 @@
 package io.github.esrel.plugin.lock.rest;
 
+import static org.elasticsearch.rest.RestRequest.Method.GET;
+
 import io.github.esrel.plugin.lock.action.ListTreeLocksAction;
 import io.github.esrel.plugin.lock.action.ListTreeLocksRequest;
-
+import java.util.List;
 import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestToXContentListener;
-
-import java.util.List;
-
-import static org.elasticsearch.rest.RestRequest.Method.GET;
 
 /** {@code GET /{index}/_treelock[?path=/a]}: the live locks on the path or below it. */
 public class RestListTreeLocksAction extends BaseRestHandler {

@@ -1,18 +1,16 @@
 package io.github.esrel.plugin.lock.rest;
 
+import static org.elasticsearch.rest.RestRequest.Method.POST;
+
 import io.github.esrel.plugin.lock.action.ReleaseTreeLockAction;
 import io.github.esrel.plugin.lock.action.ReleaseTreeLockRequest;
-
+import java.io.IOException;
+import java.util.List;
 import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestToXContentListener;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.List;
-
-import static org.elasticsearch.rest.RestRequest.Method.POST;
 
 /** {@code POST /{index}/_treelock/release}: 200 {@code {"released": true}}, 404 not held, 409 held by another. */
 public class RestReleaseTreeLockAction extends BaseRestHandler {
@@ -37,6 +35,7 @@ public class RestReleaseTreeLockAction extends BaseRestHandler {
         try (XContentParser parser = RestBodies.parser(request, ReleaseTreeLockRequest.EXAMPLE)) {
             release = ReleaseTreeLockRequest.fromXContent(index, parser);
         }
-        return channel -> client.execute(ReleaseTreeLockAction.INSTANCE, release, new RestToXContentListener<>(channel));
+        return channel ->
+                client.execute(ReleaseTreeLockAction.INSTANCE, release, new RestToXContentListener<>(channel));
     }
 }

@@ -1,18 +1,16 @@
 package io.github.esrel.plugin.lock.rest;
 
+import static org.elasticsearch.rest.RestRequest.Method.POST;
+
 import io.github.esrel.plugin.lock.action.RenewTreeLockAction;
 import io.github.esrel.plugin.lock.action.RenewTreeLockRequest;
-
+import java.io.IOException;
+import java.util.List;
 import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestToXContentListener;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.List;
-
-import static org.elasticsearch.rest.RestRequest.Method.POST;
 
 /** {@code POST /{index}/_treelock/renew}: 200 with the new expiry, 404 / 409 as for release. */
 public class RestRenewTreeLockAction extends BaseRestHandler {

@@ -1,16 +1,14 @@
 package io.github.esrel.plugin.routing.action;
 
+import static io.github.esrel.plugin.xcontent.Tokens.describe;
+
 import io.github.esrel.plugin.routing.RoutingCalculator;
-
-import org.elasticsearch.xcontent.XContentParseException;
-import org.elasticsearch.xcontent.XContentParser;
-import org.elasticsearch.xcontent.XContentParser.Token;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.github.esrel.plugin.xcontent.Tokens.describe;
+import org.elasticsearch.xcontent.XContentParseException;
+import org.elasticsearch.xcontent.XContentParser;
+import org.elasticsearch.xcontent.XContentParser.Token;
 
 /**
  * Strict reading of request bodies with Elasticsearch's XContent: wrong types and unknown fields are
@@ -26,9 +24,8 @@ final class BodyParser {
         Token token = parser.currentToken() == null ? parser.nextToken() : parser.currentToken();
         if (token != Token.START_OBJECT) {
             throw new XContentParseException(
-                parser.getTokenLocation(),
-                "request body must be a JSON object like " + example + ", got " + describe(token)
-            );
+                    parser.getTokenLocation(),
+                    "request body must be a JSON object like " + example + ", got " + describe(token));
         }
     }
 
@@ -36,7 +33,8 @@ final class BodyParser {
     static void endOfBody(XContentParser parser) throws IOException {
         Token token = parser.nextToken();
         if (token != null) {
-            throw new XContentParseException(parser.getTokenLocation(), "unexpected " + describe(token) + " after the end of the request body");
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "unexpected " + describe(token) + " after the end of the request body");
         }
     }
 
@@ -44,9 +42,9 @@ final class BodyParser {
     static List<RoutingCalcDoc> docs(XContentParser parser, int maxDocs) throws IOException {
         if (parser.currentToken() != Token.START_ARRAY) {
             throw new XContentParseException(
-                parser.getTokenLocation(),
-                "[docs] must be an array of objects like [{\"id\": \"1\", \"routing\": \"a\"}], got " + describe(parser.currentToken())
-            );
+                    parser.getTokenLocation(),
+                    "[docs] must be an array of objects like [{\"id\": \"1\", \"routing\": \"a\"}], got "
+                            + describe(parser.currentToken()));
         }
         List<RoutingCalcDoc> docs = new ArrayList<>();
         Token token;
@@ -56,9 +54,10 @@ final class BodyParser {
             }
             if (token != Token.START_OBJECT) {
                 throw new XContentParseException(
-                    parser.getTokenLocation(),
-                    "[docs] entry " + docs.size() + " must be an object like {\"id\": \"1\", \"routing\": \"a\"}, got " + describe(token)
-                );
+                        parser.getTokenLocation(),
+                        "[docs] entry " + docs.size()
+                                + " must be an object like {\"id\": \"1\", \"routing\": \"a\"}, got "
+                                + describe(token));
             }
             docs.add(doc(parser, docs.size()));
         }
@@ -79,14 +78,16 @@ final class BodyParser {
                     sawId = true;
                 }
                 case "routing" -> routing = string(parser, token, "docs[" + index + "].routing", true);
-                default -> throw new XContentParseException(
-                    parser.getTokenLocation(),
-                    "[docs] entry " + index + " has unknown field [" + field + "]; a doc has [id] and optionally [routing]"
-                );
+                default ->
+                    throw new XContentParseException(
+                            parser.getTokenLocation(),
+                            "[docs] entry " + index + " has unknown field [" + field
+                                    + "]; a doc has [id] and optionally [routing]");
             }
         }
         if (sawId == false) {
-            throw new XContentParseException(parser.getTokenLocation(), "[docs] entry " + index + " has no [id]; every doc needs one");
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[docs] entry " + index + " has no [id]; every doc needs one");
         }
         String problem = RoutingCalcDoc.idProblem(id);
         if (problem != null) {
@@ -103,7 +104,8 @@ final class BodyParser {
         if (token == Token.VALUE_NULL && nullable) {
             return null;
         }
-        throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be a string, got " + describe(token));
+        throw new XContentParseException(
+                parser.getTokenLocation(), "[" + field + "] must be a string, got " + describe(token));
     }
 
     /**
@@ -112,11 +114,15 @@ final class BodyParser {
      */
     static int integer(XContentParser parser, Token token, String field, int min, int max) throws IOException {
         if (token != Token.VALUE_NUMBER) {
-            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be an integer, got " + describe(token));
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[" + field + "] must be an integer, got " + describe(token));
         }
         XContentParser.NumberType type = parser.numberType();
-        if (type != XContentParser.NumberType.INT && type != XContentParser.NumberType.LONG && type != XContentParser.NumberType.BIG_INTEGER) {
-            throw new XContentParseException(parser.getTokenLocation(), "[" + field + "] must be an integer, got [" + parser.text() + "]");
+        if (type != XContentParser.NumberType.INT
+                && type != XContentParser.NumberType.LONG
+                && type != XContentParser.NumberType.BIG_INTEGER) {
+            throw new XContentParseException(
+                    parser.getTokenLocation(), "[" + field + "] must be an integer, got [" + parser.text() + "]");
         }
         if (type == XContentParser.NumberType.INT) {
             int value = parser.intValue();
@@ -125,10 +131,12 @@ final class BodyParser {
             }
         }
         // A range problem, not a syntax one: reported like the same check in validate().
-        throw new IllegalArgumentException(field + " must be between " + min + " and " + max + ", got " + parser.text());
+        throw new IllegalArgumentException(
+                field + " must be between " + min + " and " + max + ", got " + parser.text());
     }
 
     static XContentParseException unknownField(XContentParser parser, String field, String known) {
-        return new XContentParseException(parser.getTokenLocation(), "unknown field [" + field + "], expected one of " + known);
+        return new XContentParseException(
+                parser.getTokenLocation(), "unknown field [" + field + "], expected one of " + known);
     }
 }

@@ -1,13 +1,12 @@
 package io.github.esrel.plugin.routing.action;
 
+import java.io.IOException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
 
 /**
  * Where one document of a batch goes.
@@ -38,6 +37,10 @@ public record DocShard(String id, @Nullable String routing, int shard) implement
 
     @Override
     public XContentBuilder toXContent(XContentBuilder builder, Params params) throws IOException {
-        return builder.startObject().field("id", id).field("routing", routing).field("shard", shard).endObject();
+        return builder.startObject()
+                .field("id", id)
+                .field("routing", routing)
+                .field("shard", shard)
+                .endObject();
     }
 }

@@ -2,7 +2,9 @@ package io.github.esrel.plugin.routing.action;
 
 import io.github.esrel.plugin.routing.ReleaseVersion;
 import io.github.esrel.plugin.routing.RoutingFunctionType;
-
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
@@ -10,10 +12,6 @@ import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * Where documents would go in an index that does not exist, given its routing parameters:
@@ -31,17 +29,23 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     /** The oldest index a 9.x cluster can hold (read-only 7.x indices). */
     public static final ReleaseVersion OLDEST_INDEX_VERSION = new ReleaseVersion(7, 0, 0);
 
-    private static final String FIELDS = "[number_of_shards, routing_num_shards, routing_partition_size, index_version, routing_function, docs]";
+    private static final String FIELDS =
+            "[number_of_shards, routing_num_shards, routing_partition_size, index_version, routing_function, docs]";
 
     private final Integer numberOfShards;
+
     @Nullable
     private final Integer routingNumShards;
+
     @Nullable
     private final Integer routingPartitionSize;
+
     @Nullable
     private final String indexVersion;
+
     @Nullable
     private final String routingFunction;
+
     private final List<RoutingCalcDoc> docs;
 
     /**
@@ -55,13 +59,12 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
      * @param docs                 the docs to place; copied
      */
     public HypotheticalRoutingCalcRequest(
-        Integer numberOfShards,
-        @Nullable Integer routingNumShards,
-        @Nullable Integer routingPartitionSize,
-        @Nullable String indexVersion,
-        @Nullable String routingFunction,
-        List<RoutingCalcDoc> docs
-    ) {
+            Integer numberOfShards,
+            @Nullable Integer routingNumShards,
+            @Nullable Integer routingPartitionSize,
+            @Nullable String indexVersion,
+            @Nullable String routingFunction,
+            List<RoutingCalcDoc> docs) {
         this.numberOfShards = numberOfShards;
         this.routingNumShards = routingNumShards;
         this.routingPartitionSize = routingPartitionSize;
@@ -95,8 +98,10 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
             token = parser.nextToken();
             switch (field) {
                 case "number_of_shards" -> shards = BodyParser.integer(parser, token, field, 1, MAX_NUMBER_OF_SHARDS);
-                case "routing_num_shards" -> routingShards = BodyParser.integer(parser, token, field, 1, Integer.MAX_VALUE);
-                case "routing_partition_size" -> partitionSize = BodyParser.integer(parser, token, field, 1, Integer.MAX_VALUE);
+                case "routing_num_shards" ->
+                    routingShards = BodyParser.integer(parser, token, field, 1, Integer.MAX_VALUE);
+                case "routing_partition_size" ->
+                    partitionSize = BodyParser.integer(parser, token, field, 1, Integer.MAX_VALUE);
                 case "index_version" -> version = BodyParser.string(parser, token, field, false);
                 case "routing_function" -> function = BodyParser.string(parser, token, field, false);
                 case "docs" -> docs = BodyParser.docs(parser, maxDocs);
@@ -138,31 +143,30 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     public ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
         if (numberOfShards == null) {
-            e = ValidateActions.addValidationError("number_of_shards is required, e.g. {\"number_of_shards\": 5, \"docs\": [...]}", e);
+            e = ValidateActions.addValidationError(
+                    "number_of_shards is required, e.g. {\"number_of_shards\": 5, \"docs\": [...]}", e);
         } else if (numberOfShards < 1 || numberOfShards > MAX_NUMBER_OF_SHARDS) {
             e = ValidateActions.addValidationError(
-                "number_of_shards must be between 1 and " + MAX_NUMBER_OF_SHARDS + ", got " + numberOfShards,
-                e
-            );
+                    "number_of_shards must be between 1 and " + MAX_NUMBER_OF_SHARDS + ", got " + numberOfShards, e);
         } else if (routingNumShards != null) {
             if (routingNumShards < numberOfShards) {
                 e = ValidateActions.addValidationError(
-                    "routing_num_shards must be at least number_of_shards (" + numberOfShards + "), got " + routingNumShards,
-                    e
-                );
+                        "routing_num_shards must be at least number_of_shards (" + numberOfShards + "), got "
+                                + routingNumShards,
+                        e);
             } else if (routingNumShards % numberOfShards != 0) {
                 e = ValidateActions.addValidationError(
-                    "routing_num_shards must be a multiple of number_of_shards ("
-                        + numberOfShards
-                        + "), got "
-                        + routingNumShards
-                        + "; omit it for the default of a new index",
-                    e
-                );
+                        "routing_num_shards must be a multiple of number_of_shards ("
+                                + numberOfShards
+                                + "), got "
+                                + routingNumShards
+                                + "; omit it for the default of a new index",
+                        e);
             }
         }
         if (routingPartitionSize != null && routingPartitionSize < 1) {
-            e = ValidateActions.addValidationError("routing_partition_size must be 1 or more, got " + routingPartitionSize, e);
+            e = ValidateActions.addValidationError(
+                    "routing_partition_size must be 1 or more, got " + routingPartitionSize, e);
         }
         ReleaseVersion version = null;
         if (indexVersion != null) {
@@ -170,9 +174,10 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
                 version = ReleaseVersion.parse("index_version", indexVersion);
                 if (version.before(OLDEST_INDEX_VERSION)) {
                     e = ValidateActions.addValidationError(
-                        "index_version must be " + OLDEST_INDEX_VERSION + " or later (older indices cannot be opened by Elasticsearch 9), got [" + indexVersion + "]",
-                        e
-                    );
+                            "index_version must be " + OLDEST_INDEX_VERSION
+                                    + " or later (older indices cannot be opened by Elasticsearch 9), got ["
+                                    + indexVersion + "]",
+                            e);
                 }
             } catch (IllegalArgumentException ex) {
                 e = ValidateActions.addValidationError(ex.getMessage(), e);
@@ -183,15 +188,14 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
                 RoutingFunctionType function = RoutingFunctionType.fromJsonName(routingFunction);
                 if (version != null && RoutingFunctionType.forRelease(version) != function) {
                     e = ValidateActions.addValidationError(
-                        "routing_function ["
-                            + routingFunction
-                            + "] contradicts index_version ["
-                            + indexVersion
-                            + "]: indices created before "
-                            + RoutingFunctionType.MODULO_SINCE
-                            + " use [legacy], later ones [modulo]; give only one of them",
-                        e
-                    );
+                            "routing_function ["
+                                    + routingFunction
+                                    + "] contradicts index_version ["
+                                    + indexVersion
+                                    + "]: indices created before "
+                                    + RoutingFunctionType.MODULO_SINCE
+                                    + " use [legacy], later ones [modulo]; give only one of them",
+                            e);
                 }
             } catch (IllegalArgumentException ex) {
                 e = ValidateActions.addValidationError(ex.getMessage(), e);
@@ -265,17 +269,18 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     @Override
     public boolean equals(Object o) {
         return o instanceof HypotheticalRoutingCalcRequest r
-            && Objects.equals(numberOfShards, r.numberOfShards)
-            && Objects.equals(routingNumShards, r.routingNumShards)
-            && Objects.equals(routingPartitionSize, r.routingPartitionSize)
-            && Objects.equals(indexVersion, r.indexVersion)
-            && Objects.equals(routingFunction, r.routingFunction)
-            && Objects.equals(docs, r.docs);
+                && Objects.equals(numberOfShards, r.numberOfShards)
+                && Objects.equals(routingNumShards, r.routingNumShards)
+                && Objects.equals(routingPartitionSize, r.routingPartitionSize)
+                && Objects.equals(indexVersion, r.indexVersion)
+                && Objects.equals(routingFunction, r.routingFunction)
+                && Objects.equals(docs, r.docs);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(numberOfShards, routingNumShards, routingPartitionSize, indexVersion, routingFunction, docs);
+        return Objects.hash(
+                numberOfShards, routingNumShards, routingPartitionSize, indexVersion, routingFunction, docs);
     }
 
     @Override

@@ -1,15 +1,14 @@
 package io.github.esrel.plugin.routing.action;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.core.Nullable;
-
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
 
 /**
  * One document of a batch: its id and the routing it would be indexed with.
@@ -60,7 +59,8 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
         }
         int bytes = id.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_ID_BYTES) {
-            return "id [" + shorten(id) + "] is too long, must be no longer than " + MAX_ID_BYTES + " bytes but was: " + bytes;
+            return "id [" + shorten(id) + "] is too long, must be no longer than " + MAX_ID_BYTES + " bytes but was: "
+                    + bytes;
         }
         return null;
     }
@@ -69,7 +69,8 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
      * Adds what is wrong with a batch to {@code e}: no docs at all, or the first doc whose id no document can
      * have (one is enough to fix the client; a 100k batch must not yield 100k messages).
      */
-    static ActionRequestValidationException validateBatch(List<RoutingCalcDoc> docs, ActionRequestValidationException e) {
+    static ActionRequestValidationException validateBatch(
+            List<RoutingCalcDoc> docs, ActionRequestValidationException e) {
         if (docs.isEmpty()) {
             return ValidateActions.addValidationError("docs must not be empty; give at least one {\"id\": ...}", e);
         }

@@ -1,5 +1,9 @@
 package io.github.esrel.plugin.routing.action;
 
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.IndicesRequest;
@@ -9,11 +13,6 @@ import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * Which shard documents of an existing index (or alias to one index) go to. Three forms:
@@ -30,10 +29,13 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
     static final IndicesOptions INDICES_OPTIONS = IndicesOptions.strictExpandOpen();
 
     private String[] indices;
+
     @Nullable
     private final String id;
+
     @Nullable
     private final String routing;
+
     @Nullable
     private final List<RoutingCalcDoc> docs;
 
@@ -45,7 +47,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      * @param routing a routing value, or null (empty counts as null)
      * @param docs    the docs of a batch, or null for the single forms
      */
-    public RoutingCalcRequest(String[] indices, @Nullable String id, @Nullable String routing, @Nullable List<RoutingCalcDoc> docs) {
+    public RoutingCalcRequest(
+            String[] indices, @Nullable String id, @Nullable String routing, @Nullable List<RoutingCalcDoc> docs) {
         this.indices = Objects.requireNonNull(indices, "indices cannot be null");
         this.id = id;
         this.routing = RoutingCalcDoc.normalizeRouting(routing);
@@ -63,7 +66,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      * @throws NullPointerException if {@code index} or {@code id} is null
      */
     public static RoutingCalcRequest doc(String index, String id, @Nullable String routing) {
-        return new RoutingCalcRequest(new String[] { index }, Objects.requireNonNull(id, "id cannot be null"), routing, null);
+        return new RoutingCalcRequest(
+                new String[] {index}, Objects.requireNonNull(id, "id cannot be null"), routing, null);
     }
 
     /**
@@ -76,7 +80,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      * @throws NullPointerException if {@code index} or {@code routing} is null
      */
     public static RoutingCalcRequest search(String index, String routing) {
-        return new RoutingCalcRequest(new String[] { index }, null, Objects.requireNonNull(routing, "routing cannot be null"), null);
+        return new RoutingCalcRequest(
+                new String[] {index}, null, Objects.requireNonNull(routing, "routing cannot be null"), null);
     }
 
     /**
@@ -88,7 +93,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      * @throws NullPointerException if {@code index} or {@code docs} is null
      */
     public static RoutingCalcRequest batch(String index, List<RoutingCalcDoc> docs) {
-        return new RoutingCalcRequest(new String[] { index }, null, null, Objects.requireNonNull(docs, "docs cannot be null"));
+        return new RoutingCalcRequest(
+                new String[] {index}, null, null, Objects.requireNonNull(docs, "docs cannot be null"));
     }
 
     /**
@@ -102,7 +108,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      *     JSON, wrong types, unknown fields or a doc without an id
      * @throws IllegalArgumentException if the body has no {@code docs} or more than {@code maxDocs} of them
      */
-    public static RoutingCalcRequest fromXContent(String[] indices, XContentParser parser, int maxDocs) throws IOException {
+    public static RoutingCalcRequest fromXContent(String[] indices, XContentParser parser, int maxDocs)
+            throws IOException {
         BodyParser.startObject(parser, "{\"docs\": [{\"id\": \"1\", \"routing\": \"a\"}]}");
         List<RoutingCalcDoc> docs = null;
         while (parser.nextToken() != XContentParser.Token.END_OBJECT) {
@@ -116,7 +123,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         }
         BodyParser.endOfBody(parser);
         if (docs == null) {
-            throw new IllegalArgumentException("request body must contain [docs], e.g. {\"docs\": [{\"id\": \"1\", \"routing\": \"a\"}]}");
+            throw new IllegalArgumentException(
+                    "request body must contain [docs], e.g. {\"docs\": [{\"id\": \"1\", \"routing\": \"a\"}]}");
         }
         return new RoutingCalcRequest(indices, null, null, docs);
     }
@@ -153,9 +161,8 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
         if (docs != null) {
             if (id != null || routing != null) {
                 e = ValidateActions.addValidationError(
-                    "the id and routing parameters cannot be combined with a body; put them into [docs] entries",
-                    e
-                );
+                        "the id and routing parameters cannot be combined with a body; put them into [docs] entries",
+                        e);
             }
             e = RoutingCalcDoc.validateBatch(docs, e);
         } else if (id != null) {
@@ -217,10 +224,10 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
     @Override
     public boolean equals(Object o) {
         return o instanceof RoutingCalcRequest r
-            && Arrays.equals(indices, r.indices)
-            && Objects.equals(id, r.id)
-            && Objects.equals(routing, r.routing)
-            && Objects.equals(docs, r.docs);
+                && Arrays.equals(indices, r.indices)
+                && Objects.equals(id, r.id)
+                && Objects.equals(routing, r.routing)
+                && Objects.equals(docs, r.docs);
     }
 
     @Override

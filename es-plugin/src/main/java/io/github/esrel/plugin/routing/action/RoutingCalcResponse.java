@@ -1,18 +1,16 @@
 package io.github.esrel.plugin.routing.action;
 
 import io.github.esrel.plugin.routing.RoutingParameters;
-
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
-
-import java.io.IOException;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
 
 /**
  * The answer of both routing actions. Every form carries the index parameters
@@ -38,15 +36,21 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
     }
 
     private final Kind kind;
+
     @Nullable
     private final String index;
+
     private final RoutingParameters parameters;
+
     @Nullable
     private final String id;
+
     @Nullable
     private final String routing;
+
     @Nullable
     private final Integer shard;
+
     private final int[] shards;
     private final List<DocShard> results;
     private final int[] distribution;
@@ -54,18 +58,17 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
     private final List<String> warnings;
 
     private RoutingCalcResponse(
-        Kind kind,
-        @Nullable String index,
-        RoutingParameters parameters,
-        @Nullable String id,
-        @Nullable String routing,
-        @Nullable Integer shard,
-        int[] shards,
-        List<DocShard> results,
-        int[] distribution,
-        double skew,
-        List<String> warnings
-    ) {
+            Kind kind,
+            @Nullable String index,
+            RoutingParameters parameters,
+            @Nullable String id,
+            @Nullable String routing,
+            @Nullable Integer shard,
+            int[] shards,
+            List<DocShard> results,
+            int[] distribution,
+            double skew,
+            List<String> warnings) {
         this.kind = kind;
         this.index = index;
         this.parameters = Objects.requireNonNull(parameters, "parameters cannot be null");
@@ -89,8 +92,10 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
      * @param shard      the shard the document goes to
      * @return a {@link Kind#DOC} response
      */
-    public static RoutingCalcResponse doc(String index, RoutingParameters parameters, String id, @Nullable String routing, int shard) {
-        return new RoutingCalcResponse(Kind.DOC, index, parameters, id, routing, shard, new int[0], List.of(), new int[0], 0, List.of());
+    public static RoutingCalcResponse doc(
+            String index, RoutingParameters parameters, String id, @Nullable String routing, int shard) {
+        return new RoutingCalcResponse(
+                Kind.DOC, index, parameters, id, routing, shard, new int[0], List.of(), new int[0], 0, List.of());
     }
 
     /**
@@ -104,13 +109,9 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
      * @return a {@link Kind#SEARCH} response
      */
     public static RoutingCalcResponse search(
-        String index,
-        RoutingParameters parameters,
-        String routing,
-        @Nullable Integer shard,
-        int[] shards
-    ) {
-        return new RoutingCalcResponse(Kind.SEARCH, index, parameters, null, routing, shard, shards, List.of(), new int[0], 0, List.of());
+            String index, RoutingParameters parameters, String routing, @Nullable Integer shard, int[] shards) {
+        return new RoutingCalcResponse(
+                Kind.SEARCH, index, parameters, null, routing, shard, shards, List.of(), new int[0], 0, List.of());
     }
 
     /**
@@ -125,14 +126,14 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
      * @return a {@link Kind#BATCH} response
      */
     public static RoutingCalcResponse batch(
-        @Nullable String index,
-        RoutingParameters parameters,
-        List<DocShard> results,
-        int[] distribution,
-        double skew,
-        List<String> warnings
-    ) {
-        return new RoutingCalcResponse(Kind.BATCH, index, parameters, null, null, null, new int[0], results, distribution, skew, warnings);
+            @Nullable String index,
+            RoutingParameters parameters,
+            List<DocShard> results,
+            int[] distribution,
+            double skew,
+            List<String> warnings) {
+        return new RoutingCalcResponse(
+                Kind.BATCH, index, parameters, null, null, null, new int[0], results, distribution, skew, warnings);
     }
 
     /**
@@ -306,21 +307,32 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
     @Override
     public boolean equals(Object o) {
         return o instanceof RoutingCalcResponse r
-            && kind == r.kind
-            && Objects.equals(index, r.index)
-            && parameters.equals(r.parameters)
-            && Objects.equals(id, r.id)
-            && Objects.equals(routing, r.routing)
-            && Objects.equals(shard, r.shard)
-            && Arrays.equals(shards, r.shards)
-            && results.equals(r.results)
-            && Arrays.equals(distribution, r.distribution)
-            && Double.compare(skew, r.skew) == 0
-            && warnings.equals(r.warnings);
+                && kind == r.kind
+                && Objects.equals(index, r.index)
+                && parameters.equals(r.parameters)
+                && Objects.equals(id, r.id)
+                && Objects.equals(routing, r.routing)
+                && Objects.equals(shard, r.shard)
+                && Arrays.equals(shards, r.shards)
+                && results.equals(r.results)
+                && Arrays.equals(distribution, r.distribution)
+                && Double.compare(skew, r.skew) == 0
+                && warnings.equals(r.warnings);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, index, parameters, id, routing, shard, Arrays.hashCode(shards), results, Arrays.hashCode(distribution), skew, warnings);
+        return Objects.hash(
+                kind,
+                index,
+                parameters,
+                id,
+                routing,
+                shard,
+                Arrays.hashCode(shards),
+                results,
+                Arrays.hashCode(distribution),
+                skew,
+                warnings);
     }
 }

@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.routing.action;
 
 import io.github.esrel.plugin.routing.RoutingCalculator;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
@@ -11,7 +10,8 @@ import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
 
 /** Runs {@link HypotheticalRoutingCalcAction}: no cluster state involved, pure computation on the calling thread. */
-public class TransportHypotheticalRoutingCalcAction extends HandledTransportAction<HypotheticalRoutingCalcRequest, RoutingCalcResponse> {
+public class TransportHypotheticalRoutingCalcAction
+        extends HandledTransportAction<HypotheticalRoutingCalcRequest, RoutingCalcResponse> {
 
     private final RoutingCalculator calculator;
 
@@ -23,19 +23,20 @@ public class TransportHypotheticalRoutingCalcAction extends HandledTransportActi
      * @param calculator       the node's calculator, which computes the answer
      */
     @Inject
-    public TransportHypotheticalRoutingCalcAction(TransportService transportService, ActionFilters actionFilters, RoutingCalculator calculator) {
+    public TransportHypotheticalRoutingCalcAction(
+            TransportService transportService, ActionFilters actionFilters, RoutingCalculator calculator) {
         super(
-            HypotheticalRoutingCalcAction.NAME,
-            transportService,
-            actionFilters,
-            HypotheticalRoutingCalcRequest::new,
-            EsExecutors.DIRECT_EXECUTOR_SERVICE
-        );
+                HypotheticalRoutingCalcAction.NAME,
+                transportService,
+                actionFilters,
+                HypotheticalRoutingCalcRequest::new,
+                EsExecutors.DIRECT_EXECUTOR_SERVICE);
         this.calculator = calculator;
     }
 
     @Override
-    protected void doExecute(Task task, HypotheticalRoutingCalcRequest request, ActionListener<RoutingCalcResponse> listener) {
+    protected void doExecute(
+            Task task, HypotheticalRoutingCalcRequest request, ActionListener<RoutingCalcResponse> listener) {
         ActionListener.completeWith(listener, () -> calculator.calculate(request));
     }
 }

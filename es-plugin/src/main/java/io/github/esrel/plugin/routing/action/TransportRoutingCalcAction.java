@@ -2,7 +2,6 @@ package io.github.esrel.plugin.routing.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.routing.RoutingCalculator;
-
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
@@ -33,13 +32,17 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
      */
     @Inject
     public TransportRoutingCalcAction(
-        TransportService transportService,
-        ActionFilters actionFilters,
-        ClusterService clusterService,
-        ClusterIndices.Reader indices,
-        RoutingCalculator calculator
-    ) {
-        super(RoutingCalcAction.NAME, transportService, actionFilters, RoutingCalcRequest::new, EsExecutors.DIRECT_EXECUTOR_SERVICE);
+            TransportService transportService,
+            ActionFilters actionFilters,
+            ClusterService clusterService,
+            ClusterIndices.Reader indices,
+            RoutingCalculator calculator) {
+        super(
+                RoutingCalcAction.NAME,
+                transportService,
+                actionFilters,
+                RoutingCalcRequest::new,
+                EsExecutors.DIRECT_EXECUTOR_SERVICE);
         this.clusterService = clusterService;
         this.indices = indices;
         this.calculator = calculator;
@@ -49,8 +52,6 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
     protected void doExecute(Task task, RoutingCalcRequest request, ActionListener<RoutingCalcResponse> listener) {
         // completeWith routes every exception to the listener: the caller always gets an answer.
         ActionListener.completeWith(
-            listener,
-            () -> calculator.calculate(indices.read(clusterService.state()), request)
-        );
+                listener, () -> calculator.calculate(indices.read(clusterService.state()), request));
     }
 }

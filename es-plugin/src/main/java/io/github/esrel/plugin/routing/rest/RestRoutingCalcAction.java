@@ -1,22 +1,20 @@
 package io.github.esrel.plugin.routing.rest;
 
+import static org.elasticsearch.rest.RestRequest.Method.GET;
+import static org.elasticsearch.rest.RestRequest.Method.POST;
+
 import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcAction;
 import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcRequest;
 import io.github.esrel.plugin.routing.action.RoutingCalcAction;
 import io.github.esrel.plugin.routing.action.RoutingCalcRequest;
-
+import java.io.IOException;
+import java.util.List;
 import org.elasticsearch.client.internal.node.NodeClient;
 import org.elasticsearch.common.Strings;
 import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestToXContentListener;
 import org.elasticsearch.xcontent.XContentParser;
-
-import java.io.IOException;
-import java.util.List;
-
-import static org.elasticsearch.rest.RestRequest.Method.GET;
-import static org.elasticsearch.rest.RestRequest.Method.POST;
 
 /**
  * {@code GET|POST /{index}/_routing_calc} (query parameters {@code id}, {@code routing}, or a
@@ -43,7 +41,10 @@ public class RestRoutingCalcAction extends BaseRestHandler {
 
     @Override
     public List<Route> routes() {
-        return List.of(new Route(GET, "/{index}/_routing_calc"), new Route(POST, "/{index}/_routing_calc"), new Route(POST, "/_routing_calc"));
+        return List.of(
+                new Route(GET, "/{index}/_routing_calc"),
+                new Route(POST, "/{index}/_routing_calc"),
+                new Route(POST, "/_routing_calc"));
     }
 
     @Override
@@ -51,14 +52,14 @@ public class RestRoutingCalcAction extends BaseRestHandler {
         if (request.hasParam("index") == false) {
             if (request.hasContent() == false) {
                 throw new IllegalArgumentException(
-                    "request body is required, e.g. {\"number_of_shards\": 5, \"docs\": [{\"id\": \"1\"}]}; for an existing index use /{index}/_routing_calc"
-                );
+                        "request body is required, e.g. {\"number_of_shards\": 5, \"docs\": [{\"id\": \"1\"}]}; for an existing index use /{index}/_routing_calc");
             }
             HypotheticalRoutingCalcRequest hypothetical;
             try (XContentParser parser = request.contentParser()) {
                 hypothetical = HypotheticalRoutingCalcRequest.fromXContent(parser, maxBatchDocs);
             }
-            return channel -> client.execute(HypotheticalRoutingCalcAction.INSTANCE, hypothetical, new RestToXContentListener<>(channel));
+            return channel -> client.execute(
+                    HypotheticalRoutingCalcAction.INSTANCE, hypothetical, new RestToXContentListener<>(channel));
         }
         String[] indices = Strings.splitStringByCommaToArray(request.param("index"));
         // Consumed before the body is looked at, so a body with id/routing is a clear validation error

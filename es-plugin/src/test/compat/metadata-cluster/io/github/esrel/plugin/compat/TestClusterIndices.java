@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.compat;
 
+import java.util.List;
 import org.elasticsearch.cluster.ClusterName;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
@@ -9,15 +10,11 @@ import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.indices.SystemIndices;
 
-import java.util.List;
-
 /** {@link ClusterIndices} built from index metadata for unit tests (8.19 and 9.0: cluster-wide metadata). */
 public final class TestClusterIndices {
 
-    private static final IndexNameExpressionResolver RESOLVER = new IndexNameExpressionResolver(
-        new ThreadContext(Settings.EMPTY),
-        new SystemIndices(List.of())
-    );
+    private static final IndexNameExpressionResolver RESOLVER =
+            new IndexNameExpressionResolver(new ThreadContext(Settings.EMPTY), new SystemIndices(List.of()));
 
     private TestClusterIndices() {}
 
@@ -27,6 +24,7 @@ public final class TestClusterIndices {
         for (IndexMetadata.Builder index : indices) {
             metadata.put(index);
         }
-        return new ClusterIndices(new LineMetadata(ClusterState.builder(ClusterName.DEFAULT).metadata(metadata).build(), RESOLVER));
+        return new ClusterIndices(new LineMetadata(
+                ClusterState.builder(ClusterName.DEFAULT).metadata(metadata).build(), RESOLVER));
     }
 }

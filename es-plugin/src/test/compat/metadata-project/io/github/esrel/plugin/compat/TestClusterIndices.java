@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.compat;
 
+import java.util.List;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.metadata.ProjectId;
@@ -9,16 +10,11 @@ import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.indices.SystemIndices;
 
-import java.util.List;
-
 /** {@link ClusterIndices} built from index metadata for unit tests (9.1 and later: the default project). */
 public final class TestClusterIndices {
 
     private static final IndexNameExpressionResolver RESOLVER = new IndexNameExpressionResolver(
-        new ThreadContext(Settings.EMPTY),
-        new SystemIndices(List.of()),
-        DefaultProjectResolver.INSTANCE
-    );
+            new ThreadContext(Settings.EMPTY), new SystemIndices(List.of()), DefaultProjectResolver.INSTANCE);
 
     private TestClusterIndices() {}
 

@@ -1,9 +1,14 @@
 package io.github.esrel.plugin.lock.action;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.github.esrel.plugin.lock.AuthenticatedUser;
 import io.github.esrel.plugin.lock.Grant;
 import io.github.esrel.plugin.lock.LockMode;
-
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.Strings;
 import org.elasticsearch.common.io.stream.BytesStreamOutput;
@@ -21,29 +26,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.util.List;
-import java.util.Map;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 class TreeLockRequestTest {
 
     private static AcquireTreeLockRequest acquire(String json) throws IOException {
-        try (XContentParser parser = XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
+        try (XContentParser parser =
+                XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
             return AcquireTreeLockRequest.fromXContent("fs", parser);
         }
     }
 
     private static ReleaseTreeLockRequest release(String json) throws IOException {
-        try (XContentParser parser = XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
+        try (XContentParser parser =
+                XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
             return ReleaseTreeLockRequest.fromXContent("fs", parser);
         }
     }
 
     private static RenewTreeLockRequest renew(String json) throws IOException {
-        try (XContentParser parser = XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
+        try (XContentParser parser =
+                XContentType.JSON.xContent().createParser(XContentParserConfiguration.EMPTY, json)) {
             return RenewTreeLockRequest.fromXContent("fs", parser);
         }
     }
@@ -51,9 +52,14 @@ class TreeLockRequestTest {
     @Test
     void shouldParseTheDocumentedBodies() throws IOException {
         AcquireTreeLockRequest a = acquire(AcquireTreeLockRequest.EXAMPLE);
-        assertThat(a).isEqualTo(
-            new AcquireTreeLockRequest("fs", "/a/b/c.txt", LockMode.EXCLUSIVE, "worker-7", TimeValue.timeValueSeconds(30), TimeValue.timeValueSeconds(5))
-        );
+        assertThat(a)
+                .isEqualTo(new AcquireTreeLockRequest(
+                        "fs",
+                        "/a/b/c.txt",
+                        LockMode.EXCLUSIVE,
+                        "worker-7",
+                        TimeValue.timeValueSeconds(30),
+                        TimeValue.timeValueSeconds(5)));
         assertThat(a.validate()).isNull();
         assertThat(a.indices()).containsExactly("fs");
         assertThat(a.indicesOptions().expandWildcardsOpen()).isFalse();
@@ -64,129 +70,174 @@ class TreeLockRequestTest {
         assertThat(defaults.mode()).isEqualTo(LockMode.EXCLUSIVE);
         assertThat(defaults.ttl()).isNull();
         assertThat(defaults.waitTime()).isNull();
-        assertThat(acquire("{\"owner\": \"w\", \"path\": \"/x\", \"mode\": \"shared\", \"ttl\": null}").mode()).isEqualTo(LockMode.SHARED);
+        assertThat(acquire("{\"owner\": \"w\", \"path\": \"/x\", \"mode\": \"shared\", \"ttl\": null}")
+                        .mode())
+                .isEqualTo(LockMode.SHARED);
 
-        assertThat(release(ReleaseTreeLockRequest.EXAMPLE)).isEqualTo(new ReleaseTreeLockRequest("fs", "/a/b/c.txt", "worker-7", 17));
-        assertThat(renew(RenewTreeLockRequest.EXAMPLE)).isEqualTo(
-            new RenewTreeLockRequest("fs", "/a/b/c.txt", "worker-7", 17, TimeValue.timeValueSeconds(30))
-        );
-        assertThat(renew("{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1764504000000017}").ttl()).isNull();
+        assertThat(release(ReleaseTreeLockRequest.EXAMPLE))
+                .isEqualTo(new ReleaseTreeLockRequest("fs", "/a/b/c.txt", "worker-7", 17));
+        assertThat(renew(RenewTreeLockRequest.EXAMPLE))
+                .isEqualTo(
+                        new RenewTreeLockRequest("fs", "/a/b/c.txt", "worker-7", 17, TimeValue.timeValueSeconds(30)));
+        assertThat(renew("{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1764504000000017}")
+                        .ttl())
+                .isNull();
     }
 
     @Test
     void shouldReadDurationsWithUnits() throws IOException {
-        for (Map.Entry<String, Long> e : Map.of("1ms", 1L, "500ms", 500L, "2m", 120_000L, "1h", 3_600_000L, "0s", 0L, "1d", 86_400_000L, "1500micros", 1L)
-            .entrySet()) {
-            assertThat(acquire("{\"owner\": \"w\", \"path\": \"/\", \"wait\": \"" + e.getKey() + "\"}").waitTime().millis()).as(e.getKey())
-                .isEqualTo(e.getValue());
+        for (Map.Entry<String, Long> e : Map.of(
+                        "1ms",
+                        1L,
+                        "500ms",
+                        500L,
+                        "2m",
+                        120_000L,
+                        "1h",
+                        3_600_000L,
+                        "0s",
+                        0L,
+                        "1d",
+                        86_400_000L,
+                        "1500micros",
+                        1L)
+                .entrySet()) {
+            assertThat(acquire("{\"owner\": \"w\", \"path\": \"/\", \"wait\": \"" + e.getKey() + "\"}")
+                            .waitTime()
+                            .millis())
+                    .as(e.getKey())
+                    .isEqualTo(e.getValue());
         }
     }
 
     /** Bodies that are not JSON objects of the right shape: parse errors (400), never anything else. */
     @ParameterizedTest
     @ValueSource(
-        strings = {
-            "{",
-            "{\"path\": \"/a\"",
-            "not json",
-            "[]",
-            "\"path\"",
-            "42",
-            "null",
-            "{\"path\": 1, \"owner\": \"w\"}",
-            "{\"path\": [\"/a\"], \"owner\": \"w\"}",
-            "{\"path\": {\"$gt\": \"\"}, \"owner\": \"w\"}",
-            "{\"path\": \"/a\", \"owner\": true}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": 1}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": 30}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": 1.5}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"extra\": 1}",
-            "{\"path\": \"/a\", \"owner\": \"w\"} trailing",
-            "{\"path\": \"/a\", \"owner\": \"w\"} {}",
-            "{\"path\": \"/a\", \"path\": \"/b\", \"owner\": \"w\"}" }
-    )
+            strings = {
+                "{",
+                "{\"path\": \"/a\"",
+                "not json",
+                "[]",
+                "\"path\"",
+                "42",
+                "null",
+                "{\"path\": 1, \"owner\": \"w\"}",
+                "{\"path\": [\"/a\"], \"owner\": \"w\"}",
+                "{\"path\": {\"$gt\": \"\"}, \"owner\": \"w\"}",
+                "{\"path\": \"/a\", \"owner\": true}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": 1}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": 30}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": 1.5}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"extra\": 1}",
+                "{\"path\": \"/a\", \"owner\": \"w\"} trailing",
+                "{\"path\": \"/a\", \"owner\": \"w\"} {}",
+                "{\"path\": \"/a\", \"path\": \"/b\", \"owner\": \"w\"}"
+            })
     void shouldRefuseMalformedAcquireBodiesAsParseErrors(String body) {
-        assertThatThrownBy(() -> acquire(body)).isInstanceOfAny(XContentParseException.class, IOException.class, IllegalArgumentException.class)
-            .satisfies(e -> assertThat(RestStatusOf.status(e)).isEqualTo(RestStatus.BAD_REQUEST));
+        assertThatThrownBy(() -> acquire(body))
+                .isInstanceOfAny(XContentParseException.class, IOException.class, IllegalArgumentException.class)
+                .satisfies(e -> assertThat(RestStatusOf.status(e)).isEqualTo(RestStatus.BAD_REQUEST));
     }
 
     @ParameterizedTest
     @ValueSource(
-        strings = {
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": \"17\"}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1.0}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 99999999999999999999999}",
-            "{\"path\": \"/a\", \"owner\": \"w\"}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": null}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1, \"ttl\": \"1s\"}",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1, \"mode\": \"shared\"}" }
-    )
+            strings = {
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": \"17\"}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1.0}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 99999999999999999999999}",
+                "{\"path\": \"/a\", \"owner\": \"w\"}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": null}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1, \"ttl\": \"1s\"}",
+                "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1, \"mode\": \"shared\"}"
+            })
     void shouldRefuseMalformedReleaseBodies(String body) {
-        assertThatThrownBy(() -> release(body)).satisfies(e -> assertThat(RestStatusOf.status(e)).isEqualTo(RestStatus.BAD_REQUEST));
+        assertThatThrownBy(() -> release(body))
+                .satisfies(e -> assertThat(RestStatusOf.status(e)).isEqualTo(RestStatus.BAD_REQUEST));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "30", "-1", "-5s", "", " ", "1.5.s", "s", "30 seconds", "1y", "99999999999999999999999d", "1e3s", "abc", "NaNs" })
+    @ValueSource(
+            strings = {
+                "30",
+                "-1",
+                "-5s",
+                "",
+                " ",
+                "1.5.s",
+                "s",
+                "30 seconds",
+                "1y",
+                "99999999999999999999999d",
+                "1e3s",
+                "abc",
+                "NaNs"
+            })
     void shouldRefuseMalformedDurations(String ttl) {
-        assertThatThrownBy(() -> acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"" + ttl + "\"}")).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("[ttl] must");
+        assertThatThrownBy(() -> acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"" + ttl + "\"}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("[ttl] must");
     }
 
     @Test
     void shouldValidateTheFields() throws IOException {
         assertThat(problems(acquire("{\"owner\": \"w\"}"))).containsExactly("path is required, e.g. \"/a/b/c.txt\"");
-        assertThat(problems(acquire("{\"path\": \"a/b\", \"owner\": \"\"}"))).containsExactly(
-            "path [a/b] must be absolute (start with \"/\")",
-            "owner must not be empty or blank"
-        );
+        assertThat(problems(acquire("{\"path\": \"a/b\", \"owner\": \"\"}")))
+                .containsExactly("path [a/b] must be absolute (start with \"/\")", "owner must not be empty or blank");
         assertThat(problems(acquire("{\"path\": \"/a/../b\"}"))).hasSize(2);
-        assertThat(problems(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"0s\"}"))).containsExactly("ttl must be at least 1ms, got [0s]");
-        assertThat(problems(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"10micros\"}"))).containsExactly(
-            "ttl must be at least 1ms, got [10micros]"
-        );
-        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"0s\"}").validate()).isNull();
-        assertThat(problems(new ReleaseTreeLockRequest("fs", "/a", "w", 0))).containsExactly(
-            "token must be a positive integer as returned by acquire, got 0"
-        );
-        assertThat(problems(release("{\"path\": \"/a\", \"owner\": \"w\", \"token\": -3}"))).containsExactly(
-            "token must be a positive integer as returned by acquire, got -3"
-        );
-        assertThat(problems(renew("{\"path\": \"/a/\", \"owner\": \"w\", \"token\": 3, \"ttl\": \"0ms\"}"))).containsExactly(
-            "path [/a/] must not end with \"/\"; write [/a]",
-            "ttl must be at least 1ms, got [0ms]"
-        );
-        assertThat(problems(new ListTreeLocksRequest("", null))).containsExactly("index is required, e.g. POST /my-index/_treelock/acquire");
+        assertThat(problems(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"0s\"}")))
+                .containsExactly("ttl must be at least 1ms, got [0s]");
+        assertThat(problems(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"10micros\"}")))
+                .containsExactly("ttl must be at least 1ms, got [10micros]");
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"0s\"}")
+                        .validate())
+                .isNull();
+        assertThat(problems(new ReleaseTreeLockRequest("fs", "/a", "w", 0)))
+                .containsExactly("token must be a positive integer as returned by acquire, got 0");
+        assertThat(problems(release("{\"path\": \"/a\", \"owner\": \"w\", \"token\": -3}")))
+                .containsExactly("token must be a positive integer as returned by acquire, got -3");
+        assertThat(problems(renew("{\"path\": \"/a/\", \"owner\": \"w\", \"token\": 3, \"ttl\": \"0ms\"}")))
+                .containsExactly(
+                        "path [/a/] must not end with \"/\"; write [/a]", "ttl must be at least 1ms, got [0ms]");
+        assertThat(problems(new ListTreeLocksRequest("", null)))
+                .containsExactly("index is required, e.g. POST /my-index/_treelock/acquire");
         assertThat(new ListTreeLocksRequest("fs", null).validate()).isNull();
-        assertThat(problems(new ListTreeLocksRequest("fs", "a"))).containsExactly("path [a] must be absolute (start with \"/\")");
+        assertThat(problems(new ListTreeLocksRequest("fs", "a")))
+                .containsExactly("path [a] must be absolute (start with \"/\")");
     }
 
     @Test
     void shouldMakeAcquireCancellable() {
         AcquireTreeLockRequest a = new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null);
-        assertThat(a.createTask(1, "transport", AcquireTreeLockAction.NAME, TaskId.EMPTY_TASK_ID, Map.of())).isInstanceOf(CancellableTask.class);
+        assertThat(a.createTask(1, "transport", AcquireTreeLockAction.NAME, TaskId.EMPTY_TASK_ID, Map.of()))
+                .isInstanceOf(CancellableTask.class);
         assertThat(a.getDescription()).isEqualTo("acquire shared tree lock on [/a] in [fs] for [w]");
     }
 
     @Test
     void shouldReadBindToUserAsABooleanOnly() throws IOException {
-        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}").bindToUser()).isTrue();
-        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": false}").bindToUser()).isFalse();
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}")
+                        .bindToUser())
+                .isTrue();
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": false}")
+                        .bindToUser())
+                .isFalse();
         assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\"}").bindToUser()).isFalse();
         assertThatThrownBy(() -> acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": \"true\"}"))
-            .isInstanceOf(XContentParseException.class)
-            .hasMessageContaining("[bind_to_user] must be true or false, got a string");
-        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}").getDescription())
-            .isEqualTo("acquire exclusive tree lock on [/a] in [fs] for [w] bound to the user");
+                .isInstanceOf(XContentParseException.class)
+                .hasMessageContaining("[bind_to_user] must be true or false, got a string");
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}")
+                        .getDescription())
+                .isEqualTo("acquire exclusive tree lock on [/a] in [fs] for [w] bound to the user");
     }
 
     @Test
     void shouldRoundTripRequestsAndResponses() throws IOException {
         for (AcquireTreeLockRequest r : List.of(
-            new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null),
-            new AcquireTreeLockRequest("fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO),
-            new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true)
-        )) {
+                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null),
+                new AcquireTreeLockRequest(
+                        "fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO),
+                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true))) {
             assertThat(roundTrip(r, AcquireTreeLockRequest::new)).isEqualTo(r);
         }
         ReleaseTreeLockRequest release = new ReleaseTreeLockRequest("fs", "/a", "w", Long.MAX_VALUE);
@@ -197,16 +248,17 @@ class TreeLockRequestTest {
         assertThat(roundTrip(list, ListTreeLocksRequest::new)).isEqualTo(list);
 
         Grant g = new Grant("/a", LockMode.SHARED, "w", 17, 1_764_504_060_123L, -5);
-        Grant bound = new Grant("/b", LockMode.SHARED, "w", 18, 1_764_504_060_123L, -6, new AuthenticatedUser("alice", "file1"));
+        Grant bound = new Grant(
+                "/b", LockMode.SHARED, "w", 18, 1_764_504_060_123L, -6, new AuthenticatedUser("alice", "file1"));
         assertThat(roundTrip(bound, Grant::readFrom)).isEqualTo(bound);
         for (AcquireTreeLockResponse r : List.of(
-            AcquireTreeLockResponse.acquired("fs", g),
-            AcquireTreeLockResponse.acquired("fs", bound),
-            AcquireTreeLockResponse.conflict("fs", List.of(g, bound))
-        )) {
+                AcquireTreeLockResponse.acquired("fs", g),
+                AcquireTreeLockResponse.acquired("fs", bound),
+                AcquireTreeLockResponse.conflict("fs", List.of(g, bound)))) {
             assertThat(roundTrip(r, AcquireTreeLockResponse::new)).isEqualTo(r);
         }
-        assertThat(roundTrip(new RenewTreeLockResponse(5), RenewTreeLockResponse::new)).isEqualTo(new RenewTreeLockResponse(5));
+        assertThat(roundTrip(new RenewTreeLockResponse(5), RenewTreeLockResponse::new))
+                .isEqualTo(new RenewTreeLockResponse(5));
         ListTreeLocksResponse listed = new ListTreeLocksResponse("fs", List.of(g));
         assertThat(roundTrip(listed, ListTreeLocksResponse::new)).isEqualTo(listed);
     }
@@ -216,31 +268,31 @@ class TreeLockRequestTest {
         Grant g = new Grant("/a/b/c.txt", LockMode.EXCLUSIVE, "worker-7", 17, 1_764_504_060_123L, 99);
         AcquireTreeLockResponse acquired = AcquireTreeLockResponse.acquired("fs", g);
         assertThat(acquired.status()).isEqualTo(RestStatus.OK);
-        assertThat(Strings.toString(acquired)).isEqualTo(
-            "{\"acquired\":true,\"index\":\"fs\",\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"owner\":\"worker-7\",\"token\":17,"
-                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\",\"expires_at_millis\":1764504060123}"
-        );
+        assertThat(Strings.toString(acquired))
+                .isEqualTo(
+                        "{\"acquired\":true,\"index\":\"fs\",\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"owner\":\"worker-7\",\"token\":17,"
+                                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\",\"expires_at_millis\":1764504060123}");
         AcquireTreeLockResponse conflict = AcquireTreeLockResponse.conflict("fs", List.of(g));
         assertThat(conflict.status()).isEqualTo(RestStatus.CONFLICT);
-        assertThat(Strings.toString(conflict)).isEqualTo(
-            "{\"acquired\":false,\"conflicts\":[{\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"owner\":\"worker-7\","
-                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\"}]}"
-        );
+        assertThat(Strings.toString(conflict))
+                .isEqualTo(
+                        "{\"acquired\":false,\"conflicts\":[{\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"owner\":\"worker-7\","
+                                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\"}]}");
         assertThat(Strings.toString(ReleaseTreeLockResponse.RELEASED)).isEqualTo("{\"released\":true}");
-        assertThat(Strings.toString(new RenewTreeLockResponse(1_764_504_060_000L))).isEqualTo(
-            "{\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000}"
-        );
+        assertThat(Strings.toString(new RenewTreeLockResponse(1_764_504_060_000L)))
+                .isEqualTo("{\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000}");
         Grant s1 = new Grant("/d", LockMode.SHARED, "w1", 20, 1_764_504_060_000L, 1);
         Grant s2 = new Grant("/d", LockMode.SHARED, "w2", 21, 1_764_504_060_000L, 2);
-        assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of(g, s1, s2)))).isEqualTo(
-            "{\"index\":\"fs\",\"locks\":["
-                + "{\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"holders\":[{\"owner\":\"worker-7\",\"token\":17,"
-                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\",\"expires_at_millis\":1764504060123}]},"
-                + "{\"path\":\"/d\",\"mode\":\"shared\",\"holders\":["
-                + "{\"owner\":\"w1\",\"token\":20,\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000},"
-                + "{\"owner\":\"w2\",\"token\":21,\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000}]}]}"
-        );
-        assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of()))).isEqualTo("{\"index\":\"fs\",\"locks\":[]}");
+        assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of(g, s1, s2))))
+                .isEqualTo(
+                        "{\"index\":\"fs\",\"locks\":["
+                                + "{\"path\":\"/a/b/c.txt\",\"mode\":\"exclusive\",\"holders\":[{\"owner\":\"worker-7\",\"token\":17,"
+                                + "\"expires_at\":\"2025-11-30T12:01:00.123Z\",\"expires_at_millis\":1764504060123}]},"
+                                + "{\"path\":\"/d\",\"mode\":\"shared\",\"holders\":["
+                                + "{\"owner\":\"w1\",\"token\":20,\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000},"
+                                + "{\"owner\":\"w2\",\"token\":21,\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000}]}]}");
+        assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of())))
+                .isEqualTo("{\"index\":\"fs\",\"locks\":[]}");
     }
 
     private static List<String> problems(TreeLockRequest request) {

@@ -26,8 +26,8 @@ final class LockChecker {
         Held held = new Held(path, mode, owner, token, ++clock, Long.MAX_VALUE);
         for (Held h : current) {
             if (conflict(h.path, h.mode, path, mode)) {
-                violations.add("granted " + mode + " " + path + " to " + owner + " (token " + token + ") while " + h.owner + " held " + h.mode + " "
-                    + h.path + " (token " + h.token + ")");
+                violations.add("granted " + mode + " " + path + " to " + owner + " (token " + token + ") while "
+                        + h.owner + " held " + h.mode + " " + h.path + " (token " + h.token + ")");
             }
             if (h.token == token) {
                 violations.add("token " + token + " issued twice");
@@ -97,14 +97,14 @@ final class LockChecker {
     private static List<String[]> locks(String path, String mode) {
         List<String[]> locks = new ArrayList<>();
         if (path.equals("/") == false) {
-            locks.add(new String[] { "/", "shared" });
+            locks.add(new String[] {"/", "shared"});
             int slash = path.indexOf('/', 1);
             while (slash > 0) {
-                locks.add(new String[] { path.substring(0, slash), "shared" });
+                locks.add(new String[] {path.substring(0, slash), "shared"});
                 slash = path.indexOf('/', slash + 1);
             }
         }
-        locks.add(new String[] { path, mode });
+        locks.add(new String[] {path, mode});
         return locks;
     }
 }

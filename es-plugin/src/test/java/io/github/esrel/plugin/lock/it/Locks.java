@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.it;
 
 import io.github.esrel.plugin.it.Http;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -40,7 +39,8 @@ final class Locks {
     }
 
     Http.Response release(String index, String path, String owner, long token) {
-        return http.post("/" + index + "/_treelock/release", Http.json(Map.of("path", path, "owner", owner, "token", token)));
+        return http.post(
+                "/" + index + "/_treelock/release", Http.json(Map.of("path", path, "owner", owner, "token", token)));
     }
 
     Http.Response renew(String index, String path, String owner, long token, String ttl) {

@@ -1,23 +1,17 @@
 package io.github.esrel.plugin.lock.it;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.github.esrel.plugin.it.Http;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
-
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,15 +23,18 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The tree lock API against a real 3-node cluster: every rule of the semantics and of the REST contract,
@@ -54,7 +51,7 @@ class TreeLockIT {
     static final EsCluster cluster = EsCluster.builder().nodes(3).build();
 
     private static final String LOCK_INDEX = ".esrel-treelocks-1";
-    private static final String[] PATHS = { "/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/b", "/b/x", "/b/y" };
+    private static final String[] PATHS = {"/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/b", "/b/x", "/b/y"};
 
     private static Locks locks;
 
@@ -70,7 +67,8 @@ class TreeLockIT {
     }
 
     private static void createIndex(String name) {
-        Http.Response r = http().put("/" + name, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0}}");
+        Http.Response r =
+                http().put("/" + name, "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 0}}");
         assertThat(r.status()).as("%s", r).isEqualTo(200);
     }
 
@@ -93,17 +91,23 @@ class TreeLockIT {
         for (JsonNode c : r.get("conflicts")) {
             assertThat(fieldNames(c)).containsExactly("path", "mode", "owner", "expires_at");
             Instant.parse(c.get("expires_at").asText());
-            conflicts.add(c.get("path").asText() + " " + c.get("mode").asText() + " " + c.get("owner").asText());
+            conflicts.add(c.get("path").asText() + " " + c.get("mode").asText() + " "
+                    + c.get("owner").asText());
         }
         List<String> expected = new ArrayList<>();
         for (JsonNode b : blockers) {
-            expected.add(b.get("path").asText() + " " + b.get("mode").asText() + " " + b.get("owner").asText());
+            expected.add(b.get("path").asText() + " " + b.get("mode").asText() + " "
+                    + b.get("owner").asText());
         }
         assertThat(conflicts).as("%s", r).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     private static void release(String index, JsonNode grant) {
-        Http.Response r = locks().release(index, grant.get("path").asText(), grant.get("owner").asText(), grant.get("token").asLong());
+        Http.Response r = locks().release(
+                        index,
+                        grant.get("path").asText(),
+                        grant.get("owner").asText(),
+                        grant.get("token").asLong());
         assertThat(r.status()).as("%s", r).isEqualTo(200);
         assertThat(r.raw()).isEqualTo("{\"released\":true}");
     }
@@ -124,7 +128,9 @@ class TreeLockIT {
     private static void awaitTrue(String what, Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (condition.getAsBoolean() == false) {
-            assertThat(System.nanoTime() - deadline).as("timed out waiting for %s", what).isNegative();
+            assertThat(System.nanoTime() - deadline)
+                    .as("timed out waiting for %s", what)
+                    .isNegative();
             try {
                 Thread.sleep(50);
             } catch (InterruptedException e) {
@@ -150,7 +156,9 @@ class TreeLockIT {
         long before = System.currentTimeMillis();
         Http.Response r = locks().acquire("shape", "/a/b/c.txt", "exclusive", "worker-7", "30s", "5s");
         JsonNode g = granted(r);
-        assertThat(fieldNames(g)).containsExactly("acquired", "index", "path", "mode", "owner", "token", "expires_at", "expires_at_millis");
+        assertThat(fieldNames(g))
+                .containsExactly(
+                        "acquired", "index", "path", "mode", "owner", "token", "expires_at", "expires_at_millis");
         assertThat(g.get("index").asText()).isEqualTo("shape");
         assertThat(g.get("path").asText()).isEqualTo("/a/b/c.txt");
         assertThat(g.get("mode").asText()).isEqualTo("exclusive");
@@ -164,7 +172,8 @@ class TreeLockIT {
         // mode defaults to exclusive, ttl to 60 s.
         JsonNode d = granted(locks().acquire("shape", "/d", null, "w"));
         assertThat(d.get("mode").asText()).isEqualTo("exclusive");
-        assertThat(d.get("expires_at_millis").asLong() - System.currentTimeMillis()).isBetween(50_000L, 61_000L);
+        assertThat(d.get("expires_at_millis").asLong() - System.currentTimeMillis())
+                .isBetween(50_000L, 61_000L);
     }
 
     @Test
@@ -178,7 +187,8 @@ class TreeLockIT {
         assertConflicts(locks().acquire("rules", "/", "exclusive", "w2"), file);
         // Exclusive conflicts with everything on the same path.
         assertConflicts(locks().acquire("rules", "/clinton/projects/elasticsearch/README.txt", "shared", "w2"), file);
-        assertConflicts(locks().acquire("rules", "/clinton/projects/elasticsearch/README.txt", "exclusive", "w1"), file);
+        assertConflicts(
+                locks().acquire("rules", "/clinton/projects/elasticsearch/README.txt", "exclusive", "w1"), file);
         // The ancestors are only shared: shared locks on them, and other files, are fine.
         JsonNode dir = grant("rules", "/clinton", "shared", "w2");
         JsonNode sibling = grant("rules", "/clinton/projects/elasticsearch/NOTICE.txt", "exclusive", "w3");
@@ -240,7 +250,11 @@ class TreeLockIT {
         JsonNode a = grant("holders", "/d", "shared", "w1");
         JsonNode b = grant("holders", "/d", "shared", "w2");
         JsonNode c = grant("holders", "/d", "shared", "w1"); // the same owner again: a distinct grant
-        assertThat(Set.of(a.get("token").asLong(), b.get("token").asLong(), c.get("token").asLong())).hasSize(3);
+        assertThat(Set.of(
+                        a.get("token").asLong(),
+                        b.get("token").asLong(),
+                        c.get("token").asLong()))
+                .hasSize(3);
         JsonNode listed = locks().list("holders", null).json();
         assertThat(listed.get("index").asText()).isEqualTo("holders");
         assertThat(listed.get("locks")).hasSize(1);
@@ -252,9 +266,11 @@ class TreeLockIT {
         for (JsonNode h : lock.get("holders")) {
             assertThat(fieldNames(h)).containsExactly("owner", "token", "expires_at", "expires_at_millis");
         }
-        assertThat(lock.get("holders").get(0).get("token").asLong()).isLessThan(lock.get("holders").get(1).get("token").asLong());
+        assertThat(lock.get("holders").get(0).get("token").asLong())
+                .isLessThan(lock.get("holders").get(1).get("token").asLong());
         release("holders", c);
-        assertThat(locks().list("holders", "/d").get("locks").get(0).get("holders")).hasSize(2);
+        assertThat(locks().list("holders", "/d").get("locks").get(0).get("holders"))
+                .hasSize(2);
         assertConflicts(locks().acquire("holders", "/d", "exclusive", "w3"), a, b);
     }
 
@@ -275,8 +291,10 @@ class TreeLockIT {
         // An index that never had a lock has an empty table.
         createIndex("never-locked");
         assertThat(locks().list("never-locked", null).raw()).isEqualTo("{\"index\":\"never-locked\",\"locks\":[]}");
-        assertThat(assertError(locks().list("listing", "l"), 400, "action_request_validation_exception")).contains("must be absolute");
-        assertThat(assertError(http().get("/listing/_treelock?prefix=/l"), 400, "illegal_argument_exception")).contains("unrecognized parameter");
+        assertThat(assertError(locks().list("listing", "l"), 400, "action_request_validation_exception"))
+                .contains("must be absolute");
+        assertThat(assertError(http().get("/listing/_treelock?prefix=/l"), 400, "illegal_argument_exception"))
+                .contains("unrecognized parameter");
     }
 
     private static List<String> paths(Http.Response r) {
@@ -295,13 +313,20 @@ class TreeLockIT {
         assertConflicts(locks().acquire("expiry", "/dir", "exclusive", "w2"), dead);
         // Waiting for the directory succeeds once the lease is over: its ancestor locks went with it.
         JsonNode dir = granted(locks().acquire("expiry", "/dir", "exclusive", "w2", "30s", "30s"));
-        assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(dead.get("expires_at_millis").asLong() - 1000);
+        assertThat(System.currentTimeMillis())
+                .isGreaterThanOrEqualTo(dead.get("expires_at_millis").asLong() - 1000);
         assertThat(dir.get("token").asLong()).isGreaterThan(dead.get("token").asLong());
         assertThat(paths(locks().list("expiry", null))).containsExactly("/dir");
         // The dead holder's grant is gone: release and renew say so.
         String path = "/dir/sub/file.txt";
-        assertError(locks().release("expiry", path, "dead", dead.get("token").asLong()), 404, "resource_not_found_exception");
-        assertError(locks().renew("expiry", path, "dead", dead.get("token").asLong(), "30s"), 404, "resource_not_found_exception");
+        assertError(
+                locks().release("expiry", path, "dead", dead.get("token").asLong()),
+                404,
+                "resource_not_found_exception");
+        assertError(
+                locks().renew("expiry", path, "dead", dead.get("token").asLong(), "30s"),
+                404,
+                "resource_not_found_exception");
         release("expiry", dir);
         // The file itself is free again too.
         release("expiry", grant("expiry", path, "exclusive", "w3"));
@@ -317,17 +342,27 @@ class TreeLockIT {
         assertThat(renewed.status()).as("%s", renewed).isEqualTo(200);
         assertThat(fieldNames(renewed.json())).containsExactly("expires_at", "expires_at_millis");
         long expires = renewed.get("expires_at_millis").asLong();
-        assertThat(Instant.parse(renewed.get("expires_at").asText()).toEpochMilli()).isEqualTo(expires);
+        assertThat(Instant.parse(renewed.get("expires_at").asText()).toEpochMilli())
+                .isEqualTo(expires);
         assertThat(expires).isGreaterThan(g.get("expires_at_millis").asLong() + 50_000);
         // Still held well after the original lease would have ended: a 3 s wait gives up.
         assertConflicts(locks().acquire("renew", "/r", "shared", "w2", null, "3s"), g);
-        assertThat(locks().list("renew", "/r").get("locks").get(0).get("holders").get(0).get("expires_at_millis").asLong()).isEqualTo(expires);
+        assertThat(locks().list("renew", "/r")
+                        .get("locks")
+                        .get(0)
+                        .get("holders")
+                        .get(0)
+                        .get("expires_at_millis")
+                        .asLong())
+                .isEqualTo(expires);
         // Renew without ttl: 60 s from now.
         Http.Response again = locks().renew("renew", "/r", "w1", token, null);
         assertThat(again.status()).as("%s", again).isEqualTo(200);
-        assertThat(again.get("expires_at_millis").asLong() - System.currentTimeMillis()).isBetween(50_000L, 61_000L);
+        assertThat(again.get("expires_at_millis").asLong() - System.currentTimeMillis())
+                .isBetween(50_000L, 61_000L);
         // Only the holder can renew.
-        assertThat(assertError(locks().renew("renew", "/r", "w2", token, "10s"), 409, "status_exception")).contains("held by owner [w1]");
+        assertThat(assertError(locks().renew("renew", "/r", "w2", token, "10s"), 409, "status_exception"))
+                .contains("held by owner [w1]");
         assertError(locks().renew("renew", "/r", "w1", token + 1, "10s"), 409, "status_exception");
         assertError(locks().renew("renew", "/elsewhere", "w1", token, "10s"), 404, "resource_not_found_exception");
         release("renew", g);
@@ -340,12 +375,13 @@ class TreeLockIT {
         createIndex("release");
         JsonNode g = grant("release", "/x/y", "exclusive", "w1");
         long token = g.get("token").asLong();
-        assertThat(assertError(locks().release("release", "/x/y", "w2", token), 409, "status_exception")).isEqualTo(
-            "the lock on [/x/y] in [release] is held by owner [w1] token [" + token + "], not by owner [w2] with token [" + token + "]"
-        );
+        assertThat(assertError(locks().release("release", "/x/y", "w2", token), 409, "status_exception"))
+                .isEqualTo("the lock on [/x/y] in [release] is held by owner [w1] token [" + token
+                        + "], not by owner [w2] with token [" + token + "]");
         assertError(locks().release("release", "/x/y", "w1", token - 1), 409, "status_exception");
         // The ancestors are only implied: nothing is held on /x itself.
-        assertThat(assertError(locks().release("release", "/x", "w1", token), 404, "resource_not_found_exception")).contains("no live lock on [/x]");
+        assertThat(assertError(locks().release("release", "/x", "w1", token), 404, "resource_not_found_exception"))
+                .contains("no live lock on [/x]");
         assertError(locks().release("release", "/never", "w1", 12345), 404, "resource_not_found_exception");
         assertThat(paths(locks().list("release", null))).containsExactly("/x/y");
         release("release", g);
@@ -373,13 +409,15 @@ class TreeLockIT {
         JsonNode holder = grant("wait", "/w/file", "exclusive", "w1");
         ExecutorService executor = Executors.newSingleThreadExecutor();
         try {
-            Future<Http.Response> waiting = executor.submit(() -> locks().acquire("wait", "/w", "exclusive", "w2", "30s", "60s"));
+            Future<Http.Response> waiting =
+                    executor.submit(() -> locks().acquire("wait", "/w", "exclusive", "w2", "30s", "60s"));
             awaitTrue("the waiting acquire to reach the node", Duration.ofSeconds(30), () -> runningAcquires() == 1);
             assertThat(waiting.isDone()).isFalse();
             release("wait", holder);
             JsonNode g = granted(waiting.get(60, TimeUnit.SECONDS));
             assertThat(g.get("owner").asText()).isEqualTo("w2");
-            assertThat(g.get("token").asLong()).isGreaterThan(holder.get("token").asLong());
+            assertThat(g.get("token").asLong())
+                    .isGreaterThan(holder.get("token").asLong());
 
             // A wait that runs out is a 409 with the conflicts, not before the wait is over.
             long start = System.nanoTime();
@@ -397,10 +435,13 @@ class TreeLockIT {
         JsonNode holder = grant("gone", "/g", "exclusive", "w1");
         String body = "{\"path\": \"/g\", \"owner\": \"ghost\", \"wait\": \"60s\"}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket(cluster.httpUri().getHost(), cluster.httpUri().getPort())) {
+        try (Socket socket =
+                new Socket(cluster.httpUri().getHost(), cluster.httpUri().getPort())) {
             OutputStream out = socket.getOutputStream();
-            out.write(("POST /gone/_treelock/acquire HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length
-                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                    ("POST /gone/_treelock/acquire HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: "
+                                    + bytes.length + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             out.write(bytes);
             out.flush();
             awaitTrue("the waiting acquire to reach the node", Duration.ofSeconds(30), () -> runningAcquires() == 1);
@@ -425,13 +466,17 @@ class TreeLockIT {
         // An alias of one index stands for it; an alias of several is refused.
         createIndex("aliased-1");
         createIndex("aliased-2");
-        assertThat(http().post("/_aliases", "{\"actions\": [{\"add\": {\"index\": \"aliased-1\", \"alias\": \"one\"}},"
-            + " {\"add\": {\"indices\": [\"aliased-1\", \"aliased-2\"], \"alias\": \"both\"}}]}").status()).isEqualTo(200);
+        assertThat(http().post(
+                                "/_aliases",
+                                "{\"actions\": [{\"add\": {\"index\": \"aliased-1\", \"alias\": \"one\"}},"
+                                        + " {\"add\": {\"indices\": [\"aliased-1\", \"aliased-2\"], \"alias\": \"both\"}}]}")
+                        .status())
+                .isEqualTo(200);
         JsonNode viaAlias = grant("one", "/a", "exclusive", "w1");
         assertThat(viaAlias.get("index").asText()).isEqualTo("aliased-1");
         assertConflicts(locks().acquire("aliased-1", "/a", "shared", "w2"), viaAlias);
         assertThat(assertError(locks().acquire("both", "/a", "exclusive", "w1"), 400, "illegal_argument_exception"))
-            .contains("resolves to 2 indices [aliased-1, aliased-2]");
+                .contains("resolves to 2 indices [aliased-1, aliased-2]");
         release("aliased-1", viaAlias);
     }
 
@@ -441,40 +486,60 @@ class TreeLockIT {
         createIndex("sys");
         JsonNode g = grant("sys", "/s", "exclusive", "w1");
         List<Http.Response> attempts = List.of(
-            http().get("/" + LOCK_INDEX + "/_doc/sys"),
-            http().put("/" + LOCK_INDEX + "/_doc/sys", "{\"namespace\": \"sys\", \"last_token\": 1, \"grants\": []}"),
-            http().post("/" + LOCK_INDEX + "/_doc", "{\"x\": 1}"),
-            http().post("/" + LOCK_INDEX + "/_update/sys", "{\"doc\": {\"grants\": []}}"),
-            http().send("DELETE", "/" + LOCK_INDEX + "/_doc/sys", null, "application/json"),
-            http().send("DELETE", "/" + LOCK_INDEX, null, "application/json"),
-            http().post("/" + LOCK_INDEX + "/_search", "{}"),
-            http().post("/" + LOCK_INDEX + "/_close", null),
-            http().put("/" + LOCK_INDEX + "/_settings", "{\"index\": {\"number_of_replicas\": 2}}"),
-            http().send("POST", "/_bulk", "{\"index\": {\"_index\": \"" + LOCK_INDEX + "\", \"_id\": \"sys\"}}\n{\"grants\": []}\n", "application/x-ndjson"),
-            http().send("POST", "/_bulk", "{\"delete\": {\"_index\": \"" + LOCK_INDEX + "\", \"_id\": \"sys\"}}\n", "application/x-ndjson"),
-            http().post("/" + LOCK_INDEX + "/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}")
-        );
+                http().get("/" + LOCK_INDEX + "/_doc/sys"),
+                http().put(
+                                "/" + LOCK_INDEX + "/_doc/sys",
+                                "{\"namespace\": \"sys\", \"last_token\": 1, \"grants\": []}"),
+                http().post("/" + LOCK_INDEX + "/_doc", "{\"x\": 1}"),
+                http().post("/" + LOCK_INDEX + "/_update/sys", "{\"doc\": {\"grants\": []}}"),
+                http().send("DELETE", "/" + LOCK_INDEX + "/_doc/sys", null, "application/json"),
+                http().send("DELETE", "/" + LOCK_INDEX, null, "application/json"),
+                http().post("/" + LOCK_INDEX + "/_search", "{}"),
+                http().post("/" + LOCK_INDEX + "/_close", null),
+                http().put("/" + LOCK_INDEX + "/_settings", "{\"index\": {\"number_of_replicas\": 2}}"),
+                http().send(
+                                "POST",
+                                "/_bulk",
+                                "{\"index\": {\"_index\": \"" + LOCK_INDEX
+                                        + "\", \"_id\": \"sys\"}}\n{\"grants\": []}\n",
+                                "application/x-ndjson"),
+                http().send(
+                                "POST",
+                                "/_bulk",
+                                "{\"delete\": {\"_index\": \"" + LOCK_INDEX + "\", \"_id\": \"sys\"}}\n",
+                                "application/x-ndjson"),
+                http().post("/" + LOCK_INDEX + "/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}"));
         for (Http.Response r : attempts) {
             if (r.status() == 200) {
                 // _bulk answers 200 with per-item errors.
                 assertThat(r.get("errors").asBoolean()).as("%s", r).isTrue();
-                assertThat(r.get("items").get(0).elements().next().get("status").asInt()).as("%s", r).isEqualTo(400);
+                assertThat(r.get("items").get(0).elements().next().get("status").asInt())
+                        .as("%s", r)
+                        .isEqualTo(400);
             } else {
                 assertThat(r.status()).as("%s", r).isBetween(400, 499);
             }
             assertThat(r.raw()).as("%s", r).doesNotContain("\"grants\":[{");
         }
         // Nothing changed: the lock is still held, with its token.
-        JsonNode held = locks().list("sys", null).get("locks").get(0).get("holders").get(0);
+        JsonNode held =
+                locks().list("sys", null).get("locks").get(0).get("holders").get(0);
         assertThat(held.get("token").asLong()).isEqualTo(g.get("token").asLong());
         assertConflicts(locks().acquire("sys", "/s", "exclusive", "w2"), g);
         // It is a hidden system index with one primary and up to one replica.
-        JsonNode settings = http().get("/_cluster/state/metadata/" + LOCK_INDEX + "?filter_path=**.settings.index,**.system").json();
+        JsonNode settings = http().get(
+                        "/_cluster/state/metadata/" + LOCK_INDEX + "?filter_path=**.settings.index,**.system")
+                .json();
         JsonNode index = settings.get("metadata").get("indices").get(LOCK_INDEX);
         assertThat(index.get("system").asBoolean()).isTrue();
         assertThat(index.get("settings").get("index").get("hidden").asText()).isEqualTo("true");
-        assertThat(index.get("settings").get("index").get("auto_expand_replicas").asText()).isEqualTo("0-1");
-        assertThat(index.get("settings").get("index").get("number_of_shards").asText()).isEqualTo("1");
+        assertThat(index.get("settings")
+                        .get("index")
+                        .get("auto_expand_replicas")
+                        .asText())
+                .isEqualTo("0-1");
+        assertThat(index.get("settings").get("index").get("number_of_shards").asText())
+                .isEqualTo("1");
         release("sys", g);
     }
 
@@ -482,22 +547,37 @@ class TreeLockIT {
     @Order(15)
     void shouldRefuseLeasesAndWaitsOverTheNodeMaximum() {
         createIndex("limits");
-        assertThat(assertError(locks().acquire("limits", "/a", "exclusive", "w", "2h", null), 400, "illegal_argument_exception"))
-            .contains("ttl [2h] is longer than the maximum [1h]").contains("esrel.treelock.max_ttl");
-        assertThat(assertError(locks().acquire("limits", "/a", "exclusive", "w", null, "6m"), 400, "illegal_argument_exception"))
-            .contains("wait [6m] is longer than the maximum [5m]").contains("esrel.treelock.max_wait");
+        assertThat(assertError(
+                        locks().acquire("limits", "/a", "exclusive", "w", "2h", null),
+                        400,
+                        "illegal_argument_exception"))
+                .contains("ttl [2h] is longer than the maximum [1h]")
+                .contains("esrel.treelock.max_ttl");
+        assertThat(assertError(
+                        locks().acquire("limits", "/a", "exclusive", "w", null, "6m"),
+                        400,
+                        "illegal_argument_exception"))
+                .contains("wait [6m] is longer than the maximum [5m]")
+                .contains("esrel.treelock.max_wait");
         JsonNode g = granted(locks().acquire("limits", "/a", "exclusive", "w", "1h", "5m"));
-        assertThat(assertError(locks().renew("limits", "/a", "w", g.get("token").asLong(), "61m"), 400, "illegal_argument_exception"))
-            .contains("longer than the maximum");
+        assertThat(assertError(
+                        locks().renew("limits", "/a", "w", g.get("token").asLong(), "61m"),
+                        400,
+                        "illegal_argument_exception"))
+                .contains("longer than the maximum");
         release("limits", g);
         try {
             putSetting("esrel.treelock.max_ttl", "\"5s\"");
-            assertError(locks().acquire("limits", "/a", "exclusive", "w", "6s", null), 400, "illegal_argument_exception");
+            assertError(
+                    locks().acquire("limits", "/a", "exclusive", "w", "6s", null), 400, "illegal_argument_exception");
             // The default lease (60 s) is capped by a shorter maximum.
             JsonNode capped = granted(locks().acquire("limits", "/a", "exclusive", "w"));
-            assertThat(capped.get("expires_at_millis").asLong() - System.currentTimeMillis()).isLessThanOrEqualTo(5_000L);
+            assertThat(capped.get("expires_at_millis").asLong() - System.currentTimeMillis())
+                    .isLessThanOrEqualTo(5_000L);
             release("limits", capped);
-            assertThat(http().put("/_cluster/settings", "{\"persistent\": {\"esrel.treelock.max_ttl\": \"0s\"}}").status()).isEqualTo(400);
+            assertThat(http().put("/_cluster/settings", "{\"persistent\": {\"esrel.treelock.max_ttl\": \"0s\"}}")
+                            .status())
+                    .isEqualTo(400);
         } finally {
             putSetting("esrel.treelock.max_ttl", "null");
         }
@@ -514,7 +594,8 @@ class TreeLockIT {
                 held.add(grant("full", "/f" + i, "shared", "w"));
             }
             assertThat(assertError(locks().acquire("full", "/f3", "shared", "w"), 429, "status_exception"))
-                .contains("the lock table of [full] is full").contains("esrel.treelock.max_locks_per_index");
+                    .contains("the lock table of [full] is full")
+                    .contains("esrel.treelock.max_locks_per_index");
             assertError(locks().acquire("full", "/f3", "shared", "w", null, "300ms"), 429, "status_exception");
             // Other indices have their own tables.
             createIndex("not-full");
@@ -545,76 +626,145 @@ class TreeLockIT {
         String release = "/hostile/_treelock/release";
         String renew = "/hostile/_treelock/renew";
         Map<String, String[]> hostile = new LinkedHashMap<>();
-        hostile.put("no body", new String[] { "POST", acquire, null });
-        hostile.put("empty object", new String[] { "POST", acquire, "{}" });
-        hostile.put("truncated json", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\"" });
-        hostile.put("not json", new String[] { "POST", acquire, "path=/a&owner=w" });
-        hostile.put("array body", new String[] { "POST", acquire, "[{\"path\": \"/a\", \"owner\": \"w\"}]" });
-        hostile.put("string body", new String[] { "POST", acquire, "\"/a\"" });
-        hostile.put("number body", new String[] { "POST", acquire, "42" });
-        hostile.put("null body", new String[] { "POST", acquire, "null" });
-        hostile.put("trailing garbage", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\"} x" });
-        hostile.put("two objects", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\"}{}" });
-        hostile.put("duplicate keys", new String[] { "POST", acquire, "{\"path\": \"/a\", \"path\": \"/b\", \"owner\": \"w\"}" });
-        hostile.put("unknown field", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"force\": true}" });
-        hostile.put("token on acquire", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1}" });
-        hostile.put("numeric path", new String[] { "POST", acquire, "{\"path\": 1, \"owner\": \"w\"}" });
-        hostile.put("array path", new String[] { "POST", acquire, "{\"path\": [\"/a\"], \"owner\": \"w\"}" });
-        hostile.put("object path", new String[] { "POST", acquire, "{\"path\": {\"$ne\": null}, \"owner\": \"w\"}" });
-        hostile.put("boolean owner", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": false}" });
-        hostile.put("numeric mode", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": 1}" });
-        hostile.put("unknown mode", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": \"write\"}" });
-        hostile.put("uppercase mode", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": \"EXCLUSIVE\"}" });
-        hostile.put("relative path", new String[] { "POST", acquire, "{\"path\": \"a/b\", \"owner\": \"w\"}" });
-        hostile.put("dot-dot path", new String[] { "POST", acquire, "{\"path\": \"/a/../held\", \"owner\": \"w\"}" });
-        hostile.put("dot path", new String[] { "POST", acquire, "{\"path\": \"/a/./b\", \"owner\": \"w\"}" });
-        hostile.put("double slash", new String[] { "POST", acquire, "{\"path\": \"/a//b\", \"owner\": \"w\"}" });
-        hostile.put("trailing slash", new String[] { "POST", acquire, "{\"path\": \"/a/\", \"owner\": \"w\"}" });
-        hostile.put("empty path", new String[] { "POST", acquire, "{\"path\": \"\", \"owner\": \"w\"}" });
-        hostile.put("nul in path", new String[] { "POST", acquire, "{\"path\": \"/a\\u0000b\", \"owner\": \"w\"}" });
-        hostile.put("newline in path", new String[] { "POST", acquire, "{\"path\": \"/a\\nb\", \"owner\": \"w\"}" });
-        hostile.put("lone surrogate path", new String[] { "POST", acquire, "{\"path\": \"/a\\ud800\", \"owner\": \"w\"}" });
-        hostile.put("oversized path", new String[] { "POST", acquire, "{\"path\": \"/" + "x".repeat(5000) + "\", \"owner\": \"w\"}" });
-        hostile.put("too deep path", new String[] { "POST", acquire, "{\"path\": \"" + "/d".repeat(200) + "\", \"owner\": \"w\"}" });
-        hostile.put("missing owner", new String[] { "POST", acquire, "{\"path\": \"/a\"}" });
-        hostile.put("empty owner", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"\"}" });
-        hostile.put("blank owner", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \" \\t \"}" });
-        hostile.put("oversized owner", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"" + "o".repeat(300) + "\"}" });
-        hostile.put("lone surrogate owner", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"\\udc00\"}" });
-        hostile.put("numeric ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": 30}" });
-        hostile.put("ttl without unit", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"30\"}" });
-        hostile.put("negative ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"-5s\"}" });
-        hostile.put("minus one ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"-1\"}" });
-        hostile.put("zero ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"0s\"}" });
-        hostile.put("absurd ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"100000000000000000000d\"}" });
-        hostile.put("huge ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"9223372036854775807d\"}" });
-        hostile.put("fractional garbage ttl", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"1.2.3s\"}" });
-        hostile.put("negative wait", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"-1s\"}" });
-        hostile.put("absurd wait", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"1000d\"}" });
-        hostile.put("object wait", new String[] { "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": {\"s\": 1}}" });
-        hostile.put("deeply nested", new String[] { "POST", acquire, "{\"path\": " + "[".repeat(3000) + "]".repeat(3000) + "}" });
-        hostile.put("invalid utf-8", new String[] { "POST", acquire, "{\"path\": \"/a\u00ff\", \"owner\": \"w\"}", "latin1" });
-        hostile.put("xml", new String[] { "POST", acquire, "<lock path=\"/a\"/>", "application/xml" });
-        hostile.put("unknown param", new String[] { "POST", acquire + "?force=true", "{\"path\": \"/a\", \"owner\": \"w\"}" });
-        hostile.put("GET acquire", new String[] { "GET", acquire, null });
-        hostile.put("PUT acquire", new String[] { "PUT", acquire, "{\"path\": \"/a\", \"owner\": \"w\"}" });
-        hostile.put("DELETE lock", new String[] { "DELETE", "/hostile/_treelock", null });
-        hostile.put("bad index name", new String[] { "POST", "/_Bad*Index_/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}" });
-        hostile.put("index list", new String[] { "POST", "/hostile,other/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}" });
-        hostile.put("release without token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\"}" });
-        hostile.put("release string token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": \"" + token + "\"}" });
-        hostile.put("release fractional token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 1.5}" });
-        hostile.put("release huge token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 123456789012345678901234567890}" });
-        hostile.put("release negative token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": -" + token + "}" });
-        hostile.put("release zero token", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 0}" });
-        hostile.put("release with mode", new String[] { "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"mode\": \"shared\"}" });
-        hostile.put("release relative path", new String[] { "POST", release, "{\"path\": \"held\", \"owner\": \"w1\", \"token\": " + token + "}" });
-        hostile.put("renew negative ttl", new String[] { "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"ttl\": \"-1s\"}" });
-        hostile.put("renew absurd ttl", new String[] { "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"ttl\": \"1000d\"}" });
-        hostile.put("renew with wait", new String[] { "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"wait\": \"1s\"}" });
-        hostile.put("list with body", new String[] { "GET", "/hostile/_treelock", "{\"path\": \"/\"}" });
-        hostile.put("list dot-dot", new String[] { "GET", "/hostile/_treelock?path=" + Http.enc("/a/.."), null });
-        hostile.put("list empty path", new String[] { "GET", "/hostile/_treelock?path=", null });
+        hostile.put("no body", new String[] {"POST", acquire, null});
+        hostile.put("empty object", new String[] {"POST", acquire, "{}"});
+        hostile.put("truncated json", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\""});
+        hostile.put("not json", new String[] {"POST", acquire, "path=/a&owner=w"});
+        hostile.put("array body", new String[] {"POST", acquire, "[{\"path\": \"/a\", \"owner\": \"w\"}]"});
+        hostile.put("string body", new String[] {"POST", acquire, "\"/a\""});
+        hostile.put("number body", new String[] {"POST", acquire, "42"});
+        hostile.put("null body", new String[] {"POST", acquire, "null"});
+        hostile.put("trailing garbage", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\"} x"});
+        hostile.put("two objects", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\"}{}"});
+        hostile.put(
+                "duplicate keys",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"path\": \"/b\", \"owner\": \"w\"}"});
+        hostile.put(
+                "unknown field",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"force\": true}"});
+        hostile.put(
+                "token on acquire",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"token\": 1}"});
+        hostile.put("numeric path", new String[] {"POST", acquire, "{\"path\": 1, \"owner\": \"w\"}"});
+        hostile.put("array path", new String[] {"POST", acquire, "{\"path\": [\"/a\"], \"owner\": \"w\"}"});
+        hostile.put("object path", new String[] {"POST", acquire, "{\"path\": {\"$ne\": null}, \"owner\": \"w\"}"});
+        hostile.put("boolean owner", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": false}"});
+        hostile.put(
+                "numeric mode", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": 1}"});
+        hostile.put(
+                "unknown mode",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": \"write\"}"});
+        hostile.put(
+                "uppercase mode",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"mode\": \"EXCLUSIVE\"}"});
+        hostile.put("relative path", new String[] {"POST", acquire, "{\"path\": \"a/b\", \"owner\": \"w\"}"});
+        hostile.put("dot-dot path", new String[] {"POST", acquire, "{\"path\": \"/a/../held\", \"owner\": \"w\"}"});
+        hostile.put("dot path", new String[] {"POST", acquire, "{\"path\": \"/a/./b\", \"owner\": \"w\"}"});
+        hostile.put("double slash", new String[] {"POST", acquire, "{\"path\": \"/a//b\", \"owner\": \"w\"}"});
+        hostile.put("trailing slash", new String[] {"POST", acquire, "{\"path\": \"/a/\", \"owner\": \"w\"}"});
+        hostile.put("empty path", new String[] {"POST", acquire, "{\"path\": \"\", \"owner\": \"w\"}"});
+        hostile.put("nul in path", new String[] {"POST", acquire, "{\"path\": \"/a\\u0000b\", \"owner\": \"w\"}"});
+        hostile.put("newline in path", new String[] {"POST", acquire, "{\"path\": \"/a\\nb\", \"owner\": \"w\"}"});
+        hostile.put(
+                "lone surrogate path", new String[] {"POST", acquire, "{\"path\": \"/a\\ud800\", \"owner\": \"w\"}"});
+        hostile.put(
+                "oversized path",
+                new String[] {"POST", acquire, "{\"path\": \"/" + "x".repeat(5000) + "\", \"owner\": \"w\"}"});
+        hostile.put(
+                "too deep path",
+                new String[] {"POST", acquire, "{\"path\": \"" + "/d".repeat(200) + "\", \"owner\": \"w\"}"});
+        hostile.put("missing owner", new String[] {"POST", acquire, "{\"path\": \"/a\"}"});
+        hostile.put("empty owner", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"\"}"});
+        hostile.put("blank owner", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \" \\t \"}"});
+        hostile.put(
+                "oversized owner",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"" + "o".repeat(300) + "\"}"});
+        hostile.put(
+                "lone surrogate owner", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"\\udc00\"}"});
+        hostile.put("numeric ttl", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": 30}"});
+        hostile.put(
+                "ttl without unit",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"30\"}"});
+        hostile.put(
+                "negative ttl",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"-5s\"}"});
+        hostile.put(
+                "minus one ttl",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"-1\"}"});
+        hostile.put(
+                "zero ttl", new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"0s\"}"});
+        hostile.put("absurd ttl", new String[] {
+            "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"100000000000000000000d\"}"
+        });
+        hostile.put("huge ttl", new String[] {
+            "POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"9223372036854775807d\"}"
+        });
+        hostile.put(
+                "fractional garbage ttl",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"ttl\": \"1.2.3s\"}"});
+        hostile.put(
+                "negative wait",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"-1s\"}"});
+        hostile.put(
+                "absurd wait",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": \"1000d\"}"});
+        hostile.put(
+                "object wait",
+                new String[] {"POST", acquire, "{\"path\": \"/a\", \"owner\": \"w\", \"wait\": {\"s\": 1}}"});
+        hostile.put(
+                "deeply nested",
+                new String[] {"POST", acquire, "{\"path\": " + "[".repeat(3000) + "]".repeat(3000) + "}"});
+        hostile.put(
+                "invalid utf-8",
+                new String[] {"POST", acquire, "{\"path\": \"/a\u00ff\", \"owner\": \"w\"}", "latin1"});
+        hostile.put("xml", new String[] {"POST", acquire, "<lock path=\"/a\"/>", "application/xml"});
+        hostile.put(
+                "unknown param",
+                new String[] {"POST", acquire + "?force=true", "{\"path\": \"/a\", \"owner\": \"w\"}"});
+        hostile.put("GET acquire", new String[] {"GET", acquire, null});
+        hostile.put("PUT acquire", new String[] {"PUT", acquire, "{\"path\": \"/a\", \"owner\": \"w\"}"});
+        hostile.put("DELETE lock", new String[] {"DELETE", "/hostile/_treelock", null});
+        hostile.put(
+                "bad index name",
+                new String[] {"POST", "/_Bad*Index_/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}"});
+        hostile.put(
+                "index list",
+                new String[] {"POST", "/hostile,other/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\"}"});
+        hostile.put(
+                "release without token", new String[] {"POST", release, "{\"path\": \"/held\", \"owner\": \"w1\"}"});
+        hostile.put("release string token", new String[] {
+            "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": \"" + token + "\"}"
+        });
+        hostile.put(
+                "release fractional token",
+                new String[] {"POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 1.5}"});
+        hostile.put("release huge token", new String[] {
+            "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 123456789012345678901234567890}"
+        });
+        hostile.put(
+                "release negative token",
+                new String[] {"POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": -" + token + "}"});
+        hostile.put(
+                "release zero token",
+                new String[] {"POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": 0}"});
+        hostile.put("release with mode", new String[] {
+            "POST", release, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"mode\": \"shared\"}"
+        });
+        hostile.put(
+                "release relative path",
+                new String[] {"POST", release, "{\"path\": \"held\", \"owner\": \"w1\", \"token\": " + token + "}"});
+        hostile.put("renew negative ttl", new String[] {
+            "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"ttl\": \"-1s\"}"
+        });
+        hostile.put("renew absurd ttl", new String[] {
+            "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"ttl\": \"1000d\"}"
+        });
+        hostile.put("renew with wait", new String[] {
+            "POST", renew, "{\"path\": \"/held\", \"owner\": \"w1\", \"token\": " + token + ", \"wait\": \"1s\"}"
+        });
+        hostile.put("list with body", new String[] {"GET", "/hostile/_treelock", "{\"path\": \"/\"}"});
+        hostile.put("list dot-dot", new String[] {"GET", "/hostile/_treelock?path=" + Http.enc("/a/.."), null});
+        hostile.put("list empty path", new String[] {"GET", "/hostile/_treelock?path=", null});
 
         for (Map.Entry<String, String[]> e : hostile.entrySet()) {
             String[] req = e.getValue();
@@ -627,7 +777,9 @@ class TreeLockIT {
             assertThat(r.status()).as("%s: %s", e.getKey(), r).isBetween(400, 499);
             assertThat(r.get("status").asInt()).as("%s: %s", e.getKey(), r).isEqualTo(r.status());
             if (r.get("error").isObject()) {
-                assertThat(r.get("error").get("reason").asText()).as("%s: %s", e.getKey(), r).isNotBlank();
+                assertThat(r.get("error").get("reason").asText())
+                        .as("%s: %s", e.getKey(), r)
+                        .isNotBlank();
             }
         }
         assertThat(hostile).hasSizeGreaterThanOrEqualTo(50);
@@ -640,13 +792,14 @@ class TreeLockIT {
 
     private static Http.Response sendBytes(String path, byte[] body) {
         try {
-            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(cluster.httpUri().resolve(path))
-                    .header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)
-            );
+            java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(
+                                            cluster.httpUri().resolve(path))
+                                    .header("Content-Type", "application/json")
+                                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body))
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             JsonNode json;
             try {
                 json = Http.JSON.readTree(response.body());
@@ -668,7 +821,7 @@ class TreeLockIT {
     @Order(18)
     void shouldNeverGrantConflictingLocksUnderContention() throws Exception {
         createIndex("contended");
-        String[] paths = { "/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/a/x/2", "/b", "/b/x", "/b/y", "/ab" };
+        String[] paths = {"/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/a/x/2", "/b", "/b/x", "/b/y", "/ab"};
         LockChecker checker = new LockChecker();
         int threads = 8;
         int opsPerThread = 200;
@@ -682,43 +835,48 @@ class TreeLockIT {
                 String owner = "worker-" + t;
                 Random random = new Random(1000 + t);
                 Locks client = new Locks(new Http(cluster.httpUri()));
-                workers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < opsPerThread; i++) {
-                        String path = paths[random.nextInt(paths.length)];
-                        String mode = path.equals("/") ? (random.nextInt(4) == 0 ? "exclusive" : "shared") : (random.nextInt(5) < 2 ? "exclusive" : "shared");
-                        String wait = switch (random.nextInt(4)) {
-                            case 0 -> "100ms";
-                            case 1 -> "300ms";
-                            default -> null;
-                        };
-                        Http.Response r = client.acquire("contended", path, mode, owner, "60s", wait);
-                        if (r.status() == 409) {
-                            conflicts.incrementAndGet();
-                            if (r.get("conflicts").isEmpty()) {
-                                unexpected.add("409 without conflicts: " + r);
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < opsPerThread; i++) {
+                                String path = paths[random.nextInt(paths.length)];
+                                String mode = path.equals("/")
+                                        ? (random.nextInt(4) == 0 ? "exclusive" : "shared")
+                                        : (random.nextInt(5) < 2 ? "exclusive" : "shared");
+                                String wait = switch (random.nextInt(4)) {
+                                    case 0 -> "100ms";
+                                    case 1 -> "300ms";
+                                    default -> null;
+                                };
+                                Http.Response r = client.acquire("contended", path, mode, owner, "60s", wait);
+                                if (r.status() == 409) {
+                                    conflicts.incrementAndGet();
+                                    if (r.get("conflicts").isEmpty()) {
+                                        unexpected.add("409 without conflicts: " + r);
+                                    }
+                                    continue;
+                                }
+                                if (r.status() != 200) {
+                                    unexpected.add(r.toString());
+                                    continue;
+                                }
+                                LockChecker.Held held = checker.enter(
+                                        path, mode, owner, r.get("token").asLong());
+                                if (random.nextInt(3) == 0) {
+                                    try {
+                                        Thread.sleep(random.nextInt(5));
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                        return;
+                                    }
+                                }
+                                checker.exit(held);
+                                Http.Response released = client.release("contended", path, owner, held.token());
+                                if (released.status() != 200) {
+                                    unexpected.add("release: " + released);
+                                }
                             }
-                            continue;
-                        }
-                        if (r.status() != 200) {
-                            unexpected.add(r.toString());
-                            continue;
-                        }
-                        LockChecker.Held held = checker.enter(path, mode, owner, r.get("token").asLong());
-                        if (random.nextInt(3) == 0) {
-                            try {
-                                Thread.sleep(random.nextInt(5));
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                                return;
-                            }
-                        }
-                        checker.exit(held);
-                        Http.Response released = client.release("contended", path, owner, held.token());
-                        if (released.status() != 200) {
-                            unexpected.add("release: " + released);
-                        }
-                    }
-                }, executor));
+                        },
+                        executor));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
         } finally {
@@ -726,14 +884,13 @@ class TreeLockIT {
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         System.out.printf(
-            "contention: %d threads x %d ops: %d granted, %d refused after their wait, in %d ms (%.0f ops/s)%n",
-            threads,
-            opsPerThread,
-            checker.granted(),
-            conflicts.get(),
-            millis,
-            threads * opsPerThread * 1000.0 / millis
-        );
+                "contention: %d threads x %d ops: %d granted, %d refused after their wait, in %d ms (%.0f ops/s)%n",
+                threads,
+                opsPerThread,
+                checker.granted(),
+                conflicts.get(),
+                millis,
+                threads * opsPerThread * 1000.0 / millis);
         assertThat(unexpected).isEmpty();
         assertThat(checker.violations()).isEmpty();
         assertThat(checker.granted()).isGreaterThan(threads * opsPerThread / 4);
@@ -752,10 +909,9 @@ class TreeLockIT {
     void shouldRefuseToBindAGrantToAUserWithoutSecurity() {
         createIndex("unsecured");
         Http.Response r = http().post(
-            "/unsecured/_treelock/acquire",
-            "{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}"
-        );
-        assertThat(assertError(r, 400, "illegal_argument_exception")).contains("bind_to_user needs an authenticated user");
+                        "/unsecured/_treelock/acquire", "{\"path\": \"/a\", \"owner\": \"w\", \"bind_to_user\": true}");
+        assertThat(assertError(r, 400, "illegal_argument_exception"))
+                .contains("bind_to_user needs an authenticated user");
         assertThat(locks().list("unsecured", null).get("locks")).isEmpty();
     }
 
@@ -764,14 +920,21 @@ class TreeLockIT {
     void shouldNeverGrantConflictingLocksWhileTheLockIndexPrimaryFails() throws Exception {
         assumeTrue(cluster.supportsNodeControl(), "needs node control");
         Http first = new Http(cluster.httpUri());
-        assertThat(first.put("/failover", "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 1}}").status()).isEqualTo(200);
+        assertThat(first.put("/failover", "{\"settings\": {\"number_of_shards\": 1, \"number_of_replicas\": 1}}")
+                        .status())
+                .isEqualTo(200);
         Locks setup = new Locks(first);
         JsonNode g = setup.acquire("failover", "/setup", "exclusive", "setup").json();
-        assertThat(setup.release("failover", "/setup", "setup", g.get("token").asLong()).status()).isEqualTo(200);
+        assertThat(setup.release("failover", "/setup", "setup", g.get("token").asLong())
+                        .status())
+                .isEqualTo(200);
         cluster.waitForHealth("green", Duration.ofMinutes(2));
         List<JsonNode> copies = lockIndexCopies(first);
         assertThat(copies).as("a primary and a replica: %s", copies).hasSize(2);
-        int victim = nodeIndex(copies.stream().filter(c -> c.get("prirep").asText().equals("p")).findFirst().orElseThrow());
+        int victim = nodeIndex(copies.stream()
+                .filter(c -> c.get("prirep").asText().equals("p"))
+                .findFirst()
+                .orElseThrow());
 
         List<URI> live = new CopyOnWriteArrayList<>(cluster.httpUris());
         LockChecker checker = new LockChecker();
@@ -790,7 +953,10 @@ class TreeLockIT {
             for (int t = 0; t < threads; t++) {
                 String owner = "worker-" + t;
                 Random random = new Random(2000 + t);
-                workers.add(CompletableFuture.runAsync(() -> work(owner, random, live, checker, stop, killed, grantedAfterKill, ops, unknown, unexpected), executor));
+                workers.add(CompletableFuture.runAsync(
+                        () -> work(
+                                owner, random, live, checker, stop, killed, grantedAfterKill, ops, unknown, unexpected),
+                        executor));
             }
             awaitTrue("operations before the kill", Duration.ofMinutes(2), () -> ops.get() >= 150);
             maxTokenBeforeKill = checker.maxToken();
@@ -807,62 +973,71 @@ class TreeLockIT {
             executor.shutdownNow();
         }
         System.out.printf(
-            "failover: killed node-%d (primary of %s) after %d ops; %d grants in all, %d after the kill; %d outcomes unknown (node died)%n",
-            victim,
-            LOCK_INDEX,
-            150,
-            checker.granted(),
-            grantedAfterKill.get(),
-            unknown.get()
-        );
+                "failover: killed node-%d (primary of %s) after %d ops; %d grants in all, %d after the kill; %d outcomes unknown (node died)%n",
+                victim, LOCK_INDEX, 150, checker.granted(), grantedAfterKill.get(), unknown.get());
         assertThat(unexpected).isEmpty();
         assertThat(checker.violations()).isEmpty();
 
         Http survivor = new Http(live.get(0));
         List<JsonNode> after = lockIndexCopies(survivor);
-        assertThat(after.stream().filter(c -> c.get("prirep").asText().equals("p") && c.get("state").asText().equals("STARTED")))
-            .as("a new primary: %s", after)
-            .hasSize(1)
-            .allSatisfy(c -> assertThat(nodeIndex(c)).isNotEqualTo(victim));
+        assertThat(after.stream()
+                        .filter(c -> c.get("prirep").asText().equals("p")
+                                && c.get("state").asText().equals("STARTED")))
+                .as("a new primary: %s", after)
+                .hasSize(1)
+                .allSatisfy(c -> assertThat(nodeIndex(c)).isNotEqualTo(victim));
 
         // Tokens still increase: above every token any client saw, before the kill or after.
         Locks locks = new Locks(survivor);
-        JsonNode fresh = locks.acquire("failover", "/after", "exclusive", "check").json();
-        assertThat(fresh.get("token").asLong()).isGreaterThan(checker.maxToken()).isGreaterThan(maxTokenBeforeKill);
-        assertThat(locks.release("failover", "/after", "check", fresh.get("token").asLong()).status()).isEqualTo(200);
+        JsonNode fresh =
+                locks.acquire("failover", "/after", "exclusive", "check").json();
+        assertThat(fresh.get("token").asLong())
+                .isGreaterThan(checker.maxToken())
+                .isGreaterThan(maxTokenBeforeKill);
+        assertThat(locks.release(
+                                "failover",
+                                "/after",
+                                "check",
+                                fresh.get("token").asLong())
+                        .status())
+                .isEqualTo(200);
 
         cluster.startNode(victim);
         cluster.waitForHealth("green", Duration.ofMinutes(3));
         // Through the restarted node: grants whose release got lost with the node expire (20 s leases), then the
         // global lock is free.
         Locks back = new Locks(new Http(cluster.httpUris().get(victim), Duration.ofSeconds(90)));
-        JsonNode global = back.acquire("failover", "/", "exclusive", "check", "10s", "45s").json();
+        JsonNode global = back.acquire("failover", "/", "exclusive", "check", "10s", "45s")
+                .json();
         assertThat(global.get("acquired").asBoolean()).as("%s", global).isTrue();
-        assertThat(global.get("token").asLong()).isGreaterThan(fresh.get("token").asLong());
-        assertThat(back.release("failover", "/", "check", global.get("token").asLong()).status()).isEqualTo(200);
-        System.out.printf("failover: recovered in %d s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killedAt));
+        assertThat(global.get("token").asLong())
+                .isGreaterThan(fresh.get("token").asLong());
+        assertThat(back.release("failover", "/", "check", global.get("token").asLong())
+                        .status())
+                .isEqualTo(200);
+        System.out.printf(
+                "failover: recovered in %d s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killedAt));
     }
 
     private static void work(
-        String owner,
-        Random random,
-        List<URI> live,
-        LockChecker checker,
-        AtomicBoolean stop,
-        AtomicBoolean killed,
-        AtomicInteger grantedAfterKill,
-        AtomicInteger ops,
-        AtomicInteger unknown,
-        ConcurrentLinkedQueue<String> unexpected
-    ) {
+            String owner,
+            Random random,
+            List<URI> live,
+            LockChecker checker,
+            AtomicBoolean stop,
+            AtomicBoolean killed,
+            AtomicInteger grantedAfterKill,
+            AtomicInteger ops,
+            AtomicInteger unknown,
+            ConcurrentLinkedQueue<String> unexpected) {
         java.util.Map<URI, Locks> clients = new java.util.HashMap<>();
         java.util.function.Supplier<Locks> anyLiveNode = () -> clients.computeIfAbsent(
-            live.get(random.nextInt(live.size())),
-            uri -> new Locks(new Http(uri, Duration.ofSeconds(90)))
-        );
+                live.get(random.nextInt(live.size())), uri -> new Locks(new Http(uri, Duration.ofSeconds(90))));
         while (stop.get() == false) {
             String path = PATHS[random.nextInt(PATHS.length)];
-            String mode = path.equals("/") ? (random.nextInt(4) == 0 ? "exclusive" : "shared") : (random.nextInt(5) < 2 ? "exclusive" : "shared");
+            String mode = path.equals("/")
+                    ? (random.nextInt(4) == 0 ? "exclusive" : "shared")
+                    : (random.nextInt(5) < 2 ? "exclusive" : "shared");
             Locks client = anyLiveNode.get();
             boolean afterKill = killed.get();
             Http.Response r;
@@ -887,7 +1062,8 @@ class TreeLockIT {
                 }
                 continue;
             }
-            LockChecker.Held held = checker.enter(path, mode, owner, r.get("token").asLong());
+            LockChecker.Held held =
+                    checker.enter(path, mode, owner, r.get("token").asLong());
             if (afterKill) {
                 grantedAfterKill.incrementAndGet();
             }
@@ -922,10 +1098,10 @@ class TreeLockIT {
         }
         String reason = r.get("error").get("reason").asText();
         return reason.startsWith("gave up after trying for ")
-            && reason.contains("the lock index [" + LOCK_INDEX + "] was unavailable")
-            && reason.contains("last failure: [")
-            && reason.contains("concurrently") == false
-            && r.get("error").has("caused_by");
+                && reason.contains("the lock index [" + LOCK_INDEX + "] was unavailable")
+                && reason.contains("last failure: [")
+                && reason.contains("concurrently") == false
+                && r.get("error").has("caused_by");
     }
 
     /**
@@ -944,13 +1120,18 @@ class TreeLockIT {
         assumeTrue(cluster.supportsNodeControl(), "needs node control");
         Http first = new Http(cluster.httpUri());
         cluster.waitForHealth("green", Duration.ofMinutes(3));
-        JsonNode held = new Locks(first).acquire("failover", "/outage", "exclusive", "outage", "10m", null).json();
+        JsonNode held = new Locks(first)
+                .acquire("failover", "/outage", "exclusive", "outage", "10m", null)
+                .json();
         assertThat(held.get("acquired").asBoolean()).as("%s", held).isTrue();
         List<JsonNode> copies = lockIndexCopies(first);
         assertThat(copies).hasSize(2);
         Set<Integer> victims = new java.util.TreeSet<>();
         copies.forEach(c -> victims.add(nodeIndex(c)));
-        int survivor = java.util.stream.IntStream.range(0, cluster.size()).filter(i -> victims.contains(i) == false).findFirst().orElseThrow();
+        int survivor = java.util.stream.IntStream.range(0, cluster.size())
+                .filter(i -> victims.contains(i) == false)
+                .findFirst()
+                .orElseThrow();
         Locks locks = new Locks(new Http(cluster.httpUris().get(survivor), Duration.ofSeconds(120)));
 
         ExecutorService executor = Executors.newFixedThreadPool(4);
@@ -961,17 +1142,18 @@ class TreeLockIT {
             }
             long token = held.get("token").asLong();
             List<Future<Http.Response>> answers = List.of(
-                executor.submit(() -> locks.acquire("failover", "/elsewhere", "exclusive", "outage-2")),
-                executor.submit(() -> locks.renew("failover", "/outage", "outage", token, "10m")),
-                executor.submit(() -> locks.release("failover", "/outage", "outage", token)),
-                executor.submit(() -> locks.list("failover", null))
-            );
+                    executor.submit(() -> locks.acquire("failover", "/elsewhere", "exclusive", "outage-2")),
+                    executor.submit(() -> locks.renew("failover", "/outage", "outage", token, "10m")),
+                    executor.submit(() -> locks.release("failover", "/outage", "outage", token)),
+                    executor.submit(() -> locks.list("failover", null)));
             for (Future<Http.Response> answer : answers) {
                 Http.Response r = answer.get(3, TimeUnit.MINUTES);
                 assertThat(truthfulUnavailable(r)).as("%s", r).isTrue();
                 System.out.printf("outage: %s%n", r.get("error").get("reason").asText());
             }
-            System.out.printf("outage: every request answered 503 within %d s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
+            System.out.printf(
+                    "outage: every request answered 503 within %d s%n",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start));
         } finally {
             executor.shutdownNow();
             for (int victim : victims) {
@@ -980,10 +1162,17 @@ class TreeLockIT {
         }
         cluster.waitForHealth("green", Duration.ofMinutes(3));
         Locks back = new Locks(new Http(cluster.httpUri(), Duration.ofSeconds(90)));
-        JsonNode after = back.acquire("failover", "/after-outage", "exclusive", "check").json();
+        JsonNode after =
+                back.acquire("failover", "/after-outage", "exclusive", "check").json();
         assertThat(after.get("acquired").asBoolean()).as("%s", after).isTrue();
         assertThat(after.get("token").asLong()).isGreaterThan(held.get("token").asLong());
-        assertThat(back.release("failover", "/after-outage", "check", after.get("token").asLong()).status()).isEqualTo(200);
+        assertThat(back.release(
+                                "failover",
+                                "/after-outage",
+                                "check",
+                                after.get("token").asLong())
+                        .status())
+                .isEqualTo(200);
     }
 
     private static List<JsonNode> lockIndexCopies(Http http) {
@@ -998,5 +1187,4 @@ class TreeLockIT {
     private static int nodeIndex(JsonNode copy) {
         return Integer.parseInt(copy.get("node").asText().substring("node-".length()));
     }
-
 }
