@@ -1,6 +1,7 @@
 package io.github.esrel.faults;
 
 import io.github.esrel.testenv.EsCluster;
+import java.time.Duration;
 import java.util.function.IntConsumer;
 
 /**
@@ -18,10 +19,14 @@ record NodeFault(String name, IntConsumer inject, IntConsumer heal) {
         return new NodeFault("kill -9", cluster::killNode, cluster::startNode);
     }
 
-    // TODO(issue 13, freeze): once testenv has cluster.freezeNode(i)/cluster.thawNode(i) (SIGSTOP past the
-    //  cluster's fault detection, then SIGCONT), add here:
-    //      static NodeFault freeze(EsCluster cluster) {
-    //          return new NodeFault("SIGSTOP", cluster::freezeNode, cluster::thawNode);
-    //      }
-    //  and one test method per fault test that passes NodeFault.freeze(cluster) (see the TODOs there).
+    /**
+     * {@code SIGSTOP} of the node: it keeps its sockets and answers nothing until the cluster's fault detection
+     * removes it (its primaries' replicas are promoted); healed by {@code SIGCONT} and waiting for it to rejoin.
+     */
+    static NodeFault freeze(EsCluster cluster) {
+        return new NodeFault("SIGSTOP", cluster::freezeNode, i -> {
+            cluster.thawNode(i);
+            cluster.waitForHealth("green", Duration.ofMinutes(5));
+        });
+    }
 }

@@ -70,11 +70,10 @@ class PropagationFaultIT {
         scenario(NodeFault.kill(cluster), "kill");
     }
 
-    // TODO(issue 13, freeze): once testenv has cluster.freezeNode/thawNode, the freeze variant is:
-    //  @Test
-    //  void shouldBringEveryChildUpToDateAndKeepEveryUserEditThroughAFrozenNode() throws Exception {
-    //      scenario(NodeFault.freeze(cluster), "freeze");
-    //  }
+    @Test
+    void shouldBringEveryChildUpToDateAndKeepEveryUserEditThroughAFrozenNode() throws Exception {
+        scenario(NodeFault.freeze(cluster), "freeze");
+    }
 
     private void scenario(NodeFault fault, String prefix) throws Exception {
         String users = prefix + "-users";

@@ -54,11 +54,10 @@ class RenameFaultIT {
         scenario(NodeFault.kill(cluster), "fs-kill");
     }
 
-    // TODO(issue 13, freeze): once testenv has cluster.freezeNode/thawNode, the freeze variant is:
-    //  @Test
-    //  void shouldMoveEveryFileExactlyOnceThroughAFrozenNode() throws Exception {
-    //      scenario(NodeFault.freeze(cluster), "fs-freeze");
-    //  }
+    @Test
+    void shouldMoveEveryFileExactlyOnceThroughAFrozenNode() throws Exception {
+        scenario(NodeFault.freeze(cluster), "fs-freeze");
+    }
 
     private void scenario(NodeFault fault, String index) throws Exception {
         AtomicLong done = new AtomicLong();

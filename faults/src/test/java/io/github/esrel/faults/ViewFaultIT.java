@@ -55,11 +55,10 @@ class ViewFaultIT {
         scenario(NodeFault.kill(cluster), "kill");
     }
 
-    // TODO(issue 13, freeze): once testenv has cluster.freezeNode/thawNode, the freeze variant is:
-    //  @Test
-    //  void shouldRepairEveryViewToItsSourceAfterAFrozenNodeDuringARebuildStorm() throws Exception {
-    //      scenario(NodeFault.freeze(cluster), "freeze");
-    //  }
+    @Test
+    void shouldRepairEveryViewToItsSourceAfterAFrozenNodeDuringARebuildStorm() throws Exception {
+        scenario(NodeFault.freeze(cluster), "freeze");
+    }
 
     private void scenario(NodeFault fault, String px) throws Exception {
         String users = px + "-users";
