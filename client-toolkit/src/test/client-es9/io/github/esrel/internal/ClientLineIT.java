@@ -80,9 +80,8 @@ class ClientLineIT {
                     new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
 
             // Writers that conflict (no write combining): the 409s must come back through this transport.
-            Occ occ = Occ.of(b -> b.client(legacy)
-                    .combineWrites(false)
-                    .retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
+            Occ occ = Occ.of(
+                    b -> b.client(legacy).combineWrites(false).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
             legacy.index(i ->
                     i.index("legacy-counters").id("1").document(new Counter(0)).refresh(Refresh.True));
             ExecutorService pool = Executors.newFixedThreadPool(8);
