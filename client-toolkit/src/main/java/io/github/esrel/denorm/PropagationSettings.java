@@ -36,6 +36,15 @@ record PropagationSettings(
 
     /** These settings with another listener. */
     PropagationSettings withListener(PropagationListener l) {
+        return with(l, bulksInFlight);
+    }
+
+    /** These settings with {@link #bulksInFlight} resolved: as configured, or asked of the cluster (0 = auto). */
+    PropagationSettings withBulksInFlightResolved() {
+        return bulksInFlight > 0 ? this : with(listener, BulksInFlight.of(client));
+    }
+
+    private PropagationSettings with(PropagationListener l, int inFlight) {
         return new PropagationSettings(
                 client,
                 relation,
@@ -54,34 +63,7 @@ record PropagationSettings(
                 ignoreStamps,
                 maxReportedFailures,
                 prefetch,
-                bulksInFlight,
-                owner);
-    }
-
-    /** These settings with {@link #bulksInFlight} resolved: as configured, or asked of the cluster (0 = auto). */
-    PropagationSettings withBulksInFlightResolved() {
-        if (bulksInFlight > 0) {
-            return this;
-        }
-        return new PropagationSettings(
-                client,
-                relation,
-                checkpoints,
-                batchSize,
-                maxDocsPerSecond,
-                retryPolicy,
-                readPolicy,
-                listener,
-                writeMode,
-                streaming,
-                keepAlive,
-                refresh,
-                maxPasses,
-                checkpointInterval,
-                ignoreStamps,
-                maxReportedFailures,
-                prefetch,
-                BulksInFlight.of(client),
+                inFlight,
                 owner);
     }
 
