@@ -59,7 +59,7 @@ class BlockFaultIT {
     private static final AtomicInteger PREFIX = new AtomicInteger();
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     private final ElasticsearchClient es = cluster.client();
 

@@ -50,7 +50,7 @@ class FrozenLockHolderFaultIT {
     private static final String PATH = "/reports";
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     @ParameterizedTest
     @EnumSource(

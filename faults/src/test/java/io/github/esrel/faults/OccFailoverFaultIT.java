@@ -62,7 +62,7 @@ class OccFailoverFaultIT {
     private static final Duration PATIENCE = Duration.ofMinutes(5);
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     /** The counter document: the total and each writer's share. */
     public record Counter(long total, Map<String, Long> by) {

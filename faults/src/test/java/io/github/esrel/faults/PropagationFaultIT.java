@@ -61,18 +61,18 @@ class PropagationFaultIT {
     private static final int EDITORS = 3;
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     private final ElasticsearchClient es = cluster.client();
 
     @Test
     void shouldBringEveryChildUpToDateAndKeepEveryUserEditThroughANodeKill() throws Exception {
-        scenario(NodeFault.kill(cluster), "kill");
+        scenario(NodeFault.kill(cluster), "prop-kill");
     }
 
     @Test
     void shouldBringEveryChildUpToDateAndKeepEveryUserEditThroughAFrozenNode() throws Exception {
-        scenario(NodeFault.freeze(cluster), "freeze");
+        scenario(NodeFault.freeze(cluster), "prop-freeze");
     }
 
     private void scenario(NodeFault fault, String prefix) throws Exception {

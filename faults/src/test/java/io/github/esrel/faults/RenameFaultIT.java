@@ -45,7 +45,7 @@ class RenameFaultIT {
     private static final int BATCH = 200;
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     private final ElasticsearchClient es = cluster.client();
 

@@ -64,13 +64,7 @@ class TreeLockFaultIT {
     private static final String PLUGIN_LOCK_INDEX = ".esrel-treelocks-1";
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder()
-            .nodes(3)
-            .setting("cluster.fault_detection.follower_check.timeout", "5s")
-            .setting("cluster.fault_detection.follower_check.retry_count", "2")
-            .setting("cluster.fault_detection.leader_check.timeout", "5s")
-            .setting("cluster.fault_detection.leader_check.retry_count", "2")
-            .build();
+    static final EsCluster cluster = FaultCluster.build();
 
     private static final List<LockLoad> loads = new ArrayList<>();
 

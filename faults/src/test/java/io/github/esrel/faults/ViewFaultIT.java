@@ -46,18 +46,18 @@ class ViewFaultIT {
     private static final String META = "esrel";
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    static final EsCluster cluster = FaultCluster.build();
 
     private final ElasticsearchClient es = cluster.client();
 
     @Test
     void shouldRepairEveryViewToItsSourceAfterANodeKillDuringARebuildStorm() throws Exception {
-        scenario(NodeFault.kill(cluster), "kill");
+        scenario(NodeFault.kill(cluster), "view-kill");
     }
 
     @Test
     void shouldRepairEveryViewToItsSourceAfterAFrozenNodeDuringARebuildStorm() throws Exception {
-        scenario(NodeFault.freeze(cluster), "freeze");
+        scenario(NodeFault.freeze(cluster), "view-freeze");
     }
 
     private void scenario(NodeFault fault, String px) throws Exception {

@@ -58,6 +58,11 @@ interface ClusterBackend extends AutoCloseable {
         throw noNodeControl();
     }
 
+    /** Whether node {@code i}'s process runs (frozen or not); {@code true} where testenv does not control nodes. */
+    default boolean nodeRunning(int i) {
+        return true;
+    }
+
     /** Suspends node {@code i}'s process (SIGSTOP); a no-op if it is frozen already. */
     default void freezeNode(int i) {
         throw noNodeControl();

@@ -7,7 +7,8 @@ import java.util.Map;
 
 /**
  * What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. Equal
- * specs of {@link #shared} clusters name the same cluster.
+ * specs of {@link #shared} clusters name the same cluster, so a shared cluster with {@link #nodeControl}
+ * is never handed to a class that did not ask for it.
  */
 record ClusterSpec(
         int nodes,
@@ -17,6 +18,7 @@ record ClusterSpec(
         Duration startTimeout,
         String version,
         boolean shared,
+        boolean nodeControl,
         Security security) {
 
     ClusterSpec {

@@ -17,6 +17,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.elasticsearch.client.RestClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real Elasticsearch cluster for tests, with the esrel plugin installed unless disabled.
@@ -42,6 +44,11 @@ import org.elasticsearch.client.RestClient;
  * then comes up fresh, with new data.
  */
 public final class EsCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EsCluster.class);
+
+    /** How long {@link #close()} waits for a shared cluster with node control to be green again. */
+    private static final Duration RESTORE_HEALTH_TIMEOUT = Duration.ofMinutes(5);
 
     private final ClusterSpec spec;
     private volatile Running running;
@@ -205,11 +212,12 @@ public final class EsCluster implements AutoCloseable {
      * Tests of failover can {@code assumeTrue} it.
      *
      * @return {@code true} if nodes can be stopped, killed, frozen and started; always {@code false} for a
-     *     {@link Builder#shared() shared} cluster
+     *     {@link Builder#shared() shared} cluster unless it was built {@link Builder#sharedWithNodeControl()
+     *     with node control}
      * @throws IllegalStateException if the cluster is not started
      */
     public boolean supportsNodeControl() {
-        return !spec.shared() && running().backend.supportsNodeControl();
+        return (!spec.shared() || spec.nodeControl()) && running().backend.supportsNodeControl();
     }
 
     /**
@@ -219,7 +227,7 @@ public final class EsCluster implements AutoCloseable {
      * @param i the node index, from 0 to {@link #size()} - 1
      * @throws IndexOutOfBoundsException if there is no node {@code i}
      * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-     *     {@link Builder#shared() shared}
+     *     {@link Builder#shared() shared} without node control
      */
     public synchronized void stopNode(int i) {
         controllableNode(i).stopNode(i);
@@ -233,7 +241,7 @@ public final class EsCluster implements AutoCloseable {
      * @param i the node index, from 0 to {@link #size()} - 1
      * @throws IndexOutOfBoundsException if there is no node {@code i}
      * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-     *     {@link Builder#shared() shared}
+     *     {@link Builder#shared() shared} without node control
      */
     public synchronized void killNode(int i) {
         controllableNode(i).killNode(i);
@@ -253,7 +261,7 @@ public final class EsCluster implements AutoCloseable {
      * @throws IndexOutOfBoundsException if there is no node {@code i}
      * @throws IllegalStateException if node {@code i} is not running
      * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-     *     {@link Builder#shared() shared}
+     *     {@link Builder#shared() shared} without node control
      */
     public synchronized void freezeNode(int i) {
         controllableNode(i).freezeNode(i);
@@ -268,7 +276,7 @@ public final class EsCluster implements AutoCloseable {
      * @param i the node index, from 0 to {@link #size()} - 1
      * @throws IndexOutOfBoundsException if there is no node {@code i}
      * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-     *     {@link Builder#shared() shared}
+     *     {@link Builder#shared() shared} without node control
      */
     public synchronized void thawNode(int i) {
         controllableNode(i).thawNode(i);
@@ -285,7 +293,7 @@ public final class EsCluster implements AutoCloseable {
      *
      * @param healthTimeout how long to wait for the health after each node's start, at most
      * @throws UnsupportedOperationException if the backend cannot control nodes, or the cluster is
-     *     {@link Builder#shared() shared}
+     *     {@link Builder#shared() shared} without node control
      * @throws EsClusterException if a node does not come back within the start timeout, or the health
      *     is not reached within {@code healthTimeout}
      */
@@ -451,7 +459,10 @@ public final class EsCluster implements AutoCloseable {
 
     /**
      * Stops every node and deletes its data (an external cluster is left running); idempotent. A
-     * {@link Builder#shared() shared} cluster is only let go of: it stops when the test run ends.
+     * {@link Builder#shared() shared} cluster is only let go of: it stops when the test run ends. One
+     * {@link Builder#sharedWithNodeControl() with node control} is first put back for the next class:
+     * frozen nodes thawed, stopped or killed nodes started, the cluster awaited green; if that fails it
+     * is stopped, and the next class that asks for it gets a fresh one.
      */
     @Override
     public synchronized void close() {
@@ -459,9 +470,32 @@ public final class EsCluster implements AutoCloseable {
         if (r == null) {
             return;
         }
+        if (spec.shared() && spec.nodeControl()) {
+            restoreForTheNextClass(r);
+        }
         running = null;
         if (!spec.shared()) {
             r.close();
+        }
+    }
+
+    private void restoreForTheNextClass(Running r) {
+        try {
+            for (int i = 0; i < r.backend.size(); i++) {
+                if (r.frozen.contains(i)) {
+                    thawNode(i);
+                }
+                if (!r.backend.nodeRunning(i)) {
+                    startNode(i);
+                }
+            }
+            waitForHealth("green", RESTORE_HEALTH_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Stopping the shared cluster {}: it could not be put back for the next class: {}",
+                    this,
+                    e.toString());
+            SharedClusters.discard(spec, r);
         }
     }
 
@@ -492,12 +526,13 @@ public final class EsCluster implements AutoCloseable {
         return r;
     }
 
-    /** The backend, to stop, kill or start node {@code i}: never on a shared cluster. */
+    /** The backend, to stop, kill or start node {@code i}: never on a shared cluster without node control. */
     private ClusterBackend controllableNode(int i) {
-        if (spec.shared()) {
+        if (spec.shared() && !spec.nodeControl()) {
             throw new UnsupportedOperationException(
                     "this cluster is shared with other test classes: build one with EsCluster.builder()"
-                            + " without shared() to stop, kill, freeze or restart its nodes");
+                            + " without shared(), or with sharedWithNodeControl(), to stop, kill, freeze or"
+                            + " restart its nodes");
         }
         return backendForNode(i);
     }
@@ -591,6 +626,7 @@ public final class EsCluster implements AutoCloseable {
 
         private int nodes = 1;
         private boolean shared;
+        private boolean nodeControl;
         private Security security;
         private boolean plugin = true;
         private String heap;
@@ -622,12 +658,34 @@ public final class EsCluster implements AutoCloseable {
          * it stops when the JUnit run ends (or the JVM exits). Node starts are what integration tests
          * spend most of their time on; a shared cluster pays for one. Tests on it must not assume an
          * empty cluster (name indices after the test class) and cannot stop, kill or restart its nodes
-         * ({@link #supportsNodeControl()} is {@code false}). Default: not shared.
+         * ({@link #supportsNodeControl()} is {@code false}; see {@link #sharedWithNodeControl()}). Default:
+         * not shared.
          *
          * @return this builder
          */
         public Builder shared() {
             this.shared = true;
+            this.nodeControl = false;
+            return this;
+        }
+
+        /**
+         * Shares the cluster as {@link #shared()} does, and lets the classes that share it stop, kill,
+         * freeze and restart its nodes: for a suite of fault tests on a multi-node cluster, where
+         * starting the nodes for every class is what costs the time. The classes take turns (JUnit runs
+         * classes one after another unless parallel execution is turned on; do not turn it on for them),
+         * and each leaves the cluster as it found it: when a class lets go of it ({@link #close()}, done
+         * by the extension after the class), testenv thaws the nodes it froze, starts the nodes it stopped
+         * or killed and waits for green, also when the class failed; a cluster that cannot be put back is
+         * stopped, and the next class gets a fresh one. Indices, settings and data of earlier classes stay:
+         * name indices after the test class. Such a cluster is only shared with classes that asked for
+         * node control too. Default: not shared.
+         *
+         * @return this builder
+         */
+        public Builder sharedWithNodeControl() {
+            this.shared = true;
+            this.nodeControl = true;
             return this;
         }
 
@@ -744,8 +802,8 @@ public final class EsCluster implements AutoCloseable {
          */
         public EsCluster build() {
             String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
-            return new EsCluster(
-                    new ClusterSpec(nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, security));
+            return new EsCluster(new ClusterSpec(
+                    nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, nodeControl, security));
         }
     }
 }

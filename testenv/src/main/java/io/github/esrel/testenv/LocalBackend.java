@@ -218,6 +218,12 @@ final class LocalBackend implements ClusterBackend {
     }
 
     @Override
+    public synchronized boolean nodeRunning(int i) {
+        LocalNode.Status status = nodes.get(i).poll();
+        return status == LocalNode.Status.RUNNING || status == LocalNode.Status.STARTING;
+    }
+
+    @Override
     public Path nodeLog(int i) {
         return nodes.get(i).log();
     }

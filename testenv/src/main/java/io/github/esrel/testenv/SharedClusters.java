@@ -26,6 +26,14 @@ final class SharedClusters {
         return running;
     }
 
+    /** Stops {@code running}, the cluster of {@code spec}, if it still is; a later {@link #running} starts afresh. */
+    static void discard(ClusterSpec spec, EsCluster.Running running) {
+        synchronized (SharedClusters.class) {
+            RUNNING.remove(spec, running);
+        }
+        running.close();
+    }
+
     /** Stops every shared cluster; a later {@link #running} starts afresh. */
     static void closeAll() {
         List<EsCluster.Running> all;

@@ -102,6 +102,7 @@ class ClusterLifecycleIT {
                     TestenvProperties.startTimeout(),
                     TestenvProperties.esVersion(),
                     false,
+                    false,
                     null);
             LocalBackend backend = new LocalBackend(spec, ports);
             try {

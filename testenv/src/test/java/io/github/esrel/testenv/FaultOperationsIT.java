@@ -33,16 +33,24 @@ class FaultOperationsIT {
 
     private static final Duration PATIENCE = Duration.ofMinutes(3);
 
-    // Fault detection quicker than the default (3 checks of 10 s) to keep the freeze short.
     @Cluster
-    static final EsCluster cluster = EsCluster.builder()
-            .nodes(3)
-            .plugin(false)
-            .setting("cluster.fault_detection.follower_check.timeout", "3s")
-            .setting("cluster.fault_detection.follower_check.retry_count", "2")
-            .setting("cluster.fault_detection.leader_check.timeout", "3s")
-            .setting("cluster.fault_detection.leader_check.retry_count", "2")
-            .build();
+    static final EsCluster cluster = faultCluster().build();
+
+    /**
+     * Shared with node control, so that the last test can check how it is handed on; no other class asks
+     * for this configuration. Fault detection quicker than the default (3 checks of 10 s) keeps the
+     * freeze short.
+     */
+    private static EsCluster.Builder faultCluster() {
+        return EsCluster.builder()
+                .nodes(3)
+                .plugin(false)
+                .sharedWithNodeControl()
+                .setting("cluster.fault_detection.follower_check.timeout", "3s")
+                .setting("cluster.fault_detection.follower_check.retry_count", "2")
+                .setting("cluster.fault_detection.leader_check.timeout", "3s")
+                .setting("cluster.fault_detection.leader_check.retry_count", "2");
+    }
 
     @Test
     @Order(1)
@@ -130,6 +138,36 @@ class FaultOperationsIT {
         assertThat(Processes.elasticsearchUnder(nodeDir(victim))).isEmpty();
     }
 
+    /**
+     * A class that lets go of a shared cluster with node control hands it on whole: the node killed
+     * above started again, a node left frozen thawed, green, and the data of the classes before kept.
+     */
+    @Test
+    @Order(5)
+    void shouldHandASharedClusterOnWithEveryNodeBackAndItsDataKept() throws IOException {
+        List<URI> before = cluster.httpUris();
+        int master = cluster.masterNode();
+        Path killed = nodeDir((master + 1) % 3); // by the test before
+        Path frozen = nodeDir((master + 2) % 3);
+        assertThat(Processes.elasticsearchUnder(killed)).isEmpty();
+        cluster.freezeNode((master + 2) % 3);
+
+        cluster.close(); // as the extension does after the class
+
+        try (EsCluster next = faultCluster().build()) {
+            next.start();
+            assertThat(next.supportsNodeControl()).isTrue();
+            assertThat(next.client().cluster().health().numberOfNodes()).isEqualTo(3);
+            assertThat(next.client().cluster().health().status().jsonValue()).isEqualTo("green");
+            assertThat(Processes.elasticsearchUnder(killed)).hasSize(1);
+            assertThat(processStates(frozen)).isNotEmpty().doesNotContain("T");
+            assertThat(next.client().count(c -> c.index("docs")).count())
+                    .as("the same cluster, not a fresh one")
+                    .isEqualTo(4);
+            assertThat(next.httpUris()).hasSameSizeAs(before);
+        }
+    }
+
     /** A cat API's rows, read with the low-level client: the cat types differ between client lines. */
     private static JsonNode cat(String path) throws IOException {
         Response response = cluster.restClient().performRequest(new Request("GET", path + "&format=json"));
@@ -152,7 +190,11 @@ class FaultOperationsIT {
 
     /** The scheduler state ({@code R}, {@code S}, {@code T} for stopped...) of the node's process. */
     private static List<String> processStates(int node) {
-        return Processes.elasticsearchUnder(nodeDir(node)).stream()
+        return processStates(nodeDir(node));
+    }
+
+    private static List<String> processStates(Path nodeDir) {
+        return Processes.elasticsearchUnder(nodeDir).stream()
                 .map(p -> {
                     try {
                         String stat = Files.readString(Path.of("/proc", p.pid() + "", "stat"));

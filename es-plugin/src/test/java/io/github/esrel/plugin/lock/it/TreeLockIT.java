@@ -929,7 +929,7 @@ class TreeLockIT {
                         .status())
                 .isEqualTo(200);
         cluster.waitForHealth("green", Duration.ofMinutes(2));
-        List<JsonNode> copies = lockIndexCopies(first);
+        List<JsonNode> copies = settledLockIndexCopies(first);
         assertThat(copies).as("a primary and a replica: %s", copies).hasSize(2);
         int victim = nodeIndex(copies.stream()
                 .filter(c -> c.get("prirep").asText().equals("p"))
@@ -1124,7 +1124,7 @@ class TreeLockIT {
                 .acquire("failover", "/outage", "exclusive", "outage", "10m", null)
                 .json();
         assertThat(held.get("acquired").asBoolean()).as("%s", held).isTrue();
-        List<JsonNode> copies = lockIndexCopies(first);
+        List<JsonNode> copies = settledLockIndexCopies(first);
         assertThat(copies).hasSize(2);
         Set<Integer> victims = new java.util.TreeSet<>();
         copies.forEach(c -> victims.add(nodeIndex(c)));
@@ -1181,6 +1181,29 @@ class TreeLockIT {
         List<JsonNode> copies = new ArrayList<>();
         r.json().forEach(copies::add);
         return copies;
+    }
+
+    /**
+     * The lock index's shard copies once none of them is moving: a green cluster may still be rebalancing
+     * (a relocating copy is listed as {@code node-2 -> … node-1}), and the victims must be where the copies
+     * stay.
+     */
+    private static List<JsonNode> settledLockIndexCopies(Http http) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            Http.Response settled =
+                    http.get("/_cluster/health?wait_for_status=green&wait_for_no_relocating_shards=true&timeout=45s");
+            List<JsonNode> copies = lockIndexCopies(http);
+            boolean started =
+                    copies.stream().allMatch(c -> c.get("state").asText().equals("STARTED"));
+            if ((settled.status() == 200 && started) || attempt == 4) {
+                assertThat(settled.status()).as("%s", settled).isEqualTo(200);
+                assertThat(copies)
+                        .as("%s", copies)
+                        .allMatch(c -> c.get("state").asText().equals("STARTED"));
+                return copies;
+            }
+            Thread.sleep(1000); // a rebalance started between the two calls, or is still going on
+        }
     }
 
     /** testenv names node i {@code node-i}. */
