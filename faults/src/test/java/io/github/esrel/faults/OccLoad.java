@@ -1,0 +1,183 @@
+package io.github.esrel.faults;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import io.github.esrel.occ.Occ;
+import io.github.esrel.occ.OccConflictException;
+import io.github.esrel.occ.OccException;
+import io.github.esrel.occ.Outcome;
+import io.github.esrel.occ.Versioned;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * {@value #WRITERS} writers incrementing one counter document with {@link Occ} for as long as a soak lasts,
+ * as {@link OccFailoverFaultIT} does through one failover: each increment is recorded in the writer's own
+ * share ({@code by}) besides the {@code total}, so that an acknowledged increment missing from the count is
+ * pinned to its writer. {@link #check} compares the acknowledged counts with the document at any time.
+ *
+ * <p>Recovery is timed per fault: {@link #faultInEffect} marks the moment, and the first acknowledged
+ * increment whose request was sent after it gives {@link #recoveryMs}.
+ */
+final class OccLoad {
+
+    static final int WRITERS = 16;
+
+    private final Occ occ;
+    private final String index;
+    private final String id;
+    private final AtomicLongArray acked = new AtomicLongArray(WRITERS);
+    private final AtomicLong gaveUp = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicLong firstAckAfterFault = new AtomicLong(Long.MAX_VALUE);
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private ExecutorService pool;
+    private final List<Future<?>> writers = new ArrayList<>();
+
+    /** The counter document: the total and each writer's share. */
+    public record Counter(long total, Map<String, Long> by) {
+        Counter plus(String writer) {
+            Map<String, Long> next = new HashMap<>(by);
+            next.merge(writer, 1L, Long::sum);
+            return new Counter(total + 1, next);
+        }
+    }
+
+    /** What the counter holds against what was acknowledged when it was read. */
+    record Check(
+            long acknowledged,
+            long total,
+            long sumOfShares,
+            long missing,
+            Map<String, Long> missingByWriter,
+            long primaryTerm) {
+        /** Acknowledged increments missing from their writer's share, plus 1 if the total is not the shares' sum. */
+        long violations() {
+            return missing + (total == sumOfShares ? 0 : 1);
+        }
+    }
+
+    private OccLoad(ElasticsearchClient es, String index, String id) {
+        this.occ = Occ.of(b -> b.client(es));
+        this.index = index;
+        this.id = id;
+    }
+
+    /** Writes the counter at 0 into {@code index} (which must exist) and returns a load on it, not started. */
+    static OccLoad on(ElasticsearchClient es, String index, String id) throws IOException {
+        es.index(i -> i.index(index).id(id).document(new Counter(0, Map.of())).refresh(Refresh.True));
+        return new OccLoad(es, index, id);
+    }
+
+    synchronized void start() {
+        pool = Executors.newFixedThreadPool(WRITERS);
+        for (int w = 0; w < WRITERS; w++) {
+            int writer = w;
+            writers.add(pool.submit(() -> write(writer)));
+        }
+    }
+
+    private Void write(int writer) throws InterruptedException {
+        String name = "w" + writer;
+        while (!stop.get()) {
+            long started = System.nanoTime();
+            try {
+                Outcome<Counter> o = occ.update(index, id, Counter.class, c -> c.plus(name));
+                if (o.status() == Outcome.Status.UPDATED) {
+                    acked.incrementAndGet(writer);
+                    if (started >= faultAt.get()) {
+                        firstAckAfterFault.accumulateAndGet(System.nanoTime(), Math::min);
+                    }
+                }
+            } catch (OccConflictException e) {
+                gaveUp.incrementAndGet();
+            } catch (OccException e) {
+                errors.incrementAndGet();
+                Thread.sleep(50);
+            }
+        }
+        return null;
+    }
+
+    /** Marks the moment a fault took effect: {@link #recoveryMs} times from here. */
+    void faultInEffect(long nanos) {
+        firstAckAfterFault.set(Long.MAX_VALUE);
+        faultAt.set(nanos);
+    }
+
+    /** From the last {@link #faultInEffect} to the first acknowledgement of an increment sent after it; -1 if none yet. */
+    long recoveryMs() {
+        long first = firstAckAfterFault.get();
+        return first == Long.MAX_VALUE ? -1 : (first - faultAt.get()) / 1_000_000;
+    }
+
+    /** Increments acknowledged so far. */
+    long operations() {
+        long s = 0;
+        for (int w = 0; w < WRITERS; w++) {
+            s += acked.get(w);
+        }
+        return s;
+    }
+
+    long gaveUp() {
+        return gaveUp.get();
+    }
+
+    long errors() {
+        return errors.get();
+    }
+
+    /**
+     * Reads the counter (a real-time get) after taking the acknowledged counts: every increment acknowledged
+     * before the read must be in its writer's share.
+     */
+    Check check() {
+        long[] before = new long[WRITERS];
+        for (int w = 0; w < WRITERS; w++) {
+            before[w] = acked.get(w);
+        }
+        Versioned<Counter> now = occ.get(index, id, Counter.class).orElseThrow();
+        long missing = 0;
+        long acknowledged = 0;
+        Map<String, Long> missingBy = new TreeMap<>();
+        for (int w = 0; w < WRITERS; w++) {
+            long m = before[w] - now.value().by().getOrDefault("w" + w, 0L);
+            if (m > 0) {
+                missing += m;
+                missingBy.put("w" + w, m);
+            }
+            acknowledged += before[w];
+        }
+        long sum = now.value().by().values().stream().mapToLong(Long::longValue).sum();
+        return new Check(acknowledged, now.value().total(), sum, missing, missingBy, now.primaryTerm());
+    }
+
+    /** Stops the writers and waits for them. */
+    synchronized void stop() throws Exception {
+        stop.set(true);
+        if (pool == null) {
+            return;
+        }
+        pool.shutdown();
+        if (!pool.awaitTermination(3, TimeUnit.MINUTES)) {
+            pool.shutdownNow();
+            throw new AssertionError("the OCC writers did not stop within 3 minutes");
+        }
+        for (Future<?> f : writers) {
+            f.get();
+        }
+    }
+}
