@@ -2,11 +2,19 @@ package io.github.esrel.faults;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.cat.shards.ShardsRecord;
+import io.github.esrel.testenv.EsCluster;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** What the fault tests share: which node holds an index's primaries, waiting with a deadline, the figure row. */
 final class Faults {
@@ -73,6 +81,43 @@ final class Faults {
         System.out.printf(
                 "FIGURE | fault=%s | capability=%s | operations=%d | violations=%d | recovery_ms=%d%n",
                 fault, capability, operations, violations, recoveryMs);
+    }
+
+    private static final Pattern NODES = Pattern.compile("\"number_of_nodes\"\\s*:\\s*(\\d+)");
+
+    /**
+     * Waits until a node other than {@code frozen} reports the cluster without it: fault detection removed
+     * the frozen node. Asks each other node's local health in turn (one may be busy electing a master).
+     */
+    static void awaitRemoved(EsCluster cluster, int frozen, Duration patience) throws InterruptedException {
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            for (int i = 0; i < cluster.size(); i++) {
+                if (i == frozen) {
+                    continue;
+                }
+                URI health = cluster.httpUris().get(i).resolve("/_cluster/health?local=true");
+                try {
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(health)
+                                    .timeout(Duration.ofSeconds(3))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    Matcher m = NODES.matcher(r.body());
+                    if (m.find() && Integer.parseInt(m.group(1)) == cluster.size() - 1) {
+                        return;
+                    }
+                } catch (IOException e) {
+                    // This node is busy electing or slow: ask the next.
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("node-" + frozen + " not removed by fault detection within " + patience);
+            }
+            Thread.sleep(250);
+        }
     }
 
     static long millisSince(long nanos) {

@@ -10,10 +10,6 @@ import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -242,7 +236,7 @@ class SoakFaultIT {
         try {
             cluster.freezeNode(victim);
             inEffect.run();
-            awaitRemoved(victim);
+            Faults.awaitRemoved(cluster, victim, PATIENCE);
             Thread.sleep(FROZEN_PAST_REMOVAL.toMillis());
         } finally {
             cluster.thawNode(victim); // nothing if it is not frozen
@@ -371,39 +365,5 @@ class SoakFaultIT {
             }
         }
         return held.isEmpty() ? " (no aimed-at primary)" : " (primary of " + String.join(", ", held) + ")";
-    }
-
-    private static final Pattern NODES = Pattern.compile("\"number_of_nodes\"\\s*:\\s*(\\d+)");
-
-    /** Waits until a node other than {@code frozen} reports the cluster without it (as TreeLockFaultIT does). */
-    private static void awaitRemoved(int frozen) throws InterruptedException {
-        HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (true) {
-            for (int i = 0; i < cluster.size(); i++) {
-                if (i == frozen) {
-                    continue;
-                }
-                URI health = cluster.httpUris().get(i).resolve("/_cluster/health?local=true");
-                try {
-                    HttpResponse<String> r = http.send(
-                            HttpRequest.newBuilder(health)
-                                    .timeout(Duration.ofSeconds(3))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    Matcher m = NODES.matcher(r.body());
-                    if (m.find() && Integer.parseInt(m.group(1)) == cluster.size() - 1) {
-                        return;
-                    }
-                } catch (IOException e) {
-                    // This node is busy electing or slow: ask the next.
-                }
-            }
-            assertThat(System.nanoTime())
-                    .as("node-%d removed by fault detection in time", frozen)
-                    .isLessThan(deadline);
-            Thread.sleep(250);
-        }
     }
 }

@@ -10,17 +10,11 @@ import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -153,7 +147,7 @@ class TreeLockFaultIT {
         runThrough("node frozen (SIGSTOP) past fault detection", victim, injected -> {
             cluster.freezeNode(victim);
             injected.run();
-            awaitRemoved(victim);
+            Faults.awaitRemoved(cluster, victim, PATIENCE);
             Thread.sleep(5_000);
             cluster.thawNode(victim);
             cluster.waitForHealth("green", PATIENCE);
@@ -261,40 +255,6 @@ class TreeLockFaultIT {
                     .as("%d operations, %d per backend, in time: %s", total, each, what)
                     .isLessThan(deadline);
             Thread.sleep(100);
-        }
-    }
-
-    private static final Pattern NODES = Pattern.compile("\"number_of_nodes\"\\s*:\\s*(\\d+)");
-
-    /** Waits until a node other than {@code frozen} reports the cluster without it. */
-    private static void awaitRemoved(int frozen) throws InterruptedException {
-        HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (true) {
-            for (int i = 0; i < cluster.size(); i++) {
-                if (i == frozen) {
-                    continue;
-                }
-                URI health = cluster.httpUris().get(i).resolve("/_cluster/health?local=true");
-                try {
-                    HttpResponse<String> r = http.send(
-                            HttpRequest.newBuilder(health)
-                                    .timeout(Duration.ofSeconds(3))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    Matcher m = NODES.matcher(r.body());
-                    if (m.find() && Integer.parseInt(m.group(1)) == cluster.size() - 1) {
-                        return;
-                    }
-                } catch (IOException e) {
-                    // This node is busy electing or slow: ask the next.
-                }
-            }
-            assertThat(System.nanoTime())
-                    .as("node-%d removed by fault detection in time", frozen)
-                    .isLessThan(deadline);
-            Thread.sleep(250);
         }
     }
 }
