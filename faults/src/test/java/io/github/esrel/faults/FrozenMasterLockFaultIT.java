@@ -57,8 +57,15 @@ class FrozenMasterLockFaultIT {
 
     @Test
     void shouldAnswerOnlyTheDocumentedOutcomesWhileTheMasterHoldingTheLockPrimaryIsFrozen() throws Exception {
-        cluster.waitForHealth("green", PATIENCE);
         URI any = cluster.httpUri();
+        // The namespace index must exist (the plugin authorizes a lock by it); one replica, like the lock index.
+        Answer created = send(
+                any,
+                "PUT",
+                "/" + NAMESPACE,
+                Map.of("settings", Map.of("number_of_shards", 1, "number_of_replicas", 1)));
+        assertThat(created.status()).as("%s", created).isEqualTo(200);
+        cluster.waitForHealth("green", PATIENCE);
         long tokenBefore = acquireAndRelease(any, "/before");
         int victim = cluster.primaryNode(LOCK_INDEX, 0);
         makeMaster(victim);

@@ -101,12 +101,12 @@ class RenameFaultIT {
                     }
                     stopReason = fe.getMessage();
                     System.out.println("rename stopped: " + fe.getMessage());
-                    result = fs.renameDirectory("/src", "/dst");
+                    result = finish(fs);
                 }
                 if (!result.done()) {
                     stopReason = result.status() + ": " + result.message();
-                    System.out.println("rename ended " + result + "; running it again");
-                    result = fs.renameDirectory("/src", "/dst");
+                    System.out.println("rename ended " + result + "; finishing it");
+                    result = finish(fs);
                 }
             } finally {
                 if (victim >= 0) {
@@ -134,6 +134,28 @@ class RenameFaultIT {
         assertThat(violations)
                 .as("files lost, duplicated or not moved; locks left")
                 .isEmpty();
+    }
+
+    /**
+     * What an application does with a rename that stopped: {@code continueRenameDirectory} until it is done,
+     * a few times, as the cluster may still be failing over.
+     */
+    private static RenameResult finish(FileTree fs) throws InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                RenameResult r = fs.continueRenameDirectory("/src", "/dst");
+                if (r.done() || attempt == 5) {
+                    return r;
+                }
+                System.out.println("continued rename ended " + r + "; again");
+            } catch (FsException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+                System.out.println("continued rename stopped: " + e.getMessage() + "; again");
+            }
+            Thread.sleep(2_000);
+        }
     }
 
     /** Writes the files in FileTree's document layout with one bulk per batch; id -> {path, contents}. */
