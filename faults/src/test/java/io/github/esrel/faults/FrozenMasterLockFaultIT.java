@@ -34,6 +34,11 @@ import org.junit.jupiter.api.Test;
  * the lock index … was unavailable" that names the last cause. Never a 502 {@code node_not_connected_exception}
  * (the transport error leaking out), never "changed concurrently on every attempt" (which did not happen),
  * never any other 5xx. After the thaw, locks are granted again with tokens above every token seen before.
+ * With the suite's fault detection (two checks of 5 s) the cluster fails over within the plugin's 30 s of
+ * retrying, so the calls mostly wait and succeed; with the default (three of 10 s) some give up with the 503
+ * (es-plugin's {@code TreeLockIT} provokes that 503 with every copy of the lock index gone). Either is
+ * documented; the test checks that nothing else comes back and that the freeze was felt (a call waited
+ * out fault detection).
  *
  * <p>The master is moved onto the primary's node first, with voting configuration exclusions of the other two
  * nodes, which are then cleared (and the voting configuration awaited back to three nodes, so the two
@@ -51,6 +56,9 @@ class FrozenMasterLockFaultIT {
 
     @Cluster
     static final EsCluster cluster = FaultCluster.build();
+
+    /** The longest any request took to be answered. */
+    private final AtomicLong slowestMs = new AtomicLong();
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -127,13 +135,14 @@ class FrozenMasterLockFaultIT {
                 operations,
                 undocumented.size(),
                 -1,
-                "answers by kind " + answers + "; token after the thaw " + after + " > " + maxToken.get());
+                "answers by kind " + answers + "; slowest answer " + slowestMs.get() + " ms; token after the thaw "
+                        + after + " > " + maxToken.get());
         assertThat(undocumented)
                 .as("answers the REST contract does not document")
                 .isEmpty();
-        assertThat(answers.keySet())
-                .as("the freeze was felt: some requests gave up with the documented 503")
-                .anyMatch(k -> k.endsWith("503 unavailable"));
+        assertThat(slowestMs.get())
+                .as("the freeze was felt: some request waited out fault detection (two checks of 5 s)")
+                .isGreaterThanOrEqualTo(5_000);
         assertThat(after).as("tokens keep increasing").isGreaterThan(maxToken.get());
     }
 
@@ -254,6 +263,15 @@ class FrozenMasterLockFaultIT {
     }
 
     private Answer send(URI node, String method, String path, Object body) {
+        long start = System.nanoTime();
+        try {
+            return sendTimed(node, method, path, body);
+        } finally {
+            slowestMs.accumulateAndGet(Faults.millisSince(start), Math::max);
+        }
+    }
+
+    private Answer sendTimed(URI node, String method, String path, Object body) {
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(node.resolve(path))
                     .timeout(Duration.ofSeconds(120))
