@@ -481,10 +481,13 @@ public final class EsCluster implements AutoCloseable {
 
     private void restoreForTheNextClass(Running r) {
         try {
+            // Thaw first: a node's start waits until every running node is in the cluster, frozen ones too.
             for (int i = 0; i < r.backend.size(); i++) {
                 if (r.frozen.contains(i)) {
                     thawNode(i);
                 }
+            }
+            for (int i = 0; i < r.backend.size(); i++) {
                 if (!r.backend.nodeRunning(i)) {
                     startNode(i);
                 }
