@@ -57,16 +57,17 @@ final class LockTableFailures {
     }
 
     /**
-     * The answer for a request whose retries ran out: a 503 naming what happened. Only conflicts: the table kept
-     * changing under it (other nodes won every race). Any transient failure: the lock index was unavailable, the
-     * last transient failure being the cause (and the last conflict, if any, suppressed).
+     * The answer for a request whose retries ran out: a 503 naming what happened. Only conflicts, each write
+     * quick: the table kept changing under it (other nodes won every race). Any transient failure, or writes that
+     * each took seconds ({@link #stalled}): the lock index was unavailable, the last transient failure (else the
+     * last conflict) being the cause, and the last conflict, if another, suppressed.
      *
      * @param namespace the namespace whose table was being changed
      */
     static ElasticsearchStatusException gaveUp(String namespace, Retries retries) {
         String tried = TimeValue.timeValueNanos(retries.triedNanos()).toString();
         int attempts = retries.conflicts() + retries.transientFailures();
-        if (retries.transientFailures() == 0) {
+        if (retries.transientFailures() == 0 && !stalled(retries)) {
             return new ElasticsearchStatusException(
                     "gave up after trying for {}: the lock table of [{}] was changed by another node before each of the {} writes; retry",
                     RestStatus.SERVICE_UNAVAILABLE,
@@ -78,20 +79,40 @@ final class LockTableFailures {
         String conflicts = retries.conflicts() == 0
                 ? ""
                 : ", " + retries.conflicts() + " of them because the table had changed since it was read";
+        String waited = retries.transientFailures() == 0
+                ? ", after waiting " + TimeValue.timeValueNanos(retries.triedNanos() / attempts)
+                        + " per write for the lock index"
+                : "";
+        Exception last = retries.lastTransient() != null ? retries.lastTransient() : retries.lastConflict();
         ElasticsearchStatusException e = new ElasticsearchStatusException(
-                "gave up after trying for {}: the lock index [{}] was unavailable ({} attempts failed{}); last failure: {}; retry",
+                "gave up after trying for {}: the lock index [{}] was unavailable ({} attempts failed{}{}); last failure: {}; retry",
                 RestStatus.SERVICE_UNAVAILABLE,
-                retries.lastTransient(),
+                last,
                 tried,
                 TreeLockIndex.NAME,
                 attempts,
                 conflicts,
-                describe(retries.lastTransient()));
-        if (retries.lastConflict() != null) {
+                waited,
+                describe(last));
+        if (retries.lastConflict() != null && retries.lastConflict() != last) {
             e.addSuppressed(retries.lastConflict());
         }
         return e;
     }
+
+    /**
+     * Whether the writes took so long that the lock index, not other nodes, is what the caller waited for: a
+     * write of the table takes milliseconds, so conflicts alone fill the retry time with dozens of attempts. A
+     * few writes in that time were each stuck, typically on a primary that froze or failed over, and their
+     * conflict came only once it answered again (the table having moved on meanwhile).
+     */
+    static boolean stalled(Retries retries) {
+        int attempts = retries.conflicts() + retries.transientFailures();
+        return attempts > 0 && retries.triedNanos() / attempts >= STALLED_WRITE_NANOS;
+    }
+
+    /** A write of the lock table this slow was waiting for the lock index, not losing races. */
+    static final long STALLED_WRITE_NANOS = TimeValue.timeValueSeconds(5).nanos();
 
     /** {@code [type: message]}, the way Elasticsearch names an exception in an error body. */
     static String describe(Exception failure) {

@@ -161,6 +161,27 @@ class LockTableFailuresTest {
         assertThat(e.getSuppressed()).containsExactly(CONFLICT);
     }
 
+    /**
+     * Seen in FrozenMasterLockFaultIT: a release's one write waited 40 s on a frozen primary and then met a conflict.
+     * Nobody won 1 race in 40 s: the lock index was what it waited for.
+     */
+    @Test
+    void shouldNotBlameContentionWhenTheFewWritesEachWaitedForTheLockIndex() {
+        ElasticsearchStatusException e = LockTableFailures.gaveUp(
+                "fs", new Retries(1, 0, CONFLICT, null, TimeUnit.MILLISECONDS.toNanos(40_300)));
+
+        assertThat(e.status()).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
+        assertThat(e.getMessage())
+                .isEqualTo(
+                        "gave up after trying for 40.3s: the lock index [.esrel-treelocks-1] was unavailable (1 attempts"
+                                + " failed, 1 of them because the table had changed since it was read, after waiting 40.3s per write"
+                                + " for the lock index); last failure: [version_conflict_engine_exception: "
+                                + CONFLICT.getMessage() + "]; retry")
+                .doesNotContain("concurrently", "changed by another node");
+        assertThat(e.getCause()).isSameAs(CONFLICT);
+        assertThat(e.getSuppressed()).isEmpty();
+    }
+
     @Test
     void shouldBlameContentionOnlyWhenEveryAttemptMetAConflict() {
         ElasticsearchStatusException e =
