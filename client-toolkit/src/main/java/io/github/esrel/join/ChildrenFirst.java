@@ -101,7 +101,7 @@ final class ChildrenFirst<P, C> {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
         List<SearchRequest> first = new ArrayList<>(List.of(
-                Requests.parentKeys(q, null, null, List.of(), previewKeys, maxParents + 1),
+                Requests.parentKeyPreview(q, previewKeys, maxParents + 1),
                 Requests.childProbe(q, side, side.after(), 0, firstProbe, preference)));
         if (parentTotal < 0) {
             first.add(Requests.countAll(q.parentIndex()));
@@ -127,12 +127,13 @@ final class ChildrenFirst<P, C> {
 
         if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
             // Every matching parent's key is known: the children already read are filtered for free.
-            out.parents = MatchingParents.of(preview.hits().hits(), q, mapper);
+            out.parents = MatchingParents.of(preview.hits().hits(), Requests.previewReadsKeysOnly(q), q, mapper);
             List<Match> found = keep(children, out.parents.keys);
             if (found.size() >= window || exhausted) {
                 Map<String, Doc<P>> docs = out.parents.docs;
-                if (q.parentFetch() == JoinQuery.ParentFetch.LAZY) {
-                    docs = parents(page(found), false, "the parents of the page", out);
+                if (out.parents.keysOnly) {
+                    // Only the page's parents, and only those that match (parents may share a key).
+                    docs = parents(page(found), true, "the parents of the page", out);
                 }
                 answer(out, found, docs, exhausted);
             } else {

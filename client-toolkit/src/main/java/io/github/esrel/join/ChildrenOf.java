@@ -169,6 +169,7 @@ final class ChildrenOf<P, C> {
                         q.childrenPerParent(),
                         q.childSort(),
                         q.childSource()),
+                List.of(),
                 Void.class,
                 trips,
                 "best " + q.childrenPerParent() + " children of each of " + keys.size() + " parents");

@@ -58,7 +58,10 @@ import java.util.function.Function;
  * {@value #PREVIEW_KEYS} matching parents' keys and the first children (4 &times; {@code (from + size)},
  * at least 100), and counts the parent index (a count this {@code Join} then caches for a minute).
  * When every matching parent is in that preview the children already read are filtered by their
- * keys, often answering in that one round trip, else the keys go to a {@code terms} query (two). When more parents match, it takes children-first if the
+ * keys, often answering in that one round trip (two when the parents' sources must still be read: a
+ * doc-values key or {@link JoinQuery.ParentFetch#LAZY}), else the keys go to a {@code terms} query,
+ * with the parents' sources read in the same {@code _msearch} (two round trips; three when
+ * {@link JoinQuery.ParentFetch#LAZY}). When more parents match, it takes children-first if the
  * children to read are estimated fewer than the matching parents (two round trips when it works out),
  * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in
  * {@link JoinResult#requests()}, and {@link JoinResult#plan()} says which plan answered.
@@ -88,8 +91,8 @@ import java.util.function.Function;
  * children-first there, 2.8-2.9x in two round trips (a search that does no work at all already costs
  * 0.7-0.9x); keys-first with {@code _id} keys 11-14x, with a doc-values key field and
  * {@link JoinQuery.ParentFetch#LAZY} 5-6x (reading 10,000 keys alone is 2.2-2.7x, the {@code terms}
- * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first at 3.6-4.1x in
- * three round trips. Use joins where denormalizing is not worth it (parent fields that change often,
+ * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first at 2.8-4.0x in
+ * two round trips (a preview of 256 keys took three, at 4.4-4.6x). Use joins where denormalizing is not worth it (parent fields that change often,
  * rare queries) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
@@ -106,11 +109,14 @@ public final class Join {
     public static final int MAX_PARENTS_LIMIT = 10_000_000;
     /**
      * Matching parents whose keys the first round trip of {@link JoinQuery.Plan#AUTO} reads. Fewer
-     * parents join keys-first in 2 round trips, more in 3. Measured (JoinBenchmark, 5 runs each): 512
-     * took a condition on 334 parents from 3.6-4.1x down to 2.9-3.5x the denormalized query, but the
-     * broad 10,000-parent join from 2.8-2.9x up to 2.7-3.3x; the broad case is what joins are for.
+     * parents join keys-first in 2 round trips, more in 3. The preview reads keys alone (doc values)
+     * unless the key is {@code _id} and parents are fetched eagerly: reading an {@code _id} loads the
+     * stored-field block that holds the source anyway. Measured (JoinBenchmark, 2 runs each, interleaved):
+     * 512 instead of 256 took a condition on 334 parents from 3 round trips at 4.4-4.6x the denormalized
+     * query to 2 at 2.8-4.0x, and left the broad 10,000-parent join where run-to-run noise puts it
+     * (2.7-3.4x with 512, 3.0-3.5x with 256).
      */
-    public static final int PREVIEW_KEYS = 256;
+    public static final int PREVIEW_KEYS = 512;
     /** Default {@link Builder#maxProbedChildren(int)}. */
     public static final int DEFAULT_MAX_PROBED_CHILDREN = 5_000;
     /** The fewest children the first round trip of {@link JoinQuery.Plan#AUTO} reads (else 4 x (from + size)). */

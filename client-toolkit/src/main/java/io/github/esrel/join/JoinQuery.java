@@ -67,7 +67,8 @@ public final class JoinQuery<P, C> {
          * the first {@value Join#PREVIEW_KEYS} matching parents' keys, counts the matching parents and
          * the parent index (a count cached for a minute), and reads the first children in the child
          * order. When every matching parent's key is in the preview, the join goes on
-         * {@link #KEYS_FIRST} with those keys (and may be answered by the children already read). When more parents match, it estimates how many
+         * {@link #KEYS_FIRST} with those keys in one more round trip (and may be answered by the children
+         * already read). When more parents match, it estimates how many
          * children it must read to find {@code from + childrenPerPage} whose parent matches (the share of
          * parents that match) and goes {@link #CHILDREN_FIRST} when that is fewer than the matching
          * parents, {@link #KEYS_FIRST} otherwise. Costs one round trip more than {@link #KEYS_FIRST}

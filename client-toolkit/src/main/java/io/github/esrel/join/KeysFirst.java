@@ -6,8 +6,11 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
+import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,8 +41,12 @@ final class KeysFirst<P, C> {
      * @param matched how many children of the keys match, summed over the batches
      * @param more whether children follow the window
      */
-    private record ChildHits<C>(
-            TermsBatches.Answers<C> answers, List<Hit<C>> hits, long matched, boolean exact, boolean more) {}
+    private record ChildHits(
+            TermsBatches.Answers<JsonData> answers,
+            List<Hit<JsonData>> hits,
+            long matched,
+            boolean exact,
+            boolean more) {}
 
     private final Searcher searcher;
     private final TermsBatches batches;
@@ -48,6 +55,7 @@ final class KeysFirst<P, C> {
     private final ChildSide side;
     private final Trips trips;
     private final Time keepAlive;
+    private final JsonpMapper mapper;
 
     KeysFirst(
             Searcher searcher,
@@ -63,6 +71,7 @@ final class KeysFirst<P, C> {
         this.side = side;
         this.trips = trips;
         this.keepAlive = settings.keepAlive();
+        this.mapper = searcher.client()._jsonpMapper();
     }
 
     /**
@@ -93,32 +102,37 @@ final class KeysFirst<P, C> {
 
         int from = side.from();
         int window = from + q.childrenPerPage();
-        ChildHits<C> found = childrenOfKeys(keys, window);
+        // Eager parents whose keys alone are known (AUTO's preview) are read next to their children: one
+        // round trip for both.
+        boolean parentsAlongside = parents.keysOnly && q.parentFetch() == JoinQuery.ParentFetch.EAGER;
+        ChildHits found = childrenOfKeys(keys, window, parentsAlongside);
         if (!side.inPit() && found.answers().batches() > 1 && found.more()) {
             // Read directly, ties between batches merge in batch order, but in _shard_doc order in a point in
             // time: the next page could not start exactly where this one ends. Read this page as the next
             // pages will be read (rare: only joins whose keys need several terms batches).
             side.switchToPit(Pits.open(searcher.client(), q.childIndex(), keepAlive, trips), keepAlive);
-            found = childrenOfKeys(keys, window);
+            found = childrenOfKeys(keys, window, parentsAlongside);
         }
-        List<Hit<C>> page = found.hits()
+        List<Hit<JsonData>> page = found.hits()
                 .subList(
                         Math.min(from, found.hits().size()),
                         Math.min(window, found.hits().size()));
 
         Map<String, Doc<P>> parentDocs = parents.docs;
-        if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
+        if (parentsAlongside) {
+            parentDocs = byKey(found.answers().alongside().get(0));
+        } else if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
             parentDocs = parentsOf(page, parents.keys);
         }
         List<Pair<P, C>> pairs = new ArrayList<>(page.size());
-        for (Hit<C> h : page) {
+        for (Hit<JsonData> h : page) {
             String key = Keys.firstIn(h, q.childKey(), parents.keys);
             Doc<P> parent = key == null ? null : parentDocs.get(key);
             if (parent == null) {
                 // The child's key matched a batch but the parent is gone (deleted between the two reads).
                 continue;
             }
-            pairs.add(new Pair<>(parent, Doc.of(h)));
+            pairs.add(new Pair<>(parent, Grouping.doc(h, q.childType(), mapper)));
         }
         JoinCursor next = found.more() && !page.isEmpty()
                 ? side.next(window, page.get(page.size() - 1).sort())
@@ -205,22 +219,26 @@ final class KeysFirst<P, C> {
                 : KeyPage.typed(searcher, what, q.parentIndex(), request, q, trips);
     }
 
-    /** The first {@code window} children of these keys after the side's position, merged over the terms batches. */
-    private ChildHits<C> childrenOfKeys(List<String> keys, int window) {
+    /**
+     * The first {@code window} children of these keys after the side's position, merged over the terms
+     * batches; with the matching parents of the keys in the same round trip when {@code withParents}.
+     */
+    private ChildHits childrenOfKeys(List<String> keys, int window, boolean withParents) {
         // In a point in time the total ignores search_after: one child more than the page tells whether more follow.
         int size = side.inPit() ? window + 1 : window;
-        TermsBatches.Answers<C> answers = batches.run(
+        TermsBatches.Answers<JsonData> answers = batches.run(
                 q.childIndex(),
                 keys,
                 Integer.MAX_VALUE,
                 batch -> Requests.childBatch(q, side, batch, size),
-                q.childType(),
+                withParents ? List.of(Requests.parentsByKey(q, keys, true)) : List.of(),
+                JsonData.class,
                 trips,
-                "children of " + keys.size() + " parent key(s)");
-        List<Hit<C>> hits = new ArrayList<>();
+                "children of " + keys.size() + " parent key(s)" + (withParents ? " and those parents" : ""));
+        List<Hit<JsonData>> hits = new ArrayList<>();
         long matched = 0;
         boolean exact = true;
-        for (ResponseBody<C> r : answers.responses()) {
+        for (ResponseBody<JsonData> r : answers.responses()) {
             side.update(r);
             hits.addAll(r.hits().hits());
             if (r.hits().total() != null) {
@@ -236,11 +254,23 @@ final class KeysFirst<P, C> {
             hits.removeIf(h -> !seen.add(h.index() + "/" + h.id()));
         }
         boolean more = hits.size() > window || (!side.inPit() && (matched > window || !exact));
-        return new ChildHits<>(answers, hits, matched, exact, more);
+        return new ChildHits(answers, hits, matched, exact, more);
+    }
+
+    /** The parents of an answer by key (the first hit of a key when several parents share it). */
+    private Map<String, Doc<P>> byKey(ResponseBody<JsonData> r) {
+        Map<String, Doc<P>> out = new HashMap<>();
+        for (Hit<JsonData> h : r.hits().hits()) {
+            String key = Keys.of(h, q.parentKey());
+            if (key != null && !out.containsKey(key)) {
+                out.put(key, Grouping.doc(h, q.parentType(), mapper));
+            }
+        }
+        return out;
     }
 
     /** {@link JoinQuery.ParentFetch#LAZY}: the parents of the page's children, read now that the page is known. */
-    private Map<String, Doc<P>> parentsOf(List<Hit<C>> page, Set<String> keys) {
+    private Map<String, Doc<P>> parentsOf(List<Hit<JsonData>> page, Set<String> keys) {
         List<String> wanted = new ArrayList<>(new LinkedHashSet<>(page.stream()
                 .map(h -> Keys.firstIn(h, q.childKey(), keys))
                 .filter(Objects::nonNull)

@@ -28,19 +28,26 @@ final class MatchingParents<P> {
     int read;
     /** More parents match than {@link Join.Builder#maxParents(int)}: {@link #keys} is incomplete. */
     boolean exceeded;
+    /** Only the keys were read ({@link #docs} is empty whatever {@link JoinQuery#parentFetch()} says). */
+    boolean keysOnly;
 
-    /** Every matching parent, read in one page (sources mapped when they were fetched). */
-    static <P> MatchingParents<P> of(List<Hit<JsonData>> hits, JoinQuery<P, ?> q, JsonpMapper mapper) {
+    /**
+     * Every matching parent, read in one page (the first round trip's preview): their keys, and the
+     * parents themselves unless {@code keysOnly}.
+     */
+    static <P> MatchingParents<P> of(
+            List<Hit<JsonData>> hits, boolean keysOnly, JoinQuery<P, ?> q, JsonpMapper mapper) {
         MatchingParents<P> out = new MatchingParents<>();
         for (Hit<JsonData> h : hits) {
             out.read++;
             String key = Keys.of(h, q.parentKey());
-            if (key != null && out.keys.add(key) && h.source() != null) {
+            if (key != null && out.keys.add(key) && !keysOnly) {
                 out.docs.put(key, Grouping.doc(h, q.parentType(), mapper));
             }
         }
         out.total = hits.size();
         out.exact = true;
+        out.keysOnly = keysOnly;
         return out;
     }
 

@@ -92,6 +92,33 @@ final class Requests {
      */
     static SearchRequest parentKeys(
             JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size, int trackUpTo) {
+        return parentKeys(q, pitId, keepAlive, after, size, trackUpTo, q.parentFetch() == JoinQuery.ParentFetch.LAZY);
+    }
+
+    /**
+     * The first round trip's preview of {@link JoinQuery.Plan#AUTO}: the first {@code size} matching
+     * parents' keys, counting matches up to {@code trackUpTo}; with their sources only when they are
+     * fetched eagerly and keyed by {@code _id}, whose stored-field read loads the source's block anyway.
+     * A doc-values key is read alone: most previewed parents never join, and those that do are read
+     * next to their children ({@link #previewReadsKeysOnly}).
+     */
+    static SearchRequest parentKeyPreview(JoinQuery<?, ?> q, int size, int trackUpTo) {
+        return parentKeys(q, null, null, List.of(), size, trackUpTo, previewReadsKeysOnly(q));
+    }
+
+    /** Whether {@link #parentKeyPreview} reads keys alone (the parents' sources, if wanted, are read later). */
+    static boolean previewReadsKeysOnly(JoinQuery<?, ?> q) {
+        return q.parentFetch() == JoinQuery.ParentFetch.LAZY || !q.parentKeyIsId();
+    }
+
+    private static SearchRequest parentKeys(
+            JoinQuery<?, ?> q,
+            String pitId,
+            Time keepAlive,
+            List<FieldValue> after,
+            int size,
+            int trackUpTo,
+            boolean keysOnly) {
         return SearchRequest.of(s -> {
             if (pitId == null) {
                 s.index(q.parentIndex()).sort(so -> so.doc(d -> d));
@@ -102,7 +129,7 @@ final class Requests {
             if (after != null && !after.isEmpty()) {
                 s.searchAfter(after);
             }
-            if (q.parentFetch() == JoinQuery.ParentFetch.LAZY) {
+            if (keysOnly) {
                 s.source(src -> src.fetch(false));
                 if (!q.parentKeyIsId()) {
                     // Doc values only: no stored field is read per hit, not even _id (the costly part

@@ -24,8 +24,9 @@ final class TermsBatches {
      * @param responses one per batch, in batch order
      * @param batches how many batches the keys were split into
      * @param limit the most keys per batch the run used ({@code index.max_terms_count} as known then)
+     * @param alongside the answers of the searches sent along with the batches, in their order
      */
-    record Answers<T>(List<ResponseBody<T>> responses, int batches, int limit) {}
+    record Answers<T>(List<ResponseBody<T>> responses, int batches, int limit, List<ResponseBody<T>> alongside) {}
 
     private final Searcher searcher;
     private final TermsLimits limits;
@@ -48,6 +49,8 @@ final class TermsBatches {
      * @param cap the most keys per batch whatever the limit (a search's own bound, such as the groups
      *     one collapse may return)
      * @param request the search of one batch of keys
+     * @param alongside searches to send in the same round trip, after the batches (another index's
+     *     searches too: a join's parents next to their children)
      * @param what names the step in messages and in the round-trip log
      * @throws JoinException if a batch is rejected again after the limit was read, or the limit was
      *     fixed by {@link Join.Builder#maxTermsCount(int)}; for any other failure
@@ -57,6 +60,7 @@ final class TermsBatches {
             List<String> keys,
             int cap,
             Function<List<String>, SearchRequest> request,
+            List<SearchRequest> alongside,
             Class<T> type,
             Trips trips,
             String what) {
@@ -71,8 +75,11 @@ final class TermsBatches {
             for (List<String> b : batches) {
                 requests.add(request.apply(b));
             }
+            requests.addAll(alongside);
             try {
-                return new Answers<>(searcher.run(what, index, requests, type, trips), batches.size(), limit);
+                List<ResponseBody<T>> all = searcher.run(what, index, requests, type, trips);
+                int n = batches.size();
+                return new Answers<>(all.subList(0, n), n, limit, all.subList(n, all.size()));
             } catch (Searcher.TermsLimitHit e) {
                 if (limits.isFixed() || attempt > 1) {
                     throw new JoinException(

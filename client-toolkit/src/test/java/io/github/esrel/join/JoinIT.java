@@ -779,7 +779,7 @@ class JoinIT {
 
     @Test
     void shouldPickThePlanFromTheShareOfMatchingParents() throws IOException {
-        // 3,000 users, 40% women (more than AUTO's preview of 256 keys); 6,000 posts, 2 per user; the
+        // 3,000 users, 40% women (more than AUTO's preview of 512 keys); 6,000 posts, 2 per user; the
         // newest 1,000 posts are all by men.
         int n = 3_000;
         createUsers("wide-users", 2, Map.of());
@@ -792,7 +792,7 @@ class JoinIT {
         Map<String, Object> widePosts = new LinkedHashMap<>();
         for (int j = 0; j < 2 * n; j++) {
             int u = j < 5_000 ? j % n : 5 * (j % 600) + 2 + j % 3; // i % 5 in {2,3,4}: men
-            widePosts.put("y" + j, new Post("post " + j, "w" + u, "", j % 100, j, null));
+            widePosts.put("y" + j, new Post("post " + j, "w" + u, String.format("w%05d", u), j % 100, j, null));
         }
         bulk("wide-posts", widePosts);
         JoinQuery<User, Post> oldest = JoinQuery.of(
@@ -842,6 +842,39 @@ class JoinIT {
         assertThat(patient.plan()).as(patient.describe()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
         assertThat(patient.childrenRead()).isGreaterThan(1_000);
         assertThat(answer(patient)).containsExactlyElementsOf(newestExpected);
+
+        // A selective condition (400 women, within the preview) whose parents wrote none of the newest 100
+        // posts: the preview holds every key, so keys-first answers in the second round trip, with the
+        // parents read in it too when the key is a doc-values field (the preview read keys alone there).
+        Query youngWomen = Query.of(q ->
+                q.bool(b -> b.filter(f -> f.term(t -> t.field("gender").value("female")))
+                        .filter(f -> f.range(r -> r.number(nr -> nr.field("n").lt(1_000.0))))));
+        JoinQuery<User, Post> selective = newest.toBuilder()
+                .plan(JoinQuery.Plan.AUTO)
+                .parents("wide-users", youngWomen)
+                .build();
+        JoinQuery<User, Post> byHandle = selective.toBuilder()
+                .parentKey("handle")
+                .children("wide-posts", "user_handle")
+                .build();
+        for (JoinQuery<User, Post> q : List.of(
+                selective,
+                byHandle,
+                byHandle.toBuilder().parentFetch(JoinQuery.ParentFetch.LAZY).build())) {
+            JoinResult<User, Post> r = join.childrenWhereParent(q);
+            String what = q.parentKey() + " " + q.parentFetch() + ": " + r.describe() + " " + r.requests();
+            assertThat(r.plan()).as(what).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
+            assertThat(r.parentsMatched()).as(what).isEqualTo(400);
+            assertThat(r.parentsRead()).as(what).isEqualTo(400);
+            assertThat(r.roundTrips()).as(what).isEqualTo(q.parentFetch() == JoinQuery.ParentFetch.LAZY ? 3 : 2);
+            assertThat(answer(r))
+                    .as(what)
+                    .hasSize(20)
+                    .containsExactlyElementsOf(answer(join.childrenWhereParent(
+                            q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build())));
+            assertThat(r.pairs())
+                    .allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
+        }
 
         // Over the cap, keys-first cannot run at all; children-first still answers.
         JoinResult<User, Post> capped =
