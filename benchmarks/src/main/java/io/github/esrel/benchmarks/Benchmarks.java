@@ -13,7 +13,7 @@ import java.util.Map;
  * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
  * (default {@code target/bench}).
  *
- * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|rename|dupscan]} (or several, comma-separated:
+ * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
  * {@code occ,rename}), {@code Benchmarks compare
  * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
  * start no node.
@@ -36,6 +36,8 @@ public final class Benchmarks {
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
         ALL.put("join", (es, out, record) -> new JoinBenchmark(es, out, record).run());
         ALL.put("propagation", (es, out, record) -> new PropagationBenchmark(es, out, record).run());
+        // Starts a 3-node cluster of its own: the shared node is the wrong layout for shards on several nodes.
+        ALL.put("propagation-shards", (es, out, record) -> new PropagationShardsBenchmark(out, record).run());
         ALL.put("rename", (es, out, record) -> new RenameBenchmark(es, out, record).run());
         ALL.put("dupscan", (es, out, record) -> new DupScanBenchmark(es, out, record).run());
     }

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Indices;
@@ -116,6 +117,10 @@ final class Checkpoints {
         } else {
             d.putNull("error");
         }
+        ArrayNode slices = d.putArray("slices");
+        for (Checkpoint.Slice s : c.slices()) {
+            slices.addObject().put("id", s.id()).put("read", s.read()).put("finished", s.finished());
+        }
         return d;
     }
 
@@ -140,7 +145,30 @@ final class Checkpoints {
                         (int) num(d, "passes")),
                 Instant.ofEpochMilli(num(d, "started_at")),
                 Instant.ofEpochMilli(num(d, "updated_at")),
-                error == null || error.isNull() ? null : error.asText());
+                error == null || error.isNull() ? null : error.asText(),
+                slices(jobId, d.get("slices")));
+    }
+
+    /** The slices of a checkpoint; none in one written before slices existed. */
+    private static List<Checkpoint.Slice> slices(String jobId, JsonNode slices) {
+        if (slices == null || slices.isNull()) {
+            return List.of();
+        }
+        if (!slices.isArray()) {
+            throw new IllegalStateException(
+                    "checkpoint [" + jobId + "] has a [slices] field that is not an array: " + slices);
+        }
+        List<Checkpoint.Slice> out = new ArrayList<>();
+        for (JsonNode s : slices) {
+            if (!s.path("id").canConvertToInt() || !s.path("read").canConvertToLong()) {
+                throw new IllegalStateException("checkpoint [" + jobId + "] has a malformed slice: " + s);
+            }
+            out.add(new Checkpoint.Slice(
+                    s.get("id").asInt(),
+                    s.get("read").asLong(),
+                    s.path("finished").asBoolean()));
+        }
+        return out;
     }
 
     private static String text(JsonNode d, String f) {

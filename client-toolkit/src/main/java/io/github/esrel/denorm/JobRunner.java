@@ -12,13 +12,24 @@ import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One run of one propagation job: passes of "stream the children whose stamp is below the parent's
  * seq_no, rewrite them conditionally" ({@link PageWriter}), with progress, throttling, cancellation and
- * checkpoints. Runs on one thread (plus the stream's prefetch thread and the writer's pool).
+ * checkpoints. Runs on one thread (plus the stream's prefetch thread and the writer's pool), or, when the child
+ * index has several shards, reads each pass with a sliced point in time: one thread per slice, all handing their
+ * pages to one {@link PageWriter}, so that the job's bulks in flight, throttle, ledger and listener stay one.
  *
  * <p>Why a child never gets older copies than it has: every write is conditional on the child's
  * seq_no/primary term as read, and the parent is read <em>after</em> the child (per page, and again
@@ -102,60 +113,192 @@ final class JobRunner {
     private JobState passes(long bound) throws IOException {
         int maxPasses = p.ignoreStamps() ? 1 : p.maxPasses();
         int pageSize = throttle.batchSize(p.batchSize());
+        boolean sliceable =
+                p.maxSlices() > 1 && !rel.childrenRoutedByParent() && p.streaming() != DocStream.Mode.SCROLL;
+        int slices = SlicePlan.slices(
+                p.maxSlices(), sliceable ? reads.primaryShards() : 1, rel.childrenRoutedByParent(), p.streaming());
+        ExecutorService sliceThreads = slices > 1 ? Executors.newFixedThreadPool(slices, sliceThreadFactory()) : null;
         try (PageWriter writes = new PageWriter(p.withBulksInFlightResolved(), jobId, reads, ledger, () -> pass)) {
             for (pass = 1; pass <= maxPasses; pass++) {
-                ledger.passStarted();
                 if (p.refresh()) {
                     reads.refreshChildren();
                 }
-                long found = 0;
+                AtomicLong found = new AtomicLong();
                 Set<String> skip = pass > 1 ? ledger.failedSoFar() : Set.of();
-                try (DocStream stream = reads.children(bound, pageSize)) {
-                    List<Hit<ObjectNode>> page = stream.next();
-                    ledger.matched(pass, Math.max(0, stream.total()));
-                    for (; !page.isEmpty(); page = stream.next()) {
-                        if (control.cancelled() || Thread.currentThread().isInterrupted()) {
-                            return JobState.CANCELLED;
-                        }
-                        List<Hit<ObjectNode>> hits = skip.isEmpty()
-                                ? page
-                                : page.stream()
-                                        .filter(h -> !skip.contains(h.id()))
-                                        .toList();
-                        ledger.skipped(page.size() - hits.size());
-                        found += hits.size();
-                        if (hits.isEmpty()) {
-                            continue;
-                        }
-                        if (!throttled(hits.size())) {
-                            return JobState.CANCELLED;
-                        }
-                        // The parent as read after these children: see the class comment.
-                        ChildRewrite.Parent parent = reads.parent();
-                        if (parent == null || !writes.submit(hits, parent)) {
-                            return JobState.PARENT_NOT_FOUND;
-                        }
-                        if (ledger.doneThisRun() > 0) { // with bulks in flight, the first pages may not be written yet
-                            progress();
-                        }
-                        checkpoint(JobState.RUNNING, null, false);
+                String pit = slices > 1 ? reads.openPointInTime() : null;
+                JobState end;
+                if (pit == null) {
+                    slices = 1; // no point in time to share: one stream, as the cluster allows
+                    ledger.passStarted(1);
+                    end = slice(reads.children(bound, pageSize), 0, skip, writes, found, new AtomicReference<>());
+                } else {
+                    try {
+                        ledger.passStarted(slices);
+                        end = slices(sliceThreads, bound, pageSize, pit, slices, skip, writes, found);
+                    } finally {
+                        reads.closePointInTime(pit);
                     }
+                }
+                if (end != null) {
+                    return end;
                 }
                 // The next pass looks for children still unstamped: every write of this one must be in.
                 if (!writes.drain()) {
                     return JobState.PARENT_NOT_FOUND;
                 }
-                if (found == 0) {
+                if (found.get() == 0) {
                     break;
                 }
             }
             return writes.drain() ? JobState.COMPLETED : JobState.PARENT_NOT_FOUND;
+        } finally {
+            if (sliceThreads != null) {
+                sliceThreads.shutdownNow();
+            }
         }
+    }
+
+    /**
+     * Reads the slices of one pass in parallel, each on its own thread, until all have read their last page or one
+     * ends the pass (cancelled, parent gone, failed): the others then stop after their current page. Returns only
+     * once every slice has stopped, so that nothing reads or submits after the pass.
+     *
+     * @return how the job ends, or {@code null} when every slice read its last page
+     */
+    private JobState slices(
+            ExecutorService threads,
+            long bound,
+            int pageSize,
+            String pit,
+            int slices,
+            Set<String> skip,
+            PageWriter writes,
+            AtomicLong found)
+            throws IOException {
+        AtomicReference<JobState> halt = new AtomicReference<>();
+        List<Future<JobState>> running = new ArrayList<>(slices);
+        for (int i = 0; i < slices; i++) {
+            int id = i;
+            running.add(threads.submit(() -> {
+                try {
+                    JobState end =
+                            slice(reads.children(bound, pageSize, pit, id, slices), id, skip, writes, found, halt);
+                    if (end != null) {
+                        halt.compareAndSet(null, end);
+                    }
+                    return end;
+                } catch (Throwable t) {
+                    halt.compareAndSet(null, JobState.FAILED);
+                    throw t;
+                }
+            }));
+        }
+        JobState end = null;
+        Throwable failure = null;
+        boolean interrupted = false;
+        for (Future<JobState> f : running) {
+            while (true) {
+                try {
+                    JobState e = f.get();
+                    if (end == null) {
+                        end = e;
+                    }
+                    break;
+                } catch (InterruptedException e) {
+                    // The caller's way to cancel: every slice stops after its page, then the job ends CANCELLED.
+                    interrupted = true;
+                    halt.compareAndSet(null, JobState.CANCELLED);
+                } catch (ExecutionException e) {
+                    if (failure == null) {
+                        failure = e.getCause();
+                    } else {
+                        failure.addSuppressed(e.getCause());
+                    }
+                    break;
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (failure instanceof IOException io) {
+            throw io;
+        }
+        if (failure instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failure != null) {
+            throw new IllegalStateException("a slice of propagation " + jobId + " failed: " + failure, failure);
+        }
+        return interrupted ? JobState.CANCELLED : end != null ? end : halt.get();
+    }
+
+    /**
+     * Reads one slice (or, with one slice, every child) to its end, handing each page to the writer.
+     *
+     * @param halt set by another slice that ended the pass: this one stops after its current page
+     * @return how the job ends, or {@code null} when the slice read its last page (or another slice halted it)
+     */
+    private JobState slice(
+            DocStream opened,
+            int slice,
+            Set<String> skip,
+            PageWriter writes,
+            AtomicLong found,
+            AtomicReference<JobState> halt)
+            throws IOException {
+        try (DocStream stream = opened) {
+            List<Hit<ObjectNode>> page = stream.next();
+            ledger.matched(pass, Math.max(0, stream.total()));
+            for (; !page.isEmpty(); page = stream.next()) {
+                if (control.cancelled() || Thread.currentThread().isInterrupted()) {
+                    return JobState.CANCELLED;
+                }
+                if (halt.get() != null) {
+                    return null;
+                }
+                List<Hit<ObjectNode>> hits = skip.isEmpty()
+                        ? page
+                        : page.stream().filter(h -> !skip.contains(h.id())).toList();
+                ledger.skipped(page.size() - hits.size());
+                found.addAndGet(hits.size());
+                if (hits.isEmpty()) {
+                    continue;
+                }
+                if (!throttled(hits.size())) {
+                    return JobState.CANCELLED;
+                }
+                // The parent as read after these children: see the class comment.
+                ChildRewrite.Parent parent = reads.parent();
+                if (parent == null || !writes.submit(hits, parent)) {
+                    return JobState.PARENT_NOT_FOUND;
+                }
+                ledger.sliceRead(slice, hits.size());
+                if (ledger.doneThisRun() > 0) { // with bulks in flight, the first pages may not be written yet
+                    progress();
+                }
+                checkpoint(JobState.RUNNING, null, false);
+            }
+            ledger.sliceFinished(slice);
+            return null;
+        }
+    }
+
+    private ThreadFactory sliceThreadFactory() {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "esrel-propagation-slice-" + jobId + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** Waits for the throttle; false when cancelled meanwhile. */
     private boolean throttled(int documents) {
-        Duration wait = throttle.acquire(documents);
+        Duration wait;
+        synchronized (throttle) { // one pace for the job, whatever the number of slices
+            wait = throttle.acquire(documents);
+        }
         try {
             return control.pause(wait);
         } catch (InterruptedException e) {
@@ -164,7 +307,8 @@ final class JobRunner {
         }
     }
 
-    private void progress() {
+    /** Synchronized: slices report from their threads, and the progress a job shows must not go backwards. */
+    private synchronized void progress() {
         Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
         JobCounts counts = ledger.counts();
         double seconds = elapsed.toNanos() / 1e9;
@@ -202,7 +346,8 @@ final class JobRunner {
         return r;
     }
 
-    private void checkpoint(JobState state, String error, boolean force) throws IOException {
+    /** Synchronized: slices checkpoint from their threads, and the heartbeat must not go back in time. */
+    private synchronized void checkpoint(JobState state, String error, boolean force) throws IOException {
         long now = System.nanoTime();
         if (!force && now - lastCheckpointNanos < p.checkpointInterval().toNanos()) {
             return;
@@ -218,7 +363,8 @@ final class JobRunner {
                 ledger.checkpointCounts(),
                 startedAt,
                 Instant.now(),
-                error);
+                error,
+                ledger.slices());
         // A checkpoint rejected by a busy cluster (429) is written again after a backoff, as the
         // children's writes are: a busy write pool must slow the job down, not fail it.
         Attempts attempts = p.readPolicy().attempts();

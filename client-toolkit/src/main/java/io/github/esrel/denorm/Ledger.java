@@ -37,6 +37,10 @@ final class Ledger {
     private long failed;
     private int passes;
     private long parentSeqNo;
+    private long doneAtPassStart;
+    private long matchedThisPass;
+    private long[] sliceRead = new long[0];
+    private boolean[] sliceFinished = new boolean[0];
 
     /**
      * @param carried the counts of earlier runs of the job (from its checkpoint), or {@link JobCounts#NONE}
@@ -89,17 +93,42 @@ final class Ledger {
         rejected += n;
     }
 
-    synchronized void passStarted() {
+    /** A pass starts, read with {@code slices} slices. */
+    synchronized void passStarted(int slices) {
         passes++;
+        doneAtPassStart = done;
+        matchedThisPass = 0;
+        sliceRead = new long[slices];
+        sliceFinished = new boolean[slices];
     }
 
     /**
-     * The first page of a pass says how many children it matches: more to handle. A resumed job's first pass does not
-     * see the children that bulks in flight at the crash wrote (they are stamped) although its checkpoint did not
-     * count them: its total stays at least the one the job started with.
+     * The first page of each slice of a pass says how many children the slice matches: more to handle. A resumed job's
+     * first pass does not see the children that bulks in flight at the crash wrote (they are stamped) although its
+     * checkpoint did not count them: its total stays at least the one the job started with.
      */
     synchronized void matched(int pass, long matches) {
-        total = pass == 1 ? Math.max(totalBefore, done + matches) : total + matches;
+        matchedThisPass += matches;
+        total = pass == 1 ? Math.max(totalBefore, doneAtPassStart + matchedThisPass) : total + matches;
+    }
+
+    /** A slice handed {@code n} children of its page to the writer. */
+    synchronized void sliceRead(int slice, int n) {
+        sliceRead[slice] += n;
+    }
+
+    /** A slice read its last page of the pass. */
+    synchronized void sliceFinished(int slice) {
+        sliceFinished[slice] = true;
+    }
+
+    /** Where each slice of the current pass stands, for the checkpoint. */
+    synchronized List<Checkpoint.Slice> slices() {
+        List<Checkpoint.Slice> out = new ArrayList<>(sliceRead.length);
+        for (int i = 0; i < sliceRead.length; i++) {
+            out.add(new Checkpoint.Slice(i, sliceRead[i], sliceFinished[i]));
+        }
+        return out;
     }
 
     /** Children left out of a page (they failed in an earlier pass) are not to handle after all. */

@@ -31,6 +31,10 @@ import org.slf4j.LoggerFactory;
  * many pages are out. A child whose write conflicted is re-read, then the parent (in that order: see
  * {@link JobRunner}), and decided again. A page whose re-read found the parent gone makes the next
  * {@link #submit} or {@link #drain} return false; a write that failed makes them throw its exception.
+ *
+ * <p>The slices of a job submit from their own threads: they decide their pages at once, then hand them to the engine
+ * one at a time (a slice waiting for a free slot holds the others back, which is the point: the job's bulks in flight
+ * stay within its limit, whatever the number of slices).
  */
 final class PageWriter implements AutoCloseable {
 
@@ -92,6 +96,11 @@ final class PageWriter implements AutoCloseable {
                             p.retryPolicy().attempts()));
             }
         }
+        return write(work);
+    }
+
+    /** Deciding runs in the slices' threads at once; only handing the page to the engine is one at a time. */
+    private synchronized boolean write(List<Item> work) throws IOException {
         if (!collect(false)) {
             return false;
         }
@@ -106,11 +115,11 @@ final class PageWriter implements AutoCloseable {
     }
 
     /** Waits for every write in flight; false if one found the parent gone. */
-    boolean drain() throws IOException {
+    synchronized boolean drain() throws IOException {
         return collect(true);
     }
 
-    private boolean collect(boolean all) throws IOException {
+    private synchronized boolean collect(boolean all) throws IOException {
         boolean parentThere = true;
         for (Iterator<CompletableFuture<ConditionalWrites.Report>> it = running.iterator(); it.hasNext(); ) {
             CompletableFuture<ConditionalWrites.Report> f = it.next();
@@ -139,7 +148,7 @@ final class PageWriter implements AutoCloseable {
 
     /** On the way out (also after a failure): lets the writes in flight finish, then stops the pool. */
     @Override
-    public void close() {
+    public synchronized void close() {
         for (CompletableFuture<ConditionalWrites.Report> f : running) {
             try {
                 f.get();

@@ -11,6 +11,7 @@ import java.time.Duration;
  *
  * @param readPolicy the retry policy for reads and checkpoints: the write policy, retrying only rejections
  * @param bulksInFlight bulk requests in flight per job; 0 = chosen from the cluster's write thread pools at job start
+ * @param maxSlices the most slices a job reads its children with (one per shard up to this)
  * @param owner who runs the jobs (process and propagator), written into checkpoints
  */
 record PropagationSettings(
@@ -32,6 +33,7 @@ record PropagationSettings(
         int maxReportedFailures,
         boolean prefetch,
         int bulksInFlight,
+        int maxSlices,
         String owner) {
 
     /** These settings with another listener. */
@@ -64,6 +66,7 @@ record PropagationSettings(
                 maxReportedFailures,
                 prefetch,
                 inFlight,
+                maxSlices,
                 owner);
     }
 

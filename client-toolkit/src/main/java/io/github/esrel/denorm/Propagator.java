@@ -31,7 +31,8 @@ import java.util.function.Function;
 
 /**
  * Keeps denormalized copies up to date: when a parent changes, every child of a {@link Relation} is
- * brought up to date by a job that streams the children (point in time + {@code search_after}, or a
+ * brought up to date by a job that streams the children (point in time + {@code search_after}, sliced
+ * one slice per shard of the child index and read in parallel, see {@link Builder#slices(int)}; or a
  * scroll) and rewrites them with {@code _bulk}, each write conditional on the child's
  * {@code if_seq_no}/{@code if_primary_term}. No scripts, no {@code _update_by_query}.
  *
@@ -67,8 +68,8 @@ import java.util.function.Function;
  *       policy's backoff; every child that cannot be written is reported to
  *       {@link PropagationListener#onFailure} and counted in the result.</li>
  *   <li><b>Constant memory</b>: at most two pages of children (the one being written and the one being
- *       prefetched, plus one per extra {@link Builder#bulksInFlight(int) bulk in flight}), whatever the
- *       number of children.</li>
+ *       prefetched, plus one per extra {@link Builder#bulksInFlight(int) bulk in flight}, and two per extra
+ *       {@link Builder#slices(int) slice}), whatever the number of children.</li>
  * </ul>
  * <p>Progress (done/total, rate, ETA) goes to the listener after every page; throttling
  * ({@link Builder#maxDocsPerSecond}) paces pages; {@link PropagationJob#cancel()} stops a background
@@ -133,6 +134,7 @@ public final class Propagator {
                 b.maxReportedFailures,
                 b.prefetch,
                 b.bulksInFlight,
+                b.slices,
                 owner);
     }
 
@@ -462,7 +464,8 @@ public final class Propagator {
                     c.counts(),
                     c.startedAt(),
                     Instant.now(),
-                    null);
+                    null,
+                    c.slices());
             try {
                 checkpoints.save(claimed, stored.seqNo(), stored.primaryTerm());
             } catch (ElasticsearchException e) {
@@ -492,7 +495,7 @@ public final class Propagator {
                 + (p.maxDocsPerSecond() > 0 ? ", maxDocsPerSecond=" + p.maxDocsPerSecond() : "") + ", writeMode="
                 + p.writeMode() + ", streaming=" + p.streaming() + ", checkpoints="
                 + checkpoints.index() + ", maxPasses=" + p.maxPasses() + ", bulksInFlight="
-                + (p.bulksInFlight() == 0 ? "auto" : p.bulksInFlight()) + ", policy="
+                + (p.bulksInFlight() == 0 ? "auto" : p.bulksInFlight()) + ", slices<=" + p.maxSlices() + ", policy="
                 + retryPolicy + '}';
     }
 
@@ -525,6 +528,7 @@ public final class Propagator {
         private int maxReportedFailures = 100;
         private boolean prefetch = true;
         private int bulksInFlight = 0; // auto: BulksInFlight.of(client) at job start
+        private int slices = SlicePlan.DEFAULT_MAX;
 
         private Builder() {}
 
@@ -766,6 +770,7 @@ public final class Propagator {
          * a time per job, but {@link PropagationListener#beforeBulk}, {@link PropagationListener#onConflict},
          * {@link PropagationListener#onRejected} and {@link PropagationListener#onFailure} come from the writing
          * threads, and calls for two pages in flight may interleave. Memory grows by one page per request in flight.
+         * The limit is per job, not per {@link #slices(int) slice}: the slices of a job share it.
          *
          * @param n the number of {@code _bulk} requests in flight per job
          * @return this builder
@@ -773,6 +778,28 @@ public final class Propagator {
          */
         public Builder bulksInFlight(int n) {
             this.bulksInFlight = Checks.between(n, 1, 16, "bulksInFlight");
+            return this;
+        }
+
+        /**
+         * The most slices a job reads the children with. A job reads them with a sliced point in time, one slice per
+         * primary shard of the child index up to this bound, each slice on its own thread; their pages share the
+         * job's {@link #bulksInFlight(int) bulks in flight} (the total stays within it), the throttle, the
+         * checkpoint and the listener. A child index of one shard is read as one stream, and so are children routed
+         * by their parent (one shard), a job streaming with {@link DocStream.Mode#SCROLL}, and a cluster that cannot
+         * open a point in time. Default 8.
+         *
+         * <p>Why per shard: one stream reads, decides and submits every page in turn, so the shards of the child
+         * index wait on one thread; a slice per shard reads each shard on its own. Never more slices than shards:
+         * beyond one per shard Elasticsearch splits shards by document, and each slice then visits every document
+         * of its shards. Memory grows by a page (two with {@link #prefetch(boolean)}) per slice.
+         *
+         * @param max the most slices per job; 1 to read every child with one stream
+         * @return this builder
+         * @throws IllegalArgumentException unless 1..64
+         */
+        public Builder slices(int max) {
+            this.slices = Checks.between(max, 1, SlicePlan.MAX, "slices");
             return this;
         }
 

@@ -29,12 +29,20 @@ final class Blog {
     final String posts;
 
     Blog(ElasticsearchClient es, String prefix) throws IOException {
+        this(es, prefix, 3);
+    }
+
+    /** With {@code shards} primary shards for the posts. */
+    Blog(ElasticsearchClient es, String prefix, int shards) throws IOException {
         this.es = es;
         this.users = prefix + "-users";
         this.posts = prefix + "-posts";
         es.indices()
                 .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        es.indices().create(c -> c.index(posts).withJson(new StringReader(POSTS_MAPPING)));
+        es.indices()
+                .create(c -> c.index(posts)
+                        .withJson(new StringReader(
+                                POSTS_MAPPING.replace("\"number_of_shards\": 3", "\"number_of_shards\": " + shards))));
     }
 
     Relation relation() {

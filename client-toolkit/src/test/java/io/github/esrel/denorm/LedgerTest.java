@@ -9,7 +9,7 @@ class LedgerTest {
     @Test
     void shouldCountEveryChildOnceAndCarryOnFromACheckpoint() {
         Ledger l = new Ledger(new JobCounts(10, 4, 3, 1, 0, 2, 1, 0, 1), 7, 2);
-        l.passStarted();
+        l.passStarted(1);
         l.matched(1, 6); // a resumed first pass: what is left of the 10
         l.handled(Ledger.Kind.WRITTEN);
         l.handled(Ledger.Kind.UP_TO_DATE);
@@ -47,5 +47,33 @@ class LedgerTest {
         l.settle();
         assertThat(l.counts().total()).isEqualTo(1);
         assertThat(l.counts().fraction()).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldSumTheSlicesOfAPassAndTrackEachSlice() {
+        Ledger l = new Ledger(new JobCounts(10, 4, 4, 0, 0, 0, 0, 0, 1), 7, 10);
+        l.passStarted(3);
+        l.matched(1, 2); // each slice's first page says how many it matches
+        l.handled(Ledger.Kind.WRITTEN);
+        l.matched(1, 3);
+        l.matched(1, 1);
+        l.sliceRead(1, 3);
+        l.sliceFinished(1);
+        l.sliceRead(0, 1);
+        assertThat(l.counts().total())
+                .as("what was done before the pass and what the slices match")
+                .isEqualTo(10);
+        assertThat(l.slices())
+                .containsExactly(
+                        new Checkpoint.Slice(0, 1, false),
+                        new Checkpoint.Slice(1, 3, true),
+                        new Checkpoint.Slice(2, 0, false));
+        l.passStarted(2);
+        l.matched(2, 2);
+        l.matched(2, 1);
+        assertThat(l.counts().total())
+                .as("a catch-up pass adds what its slices find")
+                .isEqualTo(13);
+        assertThat(l.slices()).hasSize(2).allMatch(s -> s.read() == 0 && !s.finished());
     }
 }

@@ -139,10 +139,13 @@ class PropagationRejectionIT {
                 .copy("email", "user.email"));
         long poolRejectedBefore = writePoolRejected();
         // One bulk in flight: the recorder attributes each rejection to the bulk sent last, so bulks must not overlap.
+        // One slice: each bulk then spans every shard, more shard-level writes than the tiny pool takes, which is what
+        // makes the item-level 429s; a slice's bulk would touch only its own shard or two.
         PropagationResult r = Propagator.of(b -> b.client(es)
                         .relation(relation)
                         .checkpointIndex("rej-propagation")
                         .bulksInFlight(1)
+                        .slices(1)
                         .listener(rec))
                 .propagate("1");
         long poolRejectedByJob = writePoolRejected() - poolRejectedBefore;
