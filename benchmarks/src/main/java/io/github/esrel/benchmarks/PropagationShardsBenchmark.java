@@ -34,6 +34,8 @@ final class PropagationShardsBenchmark {
     private static final int CHILDREN = 100_000;
     private static final int BATCH = 1000;
     private static final int IN_FLIGHT = 4;
+    /** The bound of the sliced runs: one slice per shard of the 6-shard index. */
+    private static final int SLICES = 8;
 
     private final PrintStream out;
     private final BenchRecord record;
@@ -89,8 +91,11 @@ final class PropagationShardsBenchmark {
                 .childIndex(POSTS)
                 .parentIdField("user.id")
                 .copy("name", "user.name"));
-        Propagator p = Propagator.of(
-                b -> b.client(es).relation(author).batchSize(BATCH).bulksInFlight(IN_FLIGHT));
+        Propagator p = Propagator.of(b -> b.client(es)
+                .relation(author)
+                .batchSize(BATCH)
+                .bulksInFlight(IN_FLIGHT)
+                .slices(SLICES));
         rename(es, "John Renamed");
         long start = System.nanoTime();
         PropagationResult r = p.propagate("1");

@@ -31,8 +31,8 @@ import java.util.function.Function;
 
 /**
  * Keeps denormalized copies up to date: when a parent changes, every child of a {@link Relation} is
- * brought up to date by a job that streams the children (point in time + {@code search_after}, sliced
- * one slice per shard of the child index and read in parallel, see {@link Builder#slices(int)}; or a
+ * brought up to date by a job that streams the children (point in time + {@code search_after}, or with
+ * {@link Builder#slices(int)} one slice per shard of the child index read in parallel; or a
  * scroll) and rewrites them with {@code _bulk}, each write conditional on the child's
  * {@code if_seq_no}/{@code if_primary_term}. No scripts, no {@code _update_by_query}.
  *
@@ -787,7 +787,10 @@ public final class Propagator {
          * job's {@link #bulksInFlight(int) bulks in flight} (the total stays within it), the throttle, the
          * checkpoint and the listener. A child index of one shard is read as one stream, and so are children routed
          * by their parent (one shard), a job streaming with {@link DocStream.Mode#SCROLL}, and a cluster that cannot
-         * open a point in time. Default 8.
+         * open a point in time. Default 1: one stream, because on the one machine it was measured on (2 cores, 3
+         * nodes, 6 shards) six slices were slower than one stream; a slice's bulk touches only its own shard, where
+         * one stream's bulk fans out to every primary. Measure on your cluster (benchmark {@code propagation-shards})
+         * before raising it.
          *
          * <p>Why per shard: one stream reads, decides and submits every page in turn, so the shards of the child
          * index wait on one thread; a slice per shard reads each shard on its own. Never more slices than shards:

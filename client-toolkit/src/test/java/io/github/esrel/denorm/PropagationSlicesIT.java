@@ -36,6 +36,8 @@ class PropagationSlicesIT {
 
     private final ElasticsearchClient es = cluster.client();
     private static final AtomicInteger PREFIX = new AtomicInteger();
+    /** One stream is the default: these jobs ask for slices, one per shard of a 6-shard index. */
+    private static final int SLICES = 8;
 
     private Blog blog(int shards) throws IOException {
         return new Blog(es, "sliced" + PREFIX.incrementAndGet(), shards);
@@ -54,6 +56,7 @@ class PropagationSlicesIT {
         AtomicBoolean stop = new AtomicBoolean();
         PropagationIT.Recorder rec = new PropagationIT.Recorder();
         Propagator p = Propagator.of(b -> b.client(es)
+                .slices(SLICES)
                 .relation(blog.relation())
                 .batchSize(100)
                 .maxDocsPerSecond(2000)
@@ -85,7 +88,6 @@ class PropagationSlicesIT {
             for (Future<?> f : editors) {
                 f.get(60, TimeUnit.SECONDS);
             }
-            System.out.println("sliced, with concurrent edits: " + r + ", listener conflicts " + rec.conflicts);
 
             assertThat(r.state()).isEqualTo(JobState.COMPLETED);
             assertThat(r.counts().failed()).isZero();
@@ -126,6 +128,7 @@ class PropagationSlicesIT {
         blog.user("1", "John C. Smith");
         AtomicReference<PropagationJob> job = new AtomicReference<>();
         Propagator p = Propagator.of(b -> b.client(es)
+                .slices(SLICES)
                 .relation(blog.relation())
                 .batchSize(100)
                 .maxDocsPerSecond(1500)
@@ -142,7 +145,6 @@ class PropagationSlicesIT {
         PropagationResult cancelled = job.get().await();
         Checkpoint stopped = p.checkpoint(cancelled.jobId()).orElseThrow();
 
-        System.out.println("sliced, cancelled: " + cancelled + " slices " + stopped.slices());
         assertThat(cancelled.state()).isEqualTo(JobState.CANCELLED);
         assertThat(stopped.state()).isEqualTo(JobState.CANCELLED);
         assertThat(cancelled.counts().written()).isBetween(600L, (long) n - 1);
@@ -156,10 +158,10 @@ class PropagationSlicesIT {
                 .count();
         assertThat(stale).isEqualTo(n - cancelled.counts().written());
 
-        PropagationResult resumed =
-                Propagator.of(b -> b.client(es).relation(blog.relation())).resume(cancelled.jobId());
+        PropagationResult resumed = Propagator.of(
+                        b -> b.client(es).slices(SLICES).relation(blog.relation()))
+                .resume(cancelled.jobId());
 
-        System.out.println("sliced, resumed: " + resumed);
         assertThat(resumed.state()).isEqualTo(JobState.COMPLETED);
         assertThat(resumed.counts().written()).as("no child written twice").isEqualTo(n);
         assertThat(resumed.counts().done()).isEqualTo(n);
@@ -179,7 +181,7 @@ class PropagationSlicesIT {
         blog.user("1", "John Smith");
         blog.posts("1", "John Smith", "p", n);
         blog.user("1", "John O. Smith");
-        Propagator p = Propagator.of(b -> b.client(es).relation(blog.relation()));
+        Propagator p = Propagator.of(b -> b.client(es).slices(SLICES).relation(blog.relation()));
         p.ensureCheckpointIndex();
         String jobId = "post-author:1:oldstyle" + PREFIX.incrementAndGet();
         es.index(i -> i.index("esrel-propagation").id(jobId).withJson(new StringReader("""
@@ -203,7 +205,7 @@ class PropagationSlicesIT {
         one.user("1", "John Smith");
         one.posts("1", "John Smith", "p", 500);
         one.user("1", "John P. Smith");
-        Propagator p = Propagator.of(b -> b.client(es).relation(one.relation()));
+        Propagator p = Propagator.of(b -> b.client(es).slices(SLICES).relation(one.relation()));
         PropagationResult r = p.propagate("1");
         assertThat(r.counts().written()).isEqualTo(500);
         assertThat(p.checkpoint(r.jobId()).orElseThrow().slices()).hasSize(1);
@@ -212,11 +214,18 @@ class PropagationSlicesIT {
         six.user("1", "John Smith");
         six.posts("1", "John Smith", "p", 500);
         six.user("1", "John P. Smith");
+        Propagator byDefault = Propagator.of(b -> b.client(es).relation(six.relation()));
+        PropagationResult r1 = byDefault.propagate("1");
+        assertThat(r1.counts().written()).isEqualTo(500);
+        assertThat(byDefault.checkpoint(r1.jobId()).orElseThrow().slices())
+                .as("one stream by default")
+                .hasSize(1);
+        six.user("1", "John R. Smith");
         Propagator bounded =
                 Propagator.of(b -> b.client(es).relation(six.relation()).slices(4));
         PropagationResult r4 = bounded.propagate("1");
         assertThat(r4.counts().written()).isEqualTo(500);
         assertThat(bounded.checkpoint(r4.jobId()).orElseThrow().slices()).hasSize(4);
-        six.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John P. Smith"));
+        six.all().values().forEach(h -> assertThat(Blog.name(h)).isEqualTo("John R. Smith"));
     }
 }
