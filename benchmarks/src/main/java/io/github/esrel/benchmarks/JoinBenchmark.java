@@ -132,7 +132,10 @@ final class JoinBenchmark {
                 () -> denormalized("user.age", "18", mentions, newest),
                 () -> join.childrenWhereParent(selective).orThrow(),
                 () -> es.cluster().health(),
-                () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class));
+                () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class),
+                // A new Join per call: nothing cached (parent count, the condition's match count).
+                () -> Join.of(b -> b.client(es)).childrenWhereParent(auto).orThrow(),
+                () -> Join.of(b -> b.client(es)).childrenWhereParent(selective).orThrow());
         Timer.Sample denormNs = ns[0];
 
         out.printf(
@@ -144,6 +147,11 @@ final class JoinBenchmark {
                 "join, default plan",
                 " (AUTO chose " + autoResult.plan() + ", read " + autoResult.childrenRead() + " posts)",
                 ns[1],
+                autoResult.roundTrips(),
+                denormNs);
+        row(
+                "join, default plan, first call of a new Join (no count cached)",
+                ns[11],
                 autoResult.roundTrips(),
                 denormNs);
         row(
@@ -173,6 +181,11 @@ final class JoinBenchmark {
                 "join, default plan, selective question",
                 " (AUTO chose " + selectiveResult.plan() + ")",
                 ns[8],
+                selectiveResult.roundTrips(),
+                ns[7]);
+        row(
+                "join, default plan, selective question, first call of a new Join (no count cached)",
+                ns[12],
                 selectiveResult.roundTrips(),
                 ns[7]);
         out.printf(

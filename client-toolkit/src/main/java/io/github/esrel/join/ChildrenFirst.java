@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.JsonpUtils;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -100,34 +101,54 @@ final class ChildrenFirst<P, C> {
     Outcome<P, C> run() {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
-        List<SearchRequest> first = new ArrayList<>(List.of(
-                Requests.parentKeyPreview(q, previewKeys, maxParents + 1),
-                Requests.childProbe(q, side, side.after(), 0, firstProbe, preference)));
+        String condition = q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper);
+        // A condition that matched more parents than the preview holds a minute ago is only counted: its
+        // keys would not all fit, and each key costs a doc value or, for _id, a stored-field read. Were it
+        // to match fewer now, this call takes another plan (same answer) and the next one previews again.
+        long lastMatched = parentCounts.matched(condition);
+        int preview = lastMatched > previewKeys ? 0 : previewKeys;
+        // And one that matched few parents (all in the preview) among many reads no children first: about
+        // window / share of them would hold the page, so the first ones would only be read to be dropped, and
+        // keys-first answers from the preview's keys in the next round trip.
+        boolean probing = q.plan() != JoinQuery.Plan.AUTO
+                || lastMatched < 0
+                || preview == 0
+                || parentTotal < 0
+                || expectedReads(window, lastMatched, parentTotal) <= firstProbe;
+        List<SearchRequest> first = new ArrayList<>();
+        first.add(Requests.parentKeyPreview(q, preview, maxParents + 1));
+        if (probing) {
+            first.add(Requests.childProbe(q, side, side.after(), 0, firstProbe, preference));
+        }
         if (parentTotal < 0) {
             first.add(Requests.countAll(q.parentIndex()));
         }
         List<ResponseBody<JsonData>> r = run(
-                "first " + previewKeys + " parent keys, first " + firstProbe + " children"
+                (preview > 0 ? "first " + preview + " parent keys" : "count of matching parents")
+                        + (probing ? ", first " + firstProbe + " children" : "")
                         + (parentTotal < 0 ? ", parent count" : ""),
-                q.parentIndex() + "," + q.childIndex(),
+                probing ? q.parentIndex() + "," + q.childIndex() : q.parentIndex(),
                 first);
-        ResponseBody<JsonData> preview = r.get(0);
-        side.update(r.get(1));
-        List<Hit<JsonData>> children = r.get(1).hits().hits();
+        ResponseBody<JsonData> keys = r.get(0);
+        List<Hit<JsonData>> children = List.of();
+        if (probing) {
+            side.update(r.get(1));
+            children = r.get(1).hits().hits();
+        }
         if (parentTotal < 0) {
-            parentTotal = total(r.get(2));
+            parentTotal = total(r.get(r.size() - 1));
             parentCounts.put(q.parentIndex(), parentTotal);
         }
-        out.parentsMatched = total(preview);
-        out.parentsExact =
-                preview.hits().total() != null && preview.hits().total().relation() == TotalHitsRelation.Eq;
-        out.parentsRead = preview.hits().hits().size();
+        out.parentsMatched = total(keys);
+        out.parentsExact = keys.hits().total() != null && keys.hits().total().relation() == TotalHitsRelation.Eq;
+        out.parentsRead = keys.hits().hits().size();
+        parentCounts.putMatched(condition, out.parentsMatched);
         out.childrenRead = children.size();
-        boolean exhausted = children.size() < firstProbe;
+        boolean exhausted = probing && children.size() < firstProbe;
 
         if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
             // Every matching parent's key is known: the children already read are filtered for free.
-            out.parents = MatchingParents.of(preview.hits().hits(), Requests.previewReadsKeysOnly(q), q, mapper);
+            out.parents = MatchingParents.of(keys.hits().hits(), Requests.previewReadsKeysOnly(q), q, mapper);
             List<Match> found = keep(children, out.parents.keys);
             if (found.size() >= window || exhausted) {
                 Map<String, Doc<P>> docs = out.parents.docs;
@@ -137,8 +158,10 @@ final class ChildrenFirst<P, C> {
                 }
                 answer(out, found, docs, exhausted);
             } else {
-                out.reason = "the first " + children.size() + " children hold " + found.size() + " of the " + window
-                        + " wanted";
+                out.reason = probing
+                        ? "the first " + children.size() + " children hold " + found.size() + " of the " + window
+                                + " wanted"
+                        : "the preview holds every key; few enough match that no children were read first";
             }
             return out;
         }

@@ -61,7 +61,11 @@ import java.util.function.Function;
  * keys, often answering in that one round trip (two when the parents' sources must still be read: a
  * doc-values key or {@link JoinQuery.ParentFetch#LAZY}), else the keys go to a {@code terms} query,
  * with the parents' sources read in the same {@code _msearch} (two round trips; three when
- * {@link JoinQuery.ParentFetch#LAZY}). When more parents match, it takes children-first if the
+ * {@link JoinQuery.ParentFetch#LAZY}). A parent condition asked in the last minute (a {@code Join} remembers
+ * the match counts of 1,000 conditions, the least recently used forgotten first) starts from its last count:
+ * one that matched more parents than the preview holds is only counted, not previewed, and one that
+ * matched few among many reads no children in the first round trip, since the first ones would not hold
+ * the page. A count that changed since costs at most a round trip, never the answer. When more parents match, it takes children-first if the
  * children to read are estimated fewer than the matching parents (two round trips when it works out),
  * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in
  * {@link JoinResult#requests()}, and {@link JoinResult#plan()} says which plan answered.
@@ -91,8 +95,9 @@ import java.util.function.Function;
  * children-first there, 2.8-2.9x in two round trips (a search that does no work at all already costs
  * 0.7-0.9x); keys-first with {@code _id} keys 11-14x, with a doc-values key field and
  * {@link JoinQuery.ParentFetch#LAZY} 5-6x (reading 10,000 keys alone is 2.2-2.7x, the {@code terms}
- * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first at 2.8-4.0x in
- * two round trips (a preview of 256 keys took three, at 4.4-4.6x). Use joins where denormalizing is not worth it (parent fields that change often,
+ * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first in two round trips
+ * (a preview of 256 keys took three, at 4.4-4.6x). With the condition's count remembered, the broad join
+ * measured 2.3-2.6x and the selective one 2.5x (two runs); see the README's benchmark table for the latest. Use joins where denormalizing is not worth it (parent fields that change often,
  * rare queries) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}

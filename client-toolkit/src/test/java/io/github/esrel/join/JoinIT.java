@@ -814,6 +814,13 @@ class JoinIT {
         assertThat(broad.childrenRead()).isEqualTo(Join.MIN_PROBE);
         assertThat(broad.parentsRead()).isLessThan(Join.PREVIEW_KEYS + Join.MIN_PROBE + 1);
         assertThat(answer(broad)).containsExactlyElementsOf(expected);
+        // Asked again within the minute: the condition is known to match more parents than the preview
+        // holds, so the first round trip counts them without reading a key.
+        JoinResult<User, Post> again = join.childrenWhereParent(oldest);
+        assertThat(again.requests().get(0)).as(again.requests().toString()).contains("count of matching parents");
+        assertThat(again.parentsRead()).isLessThanOrEqualTo(Join.MIN_PROBE);
+        assertThat(again.roundTrips()).isEqualTo(2);
+        assertThat(answer(again)).containsExactlyElementsOf(expected);
 
         // 1,000 wanted: about 2,500 children against 1,200 keys, so keys-first.
         JoinQuery<User, Post> many = oldest.toBuilder().childrenPerPage(1_000).build();
@@ -874,6 +881,15 @@ class JoinIT {
                             q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build())));
             assertThat(r.pairs())
                     .allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
+
+            // Asked again within the minute: 400 of 3,000 parents match, so about 150 children would hold
+            // the 20 wanted; the first round trip reads the keys alone and keys-first answers in the second.
+            JoinResult<User, Post> repeated = join.childrenWhereParent(q);
+            String whatRepeated = what + "\nagain: " + repeated.describe() + " " + repeated.requests();
+            assertThat(repeated.requests().get(0)).as(whatRepeated).doesNotContain("children");
+            assertThat(repeated.childrenRead()).as(whatRepeated).isZero();
+            assertThat(repeated.roundTrips()).as(whatRepeated).isEqualTo(r.roundTrips());
+            assertThat(answer(repeated)).as(whatRepeated).containsExactlyElementsOf(answer(r));
         }
 
         // Over the cap, keys-first cannot run at all; children-first still answers.
