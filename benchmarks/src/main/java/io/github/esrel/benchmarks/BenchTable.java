@@ -14,8 +14,8 @@ final class BenchTable {
     static void print(Path file, PrintStream out) throws IOException {
         Run run = BenchRecord.read(file);
         out.printf(
-                "Measured %s: Elasticsearch %s, one node, %s cores, Java %s, load average %s at the start and %s at"
-                        + " the end (generated from `%s`).%n%n",
+                "Measured %s: Elasticsearch %s, one node (propagation-shards: 3 nodes of its own), %s cores, Java %s,"
+                        + " load average %s at the start and %s at the end (generated from `%s`).%n%n",
                 run.started(),
                 run.machine().get("elasticsearch"),
                 run.machine().get("cores"),
@@ -33,7 +33,8 @@ final class BenchTable {
                     f.value(),
                     f.unit(),
                     f.ratio() == null
-                            ? "baseline"
+                            // A figure without a ratio is a baseline only when it says so (counts have none).
+                            ? (f.what().contains("baseline") ? "baseline" : "—")
                             : String.format(
                                     "%.2fx (%s is better)",
                                     f.ratio(), f.better().name().toLowerCase()),
