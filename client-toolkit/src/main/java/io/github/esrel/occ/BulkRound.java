@@ -3,16 +3,17 @@ package io.github.esrel.occ;
 import java.time.Duration;
 
 /**
- * What one round of a {@link BulkUpdate} did.
+ * What one round of a {@link BulkUpdate} did. The items of one document share its read and its write, so
+ * reads and writes are counted per document, outcomes per item.
  *
  * @param number 1 for the first round
  * @param items documents the round read
  * @param written documents updated or created
- * @param noops documents whose function returned an equal value (nothing written)
- * @param notFound documents that did not exist (plain updates)
+ * @param noops documents whose functions left them equal (nothing written)
+ * @param notFound items whose document did not exist (plain updates)
  * @param conflicts conditional writes that met a version conflict (409)
- * @param rejected writes rejected with 429
- * @param retried items left pending for the next round
+ * @param rejected reads and writes rejected with 429
+ * @param retried documents left pending for the next round
  * @param gaveUp items whose retry policy ran out this round
  * @param failed items that failed for good this round
  * @param took wall time of the round (reads, writes; not the backoff after it)

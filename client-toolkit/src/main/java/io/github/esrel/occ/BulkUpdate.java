@@ -18,7 +18,10 @@ import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -38,9 +41,14 @@ import java.util.function.UnaryOperator;
  *     .execute();
  * }</pre>
  *
- * <p>Items keep their own routing. Several items for the same document are fine: they conflict with
- * one another and are applied one after the other across rounds. A function that throws makes its
- * item {@code FAILED} (the exception's message in {@link Outcome#error()}) without stopping the others.
+ * <p>Items keep their own routing. Several items for the same document (index as given, id and routing) are
+ * combined, as {@link Occ} combines concurrent calls: each round reads the document once, applies their
+ * functions in the order the items were added, each to the value the one before left, and writes the last value
+ * once; each item's outcome carries its own function's value and the seq_no/version of the write that stored it
+ * (an upsert that made the document is {@code CREATED}, the items after it {@code UPDATED}). They never conflict
+ * with one another; a conflict with another writer retries them together. A function that throws makes its
+ * item {@code FAILED} (the exception's message in {@link Outcome#error()}) without stopping the others; the
+ * next item of its document starts from the value before it.
  * A failure of a whole request (I/O, or an error other than 429 for the request as a whole) stops the
  * job with an {@link OccException}; items written before stay written.
  *
@@ -232,15 +240,12 @@ public final class BulkUpdate<T> {
         long start = System.nanoTime();
         @SuppressWarnings({"unchecked", "rawtypes"})
         Outcome<T>[] outcomes = new Outcome[items.size()];
-        for (Item<T> item : items) {
-            item.attempts = policy.attempts();
-            item.start = start;
-        }
+        List<Write<T>> writes = Write.of(items, policy, start);
         Rounds rounds = new Rounds(outcomes);
-        ConditionalWrites<Item<T>> writes = ConditionalWrites.<Item<T>>builder(item -> item.operation)
+        ConditionalWrites<Write<T>> engine = ConditionalWrites.<Write<T>>builder(w -> w.operation)
                 .client(occ.client())
                 .retryPolicy(policy)
-                .attempts(item -> item.attempts)
+                .attempts(w -> w.attempts)
                 .refresh(occ.refresh())
                 .batchSize(batchSize)
                 .decider((batch, out) -> decide(batch, out, outcomes, rounds))
@@ -248,16 +253,14 @@ public final class BulkUpdate<T> {
                 .build();
         ConditionalWrites.Report report;
         try {
-            report = writes.decideAndWrite(items);
+            report = engine.decideAndWrite(writes);
         } catch (IOException | ElasticsearchException e) {
             int number = rounds.round;
             Listeners.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
             int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
             throw new OccException(
                     "bulk optimistic update failed in round " + number + " ("
-                            + java.util.Arrays.stream(outcomes)
-                                    .filter(Objects::nonNull)
-                                    .count() + " of " + items.size()
+                            + Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
                             + " items done): " + e.getMessage(),
                     status,
                     e);
@@ -265,18 +268,21 @@ public final class BulkUpdate<T> {
         return new BulkOutcome<>(List.of(outcomes), report.rounds(), Occ.since(start));
     }
 
-    /** Reads a batch, applies each item's function and decides its conditional write, or finishes the item. */
+    /**
+     * Reads a batch of documents, applies the functions of each document's items in the order they were added,
+     * and decides one conditional write per document, or finishes its items.
+     */
     private void decide(
-            List<Item<T>> batch, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Rounds rounds)
+            List<Write<T>> batch, ConditionalWrites.Decisions<Write<T>> out, Outcome<T>[] outcomes, Rounds rounds)
             throws IOException {
         MgetResponse<ObjectNode> read = occ.client()
                 .mget(
                         m -> {
-                            for (Item<T> item : batch) {
+                            for (Write<T> w : batch) {
                                 m.docs(d -> {
-                                    d.index(item.index).id(item.id);
-                                    if (item.routing != null) {
-                                        d.routing(item.routing);
+                                    d.index(w.index).id(w.id);
+                                    if (w.routing != null) {
+                                        d.routing(w.routing);
                                     }
                                     return d;
                                 });
@@ -286,101 +292,147 @@ public final class BulkUpdate<T> {
                         ObjectNode.class);
         Counts counts = rounds.counts;
         for (int i = 0; i < batch.size(); i++) {
-            Item<T> item = batch.get(i);
+            Write<T> w = batch.get(i);
             MultiGetResponseItem<ObjectNode> got = read.docs().get(i);
             if (got.isFailure()) {
                 ElasticsearchException e = Failures.ofBulkItem(
                         Failures.statusOf(got.failure().error()), got.failure().error());
-                if (item.initial != null && Reasons.hasType(e, "index_not_found_exception")) {
-                    decideCreate(item, out, outcomes, counts);
+                if (Reasons.hasType(e, "index_not_found_exception") && w.creates()) {
+                    decide(w, null, "read failed: " + Reasons.of(e), out, outcomes, counts);
                 } else if (e.status() == Failures.TOO_MANY_REQUESTS) {
                     counts.rejected++;
-                    out.readAgain(item, e);
+                    out.readAgain(w, e);
                 } else {
-                    counts.failed++;
-                    outcomes[item.position] = occ.finish(item.failed("read failed: " + Reasons.of(e)));
+                    for (Item<T> item : w.items) {
+                        counts.failed++;
+                        outcomes[item.position] = occ.finish(item.failed("read failed: " + Reasons.of(e)));
+                    }
                 }
                 continue;
             }
             GetResult<ObjectNode> doc = got.result();
-            if (!doc.found()) {
-                if (occ.routingCheck() && !item.routingChecked) {
-                    item.routingChecked = true;
-                    try {
-                        Errors.checkRouting(occ.client(), item.index, item.id, item.routing);
-                    } catch (OccException wrongRouting) {
+            if (!doc.found() && occ.routingCheck() && !w.routingChecked) {
+                w.routingChecked = true;
+                try {
+                    Errors.checkRouting(occ.client(), w.index, w.id, w.routing);
+                } catch (OccException wrongRouting) {
+                    for (Item<T> item : w.items) {
                         counts.failed++;
                         outcomes[item.position] = occ.finish(item.failed(wrongRouting.getMessage()));
-                        continue;
                     }
+                    continue;
                 }
-                if (item.initial == null) {
-                    counts.notFound++;
-                    outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOT_FOUND, null, -1, -1, -1));
-                } else {
-                    decideCreate(item, out, outcomes, counts);
-                }
-                continue;
             }
-            T nextValue;
-            ObjectNode tree;
+            decide(w, doc.found() ? doc : null, null, out, outcomes, counts);
+        }
+    }
+
+    /**
+     * Applies the functions of one document's items in order, each to the value the one before it left (an item
+     * whose function throws fails alone and leaves the value as it was), and decides the one write that stores the
+     * last value: conditional on the copy read, or a create when the document is missing and an upsert made it.
+     *
+     * @param doc the copy read, or {@code null} when the document (or its index) does not exist
+     * @param noIndex why the read failed when the index does not exist ({@code null} when it does): what a plain
+     *     update of it fails with
+     */
+    private void decide(
+            Write<T> w,
+            GetResult<ObjectNode> doc,
+            String noIndex,
+            ConditionalWrites.Decisions<Write<T>> out,
+            Outcome<T>[] outcomes,
+            Counts counts) {
+        T value;
+        try {
+            value = doc == null ? null : occ.json().toValue(doc.source(), type, w.index, w.id);
+        } catch (RuntimeException e) {
+            for (Item<T> item : w.items) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+            }
+            return;
+        }
+        List<Item<T>> carried = new ArrayList<>(w.items.size());
+        boolean created = false;
+        for (Item<T> item : w.items) {
+            item.created = false;
+            T next;
             try {
-                T current = occ.json().toValue(doc.source(), type, item.index, item.id);
-                nextValue = Objects.requireNonNull(item.fn.apply(current), "the update function returned null");
-                tree = occ.json().toTree(nextValue, item.index, item.id);
+                if (value == null && item.initial == null) {
+                    if (noIndex != null) {
+                        counts.failed++;
+                        outcomes[item.position] = occ.finish(item.failed(noIndex));
+                    } else {
+                        counts.notFound++;
+                        outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOT_FOUND, null, -1, -1, -1));
+                    }
+                    continue;
+                }
+                T base = value != null
+                        ? value
+                        : Objects.requireNonNull(item.initial.get(), "initial value supplier returned null");
+                next = Objects.requireNonNull(item.fn.apply(base), "the update function returned null");
             } catch (RuntimeException e) {
                 counts.failed++;
                 outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
                 continue;
             }
-            item.last = nextValue;
-            if (Json.sameSource(doc.source(), tree)) {
-                counts.noops++;
-                outcomes[item.position] = occ.finish(
-                        item.outcome(Outcome.Status.NOOP, nextValue, doc.seqNo(), doc.primaryTerm(), doc.version()));
-                continue;
+            item.created = value == null;
+            created |= item.created;
+            item.last = next;
+            value = next;
+            carried.add(item);
+        }
+        w.items = carried;
+        if (carried.isEmpty()) {
+            return;
+        }
+        ObjectNode tree;
+        try {
+            tree = occ.json().toTree(value, w.index, w.id);
+        } catch (RuntimeException e) {
+            for (Item<T> item : carried) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
             }
+            w.items = List.of();
+            return;
+        }
+        if (!created && Json.sameSource(doc.source(), tree)) {
+            counts.noops++;
+            for (Item<T> item : carried) {
+                outcomes[item.position] = occ.finish(
+                        item.outcome(Outcome.Status.NOOP, item.last, doc.seqNo(), doc.primaryTerm(), doc.version()));
+            }
+            w.items = List.of();
+            return;
+        }
+        if (created) {
+            w.operation = BulkOperation.of(op -> op.create(c -> {
+                c.index(w.index).id(w.id).document(tree);
+                if (w.routing != null) {
+                    c.routing(w.routing);
+                }
+                return c;
+            }));
+        } else {
             String concrete = doc.index();
             long seqNo = doc.seqNo();
             long term = doc.primaryTerm();
-            item.operation = BulkOperation.of(op -> op.index(x -> {
-                x.index(concrete).id(item.id).document(tree).ifSeqNo(seqNo).ifPrimaryTerm(term);
-                if (item.routing != null) {
-                    x.routing(item.routing);
+            w.operation = BulkOperation.of(op -> op.index(x -> {
+                x.index(concrete).id(w.id).document(tree).ifSeqNo(seqNo).ifPrimaryTerm(term);
+                if (w.routing != null) {
+                    x.routing(w.routing);
                 }
                 return x;
             }));
-            out.write(item);
         }
+        out.write(w);
     }
 
-    private void decideCreate(
-            Item<T> item, ConditionalWrites.Decisions<Item<T>> out, Outcome<T>[] outcomes, Counts counts) {
-        T created;
-        ObjectNode tree;
-        try {
-            created = Objects.requireNonNull(
-                    item.fn.apply(Objects.requireNonNull(item.initial.get(), "initial value supplier returned null")),
-                    "the update function returned null");
-            tree = occ.json().toTree(created, item.index, item.id);
-        } catch (RuntimeException e) {
-            counts.failed++;
-            outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
-            return;
-        }
-        item.last = created;
-        item.operation = BulkOperation.of(op -> op.create(c -> {
-            c.index(item.index).id(item.id).document(tree);
-            if (item.routing != null) {
-                c.routing(item.routing);
-            }
-            return c;
-        }));
-        out.write(item);
-    }
-
-    /** Turns the engine's rounds into {@link BulkRound}s and finishes the items it is done with. */
-    private final class Rounds implements ConditionalWrites.Listener<Item<T>> {
+    /** Turns the engine's rounds into {@link BulkRound}s and finishes the items of the documents it is done with. */
+    private final class Rounds implements ConditionalWrites.Listener<Write<T>> {
         private final Outcome<T>[] outcomes;
         Counts counts = new Counts();
         int round;
@@ -392,49 +444,60 @@ public final class BulkUpdate<T> {
         }
 
         @Override
-        public void beforeRound(int number, int items) {
+        public void beforeRound(int number, int documents) {
             round = number;
-            size = items;
+            size = documents;
             counts = new Counts();
             roundStart = System.nanoTime();
-            Listeners.safely(() -> listener.beforeRound(number, items), "BulkUpdateListener.beforeRound");
+            Listeners.safely(() -> listener.beforeRound(number, documents), "BulkUpdateListener.beforeRound");
         }
 
         @Override
-        public void onWritten(Item<T> item, BulkResponseItem r) {
+        public void onWritten(Write<T> w, BulkResponseItem r) {
             counts.written++;
-            Outcome.Status status = "created".equals(r.result()) ? Outcome.Status.CREATED : Outcome.Status.UPDATED;
-            outcomes[item.position] = occ.finish(item.outcome(
-                    status, item.last, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version())));
-        }
-
-        @Override
-        public void onConflict(Item<T> item, int attempt, boolean finalOutcome) {
-            counts.conflicts++;
-            item.conflicts++;
-            occ.conflict(item.index, item.id, attempt);
-        }
-
-        @Override
-        public void onRejected(int items, Duration wait) {
-            counts.rejected += items;
-        }
-
-        @Override
-        public void onGaveUp(Item<T> item, StopReason stop, ElasticsearchException last) {
-            if (last.status() == Failures.CONFLICT) {
-                counts.gaveUp++;
-                outcomes[item.position] = occ.finish(item.gaveUp(stop));
-            } else {
-                counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed(Reasons.of(last)));
+            for (Item<T> item : w.items) {
+                outcomes[item.position] = occ.finish(item.outcome(
+                        item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED,
+                        item.last,
+                        orMinus1(r.seqNo()),
+                        orMinus1(r.primaryTerm()),
+                        orMinus1(r.version())));
             }
         }
 
         @Override
-        public void onFailed(Item<T> item, ElasticsearchException failure) {
-            counts.failed++;
-            outcomes[item.position] = occ.finish(item.failed(Reasons.of(failure)));
+        public void onConflict(Write<T> w, int attempt, boolean finalOutcome) {
+            counts.conflicts++; // one conflicting write, whatever the items it carried
+            occ.conflict(w.index, w.id, attempt);
+            for (Item<T> item : w.items) {
+                item.conflicts++;
+            }
+        }
+
+        @Override
+        public void onRejected(int documents, Duration wait) {
+            counts.rejected += documents;
+        }
+
+        @Override
+        public void onGaveUp(Write<T> w, StopReason stop, ElasticsearchException last) {
+            for (Item<T> item : w.items) {
+                if (last.status() == Failures.CONFLICT) {
+                    counts.gaveUp++;
+                    outcomes[item.position] = occ.finish(item.gaveUp(stop));
+                } else {
+                    counts.failed++;
+                    outcomes[item.position] = occ.finish(item.failed(Reasons.of(last)));
+                }
+            }
+        }
+
+        @Override
+        public void onFailed(Write<T> w, ElasticsearchException failure) {
+            for (Item<T> item : w.items) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.failed(Reasons.of(failure)));
+            }
         }
 
         @Override
@@ -455,9 +518,11 @@ public final class BulkUpdate<T> {
         }
 
         @Override
-        public void onInterrupted(List<Item<T>> pending) {
-            for (Item<T> item : pending) {
-                outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
+        public void onInterrupted(List<Write<T>> pending) {
+            for (Write<T> w : pending) {
+                for (Item<T> item : w.items) {
+                    outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
+                }
             }
         }
     }
@@ -481,6 +546,52 @@ public final class BulkUpdate<T> {
         int failed;
     }
 
+    /**
+     * The items of one document (index as given, id and routing), in the order they were added: one read and one
+     * conditional write per round carry all of them, so that they never conflict with one another.
+     */
+    private static final class Write<T> {
+        final String index;
+        final String id;
+        final String routing;
+        /** The items the write being decided carries; those finished before it are dropped. */
+        List<Item<T>> items = new ArrayList<>();
+        /** One attempt count per document: its items share its reads and writes. */
+        Attempts attempts;
+
+        boolean routingChecked;
+        /** The conditional write decided after the last read. */
+        BulkOperation operation;
+
+        private Write(String index, String id, String routing) {
+            this.index = index;
+            this.id = id;
+            this.routing = routing;
+        }
+
+        /** Whether an item would make the document when it is missing. */
+        boolean creates() {
+            return items.stream().anyMatch(i -> i.initial != null);
+        }
+
+        /** The documents of these items, in the order of each document's first item. */
+        static <T> List<Write<T>> of(List<Item<T>> items, RetryPolicy policy, long start) {
+            Map<List<String>, Write<T>> byDoc = new LinkedHashMap<>();
+            for (Item<T> item : items) {
+                Write<T> w = byDoc.computeIfAbsent(
+                        Arrays.asList(item.index, item.id, item.routing),
+                        k -> new Write<>(item.index, item.id, item.routing));
+                if (w.attempts == null) {
+                    w.attempts = policy.attempts();
+                }
+                item.attempts = w.attempts;
+                item.start = start;
+                w.items.add(item);
+            }
+            return new ArrayList<>(byDoc.values());
+        }
+    }
+
     private static final class Item<T> {
         final int position;
         final String index;
@@ -492,9 +603,8 @@ public final class BulkUpdate<T> {
         long start;
         int conflicts;
         T last;
-        boolean routingChecked;
-        /** The conditional write decided after the last read. */
-        BulkOperation operation;
+        /** Its function made the document (an upsert of a missing one) in the write being decided. */
+        boolean created;
 
         Item(int position, String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
             this.position = position;

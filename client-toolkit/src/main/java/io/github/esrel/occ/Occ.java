@@ -108,7 +108,8 @@ import java.util.function.UnaryOperator;
  *       256 functions, the rest go into the next.</li>
  * </ul>
  * {@link Builder#combineWrites(boolean) combineWrites(false)} gives every call its own loop again. A
- * {@link BulkUpdate} does not combine: its items are conditional writes like any other, so they stay
+ * {@link BulkUpdate} combines its own items of one document (one read and one write per document and round, see
+ * there) but not with the calls of other threads: its writes are conditional like any other, so they stay
  * correct next to combined calls of the same documents and retry when those change them.
  *
  * <p>Thread-safe; holds no connection of its own. The client must use a {@link JacksonJsonpMapper}

@@ -220,8 +220,8 @@ class OptimisticConcurrencyIT {
         assertThat(created.count(Outcome.Status.CREATED)).isEqualTo(docs);
         assertThat(created.rounds()).isEqualTo(1);
 
-        // Every document appears twice in one bulk: both items read the same seq_no, the second write
-        // conflicts with the first and must be re-read and applied in round 2.
+        // Every document appears twice in one bulk: its two items are combined, one read and one write per
+        // document, the second function applied to the first one's value; no conflict between them.
         BulkUpdate<Shirt> bulk = occ.bulk(Shirt.class);
         for (int copy = 0; copy < 2; copy++) {
             for (int d = 0; d < docs; d++) {
@@ -243,15 +243,23 @@ class OptimisticConcurrencyIT {
                 })
                 .execute()
                 .orThrow();
-        assertThat(before).containsExactly(2 * docs, docs);
+        assertThat(before).containsExactly(docs);
         assertThat(rounds.get(0).written()).isEqualTo(docs);
-        assertThat(rounds.get(0).retried()).isEqualTo(docs);
-        assertThat(rounds.get(1).written()).isEqualTo(docs);
-        assertThat(done.rounds()).isEqualTo(2);
+        assertThat(rounds.get(0).conflicts()).isZero();
+        assertThat(rounds.get(0).retried()).isZero();
+        assertThat(done.rounds()).isEqualTo(1);
         assertThat(done.count(Outcome.Status.UPDATED)).isEqualTo(2 * docs);
-        assertThat(done.item(0).attempts()).isEqualTo(1);
-        assertThat(done.item(docs).attempts()).isEqualTo(2);
-        assertThat(done.item(docs).conflicts()).isEqualTo(1);
+        for (int d = 0; d < docs; d++) {
+            Outcome<Shirt> first = done.item(d);
+            Outcome<Shirt> second = done.item(docs + d);
+            assertThat(first.value().votes()).isEqualTo(2);
+            assertThat(second.value().votes()).isEqualTo(3);
+            assertThat(second.seqNo()).as("one write stored both").isEqualTo(first.seqNo());
+            assertThat(second.version()).isEqualTo(first.version());
+            assertThat(first.attempts()).isEqualTo(1);
+            assertThat(second.attempts()).isEqualTo(1);
+            assertThat(second.conflicts()).isZero();
+        }
 
         // Now four bulks over the same documents run at once, five times each: conflicts across bulks.
         OccMetrics metrics = new OccMetrics();
@@ -279,6 +287,41 @@ class OptimisticConcurrencyIT {
         }
         System.out.println("concurrent bulks: " + metrics.snapshot());
         assertThat(metrics.snapshot().written()).isEqualTo((long) docs * bulks * repeats);
+    }
+
+    @Test
+    void shouldCombineTheItemsOfOneDocumentInOrderWithAnUpsertFirstAndAFailingFunctionBetween() throws Exception {
+        createIndex("designs-combined");
+        RuntimeException boom = new IllegalStateException("boom");
+        BulkOutcome<Shirt> done = occ.bulk(Shirt.class)
+                .update("designs-combined", "x", Shirt::vote) // nothing yet: NOT_FOUND
+                .upsert("designs-combined", "x", () -> new Shirt("x", 10), Shirt::vote) // 11, creates
+                .update("designs-combined", "x", s -> {
+                    throw boom;
+                }) // fails alone
+                .update("designs-combined", "x", Shirt::vote) // 12
+                .upsert("designs-combined", "x", () -> new Shirt("x", 100), Shirt::vote) // exists by now: 13
+                .update("designs-combined", "y", Shirt::vote) // another document, missing: NOT_FOUND
+                .tryExecute();
+        assertThat(done.rounds()).isEqualTo(1);
+        assertThat(done.item(0).status()).isEqualTo(Outcome.Status.NOT_FOUND);
+        assertThat(done.item(1).status()).isEqualTo(Outcome.Status.CREATED);
+        assertThat(done.item(1).value().votes()).isEqualTo(11);
+        assertThat(done.item(2).status()).isEqualTo(Outcome.Status.FAILED);
+        assertThat(done.item(2).error()).contains("boom");
+        assertThat(done.item(3).status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(done.item(3).value().votes()).isEqualTo(12);
+        assertThat(done.item(4).status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(done.item(4).value().votes()).isEqualTo(13);
+        assertThat(done.item(5).status()).isEqualTo(Outcome.Status.NOT_FOUND);
+        assertThat(List.of(
+                        done.item(1).seqNo(), done.item(3).seqNo(), done.item(4).seqNo()))
+                .as("one create stored the three")
+                .containsOnly(done.item(1).seqNo());
+        GetResponse<Shirt> stored = es.get(g -> g.index("designs-combined").id("x"), Shirt.class);
+        assertThat(stored.source().votes()).isEqualTo(13);
+        assertThat(stored.seqNo()).isEqualTo(done.item(4).seqNo());
+        assertThat(stored.version()).isEqualTo(1L);
     }
 
     // --- the rules around the loop -------------------------------------------------------------
