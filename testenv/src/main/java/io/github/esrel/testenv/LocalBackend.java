@@ -259,7 +259,8 @@ final class LocalBackend implements ClusterBackend {
     }
 
     private void launch(LocalNode node) {
-        node.launch(esHome, jdk, spec.heap(), user);
+        NodeReaper.LAUNCHES.launch(
+                node.name() + " of " + clusterName, () -> node.launch(esHome, jdk, spec.heap(), user));
     }
 
     /**
