@@ -162,10 +162,12 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                     op.wake.await();
                 } catch (InterruptedException e) {
                     interrupted = true;
-                    if (!op.taken) {
+                    // Interrupted before the signal, the thread may get the lock back only after its attempt
+                    // ended: then it is done (taken again false), and its write may have landed.
+                    if (!op.taken && !op.done) {
                         withdraw(key, lane, op);
                     }
-                    // else: its attempt is in flight and its write may land; wait for the result
+                    // else: its attempt is in flight (its write may land) or over; wait for, or take, the result
                 }
             }
         } finally {
