@@ -65,34 +65,6 @@ public record Checkpoint(
     }
 
     /**
-     * A checkpoint without slices, as written before slices existed.
-     *
-     * @param jobId the job's id
-     * @param relation the relation's name
-     * @param parentId the parent
-     * @param state where the job stands
-     * @param owner who runs or ran the job
-     * @param parentSeqNo the parent's {@code _seq_no} last read, or -1
-     * @param counts the children handled so far
-     * @param startedAt when the job first started
-     * @param updatedAt when this checkpoint was written
-     * @param error why the job failed as a whole, or {@code null}
-     */
-    public Checkpoint(
-            String jobId,
-            String relation,
-            String parentId,
-            JobState state,
-            String owner,
-            long parentSeqNo,
-            JobCounts counts,
-            Instant startedAt,
-            Instant updatedAt,
-            String error) {
-        this(jobId, relation, parentId, state, owner, parentSeqNo, counts, startedAt, updatedAt, error, List.of());
-    }
-
-    /**
      * Where one slice of a job's pass stands: slice {@code id} of {@code slices().size()}, as Elasticsearch's
      * sliced search divides the children (one slice per shard when there are no more slices than shards).
      *

@@ -92,7 +92,8 @@ class DenormRelationTest {
                 new JobCounts(100, 40, 38, 1, 1, 3, 2, 0, 1),
                 java.time.Instant.ofEpochMilli(1000),
                 java.time.Instant.ofEpochMilli(2000),
-                null);
+                null,
+                java.util.List.of());
         assertThat(Checkpoints.fromDoc("r:1:abc", Checkpoints.toDoc(c))).isEqualTo(c);
         Checkpoint failed = new Checkpoint(
                 "r:1:abc",
@@ -104,7 +105,8 @@ class DenormRelationTest {
                 new JobCounts(100, 40, 38, 1, 1, 3, 2, 0, 1),
                 java.time.Instant.ofEpochMilli(1000),
                 java.time.Instant.ofEpochMilli(2000),
-                "boom");
+                "boom",
+                java.util.List.of());
         assertThat(Checkpoints.fromDoc("r:1:abc", Checkpoints.toDoc(failed))).isEqualTo(failed);
     }
 }
