@@ -2,17 +2,13 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Script;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.MultisearchBody;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
-import co.elastic.clients.elasticsearch.indices.GetIndicesSettingsResponse;
-import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
-import co.elastic.clients.elasticsearch.indices.IndexState;
-import co.elastic.clients.elasticsearch.indices.get_mapping.IndexMappingRecord;
-import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpUtils;
-import java.io.IOException;
+import co.elastic.clients.json.SimpleJsonpMapper;
 import java.io.StringReader;
 import java.util.Map;
 
@@ -33,19 +29,9 @@ public final class ClientApi {
     /** The artifact to use instead when the server refuses this client line. */
     public static final String OTHER_ARTIFACT = "esrel-client";
 
+    private static final SimpleJsonpMapper SIMPLE = new SimpleJsonpMapper();
+
     private ClientApi() {}
-
-    /** The plugins and modules of every node, by node id: one nodes-info request. */
-    public static Map<String, NodeComponents> nodeComponents(ElasticsearchClient client) throws IOException {
-        Map<String, NodeInfo> nodes =
-                client.nodes().info(b -> b.metric("plugins")).nodes();
-        return NodeComponents.of(nodes);
-    }
-
-    /** The {@code metadata} of the cluster state, restricted to {@code index}, as JSON. */
-    public static JsonData clusterStateMetadata(ElasticsearchClient client, String index) throws IOException {
-        return client.cluster().state(b -> b.metric("metadata").index(index)).valueBody();
-    }
 
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {
@@ -69,13 +55,14 @@ public final class ClientApi {
                 .body(MultisearchBody.of(b -> b.withJson(new StringReader(body)))));
     }
 
-    /** The mappings of each index in a get-mapping answer. */
-    public static Map<String, IndexMappingRecord> mappings(GetMappingResponse response) {
-        return response.result();
-    }
-
-    /** The settings of each index in a get-settings answer. */
-    public static Map<String, IndexState> settings(GetIndicesSettingsResponse response) {
-        return response.result();
+    /**
+     * A range query on a numeric field: {@code field >= bound} when {@code atLeast}, else {@code field <= bound}.
+     * Built from JSON: the range builders' {@code field} moved from a generic superclass (8.15) to each builder
+     * (8.19), so no typed call links against every 8.x client from 8.15 on.
+     */
+    public static Query range(String field, boolean atLeast, long bound) {
+        String json = "{\"range\":{" + JsonpUtils.toJsonString(JsonData.of(field), SIMPLE) + ":{\""
+                + (atLeast ? "gte" : "lte") + "\":" + bound + "}}}";
+        return Query.of(q -> q.withJson(new StringReader(json)));
     }
 }

@@ -2,17 +2,13 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Script;
-import co.elastic.clients.elasticsearch.cluster.state.ClusterStateMetric;
+import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
-import co.elastic.clients.elasticsearch.indices.GetIndicesSettingsResponse;
-import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
-import co.elastic.clients.elasticsearch.indices.IndexState;
-import co.elastic.clients.elasticsearch.indices.get_mapping.IndexMappingRecord;
-import co.elastic.clients.elasticsearch.nodes.info.NodeInfo;
-import co.elastic.clients.elasticsearch.nodes.info.NodesInfoMetric;
+import co.elastic.clients.elasticsearch.core.search.SearchRequestBody;
 import co.elastic.clients.json.JsonData;
-import java.io.IOException;
+import co.elastic.clients.json.JsonpUtils;
+import java.io.StringReader;
 import java.util.Map;
 
 /**
@@ -33,28 +29,19 @@ public final class ClientApi {
 
     private ClientApi() {}
 
-    /** The plugins and modules of every node, by node id: one nodes-info request. */
-    public static Map<String, NodeComponents> nodeComponents(ElasticsearchClient client) throws IOException {
-        Map<String, NodeInfo> nodes =
-                client.nodes().info(b -> b.metric(NodesInfoMetric.Plugins)).nodes();
-        return NodeComponents.of(nodes);
-    }
-
-    /** The {@code metadata} of the cluster state, restricted to {@code index}, as JSON. */
-    public static JsonData clusterStateMetadata(ElasticsearchClient client, String index) throws IOException {
-        return client.cluster()
-                .state(b -> b.metric(ClusterStateMetric.Metadata).index(index))
-                .state();
-    }
-
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {
         return Script.of(
                 s -> s.lang("painless").source(src -> src.scriptString(source)).params(params));
     }
 
-    /** One search of an {@code _msearch}: the index and preference in the header, the rest in the body. */
+    /**
+     * One search of an {@code _msearch}: the index and preference in the header, the rest in the body. The body
+     * goes over as the search's JSON: {@code RequestItem.Builder.body(SearchRequest)} exists only from 9.3 on, and
+     * this jar must link against every 9.x client from 9.0 on.
+     */
     public static RequestItem msearchItem(ElasticsearchClient client, SearchRequest request) {
+        String body = JsonpUtils.toJsonString(request, client._jsonpMapper());
         return RequestItem.of(i -> i.header(h -> {
                     h.index(request.index());
                     if (request.preference() != null) {
@@ -63,16 +50,14 @@ public final class ClientApi {
                     }
                     return h;
                 })
-                .body(request));
+                .body(SearchRequestBody.of(b -> b.withJson(new StringReader(body)))));
     }
 
-    /** The mappings of each index in a get-mapping answer. */
-    public static Map<String, IndexMappingRecord> mappings(GetMappingResponse response) {
-        return response.mappings();
-    }
-
-    /** The settings of each index in a get-settings answer. */
-    public static Map<String, IndexState> settings(GetIndicesSettingsResponse response) {
-        return response.settings();
+    /** A range query on a numeric field: {@code field >= bound} when {@code atLeast}, else {@code field <= bound}. */
+    public static Query range(String field, boolean atLeast, long bound) {
+        return Query.of(q -> q.range(r -> r.untyped(u -> {
+            u.field(field);
+            return atLeast ? u.gte(JsonData.of(bound)) : u.lte(JsonData.of(bound));
+        })));
     }
 }

@@ -3,10 +3,10 @@ package io.github.esrel.denorm;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
-import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
@@ -135,9 +135,8 @@ final class JobReads {
         Query byParent = Query.of(q -> q.term(t -> t.field(rel.parentIdField()).value(parentId)));
         Query query = p.ignoreStamps()
                 ? byParent
-                : Query.of(q -> q.bool(b -> b.filter(byParent)
-                        .mustNot(m -> m.range(
-                                r -> r.untyped(u -> u.field(rel.stampField()).gte(JsonData.of(bound)))))));
+                : Query.of(q ->
+                        q.bool(b -> b.filter(byParent).mustNot(ClientApi.range(rel.stampField(), true, bound))));
         return DocStream.of(b -> {
             b.client(p.client())
                     .index(rel.childIndex())

@@ -9,12 +9,10 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.elasticsearch.indices.GetMappingResponse;
-import co.elastic.clients.json.JsonData;
 import io.github.esrel.internal.Checks;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
+import io.github.esrel.internal.RestCall;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
@@ -22,6 +20,7 @@ import io.github.esrel.lock.LockRequest;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
+import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.io.StringReader;
 import java.time.Duration;
@@ -487,15 +486,22 @@ public final class FileTree {
 
     private Layout readLayout() {
         try {
-            GetMappingResponse m = es.indices().getMapping(g -> g.index(index));
-            Map<String, JsonData> meta =
-                    ClientApi.mappings(m).values().iterator().next().mappings().meta();
+            // Plain JSON: a typed TypeMapping of an older client may not parse what a newer server returns
+            // (8.18's fails on a mapping 8.19 writes), and only _meta is needed.
+            JsonObject answer = RestCall.get("/" + RestCall.segment(index) + "/_mapping", Map.of())
+                    .send(es)
+                    .toJson(es._jsonpMapper())
+                    .asJsonObject();
+            JsonObject mappings = answer.isEmpty()
+                    ? null
+                    : answer.values().iterator().next().asJsonObject().getJsonObject("mappings");
+            JsonObject meta = mappings == null ? null : mappings.getJsonObject("_meta");
             if (meta == null || !meta.containsKey(Mappings.FENCING_KEY)) {
                 throw new IllegalStateException("index [" + index + "] was not created by FileTree.createIndex()");
             }
             return new Layout(
-                    Fencing.valueOf(meta.get(Mappings.FENCING_KEY).to(String.class)),
-                    "client".equals(meta.get(Mappings.TREE_KEY).to(String.class)));
+                    Fencing.valueOf(meta.getString(Mappings.FENCING_KEY)),
+                    "client".equals(meta.getString(Mappings.TREE_KEY, null)));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot read the mapping of [" + index + "]: " + e.getMessage(), e);
         }

@@ -1,11 +1,9 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch.indices.GetIndicesSettingsResponse;
-import co.elastic.clients.elasticsearch.indices.IndexSettings;
-import co.elastic.clients.elasticsearch.indices.IndexState;
-import co.elastic.clients.json.JsonData;
-import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.RestCall;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -56,10 +54,16 @@ final class TermsLimits {
         Integer limit = null;
         try {
             trips.add("settings [" + index + "] " + SETTING);
-            GetIndicesSettingsResponse r = es.indices()
-                    .getSettings(g -> g.index(index).includeDefaults(true).name(SETTING));
-            for (IndexState state : ClientApi.settings(r).values()) {
-                Integer v = first(state.settings(), state.defaults());
+            // Plain JSON with flat keys: the typed settings classes differ between client versions, and an
+            // older client's may not parse every setting a newer server returns.
+            JsonObject answer = RestCall.get(
+                            "/" + RestCall.segment(index) + "/_settings/" + SETTING,
+                            Map.of("include_defaults", "true", "flat_settings", "true"))
+                    .send(es)
+                    .toJson(es._jsonpMapper())
+                    .asJsonObject();
+            for (JsonValue state : answer.values()) {
+                Integer v = first(state.asJsonObject(), "settings", "defaults");
                 int value = v == null ? Keys.DEFAULT_MAX_TERMS_COUNT : v;
                 limit = limit == null ? value : Math.min(limit, value);
             }
@@ -79,20 +83,11 @@ final class TermsLimits {
         return known.get(index);
     }
 
-    private static Integer first(IndexSettings... candidates) {
-        for (IndexSettings s : candidates) {
-            if (s == null) {
-                continue;
-            }
-            if (s.index() != null && s.index().maxTermsCount() != null) {
-                return s.index().maxTermsCount();
-            }
-            if (s.maxTermsCount() != null) {
-                return s.maxTermsCount();
-            }
-            JsonData flat = s.otherSettings().get(SETTING);
-            if (flat != null) {
-                return Integer.parseInt(Keys.normalize(flat.toJson()));
+    private static Integer first(JsonObject state, String... groups) {
+        for (String group : groups) {
+            JsonValue settings = state.get(group);
+            if (settings instanceof JsonObject o && o.get(SETTING) != null) {
+                return Integer.parseInt(Keys.normalize(o.get(SETTING)));
             }
         }
         return null;

@@ -87,7 +87,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         try {
             RestCall.get(base(index), Map.of("path", "/")).send(client);
         } catch (ElasticsearchException e) {
-            if (isMissingHandler(e)) {
+            if (Plugins.isMissingHandler(e)) {
                 return false;
             }
             if (e.status() == 401) {
@@ -128,14 +128,6 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
     private static String base(String index) {
         return "/" + RestCall.segment(index) + "/_treelock";
-    }
-
-    /** Elasticsearch answers a path no handler serves with "no handler found for uri ...". */
-    static boolean isMissingHandler(ElasticsearchException e) {
-        String reason = e.error() == null ? null : e.error().reason();
-        return (e.status() == 400 || e.status() == 404 || e.status() == 405)
-                && reason != null
-                && reason.contains("no handler found");
     }
 
     /** The REST calls and their answers. */
@@ -227,7 +219,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             try {
                 return call.exchange(client, expected);
             } catch (ElasticsearchException e) {
-                if (isMissingHandler(e)) {
+                if (Plugins.isMissingHandler(e)) {
                     throw new TreeLockException(
                             "cannot " + what + " in [" + index + "]: the esrel plugin with tree locks"
                                     + " is not installed on this cluster; use DocumentTreeLocks, or TreeLocks.of to pick it",

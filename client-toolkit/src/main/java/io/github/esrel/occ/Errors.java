@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.NodeComponents;
 import io.github.esrel.internal.Reasons;
 import java.util.Map;
@@ -95,7 +94,7 @@ final class Errors {
      */
     static Boolean painlessOnEveryNode(ElasticsearchClient client) {
         try {
-            Map<String, NodeComponents> nodes = ClientApi.nodeComponents(client);
+            Map<String, NodeComponents> nodes = NodeComponents.of(client);
             return !nodes.isEmpty()
                     && nodes.values().stream().allMatch(n -> n.modules().contains(PAINLESS_MODULE));
         } catch (Exception e) {

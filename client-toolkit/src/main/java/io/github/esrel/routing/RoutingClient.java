@@ -4,8 +4,8 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.doc.DocRef;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.Plugins;
 import io.github.esrel.internal.RestCall;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -195,7 +195,7 @@ public final class RoutingClient {
         try {
             return call.send(client).toJson().asJsonObject();
         } catch (ElasticsearchException e) {
-            if (isMissingHandler(e)) {
+            if (Plugins.isMissingHandler(e)) {
                 throw new PluginMissing(e);
             }
             throw new RoutingException(
@@ -205,19 +205,16 @@ public final class RoutingClient {
         }
     }
 
-    /** Without the plugin, Elasticsearch answers an unknown REST path with "no handler found for uri". */
-    private static boolean isMissingHandler(ElasticsearchException e) {
-        String reason = e.error() == null ? null : e.error().reason();
-        return (e.status() == 400 || e.status() == 404 || e.status() == 405)
-                && reason != null
-                && reason.contains("no handler found");
-    }
-
     private RoutingSpec specFromClusterState(String index) {
         JsonObject indices;
         try {
-            JsonData state = ClientApi.clusterStateMetadata(client, index);
-            indices = state.toJson().asJsonObject().getJsonObject("metadata").getJsonObject("indices");
+            // Plain JSON rather than the typed API, whose metric type changed between client versions (9.3).
+            JsonData state = RestCall.get("/_cluster/state/metadata/" + RestCall.segment(index), Map.of())
+                    .send(client);
+            indices = state.toJson(client._jsonpMapper())
+                    .asJsonObject()
+                    .getJsonObject("metadata")
+                    .getJsonObject("indices");
         } catch (ElasticsearchException e) {
             throw new RoutingException(
                     "cannot read the metadata of index [" + index + "]: " + e.getMessage(), e.status(), e);

@@ -4,10 +4,10 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
-import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Indices;
 import java.io.IOException;
 import java.time.Instant;
@@ -117,8 +117,7 @@ final class StateStore {
         Query q = Query.of(b ->
                 b.bool(x -> x.filter(f -> f.term(t -> t.field("kind").value("intent")))
                         .filter(f -> f.term(t -> t.field("view").value(view)))
-                        .filter(f -> f.range(
-                                r -> r.untyped(u -> u.field("created_at").lte(JsonData.of(before.toEpochMilli())))))));
+                        .filter(ClientApi.range("created_at", false, before.toEpochMilli()))));
         try (DocStream s =
                 DocStream.of(b -> b.client(client).index(index).query(q).pageSize(500))) {
             for (List<Hit<ObjectNode>> page = s.next(); !page.isEmpty(); page = s.next()) {

@@ -40,13 +40,13 @@ class RoutingMatchesRealityIT {
 
     @Test
     void shouldMatchRealityWithDefaultRouting() throws IOException {
-        createIndex("default-routing", Map.of("index.number_of_shards", "5"));
+        createIndex(es, "default-routing", Map.of("index.number_of_shards", "5"));
         assertAgreesWithReality("default-routing", docs(DOCS, 0, 1));
     }
 
     @Test
     void shouldMatchRealityWithCustomRouting() throws IOException {
-        createIndex("custom-routing", Map.of("index.number_of_shards", "7"));
+        createIndex(es, "custom-routing", Map.of("index.number_of_shards", "7"));
         assertAgreesWithReality("custom-routing", docs(DOCS, 40, 2));
     }
 
@@ -63,9 +63,9 @@ class RoutingMatchesRealityIT {
 
     @Test
     void shouldMatchRealityOnASplitIndex() throws IOException {
-        createIndex("split-source", Map.of("index.number_of_shards", "3"));
+        createIndex(es, "split-source", Map.of("index.number_of_shards", "3"));
         List<DocRef> docs = docs(DOCS, 25, 4);
-        bulkIndex("split-source", docs);
+        bulkIndex(es, "split-source", docs);
         es.indices().putSettings(p -> p.index("split-source").settings(s -> s.blocks(b -> b.write(true))));
         es.indices()
                 .split(s -> s.index("split-source")
@@ -86,7 +86,7 @@ class RoutingMatchesRealityIT {
         assertThat(spec.routingNumShards())
                 .as("a split keeps the source's routing_num_shards")
                 .isEqualTo(viaPlugin.spec("split-source").routingNumShards());
-        assertMatches("split-target", docs, realShards("split-target", 12));
+        assertMatches("split-target", docs, realShards(es, "split-target", 12));
     }
 
     /** Both sources know that the mapping requires routing, and a calculator from either refuses a doc without. */
@@ -120,9 +120,9 @@ class RoutingMatchesRealityIT {
     }
 
     private void assertAgreesWithReality(String index, List<DocRef> docs) throws IOException {
-        bulkIndex(index, docs);
+        bulkIndex(es, index, docs);
         RoutingSpec spec = viaPlugin.spec(index);
-        assertMatches(index, docs, realShards(index, spec.numberOfShards()));
+        assertMatches(index, docs, realShards(es, index, spec.numberOfShards()));
     }
 
     private void assertMatches(String index, List<DocRef> docs, Map<DocRef, Integer> reality) {
@@ -161,7 +161,7 @@ class RoutingMatchesRealityIT {
     }
 
     /** Where each document really is: one search per shard, restricted to that shard. */
-    private Map<DocRef, Integer> realShards(String index, int shards) throws IOException {
+    static Map<DocRef, Integer> realShards(ElasticsearchClient es, String index, int shards) throws IOException {
         Map<DocRef, Integer> where = new HashMap<>();
         for (int shard = 0; shard < shards; shard++) {
             final int s = shard;
@@ -184,7 +184,7 @@ class RoutingMatchesRealityIT {
         return where;
     }
 
-    private void createIndex(String index, Map<String, String> settings) throws IOException {
+    static void createIndex(ElasticsearchClient es, String index, Map<String, String> settings) throws IOException {
         es.indices()
                 .create(c -> c.index(index).settings(s -> {
                     settings.forEach((k, v) ->
@@ -193,7 +193,7 @@ class RoutingMatchesRealityIT {
                 }));
     }
 
-    private void bulkIndex(String index, List<DocRef> docs) throws IOException {
+    static void bulkIndex(ElasticsearchClient es, String index, List<DocRef> docs) throws IOException {
         BulkRequest.Builder bulk =
                 new BulkRequest.Builder().refresh(co.elastic.clients.elasticsearch._types.Refresh.True);
         for (DocRef d : docs) {
@@ -216,7 +216,7 @@ class RoutingMatchesRealityIT {
      * {@code count} documents with random Unicode ids (surrogate pairs included); with
      * {@code tenants > 0} each carries one of that many routing values.
      */
-    private static List<DocRef> docs(int count, int tenants, long seed) {
+    static List<DocRef> docs(int count, int tenants, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         List<String> ids = RandomStrings.unicode(count, seed).stream()
                 .map(RoutingMatchesRealityIT::validId)
