@@ -1,7 +1,6 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.transport.ElasticsearchTransport;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
@@ -362,12 +361,11 @@ final class OccBenchmark {
         private Child() {}
 
         public static void main(String[] args) throws Exception {
-            ElasticsearchClient es = Clients.connect(List.of(URI.create(args[0])));
             String index = args[1];
             String id = args[2];
             int writers = Integer.parseInt(args[3]);
             int each = Integer.parseInt(args[4]);
-            try (ElasticsearchTransport transport = es._transport()) {
+            try (ElasticsearchClient es = Clients.connect(List.of(URI.create(args[0])))) {
                 OccMetrics metrics = new OccMetrics();
                 // The default backoff between processes, with attempts enough never to give up here.
                 Occ occ = Occ.of(

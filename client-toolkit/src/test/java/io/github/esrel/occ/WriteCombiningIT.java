@@ -171,7 +171,7 @@ class WriteCombiningIT {
             Outcome<Tally> first = a.get(60, TimeUnit.SECONDS);
             assertThat(first.status()).isEqualTo(Outcome.Status.UPDATED);
             assertThat(first.value().count()).isEqualTo(1);
-            assertThatThrownBy(() -> c.get(60, TimeUnit.SECONDS)).hasCauseReference(mine);
+            assertThatThrownBy(() -> c.get(60, TimeUnit.SECONDS)).cause().isSameAs(mine);
             Outcome<Tally> ob = b.get(60, TimeUnit.SECONDS);
             Outcome<Tally> od = d.get(60, TimeUnit.SECONDS);
             Outcome<Tally> oe = e.get(60, TimeUnit.SECONDS);

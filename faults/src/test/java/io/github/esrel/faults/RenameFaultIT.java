@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.github.esrel.fs.FileTree;
 import io.github.esrel.fs.FsException;
 import io.github.esrel.fs.RenameListener;
@@ -197,17 +198,18 @@ class RenameFaultIT {
         List<String> violations = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
         Set<String> paths = new HashSet<>();
-        ResponseBody<Map> page = es.search(s -> s.index(index).size(5000).scroll(t -> t.time("2m")), Map.class);
+        ResponseBody<StoredFile> page =
+                es.search(s -> s.index(index).size(5000).scroll(t -> t.time("2m")), StoredFile.class);
         String scroll = page.scrollId();
         try {
             while (!page.hits().hits().isEmpty()) {
                 assertThat(page.shards().failed().intValue())
                         .as("shard failures of the check's scroll")
                         .isZero();
-                for (Hit<Map> h : page.hits().hits()) {
+                for (Hit<StoredFile> h : page.hits().hits()) {
                     seen.merge(h.id(), 1, Integer::sum);
-                    String path = TreePath.of((String) h.source().get("path"))
-                            .child((String) h.source().get("name"))
+                    String path = TreePath.of(h.source().path())
+                            .child(h.source().name())
                             .value();
                     String[] want = files.get(h.id());
                     if (!paths.add(path)) {
@@ -218,13 +220,13 @@ class RenameFaultIT {
                     } else if (!path.equals(TreePath.of(want[0])
                                     .rebase(TreePath.of("/src"), TreePath.of("/dst"))
                                     .value())
-                            || !want[1].equals(h.source().get("contents"))) {
+                            || !want[1].equals(h.source().contents())) {
                         violations.add(
-                                h.id() + " is " + path + " [" + h.source().get("contents") + "], was " + want[0]);
+                                h.id() + " is " + path + " [" + h.source().contents() + "], was " + want[0]);
                     }
                 }
                 String id = scroll;
-                page = es.scroll(s -> s.scrollId(id).scroll(t -> t.time("2m")), Map.class);
+                page = es.scroll(s -> s.scrollId(id).scroll(t -> t.time("2m")), StoredFile.class);
                 scroll = page.scrollId();
             }
         } finally {
@@ -241,6 +243,10 @@ class RenameFaultIT {
         });
         return violations;
     }
+
+    /** A file document as {@link #writeFiles} stores it; the fields the check does not read are ignored. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record StoredFile(String name, String path, String contents) {}
 
     /** Locks left in the namespace, waiting up to a lease (60 s) for the ones whose release failed to expire. */
     private long locksLeft(String index) throws InterruptedException {

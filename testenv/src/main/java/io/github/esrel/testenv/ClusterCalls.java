@@ -6,9 +6,7 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -115,9 +113,8 @@ final class ClusterCalls {
             }
         }
         StringBuilder names = new StringBuilder();
-        for (Iterator<Map.Entry<String, JsonNode>> it = state.path("nodes").fields(); it.hasNext(); ) {
-            names.append(names.isEmpty() ? "" : ", ")
-                    .append(it.next().getValue().path("name").asText());
+        for (JsonNode node : state.path("nodes")) {
+            names.append(names.isEmpty() ? "" : ", ").append(node.path("name").asText());
         }
         throw new UnsupportedOperationException("node "
                 + nodeId

@@ -7,6 +7,7 @@ import org.elasticsearch.action.IndicesRequest;
 import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
+import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.core.Nullable;
 
 /**
@@ -89,9 +90,11 @@ public final class ClusterIndices {
     /** Reads {@link ClusterIndices} of the node's current cluster state; a node component. */
     public static final class Reader {
 
+        private final ClusterService clusterService;
         private final Function<ClusterState, LineMetadata> read;
 
-        private Reader(Function<ClusterState, LineMetadata> read) {
+        private Reader(ClusterService clusterService, Function<ClusterState, LineMetadata> read) {
+            this.clusterService = clusterService;
             this.read = read;
         }
 
@@ -102,17 +105,17 @@ public final class ClusterIndices {
          * @return a new reader, to return as a component so that transport actions get it injected
          */
         public static Reader create(org.elasticsearch.plugins.Plugin.PluginServices services) {
-            return new Reader(LineMetadata.reader(services));
+            return new Reader(services.clusterService(), LineMetadata.reader(services));
         }
 
         /**
-         * The indices of {@code state}; from 9.1, those of the project of the request being served.
+         * The indices of the node's current cluster state; from 9.1, those of the project of the request being
+         * served. Each call reads the state anew: a caller that needs one consistent view keeps the result.
          *
-         * @param state the cluster state, usually the node's current one
-         * @return a view of the indices and aliases of {@code state}
+         * @return a view of the indices and aliases of the current cluster state
          */
-        public ClusterIndices read(ClusterState state) {
-            return new ClusterIndices(read.apply(state));
+        public ClusterIndices current() {
+            return new ClusterIndices(read.apply(clusterService.state()));
         }
     }
 }

@@ -12,7 +12,6 @@ import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.client.internal.node.NodeClient;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.tasks.Task;
@@ -37,11 +36,10 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
             Writeable.Reader<Request> reader,
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             TreeLockService service,
             NodeClient client) {
-        super(actionName, reader, transportService, actionFilters, clusterService, indices, service);
+        super(actionName, reader, transportService, actionFilters, indices, service);
         this.client = client;
         this.threadContext = transportService.getThreadPool().getThreadContext();
     }

@@ -7,7 +7,6 @@ import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.CancellableTask;
@@ -25,15 +24,14 @@ public class TransportAcquireTreeLockAction
      *
      * @param transportService the node's transport service, to register the action with
      * @param actionFilters    the action filters, such as security's, applied before the action runs
-     * @param clusterService   the cluster service, whose state resolves the target index
-     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param indices          reads the indices of the current cluster state, for the server line the plugin runs
+     *                         on: they resolve the target index
      * @param service          the node's tree lock service, which takes the lock
      */
     @Inject
     public TransportAcquireTreeLockAction(
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             TreeLockService service) {
         super(
@@ -41,7 +39,6 @@ public class TransportAcquireTreeLockAction
                 AcquireTreeLockRequest::new,
                 transportService,
                 actionFilters,
-                clusterService,
                 indices,
                 service);
         this.threadContext = transportService.getThreadPool().getThreadContext();

@@ -5,7 +5,6 @@ import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.TreePath;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
@@ -18,25 +17,17 @@ public class TransportListTreeLocksAction extends TreeLockTransportAction<ListTr
      *
      * @param transportService the node's transport service, to register the action with
      * @param actionFilters    the action filters, such as security's, applied before the action runs
-     * @param clusterService   the cluster service, whose state resolves the target index
-     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param indices          reads the indices of the current cluster state, for the server line the plugin runs
+     *                         on: they resolve the target index
      * @param service          the node's tree lock service, which reads the lock table
      */
     @Inject
     public TransportListTreeLocksAction(
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             TreeLockService service) {
-        super(
-                ListTreeLocksAction.NAME,
-                ListTreeLocksRequest::new,
-                transportService,
-                actionFilters,
-                clusterService,
-                indices,
-                service);
+        super(ListTreeLocksAction.NAME, ListTreeLocksRequest::new, transportService, actionFilters, indices, service);
     }
 
     @Override

@@ -7,7 +7,6 @@ import io.github.esrel.plugin.lock.TreeLockService;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.client.internal.node.NodeClient;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.transport.TransportService;
 
@@ -20,8 +19,8 @@ public class TransportReleaseTreeLockAction
      *
      * @param transportService the node's transport service, to register the action with
      * @param actionFilters    the action filters, such as security's, applied before the action runs
-     * @param clusterService   the cluster service, whose state resolves the target index
-     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param indices          reads the indices of the current cluster state, for the server line the plugin runs
+     *                         on: they resolve the target index
      * @param service          the node's tree lock service, which ends the grant
      * @param client           the node client, to ask security whether the caller may override a user binding
      */
@@ -29,7 +28,6 @@ public class TransportReleaseTreeLockAction
     public TransportReleaseTreeLockAction(
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             TreeLockService service,
             NodeClient client) {
@@ -38,7 +36,6 @@ public class TransportReleaseTreeLockAction
                 ReleaseTreeLockRequest::new,
                 transportService,
                 actionFilters,
-                clusterService,
                 indices,
                 service,
                 client);

@@ -6,7 +6,6 @@ import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.tasks.Task;
@@ -20,7 +19,6 @@ import org.elasticsearch.transport.TransportService;
 abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response extends ActionResponse>
         extends HandledTransportAction<Request, Response> {
 
-    private final ClusterService clusterService;
     private final ClusterIndices.Reader indices;
     protected final TreeLockService service;
 
@@ -29,11 +27,9 @@ abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response
             Writeable.Reader<Request> reader,
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             TreeLockService service) {
         super(actionName, transportService, actionFilters, reader, EsExecutors.DIRECT_EXECUTOR_SERVICE);
-        this.clusterService = clusterService;
         this.indices = indices;
         this.service = service;
     }
@@ -42,7 +38,7 @@ abstract class TreeLockTransportAction<Request extends TreeLockRequest, Response
     protected final void doExecute(Task task, Request request, ActionListener<Response> listener) {
         String namespace;
         try {
-            namespace = TreeLockNamespaces.resolve(indices.read(clusterService.state()), request);
+            namespace = TreeLockNamespaces.resolve(indices.current(), request);
         } catch (Exception e) {
             listener.onFailure(e);
             return;

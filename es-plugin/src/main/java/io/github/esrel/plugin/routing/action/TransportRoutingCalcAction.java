@@ -5,7 +5,6 @@ import io.github.esrel.plugin.routing.RoutingCalculator;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;
-import org.elasticsearch.cluster.service.ClusterService;
 import org.elasticsearch.common.util.concurrent.EsExecutors;
 import org.elasticsearch.injection.guice.Inject;
 import org.elasticsearch.tasks.Task;
@@ -17,7 +16,6 @@ import org.elasticsearch.transport.TransportService;
  */
 public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCalcRequest, RoutingCalcResponse> {
 
-    private final ClusterService clusterService;
     private final ClusterIndices.Reader indices;
     private final RoutingCalculator calculator;
 
@@ -26,15 +24,13 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
      *
      * @param transportService the node's transport service, to register the action with
      * @param actionFilters    the action filters, such as security's, applied before the action runs
-     * @param clusterService   the cluster service, whose current state holds the index metadata
-     * @param indices          reads the indices of the cluster state, for the server line the plugin runs on
+     * @param indices          reads the indices of the current cluster state, for the server line the plugin runs on
      * @param calculator       the node's calculator, which computes the answer
      */
     @Inject
     public TransportRoutingCalcAction(
             TransportService transportService,
             ActionFilters actionFilters,
-            ClusterService clusterService,
             ClusterIndices.Reader indices,
             RoutingCalculator calculator) {
         super(
@@ -43,7 +39,6 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
                 actionFilters,
                 RoutingCalcRequest::new,
                 EsExecutors.DIRECT_EXECUTOR_SERVICE);
-        this.clusterService = clusterService;
         this.indices = indices;
         this.calculator = calculator;
     }
@@ -51,7 +46,6 @@ public class TransportRoutingCalcAction extends HandledTransportAction<RoutingCa
     @Override
     protected void doExecute(Task task, RoutingCalcRequest request, ActionListener<RoutingCalcResponse> listener) {
         // completeWith routes every exception to the listener: the caller always gets an answer.
-        ActionListener.completeWith(
-                listener, () -> calculator.calculate(indices.read(clusterService.state()), request));
+        ActionListener.completeWith(listener, () -> calculator.calculate(indices.current(), request));
     }
 }
