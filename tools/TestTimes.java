@@ -39,14 +39,14 @@ public final class TestTimes {
     static void collect(Path dir, String pass, long since) throws Exception {
         List<String> lines = new ArrayList<>();
         var factory = DocumentBuilderFactory.newInstance();
-        try (Stream<Path> files = Files.walk(Path.of("."), 4)) {
+        try (Stream<Path> files = Files.walk(Path.of("."), 6)) {
             for (Path f : files.filter(TestTimes::isReport).sorted().toList()) {
                 if (Files.getLastModifiedTime(f).toMillis() < since) {
                     continue; // written by an earlier pass
                 }
                 Element suite = factory.newDocumentBuilder().parse(f.toFile()).getDocumentElement();
                 Path reports = f.getParent();
-                String module = reports.getParent().getParent().getFileName().toString();
+                String module = f.normalize().getName(0).toString();
                 String kind = reports.getFileName().toString().startsWith("failsafe") ? "IT" : "unit";
                 lines.add(String.join("\t", pass, module, kind, suite.getAttribute("name"),
                         number(suite, "tests"), number(suite, "failures"), number(suite, "errors"),

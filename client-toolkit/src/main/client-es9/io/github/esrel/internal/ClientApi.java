@@ -24,6 +24,11 @@ public final class ClientApi {
     public static final String ARTIFACT = "esrel-client";
     /** The major version of the elasticsearch-java line this copy is compiled against. */
     public static final int CLIENT_MAJOR = 9;
+    /**
+     * The oldest elasticsearch-java this copy links against and is tested with (CI runs every client IT on it):
+     * major and minor.
+     */
+    public static final int[] MIN_CLIENT = {9, 0};
     /** The artifact to use instead when the server refuses this client line. */
     public static final String OTHER_ARTIFACT = "esrel-client-es8";
 

@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.TransportException;
+import co.elastic.clients.transport.Version;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -23,7 +24,36 @@ public final class Clients {
     private static final Map<ElasticsearchTransport, Boolean> ACCEPTED =
             Collections.synchronizedMap(new WeakHashMap<>());
 
+    /** What is wrong with the elasticsearch-java on the class path, or {@code null}: checked once per class loader. */
+    private static final String CLIENT_VERSION_PROBLEM = clientVersionProblem(Version.VERSION);
+
     private Clients() {}
+
+    /**
+     * Why esrel cannot run on elasticsearch-java {@code version}, or {@code null} if it can. Applications do not
+     * always choose that version: a framework's dependency management (Spring Boot's BOM) pins it for every
+     * library, esrel's dependency included, so the message names the property that overrides Boot's pin.
+     */
+    static String clientVersionProblem(Version version) {
+        if (version == null) {
+            return null; // a client built from source reports no version: nothing to judge
+        }
+        int[] min = ClientApi.MIN_CLIENT;
+        boolean tooOld = version.major() < min[0] || version.major() == min[0] && version.minor() < min[1];
+        boolean otherLine = version.major() != ClientApi.CLIENT_MAJOR;
+        if (!tooOld && !otherLine) {
+            return null;
+        }
+        String wanted = min[0] + "." + min[1] + " or a newer " + ClientApi.CLIENT_MAJOR + ".x";
+        return "io.github.esrel:" + ClientApi.ARTIFACT + " needs elasticsearch-java " + wanted + ", but "
+                + version.major() + "." + version.minor() + "." + version.maintenance() + " is on the class path"
+                + (otherLine && (version.major() == 8 || version.major() == 9)
+                        ? "; for elasticsearch-java " + version.major() + ".x use io.github.esrel:"
+                                + ClientApi.OTHER_ARTIFACT
+                        : "")
+                + ". If a BOM chose it (Spring Boot manages elasticsearch-java), set the Maven or Gradle property"
+                + " elasticsearch-client.version to a version from " + min[0] + "." + min[1] + " on";
+    }
 
     /**
      * The client esrel uses in place of {@code client}: the same client, or one on a transport that reports
@@ -35,6 +65,9 @@ public final class Clients {
      */
     public static ElasticsearchClient adopt(ElasticsearchClient client) {
         Objects.requireNonNull(client, "client cannot be null");
+        if (CLIENT_VERSION_PROBLEM != null) {
+            throw new IllegalStateException(CLIENT_VERSION_PROBLEM);
+        }
         ElasticsearchTransport transport = client._transport();
         if (transport instanceof StatusNormalizingTransport) {
             return client; // adopted already (an entry point handing its client to another)
