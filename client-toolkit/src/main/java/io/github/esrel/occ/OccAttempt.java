@@ -99,7 +99,7 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
 
     private <T> void deleteIf(OccCall<T> call, GetResponse<ObjectNode> got) throws IOException {
         if (got == null) {
-            call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND, null, -1, -1, -1));
+            call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
             return;
         }
         T current;
@@ -107,8 +107,10 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             current = json.toValue(got.source(), call.type, call.index(), call.id());
             call.last = current;
             if (!call.deleteIf.test(current)) {
-                call.done(call.outcome(
-                        got.index(), Outcome.Status.NOOP, current, got.seqNo(), got.primaryTerm(), got.version()));
+                call.done(call.outcome(got.index(), Outcome.Status.NOOP)
+                        .value(current)
+                        .version(got.seqNo(), got.primaryTerm(), got.version())
+                        .build());
                 return;
             }
         } catch (RuntimeException e) {
@@ -126,7 +128,10 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
             }
             return r;
         });
-        call.done(call.outcome(got.index(), Outcome.Status.DELETED, current, d.seqNo(), d.primaryTerm(), d.version()));
+        call.done(call.outcome(got.index(), Outcome.Status.DELETED)
+                .value(current)
+                .version(d.seqNo(), d.primaryTerm(), d.version())
+                .build());
     }
 
     private void combined(List<OccCall<?>> batch, GetResponse<ObjectNode> got, ElasticsearchException noIndex)
@@ -229,22 +234,28 @@ final class OccAttempt implements WriteCombiner.Runner<OccCall<?>> {
     private static <T> void end(
             OccCall<T> call, String concrete, long seqNo, long term, long version, GetResponse<ObjectNode> read) {
         switch (call.status) {
-            case NOT_FOUND -> call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND, null, -1, -1, -1));
+            case NOT_FOUND ->
+                call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
             case NOOP -> {
                 if (call.afterChange || read == null) {
-                    call.done(call.outcome(concrete, Outcome.Status.NOOP, call.last, seqNo, term, version));
+                    call.done(written(call, concrete, seqNo, term, version));
                 } else {
-                    call.done(call.outcome(
-                            read.index(),
-                            Outcome.Status.NOOP,
-                            call.last,
-                            read.seqNo(),
-                            read.primaryTerm(),
-                            read.version()));
+                    call.done(call.outcome(read.index(), Outcome.Status.NOOP)
+                            .value(call.last)
+                            .version(read.seqNo(), read.primaryTerm(), read.version())
+                            .build());
                 }
             }
-            default -> call.done(call.outcome(concrete, call.status, call.last, seqNo, term, version));
+            default -> call.done(written(call, concrete, seqNo, term, version));
         }
+    }
+
+    /** The outcome of a call the attempt's write carried: its status and value, the write's version. */
+    private static <T> Outcome<T> written(OccCall<T> call, String concrete, long seqNo, long term, long version) {
+        return call.outcome(concrete, call.status)
+                .value(call.last)
+                .version(seqNo, term, version)
+                .build();
     }
 
     /** A failure of the read or the write, charged to every call the attempt carried. */

@@ -89,21 +89,11 @@ final class OccCall<T> extends WriteCombiner.Op {
         finish();
     }
 
-    Outcome<T> outcome(String concreteIndex, Outcome.Status s, T value, long seqNo, long primaryTerm, long version) {
-        return new Outcome<>(
-                concreteIndex,
-                id(),
-                routing(),
-                s,
-                value,
-                seqNo,
-                primaryTerm,
-                version,
-                attempts.attempt(),
-                conflicts,
-                StopReason.NONE,
-                null,
-                Occ.since(start));
+    /** This call's outcome so far: its attempts, conflicts and time. */
+    Outcome.Builder<T> outcome(String concreteIndex, Outcome.Status status) {
+        return Outcome.<T>builder(concreteIndex, id(), routing(), status)
+                .attempts(attempts.attempt(), conflicts)
+                .since(start);
     }
 
     /**
@@ -122,20 +112,10 @@ final class OccCall<T> extends WriteCombiner.Op {
             fail(e);
             return;
         }
-        done(new Outcome<>(
-                index(),
-                id(),
-                routing(),
-                Outcome.Status.CONFLICT,
-                last,
-                -1,
-                -1,
-                -1,
-                attempts.attempt(),
-                conflicts,
-                reason,
-                null,
-                Occ.since(start)));
+        done(outcome(index(), Outcome.Status.CONFLICT)
+                .value(last)
+                .stopReason(reason)
+                .build());
     }
 
     /**

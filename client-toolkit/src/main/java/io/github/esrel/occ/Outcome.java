@@ -62,33 +62,99 @@ public final class Outcome<T> {
     private final String error;
     private final Duration took;
 
-    Outcome(
-            String index,
-            String id,
-            String routing,
-            Status status,
-            T value,
-            long seqNo,
-            long primaryTerm,
-            long version,
-            int attempts,
-            int conflicts,
-            StopReason stopReason,
-            String error,
-            Duration took) {
-        this.index = Objects.requireNonNull(index);
-        this.id = Objects.requireNonNull(id);
-        this.routing = routing;
-        this.status = Objects.requireNonNull(status);
-        this.value = value;
-        this.seqNo = seqNo;
-        this.primaryTerm = primaryTerm;
-        this.version = version;
-        this.attempts = attempts;
-        this.conflicts = conflicts;
-        this.stopReason = stopReason == null ? StopReason.NONE : stopReason;
-        this.error = error;
-        this.took = took == null ? Duration.ZERO : took;
+    private Outcome(Builder<T> b) {
+        this.index = Objects.requireNonNull(b.index);
+        this.id = Objects.requireNonNull(b.id);
+        this.routing = b.routing;
+        this.status = Objects.requireNonNull(b.status);
+        this.value = b.value;
+        this.seqNo = b.seqNo;
+        this.primaryTerm = b.primaryTerm;
+        this.version = b.version;
+        this.attempts = b.attempts;
+        this.conflicts = b.conflicts;
+        this.stopReason = b.stopReason;
+        this.error = b.error;
+        this.took = b.took;
+    }
+
+    /**
+     * Starts the outcome of one operation on one document: its index (the concrete one when Elasticsearch reported
+     * it, else as the caller gave it), id, routing ({@code null} when routed by id) and status.
+     */
+    static <T> Builder<T> builder(String index, String id, String routing, Status status) {
+        return new Builder<>(index, id, routing, status);
+    }
+
+    /**
+     * Assembles an {@link Outcome} in parts: the document and status, the value, the version, the effort. What is
+     * not set is unknown (seq_no, primary term and version -1), absent (value, error), {@link StopReason#NONE}, or
+     * one attempt without conflicts that took no time.
+     */
+    static final class Builder<T> {
+        private final String index;
+        private final String id;
+        private final String routing;
+        private final Status status;
+        private T value;
+        private long seqNo = -1;
+        private long primaryTerm = -1;
+        private long version = -1;
+        private int attempts = 1;
+        private int conflicts;
+        private StopReason stopReason = StopReason.NONE;
+        private String error;
+        private Duration took = Duration.ZERO;
+
+        private Builder(String index, String id, String routing, Status status) {
+            this.index = index;
+            this.id = id;
+            this.routing = routing;
+            this.status = status;
+        }
+
+        /** The value written, stored, deleted or last computed (see {@link Outcome#value()}). */
+        Builder<T> value(T value) {
+            this.value = value;
+            return this;
+        }
+
+        /** The document's seq_no, primary term and version after the operation (as read, for a NOOP). */
+        Builder<T> version(long seqNo, long primaryTerm, long version) {
+            this.seqNo = seqNo;
+            this.primaryTerm = primaryTerm;
+            this.version = version;
+            return this;
+        }
+
+        /** Attempts made and the version conflicts met on the way. */
+        Builder<T> attempts(int attempts, int conflicts) {
+            this.attempts = attempts;
+            this.conflicts = conflicts;
+            return this;
+        }
+
+        /** Why retrying stopped; {@code null} for {@link StopReason#NONE}. */
+        Builder<T> stopReason(StopReason stopReason) {
+            this.stopReason = stopReason == null ? StopReason.NONE : stopReason;
+            return this;
+        }
+
+        /** The error of a failed item, or a hint. */
+        Builder<T> error(String error) {
+            this.error = error;
+            return this;
+        }
+
+        /** The operation started at {@code startNanos} ({@link System#nanoTime()}): it took the time since. */
+        Builder<T> since(long startNanos) {
+            this.took = Occ.since(startNanos);
+            return this;
+        }
+
+        Outcome<T> build() {
+            return new Outcome<>(this);
+        }
     }
 
     /**
