@@ -23,7 +23,6 @@ import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -133,9 +132,7 @@ public final class Occ {
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
-    private final OccAttempt attempt;
-    /** Null when write combining is off. */
-    private final WriteCombiner<OccCall.Key, OccCall<?>> combiner;
+    private final OccCalls calls;
 
     private Occ(Builder b) {
         this.client = Clients.adopt(b.client);
@@ -150,10 +147,7 @@ public final class Occ {
                             + jsonp.getClass().getName() + ")");
         }
         this.json = new Json(jackson.objectMapper());
-        this.attempt = new OccAttempt(this);
-        this.combiner = b.combineWrites
-                ? new WriteCombiner<>(attempt, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
-                : null;
+        this.calls = new OccCalls(this, b.combineWrites);
     }
 
     /**
@@ -670,7 +664,7 @@ public final class Occ {
         return new BulkUpdate<>(this, type);
     }
 
-    // --- the read-modify-write loop ---------------------------------------------------------------
+    // --- the read-modify-write calls: OccCalls runs them ------------------------------------------
 
     private <T> Outcome<T> run(
             String index,
@@ -681,21 +675,7 @@ public final class Occ {
             UnaryOperator<T> fn,
             Predicate<? super T> deleteIf) {
         check(index, id);
-        OccCall<T> call = new OccCall<>(
-                new OccCall.Key(index, id, routing), type, initial, fn, deleteIf, policy.attempts(), !routingCheck);
-        if (combiner != null && !WriteCombiner.insideAttempt()) {
-            combiner.submit(call.key, call);
-        } else {
-            // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
-            List<OccCall<?>> alone = List.of(call);
-            while (!call.finished()) {
-                Duration wait = attempt.attempt(alone);
-                if (!call.finished() && !call.attempts.sleep(wait)) {
-                    call.stop(StopReason.INTERRUPTED);
-                }
-            }
-        }
-        return finish(call.result());
+        return finish(calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf));
     }
 
     GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
@@ -712,7 +692,7 @@ public final class Occ {
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
     int combining(DocRef doc) {
-        return combiner == null ? 0 : combiner.pending(new OccCall.Key(doc.requireIndex(), doc.id(), doc.routing()));
+        return calls.pending(new OccCalls.Key(doc.requireIndex(), doc.id(), doc.routing()));
     }
 
     // --- shared with BulkUpdate -------------------------------------------------------------------
@@ -769,7 +749,7 @@ public final class Occ {
     @Override
     public String toString() {
         return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + ", combineWrites="
-                + (combiner != null) + '}';
+                + calls.combining() + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */
