@@ -103,14 +103,7 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> update(DocRef doc, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(
-                items.size(),
-                doc.requireIndex(),
-                doc.id(),
-                doc.routing(),
-                null,
-                Objects.requireNonNull(fn, "fn cannot be null")));
-        return this;
+        return add(doc.requireIndex(), doc, null, Objects.requireNonNull(fn, "fn cannot be null"));
     }
 
     /**
@@ -144,13 +137,16 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> upsert(DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(
-                items.size(),
+        return add(
                 doc.requireIndex(),
-                doc.id(),
-                doc.routing(),
+                doc,
                 Objects.requireNonNull(initial, "initial cannot be null"),
-                Objects.requireNonNull(fn, "fn cannot be null")));
+                Objects.requireNonNull(fn, "fn cannot be null"));
+    }
+
+    /** Adds an item of {@code doc}, whose index the caller checked first (so a bad index is reported first). */
+    private BulkUpdate<T> add(String index, DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
+        items.add(new Item<>(items.size(), index, doc.id(), doc.routing(), initial, fn));
         return this;
     }
 

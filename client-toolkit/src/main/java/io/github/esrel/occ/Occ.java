@@ -5,8 +5,10 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch._types.WriteResponseBase;
+import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
+import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.UpdateResponse;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
@@ -452,19 +454,7 @@ public final class Occ {
                     .build());
         }
         return conditional(
-                "conditional write of",
-                seen,
-                Outcome.Status.UPDATED,
-                value,
-                start,
-                () -> client.index(i -> {
-                    i.index(seen.index())
-                            .id(seen.id())
-                            .document(tree)
-                            .ifSeqNo(seen.seqNo())
-                            .ifPrimaryTerm(seen.primaryTerm());
-                    return routed(i.refresh(refresh), seen.routing());
-                }));
+                "conditional write of", seen, Outcome.Status.UPDATED, value, start, () -> overwrite(seen, tree));
     }
 
     /**
@@ -495,22 +485,7 @@ public final class Occ {
         Objects.requireNonNull(seen, "seen cannot be null");
         long start = System.nanoTime();
         return conditional(
-                "conditional delete of",
-                seen,
-                Outcome.Status.DELETED,
-                seen.value(),
-                start,
-                () -> client.delete(r -> {
-                    r.index(seen.index())
-                            .id(seen.id())
-                            .ifSeqNo(seen.seqNo())
-                            .ifPrimaryTerm(seen.primaryTerm())
-                            .refresh(refresh);
-                    if (seen.routing() != null) {
-                        r.routing(seen.routing());
-                    }
-                    return r;
-                }));
+                "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
     }
 
     /** A write or delete of a document as the caller saw it. */
@@ -688,6 +663,33 @@ public final class Occ {
                     return g;
                 },
                 ObjectNode.class);
+    }
+
+    /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
+    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
+        return client.index(i -> {
+            i.index(seen.index())
+                    .id(seen.id())
+                    .document(source)
+                    .ifSeqNo(seen.seqNo())
+                    .ifPrimaryTerm(seen.primaryTerm());
+            return routed(i.refresh(refresh), seen.routing());
+        });
+    }
+
+    /** Deletes the document {@code seen} if it still has that seq_no and primary term. */
+    DeleteResponse delete(Versioned<?> seen) throws IOException {
+        return client.delete(r -> {
+            r.index(seen.index())
+                    .id(seen.id())
+                    .ifSeqNo(seen.seqNo())
+                    .ifPrimaryTerm(seen.primaryTerm())
+                    .refresh(refresh);
+            if (seen.routing() != null) {
+                r.routing(seen.routing());
+            }
+            return r;
+        });
     }
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */

@@ -49,7 +49,6 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     private final Json json;
     private final Refresh refresh;
     private final RetryPolicy policy;
-    private final boolean routingCheck;
     /** Null when write combining is off. */
     private final WriteCombiner<Key, Call<?>> combiner;
 
@@ -59,7 +58,6 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         this.json = occ.json();
         this.refresh = occ.refresh();
         this.policy = occ.retryPolicy();
-        this.routingCheck = occ.routingCheck();
         this.combiner = combineWrites
                 ? new WriteCombiner<>(this, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
                 : null;
@@ -75,7 +73,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      */
     <T> Outcome<T> run(
             Key key, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
-        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, policy.attempts(), !routingCheck);
+        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, policy, occ.routingCheck());
         if (combiner != null && !WriteCombiner.insideAttempt()) {
             combiner.submit(key, call);
         } else {
@@ -133,10 +131,15 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     return Duration.ZERO;
                 }
             }
+            // The document as read, what the conditional write or delete is conditional on; null when missing.
+            Versioned<ObjectNode> read = found
+                    ? new Versioned<>(
+                            got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
+                    : null;
             if (first.deleteIf != null) {
-                deleteIf(first, found ? got : null);
+                deleteIf(first, read);
             } else {
-                combined(batch, found ? got : null, noIndex);
+                combined(batch, read, noIndex);
             }
             return Duration.ZERO;
         } catch (ElasticsearchException e) {
@@ -151,19 +154,19 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
     }
 
-    private <T> void deleteIf(Call<T> call, GetResponse<ObjectNode> got) throws IOException {
-        if (got == null) {
+    private <T> void deleteIf(Call<T> call, Versioned<ObjectNode> read) throws IOException {
+        if (read == null) {
             call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
             return;
         }
         T current;
         try {
-            current = json.toValue(got.source(), call.type, call.index(), call.id());
+            current = json.toValue(read.value(), call.type, call.index(), call.id());
             call.last = current;
             if (!call.deleteIf.test(current)) {
-                call.done(outcome(call, got.index(), Outcome.Status.NOOP)
+                call.done(outcome(call, read.index(), Outcome.Status.NOOP)
                         .value(current)
-                        .version(got.seqNo(), got.primaryTerm(), got.version())
+                        .version(read.seqNo(), read.primaryTerm(), read.version())
                         .build());
                 return;
             }
@@ -171,26 +174,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.fail(e);
             return;
         }
-        DeleteResponse d = client.delete(r -> {
-            r.index(got.index())
-                    .id(call.id())
-                    .ifSeqNo(got.seqNo())
-                    .ifPrimaryTerm(got.primaryTerm())
-                    .refresh(refresh);
-            if (call.routing() != null) {
-                r.routing(call.routing());
-            }
-            return r;
-        });
-        call.done(outcome(call, got.index(), Outcome.Status.DELETED)
+        DeleteResponse d = occ.delete(read);
+        call.done(outcome(call, read.index(), Outcome.Status.DELETED)
                 .value(current)
                 .version(d.seqNo(), d.primaryTerm(), d.version())
                 .build());
     }
 
-    private void combined(List<Call<?>> batch, GetResponse<ObjectNode> got, ElasticsearchException noIndex)
+    private void combined(List<Call<?>> batch, Versioned<ObjectNode> read, ElasticsearchException noIndex)
             throws IOException {
-        ObjectNode stored = got == null ? null : got.source();
+        ObjectNode stored = read == null ? null : read.value();
         ObjectNode current = stored;
         boolean changed = false;
         for (Call<?> call : batch) {
@@ -214,23 +207,12 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     return r;
                 });
             } else {
-                written = client.index(i -> {
-                    i.index(got.index())
-                            .id(first.id())
-                            .document(tree)
-                            .ifSeqNo(got.seqNo())
-                            .ifPrimaryTerm(got.primaryTerm())
-                            .refresh(refresh);
-                    if (first.routing() != null) {
-                        i.routing(first.routing());
-                    }
-                    return i;
-                });
+                written = occ.overwrite(read, tree);
             }
         }
         for (Call<?> call : batch) {
             if (!call.finished()) {
-                end(call, written, got);
+                end(call, written, read);
             }
         }
     }
@@ -279,7 +261,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
      * @param read the document as read; {@code null} when it was missing
      */
-    private static <T> void end(Call<T> call, WriteResponseBase written, GetResponse<ObjectNode> read) {
+    private static <T> void end(Call<T> call, WriteResponseBase written, Versioned<ObjectNode> read) {
         if (call.status == Outcome.Status.NOT_FOUND) {
             call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
         } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {
@@ -415,16 +397,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 Supplier<T> initial,
                 UnaryOperator<T> fn,
                 Predicate<? super T> deleteIf,
-                Attempts attempts,
-                boolean routingChecked) {
+                RetryPolicy policy,
+                boolean routingCheck) {
             super(deleteIf != null);
             this.key = key;
             this.type = Objects.requireNonNull(type, "type cannot be null");
             this.initial = initial;
             this.fn = fn;
             this.deleteIf = deleteIf;
-            this.attempts = attempts;
-            this.routingChecked = routingChecked;
+            this.attempts = policy.attempts(); // the call's deadline counts from now
+            this.routingChecked = !routingCheck; // nothing to check when the check is off
         }
 
         String index() {

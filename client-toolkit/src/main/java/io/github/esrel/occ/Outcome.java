@@ -48,14 +48,13 @@ public final class Outcome<T> {
         FAILED
     }
 
-    private final String index;
-    private final String id;
-    private final String routing;
+    /**
+     * The document as the operation left it (or as read, for a {@code NOOP}): {@link #versioned()} hands it out when it
+     * is stored.
+     */
+    private final Versioned<T> doc;
+
     private final Status status;
-    private final T value;
-    private final long seqNo;
-    private final long primaryTerm;
-    private final long version;
     private final int attempts;
     private final int conflicts;
     private final StopReason stopReason;
@@ -63,17 +62,11 @@ public final class Outcome<T> {
     private final Duration took;
 
     private Outcome(Builder<T> b) {
-        this.index = Objects.requireNonNull(b.index);
-        this.id = Objects.requireNonNull(b.id);
-        this.routing = b.routing;
+        this.doc = new Versioned<>(b.index, b.id, b.routing, b.value, b.seqNo, b.primaryTerm, b.version);
         this.status = Objects.requireNonNull(b.status);
-        this.value = b.value;
-        this.seqNo = b.seqNo;
-        this.primaryTerm = b.primaryTerm;
-        this.version = b.version;
         this.attempts = b.attempts;
         this.conflicts = b.conflicts;
-        this.stopReason = b.stopReason;
+        this.stopReason = b.stopReason == null ? StopReason.NONE : b.stopReason;
         this.error = b.error;
         this.took = b.took;
     }
@@ -102,7 +95,7 @@ public final class Outcome<T> {
         private long version = -1;
         private int attempts = 1;
         private int conflicts;
-        private StopReason stopReason = StopReason.NONE;
+        private StopReason stopReason;
         private String error;
         private Duration took = Duration.ZERO;
 
@@ -136,7 +129,7 @@ public final class Outcome<T> {
 
         /** Why retrying stopped; {@code null} for {@link StopReason#NONE}. */
         Builder<T> stopReason(StopReason stopReason) {
-            this.stopReason = stopReason == null ? StopReason.NONE : stopReason;
+            this.stopReason = stopReason;
             return this;
         }
 
@@ -165,7 +158,7 @@ public final class Outcome<T> {
      * @return the index name, never {@code null}
      */
     public String index() {
-        return index;
+        return doc.index();
     }
 
     /**
@@ -174,7 +167,7 @@ public final class Outcome<T> {
      * @return the document id, never {@code null}
      */
     public String id() {
-        return id;
+        return doc.id();
     }
 
     /**
@@ -183,7 +176,7 @@ public final class Outcome<T> {
      * @return the routing value, or {@code null} when the document was routed by its id
      */
     public String routing() {
-        return routing;
+        return doc.routing();
     }
 
     /**
@@ -203,7 +196,7 @@ public final class Outcome<T> {
      * @return the value, or {@code null} (always {@code null} for scripted updates)
      */
     public T value() {
-        return value;
+        return doc.value();
     }
 
     /**
@@ -214,7 +207,7 @@ public final class Outcome<T> {
      * @return the sequence number, or -1
      */
     public long seqNo() {
-        return seqNo;
+        return doc.seqNo();
     }
 
     /**
@@ -223,7 +216,7 @@ public final class Outcome<T> {
      * @return the primary term, or -1
      */
     public long primaryTerm() {
-        return primaryTerm;
+        return doc.primaryTerm();
     }
 
     /**
@@ -232,7 +225,7 @@ public final class Outcome<T> {
      * @return the version, or -1
      */
     public long version() {
-        return version;
+        return doc.version();
     }
 
     /**
@@ -324,10 +317,10 @@ public final class Outcome<T> {
      *     unknown ({@code CONFLICT}, {@code FAILED})
      */
     public Versioned<T> versioned() {
-        if (status == Status.DELETED || status == Status.NOT_FOUND || seqNo < 0) {
+        if (status == Status.DELETED || status == Status.NOT_FOUND || doc.seqNo() < 0) {
             throw new IllegalStateException("no stored document to refer to: " + describe());
         }
-        return new Versioned<>(index, id, routing, value, seqNo, primaryTerm, version);
+        return doc;
     }
 
     /**
@@ -338,9 +331,9 @@ public final class Outcome<T> {
      */
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        sb.append('[').append(index).append("][").append(id).append(']');
-        if (routing != null) {
-            sb.append(" routing [").append(routing).append(']');
+        sb.append('[').append(doc.index()).append("][").append(doc.id()).append(']');
+        if (doc.routing() != null) {
+            sb.append(" routing [").append(doc.routing()).append(']');
         }
         sb.append(' ').append(status);
         switch (status) {
@@ -356,13 +349,13 @@ public final class Outcome<T> {
                 sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
             default -> {
                 sb.append(" after ").append(attempts).append(" attempt(s)");
-                if (seqNo >= 0) {
+                if (doc.seqNo() >= 0) {
                     sb.append(", seq_no ")
-                            .append(seqNo)
+                            .append(doc.seqNo())
                             .append(", primary_term ")
-                            .append(primaryTerm)
+                            .append(doc.primaryTerm())
                             .append(", version ")
-                            .append(version);
+                            .append(doc.version());
                 }
                 if (error != null) {
                     sb.append(": ").append(error);
