@@ -2,10 +2,8 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
-import java.util.ArrayList;
-import java.util.Collections;
+import io.github.esrel.retry.Failures;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 
@@ -56,29 +54,13 @@ public final class Reasons {
     }
 
     /**
-     * A failure and its causes, outermost first: the one walk of a cause chain for esrel's messages and
-     * classifications. Stops at a cause seen already, so that a cyclic chain ends.
-     *
-     * @param failure the failure, may be {@code null}
-     * @return the chain; empty for {@code null}
-     */
-    public static List<Throwable> causes(Throwable failure) {
-        List<Throwable> chain = new ArrayList<>();
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
-            chain.add(t);
-        }
-        return chain;
-    }
-
-    /**
      * The innermost cause of a failure: what went wrong first, often with the plainest message.
      *
      * @param failure the failure
-     * @return the last of {@link #causes(Throwable)}; {@code failure} itself when it has no cause
+     * @return the last of {@link Failures#causes(Throwable)}; {@code failure} itself when it has no cause
      */
     public static Throwable root(Throwable failure) {
-        List<Throwable> chain = causes(failure);
+        List<Throwable> chain = Failures.causes(failure);
         return chain.get(chain.size() - 1);
     }
 

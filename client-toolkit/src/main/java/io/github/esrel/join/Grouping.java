@@ -179,8 +179,7 @@ public final class Grouping {
     }
 
     private <T> Groups<T> scripted(GroupQuery<T> q, Trips trips, long start) {
-        SearchRequest request = Requests.termsByScriptedMaxScore(
-                q.index(), q.query(), q.field(), q.from() + q.groups(), q.perGroup(), q.perGroupSort(), q.source());
+        SearchRequest request = Requests.termsByScriptedMaxScore(q, q.from() + q.groups());
         ResponseBody<Void> r = searcher.one(
                 "terms on " + q.field() + " ordered by max(_score) (painless)", q.index(), request, Void.class, trips);
         List<Group<T>> all = buckets(r, q, true);
@@ -190,8 +189,7 @@ public final class Grouping {
     }
 
     private <T> Groups<T> clientOrdered(GroupQuery<T> q, Trips trips, long start, String note) {
-        SearchRequest request = Requests.termsAllBuckets(
-                q.index(), q.query(), q.field(), maxBuckets, q.perGroup(), q.perGroupSort(), q.source());
+        SearchRequest request = Requests.termsAllBuckets(q, maxBuckets);
         ResponseBody<Void> r = searcher.one(
                 "terms on " + q.field() + " (every bucket) with top_hits", q.index(), request, Void.class, trips);
         List<Group<T>> all = new ArrayList<>(buckets(r, q, false));

@@ -258,44 +258,30 @@ final class Requests {
      * The seed's form (seed 000 §1.3): a {@code terms} aggregation on the group field ordered by the
      * {@code max} of {@code _score} (a painless script), with {@code top_hits} per bucket.
      */
-    static SearchRequest termsByScriptedMaxScore(
-            String index,
-            Query query,
-            String field,
-            int buckets,
-            int perGroup,
-            List<SortOptions> perGroupSort,
-            SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index)
-                .query(grouped(query, field))
-                .size(0)
-                .aggregations(
-                        GROUPS,
-                        a -> a.terms(t -> t.field(field).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
-                                .aggregations(
-                                        TOP_SCORE, m -> m.max(x -> x.script(ClientApi.painless("_score", Map.of()))))
-                                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    static SearchRequest termsByScriptedMaxScore(GroupQuery<?> q, int buckets) {
+        return terms(
+                q,
+                Aggregation.of(a -> a.terms(
+                                t -> t.field(q.field()).size(buckets).order(NamedValue.of(TOP_SCORE, SortOrder.Desc)))
+                        .aggregations(TOP_SCORE, m -> m.max(x -> x.script(ClientApi.painless("_score", Map.of()))))
+                        .aggregations(GROUP_HITS, topHits(q))));
     }
 
     /**
      * The terms form without scripts: every bucket (up to {@code buckets}) with its {@code top_hits};
      * esrel orders the buckets by their best score itself.
      */
-    static SearchRequest termsAllBuckets(
-            String index,
-            Query query,
-            String field,
-            int buckets,
-            int perGroup,
-            List<SortOptions> perGroupSort,
-            SourceConfig source) {
-        return SearchRequest.of(s -> s.index(index)
-                .query(grouped(query, field))
-                .size(0)
-                .aggregations(
-                        GROUPS,
-                        a -> a.terms(t -> t.field(field).size(buckets))
-                                .aggregations(GROUP_HITS, topHits(perGroup, perGroupSort, source))));
+    static SearchRequest termsAllBuckets(GroupQuery<?> q, int buckets) {
+        return terms(
+                q,
+                Aggregation.of(
+                        a -> a.terms(t -> t.field(q.field()).size(buckets)).aggregations(GROUP_HITS, topHits(q))));
+    }
+
+    /** The terms forms: no hits of their own, the {@code groups} aggregation over the documents with a value. */
+    private static SearchRequest terms(GroupQuery<?> q, Aggregation groups) {
+        return SearchRequest.of(s ->
+                s.index(q.index()).query(grouped(q.query(), q.field())).size(0).aggregations(GROUPS, groups));
     }
 
     /** Only documents with a group value: both forms group the same documents and count the same total. */
@@ -303,14 +289,14 @@ final class Requests {
         return Query.of(q -> q.bool(b -> b.must(query).filter(f -> f.exists(e -> e.field(field)))));
     }
 
-    private static Aggregation topHits(int perGroup, List<SortOptions> perGroupSort, SourceConfig source) {
+    private static Aggregation topHits(GroupQuery<?> q) {
         return Aggregation.of(a -> a.topHits(th -> {
-            th.size(perGroup);
-            if (!perGroupSort.isEmpty()) {
-                th.sort(perGroupSort).trackScores(true);
+            th.size(q.perGroup());
+            if (!q.perGroupSort().isEmpty()) {
+                th.sort(q.perGroupSort()).trackScores(true);
             }
-            if (source != null) {
-                th.source(source);
+            if (q.source() != null) {
+                th.source(q.source());
             }
             return th;
         }));

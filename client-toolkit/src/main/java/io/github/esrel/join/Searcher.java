@@ -10,6 +10,7 @@ import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
+import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +88,7 @@ final class Searcher {
             throw Errors.mapping(what, index, e);
         } catch (IOException e) {
             // The client reports a source its mapper cannot read as a transport failure.
-            for (Throwable t : Reasons.causes(e)) {
+            for (Throwable t : Failures.causes(e)) {
                 if (t instanceof JsonpMappingException m) {
                     throw Errors.mapping(what, index, m);
                 }

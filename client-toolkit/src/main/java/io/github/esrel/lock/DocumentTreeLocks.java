@@ -165,14 +165,19 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
      */
     @Override
     public AcquireResult<TreeLock> acquire(LockRequest request) {
-        Objects.requireNonNull(request, "request cannot be null");
+        return super.acquire(request);
+    }
+
+    /** Refuses a request to bind the grant to the user, before anything is sent. */
+    @Override
+    LockStore store(LockRequest request) {
         if (request.bindToUser()) {
             throw new IllegalArgumentException("cannot bind a lock to the user with lock documents (" + request
                     + "): anyone who may write the lock index [" + docs.lockIndex
                     + "] may change them; bindToUser needs"
                     + " the esrel plugin (PluginTreeLocks), which enforces it on the server");
         }
-        return super.acquire(request);
+        return store;
     }
 
     /**

@@ -103,14 +103,7 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> update(DocRef doc, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(
-                items.size(),
-                doc.requireIndex(),
-                doc.id(),
-                doc.routing(),
-                null,
-                Objects.requireNonNull(fn, "fn cannot be null")));
-        return this;
+        return add(doc.requireIndex(), doc, null, Objects.requireNonNull(fn, "fn cannot be null"));
     }
 
     /**
@@ -144,13 +137,16 @@ public final class BulkUpdate<T> {
      */
     public BulkUpdate<T> upsert(DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
-        items.add(new Item<>(
-                items.size(),
+        return add(
                 doc.requireIndex(),
-                doc.id(),
-                doc.routing(),
+                doc,
                 Objects.requireNonNull(initial, "initial cannot be null"),
-                Objects.requireNonNull(fn, "fn cannot be null")));
+                Objects.requireNonNull(fn, "fn cannot be null"));
+    }
+
+    /** Adds an item of {@code doc}, whose index the caller checked first (so a bad index is reported first). */
+    private BulkUpdate<T> add(String index, DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
+        items.add(new Item<>(items.size(), index, doc.id(), doc.routing(), initial, fn));
         return this;
     }
 
@@ -365,7 +361,8 @@ public final class BulkUpdate<T> {
                         outcomes[item.position] = occ.finish(item.failed(noIndex));
                     } else {
                         counts.notFound++;
-                        outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOT_FOUND, null, -1, -1, -1));
+                        outcomes[item.position] = occ.finish(
+                                item.outcome(Outcome.Status.NOT_FOUND).build());
                     }
                     continue;
                 }
@@ -402,8 +399,10 @@ public final class BulkUpdate<T> {
         if (!created && Json.sameSource(doc.source(), tree)) {
             counts.noops++;
             for (Item<T> item : carried) {
-                outcomes[item.position] = occ.finish(
-                        item.outcome(Outcome.Status.NOOP, item.last, doc.seqNo(), doc.primaryTerm(), doc.version()));
+                outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOOP)
+                        .value(item.last)
+                        .version(doc.seqNo(), doc.primaryTerm(), doc.version())
+                        .build());
             }
             w.items = List.of();
             return;
@@ -456,12 +455,11 @@ public final class BulkUpdate<T> {
         public void onWritten(Write<T> w, BulkResponseItem r) {
             counts.written++;
             for (Item<T> item : w.items) {
-                outcomes[item.position] = occ.finish(item.outcome(
-                        item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED,
-                        item.last,
-                        orMinus1(r.seqNo()),
-                        orMinus1(r.primaryTerm()),
-                        orMinus1(r.version())));
+                outcomes[item.position] =
+                        occ.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
+                                .value(item.last)
+                                .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()))
+                                .build());
             }
         }
 
@@ -615,55 +613,26 @@ public final class BulkUpdate<T> {
             this.fn = fn;
         }
 
-        Outcome<T> outcome(Outcome.Status status, T value, long seqNo, long primaryTerm, long version) {
-            return new Outcome<>(
-                    index,
-                    id,
-                    routing,
-                    status,
-                    value,
-                    seqNo,
-                    primaryTerm,
-                    version,
-                    attempts.attempt(),
-                    conflicts,
-                    StopReason.NONE,
-                    null,
-                    Occ.since(start));
+        /** This item's outcome so far: its attempts, conflicts and time. */
+        Outcome.Builder<T> outcome(Outcome.Status status) {
+            return Outcome.<T>builder(index, id, routing, status)
+                    .attempts(attempts.attempt(), conflicts)
+                    .since(start);
         }
 
         Outcome<T> gaveUp(StopReason reason) {
-            return new Outcome<>(
-                    index,
-                    id,
-                    routing,
-                    Outcome.Status.CONFLICT,
-                    last,
-                    -1,
-                    -1,
-                    -1,
-                    attempts.attempt(),
-                    conflicts,
-                    reason,
-                    null,
-                    Occ.since(start));
+            return outcome(Outcome.Status.CONFLICT)
+                    .value(last)
+                    .stopReason(reason)
+                    .build();
         }
 
         Outcome<T> failed(String error) {
-            return new Outcome<>(
-                    index,
-                    id,
-                    routing,
-                    Outcome.Status.FAILED,
-                    last,
-                    -1,
-                    -1,
-                    -1,
-                    attempts.attempt(),
-                    conflicts,
-                    attempts.stopReason(),
-                    error,
-                    Occ.since(start));
+            return outcome(Outcome.Status.FAILED)
+                    .value(last)
+                    .stopReason(attempts.stopReason())
+                    .error(error)
+                    .build();
         }
     }
 }

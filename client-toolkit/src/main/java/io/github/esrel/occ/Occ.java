@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.Result;
+import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
@@ -24,7 +25,6 @@ import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -134,9 +134,7 @@ public final class Occ {
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
-    private final OccAttempt attempt;
-    /** Null when write combining is off. */
-    private final WriteCombiner<OccCall.Key, OccCall<?>> combiner;
+    private final OccCalls calls;
 
     private Occ(Builder b) {
         this.client = Clients.adopt(b.client);
@@ -151,10 +149,7 @@ public final class Occ {
                             + jsonp.getClass().getName() + ")");
         }
         this.json = new Json(jackson.objectMapper());
-        this.attempt = new OccAttempt(this);
-        this.combiner = b.combineWrites
-                ? new WriteCombiner<>(attempt, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
-                : null;
+        this.calls = new OccCalls(this, b.combineWrites);
     }
 
     /**
@@ -454,66 +449,12 @@ public final class Occ {
         long start = System.nanoTime();
         ObjectNode tree = json.toTree(value, seen.index(), seen.id());
         if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
-            return finish(new Outcome<>(
-                    seen.index(),
-                    seen.id(),
-                    seen.routing(),
-                    Outcome.Status.NOOP,
-                    value,
-                    seen.seqNo(),
-                    seen.primaryTerm(),
-                    seen.version(),
-                    1,
-                    0,
-                    StopReason.NONE,
-                    null,
-                    since(start)));
+            return finish(once(seen, Outcome.Status.NOOP, value, start)
+                    .version(seen.seqNo(), seen.primaryTerm(), seen.version())
+                    .build());
         }
-        try {
-            IndexResponse w = client.index(i -> {
-                i.index(seen.index())
-                        .id(seen.id())
-                        .document(tree)
-                        .ifSeqNo(seen.seqNo())
-                        .ifPrimaryTerm(seen.primaryTerm());
-                return routed(i.refresh(refresh), seen.routing());
-            });
-            return finish(new Outcome<>(
-                    seen.index(),
-                    seen.id(),
-                    seen.routing(),
-                    Outcome.Status.UPDATED,
-                    value,
-                    w.seqNo(),
-                    w.primaryTerm(),
-                    w.version(),
-                    1,
-                    0,
-                    StopReason.NONE,
-                    null,
-                    since(start)));
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
-                conflict(seen.index(), seen.id(), 1);
-                return finish(new Outcome<>(
-                        seen.index(),
-                        seen.id(),
-                        seen.routing(),
-                        Outcome.Status.CONFLICT,
-                        value,
-                        -1,
-                        -1,
-                        -1,
-                        1,
-                        1,
-                        StopReason.NOT_RETRYABLE,
-                        null,
-                        since(start)));
-            }
-            throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
-        } catch (IOException e) {
-            throw Errors.io("conditional write of", seen.index(), seen.id(), seen.routing(), e);
-        }
+        return conditional(
+                "conditional write of", seen, Outcome.Status.UPDATED, value, start, () -> overwrite(seen, tree));
     }
 
     /**
@@ -543,54 +484,46 @@ public final class Occ {
     public <T> Outcome<T> tryDeleteIfUnchanged(Versioned<T> seen) {
         Objects.requireNonNull(seen, "seen cannot be null");
         long start = System.nanoTime();
+        return conditional(
+                "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
+    }
+
+    /** A write or delete of a document as the caller saw it. */
+    @FunctionalInterface
+    private interface ConditionalRequest {
+        WriteResponseBase send() throws IOException;
+    }
+
+    /**
+     * Sends one request conditional on {@code seen}'s seq_no and primary term, not retried: the caller decided
+     * what to write (or to delete) from {@code seen}, so if the document changed since, a conflict is the outcome.
+     */
+    private <T> Outcome<T> conditional(
+            String what, Versioned<T> seen, Outcome.Status status, T value, long start, ConditionalRequest request) {
         try {
-            DeleteResponse d = client.delete(r -> {
-                r.index(seen.index())
-                        .id(seen.id())
-                        .ifSeqNo(seen.seqNo())
-                        .ifPrimaryTerm(seen.primaryTerm())
-                        .refresh(refresh);
-                if (seen.routing() != null) {
-                    r.routing(seen.routing());
-                }
-                return r;
-            });
-            return finish(new Outcome<>(
-                    seen.index(),
-                    seen.id(),
-                    seen.routing(),
-                    Outcome.Status.DELETED,
-                    seen.value(),
-                    d.seqNo(),
-                    d.primaryTerm(),
-                    d.version(),
-                    1,
-                    0,
-                    StopReason.NONE,
-                    null,
-                    since(start)));
+            WriteResponseBase r = request.send();
+            return finish(once(seen, status, value, start)
+                    .version(r.seqNo(), r.primaryTerm(), r.version())
+                    .build());
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(seen.index(), seen.id(), 1);
-                return finish(new Outcome<>(
-                        seen.index(),
-                        seen.id(),
-                        seen.routing(),
-                        Outcome.Status.CONFLICT,
-                        seen.value(),
-                        -1,
-                        -1,
-                        -1,
-                        1,
-                        1,
-                        StopReason.NOT_RETRYABLE,
-                        null,
-                        since(start)));
+                return finish(once(seen, Outcome.Status.CONFLICT, value, start)
+                        .attempts(1, 1)
+                        .stopReason(StopReason.NOT_RETRYABLE)
+                        .build());
             }
-            throw Errors.translate("conditional delete of", seen.index(), seen.id(), seen.routing(), e);
+            throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
         } catch (IOException e) {
-            throw Errors.io("conditional delete of", seen.index(), seen.id(), seen.routing(), e);
+            throw Errors.io(what, seen.index(), seen.id(), seen.routing(), e);
         }
+    }
+
+    /** The outcome of one request on {@code seen}, started at {@code start}. */
+    private static <T> Outcome.Builder<T> once(Versioned<T> seen, Outcome.Status status, T value, long start) {
+        return Outcome.<T>builder(seen.index(), seen.id(), seen.routing(), status)
+                .value(value)
+                .since(start);
     }
 
     /**
@@ -643,54 +576,25 @@ public final class Occ {
                     : r.result() == Result.Created
                             ? Outcome.Status.CREATED
                             : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
-            return finish(new Outcome<>(
-                    r.index(),
-                    id,
-                    routing,
-                    status,
-                    null,
-                    orMinus1(r.seqNo()),
-                    orMinus1(r.primaryTerm()),
-                    r.version(),
-                    1,
-                    0,
-                    StopReason.NONE,
-                    null,
-                    since(start)));
+            return finish(Outcome.<Void>builder(r.index(), id, routing, status)
+                    .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), r.version())
+                    .since(start)
+                    .build());
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(index, id, 1);
-                return finish(new Outcome<Void>(
-                                index,
-                                id,
-                                routing,
-                                Outcome.Status.CONFLICT,
-                                null,
-                                -1,
-                                -1,
-                                -1,
-                                1,
-                                1,
-                                StopReason.MAX_ATTEMPTS,
-                                "retry_on_conflict=" + retryOnConflict + " exhausted",
-                                since(start)))
+                return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.CONFLICT)
+                                .attempts(1, 1)
+                                .stopReason(StopReason.MAX_ATTEMPTS)
+                                .error("retry_on_conflict=" + retryOnConflict + " exhausted")
+                                .since(start)
+                                .build())
                         .orThrow();
             }
             if (e.status() == 404 && Reasons.hasType(e, "document_missing_exception")) {
-                return finish(new Outcome<>(
-                        index,
-                        id,
-                        routing,
-                        Outcome.Status.NOT_FOUND,
-                        null,
-                        -1,
-                        -1,
-                        -1,
-                        1,
-                        0,
-                        StopReason.NONE,
-                        null,
-                        since(start)));
+                return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.NOT_FOUND)
+                        .since(start)
+                        .build());
             }
             if (e.status() == 400
                     && Errors.isScriptFailure(e)
@@ -735,7 +639,7 @@ public final class Occ {
         return new BulkUpdate<>(this, type);
     }
 
-    // --- the read-modify-write loop ---------------------------------------------------------------
+    // --- the read-modify-write calls: OccCalls runs them ------------------------------------------
 
     private <T> Outcome<T> run(
             String index,
@@ -746,21 +650,7 @@ public final class Occ {
             UnaryOperator<T> fn,
             Predicate<? super T> deleteIf) {
         check(index, id);
-        OccCall<T> call = new OccCall<>(
-                new OccCall.Key(index, id, routing), type, initial, fn, deleteIf, policy.attempts(), !routingCheck);
-        if (combiner != null && !WriteCombiner.insideAttempt()) {
-            combiner.submit(call.key, call);
-        } else {
-            // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
-            List<OccCall<?>> alone = List.of(call);
-            while (!call.finished()) {
-                Duration wait = attempt.attempt(alone);
-                if (!call.finished() && !call.attempts.sleep(wait)) {
-                    call.stop(StopReason.INTERRUPTED);
-                }
-            }
-        }
-        return finish(call.result());
+        return finish(calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf));
     }
 
     GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
@@ -775,9 +665,36 @@ public final class Occ {
                 ObjectNode.class);
     }
 
+    /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
+    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
+        return client.index(i -> {
+            i.index(seen.index())
+                    .id(seen.id())
+                    .document(source)
+                    .ifSeqNo(seen.seqNo())
+                    .ifPrimaryTerm(seen.primaryTerm());
+            return routed(i.refresh(refresh), seen.routing());
+        });
+    }
+
+    /** Deletes the document {@code seen} if it still has that seq_no and primary term. */
+    DeleteResponse delete(Versioned<?> seen) throws IOException {
+        return client.delete(r -> {
+            r.index(seen.index())
+                    .id(seen.id())
+                    .ifSeqNo(seen.seqNo())
+                    .ifPrimaryTerm(seen.primaryTerm())
+                    .refresh(refresh);
+            if (seen.routing() != null) {
+                r.routing(seen.routing());
+            }
+            return r;
+        });
+    }
+
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
     int combining(DocRef doc) {
-        return combiner == null ? 0 : combiner.pending(new OccCall.Key(doc.requireIndex(), doc.id(), doc.routing()));
+        return calls.pending(new OccCalls.Key(doc.requireIndex(), doc.id(), doc.routing()));
     }
 
     // --- shared with BulkUpdate -------------------------------------------------------------------
@@ -834,7 +751,7 @@ public final class Occ {
     @Override
     public String toString() {
         return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + ", combineWrites="
-                + (combiner != null) + '}';
+                + calls.combining() + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */

@@ -48,47 +48,106 @@ public final class Outcome<T> {
         FAILED
     }
 
-    private final String index;
-    private final String id;
-    private final String routing;
+    /**
+     * The document as the operation left it (or as read, for a {@code NOOP}): {@link #versioned()} hands it out when it
+     * is stored.
+     */
+    private final Versioned<T> doc;
+
     private final Status status;
-    private final T value;
-    private final long seqNo;
-    private final long primaryTerm;
-    private final long version;
     private final int attempts;
     private final int conflicts;
     private final StopReason stopReason;
     private final String error;
     private final Duration took;
 
-    Outcome(
-            String index,
-            String id,
-            String routing,
-            Status status,
-            T value,
-            long seqNo,
-            long primaryTerm,
-            long version,
-            int attempts,
-            int conflicts,
-            StopReason stopReason,
-            String error,
-            Duration took) {
-        this.index = Objects.requireNonNull(index);
-        this.id = Objects.requireNonNull(id);
-        this.routing = routing;
-        this.status = Objects.requireNonNull(status);
-        this.value = value;
-        this.seqNo = seqNo;
-        this.primaryTerm = primaryTerm;
-        this.version = version;
-        this.attempts = attempts;
-        this.conflicts = conflicts;
-        this.stopReason = stopReason == null ? StopReason.NONE : stopReason;
-        this.error = error;
-        this.took = took == null ? Duration.ZERO : took;
+    private Outcome(Builder<T> b) {
+        this.doc = new Versioned<>(b.index, b.id, b.routing, b.value, b.seqNo, b.primaryTerm, b.version);
+        this.status = Objects.requireNonNull(b.status);
+        this.attempts = b.attempts;
+        this.conflicts = b.conflicts;
+        this.stopReason = b.stopReason == null ? StopReason.NONE : b.stopReason;
+        this.error = b.error;
+        this.took = b.took;
+    }
+
+    /**
+     * Starts the outcome of one operation on one document: its index (the concrete one when Elasticsearch reported
+     * it, else as the caller gave it), id, routing ({@code null} when routed by id) and status.
+     */
+    static <T> Builder<T> builder(String index, String id, String routing, Status status) {
+        return new Builder<>(index, id, routing, status);
+    }
+
+    /**
+     * Assembles an {@link Outcome} in parts: the document and status, the value, the version, the effort. What is
+     * not set is unknown (seq_no, primary term and version -1), absent (value, error), {@link StopReason#NONE}, or
+     * one attempt without conflicts that took no time.
+     */
+    static final class Builder<T> {
+        private final String index;
+        private final String id;
+        private final String routing;
+        private final Status status;
+        private T value;
+        private long seqNo = -1;
+        private long primaryTerm = -1;
+        private long version = -1;
+        private int attempts = 1;
+        private int conflicts;
+        private StopReason stopReason;
+        private String error;
+        private Duration took = Duration.ZERO;
+
+        private Builder(String index, String id, String routing, Status status) {
+            this.index = index;
+            this.id = id;
+            this.routing = routing;
+            this.status = status;
+        }
+
+        /** The value written, stored, deleted or last computed (see {@link Outcome#value()}). */
+        Builder<T> value(T value) {
+            this.value = value;
+            return this;
+        }
+
+        /** The document's seq_no, primary term and version after the operation (as read, for a NOOP). */
+        Builder<T> version(long seqNo, long primaryTerm, long version) {
+            this.seqNo = seqNo;
+            this.primaryTerm = primaryTerm;
+            this.version = version;
+            return this;
+        }
+
+        /** Attempts made and the version conflicts met on the way. */
+        Builder<T> attempts(int attempts, int conflicts) {
+            this.attempts = attempts;
+            this.conflicts = conflicts;
+            return this;
+        }
+
+        /** Why retrying stopped; {@code null} for {@link StopReason#NONE}. */
+        Builder<T> stopReason(StopReason stopReason) {
+            this.stopReason = stopReason;
+            return this;
+        }
+
+        /** The error of a failed item, or a hint. */
+        Builder<T> error(String error) {
+            this.error = error;
+            return this;
+        }
+
+        /** The operation started at {@code startNanos} ({@link System#nanoTime()}): it took the time since. */
+        Builder<T> since(long startNanos) {
+            this.took = Occ.since(startNanos);
+            return this;
+        }
+
+        Outcome<T> build() {
+            return new Outcome<>(this);
+        }
     }
 
     /**
@@ -99,7 +158,7 @@ public final class Outcome<T> {
      * @return the index name, never {@code null}
      */
     public String index() {
-        return index;
+        return doc.index();
     }
 
     /**
@@ -108,7 +167,7 @@ public final class Outcome<T> {
      * @return the document id, never {@code null}
      */
     public String id() {
-        return id;
+        return doc.id();
     }
 
     /**
@@ -117,7 +176,7 @@ public final class Outcome<T> {
      * @return the routing value, or {@code null} when the document was routed by its id
      */
     public String routing() {
-        return routing;
+        return doc.routing();
     }
 
     /**
@@ -137,7 +196,7 @@ public final class Outcome<T> {
      * @return the value, or {@code null} (always {@code null} for scripted updates)
      */
     public T value() {
-        return value;
+        return doc.value();
     }
 
     /**
@@ -148,7 +207,7 @@ public final class Outcome<T> {
      * @return the sequence number, or -1
      */
     public long seqNo() {
-        return seqNo;
+        return doc.seqNo();
     }
 
     /**
@@ -157,7 +216,7 @@ public final class Outcome<T> {
      * @return the primary term, or -1
      */
     public long primaryTerm() {
-        return primaryTerm;
+        return doc.primaryTerm();
     }
 
     /**
@@ -166,7 +225,7 @@ public final class Outcome<T> {
      * @return the version, or -1
      */
     public long version() {
-        return version;
+        return doc.version();
     }
 
     /**
@@ -258,10 +317,10 @@ public final class Outcome<T> {
      *     unknown ({@code CONFLICT}, {@code FAILED})
      */
     public Versioned<T> versioned() {
-        if (status == Status.DELETED || status == Status.NOT_FOUND || seqNo < 0) {
+        if (status == Status.DELETED || status == Status.NOT_FOUND || doc.seqNo() < 0) {
             throw new IllegalStateException("no stored document to refer to: " + describe());
         }
-        return new Versioned<>(index, id, routing, value, seqNo, primaryTerm, version);
+        return doc;
     }
 
     /**
@@ -272,9 +331,9 @@ public final class Outcome<T> {
      */
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        sb.append('[').append(index).append("][").append(id).append(']');
-        if (routing != null) {
-            sb.append(" routing [").append(routing).append(']');
+        sb.append('[').append(doc.index()).append("][").append(doc.id()).append(']');
+        if (doc.routing() != null) {
+            sb.append(" routing [").append(doc.routing()).append(']');
         }
         sb.append(' ').append(status);
         switch (status) {
@@ -290,13 +349,13 @@ public final class Outcome<T> {
                 sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
             default -> {
                 sb.append(" after ").append(attempts).append(" attempt(s)");
-                if (seqNo >= 0) {
+                if (doc.seqNo() >= 0) {
                     sb.append(", seq_no ")
-                            .append(seqNo)
+                            .append(doc.seqNo())
                             .append(", primary_term ")
-                            .append(primaryTerm)
+                            .append(doc.primaryTerm())
                             .append(", version ")
-                            .append(version);
+                            .append(doc.version());
                 }
                 if (error != null) {
                     sb.append(": ").append(error);

@@ -4,7 +4,11 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.ErrorResponse;
 import io.github.esrel.EsrelException;
-import io.github.esrel.internal.Reasons;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -30,7 +34,7 @@ public final class Failures {
      * @return the HTTP status, or 0 when none is found in the cause chain
      */
     public static int status(Throwable failure) {
-        for (Throwable t : Reasons.causes(failure)) {
+        for (Throwable t : causes(failure)) {
             if (t instanceof ElasticsearchException ee) {
                 return ee.status();
             }
@@ -39,6 +43,22 @@ public final class Failures {
             }
         }
         return 0;
+    }
+
+    /**
+     * A failure and its causes, outermost first: the one walk of a cause chain for esrel's classifications (as
+     * {@link #status}) and messages. Stops at a cause seen already, so that a cyclic chain ends.
+     *
+     * @param failure the failure, may be {@code null}
+     * @return the chain; empty for {@code null}
+     */
+    public static List<Throwable> causes(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain;
     }
 
     /**

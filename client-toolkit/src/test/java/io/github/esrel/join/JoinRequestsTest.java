@@ -31,6 +31,13 @@ class JoinRequestsTest {
         return new ObjectMapper().readTree(JsonpUtils.toJsonString(r, new JacksonJsonpMapper()));
     }
 
+    /** Posts grouped by {@code user.name.raw}. */
+    private static GroupQuery<Post> byUser(java.util.function.UnaryOperator<GroupQuery.Builder<Post>> more) {
+        return GroupQuery.of(
+                Post.class,
+                g -> more.apply(g.index("posts").query(RELATIONSHIPS).field("user.name.raw")));
+    }
+
     private static JoinQuery<User, Post> query(java.util.function.UnaryOperator<JoinQuery.Builder<User, Post>> more) {
         return more.apply(JoinQuery.builder(User.class, Post.class)
                         .parents("users", JOHN)
@@ -203,8 +210,7 @@ class JoinRequestsTest {
 
     @Test
     void shouldBuildTheSeedsTermsFormOrderedByMaxScore() throws Exception {
-        JsonNode j =
-                json(Requests.termsByScriptedMaxScore("posts", RELATIONSHIPS, "user.name.raw", 10, 5, List.of(), null));
+        JsonNode j = json(Requests.termsByScriptedMaxScore(byUser(g -> g.perGroup(5)), 10));
         assertThat(j.at("/size").asInt()).isEqualTo(0);
         assertThat(j.at("/query/bool/must/0/match/title/query").asText()).isEqualTo("relationships");
         assertThat(j.at("/query/bool/filter/0/exists/field").asText()).isEqualTo("user.name.raw");
@@ -222,8 +228,7 @@ class JoinRequestsTest {
 
     @Test
     void shouldAskForEveryBucketWhenOrderingWithoutScripts() throws Exception {
-        JsonNode j =
-                json(Requests.termsAllBuckets("posts", RELATIONSHIPS, "user.name.raw", 10_000, 5, List.of(), null));
+        JsonNode j = json(Requests.termsAllBuckets(byUser(g -> g.perGroup(5)), 10_000));
         JsonNode users = j.at("/aggregations/" + Requests.GROUPS);
         assertThat(users.at("/terms/size").asInt()).isEqualTo(10_000);
         assertThat(users.at("/terms/order").isMissingNode()).isTrue();

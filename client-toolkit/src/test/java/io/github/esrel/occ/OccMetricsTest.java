@@ -3,15 +3,15 @@ package io.github.esrel.occ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.esrel.retry.StopReason;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class OccMetricsTest {
 
     private static Outcome<Object> outcome(Outcome.Status status, int attempts, int conflicts) {
-        return new Outcome<>(
-                "i", "1", null, status, null, 1, 1, 1, attempts, conflicts, StopReason.NONE, null, Duration.ZERO);
+        return Outcome.builder("i", "1", null, status)
+                .version(1, 1, 1)
+                .attempts(attempts, conflicts)
+                .build();
     }
 
     @Test

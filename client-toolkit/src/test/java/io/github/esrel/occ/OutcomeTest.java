@@ -18,20 +18,11 @@ class OutcomeTest {
 
     @Test
     void shouldTurnGivingUpIntoAConflictExceptionOnlyWhenAsked() {
-        Outcome<String> gaveUp = new Outcome<>(
-                "designs",
-                "1",
-                "t",
-                Outcome.Status.CONFLICT,
-                "v",
-                -1,
-                -1,
-                -1,
-                10,
-                10,
-                StopReason.MAX_ATTEMPTS,
-                null,
-                Duration.ofMillis(3));
+        Outcome<String> gaveUp = Outcome.<String>builder("designs", "1", "t", Outcome.Status.CONFLICT)
+                .value("v")
+                .attempts(10, 10)
+                .stopReason(StopReason.MAX_ATTEMPTS)
+                .build();
         assertThat(gaveUp.gaveUp()).isTrue();
         assertThat(gaveUp.written()).isFalse();
         assertThatThrownBy(gaveUp::orThrow)
@@ -43,27 +34,20 @@ class OutcomeTest {
                         "[designs][1] routing [t] CONFLICT: gave up after 10 attempt(s) and 10 version conflict(s) (MAX_ATTEMPTS)");
         assertThatThrownBy(gaveUp::versioned).isInstanceOf(IllegalStateException.class);
 
-        Outcome<String> updated = new Outcome<>(
-                "designs", "1", null, Outcome.Status.UPDATED, "v", 7, 1, 8, 2, 1, StopReason.NONE, null, Duration.ZERO);
+        Outcome<String> updated = Outcome.<String>builder("designs", "1", null, Outcome.Status.UPDATED)
+                .value("v")
+                .version(7, 1, 8)
+                .attempts(2, 1)
+                .build();
         assertThat(updated.orThrow()).isSameAs(updated);
         assertThat(updated.versioned()).isEqualTo(new Versioned<>("designs", "1", null, "v", 7, 1, 8));
         assertThat(updated.describe())
                 .isEqualTo("[designs][1] UPDATED after 2 attempt(s), seq_no 7, primary_term 1, version 8");
 
-        Outcome<String> failed = new Outcome<>(
-                "designs",
-                "1",
-                null,
-                Outcome.Status.FAILED,
-                null,
-                -1,
-                -1,
-                -1,
-                1,
-                0,
-                StopReason.NOT_RETRYABLE,
-                "[mapper_parsing_exception] bad",
-                Duration.ZERO);
+        Outcome<String> failed = Outcome.<String>builder("designs", "1", null, Outcome.Status.FAILED)
+                .stopReason(StopReason.NOT_RETRYABLE)
+                .error("[mapper_parsing_exception] bad")
+                .build();
         assertThatThrownBy(failed::orThrow)
                 .isExactlyInstanceOf(OccException.class)
                 .hasMessageContaining("mapper_parsing_exception");

@@ -1,0 +1,441 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch._types.WriteResponseBase;
+import co.elastic.clients.elasticsearch.core.DeleteResponse;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Reasons;
+import io.github.esrel.retry.Attempts;
+import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.retry.StopReason;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * The read-modify-write calls ({@code update}, {@code upsert} and {@code deleteIf}) of one {@link Occ}, from the
+ * caller's call to its {@link Outcome}: each {@link Call} runs attempts under its own retry policy, alone or
+ * combined with other callers' calls of the same document in a {@link WriteCombiner}, which hands the calls
+ * queued for one document to {@link #attempt} as a batch. A single uncombined call is a batch of one.
+ *
+ * <p>One attempt: one realtime read, every call's function applied in order to the freshest value (each to the
+ * value the call before it produced), and one write conditional on the seq_no/primary term read; or, for a
+ * conditional delete, which always runs alone, the test and the conditional delete.
+ *
+ * <p>Each call gets its own verdict: a function that throws (or maps or serializes badly) fails only its call;
+ * one that changes nothing is {@code NOOP}; an update of a missing document is {@code NOT_FOUND}; the upsert that
+ * finds the document missing starts from its initial value and is {@code CREATED}, and the calls after it in the
+ * same write are {@code UPDATED} on top of it. The write happens when any call changed the value (so every
+ * {@code UPDATED} call has a stored version containing its change, even if a later call undid it); its seq_no,
+ * primary term and version go to every call it carried. A conflict (409) or a retryable failure of the read or
+ * the write is charged to every call still in the attempt, each under its own retry policy: those allowed another
+ * attempt are left for it, the others end.
+ */
+final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
+
+    /** The document a call is for: calls with equal keys are combined. */
+    record Key(String index, String id, String routing) {}
+
+    private final Occ occ;
+    private final ElasticsearchClient client;
+    private final Json json;
+    private final Refresh refresh;
+    private final RetryPolicy policy;
+    /** Null when write combining is off. */
+    private final WriteCombiner<Key, Call<?>> combiner;
+
+    OccCalls(Occ occ, boolean combineWrites) {
+        this.occ = occ;
+        this.client = occ.client();
+        this.json = occ.json();
+        this.refresh = occ.refresh();
+        this.policy = occ.retryPolicy();
+        this.combiner = combineWrites
+                ? new WriteCombiner<>(this, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
+                : null;
+    }
+
+    /**
+     * Runs one call to its end: queued behind the other calls of its document, or in a loop of its own.
+     *
+     * @param initial the upsert's initial value, else {@code null}
+     * @param fn the update function, {@code null} for a conditional delete
+     * @param deleteIf the condition of a conditional delete, else {@code null}
+     * @throws RuntimeException the call's failure (a function's own exception unchanged)
+     */
+    <T> Outcome<T> run(
+            Key key, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
+        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, policy, occ.routingCheck());
+        if (combiner != null && !WriteCombiner.insideAttempt()) {
+            combiner.submit(key, call);
+        } else {
+            // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
+            List<Call<?>> alone = List.of(call);
+            while (!call.finished()) {
+                Duration wait = attempt(alone);
+                if (!call.finished() && !call.attempts.sleep(wait)) {
+                    stop(call, StopReason.INTERRUPTED);
+                }
+            }
+        }
+        return result(call);
+    }
+
+    /** Whether calls are combined. */
+    boolean combining() {
+        return combiner != null;
+    }
+
+    /** Calls of {@code key} waiting for or carried by a combined write now; 0 when combining is off. */
+    int pending(Key key) {
+        return combiner == null ? 0 : combiner.pending(key);
+    }
+
+    @Override
+    public Duration attempt(List<Call<?>> batch) {
+        Call<?> first = batch.get(0);
+        String index = first.index();
+        String id = first.id();
+        String routing = first.routing();
+        try {
+            GetResponse<ObjectNode> got;
+            ElasticsearchException noIndex = null;
+            try {
+                got = occ.read(index, id, routing);
+            } catch (ElasticsearchException e) {
+                if (e.status() == 404
+                        && Reasons.hasType(e, "index_not_found_exception")
+                        && batch.stream().anyMatch(c -> c.initial != null)) {
+                    got = null; // an upsert creates the document (and the index, if the cluster auto-creates)
+                    noIndex = e;
+                } else {
+                    throw e;
+                }
+            }
+            boolean found = got != null && got.found();
+            if (!found && batch.stream().anyMatch(c -> !c.routingChecked)) {
+                batch.forEach(c -> c.routingChecked = true);
+                try {
+                    Errors.checkRouting(client, index, id, routing);
+                } catch (OccException wrongRouting) {
+                    batch.forEach(
+                            c -> c.fail(new OccException(wrongRouting.getMessage(), wrongRouting.status(), null)));
+                    return Duration.ZERO;
+                }
+            }
+            // The document as read, what the conditional write or delete is conditional on; null when missing.
+            Versioned<ObjectNode> read = found
+                    ? new Versioned<>(
+                            got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
+                    : null;
+            if (first.deleteIf != null) {
+                deleteIf(first, read);
+            } else {
+                combined(batch, read, noIndex);
+            }
+            return Duration.ZERO;
+        } catch (ElasticsearchException e) {
+            return failed(batch, e);
+        } catch (IOException e) {
+            for (Call<?> call : batch) {
+                if (!call.finished()) {
+                    call.fail(Errors.io(call.what(), index, id, routing, e));
+                }
+            }
+            return Duration.ZERO;
+        }
+    }
+
+    private <T> void deleteIf(Call<T> call, Versioned<ObjectNode> read) throws IOException {
+        if (read == null) {
+            call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
+            return;
+        }
+        T current;
+        try {
+            current = json.toValue(read.value(), call.type, call.index(), call.id());
+            call.last = current;
+            if (!call.deleteIf.test(current)) {
+                call.done(outcome(call, read.index(), Outcome.Status.NOOP)
+                        .value(current)
+                        .version(read.seqNo(), read.primaryTerm(), read.version())
+                        .build());
+                return;
+            }
+        } catch (RuntimeException e) {
+            call.fail(e);
+            return;
+        }
+        DeleteResponse d = occ.delete(read);
+        call.done(outcome(call, read.index(), Outcome.Status.DELETED)
+                .value(current)
+                .version(d.seqNo(), d.primaryTerm(), d.version())
+                .build());
+    }
+
+    private void combined(List<Call<?>> batch, Versioned<ObjectNode> read, ElasticsearchException noIndex)
+            throws IOException {
+        ObjectNode stored = read == null ? null : read.value();
+        ObjectNode current = stored;
+        boolean changed = false;
+        for (Call<?> call : batch) {
+            call.afterChange = changed;
+            ObjectNode next = apply(call, current, noIndex);
+            if (!call.finished() && call.status != Outcome.Status.NOOP && call.status != Outcome.Status.NOT_FOUND) {
+                changed = true;
+                current = next;
+            }
+        }
+        WriteResponseBase written = null;
+        if (changed) {
+            Call<?> first = batch.get(0);
+            ObjectNode tree = current;
+            if (stored == null) {
+                written = client.create(r -> {
+                    r.index(first.index()).id(first.id()).document(tree).refresh(refresh);
+                    if (first.routing() != null) {
+                        r.routing(first.routing());
+                    }
+                    return r;
+                });
+            } else {
+                written = occ.overwrite(read, tree);
+            }
+        }
+        for (Call<?> call : batch) {
+            if (!call.finished()) {
+                end(call, written, read);
+            }
+        }
+    }
+
+    /** Applies one call's function to {@code current}; returns the value after it (or fails the call). */
+    private <T> ObjectNode apply(Call<T> call, ObjectNode current, ElasticsearchException noIndex) {
+        try {
+            if (current == null) {
+                if (call.initial == null) {
+                    if (noIndex != null) {
+                        call.fail(Errors.translate(call.what(), call.index(), call.id(), call.routing(), noIndex));
+                    }
+                    call.status = Outcome.Status.NOT_FOUND;
+                    return null;
+                }
+                T created = Objects.requireNonNull(
+                        call.fn.apply(
+                                Objects.requireNonNull(call.initial.get(), "initial value supplier returned null")),
+                        "the update function returned null");
+                call.last = created;
+                ObjectNode tree = json.toTree(created, call.index(), call.id());
+                call.status = Outcome.Status.CREATED;
+                return tree;
+            }
+            T value = json.toValue(current, call.type, call.index(), call.id());
+            T next = Objects.requireNonNull(call.fn.apply(value), "the update function returned null");
+            call.last = next;
+            ObjectNode tree = json.toTree(next, call.index(), call.id());
+            if (Json.sameSource(current, tree)) {
+                call.status = Outcome.Status.NOOP;
+                return current;
+            }
+            call.status = Outcome.Status.UPDATED;
+            return tree;
+        } catch (RuntimeException e) {
+            call.fail(e);
+            return current;
+        }
+    }
+
+    /**
+     * The outcome of a call whose attempt is over: {@code NOT_FOUND}; {@code NOOP} with the version read, or the
+     * version written when an earlier call of the write changed what it saw; else the write's.
+     *
+     * @param written the attempt's write; {@code null} when no call changed the value (then every call still open
+     *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
+     * @param read the document as read; {@code null} when it was missing
+     */
+    private static <T> void end(Call<T> call, WriteResponseBase written, Versioned<ObjectNode> read) {
+        if (call.status == Outcome.Status.NOT_FOUND) {
+            call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
+        } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {
+            call.done(outcome(call, read.index(), Outcome.Status.NOOP)
+                    .value(call.last)
+                    .version(read.seqNo(), read.primaryTerm(), read.version())
+                    .build());
+        } else {
+            call.done(outcome(call, written.index(), call.status)
+                    .value(call.last)
+                    .version(written.seqNo(), written.primaryTerm(), written.version())
+                    .build());
+        }
+    }
+
+    /** A failure of the read or the write, charged to every call the attempt carried. */
+    private Duration failed(List<Call<?>> batch, ElasticsearchException e) {
+        Duration wait = Duration.ZERO;
+        boolean conflict = e.status() == 409;
+        for (Call<?> call : batch) {
+            if (call.finished()) {
+                continue;
+            }
+            call.lastFailure = e;
+            if (conflict) {
+                call.conflicts++;
+                occ.conflict(call.index(), call.id(), call.attempts.attempt());
+            } else if (!policy.retryOn().test(e)) {
+                call.fail(Errors.translate(call.what(), call.index(), call.id(), call.routing(), e));
+                continue;
+            }
+            Optional<Duration> delay = call.attempts.onFailure(e);
+            if (delay.isPresent()) {
+                wait = delay.get().compareTo(wait) > 0 ? delay.get() : wait;
+            } else {
+                stop(call, call.attempts.stopReason());
+            }
+        }
+        return wait;
+    }
+
+    /**
+     * Ends a call that may not try again: a conflict becomes a {@code CONFLICT} outcome, a rejection (or no attempt
+     * at all, when interrupted in the queue) likewise or the exception the caller gets today.
+     */
+    private static <T> void stop(Call<T> call, StopReason reason) {
+        ElasticsearchException lastFailure = call.lastFailure;
+        if (lastFailure != null && lastFailure.status() != 409) {
+            OccException e = Errors.translate(call.what(), call.index(), call.id(), call.routing(), lastFailure);
+            if (lastFailure.status() == 429) {
+                e = new OccException(
+                        e.getMessage() + " (rejected " + call.attempts.attempt() + " time(s); " + reason + ")",
+                        429,
+                        lastFailure);
+            }
+            call.fail(e);
+            return;
+        }
+        call.done(outcome(call, call.index(), Outcome.Status.CONFLICT)
+                .value(call.last)
+                .stopReason(reason)
+                .build());
+    }
+
+    /**
+     * The result for the caller's thread; a call withdrawn from the queue by an interrupt ends as {@link #stop
+     * stopped} with {@link StopReason#INTERRUPTED}.
+     *
+     * @throws RuntimeException the failure of the call (a function's own exception unchanged), or what a combined
+     *     attempt failed with
+     */
+    private static <T> Outcome<T> result(Call<T> call) {
+        Throwable crash = call.crash();
+        if (crash instanceof RuntimeException e) {
+            throw e;
+        }
+        if (crash instanceof Error e) {
+            throw e;
+        }
+        if (crash != null) {
+            throw new OccException(
+                    call.what() + " " + Errors.where(call.index(), call.id(), call.routing()) + " failed: " + crash,
+                    0,
+                    crash);
+        }
+        if (call.withdrawn() && call.outcome == null && call.failure == null) {
+            stop(call, StopReason.INTERRUPTED);
+        }
+        if (call.failure != null) {
+            throw call.failure;
+        }
+        return Objects.requireNonNull(call.outcome, "no outcome");
+    }
+
+    /** The outcome of {@code call} so far: its attempts, conflicts and time. */
+    private static <T> Outcome.Builder<T> outcome(Call<T> call, String concreteIndex, Outcome.Status status) {
+        return Outcome.<T>builder(concreteIndex, call.id(), call.routing(), status)
+                .attempts(call.attempts.attempt(), call.conflicts)
+                .since(call.start);
+    }
+
+    /**
+     * One caller's call on its way through attempts: its input, its attempts under the retry policy, the verdict
+     * of its current attempt, and its result, an {@link Outcome} or an exception for the caller's thread. Only
+     * {@link OccCalls} reads and writes it.
+     */
+    static final class Call<T> extends WriteCombiner.Op {
+        final Key key;
+        final Class<T> type;
+        final Supplier<T> initial;
+        final UnaryOperator<T> fn;
+        final Predicate<? super T> deleteIf;
+        final Attempts attempts;
+        final long start = System.nanoTime();
+        int conflicts;
+        boolean routingChecked;
+        /** The last value computed (or, for a delete, read), reported when the call gives up. */
+        T last;
+        /** The failure of the last attempt, if it is to be retried. */
+        ElasticsearchException lastFailure;
+
+        // The current attempt's verdict, turned into the outcome once the attempt's write is known.
+        Outcome.Status status;
+        /** True when an earlier call of the same attempt changed the value this call's function saw. */
+        boolean afterChange;
+
+        private Outcome<T> outcome;
+        private RuntimeException failure;
+
+        Call(
+                Key key,
+                Class<T> type,
+                Supplier<T> initial,
+                UnaryOperator<T> fn,
+                Predicate<? super T> deleteIf,
+                RetryPolicy policy,
+                boolean routingCheck) {
+            super(deleteIf != null);
+            this.key = key;
+            this.type = Objects.requireNonNull(type, "type cannot be null");
+            this.initial = initial;
+            this.fn = fn;
+            this.deleteIf = deleteIf;
+            this.attempts = policy.attempts(); // the call's deadline counts from now
+            this.routingChecked = !routingCheck; // nothing to check when the check is off
+        }
+
+        String index() {
+            return key.index();
+        }
+
+        String id() {
+            return key.id();
+        }
+
+        String routing() {
+            return key.routing();
+        }
+
+        /** Names the operation in error messages. */
+        String what() {
+            return deleteIf != null ? "conditional delete of" : initial != null ? "upsert of" : "update of";
+        }
+
+        /** The call is over with this outcome. */
+        void done(Outcome<T> result) {
+            this.outcome = result;
+            finish();
+        }
+
+        /** The call is over: the caller's thread throws {@code e}. */
+        void fail(RuntimeException e) {
+            this.failure = e;
+            finish();
+        }
+    }
+}
