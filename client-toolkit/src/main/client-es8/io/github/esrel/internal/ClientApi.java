@@ -3,7 +3,14 @@ package io.github.esrel.internal;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Script;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.CreateRequest;
+import co.elastic.clients.elasticsearch.core.DeleteRequest;
+import co.elastic.clients.elasticsearch.core.GetRequest;
+import co.elastic.clients.elasticsearch.core.IndexRequest;
+import co.elastic.clients.elasticsearch.core.OpenPointInTimeRequest;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.UpdateRequest;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetOperation;
 import co.elastic.clients.elasticsearch.core.msearch.MultisearchBody;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.json.JsonData;
@@ -69,5 +76,48 @@ public final class ClientApi {
         String json = "{\"range\":{" + JsonpUtils.toJsonString(JsonData.of(field), SIMPLE) + ":{\""
                 + (atLeast ? "gte" : "lte") + "\":" + bound + "}}}";
         return Query.of(q -> q.withJson(new StringReader(json)));
+    }
+
+    // Sets the routing of a request builder and returns it: the same call as in the 9.x copy, where the builders'
+    // routing methods differ between client versions. Every 8.x client from 8.15 on has routing(String).
+
+    /** {@code builder.routing(routing)}. */
+    public static GetRequest.Builder routing(GetRequest.Builder builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static <D> IndexRequest.Builder<D> routing(IndexRequest.Builder<D> builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static <D> CreateRequest.Builder<D> routing(CreateRequest.Builder<D> builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static DeleteRequest.Builder routing(DeleteRequest.Builder builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static <D, P> UpdateRequest.Builder<D, P> routing(UpdateRequest.Builder<D, P> builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static SearchRequest.Builder routing(SearchRequest.Builder builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static OpenPointInTimeRequest.Builder routing(OpenPointInTimeRequest.Builder builder, String routing) {
+        return builder.routing(routing);
+    }
+
+    /** {@code builder.routing(routing)}. */
+    public static MultiGetOperation.Builder routing(MultiGetOperation.Builder builder, String routing) {
+        return builder.routing(routing);
     }
 }

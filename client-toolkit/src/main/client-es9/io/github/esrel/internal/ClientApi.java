@@ -9,6 +9,9 @@ import co.elastic.clients.elasticsearch.core.search.SearchRequestBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpUtils;
 import java.io.StringReader;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.Map;
 
 /**
@@ -65,4 +68,41 @@ public final class ClientApi {
             return atLeast ? u.gte(JsonData.of(bound)) : u.lte(JsonData.of(bound));
         })));
     }
+
+    /**
+     * Sets the routing of a request builder ({@code GetRequest.Builder}, {@code IndexRequest.Builder}, …) and returns
+     * it. 9.0–9.4 builders have {@code routing(String)}, 9.5 ones {@code routing(String, String...)}: no call compiles
+     * to a method every 9.x client has, so the method is looked up once per builder class.
+     *
+     * @throws IllegalArgumentException if the builder has no routing method
+     */
+    public static <B> B routing(B builder, String routing) {
+        try {
+            @SuppressWarnings("unchecked") // the handle returns its receiver's own builder type
+            B routed = (B) ROUTING.get(builder.getClass()).invoke(builder, routing);
+            return routed;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e); // a builder setter throws nothing checked
+        }
+    }
+
+    private static final ClassValue<MethodHandle> ROUTING = new ClassValue<>() {
+        @Override
+        protected MethodHandle computeValue(Class<?> type) {
+            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+            try {
+                return lookup.findVirtual(type, "routing", MethodType.methodType(type, String.class));
+            } catch (NoSuchMethodException | IllegalAccessException older) {
+                try {
+                    MethodHandle list = lookup.findVirtual(
+                            type, "routing", MethodType.methodType(type, String.class, String[].class));
+                    return MethodHandles.insertArguments(list, 2, (Object) new String[0]);
+                } catch (NoSuchMethodException | IllegalAccessException e) {
+                    throw new IllegalArgumentException(type.getName() + " has no routing(String) method", e);
+                }
+            }
+        }
+    };
 }

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
@@ -176,7 +177,7 @@ final class PageWriter implements AutoCloseable {
                                 m.docs(d -> {
                                     d.index(it.index).id(it.id);
                                     if (it.routing != null) {
-                                        d.routing(it.routing);
+                                        ClientApi.routing(d, it.routing);
                                     }
                                     return d;
                                 });

@@ -9,6 +9,7 @@ import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Checks;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.internal.Reasons;
@@ -349,7 +350,7 @@ public final class Propagator {
                         g -> {
                             g.index(relation.childIndex()).id(childId);
                             if (routing != null) {
-                                g.routing(routing);
+                                ClientApi.routing(g, routing);
                             }
                             return g;
                         },
@@ -386,7 +387,7 @@ public final class Propagator {
                     i.index(child.index()).id(childId).ifSeqNo(child.seqNo()).ifPrimaryTerm(child.primaryTerm());
                     i.document(d.full());
                     if (routing != null) {
-                        i.routing(routing);
+                        ClientApi.routing(i, routing);
                     }
                     return i;
                 });

@@ -12,6 +12,7 @@ import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.Checks;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
@@ -268,7 +269,7 @@ public final class DocStream implements AutoCloseable {
                                             .sort(o -> o.doc(d -> d.order(SortOrder.Asc))),
                                     true);
                             if (routing != null) {
-                                s.routing(routing);
+                                ClientApi.routing(s, routing);
                             }
                             return s;
                         },
@@ -328,7 +329,7 @@ public final class DocStream implements AutoCloseable {
             pitId = client.openPointInTime(o -> {
                         o.index(index).keepAlive(t -> t.time(keepAlive.toMillis() + "ms"));
                         if (routing != null) {
-                            o.routing(routing);
+                            ClientApi.routing(o, routing);
                         }
                         return o;
                     })

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
@@ -278,7 +279,7 @@ public final class BulkUpdate<T> {
                                 m.docs(d -> {
                                     d.index(w.index).id(w.id);
                                     if (w.routing != null) {
-                                        d.routing(w.routing);
+                                        ClientApi.routing(d, w.routing);
                                     }
                                     return d;
                                 });

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.RestCall;
@@ -176,7 +177,7 @@ public final class ExternalVersions {
                         .document(document)
                         .refresh(refresh);
                 if (routing != null) {
-                    i.routing(routing);
+                    ClientApi.routing(i, routing);
                 }
                 return i;
             });
@@ -248,7 +249,7 @@ public final class ExternalVersions {
                         .versionType(versionType())
                         .refresh(refresh);
                 if (routing != null) {
-                    d.routing(routing);
+                    ClientApi.routing(d, routing);
                 }
                 return d;
             });

@@ -566,7 +566,7 @@ public final class Occ {
                                 .refresh(refresh)
                                 .script(ClientApi.painless(painless, jsonParams));
                         if (routing != null) {
-                            u.routing(routing);
+                            ClientApi.routing(u, routing);
                         }
                         return u;
                     },
@@ -658,7 +658,7 @@ public final class Occ {
                 g -> {
                     g.index(index).id(id);
                     if (routing != null) {
-                        g.routing(routing);
+                        ClientApi.routing(g, routing);
                     }
                     return g;
                 },
@@ -686,7 +686,7 @@ public final class Occ {
                     .ifPrimaryTerm(seen.primaryTerm())
                     .refresh(refresh);
             if (seen.routing() != null) {
-                r.routing(seen.routing());
+                ClientApi.routing(r, seen.routing());
             }
             return r;
         });
@@ -730,7 +730,7 @@ public final class Occ {
 
     private static <D> IndexRequest.Builder<D> routed(IndexRequest.Builder<D> b, String routing) {
         if (routing != null) {
-            b.routing(routing);
+            ClientApi.routing(b, routing);
         }
         return b;
     }

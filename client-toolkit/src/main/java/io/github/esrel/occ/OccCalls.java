@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.RetryPolicy;
@@ -202,7 +203,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 written = client.create(r -> {
                     r.index(first.index()).id(first.id()).document(tree).refresh(refresh);
                     if (first.routing() != null) {
-                        r.routing(first.routing());
+                        ClientApi.routing(r, first.routing());
                     }
                     return r;
                 });

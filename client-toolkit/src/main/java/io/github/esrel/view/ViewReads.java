@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
@@ -44,7 +45,7 @@ final class ViewReads {
                                     m.docs(d -> {
                                         d.id(ref.id());
                                         if (ref.routing() != null) {
-                                            d.routing(ref.routing());
+                                            ClientApi.routing(d, ref.routing());
                                         }
                                         if (includes != null && includes.isEmpty()) {
                                             d.source(s -> s.fetch(false));
