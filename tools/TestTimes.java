@@ -18,7 +18,9 @@ import org.w3c.dom.Element;
  * {@code java tools/TestTimes.java ...}) so that run-tests needs nothing but the JDK it already has.
  *
  * <pre>
- * collect DIR PASS START_MILLIS   rows "pass, module, kind, class, tests, failures, errors, skipped, seconds" into DIR/classes.tsv
+ * collect DIR PASS START_MILLIS [MODULE...]   rows "pass, module, kind, class, tests, failures, errors, skipped,
+ *                                           seconds" into DIR/classes.tsv (of these modules only, when named: passes
+ *                                           that run at the same time write reports of their own modules)
  * report  DIR [N]                 the passes of DIR/passes.tsv ("pass, seconds, exit status") and the N slowest classes
  * </pre>
  */
@@ -30,13 +32,13 @@ public final class TestTimes {
     public static void main(String[] args) throws Exception {
         Path dir = Path.of(args[1]);
         switch (args[0]) {
-            case "collect" -> collect(dir, args[2], Long.parseLong(args[3]));
+            case "collect" -> collect(dir, args[2], Long.parseLong(args[3]), List.of(args).subList(4, args.length));
             case "report" -> report(dir, args.length > 2 ? Integer.parseInt(args[2]) : 10);
             default -> throw new IllegalArgumentException("collect or report, not " + args[0]);
         }
     }
 
-    static void collect(Path dir, String pass, long since) throws Exception {
+    static void collect(Path dir, String pass, long since, List<String> modules) throws Exception {
         List<String> lines = new ArrayList<>();
         var factory = DocumentBuilderFactory.newInstance();
         try (Stream<Path> files = Files.walk(Path.of("."), 6)) {
@@ -44,9 +46,12 @@ public final class TestTimes {
                 if (Files.getLastModifiedTime(f).toMillis() < since) {
                     continue; // written by an earlier pass
                 }
+                String module = f.normalize().getName(0).toString();
+                if (!modules.isEmpty() && !modules.contains(module)) {
+                    continue; // another pass's, running at the same time
+                }
                 Element suite = factory.newDocumentBuilder().parse(f.toFile()).getDocumentElement();
                 Path reports = f.getParent();
-                String module = f.normalize().getName(0).toString();
                 String kind = reports.getFileName().toString().startsWith("failsafe") ? "IT" : "unit";
                 lines.add(String.join("\t", pass, module, kind, suite.getAttribute("name"),
                         number(suite, "tests"), number(suite, "failures"), number(suite, "errors"),

@@ -11,6 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.message.BasicHeader;
@@ -31,13 +36,24 @@ record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client) implem
     static final Timeout RESPONSE_TIMEOUT = Timeout.ofSeconds(30);
 
     static Rest5ApiClient create(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
-        Rest5ClientBuilder builder = Rest5Client.builder(nodes)
+        // The HTTP client is built here rather than configured through the builder's callbacks: 9.0's builder has
+        // none (they came with 9.1), and testenv must run with every 9.x client an application may pin.
+        PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
+                .setMaxConnPerRoute(Rest5ClientBuilder.DEFAULT_MAX_CONN_PER_ROUTE)
+                .setMaxConnTotal(Rest5ClientBuilder.DEFAULT_MAX_CONN_TOTAL);
+        sslContext.ifPresent(ssl -> connections.setTlsStrategy(new DefaultClientTlsStrategy(ssl)));
+        CloseableHttpAsyncClient http = HttpAsyncClients.custom()
+                .setConnectionManager(connections.build())
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setResponseTimeout(RESPONSE_TIMEOUT)
+                        .build())
+                .build();
+        Rest5Client rest = Rest5Client.builder(nodes)
                 .setDefaultHeaders(headers.entrySet().stream()
                         .map(e -> new BasicHeader(e.getKey(), e.getValue()))
                         .toArray(Header[]::new))
-                .setRequestConfigCallback(c -> c.setResponseTimeout(RESPONSE_TIMEOUT));
-        sslContext.ifPresent(builder::setSSLContext);
-        Rest5Client rest = builder.build();
+                .setHttpClient(http)
+                .build();
         return new Rest5ApiClient(
                 rest, new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())));
     }
