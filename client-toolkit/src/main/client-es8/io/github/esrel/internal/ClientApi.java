@@ -1,6 +1,5 @@
 package io.github.esrel.internal;
 
-import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Script;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.CreateRequest;
@@ -51,20 +50,11 @@ public final class ClientApi {
     }
 
     /**
-     * One search of an {@code _msearch}: the index and preference in the header, the rest in the body. The 8.x
-     * client has no body type shared by search and msearch, so the search's body goes over as its JSON.
+     * Sets the body of an {@code _msearch} item from a search's JSON: the 8.x client has no body type shared by
+     * search and msearch, and the JSON reads the same on every client of the line.
      */
-    public static RequestItem msearchItem(ElasticsearchClient client, SearchRequest request) {
-        String body = JsonpUtils.toJsonString(request, client._jsonpMapper());
-        return RequestItem.of(i -> i.header(h -> {
-                    h.index(request.index());
-                    if (request.preference() != null) {
-                        // Not part of the body: a search's preference travels in its msearch header.
-                        h.preference(request.preference());
-                    }
-                    return h;
-                })
-                .body(MultisearchBody.of(b -> b.withJson(new StringReader(body)))));
+    public static RequestItem.Builder msearchBody(RequestItem.Builder item, String searchJson) {
+        return item.body(MultisearchBody.of(b -> b.withJson(new StringReader(searchJson))));
     }
 
     /**

@@ -1,13 +1,10 @@
 package io.github.esrel.internal;
 
-import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Script;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
-import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.SearchRequestBody;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpUtils;
 import java.io.StringReader;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -44,21 +41,11 @@ public final class ClientApi {
     }
 
     /**
-     * One search of an {@code _msearch}: the index and preference in the header, the rest in the body. The body
-     * goes over as the search's JSON: {@code RequestItem.Builder.body(SearchRequest)} exists only from 9.3 on, and
-     * this jar must link against every 9.x client from 9.0 on.
+     * Sets the body of an {@code _msearch} item from a search's JSON: {@code RequestItem.Builder.body(SearchRequest)}
+     * exists only from 9.3 on, and the JSON reads the same on every client of the line.
      */
-    public static RequestItem msearchItem(ElasticsearchClient client, SearchRequest request) {
-        String body = JsonpUtils.toJsonString(request, client._jsonpMapper());
-        return RequestItem.of(i -> i.header(h -> {
-                    h.index(request.index());
-                    if (request.preference() != null) {
-                        // Not part of the body: a search's preference travels in its msearch header.
-                        h.preference(request.preference());
-                    }
-                    return h;
-                })
-                .body(SearchRequestBody.of(b -> b.withJson(new StringReader(body)))));
+    public static RequestItem.Builder msearchBody(RequestItem.Builder item, String searchJson) {
+        return item.body(SearchRequestBody.of(b -> b.withJson(new StringReader(searchJson))));
     }
 
     /** A range query on a numeric field: {@code field >= bound} when {@code atLeast}, else {@code field <= bound}. */

@@ -22,7 +22,6 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
 import jakarta.json.JsonObject;
 import java.io.IOException;
-import java.io.StringReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -165,7 +164,7 @@ public final class FileTree {
     }
 
     private void create(String json) throws IOException {
-        es.indices().create(c -> c.index(index).withJson(new StringReader(json)));
+        Indices.create(es, index, json);
     }
 
     /**

@@ -2,8 +2,9 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.json.JsonData;
 import java.io.IOException;
-import java.io.StringReader;
+import java.util.Map;
 
 /**
  * Creating esrel's own indices (checkpoints, view state, locks, file trees) when they are missing.
@@ -20,13 +21,26 @@ public final class Indices {
     public static void createIfAbsent(ElasticsearchClient client, String index, String json) throws IOException {
         try {
             if (!exists(client, index)) {
-                client.indices().create(c -> c.index(index).withJson(new StringReader(json)));
+                create(client, index, json);
             }
         } catch (ElasticsearchException e) {
             if (!alreadyExists(e)) {
                 throw e;
             }
         }
+    }
+
+    /**
+     * Creates {@code index} from a JSON body ({@code settings} and {@code mappings}), sent as it is: the typed
+     * request would first parse the JSON into the client's own mapping classes, and an older client's do not
+     * read everything a newer server accepts (9.0's {@code TypeMapping} refuses {@code "subobjects": false}).
+     *
+     * @throws ElasticsearchException as the create-index API answers, {@code resource_already_exists_exception}
+     *                                included
+     */
+    public static void create(ElasticsearchClient client, String index, String json) throws IOException {
+        RestCall.put("/" + RestCall.segment(index), Map.of(), JsonData.fromJson(json))
+                .send(client);
     }
 
     /**

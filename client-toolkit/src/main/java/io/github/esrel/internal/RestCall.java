@@ -33,6 +33,11 @@ public final class RestCall {
         return new RestCall("GET", path, query, null);
     }
 
+    /** A PUT whose body is serialized by the client's mapper (a {@code JsonData} goes as the JSON it holds). */
+    public static RestCall put(String path, Map<String, String> query, Object body) {
+        return new RestCall("PUT", path, query, body);
+    }
+
     /** A POST whose body is serialized by the client's mapper (Jackson for the usual setup). */
     public static RestCall post(String path, Map<String, String> query, Object body) {
         return new RestCall("POST", path, query, body);

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
+import co.elastic.clients.json.JsonpUtils;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Failures;
@@ -62,7 +63,7 @@ final class Searcher {
             }
             List<RequestItem> items = new ArrayList<>(requests.size());
             for (SearchRequest r : requests) {
-                items.add(ClientApi.msearchItem(es, r));
+                items.add(msearchItem(r));
             }
             trips.add("msearch [" + index + "] " + what + " in " + requests.size() + " searches");
             MsearchResponse<T> response = es.msearch(m -> m.searches(items), type);
@@ -103,5 +104,22 @@ final class Searcher {
         } catch (TermsLimitHit e) {
             throw new JoinException(what + " on [" + index + "] failed: " + e.reason, 400, e.getCause());
         }
+    }
+
+    /**
+     * One search of an {@code _msearch}: the index and preference in the header (a search's preference is not part
+     * of its body), the rest in the body, as the search's JSON (the client lines type that body differently).
+     */
+    private RequestItem msearchItem(SearchRequest request) {
+        String body = JsonpUtils.toJsonString(request, es._jsonpMapper());
+        return RequestItem.of(i -> ClientApi.msearchBody(
+                i.header(h -> {
+                    h.index(request.index());
+                    if (request.preference() != null) {
+                        h.preference(request.preference());
+                    }
+                    return h;
+                }),
+                body));
     }
 }

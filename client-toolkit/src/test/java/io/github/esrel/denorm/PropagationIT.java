@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.RetryPolicy;
@@ -644,7 +645,7 @@ class PropagationIT {
         for (int i = 0; i < 50; i++) {
             String id = "r" + i;
             ObjectNode doc = Blog.post("7", "Old Smith", i);
-            es.index(x -> x.index(blog.posts).id(id).routing("7").document(doc));
+            es.index(x -> ClientApi.routing(x.index(blog.posts).id(id), "7").document(doc));
         }
         Relation routed = Relation.of(r -> r.name("post-author")
                 .parentIndex(blog.users)

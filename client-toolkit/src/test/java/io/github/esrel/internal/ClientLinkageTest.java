@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Executable;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +27,7 @@ import org.objectweb.asm.Type;
  * Every class, method and field of elasticsearch-java that esrel's compiled classes use resolves in the client on
  * this test's class path. The jar is compiled against the newest client of its line, while applications run it on
  * the one their framework pins (Spring Boot's BOM): an overload that exists only in newer clients compiles fine and
- * fails only when reached ({@code NoSuchMethodError}). Run with {@code -Desrel.test.client=<oldest supported>}
+ * fails only when reached ({@code NoSuchMethodError}). The tests' own classes are checked too. Run with {@code -Desrel.test.client=<oldest supported>}
  * (the client-under-test profile, as run-tests does), this proves the whole jar links against that client, not
  * just the paths the ITs take.
  */
@@ -35,22 +37,26 @@ class ClientLinkageTest {
 
     @Test
     void shouldLinkEveryReferenceToTheClientOnTheClassPath() throws IOException {
-        Path classes = Path.of(ClientApi.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation()
-                .getPath());
         Set<String> unresolved = new TreeSet<>();
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(classes)) {
-            files = walk.filter(p -> p.toString().endsWith(".class")).toList();
-        }
-        for (Path file : files) {
-            try (InputStream in = Files.newInputStream(file)) {
-                new ClassReader(in).accept(new References(unresolved), ClassReader.SKIP_FRAMES);
+        // The jar's classes, and this suite's own: an IT that cannot link against the client would fail with a
+        // NoSuchMethodError in the middle of a run; here it is named before any node starts.
+        int classes = 0;
+        for (Class<?> c : List.of(ClientApi.class, ClientLinkageTest.class)) {
+            // A directory of classes under Surefire, the module's jar under Failsafe.
+            Path where = Path.of(
+                    c.getProtectionDomain().getCodeSource().getLocation().getPath());
+            try (FileSystem jar = Files.isDirectory(where) ? null : FileSystems.newFileSystem(where);
+                    Stream<Path> walk = Files.walk(jar == null ? where : jar.getPath("/"))) {
+                for (Path file :
+                        walk.filter(p -> p.toString().endsWith(".class")).toList()) {
+                    try (InputStream in = Files.newInputStream(file)) {
+                        new ClassReader(in).accept(new References(unresolved), ClassReader.SKIP_FRAMES);
+                    }
+                    classes++;
+                }
             }
         }
-        assertThat(files).as("esrel's classes under %s", classes).isNotEmpty();
+        assertThat(classes).as("esrel's classes and tests").isPositive();
         assertThat(unresolved)
                 .as("references that do not resolve in elasticsearch-java %s", clientVersion())
                 .isEmpty();

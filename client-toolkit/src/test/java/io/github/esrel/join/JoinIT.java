@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
@@ -490,8 +491,8 @@ class JoinIT {
                 b -> b.parents("trap-users", Query.of(x -> x.matchAll(m -> m)))
                         .parentSort(SortOptions.of(s -> s.field(f -> f.field("n"))))
                         .children("trap-photos", "user_id")
-                        .childQuery(c ->
-                                c.range(r -> r.number(x -> x.field("popularity").gte(100.0))))
+                        // Built by the client-line seam: range builders' field(...) does not link on every client.
+                        .childQuery(ClientApi.range("popularity", true, 100))
                         .includeChildless(false)
                         .parentsPerPage(20));
         Join capped = Join.of(b -> b.client(es).maxParents(2_000).pageSize(500));
@@ -855,7 +856,7 @@ class JoinIT {
         // parents read in it too when the key is a doc-values field (the preview read keys alone there).
         Query youngWomen = Query.of(q ->
                 q.bool(b -> b.filter(f -> f.term(t -> t.field("gender").value("female")))
-                        .filter(f -> f.range(r -> r.number(nr -> nr.field("n").lt(1_000.0))))));
+                        .filter(ClientApi.range("n", false, 999))));
         JoinQuery<User, Post> selective = newest.toBuilder()
                 .plan(JoinQuery.Plan.AUTO)
                 .parents("wide-users", youngWomen)
@@ -984,8 +985,7 @@ class JoinIT {
         return more.apply(JoinQuery.builder(User.class, Post.class)
                         .parents("users", q -> q.term(t -> t.field("gender").value("female")))
                         .children("posts", "user_id")
-                        .childQuery(q ->
-                                q.range(r -> r.number(n -> n.field("popularity").gte(300.0))))
+                        .childQuery(ClientApi.range("popularity", true, 300))
                         .childSort(SortOptions.of(
                                 s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)))))
                 .build();
@@ -1000,8 +1000,7 @@ class JoinIT {
                                 .size(size)
                                 .query(q -> q.bool(b -> b.filter(f -> f.term(
                                                 t -> t.field("user.gender").value("female")))
-                                        .must(m -> m.range(r -> r.number(
-                                                n -> n.field("popularity").gte(300.0))))))
+                                        .must(ClientApi.range("popularity", true, 300))))
                                 .sort(so -> so.field(f -> f.field("popularity").order(SortOrder.Desc))),
                         Post.class)
                 .hits()

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
@@ -437,9 +438,7 @@ class OptimisticConcurrencyIT {
     @Test
     void shouldCarryRoutingAndNameItWhenADocumentIsAddressedWithoutIt() throws IOException {
         createIndex("routed", 5);
-        es.index(i -> i.index("routed")
-                .id("shirt-1")
-                .routing("tenant-a")
+        es.index(i -> ClientApi.routing(i.index("routed").id("shirt-1"), "tenant-a")
                 .document(new Shirt("es", 0))
                 .refresh(Refresh.True));
 
@@ -447,7 +446,7 @@ class OptimisticConcurrencyIT {
                 occ.update(DocRef.of("routed", "shirt-1").withRouting("tenant-a"), Shirt.class, Shirt::vote);
         assertThat(withRouting.status()).isEqualTo(Outcome.Status.UPDATED);
         assertThat(withRouting.routing()).isEqualTo("tenant-a");
-        assertThat(es.get(g -> g.index("routed").id("shirt-1").routing("tenant-a"), Shirt.class)
+        assertThat(es.get(g -> ClientApi.routing(g.index("routed").id("shirt-1"), "tenant-a"), Shirt.class)
                         .source()
                         .votes())
                 .isEqualTo(1);

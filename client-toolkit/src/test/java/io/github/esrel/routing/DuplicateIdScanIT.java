@@ -10,6 +10,7 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.RestCall;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -249,16 +250,15 @@ class DuplicateIdScanIT {
         DuplicateIdScanner scanner = DuplicateIdScanner.of(b -> b.client(es));
         DuplicateId d = scanner.scan(index).duplicates().get(0);
         DuplicateId.Copy c = d.copyWithRouting(stray);
-        es.delete(x -> x.index(c.doc().index())
-                .id(c.doc().id())
-                .routing(c.doc().routing())
+        es.delete(x -> ClientApi.routing(
+                        x.index(c.doc().index()).id(c.doc().id()), c.doc().routing())
                 .ifSeqNo(c.seqNo())
                 .ifPrimaryTerm(c.primaryTerm())
                 .refresh(Refresh.True));
         DuplicateIdReport after = scanner.scan(index);
         assertThat(after.clean()).isTrue();
         assertThat(after.documents()).isEqualTo(2);
-        assertThat(es.get(g -> g.index(index).id("123").routing(home), Void.class)
+        assertThat(es.get(g -> ClientApi.routing(g.index(index).id("123"), home), Void.class)
                         .found())
                 .as("the kept copy")
                 .isTrue();

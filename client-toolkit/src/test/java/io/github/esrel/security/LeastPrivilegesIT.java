@@ -15,6 +15,7 @@ import io.github.esrel.denorm.Relation;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.fs.FileTree;
 import io.github.esrel.fs.RenameResult;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.join.Join;
 import io.github.esrel.join.JoinQuery;
 import io.github.esrel.lock.LockMode;
@@ -149,10 +150,10 @@ class LeastPrivilegesIT {
                     String other = calc.routingValuesForShard(
                                     (calc.shard(DocRef.id("1").withRouting("a")) + 1) % 3, 1, "b")
                             .get(0);
-                    admin.index(
-                            i -> i.index(px + "-orders").id("1").routing("a").document(Map.of("n", 1)));
-                    admin.index(
-                            i -> i.index(px + "-orders").id("1").routing(other).document(Map.of("n", 2)));
+                    admin.index(i -> ClientApi.routing(i.index(px + "-orders").id("1"), "a")
+                            .document(Map.of("n", 1)));
+                    admin.index(i -> ClientApi.routing(i.index(px + "-orders").id("1"), other)
+                            .document(Map.of("n", 2)));
                     admin.index(i -> i.index(px + "-orders").id("2").document(Map.of("n", 3)));
                     admin.indices().refresh(r -> r.index(px + "-orders"));
                 },

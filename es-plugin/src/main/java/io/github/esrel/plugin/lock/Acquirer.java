@@ -186,7 +186,7 @@ final class Acquirer {
             this.command = command;
             this.ttlMillis = ttlMillis;
             this.waitDeadlineNanos = waitDeadlineNanos;
-            this.retryDeadlineNanos = waitDeadlineNanos + TreeLockService.RETRY_TIMEOUT.nanos();
+            this.retryDeadlineNanos = waitDeadlineNanos + limits.retryNanos();
             this.cancellation = cancellation;
             this.listener = listener;
         }

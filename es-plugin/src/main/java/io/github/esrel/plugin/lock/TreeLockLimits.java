@@ -11,6 +11,7 @@ final class TreeLockLimits {
     private volatile TimeValue maxTtl;
     private volatile TimeValue maxWait;
     private volatile int maxLocks;
+    private volatile TimeValue retryTimeout;
 
     /**
      * @param settings        the node settings, for the initial values
@@ -20,9 +21,16 @@ final class TreeLockLimits {
         this.maxTtl = TreeLockSettings.MAX_TTL.get(settings);
         this.maxWait = TreeLockSettings.MAX_WAIT.get(settings);
         this.maxLocks = TreeLockSettings.MAX_LOCKS_PER_INDEX.get(settings);
+        this.retryTimeout = TreeLockSettings.RETRY_TIMEOUT.get(settings);
         clusterSettings.addSettingsUpdateConsumer(TreeLockSettings.MAX_TTL, v -> maxTtl = v);
         clusterSettings.addSettingsUpdateConsumer(TreeLockSettings.MAX_WAIT, v -> maxWait = v);
         clusterSettings.addSettingsUpdateConsumer(TreeLockSettings.MAX_LOCKS_PER_INDEX, v -> maxLocks = v);
+        clusterSettings.addSettingsUpdateConsumer(TreeLockSettings.RETRY_TIMEOUT, v -> retryTimeout = v);
+    }
+
+    /** How long a call retries an unavailable lock index, in nanoseconds, after its wait. */
+    long retryNanos() {
+        return retryTimeout.nanos();
     }
 
     /** The most live grants one namespace may hold. */

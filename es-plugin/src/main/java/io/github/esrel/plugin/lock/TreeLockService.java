@@ -41,9 +41,6 @@ import org.elasticsearch.threadpool.ThreadPool;
  */
 public final class TreeLockService {
 
-    /** How long a request keeps retrying transient failures (no primary, node gone) after its wait. */
-    static final TimeValue RETRY_TIMEOUT = TimeValue.timeValueSeconds(30);
-
     private final ThreadContext threadContext;
     private final TaskScheduler scheduler;
     private final TreeLockLimits limits;
@@ -118,7 +115,7 @@ public final class TreeLockService {
         submit(
                 grant.namespace(),
                 new HolderMutation(grant, release, clock, released),
-                scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
+                scheduler.nanoTime() + limits.retryNanos());
     }
 
     /**
@@ -144,7 +141,7 @@ public final class TreeLockService {
         submit(
                 grant.namespace(),
                 new HolderMutation(grant, renew, clock, renewed),
-                scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
+                scheduler.nanoTime() + limits.retryNanos());
     }
 
     /**
@@ -172,7 +169,7 @@ public final class TreeLockService {
                 answer.onFailure(e);
             }
         };
-        submit(namespace, read, scheduler.nanoTime() + RETRY_TIMEOUT.nanos());
+        submit(namespace, read, scheduler.nanoTime() + limits.retryNanos());
     }
 
     private void submit(String namespace, GroupCommitter.Mutation<LockTable> mutation, long retryDeadlineNanos) {

@@ -36,6 +36,19 @@ public final class TreeLockSettings {
     public static final Setting<Integer> MAX_LOCKS_PER_INDEX = Setting.intSetting(
             "esrel.treelock.max_locks_per_index", 1000, 1, 100_000, Property.NodeScope, Property.Dynamic);
 
+    /**
+     * How long a lock call keeps retrying while the lock index is unavailable (no primary, its node gone, the
+     * cluster failing over) before it answers 503; an acquire's own {@code wait} comes on top. Long enough for a
+     * primary failover; shorter makes a lost lock index known sooner.
+     */
+    public static final Setting<TimeValue> RETRY_TIMEOUT = Setting.timeSetting(
+            "esrel.treelock.retry_timeout",
+            TimeValue.timeValueSeconds(30),
+            TimeValue.timeValueSeconds(1),
+            TimeValue.timeValueMinutes(10),
+            Property.NodeScope,
+            Property.Dynamic);
+
     /** The lease a request without {@code ttl} gets, unless {@link #MAX_TTL} is shorter. */
     public static final TimeValue DEFAULT_TTL = TimeValue.timeValueSeconds(60);
 
@@ -44,9 +57,9 @@ public final class TreeLockSettings {
     /**
      * The settings to register with Elasticsearch ({@code Plugin.getSettings()}).
      *
-     * @return {@link #MAX_TTL}, {@link #MAX_WAIT} and {@link #MAX_LOCKS_PER_INDEX}
+     * @return {@link #MAX_TTL}, {@link #MAX_WAIT}, {@link #MAX_LOCKS_PER_INDEX} and {@link #RETRY_TIMEOUT}
      */
     public static List<Setting<?>> all() {
-        return List.of(MAX_TTL, MAX_WAIT, MAX_LOCKS_PER_INDEX);
+        return List.of(MAX_TTL, MAX_WAIT, MAX_LOCKS_PER_INDEX, RETRY_TIMEOUT);
     }
 }

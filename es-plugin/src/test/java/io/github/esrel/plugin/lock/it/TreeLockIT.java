@@ -48,7 +48,11 @@ class TreeLockIT {
     @Cluster
     // The start timeout comes from the build (esrel.testenv.start-timeout): three nodes on a shared 2-core
     // machine have needed almost 5 minutes.
-    static final EsCluster cluster = EsCluster.builder().nodes(3).build();
+    static final EsCluster cluster = EsCluster.builder()
+            .nodes(3)
+            // The 503 test waits this long for its answers; 10 s still outlasts a primary failover after a kill.
+            .setting("esrel.treelock.retry_timeout", "10s")
+            .build();
 
     private static final String LOCK_INDEX = ".esrel-treelocks-1";
     private static final String[] PATHS = {"/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/b", "/b/x", "/b/y"};
