@@ -488,9 +488,7 @@ public final class FileTree {
             // Plain JSON: a typed TypeMapping of an older client may not parse what a newer server returns
             // (8.18's fails on a mapping 8.19 writes), and only _meta is needed.
             JsonObject answer = RestCall.get("/" + RestCall.segment(index) + "/_mapping", Map.of())
-                    .send(es)
-                    .toJson(es._jsonpMapper())
-                    .asJsonObject();
+                    .sendForObject(es);
             JsonObject mappings = answer.isEmpty()
                     ? null
                     : answer.values().iterator().next().asJsonObject().getJsonObject("mappings");

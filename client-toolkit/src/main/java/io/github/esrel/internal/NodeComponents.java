@@ -28,11 +28,8 @@ public record NodeComponents(Set<String> plugins, Set<String> modules) {
      * (the metric became an enum in 9.3).
      */
     public static Map<String, NodeComponents> of(ElasticsearchClient client) throws IOException {
-        JsonObject nodes = RestCall.get("/_nodes/plugins", Map.of())
-                .send(client)
-                .toJson(client._jsonpMapper())
-                .asJsonObject()
-                .getJsonObject("nodes");
+        JsonObject nodes =
+                RestCall.get("/_nodes/plugins", Map.of()).sendForObject(client).getJsonObject("nodes");
         Map<String, NodeComponents> out = new LinkedHashMap<>();
         if (nodes != null) {
             nodes.forEach((id, node) -> out.put(

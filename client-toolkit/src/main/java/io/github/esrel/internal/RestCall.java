@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.endpoints.SimpleEndpoint;
+import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
@@ -46,6 +47,14 @@ public final class RestCall {
     /** Sends the call and maps the JSON answer to {@code type} with the client's mapper. */
     public <T> T send(ElasticsearchClient client, Class<T> type) throws IOException {
         return send(client).to(type, client._jsonpMapper());
+    }
+
+    /**
+     * Sends the call and returns its answer as a JSON object: for esrel's reads of node info, cluster state, settings
+     * and mappings, which go as plain JSON because the typed classes differ between client versions.
+     */
+    public JsonObject sendForObject(ElasticsearchClient client) throws IOException {
+        return send(client).toJson(client._jsonpMapper()).asJsonObject();
     }
 
     public JsonData send(ElasticsearchClient client) throws IOException {

@@ -59,9 +59,7 @@ final class TermsLimits {
             JsonObject answer = RestCall.get(
                             "/" + RestCall.segment(index) + "/_settings/" + SETTING,
                             Map.of("include_defaults", "true", "flat_settings", "true"))
-                    .send(es)
-                    .toJson(es._jsonpMapper())
-                    .asJsonObject();
+                    .sendForObject(es);
             for (JsonValue state : answer.values()) {
                 Integer v = first(state.asJsonObject(), "settings", "defaults");
                 int value = v == null ? Keys.DEFAULT_MAX_TERMS_COUNT : v;

@@ -2,7 +2,6 @@ package io.github.esrel.routing;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.json.JsonData;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Plugins;
@@ -209,10 +208,8 @@ public final class RoutingClient {
         JsonObject indices;
         try {
             // Plain JSON rather than the typed API, whose metric type changed between client versions (9.3).
-            JsonData state = RestCall.get("/_cluster/state/metadata/" + RestCall.segment(index), Map.of())
-                    .send(client);
-            indices = state.toJson(client._jsonpMapper())
-                    .asJsonObject()
+            indices = RestCall.get("/_cluster/state/metadata/" + RestCall.segment(index), Map.of())
+                    .sendForObject(client)
                     .getJsonObject("metadata")
                     .getJsonObject("indices");
         } catch (ElasticsearchException e) {
