@@ -15,6 +15,10 @@ import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.SimpleJsonpMapper;
+import co.elastic.clients.transport.ElasticsearchTransport;
+import co.elastic.clients.transport.http.TransportHttpClient;
+import co.elastic.clients.transport.rest_client.RestClientHttpClient;
+import co.elastic.clients.transport.rest_client.RestClientTransport;
 import java.io.StringReader;
 import java.util.Map;
 
@@ -43,6 +47,16 @@ public final class ClientApi {
     private static final SimpleJsonpMapper SIMPLE = new SimpleJsonpMapper();
 
     private ClientApi() {}
+
+    /**
+     * The HTTP client under {@code transport} (its connections, authentication, TLS and node selection), for a
+     * transport of esrel's own next to it; {@code null} for a transport that does not show one. The 8.x line's
+     * {@code ElasticsearchTransportBase} keeps its HTTP client to itself, but its one transport,
+     * {@code RestClientTransport}, shows the low-level {@code RestClient} that HTTP client wraps.
+     */
+    public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
+        return transport instanceof RestClientTransport rest ? new RestClientHttpClient(rest.restClient()) : null;
+    }
 
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {

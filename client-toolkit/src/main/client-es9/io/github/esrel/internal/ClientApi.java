@@ -5,6 +5,9 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.SearchRequestBody;
 import co.elastic.clients.json.JsonData;
+import co.elastic.clients.transport.ElasticsearchTransport;
+import co.elastic.clients.transport.ElasticsearchTransportBase;
+import co.elastic.clients.transport.http.TransportHttpClient;
 import java.io.StringReader;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -33,6 +36,16 @@ public final class ClientApi {
     public static final String OTHER_ARTIFACT = "esrel-client-es8";
 
     private ClientApi() {}
+
+    /**
+     * The HTTP client under {@code transport} (its connections, authentication, TLS and node selection), for a
+     * transport of esrel's own next to it; {@code null} for a transport that does not show one. Every transport of
+     * the 9.x line ({@code Rest5ClientTransport}, {@code RestClientTransport}) extends
+     * {@link ElasticsearchTransportBase}, which does.
+     */
+    public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
+        return transport instanceof ElasticsearchTransportBase base ? base.httpClient() : null;
+    }
 
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {

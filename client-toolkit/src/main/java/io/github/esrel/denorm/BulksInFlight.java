@@ -30,7 +30,7 @@ final class BulksInFlight {
         try {
             JsonNode answer = RestCall.get(
                             "/_nodes/thread_pool", Map.of("filter_path", "nodes.*.roles,nodes.*.thread_pool.write.max"))
-                    .send(client, JsonNode.class);
+                    .sendForTree(client);
             return fromNodesInfo(answer);
         } catch (Exception e) {
             // Not the job's problem: a user without `monitor` still propagates, with the fallback.

@@ -107,7 +107,7 @@ public final class Propagator {
     private final String owner;
 
     private Propagator(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.client = Clients.internal(b.client);
         this.relation = Objects.requireNonNull(b.relation, "relation cannot be null");
         this.checkpoints = new Checkpoints(client, b.checkpointIndex);
         this.retryPolicy = b.retryPolicy;

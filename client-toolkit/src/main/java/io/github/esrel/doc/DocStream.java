@@ -99,7 +99,7 @@ public final class DocStream implements AutoCloseable {
     private CompletableFuture<List<Hit<ObjectNode>>> ahead;
 
     private DocStream(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.client = Clients.internal(b.client);
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.query = b.query != null ? b.query : Query.of(q -> q.matchAll(m -> m));
         this.pageSize = b.pageSize;

@@ -94,7 +94,7 @@ public final class FileTree {
     private volatile Layout layout;
 
     private FileTree(Builder b) {
-        this.es = Clients.adopt(b.client);
+        this.es = Clients.internal(b.client);
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.locks = Objects.requireNonNull(b.locks, "locks cannot be null");
         if (!locks.index().equals(index)) {

@@ -2,9 +2,12 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.Version;
+import co.elastic.clients.transport.http.TransportHttpClient;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Map;
@@ -23,6 +26,12 @@ public final class Clients {
     /** Transports whose server accepted this client line; weak, so a closed client is forgotten. */
     private static final Map<ElasticsearchTransport, Boolean> ACCEPTED =
             Collections.synchronizedMap(new WeakHashMap<>());
+
+    /**
+     * esrel's own mapper: Jackson 2 with its defaults, for the JSON esrel writes and reads itself. Shared, as
+     * {@link JacksonJsonpMapper} is thread-safe once built.
+     */
+    private static final JsonpMapper ESREL_MAPPER = new JacksonJsonpMapper();
 
     /** What is wrong with the elasticsearch-java on the class path, or {@code null}: checked once per class loader. */
     private static final String CLIENT_VERSION_PROBLEM = clientVersionProblem(Version.VERSION);
@@ -76,6 +85,45 @@ public final class Clients {
         return isLegacyRestClientTransport(transport)
                 ? new ElasticsearchClient(StatusNormalizingTransport.wrap(transport), client._transportOptions())
                 : client;
+    }
+
+    /**
+     * The client esrel sends its own JSON with: {@linkplain #adopt adopted}, on esrel's own Jackson 2 mapper and
+     * the application's HTTP client (see {@link EsrelTransport}). Entry points that read sources as trees or write
+     * documents of esrel's (locks, checkpoints, view state) use it, so that neither depends on the application's
+     * mapper: a Jackson 3 mapper cannot read into Jackson 2 trees, and a Jackson 2 one configured for the
+     * application's classes (snake_case names, numbers as strings) must not reshape esrel's documents. The
+     * application's documents are mapped with the application's mapper all the same, through {@link DocumentMapper}.
+     *
+     * <p>A client on a transport that shows no HTTP client (one of the application's own making) is used as it is
+     * when its mapper is a {@link JacksonJsonpMapper}.
+     *
+     * @throws NullPointerException     if {@code client} is null
+     * @throws IllegalStateException    as {@link #adopt}
+     * @throws IllegalArgumentException if the transport shows no HTTP client and the mapper is not Jackson 2's
+     */
+    public static ElasticsearchClient internal(ElasticsearchClient client) {
+        ElasticsearchClient adopted = adopt(client);
+        ElasticsearchTransport transport = adopted._transport();
+        boolean normalized = transport instanceof StatusNormalizingTransport;
+        ElasticsearchTransport base = normalized ? ((StatusNormalizingTransport) transport).delegate() : transport;
+        if (base instanceof EsrelTransport) {
+            return adopted; // esrel's already (an entry point handing its client to another)
+        }
+        TransportHttpClient http = ClientApi.httpClient(base);
+        if (http == null) {
+            if (adopted._jsonpMapper() instanceof JacksonJsonpMapper) {
+                return adopted;
+            }
+            throw new IllegalArgumentException("esrel reads and writes its own documents with Jackson 2: the client's"
+                    + " transport (" + base.getClass().getName() + ") does not show the HTTP client to share and its"
+                    + " mapper (" + adopted._jsonpMapper().getClass().getName() + ") is not a JacksonJsonpMapper;"
+                    + " build the client on " + (ClientApi.CLIENT_MAJOR >= 9 ? "Rest5ClientTransport or " : "")
+                    + "RestClientTransport, or with a JacksonJsonpMapper");
+        }
+        ElasticsearchTransport esrel = new EsrelTransport(http, base.options(), ESREL_MAPPER);
+        return new ElasticsearchClient(
+                normalized ? StatusNormalizingTransport.wrap(esrel) : esrel, adopted._transportOptions());
     }
 
     /**

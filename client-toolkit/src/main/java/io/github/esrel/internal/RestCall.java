@@ -2,8 +2,12 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.endpoints.SimpleEndpoint;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.util.Map;
@@ -17,6 +21,8 @@ import java.util.Objects;
  * <p>Internal: not part of esrel's API, may change without notice.
  */
 public final class RestCall {
+
+    private static final ObjectMapper TREES = new ObjectMapper();
 
     private final String method;
     private final String path;
@@ -44,9 +50,16 @@ public final class RestCall {
         return new RestCall("POST", path, query, body);
     }
 
-    /** Sends the call and maps the JSON answer to {@code type} with the client's mapper. */
-    public <T> T send(ElasticsearchClient client, Class<T> type) throws IOException {
-        return send(client).to(type, client._jsonpMapper());
+    /**
+     * Sends the call and returns its answer as a Jackson 2 tree, whatever the client's mapper: a Jackson 3 or JSON-B
+     * mapper parses the answer, which then reaches the tree as its JSON text.
+     */
+    public JsonNode sendForTree(ElasticsearchClient client) throws IOException {
+        JsonpMapper mapper = client._jsonpMapper();
+        JsonData answer = send(client);
+        return mapper instanceof JacksonJsonpMapper
+                ? answer.to(JsonNode.class, mapper)
+                : TREES.readTree(answer.toJson(mapper).toString());
     }
 
     /**

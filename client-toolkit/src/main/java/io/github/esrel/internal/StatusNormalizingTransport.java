@@ -56,6 +56,11 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
         return transport instanceof StatusNormalizingTransport ? transport : new StatusNormalizingTransport(transport);
     }
 
+    /** The transport this one decodes the errors of. */
+    ElasticsearchTransport delegate() {
+        return delegate;
+    }
+
     @Override
     public <RequestT, ResponseT, ErrorT> ResponseT performRequest(
             RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint, TransportOptions options)

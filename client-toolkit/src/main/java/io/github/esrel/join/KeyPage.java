@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
-import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.github.esrel.internal.RestCall;
 import java.io.IOException;
@@ -65,9 +64,8 @@ record KeyPage<P>(
         trips.add("search [" + index + "] " + what);
         JsonNode answer;
         try {
-            JsonData data = RestCall.post(path, Map.of("filter_path", KEYS_ONLY), request)
-                    .send(es);
-            answer = data.to(JsonNode.class, es._jsonpMapper());
+            answer = RestCall.post(path, Map.of("filter_path", KEYS_ONLY), request)
+                    .sendForTree(es);
         } catch (ElasticsearchException e) {
             throw Errors.translate(what, index, e);
         } catch (IOException | RuntimeException e) {

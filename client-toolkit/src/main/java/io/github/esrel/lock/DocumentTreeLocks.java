@@ -110,7 +110,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
 
     DocumentTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        this.docs = new LockDocs(Clients.adopt(b.client), b.lockIndex, b.clock, b.createLockIndex, b.sleeper);
+        this.docs = new LockDocs(Clients.internal(b.client), b.lockIndex, b.clock, b.createLockIndex, b.sleeper);
     }
 
     /**

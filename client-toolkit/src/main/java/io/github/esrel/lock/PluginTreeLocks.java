@@ -53,7 +53,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
     PluginTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        ElasticsearchClient client = Clients.adopt(b.client);
+        ElasticsearchClient client = Clients.internal(b.client);
         this.store = new Store(client, engine.index, false);
         this.bindingStore = new Store(client, engine.index, true);
     }

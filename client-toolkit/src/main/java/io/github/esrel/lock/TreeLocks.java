@@ -371,7 +371,7 @@ public interface TreeLocks extends AutoCloseable {
                 case DOCUMENTS:
                     return new DocumentTreeLocks(this);
                 default:
-                    return PluginTreeLocks.available(Clients.adopt(client), index)
+                    return PluginTreeLocks.available(Clients.internal(client), index)
                             ? new PluginTreeLocks(this)
                             : new DocumentTreeLocks(this);
             }

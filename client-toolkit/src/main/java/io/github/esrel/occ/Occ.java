@@ -11,13 +11,11 @@ import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.UpdateResponse;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.RetryPolicy;
@@ -112,8 +110,11 @@ import java.util.function.UnaryOperator;
  * there) but not with the calls of other threads: its writes are conditional like any other, so they stay
  * correct next to combined calls of the same documents and retry when those change them.
  *
- * <p>Thread-safe; holds no connection of its own. The client must use a {@link JacksonJsonpMapper}
- * (the default setup), whose {@link ObjectMapper} maps sources to the caller's types.
+ * <p>Thread-safe; holds no connection of its own. Sources are mapped to the caller's types with the client's own
+ * JSON mapper, so documents read and written here look as those the application writes itself: a
+ * {@code JacksonJsonpMapper}'s {@code ObjectMapper} (its naming strategy and modules included), Spring Boot 4's
+ * {@code Jackson3JsonpMapper}, or any other mapper that maps the caller's classes
+ * (a {@code SimpleJsonpMapper} maps none: use {@code ObjectNode} as the type with it).
  */
 public final class Occ {
 
@@ -137,18 +138,12 @@ public final class Occ {
     private final OccCalls calls;
 
     private Occ(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.client = Clients.internal(b.client);
         this.policy = b.policy;
         this.listener = b.listener;
         this.refresh = b.refresh;
         this.routingCheck = b.routingCheck;
-        JsonpMapper jsonp = client._jsonpMapper();
-        if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
-            throw new IllegalArgumentException(
-                    "Occ maps documents with Jackson: build the client with a JacksonJsonpMapper" + " (got "
-                            + jsonp.getClass().getName() + ")");
-        }
-        this.json = new Json(jackson.objectMapper());
+        this.json = new Json(DocumentMapper.of(b.client._jsonpMapper()));
         this.calls = new OccCalls(this, b.combineWrites);
     }
 
@@ -158,7 +153,8 @@ public final class Occ {
      * @param fn sets the builder's options, at least {@link Builder#client}
      * @return the new updater
      * @throws NullPointerException if no client was set
-     * @throws IllegalArgumentException if the client does not use a {@link JacksonJsonpMapper}
+     * @throws IllegalArgumentException if esrel cannot send its own JSON through the client (a transport of the
+     *     application's making without a Jackson 2 mapper)
      * @throws IllegalStateException if the server refuses the requests of this client line
      */
     public static Occ of(Function<Builder, Builder> fn) {
@@ -190,7 +186,7 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @return empty when there is no such document
      * @throws OccException as {@link #get(DocRef, Class)}
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
@@ -205,7 +201,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it was written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @return empty when there is no such document
      * @throws OccException if the index does not exist (404), the id exists under another routing (404),
      *     the index requires routing (400), the source cannot be mapped to {@code type}, or the read fails
@@ -246,7 +242,7 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param fn the pure function from the stored value to the new one; may run once per attempt and
      *     must not return {@code null}
      * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
@@ -266,7 +262,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it was written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param fn the pure function from the stored value to the new one; may run once per attempt and
      *     must not return {@code null}
      * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
@@ -284,7 +280,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it was written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param fn the pure function from the stored value to the new one; may run once per attempt
      * @return {@code UPDATED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
      * @throws OccException see the class comment
@@ -302,7 +298,7 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param initial supplies the value to start from when the document does not exist
      * @param fn the pure function applied to the stored value, or to the initial one
      * @return {@code CREATED}, {@code UPDATED} or {@code NOOP}
@@ -326,7 +322,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it is written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param initial supplies the value to start from when the document does not exist; must not return
      *     {@code null}
      * @param fn the pure function applied to the stored value, or to the initial one; may run once per
@@ -345,7 +341,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it is written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param initial supplies the value to start from when the document does not exist
      * @param fn the pure function applied to the stored value, or to the initial one
      * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT} (gave up)
@@ -365,7 +361,7 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param index the index (or alias) of the document
      * @param id the document id
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
@@ -382,7 +378,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it was written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
@@ -398,7 +394,7 @@ public final class Occ {
      *
      * @param <T> the caller's document type
      * @param doc the document: index, id and the routing value it was written with
-     * @param type the class the source is mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the source is mapped to with the client's JSON mapper
      * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
      * @throws OccException see the class comment
@@ -555,7 +551,8 @@ public final class Occ {
             throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
         }
         Map<String, JsonData> jsonParams = new LinkedHashMap<>();
-        (params == null ? Map.<String, Object>of() : params).forEach((k, v) -> jsonParams.put(k, JsonData.of(v)));
+        (params == null ? Map.<String, Object>of() : params)
+                .forEach((k, v) -> jsonParams.put(k, JsonData.of(json.toParam(v, k))));
         long start = System.nanoTime();
         try {
             UpdateResponse<ObjectNode> r = client.update(
@@ -631,7 +628,7 @@ public final class Occ {
      * conditionally; only the items that conflict are re-read and retried.
      *
      * @param <T> the caller's document type
-     * @param type the class the sources are mapped to with the client's Jackson {@code ObjectMapper}
+     * @param type the class the sources are mapped to with the client's JSON mapper
      * @return a new bulk update with this updater's retry policy, to add items to and execute once
      */
     public <T> BulkUpdate<T> bulk(Class<T> type) {
@@ -766,7 +763,7 @@ public final class Occ {
         private Builder() {}
 
         /**
-         * Required. Its {@link JacksonJsonpMapper} maps sources to your types.
+         * Required. Its JSON mapper maps sources to your types; its transport carries esrel's requests.
          *
          * @param client the client every read and write goes through; not closed by esrel
          * @return this builder
@@ -854,7 +851,8 @@ public final class Occ {
          *
          * @return the new updater
          * @throws NullPointerException if no client was set
-         * @throws IllegalArgumentException if the client does not use a {@link JacksonJsonpMapper}
+         * @throws IllegalArgumentException if esrel cannot send its own JSON through the client (a transport of the
+         *     application's making without a Jackson 2 mapper)
          * @throws IllegalStateException if the server refuses the requests of this client line (a server
          *     older than the client's major version)
          */

@@ -110,7 +110,7 @@ public final class DuplicateIdScanner {
     private final RetryPolicy retry = RetryPolicy.of(r -> r.maxAttempts(10).retryOn(Failures.rejected()));
 
     private DuplicateIdScanner(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.client = Clients.internal(b.client);
         this.maxIdsInMemory = b.maxIdsInMemory;
         this.maxReported = b.maxReported;
         this.pageSize = b.pageSize;

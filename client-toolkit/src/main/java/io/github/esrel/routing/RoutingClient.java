@@ -53,7 +53,7 @@ public final class RoutingClient {
     }
 
     private RoutingClient(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.client = Clients.internal(b.client);
         this.source = b.source;
     }
 

@@ -5,11 +5,11 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
+import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -97,7 +97,9 @@ import java.util.regex.Pattern;
  * it. A parent change rebuilds the views of all sources pointing to it: the source index is refreshed
  * and those sources are streamed (point in time), so a source re-parented just before is not missed.
  *
- * <p>Thread-safe. The client must use a {@link JacksonJsonpMapper}.
+ * <p>Thread-safe. Sources, parents and composed documents are mapped to and from {@code S} and {@code P} with the
+ * client's own JSON mapper (a {@code JacksonJsonpMapper}'s {@code ObjectMapper}, Spring Boot 4's
+ * {@code Jackson3JsonpMapper}, any mapper that maps those classes); {@code ObjectNode} needs none.
  *
  * @param <S> the type of the source ("many"-side) documents
  * @param <P> the type of the parent ("one"-side) documents
@@ -133,7 +135,7 @@ public final class MaterializedView<S, P> {
     private final ViewRepair repair;
 
     private MaterializedView(Builder<S, P> b) {
-        ElasticsearchClient client = Clients.adopt(b.client);
+        ElasticsearchClient client = Clients.internal(b.client);
         this.settings = new ViewSettings(
                 client,
                 b.name,
@@ -156,7 +158,7 @@ public final class MaterializedView<S, P> {
                 b.parentType,
                 b.copies,
                 b.composer,
-                client._jsonpMapper());
+                DocumentMapper.of(b.client._jsonpMapper()));
         this.state = new StateStore(
                 client,
                 settings.stateIndex(),
@@ -182,8 +184,8 @@ public final class MaterializedView<S, P> {
      * @return the view
      * @throws NullPointerException if a type is {@code null} or a required setting is missing
      * @throws IllegalArgumentException if the view copies nothing from the parent, mixes
-     *     {@link Builder#copyParent} with {@link Builder#compose}, or the client does not use a
-     *     {@link JacksonJsonpMapper}
+     *     {@link Builder#copyParent} with {@link Builder#compose}, or esrel cannot send its own JSON
+     *     through the client (a transport of the application's making without a Jackson 2 mapper)
      * @throws IllegalStateException if the server refuses this client line's requests (a server of
      *     another major version)
      */
@@ -687,8 +689,8 @@ public final class MaterializedView<S, P> {
         }
 
         /**
-         * Required: the client whose transport (nodes, authentication, TLS) is used. It must map
-         * documents with a {@link JacksonJsonpMapper}.
+         * Required: the client whose transport (nodes, authentication, TLS) is used and whose JSON
+         * mapper maps the documents to and from the view's types.
          *
          * @param client the Elasticsearch client
          * @return this builder
@@ -891,8 +893,8 @@ public final class MaterializedView<S, P> {
          * @return the view
          * @throws NullPointerException if a required value is missing
          * @throws IllegalArgumentException if the view copies nothing from the parent, mixes
-         *     {@link #copyParent} with {@link #compose}, or the client does not use a
-         *     {@link JacksonJsonpMapper}
+         *     {@link #copyParent} with {@link #compose}, or esrel cannot send its own JSON through the
+         *     client (a transport of the application's making without a Jackson 2 mapper)
          * @throws IllegalStateException if the server refuses this client line's requests
          */
         public MaterializedView<S, P> build() {

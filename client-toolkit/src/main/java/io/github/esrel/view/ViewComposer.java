@@ -1,13 +1,10 @@
 package io.github.esrel.view;
 
 import co.elastic.clients.elasticsearch.core.get.GetResult;
-import co.elastic.clients.json.JsonpMapper;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import java.util.List;
@@ -47,13 +44,12 @@ final class ViewComposer<S, P> {
     private final Class<P> parentType;
     private final List<Copy> copies;
     private final BiFunction<S, P, ?> function;
-    private final ObjectMapper mapper;
+    private final DocumentMapper mapper;
 
     /**
      * @param view the view's name, stored in the bookkeeping
      * @param function the caller's composition, or {@code null} for the default one ({@code copies})
-     * @throws IllegalArgumentException if there is neither a copy nor a function, or both, or
-     *     {@code jsonp} is not Jackson's
+     * @throws IllegalArgumentException if there is neither a copy nor a function, or both
      */
     ViewComposer(
             String view,
@@ -62,7 +58,7 @@ final class ViewComposer<S, P> {
             Class<P> parentType,
             List<Copy> copies,
             BiFunction<S, P, ?> function,
-            JsonpMapper jsonp) {
+            DocumentMapper mapper) {
         this.view = Objects.requireNonNull(view, "view cannot be null");
         this.metaField = Objects.requireNonNull(metaField, "metaField cannot be null");
         this.sourceType = Objects.requireNonNull(sourceType, "sourceType cannot be null");
@@ -78,12 +74,7 @@ final class ViewComposer<S, P> {
                     "view [" + view + "]: copyParent(...) applies to the default composition only;"
                             + " with compose(...) copy the parent's fields in the function");
         }
-        // Checked after the composition so that a view misconfigured twice names its own mistake first.
-        if (!(jsonp instanceof JacksonJsonpMapper jackson)) {
-            throw new IllegalArgumentException("MaterializedView maps documents with Jackson: build the client with a"
-                    + " JacksonJsonpMapper (got " + jsonp.getClass().getName() + ")");
-        }
-        this.mapper = jackson.objectMapper();
+        this.mapper = Objects.requireNonNull(mapper, "mapper cannot be null");
     }
 
     /**
@@ -121,7 +112,7 @@ final class ViewComposer<S, P> {
         Object out = Objects.requireNonNull(
                 function.apply(convert(source, sourceType), parent == null ? null : convert(parent, parentType)),
                 "the compose function returned null");
-        JsonNode tree = mapper.valueToTree(out);
+        JsonNode tree = mapper.toTree(out);
         if (!(tree instanceof ObjectNode o)) {
             throw new IllegalArgumentException("the compose function must return something that serializes to a JSON"
                     + " object, got " + tree.getNodeType());
@@ -223,10 +214,9 @@ final class ViewComposer<S, P> {
             return (T) tree; // no round trip through Jackson for callers who work on trees
         }
         try {
-            return mapper.treeToValue(tree, type);
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(
-                    "cannot map a document to " + type.getName() + ": " + e.getOriginalMessage(), e);
+            return mapper.toValue(tree, type);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot map a document to " + type.getName() + ": " + e.getMessage(), e);
         }
     }
 }

@@ -3,8 +3,10 @@ package io.github.esrel.occ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.retry.StopReason;
 import java.time.Duration;
 import java.util.Map;
@@ -55,7 +57,7 @@ class OutcomeTest {
 
     @Test
     void shouldCompareSourcesByJsonValueNotByRepresentation() {
-        Json json = new Json(MAPPER);
+        Json json = new Json(DocumentMapper.of(new JacksonJsonpMapper(MAPPER)));
         ObjectNode stored = MAPPER.valueToTree(Map.of("name", "es", "votes", 5));
         assertThat(Json.sameSource(stored, json.toTree(new Shirt("es", 5), "i", "1")))
                 .as("int 5 vs long 5")

@@ -10,6 +10,7 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.occ.Versioned;
 import java.time.Duration;
 import java.util.List;
@@ -55,13 +56,19 @@ class ViewCompositionTest {
                         new ViewComposer.Copy("gender", "user_gender"),
                         new ViewComposer.Copy("address.city", "user.city")),
                 null,
-                new JacksonJsonpMapper());
+                DocumentMapper.of(new JacksonJsonpMapper()));
     }
 
     private static <S, P> ViewComposer<S, P> composing(
             Class<S> sourceType, Class<P> parentType, BiFunction<S, P, ?> function) {
         return new ViewComposer<>(
-                "typed", "esrel", sourceType, parentType, List.of(), function, new JacksonJsonpMapper());
+                "typed",
+                "esrel",
+                sourceType,
+                parentType,
+                List.of(),
+                function,
+                DocumentMapper.of(new JacksonJsonpMapper()));
     }
 
     private static Rebuilder.Snap snap(ObjectNode photo, String parentId, ObjectNode user) {
@@ -268,20 +275,26 @@ class ViewCompositionTest {
     }
 
     @Test
-    void shouldNameTheCompositionMistakeBeforeTheMapper() {
-        assertThatThrownBy(() -> new ViewComposer<>(
-                        "v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null, new SimpleJsonpMapper()))
+    void shouldNameTheCompositionMistake() {
+        DocumentMapper simple = DocumentMapper.of(new SimpleJsonpMapper());
+        assertThatThrownBy(() ->
+                        new ViewComposer<>("v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null, simple))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("copies nothing");
-        assertThatThrownBy(() -> new ViewComposer<>(
-                        "v",
-                        "esrel",
-                        ObjectNode.class,
-                        ObjectNode.class,
-                        List.of(new ViewComposer.Copy("a", "b")),
-                        null,
-                        new SimpleJsonpMapper()))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("JacksonJsonpMapper");
+    }
+
+    @Test
+    void shouldComposeTreesWithAMapperThatMapsNoClasses() {
+        ViewComposer<ObjectNode, ObjectNode> trees = new ViewComposer<>(
+                "v",
+                "esrel",
+                ObjectNode.class,
+                ObjectNode.class,
+                List.of(new ViewComposer.Copy("name", "user_name")),
+                null,
+                DocumentMapper.of(new SimpleJsonpMapper()));
+        ObjectNode view = trees.compose(snap(json("{'title':'t'}"), "u1", json("{'name':'ann'}")), 1);
+        assertThat(view.get("title").asText()).isEqualTo("t");
+        assertThat(view.get("user_name").asText()).isEqualTo("ann");
     }
 }
