@@ -457,7 +457,7 @@ abstract class AbstractBootApplicationIT {
 
     // --- helpers ----------------------------------------------------------------------------------------------------
 
-    private void createIndex(String index, int shards, Function<TypeMapping.Builder, TypeMapping.Builder> mappings)
+    void createIndex(String index, int shards, Function<TypeMapping.Builder, TypeMapping.Builder> mappings)
             throws IOException {
         es.indices()
                 .create(c -> c.index(index)

@@ -1,7 +1,16 @@
 package io.github.esrel.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import co.elastic.clients.json.jackson.Jackson3JsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
+import io.github.esrel.occ.Occ;
+import io.github.esrel.occ.Outcome;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.annotation.JsonNaming;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * esrel-client in a Spring Boot 4.0 application: Boot 4.0.7 manages elasticsearch-java 9.2.x, and with Jackson 3 on
@@ -18,5 +27,31 @@ class Boot4ApplicationIT extends AbstractBootApplicationIT {
                 Rest5ClientTransport.class,
                 Jackson3JsonpMapper.class,
                 "Jackson " + tools.jackson.databind.cfg.PackageVersion.VERSION);
+    }
+
+    /** Named by a Jackson 3 annotation: only the application's Jackson 3 mapper reads it, Jackson 2 does not. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Invoice(String invoiceNumber, long amountCents) {}
+
+    /** Occ writes and reads the caller's documents with the client's own mapper, not a Jackson 2 one of its own. */
+    @Test
+    void shouldMapOccDocumentsWithTheApplicationsJackson3Mapper() throws IOException {
+        createIndex("invoices", 1, m -> m);
+        Occ occ = Occ.of(b -> b.client(es));
+
+        Outcome<Invoice> created = occ.upsert(
+                "invoices",
+                "i-1",
+                Invoice.class,
+                () -> new Invoice("2026-001", 0),
+                i -> new Invoice(i.invoiceNumber(), i.amountCents() + 1250));
+        assertThat(created.status()).isEqualTo(Outcome.Status.CREATED);
+        ObjectNode stored =
+                es.get(g -> g.index("invoices").id("i-1"), ObjectNode.class).source();
+        assertThat(stored.propertyNames()).containsExactlyInAnyOrder("invoice_number", "amount_cents");
+
+        Outcome<Invoice> doubled =
+                occ.update("invoices", "i-1", Invoice.class, i -> new Invoice(i.invoiceNumber(), i.amountCents() * 2));
+        assertThat(doubled.value()).isEqualTo(new Invoice("2026-001", 2500));
     }
 }
