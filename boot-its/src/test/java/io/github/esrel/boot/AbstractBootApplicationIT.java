@@ -54,7 +54,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -75,8 +74,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * dependency change that moves the application onto another client or mapper fails here instead of passing
  * unnoticed.
  *
- * <p>After the class, {@link #stopNode()} stops the node and {@link DirtiesContext} closes the application context (and
- * with it Boot's client), so that nothing outlives the class.
+ * <p>After the class, testenv's extension stops the node (on Boot 3.5's JUnit 5.12 too) and {@link DirtiesContext}
+ * closes the application context (and with it Boot's client), so that nothing outlives the class.
  */
 @EsrelTest
 @SpringBootTest(classes = EsrelBootApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
@@ -91,17 +90,6 @@ abstract class AbstractBootApplicationIT {
 
     @Cluster
     static final EsCluster node = EsCluster.builder().build();
-
-    /**
-     * Stops the node after the class, as testenv's extension also does on JUnit 5.13 and later. Needed on Boot 3.5,
-     * which manages JUnit 5.12: its store closes only {@code CloseableResource} values, and testenv keeps its clusters
-     * there as plain {@code AutoCloseable}s, so the node would otherwise live until the JVM's exit hook kills it.
-     * Idempotent, so the extension's own close after it changes nothing.
-     */
-    @AfterAll
-    static void stopNode() {
-        node.close();
-    }
 
     @DynamicPropertySource
     static void elasticsearch(DynamicPropertyRegistry registry) {

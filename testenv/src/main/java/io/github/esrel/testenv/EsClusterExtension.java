@@ -103,10 +103,10 @@ public final class EsClusterExtension implements BeforeAllCallback, BeforeEachCa
             context.getRoot()
                     .getStore(NAMESPACE)
                     .getOrComputeIfAbsent(
-                            SharedClusters.class, k -> (AutoCloseable) SharedClusters::closeAll, AutoCloseable.class);
+                            SharedClusters.class, k -> new Closing(SharedClusters::closeAll), Closing.class);
         }
         // Stored before start: a cluster that fails halfway is closed by JUnit too.
-        context.getStore(NAMESPACE).put(field, cluster);
+        context.getStore(NAMESPACE).put(field, new Closing(cluster));
         cluster.start();
     }
 
@@ -134,5 +134,19 @@ public final class EsClusterExtension implements BeforeAllCallback, BeforeEachCa
                     "@Cluster field " + name + " is null; initialise it with EsCluster.builder().build()");
         }
         return (EsCluster) value;
+    }
+
+    /**
+     * What JUnit closes when the store it is in closes, on every JUnit 5 the extension runs on: before 5.13 (Spring
+     * Boot 3.5 manages 5.12) JUnit closes only {@code CloseableResource} values, from 5.13 on {@code AutoCloseable}
+     * ones as well. Either closes it once; closing a cluster twice is harmless anyway.
+     */
+    // deprecation: CloseableResource is the only kind of value JUnit 5.12 closes; try: JUnit closes it, not a try block
+    @SuppressWarnings({"deprecation", "try"})
+    private record Closing(AutoCloseable value) implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            value.close();
+        }
     }
 }
