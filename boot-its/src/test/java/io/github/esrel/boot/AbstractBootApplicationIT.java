@@ -344,7 +344,11 @@ abstract class AbstractBootApplicationIT {
         }
     }
 
-    /** Where each document really is: one search per shard, restricted to that shard. */
+    /**
+     * Where each document really is: one search per shard, restricted to that shard. The same as
+     * {@code RoutingMatchesRealityIT.realShards} in client-toolkit, whose test classes these Boot-managed modules do
+     * not see (sharing them would need a test jar on the application's class path, which a user's has not).
+     */
     private Map<DocRef, Integer> realShards(String index, int shards) throws IOException {
         Map<DocRef, Integer> where = new HashMap<>();
         for (int shard = 0; shard < shards; shard++) {

@@ -26,9 +26,6 @@ import java.util.Objects;
  */
 public abstract class DocumentMapper {
 
-    /** Parses the text of a mapper that is not Jackson 2's; trees need no configuration. */
-    private static final ObjectMapper TREES = new ObjectMapper();
-
     private DocumentMapper() {}
 
     /**
@@ -113,15 +110,16 @@ public abstract class DocumentMapper {
 
         @Override
         <T> T map(JsonNode tree, Class<T> type) {
+            T value;
             try (JsonParser parser = mapper.jsonProvider().createParser(new StringReader(tree.toString()))) {
-                T value = mapper.deserialize(parser, type);
-                if (value == null && !tree.isNull()) {
-                    throw new IllegalArgumentException(name() + " mapped a JSON " + tree.getNodeType() + " to null");
-                }
-                return value;
+                value = mapper.deserialize(parser, type);
             } catch (RuntimeException e) {
                 throw failure("cannot map JSON to " + type.getName(), e);
             }
+            if (value == null && !tree.isNull()) {
+                throw new IllegalArgumentException(name() + " mapped a JSON " + tree.getNodeType() + " to null");
+            }
+            return value;
         }
 
         @Override
@@ -136,7 +134,7 @@ public abstract class DocumentMapper {
                         e);
             }
             try {
-                return TREES.readTree(text.toString());
+                return JsonTrees.parse(text.toString());
             } catch (JsonProcessingException e) {
                 throw new IllegalArgumentException(name() + " wrote what is not JSON: " + e.getOriginalMessage(), e);
             }

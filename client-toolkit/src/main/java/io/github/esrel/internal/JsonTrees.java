@@ -1,6 +1,8 @@
 package io.github.esrel.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -27,6 +29,8 @@ public final class JsonTrees {
         }
         return a.equals(b) ? 0 : 1;
     };
+
+    private static final ObjectMapper TREES = new ObjectMapper();
 
     private JsonTrees() {}
 
@@ -121,6 +125,16 @@ public final class JsonTrees {
     /** The number {@code node} holds as a long, or {@code fallback} when it is missing or not a number. */
     public static long longOr(JsonNode node, long fallback) {
         return node != null && node.isNumber() ? node.asLong() : fallback;
+    }
+
+    /**
+     * Parses JSON text into a tree: for JSON that reached esrel through a mapper other than Jackson 2's. Trees need
+     * no mapper configuration, so one plain mapper serves every caller.
+     *
+     * @throws JsonProcessingException if {@code text} is not JSON
+     */
+    public static JsonNode parse(String text) throws JsonProcessingException {
+        return TREES.readTree(text);
     }
 
     /** A new empty object node. */

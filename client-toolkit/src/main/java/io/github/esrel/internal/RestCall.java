@@ -7,7 +7,6 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.TransportException;
 import co.elastic.clients.transport.endpoints.SimpleEndpoint;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.util.Map;
@@ -21,8 +20,6 @@ import java.util.Objects;
  * <p>Internal: not part of esrel's API, may change without notice.
  */
 public final class RestCall {
-
-    private static final ObjectMapper TREES = new ObjectMapper();
 
     private final String method;
     private final String path;
@@ -59,7 +56,7 @@ public final class RestCall {
         JsonData answer = send(client);
         return mapper instanceof JacksonJsonpMapper
                 ? answer.to(JsonNode.class, mapper)
-                : TREES.readTree(answer.toJson(mapper).toString());
+                : JsonTrees.parse(answer.toJson(mapper).toString());
     }
 
     /**

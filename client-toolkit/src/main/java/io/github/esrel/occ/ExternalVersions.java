@@ -285,9 +285,7 @@ public final class ExternalVersions {
             JsonObject answer = RestCall.get(
                             "/" + RestCall.segment(index) + "/_settings/index.gc_deletes",
                             Map.of("include_defaults", "true", "flat_settings", "true"))
-                    .send(client)
-                    .toJson()
-                    .asJsonObject();
+                    .sendForObject(client);
             Duration value = DEFAULT_GC_DELETES;
             for (JsonValue perIndex : answer.values()) {
                 JsonObject o = perIndex.asJsonObject();
