@@ -1,0 +1,144 @@
+package io.github.esrel.micrometer;
+
+import io.github.esrel.denorm.PropagationListener;
+import io.github.esrel.lock.TreeLockListener;
+import io.github.esrel.occ.OccListener;
+import io.github.esrel.view.ViewListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * esrel's meters and observations in one place: one instance per {@link MeterRegistry}, whose listeners go to the
+ * builders of esrel's entry points ({@code Occ.Builder.listener}, {@code TreeLocks.Builder.listener},
+ * {@code Propagator.Builder.listener}, {@code MaterializedView.Builder.listener}).
+ *
+ * <pre>{@code
+ * EsrelMicrometer meters = EsrelMicrometer.of(registry);
+ * Occ occ = Occ.of(b -> b.client(es).listener(meters.occListener()));
+ * }</pre>
+ *
+ * <p>Tags are low-cardinality only: the index, the operation, the outcome; never a document id or a path.
+ */
+public final class EsrelMicrometer {
+
+    private final MeterRegistry registry;
+    private final ObservationRegistry observations;
+    private final List<Tag> tags;
+
+    private EsrelMicrometer(Builder b) {
+        this.registry = Objects.requireNonNull(b.registry, "registry");
+        this.observations = b.observations;
+        this.tags = List.copyOf(b.tags);
+    }
+
+    /**
+     * Meters in {@code registry}, no observations.
+     *
+     * @param registry where the meters go
+     * @return the instrumentation
+     */
+    public static EsrelMicrometer of(MeterRegistry registry) {
+        return builder().registry(registry).build();
+    }
+
+    /**
+     * A builder: the registry is required, observations and common tags are optional.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * For {@code Occ.Builder.listener}.
+     *
+     * @return the OCC listener recording into this registry
+     */
+    public OccListener occListener() {
+        return OccListener.NO_OP;
+    }
+
+    /**
+     * For {@code TreeLocks.Builder.listener}.
+     *
+     * @return the tree-lock listener recording into this registry
+     */
+    public TreeLockListener lockListener() {
+        return TreeLockListener.NO_OP;
+    }
+
+    /**
+     * For {@code Propagator.Builder.listener}.
+     *
+     * @return the propagation listener recording into this registry
+     */
+    public PropagationListener propagationListener() {
+        return new PropagationListener() {};
+    }
+
+    /**
+     * For {@code MaterializedView.Builder.listener}.
+     *
+     * @return the view listener recording into this registry
+     */
+    public ViewListener viewListener() {
+        return new ViewListener() {};
+    }
+
+    /** Options of {@link EsrelMicrometer}. */
+    public static final class Builder {
+        private MeterRegistry registry;
+        private ObservationRegistry observations = ObservationRegistry.NOOP;
+        private List<Tag> tags = List.of();
+
+        private Builder() {}
+
+        /**
+         * Where the meters go. Required.
+         *
+         * @param registry the registry
+         * @return this builder
+         */
+        public Builder registry(MeterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * Where observations of calls that span several requests go; none by default.
+         *
+         * @param observations the observation registry
+         * @return this builder
+         */
+        public Builder observations(ObservationRegistry observations) {
+            this.observations = Objects.requireNonNull(observations, "observations");
+            return this;
+        }
+
+        /**
+         * Tags added to every meter (an application name, say).
+         *
+         * @param tags the common tags
+         * @return this builder
+         */
+        public Builder tags(Iterable<Tag> tags) {
+            java.util.ArrayList<Tag> copy = new java.util.ArrayList<>();
+            tags.forEach(copy::add);
+            this.tags = copy;
+            return this;
+        }
+
+        /**
+         * The instrumentation.
+         *
+         * @return a new instance
+         */
+        public EsrelMicrometer build() {
+            return new EsrelMicrometer(this);
+        }
+    }
+}
