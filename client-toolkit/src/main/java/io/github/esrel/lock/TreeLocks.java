@@ -1,6 +1,7 @@
 package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.path.TreePath;
 import io.github.esrel.retry.Backoff;
@@ -190,6 +191,7 @@ public interface TreeLocks extends AutoCloseable {
         String lockIndex = DEFAULT_LOCK_INDEX;
         Clock clock = Clock.systemUTC();
         boolean createLockIndex = true;
+        ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
 
         Builder() {}
 
@@ -243,6 +245,20 @@ public interface TreeLocks extends AutoCloseable {
          */
         public Builder ttl(Duration ttl) {
             this.ttl = LockRequest.checkTtl(ttl);
+            return this;
+        }
+
+        /**
+         * Translates the {@link TreeLockException} of {@link AcquireResult#orThrow()} (a lock still busy when the
+         * wait ran out) into the exception the application's framework expects. Default
+         * {@link ExceptionTranslator#NONE}.
+         *
+         * @param exceptionTranslator the translator, not {@code null}
+         * @return this builder
+         */
+        public Builder exceptionTranslator(ExceptionTranslator exceptionTranslator) {
+            this.exceptionTranslator =
+                    Objects.requireNonNull(exceptionTranslator, "exceptionTranslator cannot be null");
             return this;
         }
 

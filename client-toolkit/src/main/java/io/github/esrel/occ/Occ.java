@@ -12,6 +12,7 @@ import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.UpdateResponse;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
@@ -759,6 +760,7 @@ public final class Occ {
         private Refresh refresh;
         private boolean routingCheck = true;
         private boolean combineWrites = true;
+        private ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
 
         private Builder() {}
 
@@ -842,6 +844,21 @@ public final class Occ {
          */
         public Builder combineWrites(boolean combineWrites) {
             this.combineWrites = combineWrites;
+            return this;
+        }
+
+        /**
+         * Translates what the operations throw ({@link OccConflictException} when a retry policy runs out,
+         * {@link OccException}) into the exceptions the application's framework expects. Default
+         * {@link ExceptionTranslator#NONE}. The {@code try...} variants return outcomes as before.
+         *
+         * @param exceptionTranslator the translator, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code exceptionTranslator} is {@code null}
+         */
+        public Builder exceptionTranslator(ExceptionTranslator exceptionTranslator) {
+            this.exceptionTranslator =
+                    Objects.requireNonNull(exceptionTranslator, "exceptionTranslator cannot be null");
             return this;
         }
 
