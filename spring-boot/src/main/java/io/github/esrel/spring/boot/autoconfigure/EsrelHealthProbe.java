@@ -38,7 +38,7 @@ final class EsrelHealthProbe {
     /** What one check found. */
     record Check(boolean up, Map<String, Object> details) {}
 
-    private final ElasticsearchClient client;
+    private final ElasticsearchClient applicationClient;
     private final TreeLocks locks;
     private final String documentsLockIndex;
     private final Duration timeout;
@@ -48,7 +48,7 @@ final class EsrelHealthProbe {
      * @param documentsLockIndex the lock index of the documents provider ({@code esrel.locks.lock-index})
      */
     EsrelHealthProbe(ElasticsearchClient client, TreeLocks locks, String documentsLockIndex, Duration timeout) {
-        this.client = Clients.internal(client);
+        this.applicationClient = client;
         this.locks = locks;
         this.documentsLockIndex = documentsLockIndex;
         this.timeout = timeout;
@@ -81,6 +81,8 @@ final class EsrelHealthProbe {
     }
 
     private Check checkNow() throws IOException {
+        // Here, on the check's thread, not in the constructor: the first use of a transport sends it a request.
+        ElasticsearchClient client = Clients.internal(applicationClient);
         Map<String, Object> details = new LinkedHashMap<>();
         boolean up = true;
 
