@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@code esrel} health contributor, when Boot 3 (spring-boot-actuator) is on the class path and
@@ -29,21 +30,30 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({ElasticsearchClient.class, TreeLocks.class, AbstractHealthIndicator.class})
 @ConditionalOnSingleCandidate(ElasticsearchClient.class)
 @ConditionalOnProperty(prefix = "esrel", name = "enabled", havingValue = "true", matchIfMissing = true)
-@ConditionalOnEnabledHealthIndicator("esrel")
 @EnableConfigurationProperties(EsrelProperties.class)
 public class EsrelHealthAutoConfiguration {
 
     /** Created by Spring. */
     public EsrelHealthAutoConfiguration() {}
 
-    @Bean
-    @ConditionalOnMissingBean(name = "esrelHealthIndicator")
-    EsrelHealthIndicator esrelHealthIndicator(
-            ElasticsearchClient client, ObjectProvider<TreeLocks> locks, EsrelProperties properties) {
-        return new EsrelHealthIndicator(new EsrelHealthProbe(
-                client,
-                locks.getIfUnique(),
-                properties.getLocks().getLockIndex(),
-                properties.getHealth().getTimeout()));
+    /**
+     * The contributor, in a configuration of its own: its condition's class belongs to the health API, so Spring must
+     * read it only once the class condition above has found that API (as it does for a context built without Boot's
+     * auto-configuration filter, an {@code ApplicationContextRunner}'s).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnEnabledHealthIndicator("esrel")
+    static class Contributor {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "esrelHealthIndicator")
+        EsrelHealthIndicator esrelHealthIndicator(
+                ElasticsearchClient client, ObjectProvider<TreeLocks> locks, EsrelProperties properties) {
+            return new EsrelHealthIndicator(new EsrelHealthProbe(
+                    client,
+                    locks.getIfUnique(),
+                    properties.getLocks().getLockIndex(),
+                    properties.getHealth().getTimeout()));
+        }
     }
 }
