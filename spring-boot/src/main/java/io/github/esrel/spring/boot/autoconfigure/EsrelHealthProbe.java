@@ -83,11 +83,41 @@ final class EsrelHealthProbe {
     private Check checkNow() throws IOException {
         // Here, on the check's thread, not in the constructor: the first use of a transport sends it a request.
         ElasticsearchClient client = Clients.internal(applicationClient);
+        JsonObject nodes = RestCall.get("/_nodes/plugins", Map.of()).sendForObject(client);
+        if (locks == null) {
+            return assess(nodes, null, null, null, null);
+        }
+        TreeLocks.Backend backend = locks.backend();
+        String lockIndex = lockIndex(backend, documentsLockIndex);
+        // A wildcard, never the bare name: cluster health waits for a missing index (and reports red when its own
+        // timeout ends), while a pattern that matches nothing answers at once.
+        JsonObject health = RestCall.get(
+                        "/_cluster/health/" + RestCall.segment(lockIndex) + (lockIndex.endsWith("*") ? "" : "*"),
+                        Map.of("level", "indices", "expand_wildcards", "all"))
+                .sendForObject(client);
+        return assess(nodes, backend, locks.index(), lockIndex, health);
+    }
+
+    /** The lock index of a provider: the plugin's pattern, or the documents provider's index. */
+    static String lockIndex(TreeLocks.Backend backend, String documentsLockIndex) {
+        return backend == TreeLocks.Backend.PLUGIN ? PLUGIN_LOCK_INDEX_PREFIX + "*" : documentsLockIndex;
+    }
+
+    /**
+     * The verdict on what the cluster answered: pure, so that every DOWN rule is tested without a cluster.
+     *
+     * @param nodesInfo the answer to {@code GET _nodes/plugins}
+     * @param backend the provider of the {@code TreeLocks} bean, or {@code null} without one (then the rest is too)
+     * @param namespace the bean's namespace
+     * @param lockIndex the lock index ({@link #lockIndex}), a pattern for the plugin's
+     * @param health the answer to {@code GET _cluster/health/<lock index>*?level=indices}
+     */
+    static Check assess(
+            JsonObject nodesInfo, TreeLocks.Backend backend, String namespace, String lockIndex, JsonObject health) {
         Map<String, Object> details = new LinkedHashMap<>();
         boolean up = true;
 
-        JsonObject nodes =
-                RestCall.get("/_nodes/plugins", Map.of()).sendForObject(client).getJsonObject("nodes");
+        JsonObject nodes = nodesInfo.getJsonObject("nodes");
         TreeSet<String> versions = new TreeSet<>();
         List<String> missing = new ArrayList<>();
         int count = 0;
@@ -110,25 +140,17 @@ final class EsrelHealthProbe {
         plugin.put("missing", missing);
         details.put("plugin", plugin);
 
-        if (locks == null) {
+        if (backend == null) {
             details.put("locks", "no TreeLocks bean (esrel.locks.namespace is not set)");
             return new Check(true, details);
         }
         Map<String, Object> lockDetails = new LinkedHashMap<>();
-        TreeLocks.Backend backend = locks.backend();
         lockDetails.put("provider", backend.name());
-        lockDetails.put("namespace", locks.index());
+        lockDetails.put("namespace", namespace);
         if (backend == TreeLocks.Backend.PLUGIN && (count == 0 || !missing.isEmpty())) {
             up = false;
             lockDetails.put("error", "the TreeLocks bean uses the plugin, but nodes " + missing + " lack it");
         }
-        String prefix = backend == TreeLocks.Backend.PLUGIN ? PLUGIN_LOCK_INDEX_PREFIX : documentsLockIndex;
-        // A wildcard, never the bare name: cluster health waits for a missing index (and reports red when its own
-        // timeout ends), while a pattern that matches nothing answers at once.
-        JsonObject health = RestCall.get(
-                        "/_cluster/health/" + RestCall.segment(prefix) + "*",
-                        Map.of("level", "indices", "expand_wildcards", "all"))
-                .sendForObject(client);
         JsonObject indices = health.getJsonObject("indices");
         String status = null;
         String index = null;
@@ -136,7 +158,7 @@ final class EsrelHealthProbe {
             for (Map.Entry<String, JsonValue> e : indices.entrySet()) {
                 boolean ours = backend == TreeLocks.Backend.PLUGIN
                         ? e.getKey().startsWith(PLUGIN_LOCK_INDEX_PREFIX)
-                        : e.getKey().equals(documentsLockIndex);
+                        : e.getKey().equals(lockIndex);
                 if (ours) {
                     index = e.getKey();
                     status = e.getValue().asJsonObject().getString("status", null);
@@ -144,13 +166,14 @@ final class EsrelHealthProbe {
             }
         }
         if (index == null) {
-            lockDetails.put("lockIndex", prefix + (backend == TreeLocks.Backend.PLUGIN ? "*" : ""));
+            lockDetails.put("lockIndex", lockIndex);
             lockDetails.put("lockIndexStatus", "not created yet (created on the first lock)");
         } else {
             lockDetails.put("lockIndex", index);
             lockDetails.put("lockIndexStatus", status);
             if ("red".equals(status)) {
                 up = false;
+                lockDetails.put("error", "the lock index " + index + " is red");
             }
         }
         details.put("locks", lockDetails);
