@@ -28,9 +28,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.OptimisticLockingFailureException;
 
@@ -67,6 +72,42 @@ class EsrelAutoConfigurationIT {
             if (!es.indices().exists(e -> e.index(index)).value()) {
                 es.indices().create(c -> c.index(index));
             }
+        }
+    }
+
+    /** An application as a user writes one: auto-configuration only, found through AutoConfiguration.imports. */
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class Application {}
+
+    /**
+     * The whole of Boot's auto-configuration on this module's class path (Boot's client, metrics and health among it),
+     * in the order Boot sorts it: esrel's classes are found through {@code AutoConfiguration.imports}, run after Boot's
+     * client and metrics, and their beans use Boot's client and registry.
+     */
+    @Test
+    void shouldAutoConfigureEsrelInABootApplication() throws IOException {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
+                .web(WebApplicationType.NONE)
+                .properties("spring.elasticsearch.uris=" + node.httpUri(), "esrel.locks.namespace=boot-fs")
+                .run()) {
+            ElasticsearchClient boot = context.getBean(ElasticsearchClient.class);
+            assertThat(context.getBeanFactory()
+                            .getBeanDefinition(context.getBeanNamesForType(ElasticsearchClient.class)[0])
+                            .getFactoryBeanName())
+                    .startsWith("org.springframework.boot.");
+            assertThat(context.getBeansOfType(Occ.class)).containsOnlyKeys("esrelOcc");
+            assertThat(context.getBeansOfType(TreeLocks.class)).containsOnlyKeys("esrelTreeLocks");
+            assertThat(context.getBeansOfType(EsrelMicrometer.class)).containsOnlyKeys("esrelMicrometer");
+            assertThat(context.getBean(ExceptionTranslator.class)).isInstanceOf(SpringExceptionTranslator.class);
+            assertThat(context.containsBean("esrelHealthIndicator")).isTrue();
+            assertThat(BootLine.esrelHealth(context).status()).isEqualTo("UP");
+            Outcome<Counter> done = context.getBean(Occ.class)
+                    .upsert("boot-counters", "application", Counter.class, () -> new Counter("a", 0), c -> c);
+            assertThat(done.status()).isIn(Outcome.Status.CREATED, Outcome.Status.NOOP);
+            assertThat(boot.exists(e -> e.index("boot-counters").id("application"))
+                            .value())
+                    .isTrue();
         }
     }
 
