@@ -49,11 +49,7 @@ public class EsrelHealthAutoConfiguration {
         @ConditionalOnMissingBean(name = "esrelHealthIndicator")
         EsrelHealthIndicator esrelHealthIndicator(
                 ElasticsearchClient client, ObjectProvider<TreeLocks> locks, EsrelProperties properties) {
-            return new EsrelHealthIndicator(new EsrelHealthProbe(
-                    client,
-                    locks.getIfUnique(),
-                    properties.getLocks().getLockIndex(),
-                    properties.getHealth().getTimeout()));
+            return new EsrelHealthIndicator(EsrelHealthProbe.of(client, locks, properties));
         }
     }
 }

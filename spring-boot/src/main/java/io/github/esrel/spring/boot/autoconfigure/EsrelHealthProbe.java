@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * What the {@code esrel} health contributor reports, for either Boot line (each line's indicator only maps the
@@ -52,6 +53,16 @@ final class EsrelHealthProbe {
         this.locks = locks;
         this.documentsLockIndex = documentsLockIndex;
         this.timeout = timeout;
+    }
+
+    /** The probe of the auto-configuration's contributor (either line's): the beans and properties it reads. */
+    static EsrelHealthProbe of(
+            ElasticsearchClient client, ObjectProvider<TreeLocks> locks, EsrelProperties properties) {
+        return new EsrelHealthProbe(
+                client,
+                locks.getIfUnique(),
+                properties.getLocks().getLockIndex(),
+                properties.getHealth().getTimeout());
     }
 
     /** Runs the check within the timeout; never throws. */
