@@ -1,0 +1,19 @@
+package io.github.esrel.spring.boot.autoconfigure;
+
+import io.github.esrel.routing.RoutingClient;
+
+/**
+ * Sets what no {@code esrel.*} property covers on the {@code RoutingClient} bean, after the properties are applied. Declare one or more
+ * as beans; they run in {@link org.springframework.core.annotation.Order @Order} (esrel's own, such as the meters'
+ * listener, run first, so yours can replace what they set).
+ */
+@FunctionalInterface
+public interface RoutingClientCustomizer {
+
+    /**
+     * Customizes the builder before the {@code RoutingClient} bean is built.
+     *
+     * @param builder the builder, with the client and the properties already set
+     */
+    void customize(RoutingClient.Builder builder);
+}
