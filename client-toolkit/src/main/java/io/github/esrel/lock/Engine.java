@@ -79,7 +79,8 @@ final class Engine {
         try {
             result = attempts(store, r, listeners);
         } catch (RuntimeException e) {
-            fire(listeners, l -> l.onAcquireFailed(index, r, e));
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            fire(listeners, l -> l.onAcquireFailed(index, r, e, waited));
             throw e;
         }
         Duration waited = Duration.ofNanos(System.nanoTime() - start);

@@ -65,8 +65,9 @@ public interface TreeLockListener {
      * @param index the namespace (the target index) of the provider
      * @param request what was asked for
      * @param failure what the acquisition throws
+     * @param waited from {@link #onAcquireStarted} to the failure
      */
-    default void onAcquireFailed(String index, LockRequest request, RuntimeException failure) {}
+    default void onAcquireFailed(String index, LockRequest request, RuntimeException failure, Duration waited) {}
 
     /**
      * The lock was released ({@link TreeLock#release()} or {@link TreeLock#close()}, the first of them), after the

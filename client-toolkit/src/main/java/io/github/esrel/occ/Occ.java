@@ -448,7 +448,7 @@ public final class Occ {
         Objects.requireNonNull(value, "value cannot be null");
         long start = System.nanoTime();
         Outcome.Operation op = Outcome.Operation.REPLACE;
-        start(seen.index(), op);
+        started(seen.index(), op);
         try {
             ObjectNode tree = json.toTree(value, seen.index(), seen.id());
             if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
@@ -465,7 +465,7 @@ public final class Occ {
                     start,
                     () -> overwrite(seen, tree));
         } catch (RuntimeException e) {
-            throw failed(seen.index(), op, e);
+            throw failed(seen.index(), op, start, e);
         }
     }
 
@@ -497,12 +497,12 @@ public final class Occ {
         Objects.requireNonNull(seen, "seen cannot be null");
         long start = System.nanoTime();
         Outcome.Operation op = Outcome.Operation.DELETE_IF_UNCHANGED;
-        start(seen.index(), op);
+        started(seen.index(), op);
         try {
             return conditional(
                     op, "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
         } catch (RuntimeException e) {
-            throw failed(seen.index(), op, e);
+            throw failed(seen.index(), op, start, e);
         }
     }
 
@@ -578,12 +578,13 @@ public final class Occ {
         if (retryOnConflict < 0) {
             throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
         }
-        start(index, Outcome.Operation.SCRIPTED_UPDATE);
+        long start = System.nanoTime();
+        started(index, Outcome.Operation.SCRIPTED_UPDATE);
         Outcome<Void> outcome;
         try {
             outcome = scripted(index, doc.id(), doc.routing(), painless, params, retryOnConflict);
         } catch (RuntimeException e) {
-            throw failed(index, Outcome.Operation.SCRIPTED_UPDATE, e);
+            throw failed(index, Outcome.Operation.SCRIPTED_UPDATE, start, e);
         }
         // Giving up is an outcome the listener has heard (onOutcome); only then does it become the exception.
         return outcome.status() == Outcome.Status.CONFLICT ? orThrow(outcome) : outcome;
@@ -692,12 +693,13 @@ public final class Occ {
             UnaryOperator<T> fn,
             Predicate<? super T> deleteIf) {
         check(index, id);
-        start(index, op);
+        long start = System.nanoTime();
+        started(index, op);
         Outcome<T> outcome;
         try {
             outcome = calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf);
         } catch (RuntimeException e) {
-            throw failed(index, op, e);
+            throw failed(index, op, start, e);
         }
         return finish(outcome);
     }
@@ -780,7 +782,7 @@ public final class Occ {
         }
     }
 
-    private void start(String index, Outcome.Operation op) {
+    private void started(String index, Outcome.Operation op) {
         if (listener != OccListener.NO_OP) {
             Listeners.safely(() -> listener.onStart(index, op), "OccListener.onStart");
         }
@@ -793,9 +795,10 @@ public final class Occ {
     }
 
     /** Reports an operation that throws {@code e}; returns what its caller gets instead (see {@link #translate}). */
-    private RuntimeException failed(String index, Outcome.Operation op, RuntimeException e) {
+    private RuntimeException failed(String index, Outcome.Operation op, long startNanos, RuntimeException e) {
         if (listener != OccListener.NO_OP) {
-            Listeners.safely(() -> listener.onFailure(index, op, e), "OccListener.onFailure");
+            Duration took = since(startNanos);
+            Listeners.safely(() -> listener.onFailure(index, op, e, took), "OccListener.onFailure");
         }
         return translate(e);
     }

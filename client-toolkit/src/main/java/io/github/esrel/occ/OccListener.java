@@ -1,5 +1,7 @@
 package io.github.esrel.occ;
 
+import java.time.Duration;
+
 /**
  * Hears what optimistic operations go through, so an operator can see contention: every version
  * conflict as it happens and every finished operation with its {@link Outcome} (attempts, status).
@@ -51,8 +53,9 @@ public interface OccListener {
      * @param index the index as the operation was given it
      * @param operation which operation
      * @param failure what the operation throws
+     * @param took from the start of the operation to the failure
      */
-    default void onFailure(String index, Outcome.Operation operation, RuntimeException failure) {}
+    default void onFailure(String index, Outcome.Operation operation, RuntimeException failure, Duration took) {}
 
     /**
      * With write combining (see {@link Occ}), one conditional write is about to be sent that carries the calls of

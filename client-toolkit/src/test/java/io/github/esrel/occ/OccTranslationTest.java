@@ -49,7 +49,8 @@ class OccTranslationTest {
         }
 
         @Override
-        public void onFailure(String index, Outcome.Operation operation, RuntimeException failure) {
+        public void onFailure(
+                String index, Outcome.Operation operation, RuntimeException failure, java.time.Duration took) {
             events.add("failure " + index + " " + operation.label() + " "
                     + failure.getClass().getSimpleName() + " "
                     + Thread.currentThread().getName());
