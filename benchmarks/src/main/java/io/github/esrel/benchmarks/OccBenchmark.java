@@ -40,6 +40,11 @@ final class OccBenchmark {
     /** Votes per writer where writes are combined: they go fast, and a longer run measures better. */
     private static final int COMBINED_VOTES_EACH = 300;
 
+    /** Rounds per side of the meters' overhead run, and votes per writer in a round. */
+    private static final int METERS_ROUNDS = 10;
+
+    private static final int METERS_VOTES_EACH = 100;
+
     private static final int PROCESSES = 4;
     private static final int THREADS_PER_PROCESS = 4;
 
@@ -106,6 +111,8 @@ final class OccBenchmark {
                 (double) combinedVotes / (seqNo("combined") - seqBefore));
 
         processes(baseRate);
+
+        metersOverhead(patient);
 
         for (Map.Entry<String, Backoff> shape : List.of(
                 Map.entry("backoff 1..50 ms jittered", patient.backoff()),
@@ -270,6 +277,35 @@ final class OccBenchmark {
                 Double.NaN,
                 BenchRecord.Better.LOWER,
                 Double.NaN);
+    }
+
+    /**
+     * The combined hot-document row again, with and without esrel-micrometer's listeners on the {@link Occ}, in
+     * alternating rounds: what the meters and observations cost on the hottest path.
+     */
+    private void metersOverhead(RetryPolicy patient) throws Exception {
+        Occ plain = Occ.of(b -> b.client(es).retryPolicy(patient));
+        Occ metered = Occ.of(b -> b.client(es)
+                .retryPolicy(patient)
+                .listener(MetersOverhead.instrumentation().occListener()));
+        reset("meters");
+        // Warm up the metered path too (its meters are registered on first use).
+        writers(WRITERS, 20, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
+        MetersOverhead.Round off = () -> {
+            writers(WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, "meters", Counter.class, Counter::vote));
+            return (long) WRITERS * METERS_VOTES_EACH;
+        };
+        MetersOverhead.Round on = () -> {
+            writers(WRITERS, METERS_VOTES_EACH, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
+            return (long) WRITERS * METERS_VOTES_EACH;
+        };
+        MetersOverhead.Result r = MetersOverhead.alternate(METERS_ROUNDS, off, on);
+        out.printf(
+                "  with esrel-micrometer (meters + observations with a meter handler), %d alternating rounds of %d"
+                        + " writers x %d votes each, write combining:%n",
+                METERS_ROUNDS, WRITERS, METERS_VOTES_EACH);
+        MetersOverhead.header(out, "votes/s");
+        MetersOverhead.print(out, record, "occ", "16 writers, one document, write combining", "votes/s", r);
     }
 
     /** Attempts beyond the first, per operation. */
