@@ -34,7 +34,7 @@ final class LockBenchmark {
     private static final int LATENCY_ROUNDS = 200;
     private static final int THROUGHPUT_OPS_EACH = 40;
     /** Rounds per side of the meters' overhead run. */
-    private static final int METERS_ROUNDS = 10;
+    private static final int METERS_ROUNDS = 20;
 
     private final ElasticsearchClient es;
     private final PrintStream out;
@@ -48,6 +48,19 @@ final class LockBenchmark {
     }
 
     record Row(long p50Nanos, long p90Nanos, double oneThreadOps, double manyThreadsOps) {}
+
+    /** Only the meters' overhead row ({@code -Desrel.bench=meters}), on an index of its own. */
+    void runMetersOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        out.printf("%nTree locks: what esrel-micrometer costs%n");
+        try (TreeLocks plugin =
+                PluginTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)))) {
+            throughput(plugin, "/warm", THREADS, 20);
+            metersOverhead(plugin);
+        }
+        es.indices().delete(d -> d.index(INDEX));
+    }
 
     void run() throws Exception {
         es.indices()

@@ -41,9 +41,9 @@ final class OccBenchmark {
     private static final int COMBINED_VOTES_EACH = 300;
 
     /** Rounds per side of the meters' overhead run, and votes per writer in a round. */
-    private static final int METERS_ROUNDS = 10;
+    private static final int METERS_ROUNDS = 30;
 
-    private static final int METERS_VOTES_EACH = 100;
+    private static final int METERS_VOTES_EACH = 40;
 
     private static final int PROCESSES = 4;
     private static final int THREADS_PER_PROCESS = 4;
@@ -65,11 +65,23 @@ final class OccBenchmark {
         this.record = record;
     }
 
+    /** The retry policy of the contended rows: attempts enough never to give up, a short jittered backoff. */
+    private static final RetryPolicy PATIENT = RetryPolicy.of(b -> b.maxAttempts(1000)
+            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+
+    /** Only the meters' overhead row ({@code -Desrel.bench=meters}), on an index of its own. */
+    void runMetersOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        out.printf("%nOptimistic concurrency: what esrel-micrometer costs%n");
+        metersOverhead(PATIENT);
+        es.indices().delete(d -> d.index(INDEX));
+    }
+
     void run() throws Exception {
         es.indices()
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        RetryPolicy patient = RetryPolicy.of(b -> b.maxAttempts(1000)
-                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+        RetryPolicy patient = PATIENT;
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(patient));
 
         // Warm up both paths (JIT, 16 pooled connections) so that the first measured row is not penalized.
