@@ -102,7 +102,7 @@ final class Engine {
                 : provider ? List.of(listener) : request ? List.of(r.listener()) : List.of();
     }
 
-    static void fire(List<TreeLockListener> listeners, Consumer<TreeLockListener> event) {
+    private static void fire(List<TreeLockListener> listeners, Consumer<TreeLockListener> event) {
         for (TreeLockListener l : listeners) {
             Listeners.safely(() -> event.accept(l), "TreeLockListener");
         }

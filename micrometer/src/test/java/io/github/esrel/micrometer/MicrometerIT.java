@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import io.github.esrel.ExceptionTranslator;
+import io.github.esrel.denorm.JobState;
+import io.github.esrel.denorm.PropagationResult;
+import io.github.esrel.denorm.Propagator;
+import io.github.esrel.denorm.Relation;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.LockRequest;
@@ -24,6 +30,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.io.StringReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +50,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The meters read back after real work on a real node agree exactly with what esrel's own outcomes and
  * {@link OccMetrics} say: a hot document written by 16 threads through one combining {@link Occ} while 4 more
- * threads write it through an uncombined one (so that there are conflicts), and a tree lock granted, busy, refused
- * and released.
+ * threads write it through an uncombined one (so that there are conflicts), a tree lock granted, busy, refused
+ * and released, and a propagation of 250 children in pages of 100.
  */
 @EsrelTest
 class MicrometerIT {
@@ -219,6 +226,60 @@ class MicrometerIT {
                 .hasAnObservationWithAKeyValue("outcome", "busy")
                 .hasAnObservationWithAKeyValue("outcome", "denied");
         assertThat(observations.getCurrentObservation()).isNull();
+    }
+
+    @Test
+    void shouldCountThePropagatedDocumentsAsTheJobReportsThem() throws Exception {
+        es.indices().create(c -> c.index("users"));
+        es.indices().create(c -> c.index("posts").withJson(new StringReader("""
+                {"mappings": {"properties": {"user": {"properties": {
+                  "id": {"type": "keyword"}, "name": {"type": "keyword"}}}}}}""")));
+        es.index(i -> i.index("users").id("1").document(Map.of("name", "John Q. Smith")));
+        List<BulkOperation> posts = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            Map<String, Object> post = Map.of("title", "post " + i, "user", Map.of("id", "1", "name", "John Smith"));
+            String id = "p" + i;
+            posts.add(BulkOperation.of(o -> o.index(x -> x.index("posts").id(id).document(post))));
+        }
+        assertThat(es.bulk(b -> b.operations(posts).refresh(Refresh.True)).errors())
+                .isFalse();
+        Propagator propagator = Propagator.of(b -> b.client(es)
+                .relation(Relation.of(r -> r.name("post-author")
+                        .parentIndex("users")
+                        .childIndex("posts")
+                        .parentIdField("user.id")
+                        .copy("name", "user.name")))
+                .batchSize(100)
+                .listener(micrometer.propagationListener()));
+
+        PropagationResult result = propagator.propagate("1");
+
+        assertThat(result.state()).isEqualTo(JobState.COMPLETED);
+        assertThat(result.counts().written()).isEqualTo(250);
+        assertThat(propagated("done")).isEqualTo(result.counts().done());
+        assertThat(propagated("written")).isEqualTo(result.counts().written());
+        assertThat(propagated("conflicting")).isEqualTo(result.counts().conflicts());
+        assertThat(propagated("failed")).isZero();
+        assertThat(registry.get(PropagationMeters.JOBS)
+                        .tags("state", "completed")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.get(PropagationMeters.CHECKPOINT_AGE).timeGauge().value(TimeUnit.SECONDS))
+                .as("no job runs")
+                .isZero();
+        TestObservationRegistryAssert.assertThat(observations)
+                .hasObservationWithNameEqualTo(PropagationMeters.OBSERVATION)
+                .that()
+                .hasLowCardinalityKeyValue("pass", "main")
+                .hasBeenStopped();
+    }
+
+    private long propagated(String outcome) {
+        return (long) registry.get(PropagationMeters.DOCUMENTS)
+                .tags("outcome", outcome)
+                .counter()
+                .count();
     }
 
     private long acquisitions(String mode, String outcome) {
