@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.denorm.JobState;
 import io.github.esrel.denorm.PropagationResult;
@@ -26,6 +27,9 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
+import io.github.esrel.view.Intent;
+import io.github.esrel.view.MaterializedView;
+import io.github.esrel.view.ViewChange;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -51,7 +55,7 @@ import org.junit.jupiter.api.Test;
  * The meters read back after real work on a real node agree exactly with what esrel's own outcomes and
  * {@link OccMetrics} say: a hot document written by 16 threads through one combining {@link Occ} while 4 more
  * threads write it through an uncombined one (so that there are conflicts), a tree lock granted, busy, refused
- * and released, and a propagation of 250 children in pages of 100.
+ * and released, a propagation of 250 children in pages of 100, and two view rebuilds with their intents.
  */
 @EsrelTest
 class MicrometerIT {
@@ -273,6 +277,56 @@ class MicrometerIT {
                 .that()
                 .hasLowCardinalityKeyValue("pass", "main")
                 .hasBeenStopped();
+    }
+
+    @Test
+    void shouldCountViewRebuildsAndPendingIntents() throws Exception {
+        es.indices().create(c -> c.index("people"));
+        es.indices().create(c -> c.index("photos").withJson(new StringReader("""
+                {"mappings": {"properties": {"user_id": {"type": "keyword"}}}}""")));
+        es.indices().create(c -> c.index("photo-views").withJson(new StringReader("""
+                {"mappings": {"properties": {"user_id": {"type": "keyword"}, "user_hair": {"type": "keyword"},
+                  "esrel": {"type": "object", "enabled": false}}}}""")));
+        es.index(i -> i.index("people").id("u1").document(Map.of("hair", "red")));
+        MaterializedView<ObjectNode, ObjectNode> views = MaterializedView.of(
+                ObjectNode.class,
+                ObjectNode.class,
+                v -> v.client(es)
+                        .name("photo-views")
+                        .sourceIndex("photos")
+                        .parentIndex("people")
+                        .parentIdField("user_id")
+                        .viewIndex("photo-views")
+                        .stateIndex("photo-views-state")
+                        .copyParent("hair", "user_hair")
+                        .listener(micrometer.viewListener()));
+
+        ViewChange<String> changed = views.changeSource("p1", () -> {
+            es.index(i -> i.index("photos").id("p1").document(Map.of("user_id", "u1")));
+            return "ok";
+        });
+        Intent open = views.beginSourceChange("p2");
+        es.index(i -> i.index("photos").id("p2").document(Map.of("user_id", "u1")));
+
+        assertThat(changed.intentCleared()).isTrue();
+        assertThat(registry.get(ViewMeters.PENDING).gauge().value()).isEqualTo(1);
+        views.complete(open);
+        assertThat(registry.get(ViewMeters.PENDING).gauge().value()).isZero();
+        assertThat(registry.get(ViewMeters.REBUILDS)
+                        .tags("outcome", "written")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get(ViewMeters.INTENTS)
+                        .tags("event", "recorded")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get(ViewMeters.INTENTS)
+                        .tags("event", "cleared")
+                        .counter()
+                        .count())
+                .isEqualTo(2);
     }
 
     private long propagated(String outcome) {
