@@ -32,7 +32,9 @@ final class LockMeters implements TreeLockListener {
     static final String RENEWALS = "esrel.lock.renewals";
     static final String LOST = "esrel.lock.lost";
     static final String RELEASES = "esrel.lock.releases";
-    static final String OBSERVATION = "esrel.lock.acquire";
+    // Not the timer's name: with a meter handler, an observation makes a timer of its own name and keys, and a registry
+    // like Prometheus refuses two meters of one name with different tag keys.
+    static final String OBSERVATION = "esrel.lock.acquisition";
 
     /** The outcomes of an acquisition, in the order of the timers' array. */
     static final String[] OUTCOMES = {"granted", "busy", "denied", "error"};
