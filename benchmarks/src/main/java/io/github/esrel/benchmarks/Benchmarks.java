@@ -13,7 +13,7 @@ import java.util.Map;
  * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
  * (default {@code target/bench}).
  *
- * <p>Usage: {@code Benchmarks [all|routing|occ|locks|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
+ * <p>Usage: {@code Benchmarks [all|routing|occ|locks|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
  * {@code occ,rename}), {@code Benchmarks compare
  * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
  * start no node.
@@ -34,6 +34,11 @@ public final class Benchmarks {
         ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
         ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
+        // The OCC and lock rows of "with and without esrel-micrometer" alone (they also run in occ and locks).
+        ALL.put("meters", (es, out, record) -> {
+            new OccBenchmark(es, out, record).runMetersOnly();
+            new LockBenchmark(es, out, record).runMetersOnly();
+        });
         ALL.put("join", (es, out, record) -> new JoinBenchmark(es, out, record).run());
         ALL.put("propagation", (es, out, record) -> new PropagationBenchmark(es, out, record).run());
         // Starts a 3-node cluster of its own: the shared node is the wrong layout for shards on several nodes.
@@ -77,7 +82,8 @@ public final class Benchmarks {
                     cluster.version(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
-                if (which.equals("all") || names.contains(b.getKey())) {
+                // "meters" repeats rows of occ and locks: not part of "all".
+                if ((which.equals("all") && !b.getKey().equals("meters")) || names.contains(b.getKey())) {
                     b.getValue().run(cluster.client(), out, record);
                 }
             }

@@ -33,6 +33,8 @@ final class LockBenchmark {
     private static final int WARMUP = 30;
     private static final int LATENCY_ROUNDS = 200;
     private static final int THROUGHPUT_OPS_EACH = 40;
+    /** Rounds per side of the meters' overhead run. */
+    private static final int METERS_ROUNDS = 20;
 
     private final ElasticsearchClient es;
     private final PrintStream out;
@@ -46,6 +48,19 @@ final class LockBenchmark {
     }
 
     record Row(long p50Nanos, long p90Nanos, double oneThreadOps, double manyThreadsOps) {}
+
+    /** Only the meters' overhead row ({@code -Desrel.bench=meters}), on an index of its own. */
+    void runMetersOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        out.printf("%nTree locks: what esrel-micrometer costs%n");
+        try (TreeLocks plugin =
+                PluginTreeLocks.of(b -> b.client(es).index(INDEX).ttl(Duration.ofMinutes(5)))) {
+            throughput(plugin, "/warm", THREADS, 20);
+            metersOverhead(plugin);
+        }
+        es.indices().delete(d -> d.index(INDEX));
+    }
 
     void run() throws Exception {
         es.indices()
@@ -122,8 +137,41 @@ final class LockBenchmark {
                     LATENCY_ROUNDS, THROUGHPUT_OPS_EACH * 2, THROUGHPUT_OPS_EACH, THREADS);
             out.printf("  requests per acquire + release: plugin 2; fallback 2 x (depth + 1) reads and as many"
                     + " conditional writes, more on conflicts%n");
+            metersOverhead(plugin);
         }
         es.indices().delete(d -> d.index(INDEX));
+    }
+
+    /**
+     * The plugin's throughput again, with and without esrel-micrometer's listener on the provider, in alternating
+     * rounds: what the meters and observations cost per acquire + release.
+     */
+    private void metersOverhead(TreeLocks plain) throws Exception {
+        try (TreeLocks metered = PluginTreeLocks.of(b -> b.client(es)
+                .index(INDEX)
+                .ttl(Duration.ofMinutes(5))
+                .listener(MetersOverhead.instrumentation().lockListener()))) {
+            throughput(metered, "/m", THREADS, 5);
+            out.printf(
+                    "  with esrel-micrometer (meters + observations with a meter handler), %d alternating rounds of"
+                            + " %d threads x %d acquire + release, plugin, depth 1:%n",
+                    METERS_ROUNDS, THREADS, THROUGHPUT_OPS_EACH);
+            MetersOverhead.header(out, "ops/s");
+            MetersOverhead.Round off = () -> ops(plain);
+            MetersOverhead.Round on = () -> ops(metered);
+            MetersOverhead.print(
+                    out,
+                    record,
+                    "locks",
+                    "plugin acquire + release, " + THREADS + " threads",
+                    "ops/s",
+                    MetersOverhead.alternate(METERS_ROUNDS, off, on));
+        }
+    }
+
+    private static long ops(TreeLocks locks) throws Exception {
+        throughput(locks, "/m", THREADS, THROUGHPUT_OPS_EACH);
+        return (long) THREADS * THROUGHPUT_OPS_EACH;
     }
 
     /**

@@ -40,6 +40,11 @@ final class OccBenchmark {
     /** Votes per writer where writes are combined: they go fast, and a longer run measures better. */
     private static final int COMBINED_VOTES_EACH = 300;
 
+    /** Rounds per side of the meters' overhead run, and votes per writer in a round. */
+    private static final int METERS_ROUNDS = 30;
+
+    private static final int METERS_VOTES_EACH = 40;
+
     private static final int PROCESSES = 4;
     private static final int THREADS_PER_PROCESS = 4;
 
@@ -60,11 +65,23 @@ final class OccBenchmark {
         this.record = record;
     }
 
+    /** The retry policy of the contended rows: attempts enough never to give up, a short jittered backoff. */
+    private static final RetryPolicy PATIENT = RetryPolicy.of(b -> b.maxAttempts(1000)
+            .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+
+    /** Only the meters' overhead row ({@code -Desrel.bench=meters}), on an index of its own. */
+    void runMetersOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        out.printf("%nOptimistic concurrency: what esrel-micrometer costs%n");
+        metersOverhead(PATIENT);
+        es.indices().delete(d -> d.index(INDEX));
+    }
+
     void run() throws Exception {
         es.indices()
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        RetryPolicy patient = RetryPolicy.of(b -> b.maxAttempts(1000)
-                .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50))));
+        RetryPolicy patient = PATIENT;
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(patient));
 
         // Warm up both paths (JIT, 16 pooled connections) so that the first measured row is not penalized.
@@ -106,6 +123,8 @@ final class OccBenchmark {
                 (double) combinedVotes / (seqNo("combined") - seqBefore));
 
         processes(baseRate);
+
+        metersOverhead(patient);
 
         for (Map.Entry<String, Backoff> shape : List.of(
                 Map.entry("backoff 1..50 ms jittered", patient.backoff()),
@@ -270,6 +289,35 @@ final class OccBenchmark {
                 Double.NaN,
                 BenchRecord.Better.LOWER,
                 Double.NaN);
+    }
+
+    /**
+     * The combined hot-document row again, with and without esrel-micrometer's listeners on the {@link Occ}, in
+     * alternating rounds: what the meters and observations cost on the hottest path.
+     */
+    private void metersOverhead(RetryPolicy patient) throws Exception {
+        Occ plain = Occ.of(b -> b.client(es).retryPolicy(patient));
+        Occ metered = Occ.of(b -> b.client(es)
+                .retryPolicy(patient)
+                .listener(MetersOverhead.instrumentation().occListener()));
+        reset("meters");
+        // Warm up the metered path too (its meters are registered on first use).
+        writers(WRITERS, 20, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
+        MetersOverhead.Round off = () -> {
+            writers(WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, "meters", Counter.class, Counter::vote));
+            return (long) WRITERS * METERS_VOTES_EACH;
+        };
+        MetersOverhead.Round on = () -> {
+            writers(WRITERS, METERS_VOTES_EACH, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
+            return (long) WRITERS * METERS_VOTES_EACH;
+        };
+        MetersOverhead.Result r = MetersOverhead.alternate(METERS_ROUNDS, off, on);
+        out.printf(
+                "  with esrel-micrometer (meters + observations with a meter handler), %d alternating rounds of %d"
+                        + " writers x %d votes each, write combining:%n",
+                METERS_ROUNDS, WRITERS, METERS_VOTES_EACH);
+        MetersOverhead.header(out, "votes/s");
+        MetersOverhead.print(out, record, "occ", "16 writers, one document, write combining", "votes/s", r);
     }
 
     /** Attempts beyond the first, per operation. */

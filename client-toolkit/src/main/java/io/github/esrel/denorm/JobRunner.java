@@ -353,6 +353,7 @@ final class JobRunner {
             return;
         }
         lastCheckpointNanos = now;
+        Instant at = Instant.now();
         Checkpoint c = new Checkpoint(
                 jobId,
                 rel.name(),
@@ -362,7 +363,7 @@ final class JobRunner {
                 ledger.parentSeqNo(),
                 ledger.checkpointCounts(),
                 startedAt,
-                Instant.now(),
+                at,
                 error,
                 ledger.slices());
         // A checkpoint rejected by a busy cluster (429) is written again after a backoff, as the
@@ -371,6 +372,7 @@ final class JobRunner {
         while (true) {
             try {
                 p.checkpoints().save(c, -1, -1);
+                Listeners.safely(() -> p.listener().onCheckpoint(jobId, state, at), "PropagationListener.onCheckpoint");
                 return;
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
@@ -49,6 +50,8 @@ final class PageWriter implements AutoCloseable {
     private final IntSupplier pass;
     private final ConditionalWrites<Item> writes;
     private final List<CompletableFuture<ConditionalWrites.Report>> running = new ArrayList<>();
+    /** Pages handed to the writer so far; guarded by this. */
+    private long pages;
 
     PageWriter(PropagationSettings p, String jobId, JobReads reads, Ledger ledger, IntSupplier pass) {
         this.p = p;
@@ -97,22 +100,34 @@ final class PageWriter implements AutoCloseable {
                             p.retryPolicy().attempts()));
             }
         }
-        return write(work);
+        return write(work, hits.size());
     }
 
     /** Deciding runs in the slices' threads at once; only handing the page to the engine is one at a time. */
-    private synchronized boolean write(List<Item> work) throws IOException {
+    private synchronized boolean write(List<Item> work, int documents) throws IOException {
         if (!collect(false)) {
             return false;
         }
+        long page = ++pages;
+        Listeners.safely(
+                () -> p.listener().onPageStart(jobId, pass.getAsInt(), page, documents),
+                "PropagationListener.onPageStart");
         try {
-            running.add(writes.submit(work));
+            running.add(writes.submit(work)
+                    .whenComplete((report, failure) -> Listeners.safely(
+                            () -> p.listener().onPageEnd(jobId, page, unwrapped(failure)),
+                            "PropagationListener.onPageEnd")));
         } catch (InterruptedException e) {
             // Cancelled: the page stays unwritten and unstamped, so a resume or the next run finds it.
             Thread.currentThread().interrupt();
+            Listeners.safely(() -> p.listener().onPageEnd(jobId, page, e), "PropagationListener.onPageEnd");
             return true;
         }
         return collect(false);
+    }
+
+    private static Throwable unwrapped(Throwable failure) {
+        return failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure;
     }
 
     /** Waits for every write in flight; false if one found the parent gone. */

@@ -1,6 +1,7 @@
 package io.github.esrel.denorm;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * Follows a propagation job, like the client's {@code BulkIngester} listener: progress for a progress
@@ -84,4 +85,36 @@ public interface PropagationListener {
      *     {@link Propagator#propagate} or {@link PropagationJob#await()}
      */
     default void onJobFailure(String jobId, Throwable failure) {}
+
+    /**
+     * A page of children read from the child index is handed to the writer (after its children were decided: those
+     * already up to date are not written). With more than one bulk in flight, pages overlap; each is ended by one
+     * {@link #onPageEnd} with the same {@code page}, possibly on another thread.
+     *
+     * @param jobId the job
+     * @param pass 1 for the main pass
+     * @param page the page's number in this run of the job, from 1
+     * @param documents the children read in the page
+     */
+    default void onPageStart(String jobId, int pass, long page, int documents) {}
+
+    /**
+     * The writes of a page are over (every child written, up to date, or failed and reported), or the page failed
+     * as a whole.
+     *
+     * @param jobId the job
+     * @param page the number {@link #onPageStart} gave
+     * @param failure what ended the page, {@code null} when it was written
+     */
+    default void onPageEnd(String jobId, long page, Throwable failure) {}
+
+    /**
+     * The job's checkpoint was saved (at the start, every {@link Propagator.Builder#checkpointInterval} while it
+     * runs, and at its end): a resume continues from here.
+     *
+     * @param jobId the job
+     * @param state the state the checkpoint records
+     * @param at when it was saved, by the job's clock
+     */
+    default void onCheckpoint(String jobId, JobState state, Instant at) {}
 }

@@ -1,6 +1,7 @@
 package io.github.esrel.denorm;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * One job's listener, called by one thread at a time. With more than one bulk in flight (the default) the writer
@@ -53,5 +54,20 @@ final class SerialListener implements PropagationListener {
     @Override
     public synchronized void onJobFailure(String jobId, Throwable failure) {
         delegate.onJobFailure(jobId, failure);
+    }
+
+    @Override
+    public synchronized void onPageStart(String jobId, int pass, long page, int documents) {
+        delegate.onPageStart(jobId, pass, page, documents);
+    }
+
+    @Override
+    public synchronized void onPageEnd(String jobId, long page, Throwable failure) {
+        delegate.onPageEnd(jobId, page, failure);
+    }
+
+    @Override
+    public synchronized void onCheckpoint(String jobId, JobState state, Instant at) {
+        delegate.onCheckpoint(jobId, state, at);
     }
 }

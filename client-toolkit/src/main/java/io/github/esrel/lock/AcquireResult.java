@@ -1,5 +1,6 @@
 package io.github.esrel.lock;
 
+import io.github.esrel.ExceptionTranslator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,19 +26,27 @@ public final class AcquireResult<L> {
     private final L lock;
     private final List<LockConflict> conflicts;
     private final String what;
+    /** The provider's: turns the busy exception of {@link #orThrow()} into the caller framework's. */
+    private final ExceptionTranslator translator;
 
-    private AcquireResult(L lock, List<LockConflict> conflicts, String what) {
+    private AcquireResult(L lock, List<LockConflict> conflicts, String what, ExceptionTranslator translator) {
         this.lock = lock;
         this.conflicts = List.copyOf(conflicts);
         this.what = what;
+        this.translator = translator;
     }
 
     static <L> AcquireResult<L> acquired(L lock) {
-        return new AcquireResult<>(Objects.requireNonNull(lock), List.of(), String.valueOf(lock));
+        return new AcquireResult<>(
+                Objects.requireNonNull(lock), List.of(), String.valueOf(lock), ExceptionTranslator.NONE);
     }
 
     static <L> AcquireResult<L> busy(String what, List<LockConflict> conflicts) {
-        return new AcquireResult<>(null, conflicts, what);
+        return busy(what, conflicts, ExceptionTranslator.NONE);
+    }
+
+    static <L> AcquireResult<L> busy(String what, List<LockConflict> conflicts, ExceptionTranslator translator) {
+        return new AcquireResult<>(null, conflicts, what, Objects.requireNonNull(translator));
     }
 
     /**
@@ -77,11 +86,13 @@ public final class AcquireResult<L> {
      */
     public L orThrow() {
         if (lock == null) {
-            throw new TreeLockException(
+            TreeLockException busy = new TreeLockException(
                     "cannot lock " + what + ": " + (conflicts.isEmpty() ? "busy" : "held as " + conflicts),
                     409,
                     null,
                     conflicts);
+            RuntimeException translated = translator.translate(busy);
+            throw translated != null ? translated : busy; // a translator must not lose the exception
         }
         return lock;
     }

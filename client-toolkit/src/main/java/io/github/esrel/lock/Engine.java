@@ -1,5 +1,7 @@
 package io.github.esrel.lock;
 
+import io.github.esrel.ExceptionTranslator;
+import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Sleeper;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +36,9 @@ final class Engine {
     final String owner;
     final Duration ttl;
     final TreeLockListener listener;
+    /** For the exception of {@link AcquireResult#orThrow()} when busy. */
+    final ExceptionTranslator translator;
+
     final Backoff waitBackoff;
     final Sleeper sleeper;
     private final ScheduledThreadPoolExecutor scheduler;
@@ -44,6 +50,7 @@ final class Engine {
         this.owner = b.owner != null ? b.owner : defaultOwner();
         this.ttl = b.ttl;
         this.listener = b.listener;
+        this.translator = b.exceptionTranslator;
         this.waitBackoff = b.waitBackoff;
         this.sleeper = b.sleeper;
         int id = PROVIDERS.incrementAndGet();
@@ -61,10 +68,49 @@ final class Engine {
     record Step<L>(L lock, List<LockConflict> conflicts) {}
 
     AcquireResult<TreeLock> acquire(LockStore store, LockRequest r) {
+        List<TreeLockListener> listeners = listeners(r);
+        // Nobody listens (the common case): no events, so nothing is allocated for them.
+        if (listeners.isEmpty()) {
+            return attempts(store, r, listeners);
+        }
+        long start = System.nanoTime();
+        fire(listeners, l -> l.onAcquireStarted(index, r));
+        AcquireResult<TreeLock> result;
+        try {
+            result = attempts(store, r, listeners);
+        } catch (RuntimeException e) {
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            fire(listeners, l -> l.onAcquireFailed(index, r, e, waited));
+            throw e;
+        }
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        TreeLock lock = result.lock().orElse(null);
+        if (lock != null) {
+            fire(listeners, l -> l.onGranted(lock, waited));
+        } else {
+            fire(listeners, l -> l.onBusy(index, r, result.conflicts(), waited));
+        }
+        return result;
+    }
+
+    /** The provider's listener and the request's, without the no-op ones. */
+    private List<TreeLockListener> listeners(LockRequest r) {
+        boolean provider = listener != TreeLockListener.NO_OP;
+        boolean request = r.listener() != TreeLockListener.NO_OP;
+        return provider && request
+                ? List.of(listener, r.listener())
+                : provider ? List.of(listener) : request ? List.of(r.listener()) : List.of();
+    }
+
+    private static void fire(List<TreeLockListener> listeners, Consumer<TreeLockListener> event) {
+        for (TreeLockListener l : listeners) {
+            Listeners.safely(() -> event.accept(l), "TreeLockListener");
+        }
+    }
+
+    private AcquireResult<TreeLock> attempts(LockStore store, LockRequest r, List<TreeLockListener> listeners) {
         String who = r.owner() != null ? r.owner() : owner;
         Duration leaseTtl = r.ttl() != null ? r.ttl() : ttl;
-        List<TreeLockListener> listeners =
-                r.listener() == TreeLockListener.NO_OP ? List.of(listener) : List.of(listener, r.listener());
         return waitLoop(r.toString(), r.maxWait(), store.waitsOnServer(), serverWait -> {
             long sent = System.nanoTime();
             LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
@@ -112,7 +158,7 @@ final class Engine {
             }
             left = deadline - System.nanoTime();
             if (left <= 0) {
-                return AcquireResult.busy(what, step.conflicts());
+                return AcquireResult.busy(what, step.conflicts(), translator);
             }
             Duration pause = waitBackoff.delay(n);
             try {

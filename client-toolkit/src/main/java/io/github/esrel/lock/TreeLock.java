@@ -46,6 +46,7 @@ public final class TreeLock extends LeaseHandle {
     private final LockMode mode;
     private final String owner;
     private final long token;
+    private final List<TreeLockListener> listeners;
 
     TreeLock(
             String index,
@@ -61,6 +62,7 @@ public final class TreeLock extends LeaseHandle {
         this.mode = mode;
         this.owner = owner;
         this.token = token;
+        this.listeners = listeners;
         lease.start(new Lease.Events() {
             @Override
             public void renewed() {
@@ -126,6 +128,27 @@ public final class TreeLock extends LeaseHandle {
      */
     public long token() {
         return token;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first release of this lock (by this method or {@link #close()}) is reported to the listeners'
+     * {@link TreeLockListener#onReleased}, after the release request.
+     */
+    @Override
+    public boolean release() {
+        if (listeners.isEmpty() || lease.state() == Lease.State.RELEASED) {
+            return super.release();
+        }
+        boolean held = false;
+        try {
+            held = super.release();
+            return held;
+        } finally {
+            boolean wasHeld = held;
+            listeners.forEach(l -> call(() -> l.onReleased(this, wasHeld)));
+        }
     }
 
     @Override

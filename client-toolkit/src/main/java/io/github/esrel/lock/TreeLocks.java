@@ -263,7 +263,8 @@ public interface TreeLocks extends AutoCloseable {
         }
 
         /**
-         * Hears renewals and lost leases of every lock of this provider. Default {@link TreeLockListener#NO_OP}.
+         * Hears the acquisitions, renewals, lost leases and releases of every lock of this provider. Default
+         * {@link TreeLockListener#NO_OP}.
          *
          * @param listener the listener, not {@code null}
          * @return this builder

@@ -214,7 +214,7 @@ public final class BulkUpdate<T> {
     public BulkOutcome<T> execute() {
         BulkOutcome<T> outcome = tryExecute();
         if (!outcome.complete()) {
-            throw new OccBulkException(outcome);
+            throw occ.translate(new OccBulkException(outcome));
         }
         return outcome;
     }
@@ -255,12 +255,12 @@ public final class BulkUpdate<T> {
             int number = rounds.round;
             Listeners.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
             int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
-            throw new OccException(
+            throw occ.translate(new OccException(
                     "bulk optimistic update failed in round " + number + " ("
                             + Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
                             + " items done): " + e.getMessage(),
                     status,
-                    e);
+                    e));
         }
         return new BulkOutcome<>(List.of(outcomes), report.rounds(), Occ.since(start));
     }
@@ -617,6 +617,7 @@ public final class BulkUpdate<T> {
         /** This item's outcome so far: its attempts, conflicts and time. */
         Outcome.Builder<T> outcome(Outcome.Status status) {
             return Outcome.<T>builder(index, id, routing, status)
+                    .operation(Outcome.Operation.BULK)
                     .attempts(attempts.attempt(), conflicts)
                     .since(start);
         }

@@ -133,6 +133,7 @@ public final class Occ {
     private final ElasticsearchClient client;
     private final RetryPolicy policy;
     private final OccListener listener;
+    private final ExceptionTranslator translator;
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
@@ -142,6 +143,7 @@ public final class Occ {
         this.client = Clients.internal(b.client);
         this.policy = b.policy;
         this.listener = b.listener;
+        this.translator = b.exceptionTranslator;
         this.refresh = b.refresh;
         this.routingCheck = b.routingCheck;
         this.json = new Json(DocumentMapper.of(b.client._jsonpMapper()));
@@ -231,9 +233,9 @@ public final class Occ {
                     got.primaryTerm(),
                     got.version()));
         } catch (ElasticsearchException e) {
-            throw Errors.translate("get", index, id, routing, e);
+            throw translate(Errors.translate("get", index, id, routing, e));
         } catch (IOException e) {
-            throw Errors.io("get", index, id, routing, e);
+            throw translate(Errors.io("get", index, id, routing, e));
         }
     }
 
@@ -272,7 +274,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> update(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
-        return tryUpdate(doc, type, fn).orThrow();
+        return orThrow(tryUpdate(doc, type, fn));
     }
 
     /**
@@ -290,7 +292,7 @@ public final class Occ {
     public <T> Outcome<T> tryUpdate(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(fn, "fn cannot be null");
-        return run(doc.requireIndex(), doc.id(), doc.routing(), type, null, fn, null);
+        return run(Outcome.Operation.UPDATE, doc.requireIndex(), doc.id(), doc.routing(), type, null, fn, null);
     }
 
     /**
@@ -334,7 +336,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> upsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
-        return tryUpsert(doc, type, initial, fn).orThrow();
+        return orThrow(tryUpsert(doc, type, initial, fn));
     }
 
     /**
@@ -353,7 +355,7 @@ public final class Occ {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(initial, "initial cannot be null");
         Objects.requireNonNull(fn, "fn cannot be null");
-        return run(doc.requireIndex(), doc.id(), doc.routing(), type, initial, fn, null);
+        return run(Outcome.Operation.UPSERT, doc.requireIndex(), doc.id(), doc.routing(), type, initial, fn, null);
     }
 
     /**
@@ -387,7 +389,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> deleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
-        return tryDeleteIf(doc, type, condition).orThrow();
+        return orThrow(tryDeleteIf(doc, type, condition));
     }
 
     /**
@@ -404,7 +406,8 @@ public final class Occ {
     public <T> Outcome<T> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(condition, "condition cannot be null");
-        return run(doc.requireIndex(), doc.id(), doc.routing(), type, null, null, condition);
+        return run(
+                Outcome.Operation.DELETE_IF, doc.requireIndex(), doc.id(), doc.routing(), type, null, null, condition);
     }
 
     /**
@@ -423,7 +426,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
     public <T> Outcome<T> replace(Versioned<T> seen, T value) {
-        return tryReplace(seen, value).orThrow();
+        return orThrow(tryReplace(seen, value));
     }
 
     /**
@@ -444,14 +447,26 @@ public final class Occ {
         Objects.requireNonNull(seen, "seen cannot be null");
         Objects.requireNonNull(value, "value cannot be null");
         long start = System.nanoTime();
-        ObjectNode tree = json.toTree(value, seen.index(), seen.id());
-        if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
-            return finish(once(seen, Outcome.Status.NOOP, value, start)
-                    .version(seen.seqNo(), seen.primaryTerm(), seen.version())
-                    .build());
+        Outcome.Operation op = Outcome.Operation.REPLACE;
+        started(seen.index(), op);
+        try {
+            ObjectNode tree = json.toTree(value, seen.index(), seen.id());
+            if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
+                return finish(once(op, seen, Outcome.Status.NOOP, value, start)
+                        .version(seen.seqNo(), seen.primaryTerm(), seen.version())
+                        .build());
+            }
+            return conditional(
+                    op,
+                    "conditional write of",
+                    seen,
+                    Outcome.Status.UPDATED,
+                    value,
+                    start,
+                    () -> overwrite(seen, tree));
+        } catch (RuntimeException e) {
+            throw failed(seen.index(), op, start, e);
         }
-        return conditional(
-                "conditional write of", seen, Outcome.Status.UPDATED, value, start, () -> overwrite(seen, tree));
     }
 
     /**
@@ -466,7 +481,7 @@ public final class Occ {
      * @throws OccException if the delete fails for another reason than a conflict
      */
     public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
-        return tryDeleteIfUnchanged(seen).orThrow();
+        return orThrow(tryDeleteIfUnchanged(seen));
     }
 
     /**
@@ -481,8 +496,14 @@ public final class Occ {
     public <T> Outcome<T> tryDeleteIfUnchanged(Versioned<T> seen) {
         Objects.requireNonNull(seen, "seen cannot be null");
         long start = System.nanoTime();
-        return conditional(
-                "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
+        Outcome.Operation op = Outcome.Operation.DELETE_IF_UNCHANGED;
+        started(seen.index(), op);
+        try {
+            return conditional(
+                    op, "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
+        } catch (RuntimeException e) {
+            throw failed(seen.index(), op, start, e);
+        }
     }
 
     /** A write or delete of a document as the caller saw it. */
@@ -496,16 +517,22 @@ public final class Occ {
      * what to write (or to delete) from {@code seen}, so if the document changed since, a conflict is the outcome.
      */
     private <T> Outcome<T> conditional(
-            String what, Versioned<T> seen, Outcome.Status status, T value, long start, ConditionalRequest request) {
+            Outcome.Operation op,
+            String what,
+            Versioned<T> seen,
+            Outcome.Status status,
+            T value,
+            long start,
+            ConditionalRequest request) {
         try {
             WriteResponseBase r = request.send();
-            return finish(once(seen, status, value, start)
+            return finish(once(op, seen, status, value, start)
                     .version(r.seqNo(), r.primaryTerm(), r.version())
                     .build());
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
                 conflict(seen.index(), seen.id(), 1);
-                return finish(once(seen, Outcome.Status.CONFLICT, value, start)
+                return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
                         .attempts(1, 1)
                         .stopReason(StopReason.NOT_RETRYABLE)
                         .build());
@@ -517,8 +544,10 @@ public final class Occ {
     }
 
     /** The outcome of one request on {@code seen}, started at {@code start}. */
-    private static <T> Outcome.Builder<T> once(Versioned<T> seen, Outcome.Status status, T value, long start) {
+    private static <T> Outcome.Builder<T> once(
+            Outcome.Operation op, Versioned<T> seen, Outcome.Status status, T value, long start) {
         return Outcome.<T>builder(seen.index(), seen.id(), seen.routing(), status)
+                .operation(op)
                 .value(value)
                 .since(start);
     }
@@ -545,12 +574,25 @@ public final class Occ {
     public Outcome<Void> scriptedUpdate(DocRef doc, String painless, Map<String, ?> params, int retryOnConflict) {
         Objects.requireNonNull(doc, "doc cannot be null");
         String index = doc.requireIndex();
-        String id = doc.id();
-        String routing = doc.routing();
         Objects.requireNonNull(painless, "painless cannot be null");
         if (retryOnConflict < 0) {
             throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
         }
+        long start = System.nanoTime();
+        started(index, Outcome.Operation.SCRIPTED_UPDATE);
+        Outcome<Void> outcome;
+        try {
+            outcome = scripted(index, doc.id(), doc.routing(), painless, params, retryOnConflict);
+        } catch (RuntimeException e) {
+            throw failed(index, Outcome.Operation.SCRIPTED_UPDATE, start, e);
+        }
+        // Giving up is an outcome the listener has heard (onOutcome); only then does it become the exception.
+        return outcome.status() == Outcome.Status.CONFLICT ? orThrow(outcome) : outcome;
+    }
+
+    /** The scripted update's request and its outcome, reported to the listener; throws what the caller gets. */
+    private Outcome<Void> scripted(
+            String index, String id, String routing, String painless, Map<String, ?> params, int retryOnConflict) {
         Map<String, JsonData> jsonParams = new LinkedHashMap<>();
         (params == null ? Map.<String, Object>of() : params)
                 .forEach((k, v) -> jsonParams.put(k, JsonData.of(json.toParam(v, k))));
@@ -575,6 +617,7 @@ public final class Occ {
                             ? Outcome.Status.CREATED
                             : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
             return finish(Outcome.<Void>builder(r.index(), id, routing, status)
+                    .operation(Outcome.Operation.SCRIPTED_UPDATE)
                     .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), r.version())
                     .since(start)
                     .build());
@@ -582,15 +625,16 @@ public final class Occ {
             if (e.status() == 409) {
                 conflict(index, id, 1);
                 return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.CONFLICT)
-                                .attempts(1, 1)
-                                .stopReason(StopReason.MAX_ATTEMPTS)
-                                .error("retry_on_conflict=" + retryOnConflict + " exhausted")
-                                .since(start)
-                                .build())
-                        .orThrow();
+                        .operation(Outcome.Operation.SCRIPTED_UPDATE)
+                        .attempts(1, 1)
+                        .stopReason(StopReason.MAX_ATTEMPTS)
+                        .error("retry_on_conflict=" + retryOnConflict + " exhausted")
+                        .since(start)
+                        .build());
             }
             if (e.status() == 404 && Reasons.hasType(e, "document_missing_exception")) {
                 return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.NOT_FOUND)
+                        .operation(Outcome.Operation.SCRIPTED_UPDATE)
                         .since(start)
                         .build());
             }
@@ -640,6 +684,7 @@ public final class Occ {
     // --- the read-modify-write calls: OccCalls runs them ------------------------------------------
 
     private <T> Outcome<T> run(
+            Outcome.Operation op,
             String index,
             String id,
             String routing,
@@ -648,7 +693,15 @@ public final class Occ {
             UnaryOperator<T> fn,
             Predicate<? super T> deleteIf) {
         check(index, id);
-        return finish(calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf));
+        long start = System.nanoTime();
+        started(index, op);
+        Outcome<T> outcome;
+        try {
+            outcome = calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf);
+        } catch (RuntimeException e) {
+            throw failed(index, op, start, e);
+        }
+        return finish(outcome);
     }
 
     GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
@@ -713,13 +766,63 @@ public final class Occ {
         return routingCheck;
     }
 
+    // The listener calls below skip the no-op listener: their lambdas capture arguments, so they would allocate on
+    // every call of a hot path that nobody listens to.
+
     <T> Outcome<T> finish(Outcome<T> outcome) {
-        Listeners.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
+        if (listener != OccListener.NO_OP) {
+            Listeners.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
+        }
         return outcome;
     }
 
     void conflict(String index, String id, int attempt) {
-        Listeners.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
+        if (listener != OccListener.NO_OP) {
+            Listeners.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
+        }
+    }
+
+    private void started(String index, Outcome.Operation op) {
+        if (listener != OccListener.NO_OP) {
+            Listeners.safely(() -> listener.onStart(index, op), "OccListener.onStart");
+        }
+    }
+
+    void combinedWrite(String index, int calls) {
+        if (listener != OccListener.NO_OP) {
+            Listeners.safely(() -> listener.onCombinedWrite(index, calls), "OccListener.onCombinedWrite");
+        }
+    }
+
+    /** Reports an operation that throws {@code e}; returns what its caller gets instead (see {@link #translate}). */
+    private RuntimeException failed(String index, Outcome.Operation op, long startNanos, RuntimeException e) {
+        if (listener != OccListener.NO_OP) {
+            Duration took = since(startNanos);
+            Listeners.safely(() -> listener.onFailure(index, op, e, took), "OccListener.onFailure");
+        }
+        return translate(e);
+    }
+
+    /**
+     * What the caller gets instead of {@code e}: esrel's own exceptions go through the builder's translator, once,
+     * on their way out; a caller's own (a function's exception, an argument check) stays as it is, since it is not
+     * esrel's to rename.
+     */
+    RuntimeException translate(RuntimeException e) {
+        if (translator == ExceptionTranslator.NONE || !(e instanceof OccException)) {
+            return e;
+        }
+        RuntimeException translated = translator.translate(e);
+        return translated != null ? translated : e; // a translator must not lose the exception
+    }
+
+    /** {@link Outcome#orThrow()}, with the exception it throws translated. */
+    private <T> Outcome<T> orThrow(Outcome<T> outcome) {
+        try {
+            return outcome.orThrow();
+        } catch (OccException e) {
+            throw translate(e);
+        }
     }
 
     static Duration since(long startNanos) {
@@ -849,8 +952,10 @@ public final class Occ {
 
         /**
          * Translates what the operations throw ({@link OccConflictException} when a retry policy runs out,
-         * {@link OccException}) into the exceptions the application's framework expects. Default
-         * {@link ExceptionTranslator#NONE}. The {@code try...} variants return outcomes as before.
+         * {@link OccException}, also {@link BulkUpdate#execute()}'s {@link OccBulkException}) into the exceptions the
+         * application's framework expects: each such exception goes through the translator once, on its way to the
+         * caller. What is not esrel's own passes unchanged (a function's exception, an argument check). Default
+         * {@link ExceptionTranslator#NONE}. The {@code try...} variants return giving up as an outcome, as before.
          *
          * @param exceptionTranslator the translator, not {@code null}
          * @return this builder

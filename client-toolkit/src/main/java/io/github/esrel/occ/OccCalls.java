@@ -198,6 +198,13 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         WriteResponseBase written = null;
         if (changed) {
             Call<?> first = batch.get(0);
+            int carried = 0;
+            for (Call<?> call : batch) {
+                carried += call.finished() ? 0 : 1;
+            }
+            if (carried > 1) {
+                occ.combinedWrite(first.index(), carried);
+            }
             ObjectNode tree = current;
             if (stored == null) {
                 written = client.create(r -> {
@@ -360,6 +367,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     /** The outcome of {@code call} so far: its attempts, conflicts and time. */
     private static <T> Outcome.Builder<T> outcome(Call<T> call, String concreteIndex, Outcome.Status status) {
         return Outcome.<T>builder(concreteIndex, call.id(), call.routing(), status)
+                .operation(call.operation())
                 .attempts(call.attempts.attempt(), call.conflicts)
                 .since(call.start);
     }
@@ -420,6 +428,12 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
 
         String routing() {
             return key.routing();
+        }
+
+        Outcome.Operation operation() {
+            return deleteIf != null
+                    ? Outcome.Operation.DELETE_IF
+                    : initial != null ? Outcome.Operation.UPSERT : Outcome.Operation.UPDATE;
         }
 
         /** Names the operation in error messages. */

@@ -2,6 +2,7 @@ package io.github.esrel.occ;
 
 import io.github.esrel.retry.StopReason;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -49,6 +50,40 @@ public final class Outcome<T> {
     }
 
     /**
+     * Which {@link Occ} operation produced an outcome: a low-cardinality name for meters and traces
+     * ({@link #label()}), never anything about the document.
+     */
+    public enum Operation {
+        /** {@link Occ#update} and {@link Occ#tryUpdate}. */
+        UPDATE,
+        /** {@link Occ#upsert} and {@link Occ#tryUpsert}. */
+        UPSERT,
+        /** {@link Occ#deleteIf} and {@link Occ#tryDeleteIf}. */
+        DELETE_IF,
+        /** {@link Occ#replace} and {@link Occ#tryReplace}. */
+        REPLACE,
+        /** {@link Occ#deleteIfUnchanged} and {@link Occ#tryDeleteIfUnchanged}. */
+        DELETE_IF_UNCHANGED,
+        /** {@link Occ#scriptedUpdate}. */
+        SCRIPTED_UPDATE,
+        /** One item of a {@link BulkUpdate}. */
+        BULK;
+
+        // Computed once: meters tag every call with it.
+        private final String label = name().toLowerCase(Locale.ROOT);
+
+        /**
+         * The operation's name in lower snake case ({@code update}, {@code delete_if}, {@code bulk}, …), for tags.
+         *
+         * @return the label, never {@code null}
+         */
+        public String label() {
+            return label;
+        }
+    }
+
+    private final Operation operation;
+    /**
      * The document as the operation left it (or as read, for a {@code NOOP}): {@link #versioned()} hands it out when it
      * is stored.
      */
@@ -62,6 +97,7 @@ public final class Outcome<T> {
     private final Duration took;
 
     private Outcome(Builder<T> b) {
+        this.operation = b.operation;
         this.doc = new Versioned<>(b.index, b.id, b.routing, b.value, b.seqNo, b.primaryTerm, b.version);
         this.status = Objects.requireNonNull(b.status);
         this.attempts = b.attempts;
@@ -89,6 +125,7 @@ public final class Outcome<T> {
         private final String id;
         private final String routing;
         private final Status status;
+        private Operation operation = Operation.UPDATE;
         private T value;
         private long seqNo = -1;
         private long primaryTerm = -1;
@@ -107,6 +144,11 @@ public final class Outcome<T> {
         }
 
         /** The value written, stored, deleted or last computed (see {@link Outcome#value()}). */
+        Builder<T> operation(Operation operation) {
+            this.operation = operation;
+            return this;
+        }
+
         Builder<T> value(T value) {
             this.value = value;
             return this;
@@ -177,6 +219,15 @@ public final class Outcome<T> {
      */
     public String routing() {
         return doc.routing();
+    }
+
+    /**
+     * The operation that produced this outcome.
+     *
+     * @return the operation, never {@code null}
+     */
+    public Operation operation() {
+        return operation;
     }
 
     /**

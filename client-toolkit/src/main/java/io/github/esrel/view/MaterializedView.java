@@ -318,8 +318,8 @@ public final class MaterializedView<S, P> {
      */
     public Intent beginSourceChange(DocRef source) {
         DocRef s = inSource(source);
-        return ViewCalls.call(
-                () -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s);
+        return recorded(ViewCalls.call(
+                () -> state.record(Intent.Target.SOURCE, s.id(), s.routing()), "recording an intent for source " + s));
     }
 
     /**
@@ -334,8 +334,14 @@ public final class MaterializedView<S, P> {
      */
     public Intent beginParentChange(String parentId) {
         Checks.id(parentId);
-        return ViewCalls.call(
-                () -> state.record(Intent.Target.PARENT, parentId, null), "recording an intent for parent " + parentId);
+        return recorded(ViewCalls.call(
+                () -> state.record(Intent.Target.PARENT, parentId, null),
+                "recording an intent for parent " + parentId));
+    }
+
+    private Intent recorded(Intent intent) {
+        settings.tell(l -> l.onIntentRecorded(intent), "onIntentRecorded");
+        return intent;
     }
 
     /**

@@ -39,4 +39,21 @@ public interface ViewListener {
      * @param intent the intent, as recorded before the source write it covered
      */
     default void onIntentReplayed(Intent intent) {}
+
+    /**
+     * An intent was recorded durably ({@link MaterializedView#beginSourceChange}, {@link
+     * MaterializedView#beginParentChange}, or inside {@code changeSource}/{@code changeParent}), before the write it
+     * covers. With {@link #onIntentCleared} it tells how many intents of this process are pending.
+     *
+     * @param intent the recorded intent
+     */
+    default void onIntentRecorded(Intent intent) {}
+
+    /**
+     * An intent was cleared: every view it covers was rebuilt ({@link MaterializedView#complete}, a change, or a
+     * replay by {@link MaterializedView#repair()}, which may clear intents another process recorded).
+     *
+     * @param intent the cleared intent
+     */
+    default void onIntentCleared(Intent intent) {}
 }

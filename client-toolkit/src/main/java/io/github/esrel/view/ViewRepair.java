@@ -49,6 +49,7 @@ final class ViewRepair {
                 : rebuilder.rebuildParent(intent.targetId());
         if (r.complete()) {
             ViewCalls.run(() -> state.clear(intent), "clearing intent " + intent.id());
+            settings.tell(l -> l.onIntentCleared(intent), "onIntentCleared");
         }
         return r;
     }

@@ -7,6 +7,7 @@ import io.github.esrel.view.ViewListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 
@@ -20,13 +21,25 @@ import java.util.Objects;
  * Occ occ = Occ.of(b -> b.client(es).listener(meters.occListener()));
  * }</pre>
  *
- * <p>Tags are low-cardinality only: the index, the operation, the outcome; never a document id or a path.
+ * <p>Tags are low-cardinality only: the index, the operation, the outcome; never a document id or a path. The meters
+ * and their tags are listed in the module's README. Each listener method returns the same listener every time (one per
+ * instance), so that its meters are registered once; share the listeners between the entry points of one
+ * application. With an {@link ObservationRegistry} ({@link Builder#observations}), one {@code Observation} covers each
+ * esrel call that spans several requests (an OCC operation with its retries, a lock acquisition with its wait, a
+ * propagation page), never a single request: the client has its own spans for those.
+ *
+ * <p>Thread-safe.
  */
 public final class EsrelMicrometer {
 
     private final MeterRegistry registry;
     private final ObservationRegistry observations;
     private final List<Tag> tags;
+    // One listener of each kind per instance, made on first use, so that its meters (and gauges) exist once.
+    private OccMeters occ;
+    private LockMeters locks;
+    private PropagationMeters propagation;
+    private ViewMeters views;
 
     private EsrelMicrometer(Builder b) {
         this.registry = Objects.requireNonNull(b.registry, "registry");
@@ -58,8 +71,11 @@ public final class EsrelMicrometer {
      *
      * @return the OCC listener recording into this registry
      */
-    public OccListener occListener() {
-        return OccListener.NO_OP;
+    public synchronized OccListener occListener() {
+        if (occ == null) {
+            occ = new OccMeters(registry, observations, tags);
+        }
+        return occ;
     }
 
     /**
@@ -67,8 +83,11 @@ public final class EsrelMicrometer {
      *
      * @return the tree-lock listener recording into this registry
      */
-    public TreeLockListener lockListener() {
-        return TreeLockListener.NO_OP;
+    public synchronized TreeLockListener lockListener() {
+        if (locks == null) {
+            locks = new LockMeters(registry, observations, tags);
+        }
+        return locks;
     }
 
     /**
@@ -76,8 +95,11 @@ public final class EsrelMicrometer {
      *
      * @return the propagation listener recording into this registry
      */
-    public PropagationListener propagationListener() {
-        return new PropagationListener() {};
+    public synchronized PropagationListener propagationListener() {
+        if (propagation == null) {
+            propagation = new PropagationMeters(registry, observations, tags, Clock.systemUTC());
+        }
+        return propagation;
     }
 
     /**
@@ -85,8 +107,11 @@ public final class EsrelMicrometer {
      *
      * @return the view listener recording into this registry
      */
-    public ViewListener viewListener() {
-        return new ViewListener() {};
+    public synchronized ViewListener viewListener() {
+        if (views == null) {
+            views = new ViewMeters(registry, tags);
+        }
+        return views;
     }
 
     /** Options of {@link EsrelMicrometer}. */

@@ -1,0 +1,76 @@
+package io.github.esrel.benchmarks;
+
+import io.github.esrel.micrometer.EsrelMicrometer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.io.PrintStream;
+
+/**
+ * What esrel-micrometer's listeners cost: one workload run with and without them in the same run, in alternating
+ * rounds (off/on, then on/off, so that a drift of the machine's load falls on both alike), and the throughput of
+ * each over all its rounds.
+ */
+final class MetersOverhead {
+
+    /** One round of a workload: returns the operations it made. */
+    interface Round {
+        long run() throws Exception;
+    }
+
+    /** Throughput without and with the meters, in operations per second. */
+    record Result(double off, double on) {
+        double ratio() {
+            return on / off;
+        }
+    }
+
+    private MetersOverhead() {}
+
+    /**
+     * Meters in a {@link SimpleMeterRegistry} and observations through a registry whose handler turns them into
+     * timers too, as a Boot application with Actuator has: the heaviest of the usual setups.
+     */
+    static EsrelMicrometer instrumentation() {
+        MeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        return EsrelMicrometer.builder()
+                .registry(meters)
+                .observations(observations)
+                .build();
+    }
+
+    static Result alternate(int rounds, Round off, Round on) throws Exception {
+        long offOps = 0;
+        long offNanos = 0;
+        long onOps = 0;
+        long onNanos = 0;
+        for (int i = 0; i < rounds; i++) {
+            for (boolean metered : i % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+                long start = System.nanoTime();
+                long ops = metered ? on.run() : off.run();
+                long took = System.nanoTime() - start;
+                if (metered) {
+                    onOps += ops;
+                    onNanos += took;
+                } else {
+                    offOps += ops;
+                    offNanos += took;
+                }
+            }
+        }
+        return new Result(offOps / (offNanos / 1e9), onOps / (onNanos / 1e9));
+    }
+
+    static void print(PrintStream out, BenchRecord record, String bench, String what, String unit, Result r) {
+        out.printf("  %-72s %,9.0f %,9.0f %7.3fx %+6.1f %%%n", what, r.off(), r.on(), r.ratio(), (r.ratio() - 1) * 100);
+        record.add(bench, what + ", without meters", r.off(), unit, Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
+        record.add(bench, what + ", with meters", r.on(), unit, r.ratio(), BenchRecord.Better.HIGHER, Double.NaN);
+    }
+
+    static void header(PrintStream out, String unit) {
+        out.printf("  %-72s %9s %9s %8s %8s%n", "what", "off " + unit, "on " + unit, "on/off", "diff");
+    }
+}
