@@ -14,6 +14,9 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Version;
+import io.github.esrel.denorm.PropagationResult;
+import io.github.esrel.denorm.Propagator;
+import io.github.esrel.denorm.Relation;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.join.Join;
 import io.github.esrel.join.JoinQuery;
@@ -25,6 +28,8 @@ import io.github.esrel.lock.LockInfo;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.micrometer.EsrelMicrometer;
+import io.github.esrel.occ.ExternalVersions;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccMetrics;
 import io.github.esrel.occ.Outcome;
@@ -33,9 +38,12 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.RoutingResult;
+import io.github.esrel.spring.boot.autoconfigure.PropagationDefaults;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -61,15 +69,19 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.SpringVersion;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * esrel in a real Spring Boot application context (issue 19): OCC, tree locks, routing and a join, each on the
- * {@link ElasticsearchClient} Spring Boot's auto-configuration builds, against a real node with the esrel plugin.
- * Nothing here builds a client: the application declares none, and {@code spring.elasticsearch.uris} points Boot at
- * the node testenv started (without security, so no credentials or TLS). One subclass per Boot line says what that line
+ * esrel in a real Spring Boot application context through its starter (issues 19 and 20): OCC, tree locks, routing, a
+ * join and a propagation, each on the {@link ElasticsearchClient} Spring Boot's auto-configuration builds and the beans
+ * esrel's starter builds on it, against a real node with the esrel plugin; the meters the starter registers agree with
+ * the outcomes, its health contributor reports the plugin and the lock index, and give-ups surface as Spring's
+ * exceptions. Nothing here builds a client: the application declares none, and {@code spring.elasticsearch.uris}
+ * points Boot at the node testenv started (without security, so no credentials or TLS). One subclass per Boot line says what that line
  * must resolve to (Boot, elasticsearch-java, the transport, the JSON mapper), and the first test checks it, so a
  * dependency change that moves the application onto another client or mapper fails here instead of passing
  * unnoticed.
@@ -78,7 +90,10 @@ import org.springframework.test.context.DynamicPropertySource;
  * closes the application context (and with it Boot's client), so that nothing outlives the class.
  */
 @EsrelTest
-@SpringBootTest(classes = EsrelBootApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
+@SpringBootTest(
+        classes = EsrelBootApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.NONE,
+        properties = {"esrel.locks.namespace=files", "esrel.locks.owner=instance-a"})
 @DirtiesContext
 abstract class AbstractBootApplicationIT {
 
@@ -114,6 +129,16 @@ abstract class AbstractBootApplicationIT {
      */
     protected abstract Expected expected();
 
+    /** The {@code esrel} health as {@code /actuator/health/esrel} shows it. */
+    record HealthView(String status, Map<String, Object> details) {}
+
+    /**
+     * The {@code esrel} health, read through this Boot line's health endpoint (its classes moved in Boot 4).
+     *
+     * @return the status and details
+     */
+    protected abstract HealthView esrelHealth();
+
     @Autowired
     ConfigurableApplicationContext context;
 
@@ -123,6 +148,25 @@ abstract class AbstractBootApplicationIT {
 
     @Autowired
     RoutingClient routing;
+
+    /** The starter's beans. */
+    @Autowired
+    Occ occ;
+
+    @Autowired
+    TreeLocks locks;
+
+    @Autowired
+    ExternalVersions externalVersions;
+
+    @Autowired
+    EsrelMicrometer micrometer;
+
+    @Autowired
+    PropagationDefaults propagationDefaults;
+
+    @Autowired
+    MeterRegistry meters;
 
     @Autowired
     Join join;
@@ -162,6 +206,29 @@ abstract class AbstractBootApplicationIT {
         assertThat(context.getEnvironment().getProperty("spring.elasticsearch.uris"))
                 .isEqualTo(node.httpUri().toString());
         assertThat(es.cluster().health().numberOfNodes()).isEqualTo(1);
+
+        // esrel's beans: the starter's, on that client, nothing declared by the application but its join.
+        for (Class<?> type : List.of(
+                Occ.class, TreeLocks.class, ExternalVersions.class, RoutingClient.class, EsrelMicrometer.class)) {
+            String[] names = context.getBeanNamesForType(type);
+            assertThat(names).as("%s beans", type.getSimpleName()).hasSize(1);
+            assertThat(context.getBeanFactory().getBeanDefinition(names[0]).getFactoryBeanName())
+                    .as("the configuration class that made the %s", type.getSimpleName())
+                    .startsWith("io.github.esrel.spring.boot.autoconfigure.");
+        }
+        assertThat(locks.index()).isEqualTo("files");
+        assertThat(locks.backend()).isEqualTo(TreeLocks.Backend.PLUGIN);
+    }
+
+    @Test
+    void shouldReportThePluginOnEveryNodeAndTheLockProviderAsHealth() throws IOException {
+        createIndex("health-check", 1, m -> m);
+        HealthView health = esrelHealth();
+        System.out.printf("esrel health: %s %s%n", health.status(), health.details());
+        assertThat(health.status()).isEqualTo("UP");
+        assertThat(health.details()).containsKeys("plugin", "locks");
+        assertThat(health.details().get("plugin").toString()).contains("nodes=1", "withPlugin=1", "missing=[]");
+        assertThat(health.details().get("locks").toString()).contains("provider=PLUGIN", "namespace=files");
     }
 
     // --- optimistic concurrency -----------------------------------------------------------------------------------
@@ -191,12 +258,13 @@ abstract class AbstractBootApplicationIT {
         // Each writer retries on its own (no write combining): the writers conflict, and every 409 comes back through
         // Boot's transport to esrel's retry loop.
         OccMetrics alone = new OccMetrics();
-        Occ occ =
+        Occ onTheirOwn =
                 Occ.of(b -> b.client(es).retryPolicy(CONTENDED).listener(alone).combineWrites(false));
         long t0 = System.nanoTime();
         runConcurrently(WRITERS, w -> {
             for (int i = 0; i < INCREMENTS_EACH; i++) {
-                assertThat(occ.update("counters", "votes", Counter.class, Counter::increment)
+                assertThat(onTheirOwn
+                                .update("counters", "votes", Counter.class, Counter::increment)
                                 .status())
                         .isEqualTo(Outcome.Status.UPDATED);
             }
@@ -214,32 +282,102 @@ abstract class AbstractBootApplicationIT {
                 .as("16 writers of one document, each on its own, conflict")
                 .isPositive();
 
-        // One Occ shared by the writers, as an application holds it: their upserts of a new document are combined.
-        OccMetrics shared = new OccMetrics();
-        Occ combining = Occ.of(b -> b.client(es).listener(shared));
+        // The starter's Occ, shared by the writers as an application holds it: their upserts of a new document are
+        // combined, and the meters the starter attached count every call, attempt, conflict and combined write.
+        List<Outcome<Counter>> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
         long t1 = System.nanoTime();
         runConcurrently(WRITERS, w -> {
             for (int i = 0; i < INCREMENTS_EACH; i++) {
-                combining.upsert(
-                        "counters", "shared", Counter.class, () -> new Counter("shared", 0), Counter::increment);
+                outcomes.add(occ.upsert(
+                        "counters", "shared", Counter.class, () -> new Counter("shared", 0), Counter::increment));
             }
         });
-        System.out.printf(
-                "OCC, %d writers on one Occ: %d ms, %s%n",
-                WRITERS, (System.nanoTime() - t1) / 1_000_000, shared.snapshot());
-        assertThat(combining
-                        .get("counters", "shared", Counter.class)
-                        .orElseThrow()
-                        .value())
+        assertThat(occ.get("counters", "shared", Counter.class).orElseThrow().value())
                 .isEqualTo(new Counter("shared", WRITERS * INCREMENTS_EACH));
-        assertThat(shared.snapshot().count(Outcome.Status.CREATED)).isEqualTo(1);
-        assertThat(shared.snapshot().gaveUp()).isZero();
+        Map<Outcome.Status, Long> byStatus =
+                outcomes.stream().collect(Collectors.groupingBy(Outcome::status, Collectors.counting()));
+        assertThat(byStatus).containsEntry(Outcome.Status.CREATED, 1L);
+        assertThat(byStatus).doesNotContainKey(Outcome.Status.CONFLICT);
+
+        byStatus.forEach((status, n) -> assertThat(meters.find("esrel.occ.calls")
+                        .tags(
+                                "index",
+                                "counters",
+                                "operation",
+                                "upsert",
+                                "outcome",
+                                status.name().toLowerCase())
+                        .timer())
+                .as(
+                        "esrel.occ.calls, outcome %s, among %s",
+                        status,
+                        meters.find("esrel.occ.calls").timers().stream()
+                                .map(t -> t.getId().getTags() + "=" + t.count())
+                                .toList())
+                .isNotNull()
+                .satisfies(t -> assertThat(t.count()).isEqualTo(n)));
+        DistributionSummary attempts = meters.get("esrel.occ.attempts")
+                .tags("index", "counters", "operation", "upsert")
+                .summary();
+        assertThat(attempts.count()).isEqualTo(WRITERS * INCREMENTS_EACH);
+        assertThat((long) attempts.totalAmount())
+                .isEqualTo(outcomes.stream().mapToLong(Outcome::attempts).sum());
+        double conflicts = meters.find("esrel.occ.conflicts").tags("index", "counters").counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
+        assertThat((long) conflicts)
+                .as("conflicts met by the combined upserts (the writers on their own had no meters)")
+                .isEqualTo(outcomes.stream().mapToLong(Outcome::conflicts).sum());
+        // A combined write stored several callers' changes: their outcomes name its seq_no.
+        Map<Long, Long> callsPerWrite =
+                outcomes.stream().collect(Collectors.groupingBy(Outcome::seqNo, Collectors.counting()));
+        long landed = callsPerWrite.values().stream().filter(n -> n > 1).count();
+        long carried = callsPerWrite.values().stream()
+                .filter(n -> n > 1)
+                .mapToLong(Long::longValue)
+                .sum();
+        DistributionSummary combined = meters.get("esrel.occ.combined.writes")
+                .tags("index", "counters")
+                .summary();
+        System.out.printf(
+                "OCC, %d writers on the starter's Occ: %d ms, %s; %d combined writes landed carrying %d calls;"
+                        + " meters: %d combined writes carrying %.0f calls, %.0f conflicts%n",
+                WRITERS,
+                (System.nanoTime() - t1) / 1_000_000,
+                byStatus,
+                landed,
+                carried,
+                combined.count(),
+                combined.totalAmount(),
+                conflicts);
+        assertThat(landed)
+                .as("16 writers of one document on one Occ are combined")
+                .isPositive();
+        assertThat(combined.count()).isGreaterThanOrEqualTo(landed);
+        assertThat((long) combined.totalAmount()).isGreaterThanOrEqualTo(carried);
+    }
+
+    @Test
+    void shouldSurfaceAGiveUpAsSpringsOptimisticLockingFailureException() throws IOException {
+        createIndex("accounts", 1, m -> m);
+        occ.upsert("accounts", "a-1", Counter.class, () -> new Counter("a-1", 0), c -> c);
+        Versioned<Counter> seen = occ.get("accounts", "a-1", Counter.class).orElseThrow();
+        occ.update("accounts", "a-1", Counter.class, Counter::increment);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> occ.replace(seen, seen.value().increment()))
+                .isInstanceOf(OptimisticLockingFailureException.class)
+                .hasMessageContaining("[accounts][a-1]");
+        assertThat(meters.get("esrel.occ.giveups")
+                        .tags("index", "accounts", "operation", "replace")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
     }
 
     @Test
     void shouldRoundTripATypedRoutedDocumentThroughOcc() throws IOException {
         createIndex("orders", 3, m -> m);
-        Occ occ = Occ.of(b -> b.client(es));
         DocRef ref = DocRef.of("orders", "o-1").withRouting("tenant-7");
         Order placed = new Order(
                 "ada", "placed", List.of(new Line("sku-1", 2), new Line("sku-2", 1)), Map.of("channel", "web"));
@@ -273,8 +411,9 @@ abstract class AbstractBootApplicationIT {
     @Test
     void shouldAcquireRefuseAndReleaseTreeLocksThroughThePlugin() throws IOException {
         createIndex("files", 1, m -> m);
-        try (TreeLocks a = TreeLocks.of(b -> b.client(es).index("files").owner("instance-a"));
-                TreeLocks b = TreeLocks.of(x -> x.client(es).index("files").owner("instance-b"))) {
+        // instance-a: the starter's bean (esrel.locks.namespace, esrel.locks.owner); instance-b: another process's.
+        TreeLocks a = locks;
+        try (TreeLocks b = TreeLocks.of(x -> x.client(es).index("files").owner("instance-b"))) {
             assertThat(a.backend()).isEqualTo(TreeLocks.Backend.PLUGIN);
 
             TreeLock directory = a.acquire("/photos/2026", LockMode.EXCLUSIVE).orThrow();
@@ -301,6 +440,16 @@ abstract class AbstractBootApplicationIT {
                                 tuple("/photos/2025", LockMode.EXCLUSIVE, "instance-b"));
             }
 
+            // The starter's provider, busy: Spring's exception, with esrel's conflicts as its cause.
+            try (TreeLock held = b.acquire("/archive", LockMode.SHARED).orThrow()) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(
+                                () -> a.acquire("/archive", LockMode.EXCLUSIVE, Duration.ofMillis(200))
+                                        .orThrow())
+                        .isInstanceOf(CannotAcquireLockException.class)
+                        .hasMessageContaining("/archive");
+                assertThat(held.isHeld()).isTrue();
+            }
+
             long token = directory.token();
             assertThat(directory.release()).isTrue();
             try (TreeLock again = b.acquire("/photos/2026", LockMode.EXCLUSIVE, Duration.ofSeconds(10))
@@ -309,6 +458,79 @@ abstract class AbstractBootApplicationIT {
             }
             assertThat(a.list()).as("nothing left held").isEmpty();
         }
+        // The starter's provider made two acquisitions: /photos/2026 granted, /archive busy.
+        assertThat(meters.get("esrel.lock.acquire")
+                        .tags("index", "files", "mode", "exclusive", "outcome", "granted")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(meters.get("esrel.lock.acquire")
+                        .tags("index", "files", "mode", "exclusive", "outcome", "busy")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    // --- propagation ----------------------------------------------------------------------------------------------
+
+    /** A post carrying a copy of its author's name. */
+    record Author(String id, String name) {}
+
+    /** A post. */
+    record Article(String title, Author user) {}
+
+    @Test
+    void shouldPropagateARenameToEveryChildWithTheStartersDefaultsAndMeters() throws IOException {
+        createIndex("authors", 1, m -> m);
+        createIndex(
+                "articles",
+                2,
+                m -> m.properties(
+                        "user",
+                        p -> p.object(o -> o.properties("id", i -> i.keyword(k -> k))
+                                .properties("name", n -> n.keyword(k -> k)))));
+        index("authors", Map.of("a1", Map.of("name", "Ada"), "a2", Map.of("name", "Bob")));
+        Map<String, Article> articles = new LinkedHashMap<>();
+        for (int i = 0; i < 150; i++) {
+            String author = i % 3 == 0 ? "a2" : "a1";
+            articles.put("x" + i, new Article("article " + i, new Author(author, author.equals("a1") ? "Ada" : "Bob")));
+        }
+        index("articles", articles);
+        es.index(i -> i.index("authors")
+                .id("a1")
+                .document(Map.of("name", "Ada Lovelace"))
+                .refresh(Refresh.True));
+
+        Relation author = Relation.of(r -> r.name("article-author")
+                .parentIndex("authors")
+                .childIndex("articles")
+                .parentIdField("user.id")
+                .copy("name", "user.name"));
+        Propagator propagator = Propagator.of(
+                p -> propagationDefaults.applyTo(p).relation(author).batchSize(40));
+        PropagationResult result = propagator.propagate("a1");
+
+        long adas = articles.values().stream()
+                .filter(a -> a.user().id().equals("a1"))
+                .count();
+        assertThat(result.complete()).as("%s", result).isTrue();
+        assertThat(result.counts().written()).isEqualTo(adas);
+        es.indices().refresh(r -> r.index("articles"));
+        assertThat(es.count(c -> c.index("articles")
+                                .query(q -> q.term(t -> t.field("user.name").value("Ada Lovelace"))))
+                        .count())
+                .isEqualTo(adas);
+        // The starter's customizer gave the propagator esrel-micrometer's listener.
+        assertThat(meters.get("esrel.propagation.documents")
+                        .tag("outcome", "written")
+                        .counter()
+                        .count())
+                .isEqualTo(adas);
+        assertThat(meters.get("esrel.propagation.jobs")
+                        .tag("state", "completed")
+                        .counter()
+                        .count())
+                .isEqualTo(1);
     }
 
     // --- routing --------------------------------------------------------------------------------------------------

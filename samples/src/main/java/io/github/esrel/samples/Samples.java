@@ -31,11 +31,21 @@ public final class Samples {
                 new PhotoUserViewSample());
     }
 
+    /**
+     * The Spring Boot sample's name: it runs in its own module (samples/spring, a Boot application), after these;
+     * here it is a known name with nothing to run.
+     */
+    static final String SPRING = "spring";
+
     private Samples() {}
 
     public static void main(String[] args) throws Exception {
         List<Sample> chosen = choose(args.length == 0 ? "all" : args[0]);
         PrintStream out = System.out;
+        if (chosen.isEmpty()) {
+            out.println("Only the Spring Boot sample was chosen: it runs in samples/spring, no node needed here.");
+            return;
+        }
         String version = System.getProperty("esrel.es.version", "9.5.3");
         try (EsCluster cluster = EsCluster.builder().build()) {
             out.printf(
@@ -67,10 +77,11 @@ public final class Samples {
             return all();
         }
         Set<String> names = new LinkedHashSet<>(Arrays.asList(spec.split("\\s*,\\s*")));
+        names.remove(SPRING);
         List<Sample> chosen = all().stream().filter(s -> names.remove(s.name())).collect(Collectors.toList());
         if (!names.isEmpty()) {
             throw new IllegalArgumentException("unknown sample(s) " + names + "; known: "
-                    + all().stream().map(Sample::name).collect(Collectors.joining(", ")));
+                    + all().stream().map(Sample::name).collect(Collectors.joining(", ")) + ", " + SPRING);
         }
         return chosen;
     }

@@ -2,6 +2,10 @@ package io.github.esrel.boot;
 
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthComponent;
+import org.springframework.boot.actuate.health.HealthEndpoint;
 
 /**
  * esrel-client-es8 in a Spring Boot 3.5 application: Boot 3.5.7 manages elasticsearch-java 8.18.x, and its
@@ -18,5 +22,14 @@ class Boot3ApplicationIT extends AbstractBootApplicationIT {
                 RestClientTransport.class,
                 JacksonJsonpMapper.class,
                 "Jackson " + com.fasterxml.jackson.databind.cfg.PackageVersion.VERSION);
+    }
+
+    @Autowired
+    HealthEndpoint health;
+
+    @Override
+    protected HealthView esrelHealth() {
+        HealthComponent esrel = health.healthForPath("esrel");
+        return new HealthView(esrel.getStatus().getCode(), ((Health) esrel).getDetails());
     }
 }

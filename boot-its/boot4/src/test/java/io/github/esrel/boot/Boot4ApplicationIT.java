@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import co.elastic.clients.json.jackson.Jackson3JsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.actuate.endpoint.HealthDescriptor;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.annotation.JsonNaming;
 import tools.jackson.databind.node.ObjectNode;
@@ -36,6 +39,16 @@ class Boot4ApplicationIT extends AbstractBootApplicationIT {
                 "Jackson " + tools.jackson.databind.cfg.PackageVersion.VERSION);
     }
 
+    @Autowired
+    HealthEndpoint health;
+
+    @Override
+    protected HealthView esrelHealth() {
+        HealthDescriptor esrel = health.healthForPath("esrel");
+        assertThat(esrel).isInstanceOf(IndicatedHealthDescriptor.class);
+        return new HealthView(esrel.getStatus().getCode(), ((IndicatedHealthDescriptor) esrel).getDetails());
+    }
+
     /** Named by a Jackson 3 annotation: only the application's Jackson 3 mapper reads it, Jackson 2 does not. */
     @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
     record Invoice(String invoiceNumber, long amountCents) {}
@@ -44,7 +57,6 @@ class Boot4ApplicationIT extends AbstractBootApplicationIT {
     @Test
     void shouldMapOccDocumentsWithTheApplicationsJackson3Mapper() throws IOException {
         createIndex("invoices", 1, m -> m);
-        Occ occ = Occ.of(b -> b.client(es));
 
         Outcome<Invoice> created = occ.upsert(
                 "invoices",
