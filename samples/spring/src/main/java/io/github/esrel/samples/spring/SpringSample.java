@@ -11,6 +11,7 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.spring.boot.autoconfigure.PropagationDefaults;
 import io.github.esrel.testenv.EsCluster;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintStream;
@@ -59,6 +60,9 @@ public class SpringSample {
     private static final int VOTERS = 16;
     private static final int VOTES_EACH = 25;
     private static final int POSTS_OF_JOHN = 500;
+    /** The observations of esrel-micrometer (calls that span several requests); Boot times each of them too. */
+    private static final List<String> OBSERVATIONS =
+            List.of("esrel.occ", "esrel.lock.acquisition", "esrel.propagation.page");
 
     /** A t-shirt design and its votes, stored through Boot's own JSON mapper. */
     record Design(String name, long votes) {
@@ -221,13 +225,25 @@ public class SpringSample {
             indicated.getDetails().forEach((k, v) -> out.printf("   %-20s %s%n", k, v));
         }
         check("UP".equals(health.getStatus().getCode()), "esrel's health is UP");
-        out.println("\n   esrel's meters:");
+        out.println("\n   esrel's meters (as /actuator/metrics/esrel.occ.calls and so on show them):");
         MeterRegistry registry = context.getBean(MeterRegistry.class);
         registry.getMeters().stream()
-                .filter(m -> m.getId().getName().startsWith("esrel."))
+                .filter(m -> m.getId().getName().startsWith("esrel.")
+                        && !OBSERVATIONS.contains(m.getId().getName())
+                        && !m.getId().getName().endsWith(".active"))
                 .sorted(Comparator.comparing((Meter m) -> m.getId().getName())
                         .thenComparing(m -> m.getId().getTags().toString()))
-                .forEach(m -> out.printf("   %-36s %-60s %s%n", m.getId().getName(), tags(m), measures(m)));
+                .forEach(m -> out.printf("   %-34s %-58s %s%n", m.getId().getName(), tags(m), measures(m)));
+        out.printf(
+                "   and the timers Boot's observation handler makes of esrel's observations: %s%n",
+                String.join(", ", OBSERVATIONS));
+        DistributionSummary combined =
+                registry.get("esrel.occ.combined.writes").tag("index", DESIGNS).summary();
+        check(combined.count() > 0, "the 16 voters' updates were combined");
+        out.printf(
+                "%n   Why the voters met almost no conflicts: the Occ bean combined %,.0f of their %,d updates into %,d"
+                        + " writes (esrel.occ.combined.writes), one conditional write in flight per document.%n",
+                combined.totalAmount(), VOTERS * VOTES_EACH, combined.count());
     }
 
     private static String tags(Meter m) {
