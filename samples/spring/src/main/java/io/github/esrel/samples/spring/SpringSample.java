@@ -164,6 +164,15 @@ public class SpringSample {
                 "1. %d voters x %d votes through the Occ bean: %d votes stored (%d version conflicts met and retried)%n",
                 VOTERS, VOTES_EACH, tux.votes(), conflictsMet);
         check(tux.votes() == VOTERS * VOTES_EACH, "every vote stored, got " + tux.votes());
+        DistributionSummary combined = context.getBean(MeterRegistry.class)
+                .get("esrel.occ.combined.writes")
+                .tag("index", DESIGNS)
+                .summary();
+        check(combined.count() > 0, "the 16 voters' updates were combined");
+        out.printf(
+                "   so few conflicts: the Occ bean combined %,.0f of the %,d updates into %,d conditional writes"
+                        + " (esrel.occ.combined.writes), one write in flight per document%n",
+                combined.totalAmount(), VOTERS * VOTES_EACH, combined.count());
 
         // 2. A stale conditional write: Spring's exception, as Spring Data's repositories throw it.
         Versioned<Design> seen = occ.get(DESIGNS, "tux", Design.class).orElseThrow();
@@ -237,13 +246,6 @@ public class SpringSample {
         out.printf(
                 "   and the timers Boot's observation handler makes of esrel's observations: %s%n",
                 String.join(", ", OBSERVATIONS));
-        DistributionSummary combined =
-                registry.get("esrel.occ.combined.writes").tag("index", DESIGNS).summary();
-        check(combined.count() > 0, "the 16 voters' updates were combined");
-        out.printf(
-                "%n   Why the voters met almost no conflicts: the Occ bean combined %,.0f of their %,d updates into %,d"
-                        + " writes (esrel.occ.combined.writes), one conditional write in flight per document.%n",
-                combined.totalAmount(), VOTERS * VOTES_EACH, combined.count());
     }
 
     private static String tags(Meter m) {
