@@ -22,9 +22,10 @@ final class MetersOverhead {
 
     /**
      * Throughput without and with the meters, in operations per second over all rounds, and the median of the
-     * rounds' own ratios (on / off of adjacent runs), which a burst of load on the machine moves less.
+     * rounds' own ratios (on / off of adjacent runs), which a burst of load on the machine moves less, and their spread
+     * (interquartile range over median): differences smaller than it are the machine's noise.
      */
-    record Result(double off, double on, double medianRoundRatio) {
+    record Result(double off, double on, double medianRoundRatio, double spread) {
         double ratio() {
             return on / off;
         }
@@ -72,20 +73,23 @@ final class MetersOverhead {
             ratios[i] = onRate / offRate;
         }
         Arrays.sort(ratios);
-        return new Result(offOps / (offNanos / 1e9), onOps / (onNanos / 1e9), ratios[rounds / 2]);
+        double median = ratios[rounds / 2];
+        double spread = (ratios[rounds * 3 / 4] - ratios[rounds / 4]) / median;
+        return new Result(offOps / (offNanos / 1e9), onOps / (onNanos / 1e9), median, spread);
     }
 
     static void print(PrintStream out, BenchRecord record, String bench, String what, String unit, Result r) {
         out.printf(
-                "  %-72s %,9.0f %,9.0f %7.3fx %+6.1f %% %9.3fx%n",
-                what, r.off(), r.on(), r.ratio(), (r.ratio() - 1) * 100, r.medianRoundRatio());
+                "  %-72s %,9.0f %,9.0f %7.3fx %+6.1f %% %9.3fx %7.1f %%%n",
+                what, r.off(), r.on(), r.ratio(), (r.ratio() - 1) * 100, r.medianRoundRatio(), r.spread() * 100);
         record.add(bench, what + ", without meters", r.off(), unit, Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
-        record.add(bench, what + ", with meters", r.on(), unit, r.ratio(), BenchRecord.Better.HIGHER, Double.NaN);
+        record.add(bench, what + ", with meters", r.on(), unit, r.ratio(), BenchRecord.Better.HIGHER, r.spread());
     }
 
     static void header(PrintStream out, String unit) {
         out.printf(
-                "  %-72s %9s %9s %8s %8s %10s%n", "what", "off " + unit, "on " + unit, "on/off", "diff", "median r/r");
+                "  %-72s %9s %9s %8s %8s %10s %9s%n",
+                "what", "off " + unit, "on " + unit, "on/off", "diff", "median r/r", "spread");
     }
 
     /**
