@@ -4,7 +4,9 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
+import io.github.esrel.occ.OccListener;
 import io.github.esrel.occ.OccMetrics;
+import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.testenv.Clients;
@@ -318,6 +320,17 @@ final class OccBenchmark {
                 METERS_ROUNDS, WRITERS, METERS_VOTES_EACH);
         MetersOverhead.header(out, "votes/s");
         MetersOverhead.print(out, record, "occ", "16 writers, one document, write combining", "votes/s", r);
+        // What the listener itself costs per call, on a real outcome, against what a vote costs here.
+        OccListener listener = MetersOverhead.instrumentation().occListener();
+        Outcome<Counter> sample = plain.update(INDEX, "meters", Counter.class, Counter::vote);
+        double nanos = MetersOverhead.nanosPerCall(200_000, () -> {
+            listener.onStart(INDEX, Outcome.Operation.UPDATE);
+            listener.onOutcome(sample);
+        });
+        out.printf(
+                "  the listener alone: %.0f ns per call (onStart + onOutcome, observation included), %.2f %% of"
+                        + " 1 / throughput without meters (%.0f us per vote)%n",
+                nanos, nanos / (1e9 / r.off()) * 100, 1e6 / r.off());
     }
 
     /** Attempts beyond the first, per operation. */

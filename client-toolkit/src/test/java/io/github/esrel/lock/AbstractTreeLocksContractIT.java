@@ -415,6 +415,68 @@ abstract class AbstractTreeLocksContractIT {
         assertThat(lock.renew()).isFalse();
     }
 
+    /** Records the acquisition and release events it hears, each with the thread it came on. */
+    static final class Recorder implements TreeLockListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        private void add(String event) {
+            events.add(event + " on " + Thread.currentThread().getName());
+        }
+
+        @Override
+        public void onAcquireStarted(String index, LockRequest request) {
+            add("started " + request.path());
+        }
+
+        @Override
+        public void onGranted(TreeLock lock, Duration waited) {
+            add("granted " + lock.path());
+        }
+
+        @Override
+        public void onBusy(String index, LockRequest request, List<LockConflict> conflicts, Duration waited) {
+            add("busy " + request.path() + " waited " + (waited.compareTo(request.maxWait()) >= 0));
+        }
+
+        @Override
+        public void onAcquireFailed(String index, LockRequest request, RuntimeException failure, Duration waited) {
+            add("failed " + request.path());
+        }
+
+        @Override
+        public void onReleased(TreeLock lock, boolean held) {
+            add("released " + lock.path() + " held " + held);
+        }
+    }
+
+    @Test
+    void shouldReportEachAcquisitionOnTheCallersThreadToTheProvidersAndTheRequestsListener() {
+        Recorder provider = new Recorder();
+        Recorder request = new Recorder();
+        TreeLocks locks = locks(namespace(), b -> b.listener(provider));
+        String me = " on " + Thread.currentThread().getName();
+
+        TreeLock held = locks.acquire(LockRequest.of(b -> b.path("/events").listener(request)))
+                .orThrow();
+        AcquireResult<TreeLock> busy = locks.acquire(LockRequest.of(b -> b.path("/events/below")
+                .mode(LockMode.SHARED)
+                .owner("someone-else")
+                .maxWait(Duration.ofMillis(100))));
+        held.close();
+        held.close(); // reported once
+
+        assertThat(busy.acquired()).isFalse();
+        assertThat(provider.events)
+                .containsExactly(
+                        "started /events" + me,
+                        "granted /events" + me,
+                        "started /events/below" + me,
+                        "busy /events/below waited true" + me,
+                        "released /events held true" + me);
+        assertThat(request.events)
+                .containsExactly("started /events" + me, "granted /events" + me, "released /events held true" + me);
+    }
+
     @Test
     void shouldReportALostLeaseWhenTheServerNoLongerHoldsIt() throws IOException {
         List<String> lost = new CopyOnWriteArrayList<>();

@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -52,6 +53,12 @@ final class OccMeters implements OccListener {
     private final ObservationRegistry observations;
     private final Tags common;
     private final Map<String, IndexMeters> byIndex = new ConcurrentHashMap<>();
+    /**
+     * The index each call open on this thread was given, innermost first. An outcome names the index the operation
+     * found or wrote (an alias resolved to its backing index), the other events the one the caller named: the meters
+     * of one call all take the caller's, so that they add up per index and an alias does not multiply the series.
+     */
+    private final ThreadLocal<ArrayDeque<String>> given = ThreadLocal.withInitial(ArrayDeque::new);
 
     OccMeters(MeterRegistry registry, ObservationRegistry observations, Iterable<Tag> common) {
         this.registry = registry;
@@ -64,6 +71,7 @@ final class OccMeters implements OccListener {
 
     @Override
     public void onStart(String index, Outcome.Operation operation) {
+        given.get().push(index);
         if (observations.isNoop()) {
             return;
         }
@@ -76,7 +84,11 @@ final class OccMeters implements OccListener {
 
     @Override
     public void onOutcome(Outcome<?> outcome) {
-        IndexMeters m = meters(outcome.index());
+        // Bulk items have no start event (a bulk update is not one call), and name the index as given.
+        String index = outcome.operation() == Outcome.Operation.BULK
+                ? null
+                : given.get().poll();
+        IndexMeters m = meters(index != null ? index : outcome.index());
         int op = outcome.operation().ordinal();
         int status = outcome.status().ordinal();
         m.calls(op, status).record(outcome.took().toNanos(), TimeUnit.NANOSECONDS);
@@ -84,7 +96,6 @@ final class OccMeters implements OccListener {
         if (outcome.status() == Outcome.Status.CONFLICT) {
             m.giveUps(op).increment();
         }
-        // Bulk items have no start event (a bulk update is not one call): nothing to end.
         if (!observations.isNoop() && outcome.operation() != Outcome.Operation.BULK) {
             Observation o = Scopes.close(observations, Context.class);
             if (o != null) {
@@ -95,6 +106,7 @@ final class OccMeters implements OccListener {
 
     @Override
     public void onFailure(String index, Outcome.Operation operation, RuntimeException failure, Duration took) {
+        given.get().poll();
         meters(index).calls(operation.ordinal(), STATUSES.length).record(took.toNanos(), TimeUnit.NANOSECONDS);
         if (!observations.isNoop()) {
             Observation o = Scopes.close(observations, Context.class);

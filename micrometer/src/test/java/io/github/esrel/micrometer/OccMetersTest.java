@@ -74,6 +74,29 @@ class OccMetersTest {
     }
 
     @Test
+    void shouldTagACallWithTheIndexTheCallerNamedNotTheOneAnAliasResolvedTo() {
+        meters.onStart("designs", Outcome.Operation.UPDATE);
+        meters.onConflict("designs", "1", 1);
+        meters.onOutcome(TestOutcomes.of(Outcome.Operation.UPDATE, "designs-000002", Outcome.Status.UPDATED, 2, 1));
+        assertThat(registry.get(OccMeters.CALLS)
+                        .tags("index", "designs")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.find(OccMeters.CALLS)
+                        .tags("index", "designs-000002")
+                        .timer())
+                .isNull();
+        // A bulk item names the index as given, and has no start event.
+        meters.onOutcome(TestOutcomes.of(Outcome.Operation.BULK, "designs", Outcome.Status.UPDATED, 1, 0));
+        assertThat(registry.get(OccMeters.CALLS)
+                        .tags("index", "designs", "operation", "bulk")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+    }
+
+    @Test
     void shouldRecordCombinedWritesAndTheCallsTheyCarried() {
         meters.onCombinedWrite("designs", 4);
         meters.onCombinedWrite("designs", 2);
