@@ -155,7 +155,8 @@ class OccMetersTest {
     @Test
     void shouldPairNestedCallsAndLeaveOtherObservationsAlone() {
         Observation mine = Observation.start("caller", observations);
-        try (Observation.Scope ignored = mine.openScope()) {
+        try (Observation.Scope scope = mine.openScope()) {
+            assertThat(scope.getCurrentObservation()).isSameAs(mine);
             meters.onStart("designs", Outcome.Operation.UPDATE);
             call(Outcome.Operation.UPSERT, Outcome.Status.CREATED, 1, 0); // a function's own call, nested
             meters.onOutcome(TestOutcomes.of(Outcome.Operation.BULK, "designs", Outcome.Status.UPDATED, 1, 0));
