@@ -80,7 +80,7 @@ final class Lease {
 
     private final ReentrantLock io = new ReentrantLock();
     private final Ops ops;
-    private final Duration ttl;
+    private volatile Duration ttl;
     private final Timer timer;
     private final LongSupplier nanoClock;
     private final Runnable onEnd;
@@ -173,15 +173,26 @@ final class Lease {
      *     until it expires
      */
     boolean renew() {
+        return renew(null);
+    }
+
+    /**
+     * Renews now for {@code newTtl} from now, which becomes the lease's duration for later renewals too (for
+     * {@link LeaseHandle#renew(Duration)}: a lock extended, or cut short, to a new end).
+     *
+     * @param newTtl the new lease, or {@code null} to keep the current one
+     * @return as {@link #renew()}
+     */
+    boolean renew(Duration newTtl) {
         io.lock();
         try {
-            return renewLocked();
+            return renewLocked(newTtl);
         } finally {
             io.unlock();
         }
     }
 
-    private boolean renewLocked() {
+    private boolean renewLocked(Duration newTtl) {
         if (state != State.HELD) {
             return false;
         }
@@ -191,6 +202,7 @@ final class Lease {
                     + (last == null ? "" : ": renewals failed, last with " + last.getMessage()));
             return false;
         }
+        Duration ttl = newTtl == null ? this.ttl : newTtl;
         long sent = nanoClock.getAsLong();
         Renewal r;
         try {
@@ -204,6 +216,7 @@ final class Lease {
             lostLocked(r.lostReason());
             return false;
         }
+        this.ttl = ttl;
         deadlineNanos = sent + ttl.toNanos();
         expiresAt = r.expiresAt();
         fire(() -> events.renewed(), "onRenewed");
@@ -221,7 +234,7 @@ final class Lease {
                 return;
             }
             try {
-                renewLocked();
+                renewLocked(null);
             } catch (TreeLockException e) {
                 fire(() -> events.renewalFailed(e), "onRenewalFailed");
                 long left = deadlineNanos - nanoClock.getAsLong();

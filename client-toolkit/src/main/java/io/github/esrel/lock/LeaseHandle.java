@@ -62,6 +62,26 @@ abstract class LeaseHandle implements AutoCloseable {
     }
 
     /**
+     * Renews the lease now for {@code ttl} from now, and makes {@code ttl} the lease for later renewals (also the
+     * background ones): a lock extended to a new end, or cut short to one (what a scheduler's "lock at least
+     * until" needs). Plugin locks end by the server's clock, lock documents by this client's
+     * ({@link #expiresAt()}).
+     *
+     * @param ttl the new lease, at least 1 ms
+     * @return true if renewed; false if the locks were closed or are lost (a loss is reported to the listeners
+     *     first)
+     * @throws IllegalArgumentException if {@code ttl} is shorter than 1 ms
+     * @throws TreeLockException if the cluster could not be asked; the locks are still held until their current
+     *     lease ends
+     */
+    public boolean renew(Duration ttl) {
+        if (ttl == null || ttl.compareTo(Duration.ofMillis(1)) < 0) {
+            throw new IllegalArgumentException("a lease must be at least 1ms, got " + ttl);
+        }
+        return lease.renew(ttl);
+    }
+
+    /**
      * Releases the locks (a tree lock with its shared locks on the ancestors) and stops renewing them.
      *
      * @return true if the locks were held up to this release; false if they had been lost (their lease ran out

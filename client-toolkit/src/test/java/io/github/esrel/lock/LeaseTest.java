@@ -39,6 +39,7 @@ class LeaseTest {
     static final class FakeOps implements Lease.Ops {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final AtomicInteger renewals = new AtomicInteger();
+        final List<Duration> ttls = new CopyOnWriteArrayList<>();
         volatile CountDownLatch renewEntered;
         volatile CountDownLatch renewMayFinish;
         volatile boolean lose;
@@ -48,6 +49,7 @@ class LeaseTest {
         public Lease.Renewal renew(Duration ttl) {
             calls.add("renew-start");
             renewals.incrementAndGet();
+            ttls.add(ttl);
             CountDownLatch entered = renewEntered;
             if (entered != null) {
                 entered.countDown();
@@ -230,6 +232,29 @@ class LeaseTest {
         assertThat(events.events).containsExactly("renewed", "renewed", "renewed", "renewed");
         assertThat(lease.release()).isTrue();
         assertThat(time.nextDueIn()).as("no renewal after the release").isNull();
+    }
+
+    @Test
+    void shouldRenewForANewLeaseThatLaterRenewalsKeep() {
+        FakeOps ops = new FakeOps();
+        List<Duration> asked = ops.ttls;
+        VirtualTime time = new VirtualTime();
+        Lease lease = lease(ops, Duration.ofMillis(1500), time, true, new Recorder());
+        time.advance(Duration.ofMillis(100));
+        assertThat(lease.renew(Duration.ofMillis(300))).isTrue();
+        assertThat(lease.ttl()).isEqualTo(Duration.ofMillis(300));
+        assertThat(time.nextDueIn())
+                .as("background renewal at a third of the new lease")
+                .isEqualTo(Duration.ofMillis(100));
+        time.advance(Duration.ofMillis(100));
+        assertThat(asked).containsExactly(Duration.ofMillis(300), Duration.ofMillis(300));
+        assertThat(lease.renew(Duration.ofMillis(3000))).as("extended").isTrue();
+        time.advance(Duration.ofMillis(2999));
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(asked).startsWith(Duration.ofMillis(300), Duration.ofMillis(300), Duration.ofMillis(3000));
+        assertThat(asked.subList(3, asked.size()))
+                .as("background renewals keep the new lease")
+                .containsOnly(Duration.ofMillis(3000));
     }
 
     @Test
