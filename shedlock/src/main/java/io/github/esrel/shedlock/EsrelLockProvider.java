@@ -246,7 +246,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
         }
 
         /**
-         * The path under which each lock name is one segment. Default {@value #DEFAULT_PREFIX}. A lock name holds
+         * The path under which each lock name is one segment. Default {@value EsrelLockProvider#DEFAULT_PREFIX}. A lock name holds
          * a shared lock on the prefix and its ancestors, so an exclusive tree lock on the prefix (or the global
          * lock on {@code /}) keeps every scheduled task from starting while it is held.
          *
