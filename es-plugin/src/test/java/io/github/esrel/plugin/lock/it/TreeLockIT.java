@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -53,6 +54,13 @@ class TreeLockIT {
             // The 503 test waits this long for its answers; 10 s still outlasts a primary failover after a kill.
             .setting("esrel.treelock.retry_timeout", "10s")
             .build();
+
+    /**
+     * The tests that kill nodes holding the lock index. They run on the default line, with the fault suite;
+     * run-tests leaves them out of the other lines' passes ({@code -DexcludedGroups=node-faults}), which run the
+     * rest of this class, the REST contract and its errors.
+     */
+    static final String NODE_FAULTS = "node-faults";
 
     private static final String LOCK_INDEX = ".esrel-treelocks-1";
     private static final String[] PATHS = {"/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/b", "/b/x", "/b/y"};
@@ -920,6 +928,7 @@ class TreeLockIT {
     }
 
     @Test
+    @Tag(NODE_FAULTS)
     @Order(100)
     void shouldNeverGrantConflictingLocksWhileTheLockIndexPrimaryFails() throws Exception {
         assumeTrue(cluster.supportsNodeControl(), "needs node control");
@@ -1119,6 +1128,7 @@ class TreeLockIT {
      * thawNode}: assert every failure is this 503, then that locks work again after the thaw.
      */
     @Test
+    @Tag(NODE_FAULTS)
     @Order(101)
     void shouldAnswerTheDocumented503NamingTheCauseWhenTheLockIndexHasNoCopyLeft() throws Exception {
         assumeTrue(cluster.supportsNodeControl(), "needs node control");
