@@ -24,6 +24,7 @@ public class EsrelProperties {
     private final JoinProperties join = new JoinProperties();
     private final PropagationProperties propagation = new PropagationProperties();
     private final HealthProperties health = new HealthProperties();
+    private final ShedLockProperties shedlock = new ShedLockProperties();
 
     /** Creates the properties with the core's defaults. */
     public EsrelProperties() {}
@@ -44,6 +45,15 @@ public class EsrelProperties {
      */
     public void setEnabled(boolean enabled) {
         this.enabled = enabled;
+    }
+
+    /**
+     * {@code esrel.shedlock.*}.
+     *
+     * @return the settings of the ShedLock {@code LockProvider} bean
+     */
+    public ShedLockProperties getShedlock() {
+        return shedlock;
     }
 
     /**
@@ -678,6 +688,55 @@ public class EsrelProperties {
          */
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /** {@code esrel.shedlock.*}: ShedLock's {@code LockProvider} on the {@code TreeLocks} bean (with esrel-shedlock). */
+    public static class ShedLockProperties {
+
+        /** Whether to register the ShedLock provider when ShedLock and esrel-shedlock are on the class path. */
+        private boolean enabled = true;
+
+        /** The path under which each lock name becomes one escaped path segment, in the locks' namespace. */
+        private String prefix = "/shedlock";
+
+        /** Creates the properties with the defaults. */
+        public ShedLockProperties() {}
+
+        /**
+         * Whether the provider is registered.
+         *
+         * @return false when switched off
+         */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Whether the provider is registered.
+         *
+         * @param enabled false to leave ShedLock's provider to the application
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /**
+         * The path the lock names go under.
+         *
+         * @return the prefix, {@code /shedlock} by default
+         */
+        public String getPrefix() {
+            return prefix;
+        }
+
+        /**
+         * The path the lock names go under.
+         *
+         * @param prefix a normalised absolute path ({@code /} for the namespace's root)
+         */
+        public void setPrefix(String prefix) {
+            this.prefix = prefix;
         }
     }
 }

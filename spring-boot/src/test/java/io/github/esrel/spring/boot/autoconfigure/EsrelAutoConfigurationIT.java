@@ -1,6 +1,15 @@
 package io.github.esrel.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.github.esrel.path.TreePath;
+import io.github.esrel.shedlock.EsrelLockProvider;
+import io.github.esrel.shedlock.EsrelSimpleLock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
@@ -53,7 +62,10 @@ class EsrelAutoConfigurationIT {
     static final EsCluster node = EsCluster.builder().shared().build();
 
     private static final AutoConfigurations ESREL = AutoConfigurations.of(
-            EsrelMetricsAutoConfiguration.class, EsrelAutoConfiguration.class, EsrelHealthAutoConfiguration.class);
+            EsrelMetricsAutoConfiguration.class,
+            EsrelAutoConfiguration.class,
+            EsrelHealthAutoConfiguration.class,
+            EsrelShedLockAutoConfiguration.class);
 
     /** A counter document. */
     record Counter(String name, long value) {}
@@ -317,5 +329,57 @@ class EsrelAutoConfigurationIT {
                 assertThat(held.token()).isPositive();
             }
         });
+    }
+
+    /**
+     * With ShedLock on the class path and a {@code TreeLocks} bean, ShedLock's provider is esrel's: a lock taken
+     * through it is a tree lock under {@code esrel.shedlock.prefix}, fenced, and a second instance's provider
+     * (another owner) cannot take it. Without the namespace (no {@code TreeLocks}), with the application's own
+     * provider, or with {@code esrel.shedlock.enabled=false}, there is none of esrel's.
+     */
+    @Test
+    void shouldRegisterTheShedLockProviderOnTheTreeLocksBean() {
+        runner().withPropertyValues("esrel.locks.namespace=boot-fs", "esrel.shedlock.prefix=/jobs")
+                .run(context -> {
+                    LockProvider provider =
+                            context.getBean(LockProvider.class);
+                    assertThat(provider).isInstanceOf(EsrelLockProvider.class);
+                    LockConfiguration job =
+                            new LockConfiguration(
+                                    Instant.now(), "nightly/report", Duration.ofSeconds(30), Duration.ZERO);
+                    SimpleLock lock =
+                            provider.lock(job).orElseThrow();
+                    try (TreeLocks other = TreeLocks.of(b -> b.client(node.client()).index("boot-fs").owner("instance-b"))) {
+                        assertThat(EsrelLockProvider.builder()
+                                        .treeLocks(other)
+                                        .prefix("/jobs")
+                                        .build()
+                                        .lock(job))
+                                .as("the second instance's provider")
+                                .isEmpty();
+                        assertThat(other.list(TreePath.of("/jobs")))
+                                .singleElement()
+                                .satisfies(info -> assertThat(info.path())
+                                        .isEqualTo(((EsrelLockProvider) provider).path("nightly/report"))
+                                        .hasToString(((EsrelSimpleLock) lock).path().toString()));
+                    }
+                    assertThat(((EsrelSimpleLock) lock).token()).isPositive();
+                    lock.unlock();
+                    assertThat(context.getBean(TreeLocks.class).list(TreePath.of("/jobs")))
+                            .isEmpty();
+                });
+        runner().run(context -> assertThat(context).doesNotHaveBean(LockProvider.class));
+        runner().withPropertyValues("esrel.locks.namespace=boot-fs", "esrel.shedlock.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasSingleBean(TreeLocks.class)
+                        .doesNotHaveBean(LockProvider.class));
+        LockProvider own = configuration -> Optional.empty();
+        runner().withPropertyValues("esrel.locks.namespace=boot-fs")
+                .withBean(LockProvider.class, () -> own)
+                .run(context -> assertThat(context.getBean(LockProvider.class))
+                        .isSameAs(own));
+        runner().withPropertyValues("esrel.locks.namespace=boot-fs")
+                .withClassLoader(new FilteredClassLoader("net.javacrumbs.shedlock"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TreeLocks.class));
     }
 }
