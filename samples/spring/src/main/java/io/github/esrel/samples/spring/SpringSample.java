@@ -116,6 +116,7 @@ public class SpringSample {
                 out.println("=".repeat(100));
                 run(context, out);
             }
+            scheduledJob(uris, out);
         }
         out.println("Spring Boot sample finished.");
     }
@@ -246,6 +247,52 @@ public class SpringSample {
         out.printf(
                 "   and the timers Boot's observation handler makes of esrel's observations: %s%n",
                 String.join(", ", OBSERVATIONS));
+    }
+
+    /**
+     * 6. Two instances of the application schedule the same {@code @SchedulerLock} job ({@link ReportJob}) every
+     * 100 ms for 5 s: the starter's ShedLock provider lets one instance at a time run it, and none again within
+     * its {@code lockAtLeastFor} of 2 s.
+     */
+    static void scheduledJob(String uris, PrintStream out) throws InterruptedException {
+        try (ConfigurableApplicationContext a = jobInstance(uris, "instance-a");
+                ConfigurableApplicationContext b = jobInstance(uris, "instance-b")) {
+            check(a.isActive() && b.isActive(), "both instances started");
+            Thread.sleep(5000);
+        }
+        List<Long> starts = ReportJob.STARTS;
+        long closest = Long.MAX_VALUE;
+        for (int i = 1; i < starts.size(); i++) {
+            closest = Math.min(closest, starts.get(i) - starts.get(i - 1));
+        }
+        out.printf(
+                "%n6. two instances scheduling the @SchedulerLock job \"quarterly/report\" every 100 ms"
+                        + " (lockAtLeastFor 2 s) for 5 s: it ran %d times, by %s; never in both at once (at most %d"
+                        + " running), runs at least %d ms apart%n",
+                ReportJob.RUNS.size(),
+                ReportJob.RUNS,
+                ReportJob.MOST_RUNNING.get(),
+                starts.size() < 2 ? 0 : closest / 1_000_000);
+        check(ReportJob.MOST_RUNNING.get() == 1, "one instance at a time ran the job");
+        check(starts.size() >= 2, "the job ran in the 2 s windows, got " + ReportJob.RUNS.size() + " runs");
+        // lockAtLeastFor is counted by the node from when it received the lock request: a few ms of tolerance for
+        // the request's way there.
+        check(
+                closest >= 1_950_000_000L,
+                "no run within 2 s of the one before, the closest " + closest / 1_000_000 + " ms");
+    }
+
+    private static ConfigurableApplicationContext jobInstance(String uris, String owner) {
+        return new SpringApplicationBuilder(SpringSample.class)
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .properties(
+                        "spring.elasticsearch.uris=" + uris,
+                        "esrel.locks.namespace=" + REPORTS,
+                        "esrel.locks.owner=" + owner,
+                        "sample.jobs=true",
+                        "logging.level.root=WARN")
+                .run();
     }
 
     private static String tags(Meter m) {
