@@ -32,6 +32,7 @@ public final class EsrelLock implements DistributedLock {
     private final TreePath path;
     private final ReentrantLock local = new ReentrantLock();
     private volatile TreeLock held;
+    private volatile boolean lost;
     private volatile long lastUsedNanos = System.nanoTime();
 
     EsrelLock(EsrelLockRegistry registry, TreePath path) {
@@ -146,7 +147,7 @@ public final class EsrelLock implements DistributedLock {
         if (!local.tryLock(Math.max(0, waitTime.toNanos()), TimeUnit.NANOSECONDS)) {
             return false;
         }
-        if (local.getHoldCount() > 1) {
+        if (local.getHoldCount() > 1 && stillHeld()) {
             return true;
         }
         try {
@@ -180,7 +181,9 @@ public final class EsrelLock implements DistributedLock {
             TreeLock l = held;
             held = null;
             lastUsedNanos = System.nanoTime();
-            if (l != null && !l.release()) {
+            boolean wasLost = lost;
+            lost = false;
+            if (wasLost || (l != null && !l.release())) {
                 throw new ConcurrentModificationException("the lease of the lock at " + path
                         + " was lost before unlock; the work it protected may have overlapped with another holder's");
             }
@@ -198,6 +201,29 @@ public final class EsrelLock implements DistributedLock {
     @Override
     public Condition newCondition() {
         throw new UnsupportedOperationException("conditions are not supported by distributed locks");
+    }
+
+    /**
+     * On re-entry with {@code tryLock}: renews the lease now, as Spring's JDBC and Redis registries re-acquire in
+     * their store, so that a holder whose lease was lost meanwhile (a long pause, a partition) learns it here
+     * (LockRegistryLeaderInitiator's heartbeat is such a re-entry). A lost lease is dropped, and taken again if
+     * free; an I/O failure answers with the local view.
+     */
+    private boolean stillHeld() {
+        TreeLock l = held;
+        if (l == null) {
+            return false;
+        }
+        try {
+            if (l.renew()) {
+                return true;
+            }
+        } catch (RuntimeException e) {
+            return l.isHeld();
+        }
+        held = null;
+        lost = true;
+        return false;
     }
 
     /** Renews the held lease, for the current lease ({@code ttl == null}) or a new one. */
@@ -257,6 +283,7 @@ public final class EsrelLock implements DistributedLock {
                         .autoRenew(registry.autoRenew())));
         if (r.acquired()) {
             held = r.lock().orElseThrow();
+            lost = false;
             lastUsedNanos = System.nanoTime();
             return true;
         }
