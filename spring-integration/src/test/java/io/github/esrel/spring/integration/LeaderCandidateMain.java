@@ -3,13 +3,9 @@ package io.github.esrel.spring.integration;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.VersionType;
-import co.elastic.clients.json.jackson.JacksonJsonpMapper;
-import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
-import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import io.github.esrel.lock.TreeLocks;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.springframework.integration.leader.Candidate;
 import org.springframework.integration.leader.Context;
@@ -40,8 +36,7 @@ public final class LeaderCandidateMain {
         String index = args[1];
         String id = args[2];
         Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
-        Rest5Client rest = Rest5Client.builder(List.of(uri)).build();
-        ElasticsearchClient client = new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper()));
+        ElasticsearchClient client = CandidateClient.create(uri);
         TreeLocks treeLocks = TreeLocks.of(t -> t.client(client).index(index).owner(id));
         EsrelLockRegistry registry =
                 EsrelLockRegistry.of(b -> b.treeLocks(treeLocks).ttl(ttl).prefix("/leaders"));
@@ -99,15 +94,29 @@ public final class LeaderCandidateMain {
                 lastWritten = token;
                 say("WRITE-OK " + token);
             }
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
+        } catch (Exception e) {
+            if (conflict(e)) {
                 say("WRITE-REFUSED " + token);
             } else {
-                say("WRITE-FAILED " + token + " " + e.getMessage());
+                say("WRITE-FAILED " + token + " " + e.toString().lines().findFirst().orElse(""));
             }
-        } catch (Exception e) {
-            say("WRITE-FAILED " + token + " " + e);
         }
+    }
+
+    /**
+     * A 409: the 9.x client says so with an {@link ElasticsearchException}, the 8.x one (on a version conflict of
+     * an index request) with the low-level client's ResponseException as the cause.
+     */
+    static boolean conflict(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ElasticsearchException ee && ee.status() == 409) {
+                return true;
+            }
+            if (String.valueOf(t.getMessage()).contains("version_conflict_engine_exception")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static synchronized void say(String line) {

@@ -52,6 +52,7 @@ class LeaderElectionIT {
 
     private final List<Candidate> candidates = new ArrayList<>();
     private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    private final List<String> history = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Each candidate's token while it says it leads. */
     private final Map<Integer, Long> leading = new ConcurrentHashMap<>();
 
@@ -83,7 +84,8 @@ class LeaderElectionIT {
         candidates.get(first.candidate()).process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         leading.remove(first.candidate());
         Event second = await(e -> e.kind().equals("GRANTED"), TAKEOVER.plusSeconds(10));
-        System.out.println("after kill -9: leader in " + Duration.ofNanos(second.nanos() - killed).toMillis() + " ms");
+        System.out.println("after kill -9: leader in "
+                + Duration.ofNanos(second.nanos() - killed).toMillis() + " ms");
         assertThat(Duration.ofNanos(second.nanos() - killed)).isLessThan(TAKEOVER);
         assertThat(second.token()).isGreaterThan(first.token());
         await(e -> e.kind().equals("WRITE-OK") && e.token() == second.token(), Duration.ofSeconds(10));
@@ -94,16 +96,19 @@ class LeaderElectionIT {
         long stopped = System.nanoTime();
         Event third = await(e -> e.kind().equals("GRANTED"), TAKEOVER.plusSeconds(10));
         assertThat(third.candidate()).isNotEqualTo(second.candidate());
-        System.out.println("after kill -STOP: leader in " + Duration.ofNanos(third.nanos() - stopped).toMillis() + " ms");
+        System.out.println("after kill -STOP: leader in "
+                + Duration.ofNanos(third.nanos() - stopped).toMillis() + " ms");
         assertThat(Duration.ofNanos(third.nanos() - stopped)).isLessThan(TAKEOVER);
         assertThat(third.token()).isGreaterThan(second.token());
         await(e -> e.kind().equals("WRITE-OK") && e.token() == third.token(), Duration.ofSeconds(10));
 
         // kill -CONT: the old leader learns it lost the lease, is revoked, and its fenced write is refused.
         signal("CONT", frozen);
-        await(e -> e.candidate() == second.candidate() && e.kind().equals("REVOKED") && e.token() == second.token(),
+        await(
+                e -> e.candidate() == second.candidate() && e.kind().equals("REVOKED") && e.token() == second.token(),
                 Duration.ofSeconds(15));
-        await(e -> e.candidate() == second.candidate()
+        await(
+                e -> e.candidate() == second.candidate()
                         && e.kind().equals("WRITE-REFUSED")
                         && e.token() == second.token(),
                 Duration.ofSeconds(10));
@@ -153,13 +158,14 @@ class LeaderElectionIT {
     }
 
     private void read(Candidate c) {
-        try (BufferedReader r = new BufferedReader(
-                new InputStreamReader(c.process().getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+                new BufferedReader(new InputStreamReader(c.process().getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 String[] parts = line.split(" ");
                 long token = parts.length > 1 && parts[1].matches("\\d+") ? Long.parseLong(parts[1]) : -1;
                 events.add(new Event(c.n(), parts[0], token, System.nanoTime()));
+                history.add(c.n() + ": " + line);
             }
         } catch (IOException e) {
             // the process ended
@@ -176,7 +182,8 @@ class LeaderElectionIT {
             long left = deadline - System.nanoTime();
             Event e = left > 0 ? events.poll(left, TimeUnit.NANOSECONDS) : null;
             if (e == null) {
-                throw new AssertionError("no awaited event within " + timeout + "; leading " + leading + "\n" + logs());
+                throw new AssertionError("no awaited event within " + timeout + "; leading " + leading + "\n"
+                        + String.join("\n", history) + "\n" + logs());
             }
             check(e);
             if (wanted.test(e)) {
@@ -198,9 +205,11 @@ class LeaderElectionIT {
                 assertThat(e.token()).as("a new leader's token").isGreaterThan(highestGranted);
                 highestGranted = e.token();
                 for (Map.Entry<Integer, Long> other : leading.entrySet()) {
-                    Optional<String> state = state(candidates.get(other.getKey()).process());
+                    Optional<String> state =
+                            state(candidates.get(other.getKey()).process());
                     assertThat(state)
-                            .as("candidate %s still leads with token %s when %s is granted %s",
+                            .as(
+                                    "candidate %s still leads with token %s when %s is granted %s",
                                     other.getKey(), other.getValue(), e.candidate(), e.token())
                             .hasValueSatisfying(s -> assertThat(s).startsWith("T"));
                 }
@@ -234,7 +243,11 @@ class LeaderElectionIT {
         for (Candidate c : candidates) {
             try {
                 List<String> lines = Files.readAllLines(c.log());
-                sb.append("--- candidate ").append(c.n()).append(" (").append(c.log()).append(")\n");
+                sb.append("--- candidate ")
+                        .append(c.n())
+                        .append(" (")
+                        .append(c.log())
+                        .append(")\n");
                 lines.subList(Math.max(0, lines.size() - 30), lines.size())
                         .forEach(l -> sb.append(l).append('\n'));
             } catch (IOException e) {

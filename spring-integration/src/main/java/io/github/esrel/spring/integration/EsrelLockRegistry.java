@@ -7,8 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-import org.springframework.integration.support.locks.ExpirableLockRegistry;
-import org.springframework.integration.support.locks.RenewableLockRegistry;
 
 /**
  * A Spring Integration {@code LockRegistry} on esrel's tree locks: each key is an exclusive tree lock on one path
@@ -27,7 +25,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * cache), re-entry is local to the JVM, the lease is renewed while held, and {@link EsrelLock#token()} gives the
  * fencing token of the hold. Thread-safe.
  */
-public final class EsrelLockRegistry implements ExpirableLockRegistry<EsrelLock>, RenewableLockRegistry<EsrelLock> {
+public final class EsrelLockRegistry implements LineRegistry {
 
     /** The default prefix of the lock paths. */
     public static final TreePath DEFAULT_PREFIX = TreePath.of("/spring-integration/locks");

@@ -10,7 +10,6 @@ import java.util.ConcurrentModificationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.springframework.integration.support.locks.DistributedLock;
 
 /**
  * The lock {@link EsrelLockRegistry#obtain(Object)} returns for a key: a local {@link ReentrantLock} (re-entry, and
@@ -23,7 +22,7 @@ import org.springframework.integration.support.locks.DistributedLock;
  * meanwhile) releases the local lock and throws {@link ConcurrentModificationException}, as Spring's JDBC registry
  * does. {@link #newCondition()} is not supported.
  */
-public final class EsrelLock implements DistributedLock {
+public final class EsrelLock implements LineLock {
 
     /** The longest single wait handed to the tree locks; longer waits loop, so that interrupts are seen. */
     private static final Duration WAIT_SLICE = Duration.ofSeconds(1);
