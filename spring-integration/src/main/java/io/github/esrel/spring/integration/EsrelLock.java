@@ -79,6 +79,13 @@ public final class EsrelLock implements LineLock {
         lock(registry.ttl());
     }
 
+    /**
+     * Locks, waiting as long as it takes (interrupts are remembered and set again once locked), with a lease of
+     * {@code ttl} for this hold instead of the registry's.
+     *
+     * @param ttl the lease, at least 1 ms
+     * @throws io.github.esrel.lock.TreeLockException if the cluster cannot be reached or refuses the request
+     */
     @Override
     public void lock(Duration ttl) {
         local.lock();
@@ -140,6 +147,16 @@ public final class EsrelLock implements LineLock {
         return tryLock(Duration.ofNanos(unit.toNanos(time)), registry.ttl());
     }
 
+    /**
+     * Locks if free within {@code waitTime}, with a lease of {@code ttl} for this hold. On re-entry the lease is
+     * renewed first: a lease lost meanwhile is dropped and taken again if free, else this returns {@code false}.
+     *
+     * @param waitTime the longest wait, zero to fail fast
+     * @param ttl the lease, at least 1 ms
+     * @return whether the lock is held
+     * @throws InterruptedException if interrupted while waiting
+     * @throws io.github.esrel.lock.TreeLockException if the cluster cannot be reached or refuses the request
+     */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
         long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());

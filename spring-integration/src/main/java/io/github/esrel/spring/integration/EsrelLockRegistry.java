@@ -33,8 +33,8 @@ public final class EsrelLockRegistry implements LineRegistry {
     /** The default lease of a lock (renewed in the background while held). */
     public static final Duration DEFAULT_TTL = Duration.ofSeconds(60);
 
-    /** The default number of locks kept by {@link #obtain(Object)}. */
-    public static final int DEFAULT_CACHE_CAPACITY = 100_000;
+    /** The default number of locks kept by {@link #obtain(Object)}: 256, as Spring's JDBC and Redis registries. */
+    public static final int DEFAULT_CACHE_CAPACITY = 256;
 
     private final TreeLocks treeLocks;
     private final TreePath prefix;
