@@ -55,6 +55,15 @@ abstract class AbstractTreeLocksContractIT {
      */
     protected abstract void revoke(TreeLock lock) throws IOException;
 
+    /**
+     * Acquisitions per thread of the contention test (8 threads).
+     *
+     * @return 200 unless a provider says otherwise
+     */
+    protected int contentionOpsPerThread() {
+        return 200;
+    }
+
     /** A fresh namespace: an existing index (the plugin resolves it), unique per call. */
     protected String namespace() {
         String name =
@@ -751,7 +760,7 @@ abstract class AbstractTreeLocksContractIT {
     void shouldNeverGrantConflictingLocksUnderContention() throws Exception {
         String ns = namespace();
         int threads = 8;
-        int opsPerThread = 200;
+        int opsPerThread = contentionOpsPerThread();
         List<TreePath> tree = List.of("/", "/a", "/a/b", "/a/b/c", "/a/b/d", "/a/e", "/f", "/f/g").stream()
                 .map(TreePath::of)
                 .toList();

@@ -35,6 +35,16 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
         return cluster.client();
     }
 
+    /**
+     * 100 per thread: each of the fallback's acquisitions is a conditional write per path level (and their rollback
+     * on conflict), so 8 x 100 already race thousands of conditional writes on the tree's documents; 200 took 22-48 s
+     * of every CI pass.
+     */
+    @Override
+    protected int contentionOpsPerThread() {
+        return 100;
+    }
+
     @Override
     protected TreeLocks.Backend backend() {
         return TreeLocks.Backend.DOCUMENTS;
