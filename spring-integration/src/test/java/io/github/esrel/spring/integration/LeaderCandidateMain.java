@@ -98,7 +98,8 @@ public final class LeaderCandidateMain {
             if (conflict(e)) {
                 say("WRITE-REFUSED " + token);
             } else {
-                say("WRITE-FAILED " + token + " " + e.toString().lines().findFirst().orElse(""));
+                say("WRITE-FAILED " + token + " "
+                        + e.toString().lines().findFirst().orElse(""));
             }
         }
     }

@@ -1,15 +1,6 @@
 package io.github.esrel.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.github.esrel.path.TreePath;
-import io.github.esrel.shedlock.EsrelLockProvider;
-import io.github.esrel.shedlock.EsrelSimpleLock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.LockProvider;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
@@ -24,7 +15,10 @@ import io.github.esrel.occ.ExternalVersions;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.occ.Versioned;
+import io.github.esrel.path.TreePath;
 import io.github.esrel.routing.RoutingClient;
+import io.github.esrel.shedlock.EsrelLockProvider;
+import io.github.esrel.shedlock.EsrelSimpleLock;
 import io.github.esrel.spring.EsrelCannotAcquireLockException;
 import io.github.esrel.spring.EsrelOptimisticLockingFailureException;
 import io.github.esrel.spring.SpringExceptionTranslator;
@@ -33,8 +27,14 @@ import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -341,15 +341,13 @@ class EsrelAutoConfigurationIT {
     void shouldRegisterTheShedLockProviderOnTheTreeLocksBean() {
         runner().withPropertyValues("esrel.locks.namespace=boot-fs", "esrel.shedlock.prefix=/jobs")
                 .run(context -> {
-                    LockProvider provider =
-                            context.getBean(LockProvider.class);
+                    LockProvider provider = context.getBean(LockProvider.class);
                     assertThat(provider).isInstanceOf(EsrelLockProvider.class);
-                    LockConfiguration job =
-                            new LockConfiguration(
-                                    Instant.now(), "nightly/report", Duration.ofSeconds(30), Duration.ZERO);
-                    SimpleLock lock =
-                            provider.lock(job).orElseThrow();
-                    try (TreeLocks other = TreeLocks.of(b -> b.client(node.client()).index("boot-fs").owner("instance-b"))) {
+                    LockConfiguration job = new LockConfiguration(
+                            Instant.now(), "nightly/report", Duration.ofSeconds(30), Duration.ZERO);
+                    SimpleLock lock = provider.lock(job).orElseThrow();
+                    try (TreeLocks other = TreeLocks.of(
+                            b -> b.client(node.client()).index("boot-fs").owner("instance-b"))) {
                         assertThat(EsrelLockProvider.builder()
                                         .treeLocks(other)
                                         .prefix("/jobs")
@@ -361,7 +359,8 @@ class EsrelAutoConfigurationIT {
                                 .singleElement()
                                 .satisfies(info -> assertThat(info.path())
                                         .isEqualTo(((EsrelLockProvider) provider).path("nightly/report"))
-                                        .hasToString(((EsrelSimpleLock) lock).path().toString()));
+                                        .hasToString(
+                                                ((EsrelSimpleLock) lock).path().toString()));
                     }
                     assertThat(((EsrelSimpleLock) lock).token()).isPositive();
                     lock.unlock();
@@ -370,14 +369,12 @@ class EsrelAutoConfigurationIT {
                 });
         runner().run(context -> assertThat(context).doesNotHaveBean(LockProvider.class));
         runner().withPropertyValues("esrel.locks.namespace=boot-fs", "esrel.shedlock.enabled=false")
-                .run(context -> assertThat(context)
-                        .hasSingleBean(TreeLocks.class)
-                        .doesNotHaveBean(LockProvider.class));
+                .run(context ->
+                        assertThat(context).hasSingleBean(TreeLocks.class).doesNotHaveBean(LockProvider.class));
         LockProvider own = configuration -> Optional.empty();
         runner().withPropertyValues("esrel.locks.namespace=boot-fs")
                 .withBean(LockProvider.class, () -> own)
-                .run(context -> assertThat(context.getBean(LockProvider.class))
-                        .isSameAs(own));
+                .run(context -> assertThat(context.getBean(LockProvider.class)).isSameAs(own));
         runner().withPropertyValues("esrel.locks.namespace=boot-fs")
                 .withClassLoader(new FilteredClassLoader("net.javacrumbs.shedlock"))
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TreeLocks.class));
