@@ -13,7 +13,7 @@ import java.util.Map;
  * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
  * (default {@code target/bench}).
  *
- * <p>Usage: {@code Benchmarks [all|routing|occ|locks|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
+ * <p>Usage: {@code Benchmarks [all|routing|occ|locks|lock-scale|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
  * {@code occ,rename}), {@code Benchmarks compare
  * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
  * start no node.
@@ -34,6 +34,8 @@ public final class Benchmarks {
         ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
         ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
+        // Not part of "all": its 10,000-lock row takes minutes to fill with the one-document lock table.
+        ALL.put("lock-scale", (es, out, record) -> new LockScaleBenchmark(es, out, record).run());
         // The OCC and lock rows of "with and without esrel-micrometer" alone (they also run in occ and locks).
         ALL.put("meters", (es, out, record) -> {
             new OccBenchmark(es, out, record).runMetersOnly();
@@ -82,8 +84,11 @@ public final class Benchmarks {
                     cluster.version(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
-                // "meters" repeats rows of occ and locks: not part of "all".
-                if ((which.equals("all") && !b.getKey().equals("meters")) || names.contains(b.getKey())) {
+                // "meters" repeats rows of occ and locks, "lock-scale" takes long: not part of "all".
+                if ((which.equals("all")
+                                && !b.getKey().equals("meters")
+                                && !b.getKey().equals("lock-scale"))
+                        || names.contains(b.getKey())) {
                     b.getValue().run(cluster.client(), out, record);
                 }
             }

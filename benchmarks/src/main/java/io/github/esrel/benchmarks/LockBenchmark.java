@@ -234,7 +234,7 @@ final class LockBenchmark {
     }
 
     /** Acquire + release per second, {@code threads} threads each on its own leaf below {@code prefix}. */
-    private static double throughput(TreeLocks locks, String prefix, int threads, int opsEach) throws Exception {
+    static double throughput(TreeLocks locks, String prefix, int threads, int opsEach) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CyclicBarrier start = new CyclicBarrier(threads + 1);
         try {
@@ -260,7 +260,7 @@ final class LockBenchmark {
         }
     }
 
-    private static void cycle(TreeLocks locks, String path) {
+    static void cycle(TreeLocks locks, String path) {
         TreeLock lock = locks.acquire(path, LockMode.EXCLUSIVE).orThrow();
         if (!lock.release()) {
             throw new IllegalStateException("lost " + lock + " during the benchmark");

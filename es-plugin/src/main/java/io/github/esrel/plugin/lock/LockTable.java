@@ -122,6 +122,11 @@ public final class LockTable {
      * @throws IllegalStateException when the 64-bit space is used up (in some 290,000 years)
      */
     public long nextToken(long now) {
+        return nextToken(lastToken, now);
+    }
+
+    /** {@link #nextToken(long)} of a table whose last token is {@code lastToken}. */
+    static long nextToken(long lastToken, long now) {
         if (lastToken == Long.MAX_VALUE) {
             throw new IllegalStateException("the fencing token space is exhausted");
         }

@@ -96,6 +96,21 @@ public final class TreePath {
     }
 
     /**
+     * The parent of a valid path: {@code /a} for {@code /a/b}, {@code /} for {@code /a}, null for {@code /}.
+     *
+     * @param path a valid path
+     * @return its parent, or null for the root
+     */
+    @Nullable
+    public static String parent(String path) {
+        if (path.equals(ROOT)) {
+            return null;
+        }
+        int slash = path.lastIndexOf('/');
+        return slash == 0 ? ROOT : path.substring(0, slash);
+    }
+
+    /**
      * Whether {@code path} is {@code prefix} or below it (both valid).
      *
      * @param path the path to test

@@ -78,6 +78,13 @@ class TreePathTest {
     }
 
     @Test
+    void shouldNameTheParentOfEveryPathButTheRoot() {
+        assertThat(TreePath.parent("/a/b/c.txt")).isEqualTo("/a/b");
+        assertThat(TreePath.parent("/a")).isEqualTo("/");
+        assertThat(TreePath.parent("/")).isNull();
+    }
+
+    @Test
     void shouldValidateOwners() {
         assertThat(LockOwner.problem("worker-7")).isNull();
         assertThat(LockOwner.problem("host:1234/😀")).isNull();

@@ -1,0 +1,230 @@
+package io.github.esrel.benchmarks;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.CommonStatsFlag;
+import co.elastic.clients.elasticsearch.nodes.stats.NodeStatsMetric;
+import co.elastic.clients.json.JsonData;
+import io.github.esrel.lock.PluginTreeLocks;
+import io.github.esrel.lock.TreeLocks;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Tree locks at scale: what one acquire + release of an exclusive lock costs in a namespace that already holds
+ * 0, 1,000, 10,000 (and, with {@code -Desrel.bench.lock-scale.max=100000}, 100,000) shared locks, each row in a
+ * namespace of its own, against the empty namespace measured in the same run. Per row: latency p50 and p90 (one
+ * caller, sequential), throughput with 1 and {@value #CALLERS} callers (each on its own leaf), and the bytes the
+ * node's shard-level bulk requests carried per acquire + release: every write to the lock index is one, and nothing
+ * else writes during a measurement (node-level {@code indices.bulk.total_size_in_bytes}, before and after).
+ * The held locks are taken beforehand by {@value #CALLERS} callers on {@code /held/<i>} through the REST API, with a
+ * lease longer than the run, and left to expire.
+ */
+final class LockScaleBenchmark {
+
+    private static final String INDEX_PREFIX = "bench-lock-scale-";
+    private static final int CALLERS = 16;
+    private static final int WARMUP = 20;
+    private static final int LATENCY_ROUNDS = 200;
+    private static final int ONE_CALLER_OPS = 200;
+    private static final int OPS_PER_CALLER = 40;
+    private static final String MAX_LOCKS_SETTING = "esrel.treelock.max_locks_per_index";
+
+    private final ElasticsearchClient es;
+    private final PrintStream out;
+    private final BenchRecord record;
+
+    LockScaleBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
+        this.es = es;
+        this.out = out;
+        this.record = record;
+    }
+
+    record Row(int held, long p50Nanos, long p90Nanos, double oneCallerOps, double manyCallersOps, double bytesPerOp) {}
+
+    void run() throws Exception {
+        int max = Integer.getInteger("esrel.bench.lock-scale.max", 10_000);
+        List<Integer> sizes = new ArrayList<>(List.of(0, 1_000, 10_000, 100_000));
+        sizes.removeIf(n -> n > max);
+        int limit = sizes.get(sizes.size() - 1) + CALLERS + 1;
+        es.cluster().putSettings(s -> s.transient_(MAX_LOCKS_SETTING, JsonData.of(limit)));
+        out.printf("%nTree locks at scale: acquire + release of one exclusive lock in a namespace already holding n"
+                + " locks%n");
+        out.printf(
+                "  %8s %9s %9s %13s %13s %12s %10s %10s%n",
+                "held", "p50 ms", "p90 ms", "ops/s 1", "ops/s " + CALLERS, "bytes/op", "p50 ratio", "ops ratio");
+        try {
+            warmUp();
+            Row empty = null;
+            for (int held : sizes) {
+                Row row = measure(held);
+                if (empty == null) {
+                    empty = row;
+                }
+                print(row, empty);
+            }
+        } finally {
+            es.cluster().putSettings(s -> s.transient_(MAX_LOCKS_SETTING, JsonData.fromJson("null")));
+        }
+        out.printf(
+                "  latency: %d sequential rounds on one path; throughput: %d ops on 1 caller, %d on each of %d callers"
+                        + " (own leaf each); bytes/op: shard bulk bytes per acquire or release, over the latency"
+                        + " rounds; ratios: row / empty namespace (p50: lower is better, ops/s with %d callers: higher"
+                        + " is better)%n",
+                LATENCY_ROUNDS, ONE_CALLER_OPS, OPS_PER_CALLER, CALLERS, CALLERS);
+    }
+
+    /** JIT, connections and the lock index itself, in a namespace of its own, so that the first row is not slower. */
+    private void warmUp() throws Exception {
+        String index = INDEX_PREFIX + "warm-up";
+        es.indices()
+                .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(es).index(index).ttl(Duration.ofMinutes(30)))) {
+            fill(index, 100);
+            for (int i = 0; i < 3 * WARMUP; i++) {
+                LockBenchmark.cycle(locks, "/w/warm");
+            }
+            LockBenchmark.throughput(locks, "/w/t", CALLERS, WARMUP);
+        }
+    }
+
+    private Row measure(int held) throws Exception {
+        String index = INDEX_PREFIX + held;
+        es.indices()
+                .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(es).index(index).ttl(Duration.ofMinutes(30)))) {
+            long fillStart = System.nanoTime();
+            fill(index, held);
+            double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
+            for (int i = 0; i < WARMUP; i++) {
+                LockBenchmark.cycle(locks, "/w/warm");
+            }
+            long bytesBefore = bulkBytes();
+            long[] times = new long[LATENCY_ROUNDS];
+            for (int i = 0; i < LATENCY_ROUNDS; i++) {
+                long start = System.nanoTime();
+                LockBenchmark.cycle(locks, "/w/0");
+                times[i] = System.nanoTime() - start;
+            }
+            double bytesPerOp = (bulkBytes() - bytesBefore) / (2.0 * LATENCY_ROUNDS);
+            double one = LockBenchmark.throughput(locks, "/w/t", 1, ONE_CALLER_OPS);
+            double many = LockBenchmark.throughput(locks, "/w/t", CALLERS, OPS_PER_CALLER);
+            Arrays.sort(times);
+            if (held > 0) {
+                out.printf("  (%d locks taken in %.1f s by %d callers)%n", held, fillSeconds, CALLERS);
+            }
+            return new Row(held, times[LATENCY_ROUNDS / 2], times[(int) (LATENCY_ROUNDS * 0.9)], one, many, bytesPerOp);
+        }
+    }
+
+    /**
+     * Takes {@code held} shared locks on {@code /held/<i>} through the REST API, owned by no provider (a provider
+     * releases its locks when closed): they stay until their lease, longer than the run, ends.
+     */
+    private static void fill(String index, int held) throws Exception {
+        URI acquire = URI.create(System.getProperty(Benchmarks.HTTP_URI_PROPERTY) + "/" + index + "/_treelock/acquire");
+        HttpClient http = HttpClient.newHttpClient();
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < CALLERS; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < held; i = next.getAndIncrement()) {
+                        String body = "{\"path\": \"/held/" + i + "\", \"mode\": \"shared\", \"owner\": \"filler\","
+                                + " \"ttl\": \"1h\"}";
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(acquire)
+                                        .header("Content-Type", "application/json")
+                                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() != 200) {
+                            throw new IllegalStateException(
+                                    "filling " + index + ": " + r.statusCode() + " " + r.body());
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(2, TimeUnit.HOURS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** The bytes of every shard-level bulk request the node has executed (each write to the lock index is one). */
+    private long bulkBytes() throws IOException {
+        return es
+                .nodes()
+                .stats(s -> s.metric(NodeStatsMetric.Indices).indexMetric(CommonStatsFlag.Bulk))
+                .nodes()
+                .values()
+                .stream()
+                .mapToLong(n -> n.indices().bulk().totalSizeInBytes())
+                .sum();
+    }
+
+    private void print(Row row, Row empty) {
+        double p50Ratio = (double) row.p50Nanos() / empty.p50Nanos();
+        double opsRatio = row.manyCallersOps() / empty.manyCallersOps();
+        out.printf(
+                "  %8d %9.2f %9.2f %13.0f %13.0f %12.0f %9.2fx %9.2fx%n",
+                row.held(),
+                row.p50Nanos() / 1e6,
+                row.p90Nanos() / 1e6,
+                row.oneCallerOps(),
+                row.manyCallersOps(),
+                row.bytesPerOp(),
+                p50Ratio,
+                opsRatio);
+        String at = " with " + row.held() + " locks held";
+        boolean baseline = row == empty;
+        record.add(
+                "lock-scale",
+                "acquire + release p50" + at,
+                row.p50Nanos() / 1e6,
+                "ms",
+                baseline ? Double.NaN : p50Ratio,
+                BenchRecord.Better.LOWER,
+                Double.NaN);
+        record.add(
+                "lock-scale",
+                "ops/s, 1 caller" + at,
+                row.oneCallerOps(),
+                "ops/s",
+                baseline ? Double.NaN : row.oneCallerOps() / empty.oneCallerOps(),
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
+        record.add(
+                "lock-scale",
+                "ops/s, " + CALLERS + " callers" + at,
+                row.manyCallersOps(),
+                "ops/s",
+                baseline ? Double.NaN : opsRatio,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
+        record.add(
+                "lock-scale",
+                "lock index bytes per operation" + at,
+                row.bytesPerOp(),
+                "bytes",
+                baseline ? Double.NaN : row.bytesPerOp() / empty.bytesPerOp(),
+                BenchRecord.Better.LOWER,
+                Double.NaN);
+    }
+}

@@ -1,0 +1,339 @@
+package io.github.esrel.plugin.lock;
+
+import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
+import io.github.esrel.plugin.lock.LockTable.HolderOutcome;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.elasticsearch.core.Nullable;
+
+/**
+ * The lock table of one namespace as a round sees it: a {@link LockIndex} and the changes decided in the round so
+ * far. Immutable, as {@link GroupCommitter} needs its states to be; each operation returns the state after it. The
+ * decisions are {@link LockTable}'s, grant for grant (its tests and a randomised comparison with it hold this
+ * class to that), but each costs {@code O(depth · log n + k)} for {@code n} grants, {@code k} of them in the way,
+ * and copies only the round's changes, of which there are at most as many as the round's mutations.
+ *
+ * <p>A state is only valid while its index has not changed ({@link LockIndex#generation()}): the committer applies
+ * the changes of a stored round to the index and starts the next round from {@link LockIndex#state()}.
+ */
+final class LockState {
+
+    private static final Comparator<Grant> BY_TOKEN = Comparator.comparingLong(Grant::token);
+    private static final Comparator<Grant> BY_PATH_THEN_TOKEN =
+            Comparator.comparing(Grant::path).thenComparingLong(Grant::token);
+
+    /**
+     * What a round changed, to be stored and then applied to the index.
+     *
+     * @param lastToken the last token issued after the round
+     * @param put       grants added or renewed (a renewed grant replaces the stored one of the same token)
+     * @param removed   tokens of stored grants released (or expired and pruned)
+     */
+    record Changes(long lastToken, Collection<Grant> put, Collection<Long> removed) {
+        /** Whether the round changed nothing. */
+        boolean isEmpty() {
+            return put.isEmpty() && removed.isEmpty();
+        }
+    }
+
+    /** {@link LockTable.AcquireResult}, with this state. */
+    record Acquired(
+            AcquireOutcome outcome,
+            LockState state,
+            @Nullable Grant grant,
+            List<Grant> conflicts) {}
+
+    /** {@link LockTable.HolderResult}, with this state. */
+    record Held(
+            HolderOutcome outcome,
+            LockState state,
+            @Nullable Grant grant,
+            List<Grant> holders) {}
+
+    private final LockIndex index;
+    private final long generation;
+    private final long lastToken;
+    /** Grants added or renewed in this round, by token. */
+    private final Map<Long, Grant> put;
+    /** Tokens of the index's grants released in this round. */
+    private final Set<Long> removed;
+
+    private LockState(LockIndex index, long generation, long lastToken, Map<Long, Grant> put, Set<Long> removed) {
+        this.index = index;
+        this.generation = generation;
+        this.lastToken = lastToken;
+        this.put = put;
+        this.removed = removed;
+    }
+
+    static LockState of(LockIndex index) {
+        return new LockState(index, index.generation(), index.lastToken(), Map.of(), Set.of());
+    }
+
+    /** The last token issued. */
+    long lastToken() {
+        return lastToken;
+    }
+
+    /** What this round changed so far. */
+    Changes changes() {
+        return new Changes(lastToken, List.copyOf(put.values()), List.copyOf(removed));
+    }
+
+    /** Whether this state still describes its index (it has not changed since the round started). */
+    boolean isCurrent() {
+        return generation == index.generation();
+    }
+
+    /** The token the next grant gets, as {@link LockTable#nextToken}. */
+    long nextToken(long now) {
+        return LockTable.nextToken(lastToken, now);
+    }
+
+    /**
+     * The live grants that stand in the way of {@code mode} on {@code path}, in token order, at most
+     * {@code limit} of them (those below {@code path} in path order before the limit is applied).
+     */
+    List<Grant> conflicts(String path, LockMode mode, long now, int limit) {
+        checkCurrent();
+        List<Grant> conflicts = new ArrayList<>();
+        // An exclusive grant on a proper ancestor: this request takes a shared lock there.
+        for (String ancestor = TreePath.parent(path); ancestor != null; ancestor = TreePath.parent(ancestor)) {
+            for (Grant g : onPath(ancestor)) {
+                if (g.mode() == LockMode.EXCLUSIVE && g.expiredAt(now) == false) {
+                    conflicts.add(g);
+                }
+            }
+        }
+        for (Grant g : onPath(path)) {
+            if ((g.mode() == LockMode.EXCLUSIVE || mode == LockMode.EXCLUSIVE) && g.expiredAt(now) == false) {
+                conflicts.add(g);
+            }
+        }
+        if (mode == LockMode.EXCLUSIVE) {
+            // Every live grant below: each holds a shared lock on this path.
+            collectBelow(path, now, limit - Math.min(limit, conflicts.size()), conflicts);
+        }
+        conflicts.sort(BY_TOKEN);
+        return conflicts.size() > limit ? List.copyOf(conflicts.subList(0, limit)) : conflicts;
+    }
+
+    /**
+     * {@link LockTable#acquire(String, LockMode, String, AuthenticatedUser, long, long, long, int)}; at most
+     * {@code maxConflicts} conflicts are reported.
+     */
+    Acquired acquire(
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable AuthenticatedUser boundTo,
+            long ttlMillis,
+            long nonce,
+            long now,
+            int maxLocks,
+            int maxConflicts) {
+        checkCurrent();
+        Grant same = byNonce(nonce, now);
+        if (same != null) {
+            return new Acquired(AcquireOutcome.GRANTED, this, same, List.of());
+        }
+        List<Grant> conflicts = conflicts(path, mode, now, maxConflicts);
+        if (conflicts.isEmpty() == false) {
+            return new Acquired(AcquireOutcome.CONFLICT, this, null, conflicts);
+        }
+        if (liveCount(now) >= maxLocks) {
+            return new Acquired(AcquireOutcome.FULL, this, null, List.of());
+        }
+        long token = nextToken(now);
+        Grant grant = new Grant(path, mode, owner, token, now + ttlMillis, nonce, boundTo);
+        Map<Long, Grant> nextPut = new HashMap<>(put);
+        nextPut.put(token, grant);
+        return new Acquired(
+                AcquireOutcome.GRANTED, new LockState(index, generation, token, nextPut, removed), grant, List.of());
+    }
+
+    /** {@link LockTable#release(String, String, long, Caller, long, boolean)}. */
+    Held release(String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
+        checkCurrent();
+        Grant match = find(path, owner, token, now);
+        if (match != null && match.mayBeChangedBy(caller) == false) {
+            return new Held(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
+        }
+        if (match != null) {
+            Map<Long, Grant> nextPut = put;
+            Set<Long> nextRemoved = removed;
+            if (put.containsKey(token)) {
+                nextPut = new HashMap<>(put);
+                nextPut.remove(token);
+            }
+            if (index.byToken(token) != null) {
+                nextRemoved = new HashSet<>(removed);
+                nextRemoved.add(token);
+            }
+            return new Held(
+                    HolderOutcome.DONE,
+                    new LockState(index, generation, lastToken, nextPut, nextRemoved),
+                    match,
+                    List.of());
+        }
+        if (earlierWriteMayHaveApplied) {
+            return new Held(HolderOutcome.DONE, this, null, List.of());
+        }
+        return notHeldOrHeldByOther(path, now);
+    }
+
+    /** {@link LockTable#renew(String, String, long, Caller, long, long)}. */
+    Held renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
+        checkCurrent();
+        Grant match = find(path, owner, token, now);
+        if (match == null) {
+            return notHeldOrHeldByOther(path, now);
+        }
+        if (match.mayBeChangedBy(caller) == false) {
+            return new Held(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
+        }
+        Grant renewed = match.withExpiry(now + ttlMillis);
+        Map<Long, Grant> nextPut = new HashMap<>(put);
+        nextPut.put(token, renewed);
+        return new Held(
+                HolderOutcome.DONE, new LockState(index, generation, lastToken, nextPut, removed), renewed, List.of());
+    }
+
+    /** {@link LockTable#liveAtOrBelow}: the live grants on {@code prefix} or below it, by path, then token. */
+    List<Grant> liveAtOrBelow(String prefix, long now) {
+        checkCurrent();
+        List<Grant> result = new ArrayList<>();
+        // The prefix itself, then the range below it: paths such as /a.b sort between /a and /a/.
+        for (Grant g : index.onPath(prefix)) {
+            if (isStoredAndLive(g, now)) {
+                result.add(g);
+            }
+        }
+        for (List<Grant> grants : index.below(prefix).values()) {
+            for (Grant g : grants) {
+                if (isStoredAndLive(g, now)) {
+                    result.add(g);
+                }
+            }
+        }
+        for (Grant g : put.values()) {
+            if (g.expiredAt(now) == false && TreePath.isAtOrBelow(g.path(), prefix)) {
+                result.add(g);
+            }
+        }
+        result.sort(BY_PATH_THEN_TOKEN);
+        return result;
+    }
+
+    /** The number of live grants at {@code now}. */
+    int liveCount(long now) {
+        int live = index.size() - removed.size();
+        for (Grant g : index.expiredAt(now)) {
+            if (removed.contains(g.token()) == false && put.containsKey(g.token()) == false) {
+                live--;
+            }
+        }
+        for (Grant g : put.values()) {
+            boolean stored = index.byToken(g.token()) != null;
+            if (stored == false && g.expiredAt(now) == false) {
+                live++;
+            } else if (stored && g.expiredAt(now)) {
+                live--;
+            }
+        }
+        return live;
+    }
+
+    /** The live grants on exactly {@code path}, this round's changes included, in token order. */
+    private List<Grant> onPath(String path) {
+        List<Grant> stored = index.onPath(path);
+        List<Grant> result = null;
+        for (Grant g : stored) {
+            if (removed.contains(g.token()) || put.containsKey(g.token())) {
+                if (result == null) {
+                    result = new ArrayList<>(stored.subList(0, stored.indexOf(g)));
+                }
+            } else if (result != null) {
+                result.add(g);
+            }
+        }
+        for (Grant g : put.values()) {
+            if (g.path().equals(path)) {
+                if (result == null) {
+                    result = new ArrayList<>(stored);
+                }
+                result.add(g);
+            }
+        }
+        if (result == null) {
+            return stored;
+        }
+        result.sort(BY_TOKEN);
+        return result;
+    }
+
+    /** Adds up to {@code limit} live grants strictly below {@code path} to {@code into}. */
+    private void collectBelow(String path, long now, int limit, List<Grant> into) {
+        int found = 0;
+        for (Grant g : put.values()) {
+            if (found < limit && g.expiredAt(now) == false && TreePath.isProperAncestor(path, g.path())) {
+                into.add(g);
+                found++;
+            }
+        }
+        for (List<Grant> grants : index.below(path).values()) {
+            for (Grant g : grants) {
+                if (found >= limit) {
+                    return;
+                }
+                if (isStoredAndLive(g, now)) {
+                    into.add(g);
+                    found++;
+                }
+            }
+        }
+    }
+
+    /** A stored grant that this round has neither released nor renewed, live at {@code now}. */
+    private boolean isStoredAndLive(Grant g, long now) {
+        return g.expiredAt(now) == false && removed.contains(g.token()) == false && put.containsKey(g.token()) == false;
+    }
+
+    @Nullable
+    private Grant byNonce(long nonce, long now) {
+        for (Grant g : put.values()) {
+            if (g.nonce() == nonce && g.expiredAt(now) == false) {
+                return g;
+            }
+        }
+        Grant stored = index.byNonce(nonce);
+        return stored != null && isStoredAndLive(stored, now) ? stored : null;
+    }
+
+    @Nullable
+    private Grant find(String path, String owner, long token, long now) {
+        Grant g = put.get(token);
+        if (g == null && removed.contains(token) == false) {
+            g = index.byToken(token);
+        }
+        return g != null && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(now) == false ? g : null;
+    }
+
+    private Held notHeldOrHeldByOther(String path, long now) {
+        List<Grant> holders =
+                onPath(path).stream().filter(g -> g.expiredAt(now) == false).toList();
+        return new Held(holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
+    }
+
+    private void checkCurrent() {
+        if (isCurrent() == false) {
+            throw new IllegalStateException("the lock index changed since this state was taken");
+        }
+    }
+}
