@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock;
 
 import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
-import io.github.esrel.plugin.lock.LockTable.AcquireResult;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +28,7 @@ final class Acquirer {
 
     /** Hands an acquire to the group commit of its namespace. */
     interface Submitter {
-        void submit(String namespace, GroupCommitter.Mutation<LockTable> mutation, long retryDeadlineNanos);
+        void submit(String namespace, GroupCommitter.Mutation<LockState> mutation, long retryDeadlineNanos);
     }
 
     private final TreeLockLimits limits;
@@ -81,7 +80,7 @@ final class Acquirer {
     }
 
     /** Answers a refused acquire whose wait is over, or puts it to sleep until it should look again. */
-    private void answerOrSleep(AcquireMutation acquire, AcquireResult refused, long now) {
+    private void answerOrSleep(AcquireMutation acquire, LockState.Acquired refused, long now) {
         long remainingNanos = acquire.waitDeadlineNanos - scheduler.nanoTime();
         if (acquire.cancellation.isCancelled()) {
             acquire.fail(clientWentAway());
@@ -162,7 +161,7 @@ final class Acquirer {
     }
 
     /** One acquire, from its request to its answer, through any number of sleeps. */
-    private final class AcquireMutation implements GroupCommitter.Mutation<LockTable> {
+    private final class AcquireMutation implements GroupCommitter.Mutation<LockState> {
         final AcquireCommand command;
         final long ttlMillis;
         /** Recognises this acquire's grant in the table after a write whose outcome was unknown. */
@@ -192,9 +191,9 @@ final class Acquirer {
         }
 
         @Override
-        public GroupCommitter.Decision<LockTable> apply(LockTable table) {
+        public GroupCommitter.Decision<LockState> apply(LockState table) {
             long now = clock.getAsLong();
-            AcquireResult result = table.acquire(
+            LockState.Acquired result = table.acquire(
                     command.path(),
                     command.mode(),
                     command.owner(),
@@ -202,10 +201,11 @@ final class Acquirer {
                     ttlMillis,
                     nonce,
                     now,
-                    limits.maxLocks());
+                    limits.maxLocks(),
+                    Integer.MAX_VALUE);
             if (result.outcome() == AcquireOutcome.GRANTED) {
                 return new GroupCommitter.Decision<>(
-                        result.table(), () -> listener.onResponse(Acquisition.granted(result.grant())));
+                        result.state(), () -> listener.onResponse(Acquisition.granted(result.grant())));
             }
             return new GroupCommitter.Decision<>(table, () -> answerOrSleep(this, result, now));
         }

@@ -1,6 +1,5 @@
 package io.github.esrel.plugin.lock;
 
-import io.github.esrel.plugin.lock.LockTable.HolderResult;
 import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
@@ -17,26 +16,26 @@ import org.elasticsearch.rest.RestStatus;
  * {@link ElasticsearchSecurityException} (403) when the grant is bound to another user and the caller may not
  * override that.
  */
-final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
+final class HolderMutation implements GroupCommitter.Mutation<LockState> {
 
-    /** The change, one of {@link LockTable#release} and {@link LockTable#renew}. */
+    /** The change, one of {@link LockState#release} and {@link LockState#renew}. */
     interface Change {
         /**
          * @param now                        the time of the decision, epoch milliseconds
          * @param earlierWriteMayHaveApplied an earlier write of this change failed without telling whether it
          *                                   was applied
          */
-        HolderResult apply(LockTable table, long now, boolean earlierWriteMayHaveApplied);
+        LockState.Held apply(LockState table, long now, boolean earlierWriteMayHaveApplied);
     }
 
     private final GrantRef grant;
     private final Change change;
     private final LongSupplier clock;
-    private final ActionListener<HolderResult> listener;
+    private final ActionListener<LockState.Held> listener;
     private volatile boolean writeMayHaveApplied;
 
     /** @param clock epoch milliseconds, the time leases are measured with */
-    HolderMutation(GrantRef grant, Change change, LongSupplier clock, ActionListener<HolderResult> listener) {
+    HolderMutation(GrantRef grant, Change change, LongSupplier clock, ActionListener<LockState.Held> listener) {
         this.grant = grant;
         this.change = change;
         this.clock = clock;
@@ -44,10 +43,10 @@ final class HolderMutation implements GroupCommitter.Mutation<LockTable> {
     }
 
     @Override
-    public GroupCommitter.Decision<LockTable> apply(LockTable table) {
-        HolderResult result = change.apply(table, clock.getAsLong(), writeMayHaveApplied);
+    public GroupCommitter.Decision<LockState> apply(LockState table) {
+        LockState.Held result = change.apply(table, clock.getAsLong(), writeMayHaveApplied);
         return switch (result.outcome()) {
-            case DONE -> new GroupCommitter.Decision<>(result.table(), () -> listener.onResponse(result));
+            case DONE -> new GroupCommitter.Decision<>(result.state(), () -> listener.onResponse(result));
             case NOT_HELD -> new GroupCommitter.Decision<>(table, () -> listener.onFailure(notHeld(grant)));
             case HELD_BY_OTHER ->
                 new GroupCommitter.Decision<>(table, () -> listener.onFailure(heldByOther(grant, result.holders())));

@@ -11,6 +11,7 @@ import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 import org.elasticsearch.core.Nullable;
 
 /**
@@ -102,6 +103,11 @@ final class LockIndex {
             return byPath.tailMap(TreePath.ROOT, false);
         }
         return byPath.subMap(path + "/", true, path + "0", false);
+    }
+
+    /** Every stored grant, in no particular order. */
+    void forEach(Consumer<Grant> action) {
+        byToken.values().forEach(action);
     }
 
     /** The stored grants expired at {@code now}, earliest first. */

@@ -72,6 +72,11 @@ final class LockState {
         this.removed = removed;
     }
 
+    /** The state of a namespace without locks, over an index of its own. */
+    static LockState empty() {
+        return of(new LockIndex(0, List.of()));
+    }
+
     static LockState of(LockIndex index) {
         return new LockState(index, index.generation(), index.lastToken(), Map.of(), Set.of());
     }
@@ -229,6 +234,35 @@ final class LockState {
         }
         result.sort(BY_PATH_THEN_TOKEN);
         return result;
+    }
+
+    /** Every grant of this view, live or not (the index's, less those released, renewed ones as renewed), by token. */
+    List<Grant> grants() {
+        checkCurrent();
+        List<Grant> result = new ArrayList<>(index.size() + put.size());
+        index.forEach(g -> {
+            if (removed.contains(g.token()) == false && put.containsKey(g.token()) == false) {
+                result.add(g);
+            }
+        });
+        result.addAll(put.values());
+        result.sort(BY_TOKEN);
+        return result;
+    }
+
+    /** Whether this state, decided from {@code earlier}, released a grant {@code earlier} had. */
+    boolean releasedSince(LockState earlier) {
+        for (long token : removed) {
+            if (earlier.removed.contains(token) == false) {
+                return true;
+            }
+        }
+        for (long token : earlier.put.keySet()) {
+            if (put.containsKey(token) == false) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The number of live grants at {@code now}. */

@@ -18,7 +18,7 @@ import org.elasticsearch.xcontent.XContentFactory;
  * namespace, read in real time and replaced with {@code if_seq_no}/{@code if_primary_term} (created with
  * {@code op_type: create} the first time). Its callers run it in the lock index's system context.
  */
-final class LockTableStore implements VersionedStore<LockTable> {
+final class LockTableStore implements VersionedStore<LockState> {
 
     /** The timeout of each write, so that a write stuck waiting for a primary comes back to be retried. */
     static final TimeValue WRITE_TIMEOUT = TimeValue.timeValueSeconds(10);
@@ -39,20 +39,20 @@ final class LockTableStore implements VersionedStore<LockTable> {
     }
 
     @Override
-    public void read(String namespace, ActionListener<Versioned<LockTable>> listener) {
+    public void read(String namespace, ActionListener<Versioned<LockState>> listener) {
         client.get(new GetRequest(TreeLockIndex.NAME, namespace).realtime(true), new ActionListener<>() {
             @Override
             public void onResponse(GetResponse response) {
                 scheduler.execute(() -> {
-                    Versioned<LockTable> read;
+                    Versioned<LockState> read;
                     try {
                         read = response.isExists()
                                 ? new Versioned<>(
-                                        LockTable.fromSource(response.getSourceAsMap()),
+                                        state(LockTable.fromSource(response.getSourceAsMap())),
                                         true,
                                         response.getSeqNo(),
                                         response.getPrimaryTerm())
-                                : Versioned.absent(LockTable.EMPTY);
+                                : Versioned.absent(LockState.empty());
                     } catch (RuntimeException e) {
                         listener.onFailure(e);
                         return;
@@ -65,7 +65,7 @@ final class LockTableStore implements VersionedStore<LockTable> {
             public void onFailure(Exception e) {
                 if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
                     // The first lock ever: the first write creates the index from its system descriptor.
-                    scheduler.execute(() -> listener.onResponse(Versioned.absent(LockTable.EMPTY)));
+                    scheduler.execute(() -> listener.onResponse(Versioned.absent(LockState.empty())));
                 } else {
                     listener.onFailure(e);
                 }
@@ -74,12 +74,13 @@ final class LockTableStore implements VersionedStore<LockTable> {
     }
 
     @Override
-    public void write(String namespace, Versioned<LockTable> read, LockTable next, ActionListener<Void> listener) {
+    public void write(String namespace, Versioned<LockState> read, LockState next, ActionListener<Void> listener) {
         IndexRequest write;
         try {
             write = new IndexRequest(TreeLockIndex.NAME)
                     .id(namespace)
-                    .source(next.toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
+                    .source(new LockTable(next.lastToken(), next.grants())
+                            .toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
                     .timeout(WRITE_TIMEOUT);
         } catch (Exception e) {
             listener.onFailure(e);
@@ -101,6 +102,16 @@ final class LockTableStore implements VersionedStore<LockTable> {
                 listener.onFailure(e);
             }
         });
+    }
+
+    /**
+     * The table as the decisions see it: indexed, without the grants expired by now (they are absent for every
+     * decision anyway; the next write leaves them out, as the table always pruned them on a write).
+     */
+    private LockState state(LockTable table) {
+        LockIndex index = new LockIndex(table.lastToken(), table.grants());
+        index.pruneExpired(clock.getAsLong());
+        return index.state();
     }
 
     @Override

@@ -1,10 +1,7 @@
 package io.github.esrel.plugin.lock;
 
-import io.github.esrel.plugin.lock.LockTable.HolderResult;
 import java.util.List;
-import java.util.Set;
 import java.util.function.LongSupplier;
-import java.util.stream.Collectors;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ContextPreservingActionListener;
 import org.elasticsearch.client.internal.Client;
@@ -21,7 +18,7 @@ import org.elasticsearch.threadpool.ThreadPool;
  *
  * <h2>Why it is correct</h2>
  * Every change is a read-modify-write of that one document: a real-time GET, a decision on the snapshot read
- * ({@link LockTable}, pure and unit-tested), and a write conditional on the snapshot's
+ * ({@link LockState}, pure, held to {@link LockTable}'s decisions by tests), and a write conditional on the snapshot's
  * {@code _seq_no}/{@code _primary_term} (or a create when there was no document). Elasticsearch applies a
  * conditional write on the primary only if nothing changed since the read, so the decisions of all nodes form
  * one sequence, each taken on the table its predecessor wrote: two conflicting grants can only coexist if one
@@ -45,7 +42,7 @@ public final class TreeLockService {
     private final TaskScheduler scheduler;
     private final TreeLockLimits limits;
     private final LongSupplier clock;
-    private final GroupCommitter<LockTable> committer;
+    private final GroupCommitter<LockState> committer;
     private final Acquirer acquirer;
 
     /**
@@ -69,7 +66,7 @@ public final class TreeLockService {
     /** @param clock epoch milliseconds; leases are measured with it */
     TreeLockService(
             ThreadContext threadContext,
-            VersionedStore<LockTable> store,
+            VersionedStore<LockState> store,
             TaskScheduler scheduler,
             TreeLockLimits limits,
             LongSupplier clock) {
@@ -111,7 +108,7 @@ public final class TreeLockService {
     public void release(GrantRef grant, Caller caller, ActionListener<Void> listener) {
         HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) ->
                 table.release(grant.path(), grant.owner(), grant.token(), caller, now, earlierWriteMayHaveApplied);
-        ActionListener<HolderResult> released = callersContext(listener).map(result -> null);
+        ActionListener<LockState.Held> released = callersContext(listener).map(result -> null);
         submit(
                 grant.namespace(),
                 new HolderMutation(grant, release, clock, released),
@@ -137,7 +134,7 @@ public final class TreeLockService {
         }
         HolderMutation.Change renew = (table, now, ignored) ->
                 table.renew(grant.path(), grant.owner(), grant.token(), caller, ttlMillis, now);
-        ActionListener<HolderResult> renewed = callersContext(listener).map(HolderResult::grant);
+        ActionListener<LockState.Held> renewed = callersContext(listener).map(LockState.Held::grant);
         submit(
                 grant.namespace(),
                 new HolderMutation(grant, renew, clock, renewed),
@@ -157,9 +154,9 @@ public final class TreeLockService {
     public void list(String namespace, String prefix, ActionListener<List<Grant>> listener) {
         ActionListener<List<Grant>> answer = callersContext(listener);
         // A mutation that changes nothing: answered right after its round's read, and retried like the others.
-        GroupCommitter.Mutation<LockTable> read = new GroupCommitter.Mutation<>() {
+        GroupCommitter.Mutation<LockState> read = new GroupCommitter.Mutation<>() {
             @Override
-            public GroupCommitter.Decision<LockTable> apply(LockTable table) {
+            public GroupCommitter.Decision<LockState> apply(LockState table) {
                 List<Grant> grants = table.liveAtOrBelow(prefix, clock.getAsLong());
                 return new GroupCommitter.Decision<>(table, () -> answer.onResponse(grants));
             }
@@ -172,14 +169,13 @@ public final class TreeLockService {
         submit(namespace, read, scheduler.nanoTime() + limits.retryNanos());
     }
 
-    private void submit(String namespace, GroupCommitter.Mutation<LockTable> mutation, long retryDeadlineNanos) {
+    private void submit(String namespace, GroupCommitter.Mutation<LockState> mutation, long retryDeadlineNanos) {
         asSystem(() -> committer.submit(namespace, mutation, retryDeadlineNanos));
     }
 
-    /** After a write that ended or pruned a grant, the namespace's waiting acquires may succeed now. */
-    private void committed(String namespace, LockTable before, LockTable after) {
-        Set<Long> tokens = after.grants().stream().map(Grant::token).collect(Collectors.toSet());
-        if (before.grants().stream().anyMatch(g -> tokens.contains(g.token()) == false)) {
+    /** After a write that released a grant, the namespace's waiting acquires may succeed now. */
+    private void committed(String namespace, LockState before, LockState after) {
+        if (after.releasedSince(before)) {
             acquirer.wakeAll(namespace);
         }
     }

@@ -40,7 +40,7 @@ class TreeLockServiceTest {
 
     private final ThreadContext threadContext = new ThreadContext(Settings.EMPTY);
     private final ManualScheduler scheduler = new ManualScheduler(threadContext);
-    private final InMemoryStore<LockTable> store = new InMemoryStore<>(LockTable.EMPTY, scheduler::execute);
+    private final InMemoryStore<LockState> store = new InMemoryStore<>(LockState.empty(), scheduler::execute);
     private TreeLockService service = service(Settings.EMPTY);
 
     /** The cluster settings of the tree locks alone: {@code ClusterSettings} would load every setting of the server. */
@@ -56,7 +56,7 @@ class TreeLockServiceTest {
         return service(settings, store);
     }
 
-    private TreeLockService service(Settings settings, VersionedStore<LockTable> lockIndex) {
+    private TreeLockService service(Settings settings, VersionedStore<LockState> lockIndex) {
         clusterSettings = new LockSettings(settings);
         return new TreeLockService(
                 threadContext, lockIndex, scheduler, new TreeLockLimits(settings, clusterSettings), scheduler.clock());
@@ -387,9 +387,10 @@ class TreeLockServiceTest {
                                 holder.path(),
                                 holder.owner(),
                                 holder.token(),
+                                Caller.of(null),
                                 ManualScheduler.EPOCH_MILLIS + 5_000,
                                 false)
-                        .table());
+                        .state());
         scheduler.advance(Acquirer.MAX_POLL_MILLIS);
 
         assertThat(waiting.value().acquired()).isTrue();
@@ -524,9 +525,9 @@ class TreeLockServiceTest {
     void shouldTouchTheLockIndexAsSystemAndAnswerInTheCallersContext() {
         List<String> originsAtRead = new ArrayList<>();
         List<String> headersAtRead = new ArrayList<>();
-        InMemoryStore<LockTable> watched = new InMemoryStore<>(LockTable.EMPTY, scheduler::execute) {
+        InMemoryStore<LockState> watched = new InMemoryStore<>(LockState.empty(), scheduler::execute) {
             @Override
-            public void read(String key, ActionListener<VersionedStore.Versioned<LockTable>> listener) {
+            public void read(String key, ActionListener<VersionedStore.Versioned<LockState>> listener) {
                 originsAtRead.add(threadContext.getTransient(ThreadContext.ACTION_ORIGIN_TRANSIENT_NAME));
                 headersAtRead.add(threadContext.getHeader("X-Caller"));
                 super.read(key, listener);
