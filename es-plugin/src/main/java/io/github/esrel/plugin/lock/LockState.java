@@ -35,12 +35,7 @@ final class LockState {
      * @param put       grants added or renewed (a renewed grant replaces the stored one of the same token)
      * @param removed   tokens of stored grants released (or expired and pruned)
      */
-    record Changes(long lastToken, Collection<Grant> put, Collection<Long> removed) {
-        /** Whether the round changed nothing. */
-        boolean isEmpty() {
-            return put.isEmpty() && removed.isEmpty();
-        }
-    }
+    record Changes(long lastToken, Collection<Grant> put, Collection<Long> removed) {}
 
     /** {@link LockTable.AcquireResult}, with this state. */
     record Acquired(
