@@ -43,12 +43,15 @@ final class ClusterCalls {
                     "index [" + index + "] has no shard " + shard + "; it has " + copies.size());
         }
         for (JsonNode copy : copiesOfShard) {
-            if (copy.path("primary").asBoolean()
-                    && "STARTED".equals(copy.path("state").asText())) {
+            // A RELOCATING primary is still the serving primary: "node" is the source, which holds it
+            // until the hand-off to "relocating_node". The cluster rebalances after a node comes back,
+            // so a fault test that asks right after green health can meet one (it did, in CI).
+            String copyState = copy.path("state").asText();
+            if (copy.path("primary").asBoolean() && ("STARTED".equals(copyState) || "RELOCATING".equals(copyState))) {
                 return nodeIndex(state, copy.path("node").asText());
             }
         }
-        throw new EsClusterException("shard " + shard + " of [" + index + "] has no started primary: " + copiesOfShard);
+        throw new EsClusterException("shard " + shard + " of [" + index + "] has no active primary: " + copiesOfShard);
     }
 
     /** The node index of the elected master. */

@@ -309,8 +309,9 @@ public final class EsCluster implements AutoCloseable {
     }
 
     /**
-     * The node that holds the started primary copy of shard {@code shard} of {@code index}, as the
-     * elected master sees it. Fault tests use it to kill or freeze the node that matters. System
+     * The node that holds the active primary copy of shard {@code shard} of {@code index}, as the
+     * elected master sees it: a started primary, or the source of a primary being relocated (it serves
+     * as primary until the hand-off). Fault tests use it to kill or freeze the node that matters. System
      * indices are found too (the name is looked up in the routing table, not resolved as an index
      * expression).
      *
@@ -318,7 +319,7 @@ public final class EsCluster implements AutoCloseable {
      * @param shard the shard number, from 0
      * @return the node index, from 0 to {@link #size()} - 1
      * @throws IllegalArgumentException if the index has no such shard
-     * @throws EsClusterException if the index does not exist, the shard has no started primary, or no
+     * @throws EsClusterException if the index does not exist, the shard has no active primary, or no
      *     node answers
      * @throws UnsupportedOperationException if the node is not one testenv named (external backend)
      * @throws IllegalStateException if the cluster is not started
