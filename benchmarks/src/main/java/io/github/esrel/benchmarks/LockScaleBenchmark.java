@@ -6,6 +6,7 @@ import co.elastic.clients.elasticsearch.nodes.stats.NodeStatsMetric;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.lock.PluginTreeLocks;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.testenv.EsCluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -24,8 +25,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Tree locks at scale: what one acquire + release of an exclusive lock costs in a namespace that already holds
- * 0, 1,000, 10,000 (and, with {@code -Desrel.bench.lock-scale.max=100000}, 100,000) shared locks, each row in a
- * namespace of its own, against the empty namespace measured in the same run. Per row: latency p50 and p90 (one
+ * 0, 1,000, 10,000 and 100,000 ({@code -Desrel.bench.lock-scale.max} lowers it) shared locks, each row in a
+ * namespace of its own, against the empty namespace measured in the same run; first on the benchmark's node (the
+ * default store, a document per grant), then, as the baseline, on a node of its own started with
+ * {@code esrel.treelock.store: table} (the one-document table every change rewrites), up to 10,000 held locks
+ * ({@code -Desrel.bench.lock-scale.table-max}; 0 skips it), beyond which it is impractical. Per row: latency p50 and p90 (one
  * caller, sequential), throughput with 1 and {@value #CALLERS} callers (each on its own leaf), and the bytes the
  * node's shard-level bulk requests carried per acquire + release: every write to the lock index is one, and nothing
  * else writes during a measurement (node-level {@code indices.bulk.total_size_in_bytes}, before and after).
@@ -42,12 +46,16 @@ final class LockScaleBenchmark {
     private static final int OPS_PER_CALLER = 40;
     private static final String MAX_LOCKS_SETTING = "esrel.treelock.max_locks_per_index";
 
-    private final ElasticsearchClient es;
+    private final ElasticsearchClient defaultNode;
     private final PrintStream out;
     private final BenchRecord record;
+    /** The node of the store being measured, and its HTTP address. */
+    private ElasticsearchClient es;
+
+    private URI http;
 
     LockScaleBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
-        this.es = es;
+        this.defaultNode = es;
         this.out = out;
         this.record = record;
     }
@@ -55,13 +63,42 @@ final class LockScaleBenchmark {
     record Row(int held, long p50Nanos, long p90Nanos, double oneCallerOps, double manyCallersOps, double bytesPerOp) {}
 
     void run() throws Exception {
-        int max = Integer.getInteger("esrel.bench.lock-scale.max", 10_000);
+        int max = Integer.getInteger("esrel.bench.lock-scale.max", 100_000);
+        int tableMax = Integer.getInteger("esrel.bench.lock-scale.table-max", 10_000);
+        measureStore(
+                "grants store (default)",
+                "",
+                defaultNode,
+                URI.create(System.getProperty(Benchmarks.HTTP_URI_PROPERTY)),
+                max);
+        if (tableMax > 0) {
+            try (EsCluster table = EsCluster.builder()
+                    .heap("1g")
+                    .setting("esrel.treelock.store", "table")
+                    .build()) {
+                table.start();
+                measureStore(
+                        "table store (esrel 0.1), the baseline",
+                        "table store: ",
+                        table.client(),
+                        table.httpUri(),
+                        tableMax);
+            }
+        }
+    }
+
+    private void measureStore(String store, String label, ElasticsearchClient node, URI httpUri, int max)
+            throws Exception {
+        this.es = node;
+        this.http = httpUri;
         List<Integer> sizes = new ArrayList<>(List.of(0, 1_000, 10_000, 100_000));
         sizes.removeIf(n -> n > max);
         int limit = sizes.get(sizes.size() - 1) + CALLERS + 1;
         es.cluster().putSettings(s -> s.transient_(MAX_LOCKS_SETTING, JsonData.of(limit)));
-        out.printf("%nTree locks at scale: acquire + release of one exclusive lock in a namespace already holding n"
-                + " locks%n");
+        out.printf(
+                "%nTree locks at scale, %s: acquire + release of one exclusive lock in a namespace already holding n"
+                        + " locks%n",
+                store);
         out.printf(
                 "  %8s %9s %9s %13s %13s %12s %10s %10s%n",
                 "held", "p50 ms", "p90 ms", "ops/s 1", "ops/s " + CALLERS, "bytes/op", "p50 ratio", "ops ratio");
@@ -73,7 +110,7 @@ final class LockScaleBenchmark {
                 if (empty == null) {
                     empty = row;
                 }
-                print(row, empty);
+                print(label, row, empty);
             }
         } finally {
             es.cluster().putSettings(s -> s.transient_(MAX_LOCKS_SETTING, JsonData.fromJson("null")));
@@ -92,7 +129,7 @@ final class LockScaleBenchmark {
         es.indices()
                 .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(es).index(index).ttl(Duration.ofMinutes(30)))) {
-            fill(index, 100);
+            fill(http, index, 100);
             for (int i = 0; i < 3 * WARMUP; i++) {
                 LockBenchmark.cycle(locks, "/w/warm");
             }
@@ -106,7 +143,7 @@ final class LockScaleBenchmark {
                 .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         try (TreeLocks locks = PluginTreeLocks.of(b -> b.client(es).index(index).ttl(Duration.ofMinutes(30)))) {
             long fillStart = System.nanoTime();
-            fill(index, held);
+            fill(http, index, held);
             double fillSeconds = (System.nanoTime() - fillStart) / 1e9;
             for (int i = 0; i < WARMUP; i++) {
                 LockBenchmark.cycle(locks, "/w/warm");
@@ -133,8 +170,8 @@ final class LockScaleBenchmark {
      * Takes {@code held} shared locks on {@code /held/<i>} through the REST API, owned by no provider (a provider
      * releases its locks when closed): they stay until their lease, longer than the run, ends.
      */
-    private static void fill(String index, int held) throws Exception {
-        URI acquire = URI.create(System.getProperty(Benchmarks.HTTP_URI_PROPERTY) + "/" + index + "/_treelock/acquire");
+    private static void fill(URI node, String index, int held) throws Exception {
+        URI acquire = URI.create(node + "/" + index + "/_treelock/acquire");
         HttpClient http = HttpClient.newHttpClient();
         AtomicInteger next = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
@@ -179,7 +216,7 @@ final class LockScaleBenchmark {
                 .sum();
     }
 
-    private void print(Row row, Row empty) {
+    private void print(String label, Row row, Row empty) {
         double p50Ratio = (double) row.p50Nanos() / empty.p50Nanos();
         double opsRatio = row.manyCallersOps() / empty.manyCallersOps();
         out.printf(
@@ -193,34 +230,35 @@ final class LockScaleBenchmark {
                 p50Ratio,
                 opsRatio);
         String at = " with " + row.held() + " locks held";
+        String benchmark = "lock-scale";
         boolean baseline = row == empty;
         record.add(
-                "lock-scale",
-                "acquire + release p50" + at,
+                benchmark,
+                label + "acquire + release p50" + at,
                 row.p50Nanos() / 1e6,
                 "ms",
                 baseline ? Double.NaN : p50Ratio,
                 BenchRecord.Better.LOWER,
                 Double.NaN);
         record.add(
-                "lock-scale",
-                "ops/s, 1 caller" + at,
+                benchmark,
+                label + "ops/s, 1 caller" + at,
                 row.oneCallerOps(),
                 "ops/s",
                 baseline ? Double.NaN : row.oneCallerOps() / empty.oneCallerOps(),
                 BenchRecord.Better.HIGHER,
                 Double.NaN);
         record.add(
-                "lock-scale",
-                "ops/s, " + CALLERS + " callers" + at,
+                benchmark,
+                label + "ops/s, " + CALLERS + " callers" + at,
                 row.manyCallersOps(),
                 "ops/s",
                 baseline ? Double.NaN : opsRatio,
                 BenchRecord.Better.HIGHER,
                 Double.NaN);
         record.add(
-                "lock-scale",
-                "lock index bytes per operation" + at,
+                benchmark,
+                label + "lock index bytes per operation" + at,
                 row.bytesPerOp(),
                 "bytes",
                 baseline ? Double.NaN : row.bytesPerOp() / empty.bytesPerOp(),

@@ -58,6 +58,11 @@ interface ClusterBackend extends AutoCloseable {
         throw noNodeControl();
     }
 
+    /** Starts node {@code i} again with {@code settings} over the cluster's, from this start on. */
+    default void startNode(int i, Map<String, String> settings) {
+        throw noNodeControl();
+    }
+
     /** Whether node {@code i}'s process runs (frozen or not); {@code true} where testenv does not control nodes. */
     default boolean nodeRunning(int i) {
         return true;

@@ -412,6 +412,28 @@ public final class EsCluster implements AutoCloseable {
     public synchronized void startNode(int i) {
         ClusterBackend backend = controllableNode(i);
         backend.startNode(i);
+        nodeStarted(backend);
+    }
+
+    /**
+     * Starts the stopped or killed node {@code i} again, as {@link #startNode(int)}, with {@code settings} in its
+     * {@code elasticsearch.yml} over the builder's, from this start on: a node's configuration changed across a
+     * restart, as an upgrade changes it (settings read only at startup included).
+     *
+     * @param i        the node index, from 0 to {@link #size()} - 1
+     * @param settings the settings to add or replace for this node
+     * @throws IllegalStateException if the node is running
+     * @throws EsClusterException if the node does not come back within the start timeout
+     * @throws UnsupportedOperationException if the backend cannot control nodes
+     */
+    public synchronized void startNode(int i, Map<String, String> settings) {
+        requireNonNull(settings, "settings cannot be null");
+        ClusterBackend backend = controllableNode(i);
+        backend.startNode(i, Map.copyOf(settings));
+        nodeStarted(backend);
+    }
+
+    private void nodeStarted(ClusterBackend backend) {
         // A port taken meanwhile makes the node come back on new ports: tell the client.
         running.api.setNodes(backend.httpUris());
         running.users.values().forEach(u -> u.setNodes(backend.httpUris()));

@@ -5,7 +5,9 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +47,8 @@ final class LocalBackend implements ClusterBackend {
 
     /** Copy-on-write: the shutdown hook reads it without the lock. */
     private final List<LocalNode> nodes = new CopyOnWriteArrayList<>();
+    /** Settings given to one node's later starts, over the cluster's. */
+    private final Map<Integer, Map<String, String>> nodeSettings = new HashMap<>();
 
     private Path clusterDir;
 
@@ -218,6 +222,13 @@ final class LocalBackend implements ClusterBackend {
     }
 
     @Override
+    public synchronized void startNode(int i, Map<String, String> settings) {
+        nodeSettings.computeIfAbsent(i, k -> new LinkedHashMap<>()).putAll(settings);
+        writeConfigs();
+        startNode(i);
+    }
+
+    @Override
     public synchronized boolean nodeRunning(int i) {
         LocalNode.Status status = nodes.get(i).poll();
         return status == LocalNode.Status.RUNNING || status == LocalNode.Status.STARTING;
@@ -357,7 +368,11 @@ final class LocalBackend implements ClusterBackend {
     private void writeConfigs() {
         List<NodePorts> allPorts = nodes.stream().map(LocalNode::ports).toList();
         Map<String, String> security = spec.security() == null ? Map.of() : SecurityFiles.settings(spec.security());
-        nodes.forEach(n -> n.writeConfig(allPorts, security, spec.settings()));
+        for (int i = 0; i < nodes.size(); i++) {
+            Map<String, String> settings = new LinkedHashMap<>(spec.settings());
+            settings.putAll(nodeSettings.getOrDefault(i, Map.of()));
+            nodes.get(i).writeConfig(allPorts, security, settings);
+        }
     }
 
     private List<URI> runningUris() {

@@ -3,6 +3,7 @@ package io.github.esrel.testenv;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Argument checks of the fault operations, which come before any request. */
@@ -29,5 +30,8 @@ class FaultOperationsTest {
                 .isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> notStarted.setBlock("docs", "write")).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(notStarted::masterNode).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> notStarted.startNode(0, Map.of("esrel.treelock.store", "table")))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> notStarted.startNode(0, null)).isInstanceOf(NullPointerException.class);
     }
 }

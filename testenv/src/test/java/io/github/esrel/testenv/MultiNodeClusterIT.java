@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -73,11 +75,20 @@ class MultiNodeClusterIT {
         cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
         index("while-stopped");
 
-        cluster.startNode(0);
+        // Back with a setting of its own (a node attribute, read only at startup), as an upgrade changes one.
+        cluster.startNode(0, Map.of("node.attr.restarted", "with-settings"));
 
         // startNode returns once the node has joined; green (replica recovery) was covered above.
         assertThat(cluster.client().cluster().health().numberOfNodes()).isEqualTo(3);
         assertThat(count()).isEqualTo(3);
+        Map<String, String> restartedAttribute = new TreeMap<>();
+        cluster.client()
+                .nodes()
+                .info()
+                .nodes()
+                .values()
+                .forEach(n -> restartedAttribute.put(n.name(), n.attributes().getOrDefault("restarted", "-")));
+        assertThat(restartedAttribute).containsEntry("node-0", "with-settings").containsEntry("node-1", "-");
     }
 
     private static void index(String id) throws IOException {

@@ -23,6 +23,12 @@ import org.elasticsearch.tasks.TaskCancelledException;
  */
 final class Acquirer {
 
+    /**
+     * The most conflicts a refused acquire reports: enough to say who is in the way, and a refusal of an exclusive
+     * lock high in a tree of 100,000 grants does not answer (or walk) all of them.
+     */
+    static final int MAX_CONFLICTS = 100;
+
     /** The longest a waiting acquire sleeps before looking again (releases on other nodes are not signalled). */
     static final long MAX_POLL_MILLIS = 500;
 
@@ -202,7 +208,7 @@ final class Acquirer {
                     nonce,
                     now,
                     limits.maxLocks(),
-                    Integer.MAX_VALUE);
+                    MAX_CONFLICTS);
             if (result.outcome() == AcquireOutcome.GRANTED) {
                 return new GroupCommitter.Decision<>(
                         result.state(), () -> listener.onResponse(Acquisition.granted(result.grant())));

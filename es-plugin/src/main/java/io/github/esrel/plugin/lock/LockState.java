@@ -86,6 +86,11 @@ final class LockState {
         return new Changes(lastToken, List.copyOf(put.values()), List.copyOf(removed));
     }
 
+    /** Whether this state is a current view of {@code index}. */
+    boolean isViewOf(LockIndex index) {
+        return this.index == index && isCurrent();
+    }
+
     /** Whether this state still describes its index (it has not changed since the round started). */
     boolean isCurrent() {
         return generation == index.generation();

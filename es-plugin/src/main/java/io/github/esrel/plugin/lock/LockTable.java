@@ -406,21 +406,41 @@ public final class LockTable {
         builder.field("updated_at", now);
         builder.startArray("grants");
         for (Grant g : grants) {
-            builder.startObject()
-                    .field("path", g.path())
-                    .field("mode", g.mode().jsonName())
-                    .field("owner", g.owner())
-                    .field("token", g.token())
-                    .field("expires_at", g.expiresAtMillis())
-                    .field("nonce", g.nonce());
-            if (g.boundTo() != null) {
-                builder.field("bound_user", g.boundTo().name())
-                        .field("bound_realm", g.boundTo().realm());
-            }
-            builder.endObject();
+            writeGrant(builder, g);
         }
         builder.endArray();
         return builder.endObject();
+    }
+
+    /** Writes one grant as the stored object ({@code path}, {@code mode}, {@code owner}, {@code token}, ...). */
+    static XContentBuilder writeGrant(XContentBuilder builder, Grant g) throws IOException {
+        builder.startObject()
+                .field("path", g.path())
+                .field("mode", g.mode().jsonName())
+                .field("owner", g.owner())
+                .field("token", g.token())
+                .field("expires_at", g.expiresAtMillis())
+                .field("nonce", g.nonce());
+        if (g.boundTo() != null) {
+            builder.field("bound_user", g.boundTo().name())
+                    .field("bound_realm", g.boundTo().realm());
+        }
+        return builder.endObject();
+    }
+
+    /** Reads one grant as {@link #writeGrant} stored it; a malformed one throws a {@code RuntimeException}. */
+    static Grant readGrant(Object stored) {
+        Map<?, ?> g = (Map<?, ?>) stored;
+        return new Grant(
+                (String) g.get("path"),
+                LockMode.parse((String) g.get("mode")),
+                (String) g.get("owner"),
+                ((Number) g.get("token")).longValue(),
+                ((Number) g.get("expires_at")).longValue(),
+                ((Number) g.get("nonce")).longValue(),
+                g.get("bound_user") == null
+                        ? null
+                        : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm")));
     }
 
     /**
@@ -436,17 +456,7 @@ public final class LockTable {
             List<?> stored = (List<?>) Objects.requireNonNull(source.get("grants"), "grants");
             List<Grant> grants = new ArrayList<>(stored.size());
             for (Object o : stored) {
-                Map<?, ?> g = (Map<?, ?>) o;
-                grants.add(new Grant(
-                        (String) g.get("path"),
-                        LockMode.parse((String) g.get("mode")),
-                        (String) g.get("owner"),
-                        ((Number) g.get("token")).longValue(),
-                        ((Number) g.get("expires_at")).longValue(),
-                        ((Number) g.get("nonce")).longValue(),
-                        g.get("bound_user") == null
-                                ? null
-                                : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm"))));
+                grants.add(readGrant(o));
             }
             return new LockTable(lastToken, grants);
         } catch (RuntimeException e) {

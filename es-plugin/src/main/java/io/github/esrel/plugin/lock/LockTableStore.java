@@ -3,25 +3,22 @@ package io.github.esrel.plugin.lock;
 import java.util.function.LongSupplier;
 import org.elasticsearch.ExceptionsHelper;
 import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.action.DocWriteRequest;
 import org.elasticsearch.action.DocWriteResponse;
 import org.elasticsearch.action.get.GetRequest;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.index.IndexRequest;
 import org.elasticsearch.client.internal.Client;
-import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.xcontent.XContentFactory;
 
 /**
- * The lock tables in the lock index {@link TreeLockIndex#NAME}: one document per namespace, its id the
- * namespace, read in real time and replaced with {@code if_seq_no}/{@code if_primary_term} (created with
- * {@code op_type: create} the first time). Its callers run it in the lock index's system context.
+ * The lock tables in the lock index {@link TreeLockIndex#NAME} as esrel 0.1 stored them ({@code
+ * esrel.treelock.store: table}): one document per namespace, its id the namespace, read in real time and replaced
+ * with {@code if_seq_no}/{@code if_primary_term} (created with {@code op_type: create} the first time), so that a
+ * change costs what the table holds. {@link GrantStore} is the default. Its callers run it in the lock index's
+ * system context.
  */
 final class LockTableStore implements VersionedStore<LockState> {
-
-    /** The timeout of each write, so that a write stuck waiting for a primary comes back to be retried. */
-    static final TimeValue WRITE_TIMEOUT = TimeValue.timeValueSeconds(10);
 
     private final Client client;
     private final TaskScheduler scheduler;
@@ -77,19 +74,14 @@ final class LockTableStore implements VersionedStore<LockState> {
     public void write(String namespace, Versioned<LockState> read, LockState next, ActionListener<Void> listener) {
         IndexRequest write;
         try {
-            write = new IndexRequest(TreeLockIndex.NAME)
-                    .id(namespace)
-                    .source(new LockTable(next.lastToken(), next.grants())
-                            .toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()))
-                    .timeout(WRITE_TIMEOUT);
+            write = TreeLockIndex.replacing(
+                    namespace,
+                    new LockTable(next.lastToken(), next.grants())
+                            .toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()),
+                    read);
         } catch (Exception e) {
             listener.onFailure(e);
             return;
-        }
-        if (read.exists()) {
-            write.setIfSeqNo(read.seqNo()).setIfPrimaryTerm(read.primaryTerm());
-        } else {
-            write.opType(DocWriteRequest.OpType.CREATE);
         }
         client.index(write, new ActionListener<DocWriteResponse>() {
             @Override

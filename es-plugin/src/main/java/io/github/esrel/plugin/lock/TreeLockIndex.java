@@ -1,8 +1,12 @@
 package io.github.esrel.plugin.lock;
 
+import org.elasticsearch.action.DocWriteRequest;
+import org.elasticsearch.action.index.IndexRequest;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.common.settings.Settings;
+import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.indices.SystemIndexDescriptor;
+import org.elasticsearch.xcontent.XContentBuilder;
 
 /**
  * The system index holding the lock tables: one document per locked index (its name is the id). Net-new and
@@ -20,7 +24,7 @@ public final class TreeLockIndex {
 
     static final String PATTERN = ".esrel-treelocks-*";
     /** Increment when the mappings change. */
-    static final int MAPPINGS_VERSION = 1;
+    static final int MAPPINGS_VERSION = 2;
     /**
      * The origin of every request the plugin sends to the lock index, also recorded in the descriptor
      * (Elasticsearch uses it there to update the mappings of an older index). Without security an origin is
@@ -31,7 +35,24 @@ public final class TreeLockIndex {
      */
     public static final String ORIGIN = "stack";
 
+    /** The timeout of each write, so that a write stuck waiting for a primary comes back to be retried. */
+    static final TimeValue WRITE_TIMEOUT = TimeValue.timeValueSeconds(10);
+
     private TreeLockIndex() {}
+
+    /**
+     * The write of a namespace's document (a head, or a one-document table; its id is the namespace) conditional
+     * on the version {@code read}: {@code if_seq_no}/{@code if_primary_term}, or a create when there was none.
+     */
+    static IndexRequest replacing(String namespace, XContentBuilder source, VersionedStore.Versioned<?> read) {
+        IndexRequest write = new IndexRequest(NAME).id(namespace).source(source).timeout(WRITE_TIMEOUT);
+        if (read.exists()) {
+            write.setIfSeqNo(read.seqNo()).setIfPrimaryTerm(read.primaryTerm());
+        } else {
+            write.opType(DocWriteRequest.OpType.CREATE);
+        }
+        return write;
+    }
 
     /**
      * The descriptor that declares {@link #NAME} as a net-new, internal, managed system index, with its
@@ -62,17 +83,28 @@ public final class TreeLockIndex {
     }
 
     static String mappings() {
-        // The grants are stored, never searched: the table is read by id, in real time.
+        // Heads are read by id, in real time; grant documents are searched (by kind, namespace, sorted by token)
+        // only when a node rebuilds a table. Version 1 held only one-document tables (namespace, last_token,
+        // updated_at, grants), which version 2 still reads.
         return """
             {
               "_doc": {
                 "_meta": {"%s": %d%s},
                 "dynamic": "strict",
                 "properties": {
+                  "kind": {"type": "keyword"},
                   "namespace": {"type": "keyword"},
                   "last_token": {"type": "long"},
                   "updated_at": {"type": "date", "format": "epoch_millis"},
-                  "grants": {"type": "object", "enabled": false}
+                  "grants": {"type": "object", "enabled": false},
+                  "round": {"type": "long", "index": false},
+                  "write_id": {"type": "keyword", "index": false, "doc_values": false},
+                  "prev_write_id": {"type": "keyword", "index": false, "doc_values": false},
+                  "changes": {"type": "object", "enabled": false},
+                  "token": {"type": "long"},
+                  "released": {"type": "boolean"},
+                  "purge_after": {"type": "date", "format": "epoch_millis"},
+                  "grant": {"type": "object", "enabled": false}
                 }
               }
             }""".formatted(

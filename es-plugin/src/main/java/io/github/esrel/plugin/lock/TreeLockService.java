@@ -57,10 +57,17 @@ public final class TreeLockService {
     public TreeLockService(Client client, ThreadPool threadPool, ClusterSettings clusterSettings, Settings settings) {
         this(
                 threadPool.getThreadContext(),
-                new LockTableStore(client, TaskScheduler.of(threadPool), System::currentTimeMillis),
+                store(TreeLockSettings.STORE.get(settings), client, TaskScheduler.of(threadPool)),
                 TaskScheduler.of(threadPool),
                 new TreeLockLimits(settings, clusterSettings),
                 System::currentTimeMillis);
+    }
+
+    private static VersionedStore<LockState> store(String kind, Client client, TaskScheduler scheduler) {
+        return switch (kind) {
+            case TreeLockSettings.STORE_TABLE -> new LockTableStore(client, scheduler, System::currentTimeMillis);
+            default -> new GrantStore(client, scheduler, System::currentTimeMillis);
+        };
     }
 
     /** @param clock epoch milliseconds; leases are measured with it */

@@ -21,7 +21,8 @@ import org.elasticsearch.xcontent.XContentBuilder;
  * 409 {"acquired": false, "conflicts": [{"path": "/a", "mode": "exclusive", "owner": "worker-3",
  *      "expires_at": "2025-11-30T12:00:41.000Z"}]}
  * </pre>
- * The conflicts are the grants standing in the way, each named by its own path and mode.
+ * The conflicts are the grants standing in the way, each named by its own path and mode; at most 100 (the
+ * oldest first) when more stand in the way.
  */
 public final class AcquireTreeLockResponse extends ActionResponse implements ToXContentObject {
 
