@@ -44,7 +44,9 @@ import org.elasticsearch.xcontent.XContentFactory;
  * <ul>
  *   <li>The <em>head</em> of each namespace, {@link LockHead} (id: the namespace): replaced with
  *       {@code if_seq_no}/{@code if_primary_term} by every round that changes something, so that, as before, one
- *       compare-and-set orders all decisions of a namespace. It holds only that round's changes.</li>
+ *       compare-and-set orders all decisions of a namespace. It holds that round's changes and those of up to
+ *       {@link LockHead#MAX_EARLIER_ROUNDS} rounds before it (at most {@link LockHead#MAX_EARLIER_CHANGES}
+ *       grants in all), never the table.</li>
  *   <li>One document per grant (id: {@code <namespace>#<token>}), written with an {@code external_gte} version:
  *       the round that decided its state. A released or expired grant's document is kept, marked
  *       {@code released}, until {@code purge_after}, then deleted if it is still the one this node wrote.</li>
@@ -59,9 +61,11 @@ import org.elasticsearch.xcontent.XContentFactory;
  * <h2>Reading without reading the table</h2>
  * A node keeps each namespace's table it decided on, indexed ({@link LockIndex}), with the {@code write_id} of
  * the head it matches. A read is a real-time GET of the head (small): the same {@code write_id}, and the table is
- * current; the head one round further ({@code prev_write_id} is ours, another node wrote once or our own write's
- * outcome was unknown), and its changes bring the table up to date; anything else, and the table is rebuilt:
- * the lock index is refreshed (every copy, after the GET) and the namespace's grant documents searched, and head's
+ * current; a head that keeps our {@code write_id} among its earlier rounds (other nodes wrote since, or our own
+ * write's outcome was unknown), and the changes of the rounds after it bring the table up to date, so that nodes
+ * taking turns on a namespace each read one small document, as the node that wrote last does; anything else (a
+ * node idle for more rounds than the head keeps, a new node, a lost index), and the table is rebuilt: the lock
+ * index is refreshed (every copy, after the GET) and the namespace's grant documents searched, and head's
  * changes applied on top. The compare-and-set of the next write still catches any head this node has not seen.
  *
  * <h2>Late writes</h2>
@@ -123,6 +127,8 @@ final class GrantStore implements VersionedStore<LockState> {
         /** The changes of {@link #round}, in its head; null if none. */
         @Nullable
         LockState.Changes headChanges;
+        /** The earlier rounds the head keeps ({@link LockHead#earlier}). */
+        List<LockHead.Step> earlier = List.of();
         /** Whether the grant documents of {@link #headChanges} were acknowledged. */
         boolean headChangesStored;
         /** The latest lease end of the grants {@link #headChanges} removed, as this node knew them; 0 if none. */
@@ -137,14 +143,17 @@ final class GrantStore implements VersionedStore<LockState> {
             this.index = index;
         }
 
-        /** Applies the head one round further than this table, which this table's head preceded. */
-        void catchUp(LockHead head, long seqNo, long primaryTerm) {
-            long removedExpiry = latestExpiry(head.changes().removed());
-            index.apply(head.changes());
-            for (Grant g : head.changes().put()) {
-                pruned.remove(g.token());
+        /** Applies {@code steps}, the rounds from this table's head to {@code head}, the last one. */
+        void catchUp(LockHead head, List<LockHead.Step> steps, long seqNo, long primaryTerm) {
+            long removedExpiry = 0;
+            for (LockHead.Step step : steps) {
+                removedExpiry = latestExpiry(step.changes().removed());
+                index.apply(step.changes());
+                for (Grant g : step.changes().put()) {
+                    pruned.remove(g.token());
+                }
+                step.changes().removed().forEach(pruned::remove);
             }
-            head.changes().removed().forEach(pruned::remove);
             at(head, seqNo, primaryTerm, removedExpiry);
         }
 
@@ -165,6 +174,7 @@ final class GrantStore implements VersionedStore<LockState> {
             writeId = head.writeId();
             round = head.round();
             headChanges = head.changes();
+            earlier = head.earlier();
             headChangesStored = false;
             exists = true;
             this.seqNo = seqNo;
@@ -225,12 +235,13 @@ final class GrantStore implements VersionedStore<LockState> {
         }
         LockHead head = LockHead.fromSource(source);
         Table t = cached(namespace);
+        List<LockHead.Step> steps = t == null || t.writeId == null ? null : head.stepsAfter(t.writeId);
         if (t != null && head.writeId().equals(t.writeId)) {
             t.seqNo = response.getSeqNo();
             t.primaryTerm = response.getPrimaryTerm();
             deliver(namespace, t, listener);
-        } else if (t != null && t.writeId != null && t.writeId.equals(head.prevWriteId())) {
-            t.catchUp(head, response.getSeqNo(), response.getPrimaryTerm());
+        } else if (steps != null) {
+            t.catchUp(head, steps, response.getSeqNo(), response.getPrimaryTerm());
             deliver(namespace, t, listener);
         } else {
             rebuild(namespace, head, response.getSeqNo(), response.getPrimaryTerm(), listener);
@@ -364,7 +375,10 @@ final class GrantStore implements VersionedStore<LockState> {
         LockHead head = new LockHead(
                 LockTable.nextToken(t.round, now),
                 UUIDs.randomBase64UUID(),
-                t.writeId,
+                // Nothing to keep after a one-document table being taken over: no node has a table at a head of it.
+                t.writeId == null
+                        ? List.of()
+                        : LockHead.earlierAfter(t.earlier, new LockHead.Step(t.writeId, t.headChanges)),
                 new LockState.Changes(decided.lastToken(), decided.put(), List.copyOf(removed)));
         storeGrants(namespace, t, now, listener.delegateFailure((l, stored) -> writeHead(namespace, t, read, head, l)));
     }

@@ -10,8 +10,9 @@ import org.elasticsearch.xcontent.XContentBuilder;
 
 /**
  * The head document of a namespace in the lock index (its id is the namespace): the one document whose
- * compare-and-set orders every decision of the namespace, holding only the changes of the round that wrote it.
- * The grants themselves are one document each ({@link GrantStore}).
+ * compare-and-set orders every decision of the namespace, holding the changes of the round that wrote it and of a
+ * few rounds before it ({@link #earlier}), never the table. The grants themselves are one document each
+ * ({@link GrantStore}).
  *
  * <p>It keeps the field names of the one-document table it replaces ({@code last_token}, {@code grants}) and
  * stores in {@code grants} a single {@link #FENCE}: an exclusive grant on the root that never expires. A node
@@ -21,10 +22,30 @@ import org.elasticsearch.xcontent.XContentBuilder;
  * @param round       the version of the grant documents this round's changes are written with: strictly
  *                    increasing, time-based as fencing tokens are, so it keeps increasing if the lock index is lost
  * @param writeId     random, unique to this write: a node's cached table is current only if it is this one
- * @param prevWriteId the {@code writeId} of the head this one replaced, null for the first
+ * @param earlier     the rounds before this one, oldest first, as far back as {@link #MAX_EARLIER_ROUNDS} and
+ *                    {@link #MAX_EARLIER_CHANGES} allow: a node whose table is at one of them catches up from this
+ *                    document alone, so that nodes taking turns on a namespace read no more than the node that
+ *                    wrote last (their grant documents are stored already: only this round's may not be)
  * @param changes     what this round changed, not yet (or not certainly) in the grant documents
  */
-record LockHead(long round, String writeId, @Nullable String prevWriteId, LockState.Changes changes) {
+record LockHead(long round, String writeId, List<Step> earlier, LockState.Changes changes) {
+
+    /** Earlier rounds a head keeps at most. */
+    static final int MAX_EARLIER_ROUNDS = 8;
+    /** Grants put or removed by the earlier rounds a head keeps, at most (a round with more is not kept). */
+    static final int MAX_EARLIER_CHANGES = 32;
+
+    /** One round: the {@code writeId} of its head and what it changed. */
+    record Step(String writeId, LockState.Changes changes) {
+        Step {
+            Objects.requireNonNull(writeId, "writeId cannot be null");
+            Objects.requireNonNull(changes, "changes cannot be null");
+        }
+
+        int size() {
+            return changes.put().size() + changes.removed().size();
+        }
+    }
 
     /** The value of {@code kind} that tells a head from a one-document table and from a grant document. */
     static final String KIND = "head";
@@ -41,6 +62,44 @@ record LockHead(long round, String writeId, @Nullable String prevWriteId, LockSt
     LockHead {
         Objects.requireNonNull(writeId, "writeId cannot be null");
         Objects.requireNonNull(changes, "changes cannot be null");
+        earlier = List.copyOf(earlier);
+    }
+
+    /** This round as a step of the next head's {@link #earlier}. */
+    Step step() {
+        return new Step(writeId, changes);
+    }
+
+    /**
+     * The {@link #earlier} of the head after the one with {@code earlier} and {@code last} (its own round): the
+     * oldest dropped until both limits hold.
+     */
+    static List<Step> earlierAfter(List<Step> earlier, Step last) {
+        List<Step> steps = new ArrayList<>(earlier);
+        steps.add(last);
+        int changes = steps.stream().mapToInt(Step::size).sum();
+        int from = 0;
+        while (from < steps.size() && (steps.size() - from > MAX_EARLIER_ROUNDS || changes > MAX_EARLIER_CHANGES)) {
+            changes -= steps.get(from).size();
+            from++;
+        }
+        return List.copyOf(steps.subList(from, steps.size()));
+    }
+
+    /**
+     * The rounds after the one whose head had {@code writeId}, oldest first, ending with this one; null if this
+     * head does not go back to it (the table at it must be rebuilt).
+     */
+    @Nullable
+    List<Step> stepsAfter(String writeId) {
+        for (int i = earlier.size() - 1; i >= 0; i--) {
+            if (earlier.get(i).writeId().equals(writeId)) {
+                List<Step> steps = new ArrayList<>(earlier.subList(i + 1, earlier.size()));
+                steps.add(step());
+                return steps;
+            }
+        }
+        return null;
     }
 
     /** Whether {@code source} is a head document (else it is a one-document table of an older plugin). */
@@ -54,15 +113,26 @@ record LockHead(long round, String writeId, @Nullable String prevWriteId, LockSt
         builder.field("namespace", namespace);
         builder.field("round", round);
         builder.field("write_id", writeId);
-        if (prevWriteId != null) {
-            builder.field("prev_write_id", prevWriteId);
-        }
         builder.field("last_token", changes.lastToken());
         builder.field("updated_at", now);
         builder.startArray("grants");
         LockTable.writeGrant(builder, FENCE);
         builder.endArray();
-        builder.startObject("changes");
+        builder.field("changes");
+        writeChanges(builder, changes);
+        builder.startArray("earlier");
+        for (Step step : earlier) {
+            builder.startObject().field("write_id", step.writeId()).field("changes");
+            writeChanges(builder, step.changes());
+            builder.endObject();
+        }
+        builder.endArray();
+        return builder.endObject();
+    }
+
+    private static void writeChanges(XContentBuilder builder, LockState.Changes changes) throws IOException {
+        builder.startObject();
+        builder.field("last_token", changes.lastToken());
         builder.startArray("put");
         for (Grant g : changes.put()) {
             LockTable.writeGrant(builder, g);
@@ -74,7 +144,21 @@ record LockHead(long round, String writeId, @Nullable String prevWriteId, LockSt
         }
         builder.endArray();
         builder.endObject();
-        return builder.endObject();
+    }
+
+    private static LockState.Changes readChanges(Object source, long lastToken) {
+        Map<?, ?> changes = (Map<?, ?>) Objects.requireNonNull(source, "changes");
+        List<Grant> put = new ArrayList<>();
+        for (Object g : (List<?>) changes.get("put")) {
+            put.add(LockTable.readGrant(g));
+        }
+        List<Long> removed = new ArrayList<>();
+        for (Object token : (List<?>) changes.get("removed")) {
+            removed.add(((Number) token).longValue());
+        }
+        Object stepLastToken = changes.get("last_token");
+        return new LockState.Changes(
+                stepLastToken == null ? lastToken : ((Number) stepLastToken).longValue(), put, removed);
     }
 
     /**
@@ -84,21 +168,17 @@ record LockHead(long round, String writeId, @Nullable String prevWriteId, LockSt
      */
     static LockHead fromSource(Map<String, Object> source) {
         try {
-            Map<?, ?> changes = (Map<?, ?>) Objects.requireNonNull(source.get("changes"), "changes");
-            List<Grant> put = new ArrayList<>();
-            for (Object g : (List<?>) changes.get("put")) {
-                put.add(LockTable.readGrant(g));
-            }
-            List<Long> removed = new ArrayList<>();
-            for (Object token : (List<?>) changes.get("removed")) {
-                removed.add(((Number) token).longValue());
-            }
             long lastToken = ((Number) Objects.requireNonNull(source.get("last_token"), "last_token")).longValue();
+            List<Step> earlier = new ArrayList<>();
+            for (Object step : (List<?>) Objects.requireNonNull(source.get("earlier"), "earlier")) {
+                Map<?, ?> s = (Map<?, ?>) step;
+                earlier.add(new Step((String) s.get("write_id"), readChanges(s.get("changes"), lastToken)));
+            }
             return new LockHead(
                     ((Number) Objects.requireNonNull(source.get("round"), "round")).longValue(),
                     (String) Objects.requireNonNull(source.get("write_id"), "write_id"),
-                    (String) source.get("prev_write_id"),
-                    new LockState.Changes(lastToken, put, removed));
+                    earlier,
+                    readChanges(source.get("changes"), lastToken));
         } catch (RuntimeException e) {
             throw new IllegalStateException("the lock head document is corrupt: " + e.getMessage(), e);
         }

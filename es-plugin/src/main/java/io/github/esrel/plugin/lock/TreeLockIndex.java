@@ -99,7 +99,7 @@ public final class TreeLockIndex {
                   "grants": {"type": "object", "enabled": false},
                   "round": {"type": "long", "index": false},
                   "write_id": {"type": "keyword", "index": false, "doc_values": false},
-                  "prev_write_id": {"type": "keyword", "index": false, "doc_values": false},
+                  "earlier": {"type": "object", "enabled": false},
                   "changes": {"type": "object", "enabled": false},
                   "token": {"type": "long"},
                   "released": {"type": "boolean"},

@@ -24,8 +24,9 @@ class LockHeadTest {
 
     @Test
     void shouldRoundTripTheHeadDocument() throws IOException {
-        LockHead head =
-                new LockHead(9_000, "w-2", "w-1", new LockState.Changes(7_001, List.of(BOUND, FREE), List.of(5L, 6L)));
+        LockHead.Step w1 = new LockHead.Step("w-1", new LockState.Changes(6_999, List.of(FREE), List.of(4L)));
+        LockHead head = new LockHead(
+                9_000, "w-2", List.of(w1), new LockState.Changes(7_001, List.of(BOUND, FREE), List.of(5L, 6L)));
         Map<String, Object> source = source(head.toXContent(JsonXContent.contentBuilder(), "fs", NOW));
 
         assertThat(LockHead.isHead(source)).isTrue();
@@ -33,20 +34,59 @@ class LockHeadTest {
         LockHead read = LockHead.fromSource(source);
         assertThat(read.round()).isEqualTo(9_000);
         assertThat(read.writeId()).isEqualTo("w-2");
-        assertThat(read.prevWriteId()).isEqualTo("w-1");
+        assertThat(read.earlier()).containsExactly(w1);
         assertThat(read.changes().lastToken()).isEqualTo(7_001);
         assertThat(read.changes().put()).containsExactly(BOUND, FREE);
         assertThat(read.changes().removed()).containsExactly(5L, 6L);
 
-        LockHead first = new LockHead(1, "w-1", null, new LockState.Changes(0, List.of(), List.of()));
+        LockHead first = new LockHead(1, "w-1", List.of(), new LockState.Changes(0, List.of(), List.of()));
         assertThat(LockHead.fromSource(source(first.toXContent(JsonXContent.contentBuilder(), "fs", NOW))))
                 .isEqualTo(first);
+    }
+
+    /**
+     * A head keeps the rounds before it within both limits, so that a node whose table is at one of them catches
+     * up from the head alone; further back, or at a round too large to keep, the table must be rebuilt.
+     */
+    @Test
+    void shouldKeepTheLastRoundsWithinBothLimits() {
+        List<LockHead.Step> earlier = List.of();
+        LockHead.Step last = step("w-0", 1);
+        for (int i = 1; i <= LockHead.MAX_EARLIER_ROUNDS + 3; i++) {
+            earlier = LockHead.earlierAfter(earlier, last);
+            last = step("w-" + i, 1);
+        }
+        LockHead head = new LockHead(9_000, last.writeId(), earlier, last.changes());
+        assertThat(head.earlier()).hasSize(LockHead.MAX_EARLIER_ROUNDS);
+        assertThat(head.earlier().get(0).writeId()).isEqualTo("w-3");
+        assertThat(head.stepsAfter("w-2")).as("dropped: rebuild").isNull();
+        assertThat(head.stepsAfter("w-3"))
+                .extracting(LockHead.Step::writeId)
+                .containsExactly("w-4", "w-5", "w-6", "w-7", "w-8", "w-9", "w-10", "w-11");
+        assertThat(head.stepsAfter("w-10")).extracting(LockHead.Step::writeId).containsExactly("w-11");
+        assertThat(head.stepsAfter("unknown")).isNull();
+
+        // By changes: a round with more than the limit is not kept, and pushes out every earlier one.
+        List<LockHead.Step> afterABigRound =
+                LockHead.earlierAfter(earlier, step("big", LockHead.MAX_EARLIER_CHANGES + 1));
+        assertThat(afterABigRound).isEmpty();
+        List<LockHead.Step> afterAHalfRound =
+                LockHead.earlierAfter(earlier, step("half", LockHead.MAX_EARLIER_CHANGES - 2));
+        assertThat(afterAHalfRound).extracting(LockHead.Step::writeId).containsExactly("w-9", "w-10", "half");
+    }
+
+    private static LockHead.Step step(String writeId, int removed) {
+        List<Long> tokens = new java.util.ArrayList<>();
+        for (long i = 0; i < removed; i++) {
+            tokens.add(i);
+        }
+        return new LockHead.Step(writeId, new LockState.Changes(7_000, List.of(), tokens));
     }
 
     /** A node with the one-document store reads a head as a table in which every path is locked. */
     @Test
     void shouldLookFullyLockedToAnOlderPlugin() throws IOException {
-        LockHead head = new LockHead(9_000, "w-2", "w-1", new LockState.Changes(7_001, List.of(FREE), List.of()));
+        LockHead head = new LockHead(9_000, "w-2", List.of(), new LockState.Changes(7_001, List.of(FREE), List.of()));
         Map<String, Object> source = source(head.toXContent(JsonXContent.contentBuilder(), "fs", NOW));
 
         LockTable seenByAnOlderPlugin = LockTable.fromSource(source);

@@ -853,7 +853,8 @@ class TreeLockIT {
                 String owner = "worker-" + t;
                 Random random = new Random(1000 + t);
                 // Spread over the nodes: their rounds on the one table conflict, and each node keeps up with the
-                // others' heads (one round behind: catch up; more: rebuild), which the checker then judges.
+                // others' heads (up to 8 rounds behind: catch up from the head; more: rebuild), which the checker
+                // then judges.
                 Locks client = new Locks(new Http(cluster.httpUris().get(t % cluster.size())));
                 workers.add(CompletableFuture.runAsync(
                         () -> {
