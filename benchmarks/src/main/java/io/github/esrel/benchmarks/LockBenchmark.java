@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Tree locks: one acquire + release of an exclusive lock, at depth 1 ({@code /w0}) and depth 5
@@ -235,12 +236,18 @@ final class LockBenchmark {
 
     /** Acquire + release per second, {@code threads} threads each on its own leaf below {@code prefix}. */
     static double throughput(TreeLocks locks, String prefix, int threads, int opsEach) throws Exception {
+        return throughput(t -> locks, prefix, threads, opsEach);
+    }
+
+    /** Acquire + release per second of {@code threads} callers, caller {@code t} on {@code prefix + t} of {@code locksOf(t)}. */
+    static double throughput(IntFunction<TreeLocks> locksOf, String prefix, int threads, int opsEach) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CyclicBarrier start = new CyclicBarrier(threads + 1);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String path = prefix + t;
+                TreeLocks locks = locksOf.apply(t);
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < opsEach; i++) {

@@ -4,15 +4,19 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.CommonStatsFlag;
 import co.elastic.clients.elasticsearch.nodes.stats.NodeStatsMetric;
 import co.elastic.clients.json.JsonData;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.esrel.lock.PluginTreeLocks;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.testenv.EsCluster;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -34,7 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * node's shard-level bulk requests carried per acquire + release: every write to the lock index is one, and nothing
  * else writes during a measurement (node-level {@code indices.bulk.total_size_in_bytes}, before and after).
  * The held locks are taken beforehand by {@value #CALLERS} callers on {@code /held/<i>} through the REST API, with a
- * lease longer than the run, and left to expire.
+ * lease longer than the run, and left to expire. On the default store, the same callers then spread over 1, 4 and
+ * 16 namespaces: what one namespace's serialized rounds cost.
  */
 final class LockScaleBenchmark {
 
@@ -44,6 +49,9 @@ final class LockScaleBenchmark {
     private static final int LATENCY_ROUNDS = 200;
     private static final int ONE_CALLER_OPS = 200;
     private static final int OPS_PER_CALLER = 40;
+    private static final int SPREAD_OPS_PER_CALLER = 120;
+    private static final int LISTING_PAGE = 10_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String MAX_LOCKS_SETTING = "esrel.treelock.max_locks_per_index";
 
     private final ElasticsearchClient defaultNode;
@@ -121,6 +129,56 @@ final class LockScaleBenchmark {
                         + " rounds; ratios: row / empty namespace (p50: lower is better, ops/s with %d callers: higher"
                         + " is better)%n",
                 LATENCY_ROUNDS, ONE_CALLER_OPS, OPS_PER_CALLER, CALLERS, CALLERS);
+        if (label.isEmpty()) {
+            measureSpread();
+        }
+    }
+
+    /**
+     * What bounds one namespace: its decisions are compare-and-sets of one head document, so its rounds are
+     * serialized. The same {@value #CALLERS} callers spread over 1, 4 and 16 namespaces (each caller on its own
+     * leaf in namespace {@code caller % n}) show how much of the single namespace's throughput that costs on this
+     * node; what the namespaces still share is the lock index's one shard.
+     */
+    private void measureSpread() throws Exception {
+        out.printf(
+                "%nThe same %d callers spread over n namespaces (empty ones, %d acquire + release each)%n",
+                CALLERS, SPREAD_OPS_PER_CALLER);
+        out.printf("  %10s %13s %10s%n", "namespaces", "ops/s " + CALLERS, "ops ratio");
+        double one = 0;
+        for (int namespaces : List.of(1, 4, CALLERS)) {
+            List<TreeLocks> locks = new ArrayList<>();
+            try {
+                for (int n = 0; n < namespaces; n++) {
+                    String index = INDEX_PREFIX + "spread-" + namespaces + "-" + n;
+                    es.indices()
+                            .create(c -> c.index(index)
+                                    .settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+                    locks.add(PluginTreeLocks.of(b -> b.client(es).index(index).ttl(Duration.ofMinutes(30))));
+                }
+                for (TreeLocks l : locks) {
+                    LockBenchmark.cycle(l, "/w/warm");
+                }
+                double ops =
+                        LockBenchmark.throughput(t -> locks.get(t % namespaces), "/s/", CALLERS, SPREAD_OPS_PER_CALLER);
+                if (namespaces == 1) {
+                    one = ops;
+                }
+                out.printf("  %10d %13.0f %9.2fx%n", namespaces, ops, ops / one);
+                record.add(
+                        "lock-scale",
+                        "ops/s, " + CALLERS + " callers over " + namespaces + " namespaces",
+                        ops,
+                        "ops/s",
+                        namespaces == 1 ? Double.NaN : ops / one,
+                        BenchRecord.Better.HIGHER,
+                        Double.NaN);
+            } finally {
+                for (TreeLocks l : locks) {
+                    l.close();
+                }
+            }
+        }
     }
 
     /** JIT, connections and the lock index itself, in a namespace of its own, so that the first row is not slower. */
@@ -162,8 +220,74 @@ final class LockScaleBenchmark {
             if (held > 0) {
                 out.printf("  (%d locks taken in %.1f s by %d callers)%n", held, fillSeconds, CALLERS);
             }
+            if (held >= 10_000) {
+                measureListing(index, held);
+            }
             return new Row(held, times[LATENCY_ROUNDS / 2], times[(int) (LATENCY_ROUNDS * 0.9)], one, many, bytesPerOp);
         }
+    }
+
+    /**
+     * The listing of a namespace holding {@code held} locks: all of it in one response, then in pages of
+     * {@value #LISTING_PAGE} paths ({@code ?size=&after=}), each walk timed once and checked to list every lock.
+     */
+    private void measureListing(String index, int held) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        long start = System.nanoTime();
+        String all = get(client, "/" + index + "/_treelock");
+        double allMs = (System.nanoTime() - start) / 1e6;
+        int listed = JSON.readTree(all).get("locks").size();
+        start = System.nanoTime();
+        int pages = 0;
+        int paged = 0;
+        long bytes = 0;
+        String after = null;
+        do {
+            String body = get(
+                    client,
+                    "/" + index + "/_treelock?size=" + LISTING_PAGE
+                            + (after == null ? "" : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8)));
+            bytes = Math.max(bytes, body.length());
+            JsonNode page = JSON.readTree(body);
+            paged += page.get("locks").size();
+            pages++;
+            after = page.hasNonNull("next") ? page.get("next").asText() : null;
+        } while (after != null);
+        double pagedMs = (System.nanoTime() - start) / 1e6;
+        // The held locks and the few the measurements left behind (released ones are not listed).
+        if (listed < held || paged != listed) {
+            throw new IllegalStateException(
+                    "listing " + index + ": " + listed + " paths in one response, " + paged + " in pages, of " + held);
+        }
+        out.printf(
+                "  (listing %d locks: one response of %.1f MB in %.0f ms; %d pages of up to %d paths, at most %.1f MB"
+                        + " each, in %.0f ms)%n",
+                listed, all.length() / 1e6, allMs, pages, LISTING_PAGE, bytes / 1e6, pagedMs);
+        record.add(
+                "lock-scale",
+                "listing " + held + " locks, one response",
+                allMs,
+                "ms",
+                Double.NaN,
+                BenchRecord.Better.LOWER,
+                Double.NaN);
+        record.add(
+                "lock-scale",
+                "listing " + held + " locks, pages of " + LISTING_PAGE,
+                pagedMs,
+                "ms",
+                Double.NaN,
+                BenchRecord.Better.LOWER,
+                Double.NaN);
+    }
+
+    private String get(HttpClient client, String path) throws Exception {
+        HttpResponse<String> r = client.send(
+                HttpRequest.newBuilder(URI.create(http + path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("GET " + path + ": " + r.statusCode() + " " + r.body());
+        }
+        return r.body();
     }
 
     /**

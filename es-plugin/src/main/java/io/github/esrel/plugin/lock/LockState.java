@@ -4,11 +4,14 @@ import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
 import io.github.esrel.plugin.lock.LockTable.HolderOutcome;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 import org.elasticsearch.core.Nullable;
 
@@ -212,28 +215,70 @@ final class LockState {
 
     /** {@link LockTable#liveAtOrBelow}: the live grants on {@code prefix} or below it, by path, then token. */
     List<Grant> liveAtOrBelow(String prefix, long now) {
+        return liveAtOrBelow(prefix, now, null, Integer.MAX_VALUE).grants();
+    }
+
+    /**
+     * One page of {@link #liveAtOrBelow}: the live grants of the first {@code maxPaths} paths after {@code after}
+     * (all of a path's holders, never part of them), and the last path of the page when more paths follow. Costs
+     * {@code O(log n)} plus the page, not the table.
+     *
+     * @param after    the last path of the previous page, or null for the first page
+     * @param maxPaths at most this many paths, at least 1
+     */
+    GrantPage liveAtOrBelow(String prefix, long now, @Nullable String after, int maxPaths) {
         checkCurrent();
-        List<Grant> result = new ArrayList<>();
-        // The prefix itself, then the range below it: paths such as /a.b sort between /a and /a/.
-        for (Grant g : index.onPath(prefix)) {
-            if (isStoredAndLive(g, now)) {
-                result.add(g);
+        // One path more than the page, to know whether another page follows.
+        List<Grant> stored = new ArrayList<>();
+        int paths = 0;
+        if (after == null || prefix.compareTo(after) > 0) {
+            paths += addLive(index.onPath(prefix), now, stored);
+        }
+        NavigableMap<String, List<Grant>> below = index.below(prefix);
+        if (after != null && below.isEmpty() == false) {
+            if (after.compareTo(below.lastKey()) >= 0) {
+                below = Collections.emptyNavigableMap();
+            } else if (after.compareTo(below.firstKey()) >= 0) {
+                below = below.tailMap(after, false);
             }
         }
-        for (List<Grant> grants : index.below(prefix).values()) {
-            for (Grant g : grants) {
-                if (isStoredAndLive(g, now)) {
-                    result.add(g);
-                }
-            }
+        for (Iterator<List<Grant>> it = below.values().iterator(); paths <= maxPaths && it.hasNext(); ) {
+            paths += addLive(it.next(), now, stored);
         }
+        List<Grant> result = new ArrayList<>(stored);
         for (Grant g : put.values()) {
-            if (g.expiredAt(now) == false && TreePath.isAtOrBelow(g.path(), prefix)) {
+            if (g.expiredAt(now) == false
+                    && TreePath.isAtOrBelow(g.path(), prefix)
+                    && (after == null || g.path().compareTo(after) > 0)) {
                 result.add(g);
             }
         }
         result.sort(BY_PATH_THEN_TOKEN);
-        return result;
+        // The stored paths stop after maxPaths + 1 of them; the round's own grants may add paths before that.
+        int end = 0;
+        int kept = 0;
+        while (end < result.size()) {
+            String path = result.get(end).path();
+            if (kept == maxPaths) {
+                return new GrantPage(result.subList(0, end), result.get(end - 1).path());
+            }
+            kept++;
+            while (end < result.size() && result.get(end).path().equals(path)) {
+                end++;
+            }
+        }
+        return new GrantPage(result, null);
+    }
+
+    /** Adds the grants of one path that are stored and live; 1 if there was one, else 0. */
+    private int addLive(List<Grant> onPath, long now, List<Grant> into) {
+        int before = into.size();
+        for (Grant g : onPath) {
+            if (isStoredAndLive(g, now)) {
+                into.add(g);
+            }
+        }
+        return into.size() > before ? 1 : 0;
     }
 
     /** Every grant of this view, live or not (the index's, less those released, renewed ones as renewed), by token. */

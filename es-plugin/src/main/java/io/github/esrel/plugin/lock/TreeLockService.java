@@ -1,6 +1,5 @@
 package io.github.esrel.plugin.lock;
 
-import java.util.List;
 import java.util.function.LongSupplier;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ContextPreservingActionListener;
@@ -149,23 +148,26 @@ public final class TreeLockService {
     }
 
     /**
-     * The live grants of the namespace on {@code prefix} or below it. Reads the table in real time (sharing the
-     * read of a round of the namespace's group commit) and writes nothing; a namespace without a table lists no
-     * grants. Transient failures are retried as for the other operations.
+     * The live grants of the namespace on {@code prefix} or below it, a page at a time. Reads the table in real
+     * time (sharing the read of a round of the namespace's group commit) and writes nothing; a namespace without a
+     * table lists no grants. Transient failures are retried as for the other operations.
      *
      * @param namespace the concrete index
      * @param prefix    the top of the subtree, valid; {@link TreePath#ROOT} for every grant
-     * @param listener  gets the grants sorted by path, then token, or the failure (a 503 when the lock index
+     * @param after     the last path of the previous page, or null from the start
+     * @param maxPaths  the most paths the page lists (each with all its holders), at least 1
+     * @param listener  gets the page, sorted by path, then token, or the failure (a 503 when the lock index
      *                  stays unavailable); called in the caller's thread context
      */
-    public void list(String namespace, String prefix, ActionListener<List<Grant>> listener) {
-        ActionListener<List<Grant>> answer = callersContext(listener);
+    public void list(
+            String namespace, String prefix, @Nullable String after, int maxPaths, ActionListener<GrantPage> listener) {
+        ActionListener<GrantPage> answer = callersContext(listener);
         // A mutation that changes nothing: answered right after its round's read, and retried like the others.
         GroupCommitter.Mutation<LockState> read = new GroupCommitter.Mutation<>() {
             @Override
             public GroupCommitter.Decision<LockState> apply(LockState table) {
-                List<Grant> grants = table.liveAtOrBelow(prefix, clock.getAsLong());
-                return new GroupCommitter.Decision<>(table, () -> answer.onResponse(grants));
+                GrantPage page = table.liveAtOrBelow(prefix, clock.getAsLong(), after, maxPaths);
+                return new GroupCommitter.Decision<>(table, () -> answer.onResponse(page));
             }
 
             @Override

@@ -104,6 +104,7 @@ class LockStateTest {
                 assertThat(state.lastToken()).isEqualTo(table.lastToken());
                 String prefix = PATHS[random.nextInt(PATHS.length)];
                 assertThat(state.liveAtOrBelow(prefix, now)).isEqualTo(table.liveAtOrBelow(prefix, now));
+                assertPagesOf(state, prefix, now, 1 + random.nextInt(3), table.liveAtOrBelow(prefix, now));
             }
             int fate = random.nextInt(10);
             if (fate < 8) { // stored: the changes go into the index
@@ -141,6 +142,54 @@ class LockStateTest {
                 .extracting(Grant::path)
                 .containsExactly("/a", "/a/b", "/a/b/c");
         assertThat(index.state().liveAtOrBelow("/", NOW)).hasSize(7);
+    }
+
+    @Test
+    void shouldPageTheListingByWholePaths() {
+        LockIndex index = new LockIndex(
+                0,
+                List.of(
+                        grant("/a", EXCLUSIVE, 1),
+                        grant("/a/b", SHARED, 2),
+                        grant("/a/b", SHARED, 3),
+                        grant("/a/b/c", SHARED, 4),
+                        grant("/a/d", SHARED, 5),
+                        grant("/ab", SHARED, 6)));
+        LockState state = index.state();
+
+        GrantPage first = state.liveAtOrBelow("/a", NOW, null, 2);
+        assertThat(first.grants()).extracting(Grant::token).containsExactly(1L, 2L, 3L);
+        assertThat(first.next()).isEqualTo("/a/b");
+        GrantPage second = state.liveAtOrBelow("/a", NOW, first.next(), 2);
+        assertThat(second.grants()).extracting(Grant::path).containsExactly("/a/b/c", "/a/d");
+        assertThat(second.next()).isNull(); // exactly full: nothing follows
+        // A cursor outside the subtree: before it, the whole subtree; after it, nothing.
+        assertThat(state.liveAtOrBelow("/a", NOW, "/", 10).grants()).hasSize(5);
+        assertThat(state.liveAtOrBelow("/a", NOW, "/b", 10).grants()).isEmpty();
+        assertThat(state.liveAtOrBelow("/a", NOW, "/a/b/c", 10).grants())
+                .extracting(Grant::path)
+                .containsExactly("/a/d");
+    }
+
+    /** Pages of {@code size} paths, followed from the start, list exactly {@code all}, each path whole. */
+    private static void assertPagesOf(LockState state, String prefix, long now, int size, List<Grant> all) {
+        List<Grant> listed = new ArrayList<>();
+        String after = null;
+        for (int pages = 0; pages <= all.size(); pages++) {
+            GrantPage page = state.liveAtOrBelow(prefix, now, after, size);
+            assertThat(page.grants().stream().map(Grant::path).distinct().count())
+                    .isLessThanOrEqualTo(size);
+            listed.addAll(page.grants());
+            if (page.next() == null) {
+                assertThat(listed).isEqualTo(all);
+                return;
+            }
+            assertThat(page.grants()).isNotEmpty();
+            assertThat(page.next())
+                    .isEqualTo(page.grants().get(page.grants().size() - 1).path());
+            after = page.next();
+        }
+        throw new AssertionError("more pages than grants under " + prefix);
     }
 
     @Test

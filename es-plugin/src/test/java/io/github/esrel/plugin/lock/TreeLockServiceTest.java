@@ -168,10 +168,10 @@ class TreeLockServiceTest {
     }
 
     private List<Grant> list(String namespace, String prefix) {
-        Answer<List<Grant>> answer = new Answer<>();
-        service.list(namespace, prefix, answer);
+        Answer<GrantPage> answer = new Answer<>();
+        service.list(namespace, prefix, null, Integer.MAX_VALUE, answer);
         scheduler.runReady();
-        return answer.value();
+        return answer.value().grants();
     }
 
     @Test
@@ -549,9 +549,10 @@ class TreeLockServiceTest {
                         e -> {
                             throw new AssertionError(e);
                         }));
-        service.list(NS, TreePath.ROOT, ActionListener.wrap(grants -> answered.add("list"), e -> {
-            throw new AssertionError(e);
-        }));
+        service.list(
+                NS, TreePath.ROOT, null, Integer.MAX_VALUE, ActionListener.wrap(page -> answered.add("list"), e -> {
+                    throw new AssertionError(e);
+                }));
         testContext.restore(); // the tasks handed over run in the contexts they were handed over in
         scheduler.runReady();
 

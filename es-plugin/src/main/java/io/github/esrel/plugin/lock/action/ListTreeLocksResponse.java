@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
+import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
 
@@ -20,23 +21,40 @@ import org.elasticsearch.xcontent.XContentBuilder;
  *   {"path": "/c.txt", "mode": "exclusive", "holders": [...]}]}
  * </pre>
  * Only granted paths are listed; the shared locks each grant holds on its ancestors are implied. A holder bound
- * to a user also shows {@code "bound_to": {"user", "realm"}}.
+ * to a user also shows {@code "bound_to": {"user", "realm"}}. A page that more paths follow ends with
+ * {@code "next": "<its last path>"}, the {@code after} of the next page.
  */
 public final class ListTreeLocksResponse extends ActionResponse implements ToXContentObject {
 
     private final String index;
     private final List<Grant> grants;
 
+    @Nullable
+    private final String next;
+
     /**
-     * Creates a response.
+     * Creates a response that lists every grant asked for.
      *
      * @param index  the concrete index (the lock namespace)
      * @param grants live grants sorted by path, then token; copied
      * @throws NullPointerException if {@code index} or {@code grants} is null
      */
     public ListTreeLocksResponse(String index, List<Grant> grants) {
+        this(index, grants, null);
+    }
+
+    /**
+     * Creates a response, a page that more may follow.
+     *
+     * @param index  the concrete index (the lock namespace)
+     * @param grants live grants sorted by path, then token; copied
+     * @param next   the last path of the page when more paths follow, else null
+     * @throws NullPointerException if {@code index} or {@code grants} is null
+     */
+    public ListTreeLocksResponse(String index, List<Grant> grants, @Nullable String next) {
         this.index = Objects.requireNonNull(index, "index cannot be null");
         this.grants = List.copyOf(grants);
+        this.next = next;
     }
 
     /**
@@ -48,12 +66,24 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
     public ListTreeLocksResponse(StreamInput in) throws IOException {
         index = in.readString();
         grants = in.readCollectionAsList(Grant::readFrom);
+        next = in.readOptionalString();
     }
 
     @Override
     public void writeTo(StreamOutput out) throws IOException {
         out.writeString(index);
         out.writeCollection(grants);
+        out.writeOptionalString(next);
+    }
+
+    /**
+     * Where the next page starts, when there is one.
+     *
+     * @return the last path of this page if more paths follow, else null
+     */
+    @Nullable
+    public String next() {
+        return next;
     }
 
     /**
@@ -101,16 +131,22 @@ public final class ListTreeLocksResponse extends ActionResponse implements ToXCo
             builder.endObject();
         }
         builder.endArray();
+        if (next != null) {
+            builder.field("next", next);
+        }
         return builder.endObject();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ListTreeLocksResponse r && index.equals(r.index) && grants.equals(r.grants);
+        return o instanceof ListTreeLocksResponse r
+                && index.equals(r.index)
+                && grants.equals(r.grants)
+                && Objects.equals(next, r.next);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index, grants);
+        return Objects.hash(index, grants, next);
     }
 }

@@ -34,6 +34,12 @@ public class TransportListTreeLocksAction extends TreeLockTransportAction<ListTr
     protected void execute(
             Task task, String namespace, ListTreeLocksRequest request, ActionListener<ListTreeLocksResponse> listener) {
         String prefix = request.path() == null ? TreePath.ROOT : request.path();
-        service.list(namespace, prefix, listener.map(grants -> new ListTreeLocksResponse(namespace, grants)));
+        int maxPaths = request.size() == null ? Integer.MAX_VALUE : request.size();
+        service.list(
+                namespace,
+                prefix,
+                request.after(),
+                maxPaths,
+                listener.map(page -> new ListTreeLocksResponse(namespace, page.grants(), page.next())));
     }
 }

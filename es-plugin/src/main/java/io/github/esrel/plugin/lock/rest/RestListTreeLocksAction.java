@@ -10,7 +10,10 @@ import org.elasticsearch.rest.BaseRestHandler;
 import org.elasticsearch.rest.RestRequest;
 import org.elasticsearch.rest.action.RestToXContentListener;
 
-/** {@code GET /{index}/_treelock[?path=/a]}: the live locks on the path or below it. */
+/**
+ * {@code GET /{index}/_treelock[?path=/a][&size=1000][&after=/a/k]}: the live locks on the path or below it, all
+ * of them, or a page of at most {@code size} paths after {@code after} (the previous page's {@code next}).
+ */
 public class RestListTreeLocksAction extends BaseRestHandler {
 
     /** Creates the handler; the plugin registers one per node in {@code getRestHandlers}. */
@@ -29,9 +32,14 @@ public class RestListTreeLocksAction extends BaseRestHandler {
     @Override
     protected RestChannelConsumer prepareRequest(RestRequest request, NodeClient client) {
         if (request.hasContent()) {
-            throw new IllegalArgumentException("GET /{index}/_treelock takes no body; filter with ?path=/a");
+            throw new IllegalArgumentException(
+                    "GET /{index}/_treelock takes no body; filter with ?path=/a, page with ?size=1000&after=<next>");
         }
-        ListTreeLocksRequest list = new ListTreeLocksRequest(request.param("index"), request.param("path"));
+        ListTreeLocksRequest list = new ListTreeLocksRequest(
+                request.param("index"),
+                request.param("path"),
+                request.param("after"),
+                request.hasParam("size") ? request.paramAsInt("size", 0) : null);
         return channel -> client.execute(ListTreeLocksAction.INSTANCE, list, new RestToXContentListener<>(channel));
     }
 }

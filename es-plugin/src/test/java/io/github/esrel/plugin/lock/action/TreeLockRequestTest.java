@@ -204,6 +204,17 @@ class TreeLockRequestTest {
         assertThat(new ListTreeLocksRequest("fs", null).validate()).isNull();
         assertThat(problems(new ListTreeLocksRequest("fs", "a")))
                 .containsExactly("path [a] must be absolute (start with \"/\")");
+        assertThat(new ListTreeLocksRequest("fs", "/a", "/a/k", 1).validate()).isNull();
+        assertThat(new ListTreeLocksRequest("fs", null, null, ListTreeLocksRequest.MAX_SIZE).validate())
+                .isNull();
+        assertThat(problems(new ListTreeLocksRequest("fs", null, "k", 0)))
+                .containsExactly(
+                        "after [k] must be absolute (start with \"/\")",
+                        "size must be between 1 and 10000 paths, got 0");
+        assertThat(problems(new ListTreeLocksRequest("fs", null, null, -1)))
+                .containsExactly("size must be between 1 and 10000 paths, got -1");
+        assertThat(problems(new ListTreeLocksRequest("fs", null, null, 10_001)))
+                .containsExactly("size must be between 1 and 10000 paths, got 10001");
     }
 
     @Test
@@ -246,6 +257,8 @@ class TreeLockRequestTest {
         assertThat(roundTrip(renew, RenewTreeLockRequest::new)).isEqualTo(renew);
         ListTreeLocksRequest list = new ListTreeLocksRequest("fs", null);
         assertThat(roundTrip(list, ListTreeLocksRequest::new)).isEqualTo(list);
+        ListTreeLocksRequest page = new ListTreeLocksRequest("fs", "/a", "/a/k", 100);
+        assertThat(roundTrip(page, ListTreeLocksRequest::new)).isEqualTo(page).isNotEqualTo(list);
 
         Grant g = new Grant("/a", LockMode.SHARED, "w", 17, 1_764_504_060_123L, -5);
         Grant bound = new Grant(
@@ -261,6 +274,10 @@ class TreeLockRequestTest {
                 .isEqualTo(new RenewTreeLockResponse(5));
         ListTreeLocksResponse listed = new ListTreeLocksResponse("fs", List.of(g));
         assertThat(roundTrip(listed, ListTreeLocksResponse::new)).isEqualTo(listed);
+        ListTreeLocksResponse partial = new ListTreeLocksResponse("fs", List.of(g), "/a");
+        assertThat(roundTrip(partial, ListTreeLocksResponse::new))
+                .isEqualTo(partial)
+                .isNotEqualTo(listed);
     }
 
     @Test
@@ -293,6 +310,8 @@ class TreeLockRequestTest {
                                 + "{\"owner\":\"w2\",\"token\":21,\"expires_at\":\"2025-11-30T12:01:00.000Z\",\"expires_at_millis\":1764504060000}]}]}");
         assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of())))
                 .isEqualTo("{\"index\":\"fs\",\"locks\":[]}");
+        assertThat(Strings.toString(new ListTreeLocksResponse("fs", List.of(s1), "/d")))
+                .endsWith("]}],\"next\":\"/d\"}");
     }
 
     private static List<String> problems(TreeLockRequest request) {

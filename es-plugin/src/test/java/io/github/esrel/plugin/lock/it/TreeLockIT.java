@@ -313,6 +313,22 @@ class TreeLockIT {
                 .contains("must be absolute");
         assertThat(assertError(http().get("/listing/_treelock?prefix=/l"), 400, "illegal_argument_exception"))
                 .contains("unrecognized parameter");
+
+        // Pages of whole paths: each page's "next" is the "after" of the following one, the last has none.
+        Http.Response first = http().get("/listing/_treelock?size=3");
+        assertThat(paths(first)).containsExactly("/l/a", "/l/a/b", "/l/ab");
+        assertThat(first.get("next").asText()).isEqualTo("/l/ab");
+        Http.Response last = http().get("/listing/_treelock?size=3&after=" + Http.enc("/l/ab"));
+        assertThat(paths(last)).containsExactly("/m");
+        assertThat(last.json().has("next")).isFalse();
+        assertThat(paths(http().get("/listing/_treelock?path=/l&size=1&after=" + Http.enc("/l/a"))))
+                .containsExactly("/l/a/b");
+        assertThat(assertError(http().get("/listing/_treelock?size=0"), 400, "action_request_validation_exception"))
+                .contains("size must be between 1 and 10000 paths, got 0");
+        assertThat(assertError(http().get("/listing/_treelock?size=ten"), 400, "illegal_argument_exception"))
+                .contains("size");
+        assertThat(assertError(http().get("/listing/_treelock?after=l"), 400, "action_request_validation_exception"))
+                .contains("after [l] must be absolute");
     }
 
     private static List<String> paths(Http.Response r) {
@@ -783,6 +799,9 @@ class TreeLockIT {
         hostile.put("list with body", new String[] {"GET", "/hostile/_treelock", "{\"path\": \"/\"}"});
         hostile.put("list dot-dot", new String[] {"GET", "/hostile/_treelock?path=" + Http.enc("/a/.."), null});
         hostile.put("list empty path", new String[] {"GET", "/hostile/_treelock?path=", null});
+        hostile.put("list huge size", new String[] {"GET", "/hostile/_treelock?size=99999999999", null});
+        hostile.put("list negative size", new String[] {"GET", "/hostile/_treelock?size=-1", null});
+        hostile.put("list dot-dot after", new String[] {"GET", "/hostile/_treelock?after=" + Http.enc("/a/.."), null});
 
         for (Map.Entry<String, String[]> e : hostile.entrySet()) {
             String[] req = e.getValue();
