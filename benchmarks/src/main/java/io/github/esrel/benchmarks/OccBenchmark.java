@@ -1,6 +1,7 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
@@ -17,6 +18,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -58,6 +60,17 @@ final class OccBenchmark {
             return new Counter(votes + 1);
         }
     }
+
+    /** A vote counter that maps only the count of a document holding more: its other fields must survive. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Tally(long votes) {
+        Tally vote() {
+            return new Tally(votes + 1);
+        }
+    }
+
+    /** Fields of the wide document that {@link Tally} does not map. */
+    private static final int UNMAPPED_FIELDS = 10;
 
     private final BenchRecord record;
 
@@ -123,6 +136,25 @@ final class OccBenchmark {
                 wasted(cm),
                 cm.attemptsPercentile(0.99),
                 (double) combinedVotes / (seqNo("combined") - seqBefore));
+
+        // The same on a document that also holds fields the class does not map (another service's, _class, nested
+        // objects, arrays): esrel keeps them, at the cost of one more serialization and a merge per call.
+        OccMetrics wideMetrics = new OccMetrics();
+        Occ wide = Occ.of(b -> b.client(es).listener(wideMetrics).retryPolicy(patient));
+        resetWide("combined-wide");
+        long wideSeqBefore = seqNo("combined-wide");
+        long wideNanos = writers(
+                WRITERS, COMBINED_VOTES_EACH, w -> wide.update(INDEX, "combined-wide", Tally.class, Tally::vote));
+        OccMetrics.Snapshot wm = wideMetrics.snapshot();
+        row(
+                "16 writers, one document with " + UNMAPPED_FIELDS + " fields the class does not map, combining",
+                combinedVotes / (wideNanos / 1e9),
+                baseRate,
+                combinedVotes - countWide("combined-wide"),
+                wm.conflicts(),
+                wasted(wm),
+                wm.attemptsPercentile(0.99),
+                (double) combinedVotes / (seqNo("combined-wide") - wideSeqBefore));
 
         processes(baseRate);
 
@@ -227,12 +259,35 @@ final class OccBenchmark {
             }
             b.execute();
         });
+        for (int d = 0; d < docs; d++) {
+            resetWide("bulk-wide-" + d);
+        }
+        long bulkWide = timed(() -> {
+            BulkUpdate<Tally> b = occ.bulk(Tally.class);
+            for (int d = 0; d < docs; d++) {
+                b.update(INDEX, "bulk-wide-" + d, Tally::vote);
+            }
+            b.execute();
+        });
         out.printf("%n  %,d documents, +1 each, one writer:%n", docs);
         out.printf("  %-72s %9s %8s%n", "what", "docs/s", "ratio");
         out.printf("  %-72s %,9.0f %7.2fx%n", "Occ.update one by one (baseline)", docs / (oneByOne / 1e9), 1.0);
         out.printf(
                 "  %-72s %,9.0f %7.2fx%n",
                 "Occ.bulk: one _mget + one _bulk per 500 documents", docs / (bulk / 1e9), (double) oneByOne / bulk);
+        out.printf(
+                "  %-72s %,9.0f %7.2fx%n",
+                "Occ.bulk, documents with " + UNMAPPED_FIELDS + " fields the class does not map",
+                docs / (bulkWide / 1e9),
+                (double) oneByOne / bulkWide);
+        record.add(
+                "occ",
+                "Occ.bulk, one writer, distinct documents with fields the class does not map",
+                docs / (bulkWide / 1e9),
+                "docs/s",
+                (double) oneByOne / bulkWide,
+                BenchRecord.Better.HIGHER,
+                Double.NaN);
         record.add(
                 "occ",
                 "Occ.update one by one, one writer, distinct documents (baseline)",
@@ -451,6 +506,27 @@ final class OccBenchmark {
 
     private void reset(String id) throws Exception {
         es.index(i -> i.index(INDEX).id(id).document(new Counter(0)));
+    }
+
+    /** A document with the vote count and {@value #UNMAPPED_FIELDS} fields {@link Tally} does not map. */
+    private void resetWide(String id) throws Exception {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("_class", "com.example.Design");
+        doc.put("votes", 0);
+        doc.put("name", "elasticsearch");
+        doc.put("owner", Map.of("team", "search", "pager", Map.of("primary", "ann", "secondary", "bob")));
+        doc.put("tags", List.of("a", "b", "c"));
+        doc.put("archived", false);
+        doc.put("rank", 0);
+        doc.put("created", "2026-12-04T12:00:00Z");
+        doc.put("comments", List.of(Map.of("text", "first", "by", "ann"), Map.of("text", "second", "by", "bob")));
+        doc.put("price", Map.of("amount", "12.50", "currency", "EUR"));
+        doc.put("note", "from the billing service");
+        es.index(i -> i.index(INDEX).id(id).document(doc));
+    }
+
+    private long countWide(String id) throws Exception {
+        return es.get(g -> g.index(INDEX).id(id), Tally.class).source().votes();
     }
 
     private long count(String id) throws Exception {

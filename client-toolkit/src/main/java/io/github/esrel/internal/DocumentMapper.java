@@ -5,6 +5,9 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocMeta;
+import io.github.esrel.doc.DocumentConverter;
 import jakarta.json.stream.JsonGenerator;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
@@ -22,9 +25,11 @@ import java.util.Objects;
  * what it cannot map (a {@code SimpleJsonpMapper} maps no classes of the application) fails with its reason.
  * Jackson 2 trees ({@link JsonNode} and its subclasses) need no mapper and are copied as they are.
  *
+ * <p>The default {@link DocumentConverter}: the metadata of a document plays no part in its mapping.
+ *
  * <p>Thread-safe. Internal: not part of esrel's API, may change without notice.
  */
-public abstract class DocumentMapper {
+public abstract class DocumentMapper implements DocumentConverter {
 
     private DocumentMapper() {}
 
@@ -60,6 +65,21 @@ public abstract class DocumentMapper {
             return tree.deepCopy();
         }
         return tree(value);
+    }
+
+    @Override
+    public final <T> T read(ObjectNode source, Class<T> type, DocMeta meta) {
+        return toValue(source, type);
+    }
+
+    @Override
+    public final ObjectNode write(Object value) {
+        JsonNode tree = toTree(value);
+        if (tree instanceof ObjectNode object) {
+            return object;
+        }
+        throw new IllegalArgumentException("a document must serialize to a JSON object, got " + tree.getNodeType()
+                + " from " + (value == null ? "null" : value.getClass().getName()));
     }
 
     abstract <T> T map(JsonNode tree, Class<T> type);

@@ -148,7 +148,8 @@ final class ChildrenFirst<P, C> {
 
         if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
             // Every matching parent's key is known: the children already read are filtered for free.
-            out.parents = MatchingParents.of(keys.hits().hits(), Requests.previewReadsKeysOnly(q), q, mapper);
+            out.parents =
+                    MatchingParents.of(keys.hits().hits(), Requests.previewReadsKeysOnly(q), q, searcher.sources());
             List<Match> found = keep(children, out.parents.keys);
             if (found.size() >= window || exhausted) {
                 Map<String, Doc<P>> docs = out.parents.docs;
@@ -263,7 +264,7 @@ final class ChildrenFirst<P, C> {
             Doc<P> parent = parents.get(m.key());
             if (parent != null) {
                 // (Missing only when the parent was deleted between the two reads.)
-                pairs.add(new Pair<>(parent, Grouping.doc(m.child(), q.childType(), mapper)));
+                pairs.add(new Pair<>(parent, searcher.sources().doc(m.child(), q.childType())));
             }
         }
         out.pairs = pairs;

@@ -4,7 +4,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -31,7 +30,6 @@ final class ChildrenOf<P, C> {
     private final TermsBatches batches;
     private final JoinSettings settings;
     private final JoinQuery<P, C> q;
-    private final JsonpMapper mapper;
     private final Trips trips = new Trips();
     private final long start = System.nanoTime();
 
@@ -49,7 +47,6 @@ final class ChildrenOf<P, C> {
         this.batches = batches;
         this.settings = settings;
         this.q = q;
-        this.mapper = searcher.client()._jsonpMapper();
         this.maxTermsCount = batches.limit(q.childIndex());
     }
 
@@ -189,7 +186,7 @@ final class ChildrenOf<P, C> {
         long total = 0;
         if (inner != null) {
             for (Hit<JsonData> h : inner.hits().hits()) {
-                children.add(Grouping.doc(h, q.childType(), mapper));
+                children.add(searcher.sources().doc(h, q.childType()));
             }
             total = inner.hits().total() == null
                     ? children.size()

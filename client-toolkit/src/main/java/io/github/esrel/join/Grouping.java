@@ -12,7 +12,6 @@ import co.elastic.clients.elasticsearch.core.search.HitsMetadata;
 import co.elastic.clients.elasticsearch.core.search.InnerHitsResult;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.util.ObjectBuilder;
 import io.github.esrel.internal.Clients;
 import java.math.BigDecimal;
@@ -71,7 +70,7 @@ public final class Grouping {
 
     private final ElasticsearchClient es;
     private final Searcher searcher;
-    private final JsonpMapper mapper;
+    private final Sources sources;
     private final int maxBuckets;
     private final TermsOrdering ordering;
     /** Whether the cluster runs painless: unknown ({@code null}) until the scripted form was tried. */
@@ -80,7 +79,7 @@ public final class Grouping {
     private Grouping(Builder b) {
         this.es = Clients.adopt(b.client);
         this.searcher = new Searcher(es);
-        this.mapper = es._jsonpMapper();
+        this.sources = searcher.sources();
         this.maxBuckets = b.maxBuckets;
         this.ordering = b.ordering;
     }
@@ -280,25 +279,10 @@ public final class Grouping {
         List<Doc<T>> out = new ArrayList<>();
         if (hits != null) {
             for (Hit<JsonData> h : hits.hits()) {
-                out.add(doc(h, type, mapper));
+                out.add(sources.doc(h, type));
             }
         }
         return out;
-    }
-
-    static <T> Doc<T> doc(Hit<JsonData> h, Class<T> type, JsonpMapper mapper) {
-        T value;
-        try {
-            value = h.source() == null ? null : h.source().to(type, mapper);
-        } catch (jakarta.json.JsonException | IllegalArgumentException e) {
-            // (A JsonpMappingException, or Jackson's own failure wrapped in a JsonException.)
-            throw new JoinException(
-                    "cannot map the source of [" + h.index() + "][" + h.id() + "] to " + type.getName() + ": "
-                            + e.getMessage(),
-                    0,
-                    e);
-        }
-        return new Doc<>(h.index(), h.id(), h.score(), h.sort(), value);
     }
 
     private static long total(ResponseBody<?> r) {

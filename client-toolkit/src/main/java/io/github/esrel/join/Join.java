@@ -2,6 +2,7 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.util.ObjectBuilder;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.Clients;
 import java.time.Duration;
 import java.util.Objects;
@@ -136,7 +137,7 @@ public final class Join {
 
     private Join(Builder b) {
         this.es = Clients.adopt(b.client);
-        this.searcher = new Searcher(es);
+        this.searcher = new Searcher(es, b.converter);
         this.settings =
                 new JoinSettings(b.maxParents, b.pageSize, b.pitKeepAlive, b.consistentPaging, b.maxProbedChildren);
         this.limits = new TermsLimits(b.maxTermsCount);
@@ -324,6 +325,7 @@ public final class Join {
         private Duration pitKeepAlive = Duration.ofMinutes(1);
         private boolean consistentPaging;
         private int maxProbedChildren = DEFAULT_MAX_PROBED_CHILDREN;
+        private DocumentConverter converter;
 
         Builder() {}
 
@@ -437,6 +439,20 @@ public final class Join {
                 throw new IllegalArgumentException("maxProbedChildren must be at least 1, got " + maxProbedChildren);
             }
             this.maxProbedChildren = maxProbedChildren;
+            return this;
+        }
+
+        /**
+         * How the sources of parents and children are mapped to the join's types. Default: the client's own JSON
+         * mapper. The Spring Boot starters set Spring Data's converter here when the application has Spring Data
+         * Elasticsearch ({@code esrel-spring-data}), so that entities read as Spring Data reads them.
+         *
+         * @param converter the converter, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code converter} is {@code null}
+         */
+        public Builder documentConverter(DocumentConverter converter) {
+            this.converter = Objects.requireNonNull(converter, "documentConverter cannot be null");
             return this;
         }
 

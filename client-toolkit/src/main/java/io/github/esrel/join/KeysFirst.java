@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -55,7 +54,6 @@ final class KeysFirst<P, C> {
     private final ChildSide side;
     private final Trips trips;
     private final Time keepAlive;
-    private final JsonpMapper mapper;
 
     KeysFirst(
             Searcher searcher,
@@ -71,7 +69,6 @@ final class KeysFirst<P, C> {
         this.side = side;
         this.trips = trips;
         this.keepAlive = settings.keepAlive();
-        this.mapper = searcher.client()._jsonpMapper();
     }
 
     /**
@@ -132,7 +129,7 @@ final class KeysFirst<P, C> {
                 // The child's key matched a batch but the parent is gone (deleted between the two reads).
                 continue;
             }
-            pairs.add(new Pair<>(parent, Grouping.doc(h, q.childType(), mapper)));
+            pairs.add(new Pair<>(parent, searcher.sources().doc(h, q.childType())));
         }
         JoinCursor next = found.more() && !page.isEmpty()
                 ? side.next(window, page.get(page.size() - 1).sort())
@@ -263,7 +260,7 @@ final class KeysFirst<P, C> {
         for (Hit<JsonData> h : r.hits().hits()) {
             String key = Keys.of(h, q.parentKey());
             if (key != null && !out.containsKey(key)) {
-                out.put(key, Grouping.doc(h, q.parentType(), mapper));
+                out.put(key, searcher.sources().doc(h, q.parentType()));
             }
         }
         return out;

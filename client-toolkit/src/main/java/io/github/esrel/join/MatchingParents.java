@@ -2,7 +2,6 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -35,14 +34,13 @@ final class MatchingParents<P> {
      * Every matching parent, read in one page (the first round trip's preview): their keys, and the
      * parents themselves unless {@code keysOnly}.
      */
-    static <P> MatchingParents<P> of(
-            List<Hit<JsonData>> hits, boolean keysOnly, JoinQuery<P, ?> q, JsonpMapper mapper) {
+    static <P> MatchingParents<P> of(List<Hit<JsonData>> hits, boolean keysOnly, JoinQuery<P, ?> q, Sources sources) {
         MatchingParents<P> out = new MatchingParents<>();
         for (Hit<JsonData> h : hits) {
             out.read++;
             String key = Keys.of(h, q.parentKey());
             if (key != null && out.keys.add(key) && !keysOnly) {
-                out.docs.put(key, Grouping.doc(h, q.parentType(), mapper));
+                out.docs.put(key, sources.doc(h, q.parentType()));
             }
         }
         out.total = hits.size();

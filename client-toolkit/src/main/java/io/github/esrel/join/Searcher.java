@@ -9,6 +9,7 @@ import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
 import co.elastic.clients.json.JsonpUtils;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Failures;
@@ -35,13 +36,25 @@ final class Searcher {
     }
 
     private final ElasticsearchClient es;
+    private final Sources sources;
 
     Searcher(ElasticsearchClient es) {
+        this(es, null);
+    }
+
+    /** @param converter maps the sources of hits; {@code null} for the client's own mapper */
+    Searcher(ElasticsearchClient es, DocumentConverter converter) {
         this.es = es;
+        this.sources = new Sources(es._jsonpMapper(), converter);
     }
 
     ElasticsearchClient client() {
         return es;
+    }
+
+    /** Maps the sources of the hits this searcher's searches return. */
+    Sources sources() {
+        return sources;
     }
 
     /**

@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.get.GetResult;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.ConditionalWrites;
@@ -341,8 +342,15 @@ public final class BulkUpdate<T> {
             Outcome<T>[] outcomes,
             Counts counts) {
         T value;
+        DocMeta meta = doc == null
+                ? null
+                : new DocMeta(doc.index(), w.id, w.routing, doc.seqNo(), doc.primaryTerm(), doc.version());
+        // What the class gives back of the stored source, written before the functions run (they may change their
+        // argument): the fields it lacks are not the class's, and are kept (see SourceMerge).
+        ObjectNode seen;
         try {
-            value = doc == null ? null : occ.json().toValue(doc.source(), type, w.index, w.id);
+            value = doc == null ? null : occ.json().toValue(doc.source(), type, meta);
+            seen = doc == null ? null : occ.json().toTree(value, w.index, w.id);
         } catch (RuntimeException e) {
             for (Item<T> item : w.items) {
                 counts.failed++;
@@ -387,17 +395,31 @@ public final class BulkUpdate<T> {
             return;
         }
         ObjectNode tree;
+        boolean unchanged;
         try {
-            tree = occ.json().toTree(value, w.index, w.id);
+            ObjectNode next = occ.json().toTree(value, w.index, w.id);
+            if (created) {
+                tree = next;
+                unchanged = false;
+            } else {
+                // Unchanged when the functions changed nothing the class maps, or nothing that would be stored.
+                unchanged = Json.sameSource(seen, next);
+                tree = unchanged ? null : Json.keepUnmapped(doc.source(), seen, next, meta);
+                unchanged |= !unchanged && Json.sameSource(doc.source(), tree);
+            }
+            if (!unchanged) {
+                occ.json().checkRouting(value, w.index, w.id, w.routing);
+            }
         } catch (RuntimeException e) {
+            String why = e instanceof OccException ? e.getMessage() : "function failed: " + e;
             for (Item<T> item : carried) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+                outcomes[item.position] = occ.finish(item.failed(why));
             }
             w.items = List.of();
             return;
         }
-        if (!created && Json.sameSource(doc.source(), tree)) {
+        if (unchanged) {
             counts.noops++;
             for (Item<T> item : carried) {
                 outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOOP)
@@ -455,10 +477,12 @@ public final class BulkUpdate<T> {
         @Override
         public void onWritten(Write<T> w, BulkResponseItem r) {
             counts.written++;
+            DocMeta stored = new DocMeta(
+                    r.index(), w.id, w.routing, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()));
             for (Item<T> item : w.items) {
                 outcomes[item.position] =
                         occ.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
-                                .value(item.last)
+                                .value(occ.json().withMeta(item.last, stored))
                                 .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()))
                                 .build());
             }

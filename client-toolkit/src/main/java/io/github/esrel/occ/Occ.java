@@ -13,7 +13,9 @@ import co.elastic.clients.elasticsearch.core.UpdateResponse;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.ExceptionTranslator;
+import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.DocumentMapper;
@@ -52,10 +54,11 @@ import java.util.function.UnaryOperator;
  *   <li>The function must be pure: it may run several times (once per attempt) and must not mutate its
  *       argument in ways that matter outside. If it throws, the exception propagates unchanged and nothing
  *       is written. It must not return {@code null}.</li>
- *   <li>The function's value <em>replaces the whole source</em>. Fields your type does not map are lost,
- *       unless the type keeps them (a {@code Map}, an {@code ObjectNode}, or {@code @JsonAnySetter}).</li>
- *   <li>No write happens when the new value serializes to the same JSON as the stored source (numbers
- *       compared by value): the outcome is {@link Outcome.Status#NOOP} and seq_no stays as it was.</li>
+ *   <li>Nothing your class does not map is lost: esrel writes the function's changes onto the stored source (see
+ *       below).</li>
+ *   <li>No write happens when the function changes nothing the class maps, or its changes leave the stored
+ *       source as it was (numbers compared by value): the outcome is {@link Outcome.Status#NOOP} and seq_no
+ *       stays as it was.</li>
  *   <li>Routing is passed on every read and write. A routed document read without its routing (or with
  *       another one) is "not found" on the wrong shard (seed 002); on such a miss esrel searches for the
  *       id and, if it lives under another routing, throws an {@link OccException} (404) naming it, so an
@@ -69,6 +72,31 @@ import java.util.function.UnaryOperator;
  *       other failure is an {@link OccException} that keeps the cause. Rejections (429) are retried under
  *       the same policy.</li>
  * </ul>
+ *
+ * <h2>Fields your class does not map</h2>
+ * A stored document often holds more than the class that reads it maps: fields of another service or of a newer
+ * version of the application, Spring Data's {@code _class}, whatever a lenient mapper drops as unknown (Jackson 3's
+ * default, {@code @JsonIgnoreProperties(ignoreUnknown = true)}). A typed write that stored only what the class
+ * serializes would delete them without a word. esrel never does: {@code update}, {@code upsert}, {@code replace} and
+ * {@link BulkUpdate} store the stored source <em>with the function's changes applied</em>. To tell a field the class
+ * does not map from one the function cleared, esrel maps the stored source to the class and writes it back
+ * <em>before</em> the function runs: what comes back is the class's.
+ * <ul>
+ *   <li>A field the class maps and the function changes is written as the function left it; one it clears (sets to
+ *       {@code null} under {@code @JsonInclude(NON_NULL)}, removes from a map) is removed.</li>
+ *   <li>A field the function leaves alone keeps its stored JSON exactly: its date format, its number form, and
+ *       whatever its nested objects hold that the class does not map.</li>
+ *   <li>A field the class does not map, at any level of nested objects, is kept as stored.</li>
+ *   <li>In an array whose elements hold fields the class does not map, the function's elements are matched to the
+ *       stored ones (equal ones first, then edited in place), and keep their fields. Where elements were both changed
+ *       and added or removed, so that nothing tells whose fields are whose, the write is refused before anything is
+ *       written, with an {@link UnmappedFieldsException}.</li>
+ * </ul>
+ * This holds with every mapper (Jackson 2, Jackson 3, JSON-B, one of the application's) and every
+ * {@link Builder#documentConverter DocumentConverter}. A strict mapper ({@code FAIL_ON_UNKNOWN_PROPERTIES}, Jackson
+ * 2's default) refuses to read a source with fields the class does not map: the operation fails with an
+ * {@link OccException} naming the field, and nothing is written. {@link ExternalVersions} writes documents whole: it
+ * never reads the copy it replaces, since the source of truth is elsewhere.
  *
  * <h2>Write combining (on by default)</h2>
  * A vote counter, a stock level, a rate-limit bucket: many threads updating one document would each read,
@@ -115,7 +143,8 @@ import java.util.function.UnaryOperator;
  * JSON mapper, so documents read and written here look as those the application writes itself: a
  * {@code JacksonJsonpMapper}'s {@code ObjectMapper} (its naming strategy and modules included), Spring Boot 4's
  * {@code Jackson3JsonpMapper}, or any other mapper that maps the caller's classes
- * (a {@code SimpleJsonpMapper} maps none: use {@code ObjectNode} as the type with it).
+ * (a {@code SimpleJsonpMapper} maps none: use {@code ObjectNode} as the type with it); or with the
+ * {@link Builder#documentConverter DocumentConverter} you give (Spring Data's, for its entities).
  */
 public final class Occ {
 
@@ -146,7 +175,8 @@ public final class Occ {
         this.translator = b.exceptionTranslator;
         this.refresh = b.refresh;
         this.routingCheck = b.routingCheck;
-        this.json = new Json(DocumentMapper.of(b.client._jsonpMapper()));
+        DocumentMapper clientMapper = DocumentMapper.of(b.client._jsonpMapper());
+        this.json = new Json(b.converter != null ? b.converter : clientMapper, clientMapper);
         this.calls = new OccCalls(this, b.combineWrites);
     }
 
@@ -224,11 +254,12 @@ public final class Occ {
                 }
                 return Optional.empty();
             }
+            DocMeta meta = new DocMeta(got.index(), id, routing, got.seqNo(), got.primaryTerm(), got.version());
             return Optional.of(new Versioned<>(
                     got.index(),
                     id,
                     routing,
-                    json.toValue(got.source(), type, index, id),
+                    json.toValue(got.source(), type, meta),
                     got.seqNo(),
                     got.primaryTerm(),
                     got.version()));
@@ -419,10 +450,12 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
      *     id and routing address the write
-     * @param value the new value; replaces the whole source and must serialize to a JSON object
+     * @param value the new value; must serialize to a JSON object, whose changes from {@code seen} are written onto the
+     *     stored source (fields the class does not map are kept, see the class comment)
      * @return {@code UPDATED} or {@code NOOP} (same JSON; nothing written)
      * @throws OccConflictException if the document changed or was deleted since {@code seen}
      * @throws OccException if the write fails for another reason than a conflict
+     * @throws UnmappedFieldsException if fields the class does not map cannot be kept (nothing is written)
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
     public <T> Outcome<T> replace(Versioned<T> seen, T value) {
@@ -437,7 +470,8 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
      *     id and routing address the write
-     * @param value the new value; replaces the whole source and must serialize to a JSON object
+     * @param value the new value; must serialize to a JSON object, whose changes from {@code seen} are written onto the
+     *     stored source (fields the class does not map are kept, see the class comment)
      * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written) or {@code CONFLICT} (changed or
      *     deleted since {@code seen}), for callers that handle a conflict as an outcome
      * @throws OccException if the write fails for another reason than a conflict
@@ -450,10 +484,36 @@ public final class Occ {
         Outcome.Operation op = Outcome.Operation.REPLACE;
         started(seen.index(), op);
         try {
-            ObjectNode tree = json.toTree(value, seen.index(), seen.id());
-            if (seen.value() != null && Json.sameSource(json.toTree(seen.value(), seen.index(), seen.id()), tree)) {
+            ObjectNode next = json.toTree(value, seen.index(), seen.id());
+            json.checkRouting(value, seen.index(), seen.id(), seen.routing());
+            // The stored source, to keep what the class does not map. Read at the version seen or not at all: if the
+            // document changed since, the conditional write would conflict anyway.
+            GetResponse<ObjectNode> got;
+            try {
+                got = read(seen.index(), seen.id(), seen.routing());
+            } catch (ElasticsearchException e) {
+                throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+            } catch (IOException e) {
+                throw Errors.io("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+            }
+            if (!got.found() || got.seqNo() != seen.seqNo() || got.primaryTerm() != seen.primaryTerm()) {
+                conflict(seen.index(), seen.id(), 1);
+                return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
+                        .attempts(1, 1)
+                        .stopReason(StopReason.NOT_RETRYABLE)
+                        .build());
+            }
+            ObjectNode stored = got.source();
+            DocMeta meta =
+                    new DocMeta(got.index(), seen.id(), seen.routing(), got.seqNo(), got.primaryTerm(), got.version());
+            // What the class gives back of the stored source, mapped afresh: the caller may have changed seen's value
+            // in place to make the new one.
+            Class<?> type = (seen.value() != null ? seen.value() : value).getClass();
+            ObjectNode seenTree = json.toTree(json.toValue(stored, type, meta), seen.index(), seen.id());
+            ObjectNode merged = Json.keepUnmapped(stored, seenTree, next, meta);
+            if (Json.sameSource(stored, merged)) {
                 return finish(once(op, seen, Outcome.Status.NOOP, value, start)
-                        .version(seen.seqNo(), seen.primaryTerm(), seen.version())
+                        .version(got.seqNo(), got.primaryTerm(), got.version())
                         .build());
             }
             return conditional(
@@ -463,7 +523,7 @@ public final class Occ {
                     Outcome.Status.UPDATED,
                     value,
                     start,
-                    () -> overwrite(seen, tree));
+                    () -> overwrite(seen, merged));
         } catch (RuntimeException e) {
             throw failed(seen.index(), op, start, e);
         }
@@ -526,7 +586,12 @@ public final class Occ {
             ConditionalRequest request) {
         try {
             WriteResponseBase r = request.send();
-            return finish(once(op, seen, status, value, start)
+            T stamped = status == Outcome.Status.DELETED
+                    ? value
+                    : json.withMeta(
+                            value,
+                            new DocMeta(r.index(), seen.id(), seen.routing(), r.seqNo(), r.primaryTerm(), r.version()));
+            return finish(once(op, seen, status, stamped, start)
                     .version(r.seqNo(), r.primaryTerm(), r.version())
                     .build());
         } catch (ElasticsearchException e) {
@@ -864,6 +929,7 @@ public final class Occ {
         private boolean routingCheck = true;
         private boolean combineWrites = true;
         private ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
+        private DocumentConverter converter;
 
         private Builder() {}
 
@@ -964,6 +1030,20 @@ public final class Occ {
         public Builder exceptionTranslator(ExceptionTranslator exceptionTranslator) {
             this.exceptionTranslator =
                     Objects.requireNonNull(exceptionTranslator, "exceptionTranslator cannot be null");
+            return this;
+        }
+
+        /**
+         * How sources are mapped to your types and back. Default: {@link DocumentConverter#of the client's own JSON
+         * mapper}. The Spring Boot starters set Spring Data's converter here when the application has Spring Data
+         * Elasticsearch ({@code esrel-spring-data}).
+         *
+         * @param converter the converter, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code converter} is {@code null}
+         */
+        public Builder documentConverter(DocumentConverter converter) {
+            this.converter = Objects.requireNonNull(converter, "documentConverter cannot be null");
             return this;
         }
 

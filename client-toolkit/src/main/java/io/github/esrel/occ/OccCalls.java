@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocMeta;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
@@ -162,7 +163,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
         T current;
         try {
-            current = json.toValue(read.value(), call.type, call.index(), call.id());
+            current = json.toValue(read.value(), call.type, meta(read));
             call.last = current;
             if (!call.deleteIf.test(current)) {
                 call.done(outcome(call, read.index(), Outcome.Status.NOOP)
@@ -185,11 +186,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     private void combined(List<Call<?>> batch, Versioned<ObjectNode> read, ElasticsearchException noIndex)
             throws IOException {
         ObjectNode stored = read == null ? null : read.value();
+        // A document created by an earlier call of this write has no versions yet.
+        DocMeta meta = read == null
+                ? DocMeta.of(
+                        batch.get(0).index(), batch.get(0).id(), batch.get(0).routing())
+                : meta(read);
         ObjectNode current = stored;
         boolean changed = false;
         for (Call<?> call : batch) {
             call.afterChange = changed;
-            ObjectNode next = apply(call, current, noIndex);
+            ObjectNode next = apply(call, current, meta, noIndex);
             if (!call.finished() && call.status != Outcome.Status.NOOP && call.status != Outcome.Status.NOT_FOUND) {
                 changed = true;
                 current = next;
@@ -225,8 +231,13 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
     }
 
-    /** Applies one call's function to {@code current}; returns the value after it (or fails the call). */
-    private <T> ObjectNode apply(Call<T> call, ObjectNode current, ElasticsearchException noIndex) {
+    /**
+     * Applies one call's function to {@code current}; returns the source after it (or fails the call). What the
+     * class does not map of {@code current} stays (see {@link SourceMerge}).
+     *
+     * @param meta the document as read (without versions when an earlier call of the write created it)
+     */
+    private <T> ObjectNode apply(Call<T> call, ObjectNode current, DocMeta meta, ElasticsearchException noIndex) {
         try {
             if (current == null) {
                 if (call.initial == null) {
@@ -242,19 +253,24 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                         "the update function returned null");
                 call.last = created;
                 ObjectNode tree = json.toTree(created, call.index(), call.id());
+                json.checkRouting(created, call.index(), call.id(), call.routing());
                 call.status = Outcome.Status.CREATED;
                 return tree;
             }
-            T value = json.toValue(current, call.type, call.index(), call.id());
+            T value = json.toValue(current, call.type, meta);
+            // What the class gives back of the source, written before the function runs: it may change its argument.
+            ObjectNode seen = json.toTree(value, call.index(), call.id());
             T next = Objects.requireNonNull(call.fn.apply(value), "the update function returned null");
             call.last = next;
             ObjectNode tree = json.toTree(next, call.index(), call.id());
-            if (Json.sameSource(current, tree)) {
+            ObjectNode merged = Json.sameSource(seen, tree) ? current : Json.keepUnmapped(current, seen, tree, meta);
+            if (merged == current || Json.sameSource(current, merged)) {
                 call.status = Outcome.Status.NOOP;
                 return current;
             }
+            json.checkRouting(next, call.index(), call.id(), call.routing());
             call.status = Outcome.Status.UPDATED;
-            return tree;
+            return merged;
         } catch (RuntimeException e) {
             call.fail(e);
             return current;
@@ -269,7 +285,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
      * @param read the document as read; {@code null} when it was missing
      */
-    private static <T> void end(Call<T> call, WriteResponseBase written, Versioned<ObjectNode> read) {
+    private <T> void end(Call<T> call, WriteResponseBase written, Versioned<ObjectNode> read) {
         if (call.status == Outcome.Status.NOT_FOUND) {
             call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
         } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {
@@ -278,11 +294,22 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     .version(read.seqNo(), read.primaryTerm(), read.version())
                     .build());
         } else {
+            DocMeta stored = new DocMeta(
+                    written.index(),
+                    call.id(),
+                    call.routing(),
+                    written.seqNo(),
+                    written.primaryTerm(),
+                    written.version());
             call.done(outcome(call, written.index(), call.status)
-                    .value(call.last)
+                    .value(json.withMeta(call.last, stored))
                     .version(written.seqNo(), written.primaryTerm(), written.version())
                     .build());
         }
+    }
+
+    private static DocMeta meta(Versioned<ObjectNode> read) {
+        return new DocMeta(read.index(), read.id(), read.routing(), read.seqNo(), read.primaryTerm(), read.version());
     }
 
     /** A failure of the read or the write, charged to every call the attempt carried. */

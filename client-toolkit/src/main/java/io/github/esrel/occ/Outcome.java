@@ -23,7 +23,7 @@ public final class Outcome<T> {
 
     /** What happened to the document. */
     public enum Status {
-        /** An existing document was replaced with the function's value. */
+        /** An existing document was changed by the function (what its class does not map kept as stored). */
         UPDATED,
         /** The document did not exist and was created (upsert). */
         CREATED,

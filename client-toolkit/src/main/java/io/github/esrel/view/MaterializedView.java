@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.DocumentMapper;
@@ -158,7 +159,9 @@ public final class MaterializedView<S, P> {
                 b.parentType,
                 b.copies,
                 b.composer,
-                DocumentMapper.of(b.client._jsonpMapper()));
+                b.converter != null ? b.converter : DocumentMapper.of(b.client._jsonpMapper()),
+                settings.sourceIndex(),
+                settings.parentIndex());
         this.state = new StateStore(
                 client,
                 settings.stateIndex(),
@@ -681,6 +684,7 @@ public final class MaterializedView<S, P> {
         private String parentIdField;
         private final List<ViewComposer.Copy> copies = new ArrayList<>();
         private BiFunction<S, P, ?> composer;
+        private DocumentConverter converter;
         private String stateIndex = "esrel-views";
         private String metaField = "esrel";
         private int batchSize = 500;
@@ -800,6 +804,20 @@ public final class MaterializedView<S, P> {
          */
         public Builder<S, P> compose(BiFunction<S, P, ?> composer) {
             this.composer = Objects.requireNonNull(composer, "composer cannot be null");
+            return this;
+        }
+
+        /**
+         * How sources and parents are mapped to {@code S} and {@code P}, and the {@link #compose} function's value
+         * to the view document. Default: the client's own JSON mapper. The Spring Boot starters set Spring Data's
+         * converter here when the application has Spring Data Elasticsearch ({@code esrel-spring-data}).
+         *
+         * @param converter the converter, not {@code null}
+         * @return this builder
+         * @throws NullPointerException if {@code converter} is {@code null}
+         */
+        public Builder<S, P> documentConverter(DocumentConverter converter) {
+            this.converter = Objects.requireNonNull(converter, "documentConverter cannot be null");
             return this;
         }
 

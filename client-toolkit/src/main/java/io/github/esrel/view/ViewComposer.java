@@ -4,7 +4,8 @@ import co.elastic.clients.elasticsearch.core.get.GetResult;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.internal.DocumentMapper;
+import io.github.esrel.doc.DocMeta;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.occ.Versioned;
 import java.util.List;
@@ -44,11 +45,16 @@ final class ViewComposer<S, P> {
     private final Class<P> parentType;
     private final List<Copy> copies;
     private final BiFunction<S, P, ?> function;
-    private final DocumentMapper mapper;
+    private final DocumentConverter converter;
+    /** The indices sources and parents are read from, for the metadata the converter gets. */
+    private final String sourceIndex;
+
+    private final String parentIndex;
 
     /**
      * @param view the view's name, stored in the bookkeeping
      * @param function the caller's composition, or {@code null} for the default one ({@code copies})
+     * @param converter maps sources and parents to their types, and the composition to a view document
      * @throws IllegalArgumentException if there is neither a copy nor a function, or both
      */
     ViewComposer(
@@ -58,7 +64,9 @@ final class ViewComposer<S, P> {
             Class<P> parentType,
             List<Copy> copies,
             BiFunction<S, P, ?> function,
-            DocumentMapper mapper) {
+            DocumentConverter converter,
+            String sourceIndex,
+            String parentIndex) {
         this.view = Objects.requireNonNull(view, "view cannot be null");
         this.metaField = Objects.requireNonNull(metaField, "metaField cannot be null");
         this.sourceType = Objects.requireNonNull(sourceType, "sourceType cannot be null");
@@ -74,7 +82,9 @@ final class ViewComposer<S, P> {
                     "view [" + view + "]: copyParent(...) applies to the default composition only;"
                             + " with compose(...) copy the parent's fields in the function");
         }
-        this.mapper = Objects.requireNonNull(mapper, "mapper cannot be null");
+        this.converter = Objects.requireNonNull(converter, "converter cannot be null");
+        this.sourceIndex = Objects.requireNonNull(sourceIndex, "sourceIndex cannot be null");
+        this.parentIndex = Objects.requireNonNull(parentIndex, "parentIndex cannot be null");
     }
 
     /**
@@ -84,7 +94,7 @@ final class ViewComposer<S, P> {
      * @throws NullPointerException if the caller's function returned {@code null}
      */
     ObjectNode compose(Rebuilder.Snap s, long version) {
-        ObjectNode doc = function == null ? copied(s.source(), s.parent()) : composed(s.source(), s.parent());
+        ObjectNode doc = function == null ? copied(s.source(), s.parent()) : composed(s);
         if (doc.has(metaField)) {
             throw new IllegalArgumentException("the view document must not have a field [" + metaField
                     + "]: it holds the view's bookkeeping (change it with metaField(...))");
@@ -108,16 +118,26 @@ final class ViewComposer<S, P> {
         return doc;
     }
 
-    private ObjectNode composed(ObjectNode source, ObjectNode parent) {
-        Object out = Objects.requireNonNull(
-                function.apply(convert(source, sourceType), parent == null ? null : convert(parent, parentType)),
-                "the compose function returned null");
-        JsonNode tree = mapper.toTree(out);
-        if (!(tree instanceof ObjectNode o)) {
-            throw new IllegalArgumentException("the compose function must return something that serializes to a JSON"
-                    + " object, got " + tree.getNodeType());
+    private ObjectNode composed(Rebuilder.Snap s) {
+        S source = convert(
+                s.source(), sourceType, meta(sourceIndex, s.ref().id(), s.ref().routing(), s));
+        P parent = s.parent() == null
+                ? null
+                : convert(
+                        s.parent(),
+                        parentType,
+                        DocMeta.of(parentIndex, s.stamp().parentId(), null));
+        Object out = Objects.requireNonNull(function.apply(source, parent), "the compose function returned null");
+        try {
+            return converter.write(out);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    "the compose function's value cannot be a view document: " + e.getMessage(), e);
         }
-        return o;
+    }
+
+    private static DocMeta meta(String index, String id, String routing, Rebuilder.Snap s) {
+        return new DocMeta(index, id, routing, s.stamp().seqNo(), s.stamp().primaryTerm(), DocMeta.UNKNOWN);
     }
 
     private ObjectNode bookkeeping(Rebuilder.Snap s, long version) {
@@ -182,7 +202,16 @@ final class ViewComposer<S, P> {
                 read.index(),
                 read.id(),
                 routing,
-                convert(read.source(), sourceType),
+                convert(
+                        read.source(),
+                        sourceType,
+                        new DocMeta(
+                                read.index(),
+                                read.id(),
+                                routing,
+                                Rebuilder.seq(read.seqNo()),
+                                Rebuilder.seq(read.primaryTerm()),
+                                Rebuilder.seq(read.version()))),
                 Rebuilder.seq(read.seqNo()),
                 Rebuilder.seq(read.primaryTerm()),
                 Rebuilder.seq(read.version()));
@@ -209,12 +238,12 @@ final class ViewComposer<S, P> {
     }
 
     @SuppressWarnings("unchecked")
-    private <T> T convert(ObjectNode tree, Class<T> type) {
+    private <T> T convert(ObjectNode tree, Class<T> type, DocMeta meta) {
         if (type == ObjectNode.class || type == JsonNode.class) {
             return (T) tree; // no round trip through Jackson for callers who work on trees
         }
         try {
-            return mapper.toValue(tree, type);
+            return converter.read(tree, type, meta);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("cannot map a document to " + type.getName() + ": " + e.getMessage(), e);
         }

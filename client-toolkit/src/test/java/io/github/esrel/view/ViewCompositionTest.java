@@ -56,7 +56,9 @@ class ViewCompositionTest {
                         new ViewComposer.Copy("gender", "user_gender"),
                         new ViewComposer.Copy("address.city", "user.city")),
                 null,
-                DocumentMapper.of(new JacksonJsonpMapper()));
+                DocumentMapper.of(new JacksonJsonpMapper()),
+                "photos",
+                "users");
     }
 
     private static <S, P> ViewComposer<S, P> composing(
@@ -68,7 +70,9 @@ class ViewCompositionTest {
                 parentType,
                 List.of(),
                 function,
-                DocumentMapper.of(new JacksonJsonpMapper()));
+                DocumentMapper.of(new JacksonJsonpMapper()),
+                "photos",
+                "users");
     }
 
     private static Rebuilder.Snap snap(ObjectNode photo, String parentId, ObjectNode user) {
@@ -267,7 +271,7 @@ class ViewCompositionTest {
         assertThatThrownBy(() -> composing(ObjectNode.class, ObjectNode.class, (p, u) -> List.of(1, 2))
                         .compose(snap(photo, null, null), 1))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("serializes to a JSON object, got ARRAY");
+                .hasMessageContaining("must serialize to a JSON object, got ARRAY");
         assertThatThrownBy(() -> composing(ObjectNode.class, ObjectNode.class, (p, u) -> null)
                         .compose(snap(photo, null, null), 1))
                 .isInstanceOf(NullPointerException.class)
@@ -277,8 +281,8 @@ class ViewCompositionTest {
     @Test
     void shouldNameTheCompositionMistake() {
         DocumentMapper simple = DocumentMapper.of(new SimpleJsonpMapper());
-        assertThatThrownBy(() ->
-                        new ViewComposer<>("v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null, simple))
+        assertThatThrownBy(() -> new ViewComposer<>(
+                        "v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null, simple, "s", "p"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("copies nothing");
     }
@@ -292,7 +296,9 @@ class ViewCompositionTest {
                 ObjectNode.class,
                 List.of(new ViewComposer.Copy("name", "user_name")),
                 null,
-                DocumentMapper.of(new SimpleJsonpMapper()));
+                DocumentMapper.of(new SimpleJsonpMapper()),
+                "photos",
+                "users");
         ObjectNode view = trees.compose(snap(json("{'title':'t'}"), "u1", json("{'name':'ann'}")), 1);
         assertThat(view.get("title").asText()).isEqualTo("t");
         assertThat(view.get("user_name").asText()).isEqualTo("ann");
