@@ -66,6 +66,11 @@ import java.util.regex.Pattern;
  * ExternalWrite late = ext.index("designs", "1", null, 999, shirt);   // STALE within gc_deletes, RECREATED after
  * }</pre>
  *
+ * <p>Writes replace the whole document with {@code document} as the client's mapper writes it: the copy in
+ * Elasticsearch is a copy of the source of truth, which is elsewhere, so esrel does not read what it replaces (unlike
+ * {@link Occ}'s read-modify-writes, which keep what the class does not map). Put every field the document should hold
+ * in what you index.
+ *
  * <p>Thread-safe.
  */
 public final class ExternalVersions {

@@ -100,7 +100,10 @@ import java.util.regex.Pattern;
  *
  * <p>Thread-safe. Sources, parents and composed documents are mapped to and from {@code S} and {@code P} with the
  * client's own JSON mapper (a {@code JacksonJsonpMapper}'s {@code ObjectMapper}, Spring Boot 4's
- * {@code Jackson3JsonpMapper}, any mapper that maps those classes); {@code ObjectNode} needs none.
+ * {@code Jackson3JsonpMapper}, any mapper that maps those classes), or the {@link Builder#documentConverter
+ * DocumentConverter} given; {@code ObjectNode} needs none. A view document is the view's own, rebuilt whole from its
+ * source and parent: the default composition ({@link Builder#copyParent}) starts from the source's whole JSON, fields
+ * the source's class does not map included; a {@link Builder#compose} function decides what the view holds.
  *
  * @param <S> the type of the source ("many"-side) documents
  * @param <P> the type of the parent ("one"-side) documents
