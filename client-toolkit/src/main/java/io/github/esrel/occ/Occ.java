@@ -85,7 +85,8 @@ import java.util.function.UnaryOperator;
  *   <li>A field the class maps and the function changes is written as the function left it; one it clears (sets to
  *       {@code null} under {@code @JsonInclude(NON_NULL)}, removes from a map) is removed.</li>
  *   <li>A field the function leaves alone keeps its stored JSON exactly: its date format, its number form, and
- *       whatever its nested objects hold that the class does not map.</li>
+ *       whatever its nested objects hold that the class does not map; one the document does not have stays absent
+ *       (a null or default the class writes for it is not a change).</li>
  *   <li>A field the class does not map, at any level of nested objects, is kept as stored.</li>
  *   <li>In an array whose elements hold fields the class does not map, the function's elements are matched to the
  *       stored ones (equal ones first, then edited in place), and keep their fields. Where elements were both changed

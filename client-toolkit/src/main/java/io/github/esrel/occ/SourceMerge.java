@@ -23,6 +23,8 @@ import java.util.Map;
  *   <li>in {@code next} and changed: {@code next}'s value; where the stored, seen and next values are all objects,
  *       merged the same way one level down; arrays as below;</li>
  *   <li>in {@code seen} but not in {@code next}: the function cleared it; removed;</li>
+ *   <li>in {@code next} but not stored: written, unless {@code seen} has it equal (the class writes a null or a
+ *       default for a field the document does not have, and the function left it so);</li>
  *   <li>in neither (the class does not map it: another service's field, {@code _class}, what a lenient mapper
  *       dropped): kept as stored.</li>
  * </ul>
@@ -80,8 +82,12 @@ final class SourceMerge {
             }
         }
         for (Map.Entry<String, JsonNode> e : next.properties()) {
-            if (!stored.has(e.getKey())) {
-                out.set(e.getKey(), e.getValue());
+            String key = e.getKey();
+            JsonNode o = seen == null ? null : seen.get(key);
+            // New to the stored source: written unless the function left it as the class writes it (a null or a
+            // default for a field the stored source does not have is not a change).
+            if (!stored.has(key) && (o == null || !JsonTrees.same(o, e.getValue()))) {
+                out.set(key, e.getValue());
             }
         }
         return out;

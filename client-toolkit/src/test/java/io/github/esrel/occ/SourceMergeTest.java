@@ -63,8 +63,9 @@ class SourceMergeTest {
 
     @Test
     void shouldWriteNewFieldsOfTheClass() {
-        assertThat(merge("{'a':1,'x':3}", "{'a':1,'b':null}", "{'a':2,'b':null,'c':'new'}"))
-                .isEqualTo(json("{'a':2,'x':3,'b':null,'c':'new'}"));
+        assertThat(merge("{'a':1,'x':3}", "{'a':1,'b':null,'d':0}", "{'a':2,'b':null,'c':'new','d':5}"))
+                .as("a null or default the class writes for a field the document lacks is not a change")
+                .isEqualTo(json("{'a':2,'x':3,'c':'new','d':5}"));
     }
 
     @Test
