@@ -28,9 +28,10 @@ import java.util.function.UnaryOperator;
  * combined with other callers' calls of the same document in a {@link WriteCombiner}, which hands the calls
  * queued for one document to {@link #attempt} as a batch. A single uncombined call is a batch of one.
  *
- * <p>One attempt: one realtime read, every call's function applied in order to the freshest value (each to the
- * value the call before it produced), and one write conditional on the seq_no/primary term read; or, for a
- * conditional delete, which always runs alone, the test and the conditional delete.
+ * <p>One attempt: one realtime read (or, while the document stays busy, what the last attempt wrote: see
+ * {@link #attempt}), every call's function applied in order to the freshest value (each to the value the call
+ * before it produced), and one write conditional on the seq_no/primary term read; or, for a conditional delete,
+ * which always runs alone, the test and the conditional delete.
  *
  * <p>Each call gets its own verdict: a function that throws (or maps or serializes badly) fails only its call;
  * one that changes nothing is {@code NOOP}; an update of a missing document is {@code NOT_FOUND}; the upsert that
@@ -81,8 +82,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         } else {
             // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
             List<Call<?>> alone = List.of(call);
+            WriteCombiner.Memo memo = new WriteCombiner.Memo();
             while (!call.finished()) {
-                Duration wait = attempt(alone);
+                Duration wait = attempt(alone, memo);
                 if (!call.finished() && !call.attempts.sleep(wait)) {
                     stop(call, StopReason.INTERRUPTED);
                 }
@@ -101,13 +103,26 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         return combiner == null ? 0 : combiner.pending(key);
     }
 
+    /**
+     * One attempt. While a document stays busy, the next attempt starts from what the last one wrote (the lane's
+     * {@code memo}: the source and the seq_no/primary term the write returned) instead of reading it again: the
+     * conditional write proves that nothing changed it since, and when something did (another process), the attempt
+     * reads the document and applies the functions again. An attempt from the memo that would write nothing, or that
+     * a function failed, reads too: only a write proves the memo was current, so neither a {@code NOOP} nor a
+     * function's failure is decided on it.
+     */
     @Override
-    public Duration attempt(List<Call<?>> batch) {
+    public Duration attempt(List<Call<?>> batch, WriteCombiner.Memo memo) {
         Call<?> first = batch.get(0);
         String index = first.index();
         String id = first.id();
         String routing = first.routing();
         try {
+            Versioned<ObjectNode> last = first.deleteIf == null ? memo.get() : null;
+            if (last != null && combined(batch, last, null, memo, true)) {
+                return Duration.ZERO;
+            }
+            memo.set(null);
             GetResponse<ObjectNode> got;
             ElasticsearchException noIndex = null;
             try {
@@ -141,12 +156,14 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (first.deleteIf != null) {
                 deleteIf(first, read);
             } else {
-                combined(batch, read, noIndex);
+                combined(batch, read, noIndex, memo, false);
             }
             return Duration.ZERO;
         } catch (ElasticsearchException e) {
+            memo.set(null);
             return failed(batch, e);
         } catch (IOException e) {
+            memo.set(null);
             for (Call<?> call : batch) {
                 if (!call.finished()) {
                     call.fail(Errors.io(call.what(), index, id, routing, e));
@@ -183,56 +200,108 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 .build());
     }
 
-    private void combined(List<Call<?>> batch, Versioned<ObjectNode> read, ElasticsearchException noIndex)
+    /**
+     * Applies the batch's functions to {@code read} and writes the result conditionally on it, then ends every call.
+     *
+     * @param read the document the attempt starts from; {@code null} when it is missing
+     * @param fromMemo true when {@code read} is what the last attempt wrote, not a read
+     * @return false, with no call ended, when the attempt started from the memo and cannot decide on it (see
+     *     {@link #attempt}): the caller reads the document and tries again
+     * @throws ElasticsearchException if the write fails; the calls whose functions failed have ended with their
+     *     failure
+     */
+    private boolean combined(
+            List<Call<?>> batch,
+            Versioned<ObjectNode> read,
+            ElasticsearchException noIndex,
+            WriteCombiner.Memo memo,
+            boolean fromMemo)
             throws IOException {
+        Call<?> first = batch.get(0);
         ObjectNode stored = read == null ? null : read.value();
         // A document created by an earlier call of this write has no versions yet.
-        DocMeta meta = read == null
-                ? DocMeta.of(
-                        batch.get(0).index(), batch.get(0).id(), batch.get(0).routing())
-                : meta(read);
+        DocMeta meta = read == null ? DocMeta.of(first.index(), first.id(), first.routing()) : meta(read);
         ObjectNode current = stored;
         boolean changed = false;
+        boolean failures = false;
         for (Call<?> call : batch) {
             call.afterChange = changed;
+            call.attemptFailure = null;
             ObjectNode next = apply(call, current, meta, noIndex);
-            if (!call.finished() && call.status != Outcome.Status.NOOP && call.status != Outcome.Status.NOT_FOUND) {
+            if (call.attemptFailure != null) {
+                failures = true;
+            } else if (call.status != Outcome.Status.NOOP && call.status != Outcome.Status.NOT_FOUND) {
                 changed = true;
                 current = next;
             }
         }
+        if (fromMemo && (!changed || failures)) {
+            return false;
+        }
         WriteResponseBase written = null;
         if (changed) {
-            Call<?> first = batch.get(0);
             int carried = 0;
             for (Call<?> call : batch) {
-                carried += call.finished() ? 0 : 1;
+                carried += call.finished() || call.attemptFailure != null ? 0 : 1;
             }
             if (carried > 1) {
                 occ.combinedWrite(first.index(), carried);
             }
             ObjectNode tree = current;
-            if (stored == null) {
-                written = client.create(r -> {
-                    r.index(first.index()).id(first.id()).document(tree).refresh(refresh);
-                    if (first.routing() != null) {
-                        ClientApi.routing(r, first.routing());
-                    }
-                    return r;
-                });
-            } else {
-                written = occ.overwrite(read, tree);
+            try {
+                if (stored == null) {
+                    written = client.create(r -> {
+                        r.index(first.index()).id(first.id()).document(tree).refresh(refresh);
+                        if (first.routing() != null) {
+                            ClientApi.routing(r, first.routing());
+                        }
+                        return r;
+                    });
+                } else {
+                    written = occ.overwrite(read, tree);
+                }
+            } catch (ElasticsearchException e) {
+                if (fromMemo && e.status() == 409) {
+                    return false; // changed by another process since this one wrote it
+                }
+                endFailed(batch);
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                endFailed(batch);
+                throw e;
             }
+            memo.set(new Versioned<>(
+                    written.index(),
+                    first.id(),
+                    first.routing(),
+                    tree,
+                    written.seqNo(),
+                    written.primaryTerm(),
+                    written.version()));
+        } else {
+            memo.set(read);
         }
+        endFailed(batch);
         for (Call<?> call : batch) {
             if (!call.finished()) {
                 end(call, written, read);
             }
         }
+        return true;
+    }
+
+    /** Ends the calls whose function (or mapping) failed in this attempt with their failure. */
+    private static void endFailed(List<Call<?>> batch) {
+        for (Call<?> call : batch) {
+            if (!call.finished() && call.attemptFailure != null) {
+                call.fail(call.attemptFailure);
+            }
+        }
     }
 
     /**
-     * Applies one call's function to {@code current}; returns the source after it (or fails the call). What the
+     * Applies one call's function to {@code current}; returns the source after it (or records the call's failure in
+     * {@code attemptFailure}). What the
      * class does not map of {@code current} stays (see {@link SourceMerge}).
      *
      * @param meta the document as read (without versions when an earlier call of the write created it)
@@ -242,7 +311,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (current == null) {
                 if (call.initial == null) {
                     if (noIndex != null) {
-                        call.fail(Errors.translate(call.what(), call.index(), call.id(), call.routing(), noIndex));
+                        call.attemptFailure =
+                                Errors.translate(call.what(), call.index(), call.id(), call.routing(), noIndex);
                     }
                     call.status = Outcome.Status.NOT_FOUND;
                     return null;
@@ -272,7 +342,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.status = Outcome.Status.UPDATED;
             return merged;
         } catch (RuntimeException e) {
-            call.fail(e);
+            call.attemptFailure = e; // ended once the attempt is decided (see combined)
             return current;
         }
     }
@@ -423,6 +493,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         Outcome.Status status;
         /** True when an earlier call of the same attempt changed the value this call's function saw. */
         boolean afterChange;
+        /** Why this call's function (or mapping) failed in the current attempt; it ends so once the attempt is decided. */
+        RuntimeException attemptFailure;
 
         private Outcome<T> outcome;
         private RuntimeException failure;

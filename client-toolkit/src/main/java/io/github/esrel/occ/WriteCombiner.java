@@ -68,9 +68,30 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
          * attempt. Whatever it throws fails every operation of the batch not yet finished.
          *
          * @param batch one solo operation, or combinable operations in queue order
+         * @param memo what the runner kept for this key after its last attempt, while the key stayed busy
          * @return how long to wait before another attempt, used only if some operation is left
          */
-        Duration attempt(List<O> batch);
+        Duration attempt(List<O> batch, Memo memo);
+    }
+
+    /**
+     * What a runner keeps for a key from one attempt to the next (the document it last wrote, say), for as long as
+     * the key is busy: the memo is the lane's, so it is dropped when the lane closes, and only the leader, which runs
+     * one attempt at a time, reads or writes it.
+     */
+    static final class Memo {
+        private Object value;
+
+        /** The value kept, or {@code null}. */
+        @SuppressWarnings("unchecked")
+        <T> T get() {
+            return (T) value;
+        }
+
+        /** Keeps {@code value} ({@code null} forgets). */
+        void set(Object value) {
+            this.value = value;
+        }
     }
 
     /** One caller's operation; subclasses hold its input and result. */
@@ -250,7 +271,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             Duration retryAfter = Duration.ZERO;
             IN_ATTEMPT.set(Boolean.TRUE);
             try {
-                retryAfter = runner.attempt(batch);
+                retryAfter = runner.attempt(batch, lane.memo);
             } catch (Throwable t) {
                 for (O op : batch) {
                     if (!op.finished) {
@@ -351,5 +372,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         boolean backoff;
         /** The next attempt starts no earlier than this, on the combiner's clock. */
         long notBefore;
+        /** The runner's, from one attempt to the next; read and written only by the leader, in its attempt. */
+        final Memo memo = new Memo();
     }
 }

@@ -72,10 +72,15 @@ class WriteCombinerTest {
         final Set<Integer> conflictIn = ConcurrentHashMap.newKeySet();
         final Set<Integer> crashIn = ConcurrentHashMap.newKeySet();
         final AtomicInteger attempts = new AtomicInteger();
+        /** The memo each attempt found (null: none); each attempt leaves its number there. */
+        final List<Integer> memos = new CopyOnWriteArrayList<>();
 
         @Override
-        public Duration attempt(List<Inc> batch) {
+        public Duration attempt(List<Inc> batch, WriteCombiner.Memo memo) {
             int n = attempts.incrementAndGet();
+            Integer found = memo.get();
+            memos.add(found == null ? 0 : found);
+            memo.set(n);
             maxInFlight = Math.max(maxInFlight, inFlight.incrementAndGet());
             try {
                 batches.add(batch.stream().map(op -> op.name).toList());
@@ -150,6 +155,22 @@ class WriteCombinerTest {
                 .endsWith((long) threads * each);
         assertThat(doc.maxInFlight).isEqualTo(1);
         assertThat(combiner.lanes()).as("an idle combiner keeps no lane").isZero();
+    }
+
+    @Test
+    void shouldKeepTheRunnersMemoWhileTheKeyIsBusyAndDropItWhenItsLaneCloses() throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        Future<Inc> b = submitQueued("hot", Inc.inc("b"), 2);
+        first.countDown();
+        a.get(30, TimeUnit.SECONDS);
+        b.get(30, TimeUnit.SECONDS);
+        awaitTrue(() -> combiner.lanes() == 0);
+        combiner.submit("hot", Inc.inc("c"));
+        assertThat(doc.memos)
+                .as("b's attempt finds what a's left; c, after the lane closed, finds nothing")
+                .containsExactly(0, 1, 0);
     }
 
     @Test
@@ -341,7 +362,7 @@ class WriteCombinerTest {
     void shouldRefuseASubmitFromInsideAnAttempt() {
         List<Throwable> seen = new ArrayList<>();
         WriteCombiner<String, Inc> nested = new WriteCombiner<>(
-                batch -> {
+                (batch, memo) -> {
                     assertThat(WriteCombiner.insideAttempt()).isTrue();
                     try {
                         combiner.submit("other", Inc.inc("inner"));
