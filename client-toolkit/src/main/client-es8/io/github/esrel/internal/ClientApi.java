@@ -13,6 +13,7 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetOperation;
 import co.elastic.clients.elasticsearch.core.msearch.MultisearchBody;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
@@ -64,11 +65,13 @@ public final class ClientApi {
     }
 
     /**
-     * Sets the body of an {@code _msearch} item from a search's JSON: the 8.x client has no body type shared by
-     * search and msearch, and the JSON reads the same on every client of the line.
+     * Sets the body of an {@code _msearch} item to the body of {@code search}, through its JSON (written with
+     * {@code mapper} and read back): the 8.x client has no body type shared by search and msearch, and the JSON reads
+     * the same on every client of the line.
      */
-    public static RequestItem.Builder msearchBody(RequestItem.Builder item, String searchJson) {
-        return item.body(MultisearchBody.of(b -> b.withJson(new StringReader(searchJson))));
+    public static RequestItem.Builder msearchBody(RequestItem.Builder item, SearchRequest search, JsonpMapper mapper) {
+        String json = JsonpUtils.toJsonString(search, mapper);
+        return item.body(MultisearchBody.of(b -> b.withJson(new StringReader(json))));
     }
 
     /**

@@ -8,7 +8,6 @@ import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonpMappingException;
-import co.elastic.clients.json.JsonpUtils;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
@@ -121,10 +120,9 @@ final class Searcher {
 
     /**
      * One search of an {@code _msearch}: the index and preference in the header (a search's preference is not part
-     * of its body), the rest in the body, as the search's JSON (the client lines type that body differently).
+     * of its body), the rest in the body (the client lines type that body differently: see {@link ClientApi}).
      */
     private RequestItem msearchItem(SearchRequest request) {
-        String body = JsonpUtils.toJsonString(request, es._jsonpMapper());
         return RequestItem.of(i -> ClientApi.msearchBody(
                 i.header(h -> {
                     h.index(request.index());
@@ -133,6 +131,7 @@ final class Searcher {
                     }
                     return h;
                 }),
-                body));
+                request,
+                es._jsonpMapper()));
     }
 }
