@@ -18,6 +18,8 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccException;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.testenv.Cluster;
+import io.github.esrel.view.MaterializedView;
+import io.github.esrel.view.ViewPage;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import java.io.IOException;
@@ -223,6 +225,32 @@ class SpringDataEntitiesIT {
                 .orThrow();
         assertThat(where.pairs()).extracting(p -> p.child().value()).containsExactlyInAnyOrder(
                 books.get(0), books.get(1), books.get(3));
+    }
+
+    @Test
+    void shouldComposeViewsOfEntitiesAndStoreTheViewEntityAsSaveStoresIt() throws IOException {
+        template.save(new Author("va-1", "Vigdis", "IS"));
+        template.save(new Book("vb-1", "Saga", "va-1", 2));
+        MaterializedView<Book, Author> views = MaterializedView.of(Book.class, Author.class, v -> v.client(es)
+                .name("book-author")
+                .sourceIndex("books")
+                .parentIndex("authors")
+                .parentIdField("author_id")
+                .viewIndex("book-views")
+                .compose((book, author) ->
+                        new BookView(book.id(), book.title(), author == null ? null : author.name()))
+                .documentConverter(entities));
+        views.ensureStateIndex();
+        views.rebuild("vb-1");
+
+        // The view as stored, without esrel's bookkeeping, is what Spring Data stores for the composed entity.
+        template.save(new BookView("vb-1", "Saga", "Vigdis"), IndexCoordinates.of("book-views-saved"));
+        assertThat(views.get("vb-1").orElseThrow().document()).isEqualTo(source("book-views-saved", "vb-1"));
+
+        // Searching the view hands back the source entities, read by Spring Data's converter.
+        es.indices().refresh(r -> r.index("book-views"));
+        ViewPage<Book> page = views.search(s -> s.query(q -> q.term(t -> t.field("author_name").value("Vigdis"))));
+        assertThat(page.hits()).extracting(h -> h.value()).containsExactly(new Book("vb-1", "Saga", "va-1", 2));
     }
 
     /** The stored source, whole. */
