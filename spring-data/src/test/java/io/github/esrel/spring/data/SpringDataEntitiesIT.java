@@ -62,7 +62,7 @@ class SpringDataEntitiesIT {
         template = new ElasticsearchTemplate(es);
         entities = SpringDataDocumentConverter.of(template, es);
         occ = Occ.of(b -> b.client(es).documentConverter(entities));
-        for (Class<?> type : List.of(Design.class, Note.class, Author.class, Book.class)) {
+        for (Class<?> type : List.of(Design.class, Note.class, Author.class, Book.class, BookView.class)) {
             if (!template.indexOps(type).exists()) {
                 template.indexOps(type).createWithMapping();
             }
