@@ -180,6 +180,10 @@ class SpringDataEntitiesIT {
         }
         BulkOutcome<Design> outcome = bulk.execute();
         assertThat(outcome.items()).allMatch(o -> o.status() == Outcome.Status.UPDATED);
+        // Each value handed back carries the versions of the write that stored it.
+        assertThat(outcome.items())
+                .allMatch(o -> new SeqNoPrimaryTerm(o.seqNo(), o.primaryTerm())
+                        .equals(o.value().getSeqNoPrimaryTerm()));
         for (String id : ids) {
             Design read = template.get(id, Design.class);
             assertThat(read.getVotes()).isEqualTo(12);
