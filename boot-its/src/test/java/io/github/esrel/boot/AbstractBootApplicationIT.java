@@ -104,7 +104,7 @@ abstract class AbstractBootApplicationIT {
     private static final RetryPolicy CONTENDED = RetryPolicy.of(b -> b.maxAttempts(1000));
 
     @Cluster
-    static final EsCluster node = EsCluster.builder().build();
+    static final EsCluster node = EsCluster.builder().shared().build();
 
     @DynamicPropertySource
     static void elasticsearch(DynamicPropertyRegistry registry) {

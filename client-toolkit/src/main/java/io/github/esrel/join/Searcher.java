@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
 import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
+import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
@@ -65,6 +66,20 @@ final class Searcher {
      * @throws JoinException for any other failure
      */
     <T> List<ResponseBody<T>> run(String what, String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
+        if (sources.converts(type)) {
+            // The entry point's converter maps the sources, not the client: searched as JSON, then converted.
+            List<ResponseBody<JsonData>> raw = search(what, index, requests, JsonData.class, trips);
+            List<ResponseBody<T>> out = new ArrayList<>(raw.size());
+            for (ResponseBody<JsonData> r : raw) {
+                out.add(sources.typed(r, type));
+            }
+            return out;
+        }
+        return search(what, index, requests, type, trips);
+    }
+
+    private <T> List<ResponseBody<T>> search(
+            String what, String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
         if (requests.isEmpty()) {
             return List.of();
         }

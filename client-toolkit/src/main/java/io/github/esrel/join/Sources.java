@@ -1,6 +1,8 @@
 package io.github.esrel.join;
 
+import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -9,6 +11,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.JsonTrees;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Maps the sources of hits to the caller's types: with the client's own mapper, straight from what the client parsed,
@@ -23,6 +27,48 @@ final class Sources {
     Sources(JsonpMapper mapper, DocumentConverter converter) {
         this.mapper = mapper;
         this.converter = converter;
+    }
+
+    /**
+     * Whether sources of {@code type} are mapped by the entry point's converter rather than by the client: then the
+     * typed searches of a join search for JSON and convert the hits ({@link #typed}).
+     */
+    boolean converts(Class<?> type) {
+        return converter != null && type != JsonData.class && type != Void.class;
+    }
+
+    /**
+     * A response whose hits hold sources of {@code type}, converted from a response of JSON sources: what the typed
+     * search would have returned had the client's mapper mapped them. Keeps what the join reads of a response (the
+     * hits with their index, id, score, sort values, fields, inner hits, routing and versions; the total; the point in
+     * time).
+     *
+     * @throws JoinException if a source cannot be mapped
+     */
+    <T> ResponseBody<T> typed(ResponseBody<JsonData> r, Class<T> type) {
+        List<Hit<T>> hits = new ArrayList<>(r.hits().hits().size());
+        for (Hit<JsonData> h : r.hits().hits()) {
+            T value = doc(h, type).value();
+            hits.add(Hit.of(b -> {
+                b.index(h.index())
+                        .id(h.id())
+                        .score(h.score())
+                        .sort(h.sort())
+                        .fields(h.fields())
+                        .innerHits(h.innerHits())
+                        .routing(h.routing())
+                        .seqNo(h.seqNo())
+                        .primaryTerm(h.primaryTerm())
+                        .version(h.version());
+                return value == null ? b : b.source(value);
+            }));
+        }
+        return SearchResponse.of(b -> b.took(r.took())
+                .timedOut(r.timedOut())
+                .shards(r.shards())
+                .pitId(r.pitId())
+                .hits(m ->
+                        m.total(r.hits().total()).maxScore(r.hits().maxScore()).hits(hits)));
     }
 
     /** The hit as a document of {@code type}; its value is {@code null} when the hit has no source. */

@@ -228,9 +228,13 @@ public class SpringSample {
                 renamed.counts().written(), renamed.state());
         check(renamed.complete() && renamed.counts().written() == POSTS_OF_JOHN, "every post renamed: " + renamed);
 
-        // 5. Health and meters, as /actuator/health/esrel and /actuator/metrics show them.
+        // 5. A Spring Data repository with esrel: saved by Spring Data, voted by 8 threads through the repository's
+        // esrel fragment, stored as Spring Data stores it.
+        springData(context, out);
+
+        // 6. Health and meters, as /actuator/health/esrel and /actuator/metrics show them.
         HealthDescriptor health = context.getBean(HealthEndpoint.class).healthForPath("esrel");
-        out.printf("%n5. health of esrel: %s%n", health.getStatus());
+        out.printf("%n6. health of esrel: %s%n", health.getStatus());
         if (health instanceof IndicatedHealthDescriptor indicated) {
             indicated.getDetails().forEach((k, v) -> out.printf("   %-20s %s%n", k, v));
         }
@@ -250,7 +254,48 @@ public class SpringSample {
     }
 
     /**
-     * 6. Two instances of the application schedule the same {@code @SchedulerLock} job ({@link ReportJob}) every
+     * 5. Spring Data Elasticsearch with esrel: {@link ShirtRepository} is Spring Data's repository, extended with esrel's
+     * fragment. The starter found Spring Data and gave the {@code Occ} bean Spring Data's converter, so the entity's
+     * {@code @Field} names, its epoch_millis date and the {@code _class} hint are stored as Spring Data stores them.
+     */
+    static void springData(ConfigurableApplicationContext context, PrintStream out) throws Exception {
+        ShirtRepository shirts = context.getBean(ShirtRepository.class);
+        ElasticsearchClient es = context.getBean(ElasticsearchClient.class);
+        shirts.save(new Shirt("penguin", "Penguin", java.time.Instant.parse("2026-12-04T09:00:00Z")));
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> done = new ArrayList<>();
+        for (int v = 0; v < 8; v++) {
+            done.add(pool.submit(() -> {
+                for (int i = 0; i < VOTES_EACH; i++) {
+                    shirts.update("penguin", Shirt::vote);
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : done) {
+            f.get();
+        }
+        pool.shutdown();
+        Shirt penguin = shirts.findById("penguin").orElseThrow();
+        String stored = es.get(g -> g.index("spring-shirts").id("penguin"), co.elastic.clients.json.JsonData.class)
+                .source()
+                .toJson(es._jsonpMapper())
+                .toString();
+        out.printf(
+                "5. a Spring Data repository extending EsrelRepository: 8 threads x %d shirts.update(id, Shirt::vote)"
+                        + " -> findById: %s, %d votes, created %s, %s%n   stored as Spring Data stores it: %s%n",
+                VOTES_EACH,
+                penguin.getName(),
+                penguin.getVotes(),
+                penguin.getCreated(),
+                penguin.getSeqNoPrimaryTerm(),
+                stored);
+        check(penguin.getVotes() == 8 * VOTES_EACH, "every vote stored, got " + penguin.getVotes());
+        check(stored.contains("_class") && stored.contains("vote_count"), "Spring Data's document: " + stored);
+    }
+
+    /**
+     * 7. Two instances of the application schedule the same {@code @SchedulerLock} job ({@link ReportJob}) every
      * 100 ms for 5 s: the starter's ShedLock provider lets one instance at a time run it, and none again within
      * its {@code lockAtLeastFor} of 2 s.
      */
@@ -266,7 +311,7 @@ public class SpringSample {
             closest = Math.min(closest, starts.get(i) - starts.get(i - 1));
         }
         out.printf(
-                "%n6. two instances scheduling the @SchedulerLock job \"quarterly/report\" every 100 ms"
+                "%n7. two instances scheduling the @SchedulerLock job \"quarterly/report\" every 100 ms"
                         + " (lockAtLeastFor 2 s) for 5 s: it ran %d times, by %s; never in both at once (at most %d"
                         + " running), runs at least %d ms apart%n",
                 ReportJob.RUNS.size(),

@@ -11,12 +11,16 @@ import io.github.esrel.occ.ExternalVersions;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.routing.RoutingClient;
+import io.github.esrel.spring.data.SpringDataDocumentConverter;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.elasticsearch.client.elc.ElasticsearchTemplate;
 
 /**
  * The conditions that decide before any client-backed object is built, so that no cluster is needed: without a client
@@ -27,7 +31,10 @@ import org.springframework.context.annotation.Configuration;
 class EsrelAutoConfigurationTest {
 
     private static final AutoConfigurations ESREL = AutoConfigurations.of(
-            EsrelMetricsAutoConfiguration.class, EsrelAutoConfiguration.class, EsrelHealthAutoConfiguration.class);
+            EsrelMetricsAutoConfiguration.class,
+            EsrelSpringDataAutoConfiguration.class,
+            EsrelAutoConfiguration.class,
+            EsrelHealthAutoConfiguration.class);
 
     private final ApplicationContextRunner runner =
             new ApplicationContextRunner().withConfiguration(BootLine.METRICS).withConfiguration(ESREL);
@@ -71,6 +78,49 @@ class EsrelAutoConfigurationTest {
     @Configuration(proxyBeanMethods = false)
     @EnableConfigurationProperties(EsrelProperties.class)
     static class PropertiesOnly {}
+
+    /** An application with Spring Data Elasticsearch: its template on Boot's client (building it connects nowhere). */
+    @Configuration(proxyBeanMethods = false)
+    static class SpringDataTemplate {
+        @Bean
+        ElasticsearchTemplate elasticsearchTemplate(ElasticsearchClient client) {
+            return new ElasticsearchTemplate(client);
+        }
+    }
+
+    @Test
+    void shouldMapEntitiesWithSpringDatasConverterWhenTheApplicationHasSpringData() {
+        runner.withConfiguration(BootLine.CLIENT)
+                .withUserConfiguration(SpringDataTemplate.class)
+                .withPropertyValues("spring.elasticsearch.uris=http://127.0.0.1:1")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(SpringDataDocumentConverter.class);
+                    SpringDataDocumentConverter converter = context.getBean(SpringDataDocumentConverter.class);
+                    assertThat(converter.isEntity(Entity.class)).isTrue();
+                    assertThat(converter.isEntity(NoEntity.class)).isFalse();
+                    assertThat(context.getBeansOfType(OccCustomizer.class)).containsKey("esrelSpringDataOccCustomizer");
+                    assertThat(context.getBeansOfType(JoinCustomizer.class))
+                            .containsKey("esrelSpringDataJoinCustomizer");
+                    assertThat(context).hasSingleBean(Occ.class);
+                });
+    }
+
+    @Test
+    void shouldKeepTheClientsMapperWithoutSpringData() {
+        runner.withConfiguration(BootLine.CLIENT)
+                .withClassLoader(new FilteredClassLoader("org.springframework.data.elasticsearch"))
+                .withPropertyValues("spring.elasticsearch.uris=http://127.0.0.1:1")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(Occ.class)
+                        .doesNotHaveBean(SpringDataDocumentConverter.class)
+                        .doesNotHaveBean("esrelSpringDataOccCustomizer"));
+    }
+
+    @org.springframework.data.elasticsearch.annotations.Document(indexName = "entities")
+    record Entity(String id) {}
+
+    record NoEntity(String id) {}
 
     @Test
     void shouldBindEveryEsrelProperty() {

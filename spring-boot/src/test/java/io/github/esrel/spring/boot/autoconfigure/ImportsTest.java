@@ -20,6 +20,7 @@ class ImportsTest {
                 .contains(
                         EsrelAutoConfiguration.class.getName(),
                         EsrelMetricsAutoConfiguration.class.getName(),
+                        EsrelSpringDataAutoConfiguration.class.getName(),
                         EsrelHealthAutoConfiguration.class.getName(),
                         EsrelShedLockAutoConfiguration.class.getName());
     }

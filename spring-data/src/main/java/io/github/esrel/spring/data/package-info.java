@@ -1,0 +1,7 @@
+/**
+ * esrel for Spring Data Elasticsearch entities: {@link io.github.esrel.spring.data.SpringDataDocumentConverter} has
+ * {@code Occ}, {@code BulkUpdate}, joins and materialized views read and write {@code @Document} entities exactly as
+ * Spring Data does; {@link io.github.esrel.spring.data.EsrelRepository} gives a Spring Data repository esrel's
+ * retried, combined updates and the joins of an {@link io.github.esrel.spring.data.EntityRelation}.
+ */
+package io.github.esrel.spring.data;

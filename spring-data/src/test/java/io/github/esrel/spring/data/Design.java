@@ -1,0 +1,88 @@
+package io.github.esrel.spring.data;
+
+import java.time.Instant;
+import org.springframework.data.annotation.Id;
+import org.springframework.data.elasticsearch.annotations.DateFormat;
+import org.springframework.data.elasticsearch.annotations.Document;
+import org.springframework.data.elasticsearch.annotations.Field;
+import org.springframework.data.elasticsearch.annotations.FieldType;
+import org.springframework.data.elasticsearch.core.query.SeqNoPrimaryTerm;
+
+/** A Spring Data entity as the issue has it: field names of its own, an epoch_millis date, optimistic locking. */
+@Document(indexName = "designs")
+public class Design {
+    @Id
+    private String id;
+
+    @Field(name = "design_name", type = FieldType.Keyword)
+    private String name;
+
+    @Field(name = "vote_count", type = FieldType.Integer)
+    private int votes;
+
+    @Field(name = "created", type = FieldType.Date, format = DateFormat.epoch_millis)
+    private Instant created;
+
+    private SeqNoPrimaryTerm seqNoPrimaryTerm;
+
+    public Design() {}
+
+    public Design(String id, String name, int votes, Instant created) {
+        this.id = id;
+        this.name = name;
+        this.votes = votes;
+        this.created = created;
+    }
+
+    /** One more vote: the function esrel applies. */
+    public Design vote() {
+        votes++;
+        return this;
+    }
+
+    public String getId() {
+        return id;
+    }
+
+    public void setId(String id) {
+        this.id = id;
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public int getVotes() {
+        return votes;
+    }
+
+    public void setVotes(int votes) {
+        this.votes = votes;
+    }
+
+    public Instant getCreated() {
+        return created;
+    }
+
+    public void setCreated(Instant created) {
+        this.created = created;
+    }
+
+    public SeqNoPrimaryTerm getSeqNoPrimaryTerm() {
+        return seqNoPrimaryTerm;
+    }
+
+    public void setSeqNoPrimaryTerm(SeqNoPrimaryTerm seqNoPrimaryTerm) {
+        this.seqNoPrimaryTerm = seqNoPrimaryTerm;
+    }
+
+    @Override
+    public String toString() {
+        return "Design{" + id + ", " + name + ", votes=" + votes + ", created=" + created + ", " + seqNoPrimaryTerm
+                + '}';
+    }
+}
