@@ -46,6 +46,9 @@ import java.util.function.Function;
  *       problem but the index's; the whole write fails, at once for a 403 block (read-only, write), after
  *       the retry policy for a 429 one (the flood-stage {@code read_only_allow_delete}, which Elasticsearch
  *       lifts by itself once disk space is freed);</li>
+ *   <li>with {@link Builder#unknownOutcomes}, a request that was sent and met a connection failure or a server
+ *       error that does not say it was refused, for the whole request or an item: the item's outcome is unknown
+ *       ({@link Listener#onUnknown}), and it is not sent again (that could apply it twice);</li>
  *   <li>anything else: the item failed.</li>
  * </ul>
  * Conflicts and rejections are retried per item under the {@link RetryPolicy}; past it the item has given
@@ -166,6 +169,15 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         default void onFailed(I item, ElasticsearchException failure) {}
 
         /**
+         * With {@link Builder#unknownOutcomes}: the item's write was sent, and whether it was applied is not known
+         * (a connection failure, a server error that does not say the write was refused). It is not sent again.
+         *
+         * @param item the item
+         * @param cause the request's or the item's failure
+         */
+        default void onUnknown(I item, Exception cause) {}
+
+        /**
          * A round ended.
          *
          * @param round the round
@@ -203,6 +215,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @param rejected rejected writes and reads
      * @param gaveUp items given up under the retry policy
      * @param failed items failed otherwise
+     * @param unknown items whose write was sent and whose fate is not known ({@link Builder#unknownOutcomes})
      * @param interrupted whether the thread was interrupted, leaving items unwritten
      * @param stopped whether {@link Builder#stopWhen} stopped the write, leaving items unwritten
      */
@@ -213,8 +226,23 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             long rejected,
             long gaveUp,
             long failed,
+            long unknown,
             boolean interrupted,
-            boolean stopped) {}
+            boolean stopped) {
+
+        /** A report of a write that reports no unknown outcomes (without {@link Builder#unknownOutcomes}). */
+        public Report(
+                int rounds,
+                long written,
+                long conflicts,
+                long rejected,
+                long gaveUp,
+                long failed,
+                boolean interrupted,
+                boolean stopped) {
+            this(rounds, written, conflicts, rejected, gaveUp, failed, 0, interrupted, stopped);
+        }
+    }
 
     private final Function<I, BulkOperation> operation;
     private final Decider<I> decider;
@@ -226,6 +254,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private final int batchSize;
     private final boolean abortOnDenied;
     private final boolean abortOnBlock;
+    private final boolean unknownOutcomes;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
     private final ExecutorService pool;
@@ -251,6 +280,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.abortOnDenied = b.abortOnDenied;
         this.abortOnBlock = b.abortOnBlock;
+        this.unknownOutcomes = b.unknownOutcomes;
         this.stopWhen = b.stopWhen;
         this.permits = new Semaphore(b.maxInFlight);
         this.pool = b.maxInFlight == 1
@@ -449,10 +479,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         try {
             response = sender.send(ops, refresh);
         } catch (ElasticsearchException e) {
+            if (unknownOutcomes && Reasons.mayHaveApplied(e)) {
+                unknown(batch, e, counts);
+                return;
+            }
             if (e.status() != Failures.TOO_MANY_REQUESTS) {
                 throw e;
             }
             whole = e.error();
+        } catch (IOException e) {
+            if (unknownOutcomes) {
+                unknown(batch, e, counts);
+                return;
+            }
+            throw e;
         }
         for (int i = 0; i < batch.size(); i++) {
             I item = batch.get(i);
@@ -485,6 +525,8 @@ public final class ConditionalWrites<I> implements AutoCloseable {
                 retryOrGiveUp(item, failure, attempts, next, counts, false);
             } else if (abortOnDenied && (status == 401 || status == 403) || abortOnBlock && isBlock(failure)) {
                 next.abort(failure);
+            } else if (unknownOutcomes && Reasons.mayHaveApplied(failure)) {
+                unknown(List.of(item), failure, counts);
             } else {
                 counts.failed++;
                 safely(() -> listener.onFailed(item, failure), "onFailed");
@@ -493,6 +535,13 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         // Thrown only now, so that the items of the same answer that were written are reported as such.
         if (next.abort != null) {
             throw next.abort;
+        }
+    }
+
+    private void unknown(List<I> items, Exception cause, Counts counts) {
+        for (I item : items) {
+            counts.unknown++;
+            safely(() -> listener.onUnknown(item, cause), "onUnknown");
         }
     }
 
@@ -552,6 +601,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     }
 
     private static final class Counts {
+        long unknown;
         long written;
         long conflicts;
         long rejected;
@@ -559,7 +609,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         long failed;
 
         Report report(int rounds, boolean interrupted, boolean stopped) {
-            return new Report(rounds, written, conflicts, rejected, gaveUp, failed, interrupted, stopped);
+            return new Report(rounds, written, conflicts, rejected, gaveUp, failed, unknown, interrupted, stopped);
         }
     }
 
@@ -582,6 +632,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         private int maxInFlight = 1;
         private boolean abortOnDenied;
         private boolean abortOnBlock;
+        private boolean unknownOutcomes;
         private BooleanSupplier stopWhen = () -> false;
         private String threadName = "esrel-bulk-writer";
 
@@ -714,6 +765,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          */
         public Builder<I> abortOnBlock(boolean abort) {
             this.abortOnBlock = abort;
+            return this;
+        }
+
+        /**
+         * Whether a request that was sent and failed in a way that leaves its items' fate unknown (a connection
+         * failure; a server error, for the request or an item, that does not say the write was refused: see
+         * {@link Reasons#mayHaveApplied}) makes those items {@linkplain Listener#onUnknown unknown} instead of
+         * failing the whole write (default: the write throws, an item's error fails the item).
+         *
+         * @param unknown true to report unknown outcomes per item
+         * @return this builder
+         */
+        public Builder<I> unknownOutcomes(boolean unknown) {
+            this.unknownOutcomes = unknown;
             return this;
         }
 

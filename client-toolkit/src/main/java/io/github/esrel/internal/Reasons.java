@@ -65,6 +65,24 @@ public final class Reasons {
     }
 
     /**
+     * Whether a write or delete that failed with {@code e} may have been applied all the same: a server error (5xx)
+     * other than those Elasticsearch answers before it executes anything (no active primary shard within the timeout,
+     * a block, a full queue). A 4xx (a conflict included, judged apart) and a rejection (429) were refused.
+     *
+     * @param e the failure of a write that was sent
+     * @return true when its outcome is unknown
+     */
+    public static boolean mayHaveApplied(ElasticsearchException e) {
+        if (e.status() < 500) {
+            return false;
+        }
+        return !(hasType(e, "unavailable_shards_exception")
+                || hasType(e, "no_shard_available_action_exception")
+                || hasType(e, "cluster_block_exception")
+                || hasType(e, "es_rejected_execution_exception"));
+    }
+
+    /**
      * Whether the error or one of its causes has this type.
      *
      * @param e the exception

@@ -66,13 +66,16 @@ public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) 
     }
 
     /**
-     * True when no item gave up or failed.
+     * True when no item gave up, failed, or has an unknown outcome.
      *
-     * @return false if any item has status {@link Outcome.Status#CONFLICT} or {@link Outcome.Status#FAILED}
+     * @return false if any item has status {@link Outcome.Status#CONFLICT}, {@link Outcome.Status#FAILED} or
+     *     {@link Outcome.Status#UNKNOWN}
      */
     public boolean complete() {
         return items.stream()
-                .noneMatch(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED);
+                .noneMatch(o -> o.status() == Outcome.Status.CONFLICT
+                        || o.status() == Outcome.Status.FAILED
+                        || o.status() == Outcome.Status.UNKNOWN);
     }
 
     /**
@@ -80,10 +83,12 @@ public record BulkOutcome<T>(List<Outcome<T>> items, int rounds, Duration took) 
      *
      * @return this outcome, unchanged
      * @throws OccConflictException for the first item that gave up on conflicts, if any
+     * @throws OccUnknownOutcomeException for the first item whose outcome is unknown, if none gave up
      * @throws OccException for the first item that failed otherwise
      */
     public BulkOutcome<T> orThrow() {
         items.stream().filter(Outcome::gaveUp).findFirst().ifPresent(Outcome::orThrow);
+        items.stream().filter(Outcome::unknown).findFirst().ifPresent(Outcome::orThrow);
         items.stream()
                 .filter(o -> o.status() == Outcome.Status.FAILED)
                 .findFirst()

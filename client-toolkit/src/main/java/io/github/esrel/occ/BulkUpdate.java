@@ -51,8 +51,11 @@ import java.util.function.UnaryOperator;
  * with one another; a conflict with another writer retries them together. A function that throws makes its
  * item {@code FAILED} (the exception's message in {@link Outcome#error()}) without stopping the others; the
  * next item of its document starts from the value before it.
- * A failure of a whole request (I/O, or an error other than 429 for the request as a whole) stops the
- * job with an {@link OccException}; items written before stay written.
+ * A write request that was sent and met a connection failure or a server error that does not say it was refused
+ * (for the request or an item) makes its items {@link Outcome.Status#UNKNOWN}: they may or may not have been
+ * applied, and are not sent again, which could apply them twice; the other items go on. A read that fails as a whole,
+ * or a refusal of the whole write request (other than 429), stops the job with an {@link OccException}; items
+ * written before stay written.
  *
  * <p>Not thread-safe: build and execute on one thread; the builder can be executed once.
  *
@@ -248,6 +251,7 @@ public final class BulkUpdate<T> {
                 .batchSize(batchSize)
                 .decider((batch, out) -> decide(batch, out, outcomes, rounds))
                 .listener(rounds)
+                .unknownOutcomes(true)
                 .build();
         ConditionalWrites.Report report;
         try {
@@ -524,6 +528,14 @@ public final class BulkUpdate<T> {
         }
 
         @Override
+        public void onUnknown(Write<T> w, Exception cause) {
+            for (Item<T> item : w.items) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.unknown(cause));
+            }
+        }
+
+        @Override
         public void afterRound(int number, int retried) {
             BulkRound done = new BulkRound(
                     number,
@@ -658,6 +670,15 @@ public final class BulkUpdate<T> {
                     .value(last)
                     .stopReason(attempts.stopReason())
                     .error(error)
+                    .build();
+        }
+
+        /** The item's write was sent and its fate is not known ({@code cause}); it is not sent again. */
+        Outcome<T> unknown(Exception cause) {
+            return outcome(Outcome.Status.UNKNOWN)
+                    .value(last)
+                    .error(Errors.unknown("write", cause))
+                    .cause(cause)
                     .build();
         }
     }

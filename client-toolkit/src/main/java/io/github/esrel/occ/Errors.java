@@ -42,6 +42,19 @@ final class Errors {
         return new OccException(what + " " + where(index, id, routing) + " failed: " + Reasons.of(e), e.status(), e);
     }
 
+    /** See {@link Reasons#mayHaveApplied}. */
+    static boolean mayHaveApplied(ElasticsearchException e) {
+        return Reasons.mayHaveApplied(e);
+    }
+
+    /** Why a write that met {@code e} has an unknown outcome, for {@link Outcome#error()}. */
+    static String unknown(String what, Exception e) {
+        String cause =
+                e instanceof ElasticsearchException ee ? "[" + ee.status() + "] " + Reasons.of(ee) : e.toString();
+        return "the " + what + " was sent, but whether it was applied is not known (" + cause
+                + "); it was not sent again, which could apply it twice: read the document to decide";
+    }
+
     static OccException io(String what, String index, String id, String routing, Exception e) {
         return new OccException(what + " " + where(index, id, routing) + " failed: " + e, 0, e);
     }

@@ -161,7 +161,8 @@ public final class ExternalVersions {
      * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
      * @param document any object the client's mapper serializes to a JSON object
      * @return {@code CREATED}, {@code UPDATED}, {@code STALE} (refused: the stored version, or a remembered
-     *     delete's, is newer or equal) or {@code RECREATED} (see the class comment)
+     *     delete's, is newer or equal), {@code RECREATED} (see the class comment) or {@code UNKNOWN} (sent, and its
+     *     fate not known: a connection failure or a server error)
      * @throws IllegalArgumentException if {@code version} is negative or {@code doc} names no index
      * @throws NullPointerException if {@code doc} or {@code document} is {@code null}
      * @throws OccException for any failure other than a version conflict
@@ -207,9 +208,12 @@ public final class ExternalVersions {
             if (e.status() == 409) {
                 return stale(index, id, routing, version, e);
             }
+            if (Errors.mayHaveApplied(e)) {
+                return unknown(index, id, routing, version, "write", e);
+            }
             throw Errors.translate("external-version write of", index, id, routing, e);
         } catch (IOException e) {
-            throw Errors.io("external-version write of", index, id, routing, e);
+            return unknown(index, id, routing, version, "write", e);
         }
     }
 
@@ -236,7 +240,8 @@ public final class ExternalVersions {
      *
      * @param doc the document: index, id and the routing value it was written with
      * @param version the external version, from 0 to {@code 2^63 - 1}; must grow with every change
-     * @return {@code DELETED}, {@code NOT_FOUND} (no document, tombstone recorded anyway) or {@code STALE}
+     * @return {@code DELETED}, {@code NOT_FOUND} (no document, tombstone recorded anyway), {@code STALE} or
+     *     {@code UNKNOWN} (sent, and its fate not known)
      * @throws IllegalArgumentException if {@code version} is negative or {@code doc} names no index
      * @throws OccException for any failure other than a version conflict
      */
@@ -267,10 +272,19 @@ public final class ExternalVersions {
             if (e.status() == 409) {
                 return stale(index, id, routing, version, e);
             }
+            if (Errors.mayHaveApplied(e)) {
+                return unknown(index, id, routing, version, "delete", e);
+            }
             throw Errors.translate("external-version delete of", index, id, routing, e);
         } catch (IOException e) {
-            throw Errors.io("external-version delete of", index, id, routing, e);
+            return unknown(index, id, routing, version, "delete", e);
         }
+    }
+
+    private static ExternalWrite unknown(
+            String index, String id, String routing, long version, String what, Exception e) {
+        return new ExternalWrite(
+                index, id, routing, ExternalWrite.Status.UNKNOWN, version, -1, -1, -1, Errors.unknown(what, e));
     }
 
     /**

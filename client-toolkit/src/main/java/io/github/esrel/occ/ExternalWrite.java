@@ -13,7 +13,7 @@ package io.github.esrel.occ;
  *     the conflict; -1 when unknown
  * @param seqNo {@code _seq_no} after the write, -1 when nothing was written
  * @param primaryTerm {@code _primary_term} after the write, -1 when nothing was written
- * @param explanation why, in words, for {@code STALE} and {@code RECREATED}; {@code null} otherwise
+ * @param explanation why, in words, for {@code STALE}, {@code RECREATED} and {@code UNKNOWN}; {@code null} otherwise
  */
 public record ExternalWrite(
         String index,
@@ -51,15 +51,31 @@ public record ExternalWrite(
          * older write created the document again (seed 004's "late write after a delete"). The document
          * now exists with old data; {@link #explanation()} says when it was deleted and what to do.
          */
-        RECREATED
+        RECREATED,
+        /**
+         * The write or delete was sent, but whether Elasticsearch applied it is not known: the connection failed or
+         * timed out before the answer, or Elasticsearch answered with a server error that does not say it was
+         * refused. Sending it again is safe with external versions (an applied copy makes the repeat
+         * {@code STALE}, or applies it once), and is the caller's to decide; {@link #explanation()} says why.
+         */
+        UNKNOWN
     }
 
     /**
      * True when the write or delete changed the index (including {@code RECREATED}).
      *
-     * @return false only for {@link Status#STALE}
+     * @return false for {@link Status#STALE} and {@link Status#UNKNOWN} (which may or may not have)
      */
     public boolean applied() {
-        return status != Status.STALE;
+        return status != Status.STALE && status != Status.UNKNOWN;
+    }
+
+    /**
+     * True when whether the write or delete was applied is not known ({@link Status#UNKNOWN}).
+     *
+     * @return whether the outcome is unknown
+     */
+    public boolean unknown() {
+        return status == Status.UNKNOWN;
     }
 }

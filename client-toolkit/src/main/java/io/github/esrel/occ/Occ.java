@@ -73,6 +73,24 @@ import java.util.function.UnaryOperator;
  *       the same policy.</li>
  * </ul>
  *
+ * <h2>Unknown outcomes</h2>
+ * A write can be sent and never answered: the connection fails or times out, or Elasticsearch answers with a server
+ * error that does not say it refused the write (a primary that lost its node mid-write). Sending it again could apply
+ * it twice (a vote counted twice), and not sending it could lose it, so esrel does neither and says so: the outcome is
+ * {@link Outcome.Status#UNKNOWN} ({@code update}, {@code upsert}, {@code deleteIf}, {@code replace},
+ * {@code deleteIfUnchanged} and {@code scriptedUpdate} throw {@link OccUnknownOutcomeException}; the {@code try...}
+ * variants return the outcome; a {@link BulkUpdate} item ends {@code UNKNOWN} while the others go on), with the cause
+ * in {@link Outcome#error()}. Every call a combined write carried gets it. Read the document to decide: for a counter,
+ * count the vote again only if the stored value shows it missing. Reads that fail change nothing and keep failing with
+ * an {@link OccException}; a refusal that says nothing was written (a 4xx, 429, no active primary, a block) is not
+ * unknown.
+ *
+ * <p>A version conflict (409) is retried as a conflict. Elasticsearch can answer a conflict for a write it applied
+ * when the request was replayed after a failover (by the coordinating node, elasticsearch#9967, or by the client's
+ * transport, which sends a request again to another node after a connection failure): the replay conflicts with the
+ * write itself. Without an identity for each write in the document, esrel cannot tell that conflict from another
+ * writer's; it occurs only when the write's node or connection failed while the write was in flight.
+ *
  * <h2>Fields your class does not map</h2>
  * A stored document often holds more than the class that reads it maps: fields of another service or of a newer
  * version of the application, Spring Data's {@code _class}, whatever a lenient mapper drops as unknown (Jackson 3's
@@ -286,6 +304,8 @@ public final class Occ {
      * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out: the update
      *     was not made, and the exception says so (it is never silently dropped)
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
@@ -305,6 +325,8 @@ public final class Occ {
      *     must not return {@code null}
      * @return {@code UPDATED}, {@code NOOP} (equal value, nothing written) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -320,7 +342,7 @@ public final class Occ {
      * @param doc the document: index, id and the routing value it was written with
      * @param type the class the source is mapped to with the client's JSON mapper
      * @param fn the pure function from the stored value to the new one; may run once per attempt
-     * @return {@code UPDATED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
+     * @return {@code UPDATED}, {@code NOOP}, {@code NOT_FOUND}, {@code CONFLICT} (gave up) or {@code UNKNOWN}
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -341,6 +363,8 @@ public final class Occ {
      * @param fn the pure function applied to the stored value, or to the initial one
      * @return {@code CREATED}, {@code UPDATED} or {@code NOOP}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
@@ -367,6 +391,8 @@ public final class Occ {
      *     attempt and must not return {@code null}
      * @return {@code CREATED}, {@code UPDATED} or {@code NOOP}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -382,7 +408,7 @@ public final class Occ {
      * @param type the class the source is mapped to with the client's JSON mapper
      * @param initial supplies the value to start from when the document does not exist
      * @param fn the pure function applied to the stored value, or to the initial one
-     * @return {@code CREATED}, {@code UPDATED}, {@code NOOP} or {@code CONFLICT} (gave up)
+     * @return {@code CREATED}, {@code UPDATED}, {@code NOOP}, {@code CONFLICT} (gave up) or {@code UNKNOWN}
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -403,6 +429,8 @@ public final class Occ {
      * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code index} is blank or {@code id} is empty
      */
@@ -420,6 +448,8 @@ public final class Occ {
      * @param condition tested on the current value; may run once per attempt
      * @return {@code DELETED} (with the deleted value), {@code NOOP} (condition false) or {@code NOT_FOUND}
      * @throws OccConflictException if the document kept changing until the retry policy ran out
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -434,7 +464,7 @@ public final class Occ {
      * @param doc the document: index, id and the routing value it was written with
      * @param type the class the source is mapped to with the client's JSON mapper
      * @param condition tested on the current value; may run once per attempt
-     * @return {@code DELETED}, {@code NOOP}, {@code NOT_FOUND} or {@code CONFLICT} (gave up)
+     * @return {@code DELETED}, {@code NOOP}, {@code NOT_FOUND}, {@code CONFLICT} (gave up) or {@code UNKNOWN}
      * @throws OccException see the class comment
      * @throws IllegalArgumentException if {@code doc} names no index
      */
@@ -458,6 +488,8 @@ public final class Occ {
      *     stored source (fields the class does not map are kept, see the class comment)
      * @return {@code UPDATED} or {@code NOOP} (same JSON; nothing written)
      * @throws OccConflictException if the document changed or was deleted since {@code seen}
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException if the write fails for another reason than a conflict
      * @throws UnmappedFieldsException if fields the class does not map cannot be kept (nothing is written)
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
@@ -476,8 +508,9 @@ public final class Occ {
      *     id and routing address the write
      * @param value the new value; must serialize to a JSON object, whose changes from {@code seen} are written onto the
      *     stored source (fields the class does not map are kept, see the class comment)
-     * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written) or {@code CONFLICT} (changed or
-     *     deleted since {@code seen}), for callers that handle a conflict as an outcome
+     * @return {@code UPDATED}, {@code NOOP} (same JSON; nothing written), {@code CONFLICT} (changed or deleted since
+     *     {@code seen}) or {@code UNKNOWN} (sent, and whether it was applied is not known), for callers that handle
+     *     them as outcomes
      * @throws OccException if the write fails for another reason than a conflict
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
@@ -542,6 +575,8 @@ public final class Occ {
      * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}
      * @return {@code DELETED}
      * @throws OccConflictException if the document changed or was deleted since {@code seen}
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException if the delete fails for another reason than a conflict
      */
     public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
@@ -554,7 +589,8 @@ public final class Occ {
      * @param <T> the caller's document type
      * @param seen the document as read, from {@link #get} or {@link Outcome#versioned()}; its index,
      *     id and routing address the delete
-     * @return {@code DELETED} or {@code CONFLICT} (changed or already deleted since {@code seen})
+     * @return {@code DELETED}, {@code CONFLICT} (changed or already deleted since {@code seen}) or {@code UNKNOWN}
+     *     (sent, and whether it was applied is not known)
      * @throws OccException if the delete fails for another reason than a conflict
      */
     public <T> Outcome<T> tryDeleteIfUnchanged(Versioned<T> seen) {
@@ -606,10 +642,22 @@ public final class Occ {
                         .stopReason(StopReason.NOT_RETRYABLE)
                         .build());
             }
+            if (Errors.mayHaveApplied(e)) {
+                return finish(unknownOutcome(op, what, seen, value, start, e));
+            }
             throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
         } catch (IOException e) {
-            throw Errors.io(what, seen.index(), seen.id(), seen.routing(), e);
+            return finish(unknownOutcome(op, what, seen, value, start, e));
         }
+    }
+
+    /** The outcome of a request on {@code seen} that was sent and met {@code e}: whether it was applied is unknown. */
+    private static <T> Outcome<T> unknownOutcome(
+            Outcome.Operation op, String what, Versioned<T> seen, T value, long start, Exception e) {
+        return once(op, seen, Outcome.Status.UNKNOWN, value, start)
+                .error(Errors.unknown(what.replace(" of", ""), e))
+                .cause(e)
+                .build();
     }
 
     /** The outcome of one request on {@code seen}, started at {@code start}. */
@@ -635,6 +683,8 @@ public final class Occ {
      * @return {@code UPDATED}, {@code NOOP} (the script set {@code ctx.op = 'none'} or changed nothing) or
      *     {@code NOT_FOUND}; {@code attempts} is 1 (the server's internal retries are not reported)
      * @throws OccConflictException if the server's retries ran out on conflicts
+     * @throws OccUnknownOutcomeException if the write was sent and whether it was applied is not known (see the
+     *     class comment)
      * @throws OccException (400) naming the missing {@code lang-painless} module when the
      *     cluster cannot run painless (the test distribution cannot), or for any other failure
      * @param retryOnConflict how many times the server retries on a version conflict, 0 for none
@@ -656,7 +706,9 @@ public final class Occ {
             throw failed(index, Outcome.Operation.SCRIPTED_UPDATE, start, e);
         }
         // Giving up is an outcome the listener has heard (onOutcome); only then does it become the exception.
-        return outcome.status() == Outcome.Status.CONFLICT ? orThrow(outcome) : outcome;
+        return outcome.status() == Outcome.Status.CONFLICT || outcome.status() == Outcome.Status.UNKNOWN
+                ? orThrow(outcome)
+                : outcome;
     }
 
     /** The scripted update's request and its outcome, reported to the listener; throws what the caller gets. */
@@ -720,10 +772,22 @@ public final class Occ {
                         e.status(),
                         e);
             }
+            if (Errors.mayHaveApplied(e)) {
+                return finish(scriptedUnknown(index, id, routing, start, e));
+            }
             throw Errors.translate("scripted update of", index, id, routing, e);
         } catch (IOException e) {
-            throw Errors.io("scripted update of", index, id, routing, e);
+            return finish(scriptedUnknown(index, id, routing, start, e));
         }
+    }
+
+    private static Outcome<Void> scriptedUnknown(String index, String id, String routing, long start, Exception e) {
+        return Outcome.<Void>builder(index, id, routing, Outcome.Status.UNKNOWN)
+                .operation(Outcome.Operation.SCRIPTED_UPDATE)
+                .error(Errors.unknown("scripted update", e))
+                .cause(e)
+                .since(start)
+                .build();
     }
 
     /**

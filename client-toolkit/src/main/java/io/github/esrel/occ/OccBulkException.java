@@ -35,16 +35,20 @@ public class OccBulkException extends OccException {
     private static String message(BulkOutcome<?> outcome) {
         long gaveUp = outcome.count(Outcome.Status.CONFLICT);
         long failed = outcome.count(Outcome.Status.FAILED);
+        long unknown = outcome.count(Outcome.Status.UNKNOWN);
         String first = outcome.items().stream()
-                .filter(o -> o.status() == Outcome.Status.CONFLICT || o.status() == Outcome.Status.FAILED)
+                .filter(o -> o.status() == Outcome.Status.CONFLICT
+                        || o.status() == Outcome.Status.FAILED
+                        || o.status() == Outcome.Status.UNKNOWN)
                 .findFirst()
                 .map(Outcome::describe)
                 .orElse("");
         return "bulk update not complete: " + gaveUp + " of " + outcome.items().size() + " items gave up on conflicts, "
-                + failed + " failed; first: " + first;
+                + failed + " failed" + (unknown > 0 ? ", " + unknown + " have an unknown outcome" : "") + "; first: "
+                + first;
     }
 
     private static int status(BulkOutcome<?> outcome) {
-        return outcome.count(Outcome.Status.FAILED) == 0 ? 409 : 0;
+        return outcome.count(Outcome.Status.FAILED) == 0 && outcome.count(Outcome.Status.UNKNOWN) == 0 ? 409 : 0;
     }
 }

@@ -193,7 +193,19 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.fail(e);
             return;
         }
-        DeleteResponse d = occ.delete(read);
+        DeleteResponse d;
+        try {
+            d = occ.delete(read);
+        } catch (ElasticsearchException e) {
+            if (Errors.mayHaveApplied(e)) {
+                unknown(call, e);
+                return;
+            }
+            throw e;
+        } catch (IOException e) {
+            unknown(call, e);
+            return;
+        }
         call.done(outcome(call, read.index(), Outcome.Status.DELETED)
                 .value(current)
                 .version(d.seqNo(), d.primaryTerm(), d.version())
@@ -265,8 +277,18 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     return false; // changed by another process since this one wrote it
                 }
                 endFailed(batch);
+                if (Errors.mayHaveApplied(e)) {
+                    memo.set(null);
+                    endUnknown(batch, e);
+                    return true;
+                }
                 throw e;
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
+                memo.set(null);
+                endFailed(batch);
+                endUnknown(batch, e);
+                return true;
+            } catch (RuntimeException e) {
                 endFailed(batch);
                 throw e;
             }
@@ -288,6 +310,26 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             }
         }
         return true;
+    }
+
+    /**
+     * Ends every call still open with {@code UNKNOWN}: the write that carried them was sent and its fate is not known
+     * ({@code e}). Not retried: a retry could apply it twice.
+     */
+    private static void endUnknown(List<Call<?>> batch, Exception e) {
+        for (Call<?> call : batch) {
+            if (!call.finished()) {
+                unknown(call, e);
+            }
+        }
+    }
+
+    private static <T> void unknown(Call<T> call, Exception e) {
+        call.done(outcome(call, call.index(), Outcome.Status.UNKNOWN)
+                .value(call.last)
+                .error(Errors.unknown(call.what().replace(" of", ""), e))
+                .cause(e)
+                .build());
     }
 
     /** Ends the calls whose function (or mapping) failed in this attempt with their failure. */

@@ -217,7 +217,7 @@ public final class OccMetrics implements OccListener {
                 }
             }
             return String.format(
-                    "operations=%d written=%d noop=%d not_found=%d gave_up=%d failed=%d conflicts=%d "
+                    "operations=%d written=%d noop=%d not_found=%d gave_up=%d failed=%d unknown=%d conflicts=%d "
                             + "attempts mean=%.2f p50=%d p99=%d max=%d histogram={%s}",
                     operations(),
                     written(),
@@ -225,6 +225,7 @@ public final class OccMetrics implements OccListener {
                     count(Outcome.Status.NOT_FOUND),
                     gaveUp(),
                     count(Outcome.Status.FAILED),
+                    count(Outcome.Status.UNKNOWN),
                     conflicts,
                     meanAttempts(),
                     attemptsPercentile(0.5),

@@ -46,7 +46,17 @@ public final class Outcome<T> {
          * Bulk only: the item failed with an error that retrying does not fix ({@link #error()}).
          * Single-document operations throw {@link OccException} instead.
          */
-        FAILED
+        FAILED,
+        /**
+         * The write (or delete) was sent, but whether Elasticsearch applied it is not known, and esrel did not send
+         * it again, which could apply it twice. It happens when the connection failed or timed out before the answer,
+         * when Elasticsearch answered with a server error (5xx) that does not say the write was refused, and when it
+         * answered a version conflict while the document holds exactly what the write would have stored (a write
+         * replayed after a failover, by Elasticsearch or by the client's transport, conflicts with itself:
+         * elasticsearch#9967). Read the document to decide; {@link #error()} says why; {@link #orThrow()} throws
+         * {@link OccUnknownOutcomeException}.
+         */
+        UNKNOWN
     }
 
     /**
@@ -95,6 +105,8 @@ public final class Outcome<T> {
     private final StopReason stopReason;
     private final String error;
     private final Duration took;
+    /** Why the outcome is {@code UNKNOWN}: the exception, for the one {@link #orThrow()} throws. */
+    private final Throwable cause;
 
     private Outcome(Builder<T> b) {
         this.operation = b.operation;
@@ -105,6 +117,7 @@ public final class Outcome<T> {
         this.stopReason = b.stopReason == null ? StopReason.NONE : b.stopReason;
         this.error = b.error;
         this.took = b.took;
+        this.cause = b.cause;
     }
 
     /**
@@ -127,6 +140,7 @@ public final class Outcome<T> {
         private final Status status;
         private Operation operation = Operation.UPDATE;
         private T value;
+        private Throwable cause;
         private long seqNo = -1;
         private long primaryTerm = -1;
         private long version = -1;
@@ -178,6 +192,12 @@ public final class Outcome<T> {
         /** The error of a failed item, or a hint. */
         Builder<T> error(String error) {
             this.error = error;
+            return this;
+        }
+
+        /** What made the outcome {@code UNKNOWN}, kept as the cause of {@link OccUnknownOutcomeException}. */
+        Builder<T> cause(Throwable cause) {
+            this.cause = cause;
             return this;
         }
 
@@ -335,6 +355,15 @@ public final class Outcome<T> {
     }
 
     /**
+     * True for {@link Status#UNKNOWN}: the write was sent, and whether it was applied is not known.
+     *
+     * @return whether the outcome is unknown
+     */
+    public boolean unknown() {
+        return status == Status.UNKNOWN;
+    }
+
+    /**
      * True for {@link Status#CONFLICT}.
      *
      * @return whether the operation gave up on version conflicts
@@ -348,11 +377,15 @@ public final class Outcome<T> {
      *
      * @return this outcome, unchanged
      * @throws OccConflictException for {@link Status#CONFLICT}
+     * @throws OccUnknownOutcomeException for {@link Status#UNKNOWN}
      * @throws OccException for {@link Status#FAILED}
      */
     public Outcome<T> orThrow() {
         if (status == Status.CONFLICT) {
             throw new OccConflictException(this);
+        }
+        if (status == Status.UNKNOWN) {
+            throw new OccUnknownOutcomeException(this, cause);
         }
         if (status == Status.FAILED) {
             throw new OccException(describe(), 0, null);
@@ -365,7 +398,7 @@ public final class Outcome<T> {
      *
      * @return the index, id, routing, value, seq_no, primary term and version of this outcome
      * @throws IllegalStateException for {@code DELETED} and {@code NOT_FOUND}, or when the seq_no is
-     *     unknown ({@code CONFLICT}, {@code FAILED})
+     *     unknown ({@code CONFLICT}, {@code FAILED}, {@code UNKNOWN})
      */
     public Versioned<T> versioned() {
         if (status == Status.DELETED || status == Status.NOT_FOUND || doc.seqNo() < 0) {
@@ -396,7 +429,7 @@ public final class Outcome<T> {
                         .append(" version conflict(s) (")
                         .append(stopReason)
                         .append(')');
-            case FAILED ->
+            case FAILED, UNKNOWN ->
                 sb.append(" after ").append(attempts).append(" attempt(s): ").append(error);
             default -> {
                 sb.append(" after ").append(attempts).append(" attempt(s)");
