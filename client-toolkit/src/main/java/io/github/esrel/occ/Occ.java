@@ -89,7 +89,9 @@ import java.util.function.UnaryOperator;
  * when the request was replayed after a failover (by the coordinating node, elasticsearch#9967, or by the client's
  * transport, which sends a request again to another node after a connection failure): the replay conflicts with the
  * write itself. Without an identity for each write in the document, esrel cannot tell that conflict from another
- * writer's; it occurs only when the write's node or connection failed while the write was in flight.
+ * writer's; it occurs only when the write's node or connection failed while the write was in flight. The
+ * {@link Builder#writeLog write log} gives each write that identity: with it, such a conflict is recognised as the
+ * write itself (reported applied, never applied again), or reported {@code UNKNOWN} when the log cannot tell.
  *
  * <h2>Fields your class does not map</h2>
  * A stored document often holds more than the class that reads it maps: fields of another service or of a newer
@@ -188,6 +190,9 @@ public final class Occ {
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
+    /** Null without {@link Builder#writeLog}. */
+    private final WriteLog log;
+
     private final OccCalls calls;
 
     private Occ(Builder b) {
@@ -199,6 +204,7 @@ public final class Occ {
         this.routingCheck = b.routingCheck;
         DocumentMapper clientMapper = DocumentMapper.of(b.client._jsonpMapper());
         this.json = new Json(b.converter != null ? b.converter : clientMapper, clientMapper);
+        this.log = b.writeLog == null ? null : new WriteLog(b.writeLog);
         this.calls = new OccCalls(this, b.combineWrites);
     }
 
@@ -281,7 +287,7 @@ public final class Occ {
                     got.index(),
                     id,
                     routing,
-                    json.toValue(got.source(), type, meta),
+                    json.toValue(log == null ? got.source() : log.without(got.source()), type, meta),
                     got.seqNo(),
                     got.primaryTerm(),
                     got.version()));
@@ -540,7 +546,8 @@ public final class Occ {
                         .stopReason(StopReason.NOT_RETRYABLE)
                         .build());
             }
-            ObjectNode stored = got.source();
+            // The write log is esrel's, not the caller's: the merge sees the document without it.
+            ObjectNode stored = log == null ? got.source() : log.without(got.source());
             DocMeta meta =
                     new DocMeta(got.index(), seen.id(), seen.routing(), got.seqNo(), got.primaryTerm(), got.version());
             // What the class gives back of the stored source, mapped afresh: the caller may have changed seen's value
@@ -553,17 +560,61 @@ public final class Occ {
                         .version(got.seqNo(), got.primaryTerm(), got.version())
                         .build());
             }
-            return conditional(
+            if (log == null) {
+                return conditional(
+                        op,
+                        "conditional write of",
+                        seen,
+                        Outcome.Status.UPDATED,
+                        value,
+                        start,
+                        () -> overwrite(seen, merged));
+            }
+            String writeId = WriteLog.newId();
+            ObjectNode logged = log.with(merged, got.source(), WriteLog.on(seen), writeId);
+            Outcome<T> outcome = conditional(
                     op,
                     "conditional write of",
                     seen,
                     Outcome.Status.UPDATED,
                     value,
                     start,
-                    () -> overwrite(seen, merged));
+                    () -> overwrite(seen, logged));
+            return outcome.status() == Outcome.Status.CONFLICT ? replayed(op, seen, value, start, writeId) : outcome;
         } catch (RuntimeException e) {
             throw failed(seen.index(), op, start, e);
         }
+    }
+
+    /**
+     * A conditional write with the write log that met a conflict: applied all the same if the log shows it (its own
+     * replay after a failover conflicted with it), not applied if it shows another write on the same version, unknown
+     * if it shows neither. (The conflict was reported to the listener already.)
+     */
+    private <T> Outcome<T> replayed(Outcome.Operation op, Versioned<T> seen, T value, long start, String writeId) {
+        GetResponse<ObjectNode> now;
+        try {
+            now = read(seen.index(), seen.id(), seen.routing());
+        } catch (ElasticsearchException | IOException e) {
+            return finish(unknownOutcome(op, "conditional write of", seen, value, start, e));
+        }
+        return switch (log.verdict(now.found() ? now.source() : null, WriteLog.on(seen), writeId)) {
+            case APPLIED ->
+                finish(once(op, seen, Outcome.Status.UPDATED, value, start)
+                        .error("applied; Elasticsearch answered a conflict with this write itself (a replay after a"
+                                + " failover), which the write log recognised: its seq_no is not known")
+                        .build());
+            case NOT_APPLIED ->
+                finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
+                        .attempts(1, 1)
+                        .stopReason(StopReason.NOT_RETRYABLE)
+                        .build());
+            case UNKNOWN ->
+                finish(once(op, seen, Outcome.Status.UNKNOWN, value, start)
+                        .error("the conditional write met a conflict, and the write log no longer reaches back to the"
+                                + " version it was written on: whether it was applied is not known")
+                        .build());
+        };
     }
 
     /**
@@ -895,6 +946,11 @@ public final class Occ {
         return refresh;
     }
 
+    /** The write log, {@code null} without one. */
+    WriteLog writeLog() {
+        return log;
+    }
+
     boolean routingCheck() {
         return routingCheck;
     }
@@ -998,6 +1054,7 @@ public final class Occ {
         private boolean combineWrites = true;
         private ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
         private DocumentConverter converter;
+        private String writeLog;
 
         private Builder() {}
 
@@ -1112,6 +1169,36 @@ public final class Occ {
          */
         public Builder documentConverter(DocumentConverter converter) {
             this.converter = Objects.requireNonNull(converter, "documentConverter cannot be null");
+            return this;
+        }
+
+        /**
+         * Keeps a log of esrel's last writes in each document this {@code Occ} writes, in the field {@code field}, so
+         * that a conflict Elasticsearch answers for a write it applied is recognised (see "Unknown outcomes" in the
+         * class comment): after a failover, the coordinating node (elasticsearch#9967) or the client's transport may
+         * send a write again, and the copy conflicts with the write itself. With the log, such a write is reported as
+         * applied, and never applied again; without it, esrel cannot tell that conflict from another writer's and
+         * retries, which applies the write twice if it was a replay. Default: no log.
+         *
+         * <p>The field holds the last {@value WriteLog#SIZE} writes, each as the version it was written on and a
+         * random id ({@code [{"on": "1:41", "id": "9f3c0a7e5b2d4c11"}, ...]}, about 40 bytes a write). Your class
+         * need not map it (esrel keeps it like any field your class does not map, and hides it from your functions),
+         * but every reader of the documents sees it: a reader whose mapper refuses unknown fields must ignore it. A
+         * writer without the log that replaces the field makes esrel's next conflict on that document unknown, not
+         * wrong. {@code replace}, {@code update}, {@code upsert} and their {@code try} variants use it;
+         * {@link BulkUpdate} does not.
+         *
+         * @param field the field of the log, such as {@code "_esrel_writes"}; not blank
+         * @return this builder
+         * @throws IllegalArgumentException if {@code field} is blank
+         * @throws NullPointerException if {@code field} is {@code null}
+         */
+        public Builder writeLog(String field) {
+            Objects.requireNonNull(field, "writeLog cannot be null");
+            if (field.isBlank()) {
+                throw new IllegalArgumentException("writeLog must name a field, got [" + field + "]");
+            }
+            this.writeLog = field;
             return this;
         }
 

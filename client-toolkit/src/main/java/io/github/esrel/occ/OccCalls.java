@@ -54,6 +54,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     private final RetryPolicy policy;
     /** Null when write combining is off. */
     private final WriteCombiner<Key, Call<?>> combiner;
+    /** Null without {@link Occ.Builder#writeLog}. */
+    private final WriteLog log;
 
     OccCalls(Occ occ, boolean combineWrites) {
         this.occ = occ;
@@ -61,6 +63,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         this.json = occ.json();
         this.refresh = occ.refresh();
         this.policy = occ.retryPolicy();
+        this.log = occ.writeLog();
         this.combiner = combineWrites
                 ? new WriteCombiner<>(this, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
                 : null;
@@ -119,8 +122,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         String routing = first.routing();
         try {
             Versioned<ObjectNode> last = first.deleteIf == null ? memo.get() : null;
-            if (last != null && combined(batch, last, null, memo, true)) {
-                return Duration.ZERO;
+            if (last != null) {
+                if (combined(batch, last, null, memo, true)) {
+                    return Duration.ZERO;
+                }
+                Versioned<ObjectNode> checked = memo.get(); // read after the conflict by the write log's check
+                memo.set(null);
+                if (checked != null && checked != last) {
+                    combined(batch, checked, null, memo, false);
+                    return Duration.ZERO;
+                }
             }
             memo.set(null);
             GetResponse<ObjectNode> got;
@@ -160,7 +171,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             }
             return Duration.ZERO;
         } catch (ElasticsearchException e) {
-            memo.set(null);
+            if (e.status() != 409) {
+                memo.set(null); // a conflict may have left the read made after it, for the next attempt
+            }
             return failed(batch, e);
         } catch (IOException e) {
             memo.set(null);
@@ -180,7 +193,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
         T current;
         try {
-            current = json.toValue(read.value(), call.type, meta(read));
+            current = json.toValue(log == null ? read.value() : log.without(read.value()), call.type, meta(read));
             call.last = current;
             if (!call.deleteIf.test(current)) {
                 call.done(outcome(call, read.index(), Outcome.Status.NOOP)
@@ -230,7 +243,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             boolean fromMemo)
             throws IOException {
         Call<?> first = batch.get(0);
-        ObjectNode stored = read == null ? null : read.value();
+        // The write log is esrel's, not the caller's: the functions and the merge see the document without it.
+        ObjectNode stored = read == null ? null : log == null ? read.value() : log.without(read.value());
         // A document created by an earlier call of this write has no versions yet.
         DocMeta meta = read == null ? DocMeta.of(first.index(), first.id(), first.routing()) : meta(read);
         ObjectNode current = stored;
@@ -259,7 +273,10 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (carried > 1) {
                 occ.combinedWrite(first.index(), carried);
             }
-            ObjectNode tree = current;
+            String writeId = log == null ? null : WriteLog.newId();
+            ObjectNode tree = log == null
+                    ? current
+                    : log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
             try {
                 if (stored == null) {
                     written = client.create(r -> {
@@ -273,6 +290,38 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     written = occ.overwrite(read, tree);
                 }
             } catch (ElasticsearchException e) {
+                if (e.status() == 409 && log != null) {
+                    // A replay of this very write (after a failover) conflicts with it: the log tells.
+                    Versioned<ObjectNode> now;
+                    try {
+                        now = readNow(first);
+                    } catch (ElasticsearchException | IOException checkFailed) {
+                        memo.set(null);
+                        endFailed(batch);
+                        endUnknown(batch, e);
+                        return true;
+                    }
+                    WriteLog.Verdict verdict =
+                            log.verdict(now == null ? null : now.value(), WriteLog.on(read), writeId);
+                    if (verdict == WriteLog.Verdict.APPLIED) {
+                        memo.set(now);
+                        endFailed(batch);
+                        endAppliedUnseen(batch, read);
+                        return true;
+                    }
+                    if (verdict == WriteLog.Verdict.UNKNOWN) {
+                        memo.set(null);
+                        endFailed(batch);
+                        endUnknown(batch, e);
+                        return true;
+                    }
+                    memo.set(now); // not applied: the next attempt starts from this read
+                    if (fromMemo) {
+                        return false;
+                    }
+                    endFailed(batch);
+                    throw e;
+                }
                 if (fromMemo && e.status() == 409) {
                     return false; // changed by another process since this one wrote it
                 }
@@ -310,6 +359,44 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             }
         }
         return true;
+    }
+
+    /** The document now, realtime; {@code null} when it does not exist. */
+    private Versioned<ObjectNode> readNow(Call<?> first) throws IOException {
+        GetResponse<ObjectNode> got = occ.read(first.index(), first.id(), first.routing());
+        return got.found()
+                ? new Versioned<>(
+                        got.index(),
+                        first.id(),
+                        first.routing(),
+                        got.source(),
+                        got.seqNo(),
+                        got.primaryTerm(),
+                        got.version())
+                : null;
+    }
+
+    /**
+     * Ends every call still open as its write's verdict says, after the write log showed the write applied although
+     * its answer was a conflict (its own replay): the seq_no it got is not known, later writes may have followed.
+     */
+    private void endAppliedUnseen(List<Call<?>> batch, Versioned<ObjectNode> read) {
+        for (Call<?> call : batch) {
+            if (!call.finished()) {
+                appliedUnseen(call, read);
+            }
+        }
+    }
+
+    private static <T> void appliedUnseen(Call<T> call, Versioned<ObjectNode> read) {
+        Outcome.Status status = call.status == Outcome.Status.NOOP && !call.afterChange && read != null
+                ? Outcome.Status.NOOP
+                : call.status;
+        call.done(outcome(call, call.index(), status)
+                .value(call.last)
+                .error("applied; Elasticsearch answered a conflict with this write itself (a replay after a failover),"
+                        + " which the write log recognised: its seq_no is not known")
+                .build());
     }
 
     /**

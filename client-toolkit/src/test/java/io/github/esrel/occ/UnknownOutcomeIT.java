@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -44,6 +45,7 @@ class UnknownOutcomeIT {
 
     private static final String INDEX = "unknown-outcomes";
 
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
     record Counter(long votes) {
         Counter vote() {
             return new Counter(votes + 1);
@@ -59,9 +61,7 @@ class UnknownOutcomeIT {
         URI node = cluster.httpUri();
         proxy = new ResponseDroppingProxy(new InetSocketAddress(node.getHost(), node.getPort()));
         rest = RestClient.builder(new HttpHost("127.0.0.1", proxy.port(), "http"))
-                .setDefaultHeaders(cluster.requestHeaders().entrySet().stream()
-                        .map(h -> new BasicHeader(h.getKey(), h.getValue()))
-                        .toArray(Header[]::new))
+                .setDefaultHeaders(headers())
                 .build();
         client = new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper()));
         cluster.client().indices().delete(d -> d.index(INDEX).ignoreUnavailable(true));
@@ -192,6 +192,47 @@ class UnknownOutcomeIT {
         assertThat(ext.index(INDEX, "x", 7, new Counter(7)).status())
                 .as("sending it again is safe with external versions")
                 .isEqualTo(ExternalWrite.Status.STALE);
+    }
+
+    @Test
+    void shouldRecogniseAWriteItsTransportReplayedWithTheWriteLogAndNotApplyItTwice() throws Exception {
+        // A client of two hosts, the proxy and the node itself: the transport sends a request whose answer was lost
+        // again to the other host, where the copy conflicts with the write the node applied.
+        URI node = cluster.httpUri();
+        try (RestClient twoHosts = RestClient.builder(
+                        new HttpHost("127.0.0.1", proxy.port(), "http"),
+                        new HttpHost(node.getHost(), node.getPort(), "http"))
+                .setDefaultHeaders(headers())
+                .build()) {
+            ElasticsearchClient replaying =
+                    new ElasticsearchClient(new RestClientTransport(twoHosts, new JacksonJsonpMapper()));
+            Occ occ = Occ.of(b -> b.client(replaying).writeLog("_esrel_writes"));
+            store("replayed", 0);
+            proxy.dropResponseToNext(line -> line.contains("if_seq_no"));
+            int votes = 0;
+            List<Outcome<Counter>> outcomes = new ArrayList<>();
+            // Round robin: within a few votes a conditional write goes through the proxy first.
+            while (proxy.dropped() == 0 && votes < 50) {
+                outcomes.add(occ.update(INDEX, "replayed", Counter.class, Counter::vote));
+                votes++;
+            }
+            assertThat(proxy.dropped()).isEqualTo(1);
+            assertThat(outcomes)
+                    .as("the replayed write is reported as applied")
+                    .anySatisfy(o -> assertThat(o.error()).contains("write log recognised"));
+            assertThat(outcomes).allSatisfy(o -> assertThat(o.status()).isEqualTo(Outcome.Status.UPDATED));
+            assertThat(votes("replayed")).as("each vote applied once").isEqualTo(votes);
+            ObjectNode stored = cluster.client()
+                    .get(g -> g.index(INDEX).id("replayed"), ObjectNode.class)
+                    .source();
+            assertThat(stored.get("_esrel_writes")).isNotEmpty().hasSizeLessThanOrEqualTo(WriteLog.SIZE);
+        }
+    }
+
+    private static Header[] headers() {
+        return cluster.requestHeaders().entrySet().stream()
+                .map(h -> new BasicHeader(h.getKey(), h.getValue()))
+                .toArray(Header[]::new);
     }
 
     private static void store(String id, long votes) throws IOException {
