@@ -16,6 +16,7 @@ public class UnmappedFieldsException extends OccException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The path of the field that could not be kept. */
     private final String field;
 
     /**

@@ -262,7 +262,7 @@ final class GrantStore implements VersionedStore<LockState> {
     }
 
     /**
-     * Rebuilds the table of {@code head}: refreshes every copy of the lock index (so that every grant document
+     * Rebuilds the table of {@code head}: refreshes every active copy of the lock index (so that every grant document
      * acknowledged before the head was written is searchable on any copy), reads the namespace's grant
      * documents, and applies the head's changes, which may not be in them yet.
      */
@@ -273,12 +273,18 @@ final class GrantStore implements VersionedStore<LockState> {
             long primaryTerm,
             ActionListener<Versioned<LockState>> listener) {
         client.admin().indices().refresh(new RefreshRequest(TreeLockIndex.NAME), listener.delegateFailure((l, r) -> {
-            if (r.getFailedShards() > 0 || r.getSuccessfulShards() < r.getTotalShards()) {
+            // Every copy that can serve the search must be refreshed, so a copy that failed to refresh fails the
+            // rebuild. A copy that is not assigned (a replica whose node left) counts in the total but serves no
+            // search, and one that is still recovering refreshes when it starts (post-recovery) before it serves one:
+            // waiting for them would stall every rebuild until the index is green again, that is, a restarted node
+            // and any node that needs its table rebuilt while a replica recovers could not lock for seconds.
+            if (r.getFailedShards() > 0 || r.getSuccessfulShards() == 0) {
                 l.onFailure(new ElasticsearchStatusException(
-                        "the lock index could not be refreshed on every copy ({} of {}); retrying",
+                        "the lock index could not be refreshed ({} of {} copies, {} failed); retrying",
                         RestStatus.SERVICE_UNAVAILABLE,
                         r.getSuccessfulShards(),
-                        r.getTotalShards()));
+                        r.getTotalShards(),
+                        r.getFailedShards()));
                 return;
             }
             long now = clock.getAsLong();
