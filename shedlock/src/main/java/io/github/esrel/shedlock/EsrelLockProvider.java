@@ -126,7 +126,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
      * @param name the lock name, not empty
      * @return the path
      * @throws IllegalArgumentException if the name is empty or the path would be longer than
-     *     {@value TreePath#MAX_LENGTH} characters
+     *     {@value TreePath#MAX_BYTES} UTF-8 bytes
      */
     public TreePath path(String name) {
         return names.path(name);

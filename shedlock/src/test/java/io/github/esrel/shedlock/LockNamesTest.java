@@ -102,7 +102,7 @@ class LockNamesTest {
     @Test
     void rejectsEmptyAndTooLongNames() {
         assertThatThrownBy(() -> names.path("")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> names.path("x".repeat(TreePath.MAX_LENGTH)))
+        assertThatThrownBy(() -> names.path("x".repeat(TreePath.MAX_BYTES)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
