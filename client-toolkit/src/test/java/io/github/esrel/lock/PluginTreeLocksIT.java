@@ -52,6 +52,34 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
         assertThat(PluginTreeLocks.available(client(), "no-such-index")).isTrue();
     }
 
+    /**
+     * The public health probe, without Spring, on a node with the plugin: UP, the plugin on every node with its
+     * version, the plugin's provider and its system lock index; without tree locks, only the plugin is checked.
+     */
+    @Test
+    void shouldReportThePluginAndItsLockIndexThroughThePublicProbe() {
+        TreeLocks locks = locks(namespace());
+        locks.acquire("/probe", LockMode.EXCLUSIVE).orThrow().close();
+        io.github.esrel.health.HealthReport report = io.github.esrel.health.HealthProbe.of(
+                        b -> b.client(client()).treeLocks(locks))
+                .check();
+        assertThat(report.up()).as("%s", report).isTrue();
+        assertThat(report.error()).isEmpty();
+        assertThat(report.provider()).contains(TreeLocks.Backend.PLUGIN);
+        assertThat(report.nodesWithoutPlugin()).isEmpty();
+        assertThat(report.details().get("plugin").toString())
+                .contains("nodes=1")
+                .contains("withPlugin=1");
+        assertThat(report.details().get("locks").toString())
+                .contains("lockIndex=.esrel-treelocks-")
+                .containsPattern("lockIndexStatus=(green|yellow)");
+
+        io.github.esrel.health.HealthReport pluginOnly =
+                io.github.esrel.health.HealthProbe.of(b -> b.client(client())).check();
+        assertThat(pluginOnly.up()).isTrue();
+        assertThat(pluginOnly.provider()).isEmpty();
+    }
+
     @Test
     void shouldSurfaceServerRefusalsAsExceptionsWithTheStatus() {
         TreeLocks locks = locks(namespace());
