@@ -210,16 +210,6 @@ public final class PathNames {
     }
 
     @Override
-    public boolean equals(Object o) {
-        return o instanceof PathNames other && prefix.equals(other.prefix);
-    }
-
-    @Override
-    public int hashCode() {
-        return prefix.hashCode();
-    }
-
-    @Override
     public String toString() {
         return "PathNames{under " + prefix + '}';
     }
