@@ -9,13 +9,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * registry's own.
  */
 @ConfigurationProperties("esrel.integration")
-public class EsrelIntegrationProperties {
-
-    /** Whether to register the lock registry when Spring Integration and esrel's registry are on the class path. */
-    private boolean enabled = true;
-
-    /** The path under which each lock key is one segment, in the namespace of the TreeLocks bean. */
-    private String prefix = "/spring-integration/locks";
+public class EsrelIntegrationProperties extends LockAdapterProperties {
 
     /** The lease of a held lock, renewed in the background every third of it. */
     private Duration ttl = Duration.ofSeconds(60);
@@ -26,43 +20,9 @@ public class EsrelIntegrationProperties {
     /** How many locks {@code obtain} keeps (least recently used first out). */
     private int cacheCapacity = 256;
 
-    /** Created by Spring. */
-    public EsrelIntegrationProperties() {}
-
-    /**
-     * Whether the registry is registered.
-     *
-     * @return true by default
-     */
-    public boolean isEnabled() {
-        return enabled;
-    }
-
-    /**
-     * Whether the registry is registered.
-     *
-     * @param enabled false to leave the lock registry to the application
-     */
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    /**
-     * The path under which each lock key is one segment.
-     *
-     * @return the prefix, {@code /spring-integration/locks} by default
-     */
-    public String getPrefix() {
-        return prefix;
-    }
-
-    /**
-     * The path under which each lock key is one segment.
-     *
-     * @param prefix an absolute, normalised path
-     */
-    public void setPrefix(String prefix) {
-        this.prefix = prefix;
+    /** Created by Spring: enabled, prefix {@code /spring-integration/locks}. */
+    public EsrelIntegrationProperties() {
+        super("/spring-integration/locks");
     }
 
     /**
