@@ -92,16 +92,7 @@ class ArchitectureTest {
                 // and Occ take the default converter from doc; occ/ is being changed elsewhere, so the edge waits.
                 .ignoreDependency(
                         describe("internal.DocumentMapper", c -> c.getName().startsWith(INTERNAL + ".DocumentMapper")),
-                        describe("doc", c -> c.getPackageName().equals(ESREL + ".doc")))
-                // The plugin's routing service takes and returns the wire types of routing.action (as Elasticsearch's
-                // own services often do), whose transport actions call it; tree locks keep the service free of them.
-                .ignoreDependency(
-                        describe(
-                                "plugin.routing.RoutingCalculator",
-                                c -> c.getName().startsWith(ESREL + ".plugin.routing.RoutingCalculator")),
-                        describe(
-                                "plugin.routing.action",
-                                c -> c.getPackageName().equals(ESREL + ".plugin.routing.action"))));
+                        describe("doc", c -> c.getPackageName().equals(ESREL + ".doc"))));
     }
 
     @TestFactory
