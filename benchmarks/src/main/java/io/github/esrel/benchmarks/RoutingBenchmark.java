@@ -2,14 +2,13 @@ package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch.core.SearchShardsResponse;
-import io.github.esrel.internal.RestCall;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.routing.RoutingCalculator;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.RoutingSpec;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.routing.IndexRouting;
@@ -56,10 +55,12 @@ final class RoutingBenchmark {
                         .sum()));
         Timer.Sample calc = Timer.measure(
                 5, 15, () -> sink(ids.stream().mapToInt(id -> client.shard(id)).sum()));
-        List<Map<String, String>> docs = new ArrayList<>(IDS);
-        ids.forEach(id -> docs.add(Map.of("id", id)));
-        RestCall batch = RestCall.post("/" + INDEX + "/_routing_calc", Map.of(), Map.of("docs", docs));
-        Timer.Sample endpoint = Timer.measure(2, 7, () -> batch.send(es));
+        List<DocRef> docs = new ArrayList<>(IDS);
+        ids.forEach(id -> docs.add(DocRef.id(id)));
+        // The public API: with the plugin, one batch to its endpoint (POST /<index>/_routing_calc), answered whole.
+        RoutingClient routing = RoutingClient.of(b -> b.client(es));
+        Timer.Sample endpoint =
+                Timer.measure(2, 7, () -> sink(routing.calculate(INDEX, docs).shards().length));
         List<String> sample = ids.subList(0, SEARCH_SHARDS_SAMPLE);
         Timer.Sample searchShards = Timer.measure(1, 3, () -> searchShards(sample, client));
         // Scaled from the sample to IDS: one request per id, so the time grows linearly with the ids.

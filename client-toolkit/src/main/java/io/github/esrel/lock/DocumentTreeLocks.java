@@ -440,7 +440,10 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                             .filter(h -> h.liveAt(now) && key.equals(h.forPath()))
                             .sorted(java.util.Comparator.comparingLong(Holder::token))
                             .toList();
-                    if (granted.isEmpty()) {
+                    // A key past TreePath's limits was written by an esrel before the one path contract (4,096
+                    // characters at any depth then): no client now can lock, renew or release it, and its lease ends
+                    // it.
+                    if (granted.isEmpty() || !TreePath.isValid(key)) {
                         continue;
                     }
                     out.add(new LockInfo(

@@ -173,15 +173,16 @@ public final class LockRequest {
      * @return a new builder; changing it leaves this request unchanged
      */
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.path = path;
-        b.mode = mode;
+        Builder b = new Builder()
+                .path(path)
+                .mode(mode)
+                .maxWait(wait)
+                .autoRenew(autoRenew)
+                .bindToUser(bindToUser)
+                .listener(listener);
+        // Nullable here (the provider's defaults), so not through the setters, which refuse null.
         b.owner = owner;
         b.ttl = ttl;
-        b.wait = wait;
-        b.autoRenew = autoRenew;
-        b.bindToUser = bindToUser;
-        b.listener = listener;
         return b;
     }
 

@@ -170,7 +170,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             }
             long token = o.getJsonNumber("token").longValue();
             Instant expiresAt = instant(o, "expires_at");
-            return Attempt.granted(new Grant(token, expiresAt, new Ops(path, owner, token)));
+            return Attempt.granted(new Grant(token, expiresAt, new Ops(this, path, owner, token)));
         }
 
         @Override
@@ -179,38 +179,31 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             return locks(json(a));
         }
 
-        /** Renew and release of one grant. */
-        private final class Ops implements Lease.Ops {
-            private final TreePath path;
-            private final String owner;
-            private final long token;
-
-            Ops(TreePath path, String owner, long token) {
-                this.path = path;
-                this.owner = owner;
-                this.token = token;
-            }
+        /** Renew and release of one grant, through the store that granted it. */
+        private record Ops(Store store, TreePath path, String owner, long token) implements Lease.Ops {
 
             @Override
             public Lease.Renewal renew(Duration ttl) {
                 Map<String, Object> body =
                         Map.of("path", path.value(), "owner", owner, "token", token, "ttl", millis(ttl));
-                RestCall.Answer a = call("renew " + path, RestCall.post(base + "/renew", Map.of(), body), 404, 409);
+                RestCall.Answer a =
+                        store.call("renew " + path, RestCall.post(store.base + "/renew", Map.of(), body), 404, 409);
                 if (a.status() == 404) {
                     return Lease.Renewal.lost("the server no longer holds " + path + " for token " + token
-                            + " (expired or released)" + reason(a));
+                            + " (expired or released)" + store.reason(a));
                 }
                 if (a.status() == 409) {
-                    return Lease.Renewal.lost(path + " is held by another owner or token" + reason(a));
+                    return Lease.Renewal.lost(path + " is held by another owner or token" + store.reason(a));
                 }
-                JsonObject o = json(a);
+                JsonObject o = store.json(a);
                 return Lease.Renewal.ok(o == null ? null : instant(o, "expires_at"));
             }
 
             @Override
             public boolean release() {
                 Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "token", token);
-                RestCall.Answer a = call("release " + path, RestCall.post(base + "/release", Map.of(), body), 404, 409);
+                RestCall.Answer a =
+                        store.call("release " + path, RestCall.post(store.base + "/release", Map.of(), body), 404, 409);
                 return a.ok();
             }
         }

@@ -13,8 +13,13 @@ import java.util.Optional;
  *
  * <p>A valid path starts with {@code /}; every segment between slashes is non-empty, is neither
  * {@code .} nor {@code ..}, contains no control character (U+0000–U+001F, U+007F–U+009F) and no
- * unpaired surrogate; the whole path is at most {@value #MAX_LENGTH} characters. {@code /} alone is
- * the root, of depth 0; it has no trailing slash in any other case.
+ * unpaired surrogate. {@code /} alone is the root, of depth 0; it has no trailing slash in any other case.
+ *
+ * <p><b>Limits: at most {@value #MAX_BYTES} UTF-8 bytes and {@value #MAX_DEPTH} segments.</b> They are the esrel
+ * plugin's, and every path is checked against them here, before any request: so both tree-lock providers (the
+ * plugin's and the lock-document fallback) accept and refuse exactly the same paths, and an application does not
+ * learn its limits only when the plugin is installed under it. 1,024 bytes is 1,024 ASCII characters, 512
+ * characters of most European scripts, 341 of CJK ones.
  *
  * <pre>{@code
  * TreePath p = TreePath.of("/clinton/projects/README.txt");
@@ -31,8 +36,14 @@ import java.util.Optional;
  */
 public final class TreePath implements Comparable<TreePath> {
 
-    /** The longest path accepted, in UTF-16 characters. */
-    public static final int MAX_LENGTH = 4096;
+    /**
+     * The longest path accepted, in UTF-8 bytes ({@code /} and separators included): the same for the plugin's
+     * locks and the fallback's, checked before any request.
+     */
+    public static final int MAX_BYTES = 1024;
+
+    /** The most segments a path may have ({@code /} has none): the same for the plugin's locks and the fallback's. */
+    public static final int MAX_DEPTH = 100;
 
     /** The root, {@code /}: the ancestor of every other path. */
     public static final TreePath ROOT = new TreePath("/", List.of());
@@ -55,8 +66,9 @@ public final class TreePath implements Comparable<TreePath> {
      * @throws NullPointerException if {@code path} is null
      * @throws IllegalArgumentException if it is not valid (see the class comment): relative, empty
      *     segments ({@code //} or a trailing {@code /}), {@code .} or {@code ..} segments, control
-     *     characters, unpaired surrogates, or longer than {@value #MAX_LENGTH} characters. The
-     *     message names the value and the rule; {@link #normalize(String)} accepts the lenient forms.
+     *     characters, unpaired surrogates, longer than {@value #MAX_BYTES} UTF-8 bytes or deeper than
+     *     {@value #MAX_DEPTH} segments. The message names the value and the rule; {@link #normalize(String)}
+     *     accepts the lenient forms.
      */
     public static TreePath of(String path) {
         Objects.requireNonNull(path, "path cannot be null");
@@ -86,6 +98,12 @@ public final class TreePath implements Comparable<TreePath> {
             }
             checkSegmentChars(path, segment);
             segments.add(segment);
+            if (segments.size() > MAX_DEPTH) {
+                throw invalid(
+                        path,
+                        "is too deep: more than " + MAX_DEPTH + " segments (TreePath.MAX_DEPTH, the limit of both"
+                                + " lock providers); use fewer levels");
+            }
             start = end + 1;
         }
         return new TreePath(path, Collections.unmodifiableList(segments));
@@ -100,11 +118,12 @@ public final class TreePath implements Comparable<TreePath> {
      * @return the normalised path
      * @throws NullPointerException if {@code path} is null
      * @throws IllegalArgumentException if it is relative, if a {@code ..} would climb above the root,
-     *     or if a segment or the result breaks the other rules of {@link #of(String)}
+     *     or if a segment or the result breaks the other rules of {@link #of(String)} (the limits
+     *     {@value #MAX_BYTES} UTF-8 bytes and {@value #MAX_DEPTH} segments apply to the result)
      */
     public static TreePath normalize(String path) {
         Objects.requireNonNull(path, "path cannot be null");
-        checkAbsoluteAndLength(path);
+        checkAbsolute(path); // the limits apply to the normalised result (ofSegments)
         List<String> segments = new ArrayList<>();
         for (String segment : path.substring(1).split("/", -1)) {
             if (segment.isEmpty() || segment.equals(".")) {
@@ -130,7 +149,8 @@ public final class TreePath implements Comparable<TreePath> {
      * @return the path
      * @throws NullPointerException if {@code segments} is or contains {@code null}
      * @throws IllegalArgumentException if a segment is empty, contains {@code /}, is {@code .} or
-     *     {@code ..}, or has forbidden characters, or if the path would be too long
+     *     {@code ..}, or has forbidden characters, or if the path would be longer than {@value #MAX_BYTES}
+     *     UTF-8 bytes or deeper than {@value #MAX_DEPTH} segments
      */
     public static TreePath ofSegments(List<String> segments) {
         Objects.requireNonNull(segments, "segments cannot be null");
@@ -457,16 +477,47 @@ public final class TreePath implements Comparable<TreePath> {
     }
 
     private static void checkAbsoluteAndLength(String path) {
+        checkAbsolute(path);
+        int bytes = utf8Length(path);
+        if (bytes > MAX_BYTES) {
+            throw invalid(
+                    path,
+                    "is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES + " are allowed (TreePath.MAX_BYTES,"
+                            + " the limit of both lock providers); use a shorter path");
+        }
+    }
+
+    private static void checkAbsolute(String path) {
         if (path.isEmpty()) {
             throw new IllegalArgumentException("path must not be empty; the root is \"/\"");
-        }
-        if (path.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("path is " + path.length() + " characters long, more than the "
-                    + MAX_LENGTH + " allowed: \"" + path.substring(0, 40) + "...\"");
         }
         if (!path.startsWith(SEPARATOR)) {
             throw invalid(path, "must be absolute (start with '/')");
         }
+    }
+
+    /**
+     * The length of {@code s} in UTF-8, without encoding it. An unpaired surrogate counts 3 bytes (as Java's encoder
+     * would write its replacement); such paths are refused anyway.
+     */
+    static int utf8Length(String s) {
+        int bytes = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
     }
 
     private static void checkSingleSegment(String name) {

@@ -100,6 +100,50 @@ abstract class AbstractTreeLocksContractIT {
         }
     }
 
+    // ---- the path contract: one set of limits for every provider ----------------------------------------
+
+    /**
+     * Paths exactly at the limits of {@link TreePath} ({@value TreePath#MAX_BYTES} UTF-8 bytes, {@value
+     * TreePath#MAX_DEPTH} segments) are locked, listed and released by every provider.
+     */
+    @Test
+    void shouldLockPathsAtTheLimitsOfThePathContract() {
+        String ns = namespace();
+        TreeLocks locks = locks(ns);
+        Map<String, String> accepted = io.github.esrel.path.LimitPaths.accepted();
+        // All held at once (distinct leaves, shared ancestors) and listed once: a listing refreshes the fallback's
+        // lock index, and a 100-segment path costs that provider 101 documents a step.
+        List<TreeLock> held = new ArrayList<>();
+        accepted.forEach((what, path) -> {
+            TreeLock lock = locks.acquire(path, LockMode.EXCLUSIVE).orThrow();
+            held.add(lock);
+            assertThat(lock.path().value()).as(what).isEqualTo(path);
+        });
+        assertThat(locks.list())
+                .extracting(l -> l.path().value())
+                .containsExactlyInAnyOrderElementsOf(accepted.values());
+        for (TreeLock lock : held) {
+            assertThat(lock.release()).as(lock.path().value()).isTrue();
+        }
+        assertThat(locks.list()).isEmpty();
+    }
+
+    /**
+     * Paths one past a limit, and the four on which the providers once disagreed (the plugin refused them, the
+     * fallback locked them), are refused by every provider in the same way, before any request: nothing is locked.
+     */
+    @Test
+    void shouldRefusePathsPastTheLimitsBeforeAnyRequest() {
+        String ns = namespace();
+        TreeLocks locks = locks(ns);
+        io.github.esrel.path.LimitPaths.refused()
+                .forEach((what, path) -> assertThatThrownBy(() -> locks.acquire(path, LockMode.SHARED))
+                        .as(what)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("the limit of both lock providers"));
+        assertThat(locks.list()).isEmpty();
+    }
+
     // ---- grants -------------------------------------------------------------------------------------
 
     /**

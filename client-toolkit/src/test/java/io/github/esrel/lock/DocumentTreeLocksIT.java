@@ -93,6 +93,31 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
         }
     }
 
+    /**
+     * The public health probe, without Spring, on a cluster without the plugin: UP (the fallback serves the locks),
+     * the node listed as lacking the plugin, the fallback's own lock index and its health once the first lock made it.
+     */
+    @Test
+    void shouldReportTheFallbackAndItsLockIndexThroughThePublicProbe() {
+        String lockIndex = "probe-locks-" + System.nanoTime();
+        try (DocumentTreeLocks locks =
+                DocumentTreeLocks.of(b -> b.client(client()).index(namespace()).lockIndex(lockIndex))) {
+            io.github.esrel.health.HealthProbe probe = io.github.esrel.health.HealthProbe.of(
+                    b -> b.client(client()).treeLocks(locks));
+            io.github.esrel.health.HealthReport before = probe.check();
+            assertThat(before.up()).as("%s", before).isTrue();
+            assertThat(before.provider()).contains(TreeLocks.Backend.DOCUMENTS);
+            assertThat(before.nodesWithoutPlugin()).hasSize(1);
+            assertThat(before.details().get("locks").toString())
+                    .contains("lockIndex=" + lockIndex)
+                    .contains("not created yet");
+            locks.acquire("/x", LockMode.EXCLUSIVE).orThrow().close();
+            io.github.esrel.health.HealthReport after = probe.check();
+            assertThat(after.up()).isTrue();
+            assertThat(after.details().get("locks").toString()).containsPattern("lockIndexStatus=(green|yellow)");
+        }
+    }
+
     @Test
     void shouldRefuseToBindALockToTheUserRatherThanIgnoreIt() {
         TreeLocks locks = locks(namespace());

@@ -52,6 +52,34 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
         assertThat(PluginTreeLocks.available(client(), "no-such-index")).isTrue();
     }
 
+    /**
+     * The public health probe, without Spring, on a node with the plugin: UP, the plugin on every node with its
+     * version, the plugin's provider and its system lock index; without tree locks, only the plugin is checked.
+     */
+    @Test
+    void shouldReportThePluginAndItsLockIndexThroughThePublicProbe() {
+        TreeLocks locks = locks(namespace());
+        locks.acquire("/probe", LockMode.EXCLUSIVE).orThrow().close();
+        io.github.esrel.health.HealthReport report = io.github.esrel.health.HealthProbe.of(
+                        b -> b.client(client()).treeLocks(locks))
+                .check();
+        assertThat(report.up()).as("%s", report).isTrue();
+        assertThat(report.error()).isEmpty();
+        assertThat(report.provider()).contains(TreeLocks.Backend.PLUGIN);
+        assertThat(report.nodesWithoutPlugin()).isEmpty();
+        assertThat(report.details().get("plugin").toString())
+                .contains("nodes=1")
+                .contains("withPlugin=1");
+        assertThat(report.details().get("locks").toString())
+                .contains("lockIndex=.esrel-treelocks-")
+                .containsPattern("lockIndexStatus=(green|yellow)");
+
+        io.github.esrel.health.HealthReport pluginOnly =
+                io.github.esrel.health.HealthProbe.of(b -> b.client(client())).check();
+        assertThat(pluginOnly.up()).isTrue();
+        assertThat(pluginOnly.provider()).isEmpty();
+    }
+
     @Test
     void shouldSurfaceServerRefusalsAsExceptionsWithTheStatus() {
         TreeLocks locks = locks(namespace());
@@ -61,10 +89,39 @@ class PluginTreeLocksIT extends AbstractTreeLocksContractIT {
                     assertThat(e.status()).isEqualTo(400);
                     assertThat(e.getMessage()).contains("ttl");
                 });
-        // A path the client accepts but the plugin finds too long (1024 UTF-8 bytes at most).
-        assertThatThrownBy(() -> locks.acquire("/" + "x".repeat(2000), LockMode.SHARED))
-                .isInstanceOfSatisfying(
-                        TreeLockException.class, e -> assertThat(e.status()).isEqualTo(400));
+    }
+
+    /**
+     * The client's limits are the plugin's own, on every line: sent past the client's check (raw, as another client
+     * would), the paths one past a limit are refused by the node with a 400 that names the same limit, and the paths
+     * at the limits are granted.
+     */
+    @Test
+    void shouldHoldTheSameLimitsAsTheClient() throws IOException {
+        String ns = namespace();
+        for (Map.Entry<String, String> e :
+                io.github.esrel.path.LimitPaths.refused().entrySet()) {
+            RestCall.Answer a = RestCall.post(
+                            "/" + ns + "/_treelock/acquire", Map.of(), Map.of("path", e.getValue(), "owner", "raw"))
+                    .exchange(client(), 400);
+            assertThat(a.status()).as(e.getKey()).isEqualTo(400);
+            assertThat(a.body().toJson(client()._jsonpMapper()).toString())
+                    .as(e.getKey())
+                    .containsAnyOf(
+                            "at most " + io.github.esrel.path.TreePath.MAX_BYTES + " are allowed",
+                            "more than " + io.github.esrel.path.TreePath.MAX_DEPTH + " segments");
+        }
+        for (Map.Entry<String, String> e :
+                io.github.esrel.path.LimitPaths.accepted().entrySet()) {
+            RestCall.Answer a = RestCall.post(
+                            "/" + ns + "/_treelock/acquire",
+                            Map.of(),
+                            Map.of("path", e.getValue(), "owner", "raw", "ttl", "1m"))
+                    .exchange(client(), 200);
+            assertThat(a.status()).as(e.getKey()).isEqualTo(200);
+        }
+        assertThat(locks(ns).list())
+                .hasSize(io.github.esrel.path.LimitPaths.accepted().size());
     }
 
     @Test

@@ -104,17 +104,43 @@ class TreePathTest {
     }
 
     @Test
-    void shouldLimitTheLength() {
-        String longest = "/" + "a".repeat(TreePath.MAX_LENGTH - 1);
-        assertThat(p(longest).value()).hasSize(TreePath.MAX_LENGTH);
-        assertThatThrownBy(() -> p(longest + "b"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("4097 characters")
-                .hasMessageContaining("4096");
-        assertThatThrownBy(() -> p("/a").resolve("b".repeat(TreePath.MAX_LENGTH)))
-                .isInstanceOf(IllegalArgumentException.class);
+    void shouldAcceptPathsAtTheLimitsOfBothLockProviders() {
+        LimitPaths.accepted()
+                .forEach((what, path) -> assertThat(p(path).value()).as(what).isEqualTo(path));
+        assertThat(p("/s".repeat(TreePath.MAX_DEPTH)).depth()).isEqualTo(TreePath.MAX_DEPTH);
+        assertThat(TreePath.normalize("/a/../" + "b".repeat(TreePath.MAX_BYTES - 1))
+                        .value())
+                .hasSize(TreePath.MAX_BYTES); // the limits apply to the normalised path
+    }
+
+    @Test
+    void shouldRefusePathsPastTheLimitsNamingTheLimitAndTheFix() {
+        LimitPaths.refused()
+                .forEach((what, path) -> assertThatThrownBy(() -> p(path))
+                        .as(what)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageMatching("(?s).*(at most 1024 are allowed \\(TreePath.MAX_BYTES.*use a shorter path"
+                                + "|more than 100 segments \\(TreePath.MAX_DEPTH.*use fewer levels).*"));
+    }
+
+    @Test
+    void shouldNameTheLimitThatWasBroken() {
+        assertThatThrownBy(() -> p("/" + "a".repeat(TreePath.MAX_BYTES)))
+                .hasMessageContaining("1025 UTF-8 bytes, at most 1024 are allowed");
+        assertThatThrownBy(() -> p("/" + "語".repeat(400))).hasMessageContaining("1201 UTF-8 bytes");
+        assertThatThrownBy(() -> p("/s".repeat(TreePath.MAX_DEPTH + 1)))
+                .hasMessageContaining("more than 100 segments (TreePath.MAX_DEPTH")
+                .hasMessageContaining("use fewer levels");
+        assertThatThrownBy(() -> TreePath.ofSegments(java.util.Collections.nCopies(101, "s")))
+                .hasMessageContaining("more than 100 segments");
+        assertThatThrownBy(() -> p("/a").resolve("b".repeat(TreePath.MAX_BYTES)))
+                .hasMessageContaining("at most 1024");
+        assertThatThrownBy(() -> p("/s".repeat(TreePath.MAX_DEPTH)).child("t"))
+                .hasMessageContaining("more than 100 segments");
+        assertThatThrownBy(() -> p("/" + "a".repeat(1000)).rebase(p("/"), p("/" + "b".repeat(100))))
+                .hasMessageContaining("at most 1024");
         // A huge path is rejected on its length, without echoing all of it.
-        assertThatThrownBy(() -> p("/" + "x".repeat(1_000_000))).message().hasSizeLessThan(300);
+        assertThatThrownBy(() -> p("/" + "x".repeat(1_000_000))).message().hasSizeLessThan(400);
     }
 
     @Test

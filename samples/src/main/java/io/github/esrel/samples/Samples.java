@@ -5,6 +5,7 @@ import io.github.esrel.samples.fs.FileSystemRenameSample;
 import io.github.esrel.samples.photos.PhotoUserViewSample;
 import io.github.esrel.samples.rename.UserRenameSample;
 import io.github.esrel.samples.routing.RoutingSkewSample;
+import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.votes.TshirtVotesSample;
 import io.github.esrel.testenv.EsCluster;
 import java.io.PrintStream;

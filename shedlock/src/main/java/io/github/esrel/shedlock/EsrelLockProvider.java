@@ -8,6 +8,7 @@ import io.github.esrel.lock.PluginTreeLocks;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLockException;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.path.PathNames;
 import io.github.esrel.path.TreePath;
 import java.time.Duration;
 import java.util.Objects;
@@ -70,13 +71,13 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
     private static final Duration MIN_LEASE = Duration.ofMillis(1);
 
     private final TreeLocks treeLocks;
-    private final LockNames names;
+    private final PathNames names;
     /** Handles issued and not released: released (locally forgotten) once their lease has run out. */
     private final Set<TreeLock> lingering = ConcurrentHashMap.newKeySet();
 
     private EsrelLockProvider(Builder b) {
         this.treeLocks = b.treeLocks;
-        this.names = new LockNames(b.prefix);
+        this.names = PathNames.under(b.prefix);
     }
 
     /**
@@ -118,17 +119,21 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
     }
 
     /**
-     * The path a lock name is locked on: the {@linkplain #prefix() prefix} and one segment, the name with
-     * {@code %}, {@code /}, control characters, unpaired surrogates and the dots of {@code .} and {@code ..}
-     * percent-encoded ({@code %XX}, or {@code %uXXXX} above U+00FF). Distinct names give distinct paths, none below
-     * another.
+     * The path a lock name is locked on: the {@linkplain #prefix() prefix} and one segment, as esrel's one mapping of
+     * names to paths, {@link PathNames}, writes it (the name as it is, with {@code %}, {@code /}, control characters,
+     * unpaired surrogates and the dots of {@code .} and {@code ..} percent-encoded; the same path as Spring
+     * Integration's {@code EsrelLockRegistry} gives the same key under the same prefix). Distinct names give distinct
+     * paths, none below another.
      *
      * @param name the lock name, not empty
      * @return the path
      * @throws IllegalArgumentException if the name is empty or the path would be longer than
-     *     {@value TreePath#MAX_LENGTH} characters
+     *     {@value TreePath#MAX_BYTES} UTF-8 bytes
      */
     public TreePath path(String name) {
+        if (Objects.requireNonNull(name, "name cannot be null").isEmpty()) {
+            throw new IllegalArgumentException("a lock name must not be empty");
+        }
         return names.path(name);
     }
 
@@ -139,7 +144,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
      * @return the name, or empty if {@code path} is not a child of the prefix
      */
     public Optional<String> name(TreePath path) {
-        return Optional.ofNullable(names.name(Objects.requireNonNull(path, "path cannot be null")));
+        return names.name(path).filter(name -> !name.isEmpty());
     }
 
     /**
@@ -155,7 +160,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
     public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
         sweep();
         String name = lockConfiguration.getName();
-        TreePath path = names.path(name);
+        TreePath path = path(name);
         long start = System.nanoTime();
         AcquireResult<TreeLock> result;
         try {

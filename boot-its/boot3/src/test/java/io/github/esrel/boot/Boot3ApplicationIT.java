@@ -12,7 +12,7 @@ import org.springframework.boot.actuate.health.HealthEndpoint;
  * auto-configuration builds the client on a {@link RestClientTransport} (whose 409s esrel decodes itself) with a
  * Jackson 2 {@link JacksonJsonpMapper}.
  */
-class Boot3ApplicationIT extends AbstractBootApplicationIT {
+class Boot3ApplicationIT extends AbstractBootApplicationIT implements LockRegistryChecks {
 
     @Override
     protected Expected expected() {

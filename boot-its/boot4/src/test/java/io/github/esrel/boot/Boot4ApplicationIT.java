@@ -27,7 +27,7 @@ import tools.jackson.databind.node.ObjectNode;
         disabledReason =
                 "Boot 4's elasticsearch-java 9.2 talks to Elasticsearch 9 only; -Delasticsearch.version names an"
                         + " 8.x node, which the Boot 3.5 IT covers")
-class Boot4ApplicationIT extends AbstractBootApplicationIT {
+class Boot4ApplicationIT extends AbstractBootApplicationIT implements LockRegistryChecks {
 
     @Override
     protected Expected expected() {

@@ -18,14 +18,12 @@ import org.elasticsearch.action.admin.indices.refresh.RefreshRequest;
 import org.elasticsearch.action.bulk.BulkItemResponse;
 import org.elasticsearch.action.bulk.BulkRequest;
 import org.elasticsearch.action.delete.DeleteRequest;
-import org.elasticsearch.action.get.GetRequest;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.index.IndexRequest;
 import org.elasticsearch.action.search.SearchRequest;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.common.UUIDs;
 import org.elasticsearch.core.Nullable;
-import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.index.VersionType;
 import org.elasticsearch.index.engine.VersionConflictEngineException;
 import org.elasticsearch.index.query.QueryBuilders;
@@ -191,32 +189,13 @@ final class GrantStore implements VersionedStore<LockState> {
 
     @Override
     public void read(String namespace, ActionListener<Versioned<LockState>> listener) {
-        client.get(new GetRequest(TreeLockIndex.NAME, namespace).realtime(true), new ActionListener<>() {
-            @Override
-            public void onResponse(GetResponse response) {
-                scheduler.execute(() -> {
-                    try {
-                        onHead(namespace, response, listener);
-                    } catch (RuntimeException e) {
-                        listener.onFailure(e);
-                    }
-                });
-            }
-
-            @Override
-            public void onFailure(Exception e) {
-                if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
-                    // The first lock ever: the first write creates the index from its system descriptor.
-                    scheduler.execute(() -> deliver(namespace, fresh(namespace), listener));
-                } else {
-                    listener.onFailure(e);
-                }
-            }
-        });
+        StoreReads.getRealtime(client, scheduler, namespace, head -> onHead(namespace, head, listener), listener);
     }
 
-    private void onHead(String namespace, GetResponse response, ActionListener<Versioned<LockState>> listener) {
-        if (response.isExists() == false) {
+    /** The head as read, or null before the lock index exists. */
+    private void onHead(
+            String namespace, @Nullable GetResponse response, ActionListener<Versioned<LockState>> listener) {
+        if (response == null || response.isExists() == false) {
             deliver(namespace, fresh(namespace), listener);
             return;
         }

@@ -25,7 +25,7 @@ import org.elasticsearch.core.Nullable;
  * <p>A state is only valid while its index has not changed ({@link LockIndex#generation()}): the committer applies
  * the changes of a stored round to the index and starts the next round from {@link LockIndex#state()}.
  */
-final class LockState {
+final class LockState implements HolderRules<LockState.Held> {
 
     private static final Comparator<Grant> BY_TOKEN = Comparator.comparingLong(Grant::token);
     private static final Comparator<Grant> BY_PATH_THEN_TOKEN =
@@ -167,50 +167,56 @@ final class LockState {
     }
 
     /** {@link LockTable#release(String, String, long, Caller, long, boolean)}. */
-    Held release(String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
+    @Override
+    public Held release(
+            String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
         checkCurrent();
-        Grant match = find(path, owner, token, now);
-        if (match != null && match.mayBeChangedBy(caller) == false) {
-            return new Held(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
-        }
-        if (match != null) {
-            Map<Long, Grant> nextPut = put;
-            Set<Long> nextRemoved = removed;
-            if (put.containsKey(token)) {
-                nextPut = new HashMap<>(put);
-                nextPut.remove(token);
-            }
-            if (index.byToken(token) != null) {
-                nextRemoved = new HashSet<>(removed);
-                nextRemoved.add(token);
-            }
-            return new Held(
-                    HolderOutcome.DONE,
-                    new LockState(index, generation, lastToken, nextPut, nextRemoved),
-                    match,
-                    List.of());
-        }
-        if (earlierWriteMayHaveApplied) {
-            return new Held(HolderOutcome.DONE, this, null, List.of());
-        }
-        return notHeldOrHeldByOther(path, now);
+        return HolderRules.super.release(path, owner, token, caller, now, earlierWriteMayHaveApplied);
     }
 
     /** {@link LockTable#renew(String, String, long, Caller, long, long)}. */
-    Held renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
+    @Override
+    public Held renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
         checkCurrent();
-        Grant match = find(path, owner, token, now);
-        if (match == null) {
-            return notHeldOrHeldByOther(path, now);
+        return HolderRules.super.renew(path, owner, token, caller, ttlMillis, now);
+    }
+
+    @Override
+    public Held released(Grant match) {
+        long token = match.token();
+        Map<Long, Grant> nextPut = put;
+        Set<Long> nextRemoved = removed;
+        if (put.containsKey(token)) {
+            nextPut = new HashMap<>(put);
+            nextPut.remove(token);
         }
-        if (match.mayBeChangedBy(caller) == false) {
-            return new Held(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
+        if (index.byToken(token) != null) {
+            nextRemoved = new HashSet<>(removed);
+            nextRemoved.add(token);
         }
-        Grant renewed = match.withExpiry(now + ttlMillis);
+        return new Held(
+                HolderOutcome.DONE,
+                new LockState(index, generation, lastToken, nextPut, nextRemoved),
+                match,
+                List.of());
+    }
+
+    @Override
+    public Held renewed(Grant match, Grant renewed) {
         Map<Long, Grant> nextPut = new HashMap<>(put);
-        nextPut.put(token, renewed);
+        nextPut.put(renewed.token(), renewed);
         return new Held(
                 HolderOutcome.DONE, new LockState(index, generation, lastToken, nextPut, removed), renewed, List.of());
+    }
+
+    @Override
+    public Held unchanged(HolderOutcome outcome, List<Grant> holders) {
+        return new Held(outcome, this, null, holders);
+    }
+
+    @Override
+    public List<Grant> liveOn(String path, long now) {
+        return onPath(path).stream().filter(g -> g.expiredAt(now) == false).toList();
     }
 
     /** {@link LockTable#liveAtOrBelow}: the live grants on {@code prefix} or below it, by path, then token. */
@@ -395,19 +401,14 @@ final class LockState {
         return stored != null && isStoredAndLive(stored, now) ? stored : null;
     }
 
+    @Override
     @Nullable
-    private Grant find(String path, String owner, long token, long now) {
+    public Grant find(String path, String owner, long token, long now) {
         Grant g = put.get(token);
         if (g == null && removed.contains(token) == false) {
             g = index.byToken(token);
         }
         return g != null && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(now) == false ? g : null;
-    }
-
-    private Held notHeldOrHeldByOther(String path, long now) {
-        List<Grant> holders =
-                onPath(path).stream().filter(g -> g.expiredAt(now) == false).toList();
-        return new Held(holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
     }
 
     private void checkCurrent() {

@@ -285,23 +285,7 @@ public final class LockTable {
      */
     public HolderResult release(
             String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
-        Grant match = find(path, owner, token, now);
-        if (match != null && match.mayBeChangedBy(caller) == false) {
-            return new HolderResult(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
-        }
-        if (match != null) {
-            List<Grant> next = new ArrayList<>(grants.size());
-            for (Grant g : grants) {
-                if (g != match && g.expiredAt(now) == false) {
-                    next.add(g);
-                }
-            }
-            return new HolderResult(HolderOutcome.DONE, new LockTable(lastToken, next), match, List.of());
-        }
-        if (earlierWriteMayHaveApplied) {
-            return new HolderResult(HolderOutcome.DONE, this, null, List.of());
-        }
-        return notHeldOrHeldByOther(path, now);
+        return new Rules(now).release(path, owner, token, caller, now, earlierWriteMayHaveApplied);
     }
 
     /**
@@ -332,41 +316,63 @@ public final class LockTable {
      * @return the outcome, with the new table and the renewed grant, the holders of the path, or the bound grant
      */
     public HolderResult renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
-        Grant match = find(path, owner, token, now);
-        if (match == null) {
-            return notHeldOrHeldByOther(path, now);
-        }
-        if (match.mayBeChangedBy(caller) == false) {
-            return new HolderResult(HolderOutcome.BOUND_TO_OTHER_USER, this, null, List.of(match));
-        }
-        Grant renewed = match.withExpiry(now + ttlMillis);
-        List<Grant> next = new ArrayList<>(grants.size());
-        for (Grant g : grants) {
-            if (g == match) {
-                next.add(renewed);
-            } else if (g.expiredAt(now) == false) {
-                next.add(g);
-            }
-        }
-        return new HolderResult(HolderOutcome.DONE, new LockTable(lastToken, next), renewed, List.of());
+        return new Rules(now).renew(path, owner, token, caller, ttlMillis, now);
     }
 
-    @Nullable
-    private Grant find(String path, String owner, long token, long now) {
-        for (Grant g : grants) {
-            if (g.token() == token && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(now) == false) {
-                return g;
-            }
-        }
-        return null;
-    }
+    /** The release and renew rules on this table: a change prunes the grants expired at {@code now}. */
+    private final class Rules implements HolderRules<HolderResult> {
+        private final long now;
 
-    private HolderResult notHeldOrHeldByOther(String path, long now) {
-        List<Grant> holders = grants.stream()
-                .filter(g -> g.path().equals(path) && g.expiredAt(now) == false)
-                .toList();
-        return new HolderResult(
-                holders.isEmpty() ? HolderOutcome.NOT_HELD : HolderOutcome.HELD_BY_OTHER, this, null, holders);
+        Rules(long now) {
+            this.now = now;
+        }
+
+        @Override
+        public Grant find(String path, String owner, long token, long at) {
+            for (Grant g : grants) {
+                if (g.token() == token
+                        && g.path().equals(path)
+                        && g.owner().equals(owner)
+                        && g.expiredAt(at) == false) {
+                    return g;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public HolderResult released(Grant released) {
+            return renewed(released, null);
+        }
+
+        /** The table with {@code match} replaced by {@code renewed}, or dropped for null; live grants only. */
+        @Override
+        public HolderResult renewed(Grant match, @Nullable Grant renewed) {
+            List<Grant> next = new ArrayList<>(grants.size());
+            for (Grant g : grants) {
+                if (g == match) {
+                    if (renewed != null) {
+                        next.add(renewed);
+                    }
+                } else if (g.expiredAt(now) == false) {
+                    next.add(g);
+                }
+            }
+            return new HolderResult(
+                    HolderOutcome.DONE, new LockTable(lastToken, next), renewed == null ? match : renewed, List.of());
+        }
+
+        @Override
+        public HolderResult unchanged(HolderOutcome outcome, List<Grant> holders) {
+            return new HolderResult(outcome, LockTable.this, null, holders);
+        }
+
+        @Override
+        public List<Grant> liveOn(String path, long at) {
+            return grants.stream()
+                    .filter(g -> g.path().equals(path) && g.expiredAt(at) == false)
+                    .toList();
+        }
     }
 
     /**

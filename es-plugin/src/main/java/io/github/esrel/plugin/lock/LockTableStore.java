@@ -1,14 +1,10 @@
 package io.github.esrel.plugin.lock;
 
 import java.util.function.LongSupplier;
-import org.elasticsearch.ExceptionsHelper;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.DocWriteResponse;
-import org.elasticsearch.action.get.GetRequest;
-import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.index.IndexRequest;
 import org.elasticsearch.client.internal.Client;
-import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.xcontent.XContentFactory;
 
 /**
@@ -37,37 +33,21 @@ final class LockTableStore implements VersionedStore<LockState> {
 
     @Override
     public void read(String namespace, ActionListener<Versioned<LockState>> listener) {
-        client.get(new GetRequest(TreeLockIndex.NAME, namespace).realtime(true), new ActionListener<>() {
-            @Override
-            public void onResponse(GetResponse response) {
-                scheduler.execute(() -> {
-                    Versioned<LockState> read;
-                    try {
-                        read = response.isExists()
+        StoreReads.getRealtime(
+                client,
+                scheduler,
+                namespace,
+                // A table that cannot be read fails the listener; the listener's own failure is not caught here.
+                table -> ActionListener.completeWith(
+                        listener,
+                        () -> table != null && table.isExists()
                                 ? new Versioned<>(
-                                        state(LockTable.fromSource(response.getSourceAsMap())),
+                                        state(LockTable.fromSource(table.getSourceAsMap())),
                                         true,
-                                        response.getSeqNo(),
-                                        response.getPrimaryTerm())
-                                : Versioned.absent(LockState.empty());
-                    } catch (RuntimeException e) {
-                        listener.onFailure(e);
-                        return;
-                    }
-                    listener.onResponse(read);
-                });
-            }
-
-            @Override
-            public void onFailure(Exception e) {
-                if (ExceptionsHelper.unwrapCause(e) instanceof IndexNotFoundException) {
-                    // The first lock ever: the first write creates the index from its system descriptor.
-                    scheduler.execute(() -> listener.onResponse(Versioned.absent(LockState.empty())));
-                } else {
-                    listener.onFailure(e);
-                }
-            }
-        });
+                                        table.getSeqNo(),
+                                        table.getPrimaryTerm())
+                                : Versioned.absent(LockState.empty())),
+                listener);
     }
 
     @Override

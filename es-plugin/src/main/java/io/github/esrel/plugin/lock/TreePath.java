@@ -9,6 +9,10 @@ import org.elasticsearch.core.Nullable;
  * and {@code ..}, empty segments (a trailing slash, {@code //}), control characters and unpaired
  * surrogates are refused rather than repaired, so that a path names one lock and only one. Paths are
  * compared as strings: Unicode normalisation (NFC vs NFD) is the caller's business.
+ *
+ * <p>The limits ({@value #MAX_BYTES} UTF-8 bytes, {@value #MAX_DEPTH} segments) are part of the tree-lock contract:
+ * the Java client's {@code TreePath} holds the same ones and checks them before any request, for the plugin's locks
+ * and for its lock-document fallback alike. Change them together, or the two providers accept different paths.
  */
 public final class TreePath {
 
@@ -39,7 +43,7 @@ public final class TreePath {
         int bytes = path.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_BYTES) {
             return field + " [" + shorten(path) + "] is too long: " + bytes + " UTF-8 bytes, at most " + MAX_BYTES
-                    + " are allowed";
+                    + " are allowed; use a shorter path";
         }
         if (path.charAt(0) != '/') {
             return field + " [" + shorten(path) + "] must be absolute (start with \"/\")";
@@ -71,7 +75,8 @@ public final class TreePath {
                 return field + " [" + shorten(path) + "] has a [" + segment + "] segment; paths must be normalised";
             }
             if (++depth > MAX_DEPTH) {
-                return field + " [" + shorten(path) + "] is too deep: more than " + MAX_DEPTH + " segments";
+                return field + " [" + shorten(path) + "] is too deep: more than " + MAX_DEPTH
+                        + " segments; use fewer levels";
             }
             start = end + 1;
         }

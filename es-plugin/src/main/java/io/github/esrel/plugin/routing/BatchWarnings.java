@@ -15,10 +15,10 @@ import org.elasticsearch.core.Nullable;
  * Collects, doc by doc, the routing mistakes a batch reveals and turns them into warnings: documents that
  * could exist twice, routing used only sometimes, and partitioning that does not partition.
  */
-final class BatchWarnings {
+public final class BatchWarnings {
 
     /** How many offending ids a message lists before it says "and N more". */
-    static final int MAX_LISTED = 5;
+    public static final int MAX_LISTED = 5;
 
     private final RoutingParameters parameters;
     private final ShardFunction function;
@@ -34,12 +34,25 @@ final class BatchWarnings {
     private int docs;
     private int docsWithRouting;
 
-    BatchWarnings(RoutingParameters parameters, ShardFunction function) {
+    /**
+     * Warnings for a batch on an index with these parameters and shard function.
+     *
+     * @param parameters the index's routing parameters
+     * @param function   where its documents go
+     */
+    public BatchWarnings(RoutingParameters parameters, ShardFunction function) {
         this.parameters = parameters;
         this.function = function;
     }
 
-    void accept(String id, @Nullable String routing, int shard) {
+    /**
+     * Takes one document of the batch into account.
+     *
+     * @param id      the document's id
+     * @param routing its routing, or null
+     * @param shard   the shard it goes to
+     */
+    public void accept(String id, @Nullable String routing, int shard) {
         docs++;
         if (routing != null) {
             docsWithRouting++;
@@ -60,7 +73,12 @@ final class BatchWarnings {
         }
     }
 
-    List<String> warnings() {
+    /**
+     * The warnings for the documents accepted so far.
+     *
+     * @return the messages, possibly empty
+     */
+    public List<String> warnings() {
         List<String> warnings = new ArrayList<>();
         partitionSpread(warnings);
         duplicates(warnings);
@@ -165,8 +183,14 @@ final class BatchWarnings {
         return (routing == null ? "with no routing" : "with routing [" + routing + "]") + " -> shard " + shard;
     }
 
-    /** {@code [a, b, c] and 7 more}: enough to find the culprits without echoing a 100k batch. */
-    static String listIds(List<String> ids, int total) {
+    /**
+     * {@code [a, b, c] and 7 more}: enough to find the culprits without echoing a 100k batch.
+     *
+     * @param ids   the ids, of which the first {@link #MAX_LISTED} are listed
+     * @param total how many there are in all
+     * @return the list for a message
+     */
+    public static String listIds(List<String> ids, int total) {
         StringBuilder b = new StringBuilder("[");
         for (int i = 0; i < ids.size() && i < MAX_LISTED; i++) {
             if (i > 0) {

@@ -9,15 +9,31 @@ import org.elasticsearch.core.Nullable;
  * Real indices are always answered by the server's own {@link IndexRouting}; only a hypothetical
  * index whose function the running server does not implement (modulo on 9.3) uses the formula.
  */
-interface ShardFunction {
+public interface ShardFunction {
 
-    /** The shard of a document. {@code routing} is null only for unpartitioned indices. */
+    /**
+     * The shard of a document.
+     *
+     * @param id      the document's id
+     * @param routing its routing; null only for unpartitioned indices
+     * @return the shard number
+     */
     int shard(String id, @Nullable String routing);
 
-    /** The shards a search with this routing value visits, possibly repeated. */
+    /**
+     * The shards a search with this routing value visits, possibly repeated.
+     *
+     * @param routing  the routing value
+     * @param consumer takes each shard number
+     */
     void searchShards(String routing, IntConsumer consumer);
 
-    /** Elasticsearch's own routing for this index metadata. */
+    /**
+     * Elasticsearch's own routing for this index metadata.
+     *
+     * @param routing the server's routing of the index
+     * @return the function
+     */
     static ShardFunction server(IndexRouting routing) {
         return new ShardFunction() {
             @Override

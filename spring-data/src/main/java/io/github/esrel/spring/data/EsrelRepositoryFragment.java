@@ -76,7 +76,10 @@ class EsrelRepositoryFragment<T, ID> implements EsrelRepository<T, ID>, Reposito
     }
 
     private <P, C> JoinQuery<P, C> query(
-            Class<P> parentType, Class<C> childType, Query parentQuery, UnaryOperator<JoinQuery.Builder<P, C>> options) {
+            Class<P> parentType,
+            Class<C> childType,
+            Query parentQuery,
+            UnaryOperator<JoinQuery.Builder<P, C>> options) {
         Objects.requireNonNull(parentQuery, "parentQuery cannot be null");
         Objects.requireNonNull(options, "options cannot be null");
         EntityRelation<?, ?> relation = relation(parentType, childType);
@@ -87,7 +90,8 @@ class EsrelRepositoryFragment<T, ID> implements EsrelRepository<T, ID>, Reposito
     }
 
     private EntityRelation<?, ?> relation(Class<?> parentType, Class<?> childType) {
-        List<EntityRelation<?, ?>> found = relations.orderedStream()
+        List<EntityRelation<?, ?>> found = relations
+                .orderedStream()
                 .filter(r -> r.parentType() == parentType && r.childType() == childType)
                 .toList();
         if (found.size() != 1) {

@@ -10,4 +10,6 @@ import org.springframework.data.elasticsearch.annotations.FieldType;
 public record BookView(
         @Id String id,
         @Field(name = "book_title", type = FieldType.Text) String title,
-        @Field(name = "author_name", type = FieldType.Keyword) String authorName) {}
+
+        @Field(name = "author_name", type = FieldType.Keyword)
+        String authorName) {}

@@ -133,8 +133,8 @@ class EsrelRepositoryIT {
 
     @Test
     void shouldUpsertAndReportWhatItDid() {
-        Outcome<Design> created = designs.upsert(
-                "r-upsert", () -> new Design("r-upsert", "Teal", 0, Instant.EPOCH), Design::vote);
+        Outcome<Design> created =
+                designs.upsert("r-upsert", () -> new Design("r-upsert", "Teal", 0, Instant.EPOCH), Design::vote);
         assertThat(created.status()).isEqualTo(Outcome.Status.CREATED);
         assertThat(designs.upsert("r-upsert", () -> new Design(), Design::vote).status())
                 .isEqualTo(Outcome.Status.UPDATED);
@@ -164,7 +164,10 @@ class EsrelRepositoryIT {
                 .containsExactlyInAnyOrder("Alpha", "Beta");
 
         JoinResult<Author, Book> byDanes = books.childrenWhereParent(
-                        Author.class, danes, b -> b.childQuery(q -> q.range(r -> r.number(n -> n.field("likes").gte(4.0)))))
+                        Author.class,
+                        danes,
+                        b -> b.childQuery(
+                                q -> q.range(r -> r.number(n -> n.field("likes").gte(4.0)))))
                 .orThrow();
         assertThat(byDanes.pairs()).extracting(p -> p.child().value().title()).containsExactly("Beta");
 

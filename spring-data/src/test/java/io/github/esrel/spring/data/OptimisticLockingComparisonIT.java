@@ -55,8 +55,8 @@ class OptimisticLockingComparisonIT {
         if (!template.indexOps(Design.class).exists()) {
             template.indexOps(Design.class).createWithMapping();
         }
-        System.out.println("FIGURE | variant | votes stored of " + VOTES + " | calls that threw | read-change-write attempts"
-                + " (esrel: 0, see its writes row) | seconds");
+        System.out.println("FIGURE | variant | votes stored of " + VOTES
+                + " | calls that threw | read-change-write attempts" + " (esrel: 0, see its writes row) | seconds");
     }
 
     @AfterAll
@@ -76,7 +76,9 @@ class OptimisticLockingComparisonIT {
     void springDataAloneThrowsOnConflictsAndRetriesNothing() throws Exception {
         AtomicInteger attempts = new AtomicInteger();
         Row row = run("sd-alone", "Spring Data alone", id -> voteWithSpringData(id, attempts), attempts);
-        assertThat(row.stored + row.threw).as("every call stored its vote or threw").isEqualTo(VOTES);
+        assertThat(row.stored + row.threw)
+                .as("every call stored its vote or threw")
+                .isEqualTo(VOTES);
         assertThat(row.attempts).isEqualTo(VOTES);
     }
 
@@ -110,7 +112,9 @@ class OptimisticLockingComparisonIT {
                     return null;
                 }),
                 attempts);
-        assertThat(row.stored + row.threw).as("every call stored its vote or threw").isEqualTo(VOTES);
+        assertThat(row.stored + row.threw)
+                .as("every call stored its vote or threw")
+                .isEqualTo(VOTES);
     }
 
     @Test
@@ -132,8 +136,9 @@ class OptimisticLockingComparisonIT {
                 conflicts.incrementAndGet();
             }
         };
-        Occ occ = Occ.of(
-                b -> b.client(es).documentConverter(SpringDataDocumentConverter.of(template, es)).listener(counting));
+        Occ occ = Occ.of(b -> b.client(es)
+                .documentConverter(SpringDataDocumentConverter.of(template, es))
+                .listener(counting));
         AtomicInteger writes = new AtomicInteger();
         Row row = run(
                 "esrel",
@@ -186,8 +191,7 @@ class OptimisticLockingComparisonIT {
         int stored = template.get(id, Design.class).getVotes();
         Row row = new Row(stored, threw.get(), attempts.get());
         System.out.printf(
-                "FIGURE | %s | %d | %d | %d | %.1f%n",
-                variant, row.stored, row.threw, row.attempts, (t1 - t0) / 1e9);
+                "FIGURE | %s | %d | %d | %d | %.1f%n", variant, row.stored, row.threw, row.attempts, (t1 - t0) / 1e9);
         return row;
     }
 }

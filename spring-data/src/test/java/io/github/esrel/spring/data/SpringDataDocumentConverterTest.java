@@ -82,10 +82,12 @@ class SpringDataDocumentConverterTest {
     void shouldFillTheVersionOfWhatItHandsBack() {
         Note n = converter.withMeta(new Note("n-1", "acme", "text"), new DocMeta("notes", "n-1", "acme", 4, 1, 9));
         assertThat(n.getVersion()).isEqualTo(9L);
-        Design d = converter.withMeta(new Design("d-1", "Blue", 3, CREATED), new DocMeta("designs", "d-1", null, 4, 1, 9));
+        Design d =
+                converter.withMeta(new Design("d-1", "Blue", 3, CREATED), new DocMeta("designs", "d-1", null, 4, 1, 9));
         assertThat(d.getSeqNoPrimaryTerm()).isEqualTo(new SeqNoPrimaryTerm(4, 1));
         Plain p = new Plain("x", 1);
-        assertThat(converter.withMeta(p, new DocMeta("plain", "p", null, 4, 1, 9))).isSameAs(p);
+        assertThat(converter.withMeta(p, new DocMeta("plain", "p", null, 4, 1, 9)))
+                .isSameAs(p);
     }
 
     @Test

@@ -18,13 +18,12 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccException;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.testenv.Cluster;
-import io.github.esrel.view.MaterializedView;
-import io.github.esrel.view.ViewPage;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
+import io.github.esrel.view.MaterializedView;
+import io.github.esrel.view.ViewPage;
 import java.io.IOException;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +72,8 @@ class SpringDataEntitiesIT {
     void shouldCountEveryVoteOf8ThreadsAndStoreWhatSaveStores() throws Exception {
         template.save(new Design("d-votes", "Blue", 0, CREATED));
         // Another service's fields, which the entity does not map.
-        es.update(u -> u.index("designs").id("d-votes").doc(Map.of("owner", Map.of("team", "paint", "level", 3))),
+        es.update(
+                u -> u.index("designs").id("d-votes").doc(Map.of("owner", Map.of("team", "paint", "level", 3))),
                 ObjectNode.class);
 
         int threads = 8;
@@ -106,7 +106,9 @@ class SpringDataEntitiesIT {
         read.setSeqNoPrimaryTerm(null);
         template.save(read, IndexCoordinates.of("designs-saved"));
         ObjectNode saved = source("designs-saved", "d-votes");
-        saved.set("owner", JsonNodeFactory.instance.objectNode().put("team", "paint").put("level", 3));
+        saved.set(
+                "owner",
+                JsonNodeFactory.instance.objectNode().put("team", "paint").put("level", 3));
         assertThat(source("designs", "d-votes")).isEqualTo(saved);
         assertThat(saved.get("_class").asText()).isEqualTo(Design.class.getName());
         assertThat(saved.has("vote_count")).isTrue();
@@ -195,8 +197,8 @@ class SpringDataEntitiesIT {
 
     @Test
     void shouldJoinTypedParentsAndChildren() throws IOException {
-        List<Author> authors = List.of(
-                new Author("a-1", "Ada", "NO"), new Author("a-2", "Bo", "SE"), new Author("a-3", "Cy", "NO"));
+        List<Author> authors =
+                List.of(new Author("a-1", "Ada", "NO"), new Author("a-2", "Bo", "SE"), new Author("a-3", "Cy", "NO"));
         List<Book> books = List.of(
                 new Book("k-1", "One", "a-1", 5),
                 new Book("k-2", "Two", "a-1", 9),
@@ -210,11 +212,13 @@ class SpringDataEntitiesIT {
         Join join = Join.of(b -> b.client(es).documentConverter(entities));
         Query norwegians = Query.of(q -> q.term(t -> t.field("country").value("NO")));
         JoinResult<Author, Book> r = join.childrenOf(JoinQuery.of(
-                        Author.class, Book.class, b -> b.parents("authors", norwegians)
-                                .children("books", "author_id")))
+                        Author.class,
+                        Book.class,
+                        b -> b.parents("authors", norwegians).children("books", "author_id")))
                 .orThrow();
-        assertThat(r.parents()).extracting(p -> p.parent().value()).containsExactlyInAnyOrder(
-                authors.get(0), authors.get(2));
+        assertThat(r.parents())
+                .extracting(p -> p.parent().value())
+                .containsExactlyInAnyOrder(authors.get(0), authors.get(2));
         for (ParentWithChildren<Author, Book> p : r.parents()) {
             assertThat(p.children())
                     .extracting(c -> c.value())
@@ -224,26 +228,31 @@ class SpringDataEntitiesIT {
         }
 
         JoinResult<Author, Book> where = join.childrenWhereParent(JoinQuery.of(
-                        Author.class, Book.class, b -> b.parents("authors", norwegians)
-                                .children("books", "author_id")))
+                        Author.class,
+                        Book.class,
+                        b -> b.parents("authors", norwegians).children("books", "author_id")))
                 .orThrow();
-        assertThat(where.pairs()).extracting(p -> p.child().value()).containsExactlyInAnyOrder(
-                books.get(0), books.get(1), books.get(3));
+        assertThat(where.pairs())
+                .extracting(p -> p.child().value())
+                .containsExactlyInAnyOrder(books.get(0), books.get(1), books.get(3));
     }
 
     @Test
     void shouldComposeViewsOfEntitiesAndStoreTheViewEntityAsSaveStoresIt() throws IOException {
         template.save(new Author("va-1", "Vigdis", "IS"));
         template.save(new Book("vb-1", "Saga", "va-1", 2));
-        MaterializedView<Book, Author> views = MaterializedView.of(Book.class, Author.class, v -> v.client(es)
-                .name("book-author")
-                .sourceIndex("books")
-                .parentIndex("authors")
-                .parentIdField("author_id")
-                .viewIndex("book-views")
-                .compose((book, author) ->
-                        new BookView(book.id(), book.title(), author == null ? null : author.name()))
-                .documentConverter(entities));
+        MaterializedView<Book, Author> views = MaterializedView.of(
+                Book.class,
+                Author.class,
+                v -> v.client(es)
+                        .name("book-author")
+                        .sourceIndex("books")
+                        .parentIndex("authors")
+                        .parentIdField("author_id")
+                        .viewIndex("book-views")
+                        .compose((book, author) ->
+                                new BookView(book.id(), book.title(), author == null ? null : author.name()))
+                        .documentConverter(entities));
         views.ensureStateIndex();
         views.rebuild("vb-1");
 
@@ -253,12 +262,14 @@ class SpringDataEntitiesIT {
 
         // Searching the view hands back the source entities, read by Spring Data's converter.
         es.indices().refresh(r -> r.index("book-views"));
-        ViewPage<Book> page = views.search(s -> s.query(q -> q.term(t -> t.field("author_name").value("Vigdis"))));
+        ViewPage<Book> page = views.search(
+                s -> s.query(q -> q.term(t -> t.field("author_name").value("Vigdis"))));
         assertThat(page.hits()).extracting(h -> h.value()).containsExactly(new Book("vb-1", "Saga", "va-1", 2));
     }
 
     /** The stored source, whole. */
     static ObjectNode source(String index, String id) throws IOException {
-        return es.get(g -> g.index(index).id(id).refresh(true), ObjectNode.class).source();
+        return es.get(g -> g.index(index).id(id).refresh(true), ObjectNode.class)
+                .source();
     }
 }

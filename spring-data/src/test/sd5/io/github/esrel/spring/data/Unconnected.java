@@ -12,8 +12,7 @@ final class Unconnected {
     private Unconnected() {}
 
     static ElasticsearchClient client() {
-        return new ElasticsearchClient(
-                new RestClientTransport(RestClient.builder(HttpHost.create("http://127.0.0.1:1")).build(),
-                        new JacksonJsonpMapper()));
+        return new ElasticsearchClient(new RestClientTransport(
+                RestClient.builder(HttpHost.create("http://127.0.0.1:1")).build(), new JacksonJsonpMapper()));
     }
 }

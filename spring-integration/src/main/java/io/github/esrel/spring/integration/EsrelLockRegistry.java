@@ -1,6 +1,7 @@
 package io.github.esrel.spring.integration;
 
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.path.PathNames;
 import io.github.esrel.path.TreePath;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -37,14 +38,14 @@ public final class EsrelLockRegistry implements LineRegistry {
     public static final int DEFAULT_CACHE_CAPACITY = 256;
 
     private final TreeLocks treeLocks;
-    private final TreePath prefix;
+    private final PathNames names;
     private final Duration ttl;
     private final boolean autoRenew;
     private final Map<String, EsrelLock> locks;
 
     private EsrelLockRegistry(Builder b) {
         this.treeLocks = Objects.requireNonNull(b.treeLocks, "treeLocks cannot be null");
-        this.prefix = b.prefix;
+        this.names = PathNames.under(b.prefix);
         this.ttl = b.ttl;
         this.autoRenew = b.autoRenew;
         int capacity = b.cacheCapacity;
@@ -88,20 +89,40 @@ public final class EsrelLockRegistry implements LineRegistry {
      */
     @Override
     public EsrelLock obtain(Object lockKey) {
-        String segment = LockKeys.segment(lockKey);
+        String key = key(lockKey);
         synchronized (locks) {
-            return locks.computeIfAbsent(segment, s -> new EsrelLock(this, prefix.child(s)));
+            return locks.computeIfAbsent(key, k -> new EsrelLock(this, names.path(k)));
         }
     }
 
     /**
-     * The tree-lock path of a key.
+     * The tree-lock path of a key: the prefix and one segment, the key's {@code toString()} as esrel's one mapping of
+     * names to paths, {@link PathNames}, writes it (as it is, with {@code %}, {@code /}, control characters, unpaired
+     * surrogates and the dots of {@code .} and {@code ..} percent-encoded; the empty key is {@code %}). So a key never
+     * nests under another, and it is the path ShedLock's {@code EsrelLockProvider} gives the same name under the same
+     * prefix.
      *
      * @param lockKey the key
-     * @return the prefix with the key's escaped segment
+     * @return the prefix with the key's segment
+     * @throws NullPointerException if {@code lockKey} is {@code null}
+     * @throws IllegalArgumentException if the path would be longer than {@value TreePath#MAX_BYTES} UTF-8 bytes
      */
     public TreePath pathOf(Object lockKey) {
-        return LockKeys.path(prefix, lockKey);
+        return names.path(key(lockKey));
+    }
+
+    /**
+     * The key whose lock is at {@code path}, as its {@code toString()}: the inverse of {@link #pathOf(Object)}.
+     *
+     * @param path a path
+     * @return the key's string, or empty if {@code path} is not a child of the prefix
+     */
+    public java.util.Optional<String> keyOf(TreePath path) {
+        return names.name(path);
+    }
+
+    private static String key(Object lockKey) {
+        return Objects.requireNonNull(lockKey, "lockKey cannot be null").toString();
     }
 
     /**
@@ -145,10 +166,9 @@ public final class EsrelLockRegistry implements LineRegistry {
     }
 
     private void renew(Object lockKey, Duration newTtl) {
-        String segment = LockKeys.segment(lockKey);
         EsrelLock lock;
         synchronized (locks) {
-            lock = locks.get(segment);
+            lock = locks.get(key(lockKey));
         }
         if (lock == null) {
             throw new IllegalStateException("no lock obtained for " + lockKey);
@@ -172,7 +192,7 @@ public final class EsrelLockRegistry implements LineRegistry {
 
     @Override
     public String toString() {
-        return "EsrelLockRegistry[" + treeLocks.index() + ", " + prefix + "]";
+        return "EsrelLockRegistry[" + treeLocks.index() + ", " + names.prefix() + "]";
     }
 
     /** Options of an {@link EsrelLockRegistry}. */

@@ -228,6 +228,12 @@ abstract class AbstractLockRegistryIT {
                 .hasSize(one.pathOf("a").segments().size());
         assertThat(one.pathOf("a/b")).isNotEqualTo(one.pathOf("a%2Fb"));
         assertThat(one.pathOf("..").name()).isEqualTo("%2E%2E");
+        // esrel's one mapping of names to paths, the one ShedLock's provider uses too, and reversible
+        io.github.esrel.path.PathNames names = io.github.esrel.path.PathNames.under(EsrelLockRegistry.DEFAULT_PREFIX);
+        for (Object key : java.util.List.<Object>of("order.1", "a/b", "", "é", 42, "lone\ud800")) {
+            assertThat(one.pathOf(key)).isEqualTo(names.path(key.toString()));
+            assertThat(one.keyOf(one.pathOf(key))).contains(key.toString());
+        }
         EsrelLock parent = one.obtain("a");
         EsrelLock child = two.obtain("a/b");
         parent.lock();

@@ -2,7 +2,6 @@ package io.github.esrel.plugin.routing.action;
 
 import static io.github.esrel.plugin.xcontent.Tokens.describe;
 
-import io.github.esrel.plugin.routing.RoutingCalculator;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.github.esrel.plugin.routing.action;
 
-import io.github.esrel.plugin.routing.RoutingCalculator;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.action.support.HandledTransportAction;

@@ -692,51 +692,11 @@ public class EsrelProperties {
     }
 
     /** {@code esrel.shedlock.*}: ShedLock's {@code LockProvider} on the {@code TreeLocks} bean (with esrel-shedlock). */
-    public static class ShedLockProperties {
+    public static class ShedLockProperties extends LockAdapterProperties {
 
-        /** Whether to register the ShedLock provider when ShedLock and esrel-shedlock are on the class path. */
-        private boolean enabled = true;
-
-        /** The path under which each lock name becomes one escaped path segment, in the locks' namespace. */
-        private String prefix = "/shedlock";
-
-        /** Creates the properties with the defaults. */
-        public ShedLockProperties() {}
-
-        /**
-         * Whether the provider is registered.
-         *
-         * @return false when switched off
-         */
-        public boolean isEnabled() {
-            return enabled;
-        }
-
-        /**
-         * Whether the provider is registered.
-         *
-         * @param enabled false to leave ShedLock's provider to the application
-         */
-        public void setEnabled(boolean enabled) {
-            this.enabled = enabled;
-        }
-
-        /**
-         * The path the lock names go under.
-         *
-         * @return the prefix, {@code /shedlock} by default
-         */
-        public String getPrefix() {
-            return prefix;
-        }
-
-        /**
-         * The path the lock names go under.
-         *
-         * @param prefix a normalised absolute path ({@code /} for the namespace's root)
-         */
-        public void setPrefix(String prefix) {
-            this.prefix = prefix;
+        /** Creates the properties with the defaults: enabled, prefix {@code /shedlock}. */
+        public ShedLockProperties() {
+            super("/shedlock");
         }
     }
 }

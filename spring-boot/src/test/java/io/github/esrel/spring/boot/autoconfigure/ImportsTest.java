@@ -22,6 +22,7 @@ class ImportsTest {
                         EsrelMetricsAutoConfiguration.class.getName(),
                         EsrelSpringDataAutoConfiguration.class.getName(),
                         EsrelHealthAutoConfiguration.class.getName(),
-                        EsrelShedLockAutoConfiguration.class.getName());
+                        EsrelShedLockAutoConfiguration.class.getName(),
+                        EsrelIntegrationAutoConfiguration.class.getName());
     }
 }

@@ -1,4 +1,4 @@
-package io.github.esrel.plugin.routing;
+package io.github.esrel.plugin.routing.action;
 
 import static io.github.esrel.plugin.routing.TestIndices.cluster;
 import static io.github.esrel.plugin.routing.TestIndices.createdWith;
@@ -9,11 +9,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-import io.github.esrel.plugin.routing.action.DocShard;
-import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcRequest;
-import io.github.esrel.plugin.routing.action.RoutingCalcDoc;
-import io.github.esrel.plugin.routing.action.RoutingCalcRequest;
-import io.github.esrel.plugin.routing.action.RoutingCalcResponse;
+import io.github.esrel.plugin.routing.RoutingCompat;
+import io.github.esrel.plugin.routing.RoutingFunctionType;
+import io.github.esrel.plugin.routing.RoutingParameters;
+import io.github.esrel.plugin.routing.TestIndices;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -137,36 +136,6 @@ class RoutingCalculatorTest {
                             .as("%s", result)
                             .isEqualTo(expectedShard(
                                     type, shards, routingShards, partitionSize, result.id(), result.routing()));
-                }
-            }
-        }
-    }
-
-    @Test
-    void shouldWriteOutTheModuloFunctionLikeTheServer() {
-        // On 9.5 the server has the modulo function: the hand-written one (used on 9.3) must agree with it.
-        if (RoutingCompat.newIndexFunction() != RoutingFunctionType.MODULO) {
-            return;
-        }
-        Random random = new Random(SEED);
-        for (int shards : new int[] {1, 2, 5, 7, 16}) {
-            for (int partitionSize : new int[] {1, 2, 3}) {
-                IndexMetadata imd = index(
-                                "m", createdWith(RoutingFunctionType.MODULO), shards, 1024 * shards, partitionSize)
-                        .build();
-                IndexRouting server = IndexRouting.fromIndexMetadata(imd);
-                ModuloShardFunction mine = new ModuloShardFunction(shards, partitionSize);
-                for (int i = 0; i < 200; i++) {
-                    String id = randomId(random);
-                    String routing = partitionSize > 1 ? randomId(random) : (i % 2 == 0 ? null : randomId(random));
-                    assertThat(mine.shard(id, routing)).isEqualTo(server.getShard(id, routing));
-                    if (routing != null) {
-                        TreeSet<Integer> a = new TreeSet<>();
-                        TreeSet<Integer> b = new TreeSet<>();
-                        mine.searchShards(routing, a::add);
-                        server.collectSearchShards(routing, b::add);
-                        assertThat(a).isEqualTo(b);
-                    }
                 }
             }
         }

@@ -1,11 +1,12 @@
-package io.github.esrel.plugin.routing;
+package io.github.esrel.plugin.routing.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-import io.github.esrel.plugin.routing.action.DocShard;
-import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcRequest;
-import io.github.esrel.plugin.routing.action.RoutingCalcDoc;
-import io.github.esrel.plugin.routing.action.RoutingCalcRequest;
-import io.github.esrel.plugin.routing.action.RoutingCalcResponse;
+import io.github.esrel.plugin.routing.BatchWarnings;
+import io.github.esrel.plugin.routing.ReleaseVersion;
+import io.github.esrel.plugin.routing.RoutingCompat;
+import io.github.esrel.plugin.routing.RoutingFunctionType;
+import io.github.esrel.plugin.routing.RoutingParameters;
+import io.github.esrel.plugin.routing.ShardFunction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.esrel.samples;
+package io.github.esrel.samples.support;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import java.io.PrintStream;

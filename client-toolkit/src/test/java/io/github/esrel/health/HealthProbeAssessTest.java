@@ -1,4 +1,4 @@
-package io.github.esrel.spring.boot.autoconfigure;
+package io.github.esrel.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,10 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every rule of the {@code esrel} health verdict, on answers shaped as Elasticsearch's ({@code _nodes/plugins},
+ * Every rule of the health verdict, on answers shaped as Elasticsearch's ({@code _nodes/plugins},
  * {@code _cluster/health?level=indices}): the cluster a test node cannot be (a node without the plugin, a red index).
  */
-class EsrelHealthAssessTest {
+class HealthProbeAssessTest {
 
     private static final JsonObject BOTH_NODES_WITH_PLUGIN = json("{'nodes':{"
             + "'n1':{'name':'es-1','plugins':[{'name':'esrel','version':'0.1.0'}]},"
@@ -31,7 +31,7 @@ class EsrelHealthAssessTest {
 
     @Test
     void shouldBeUpWithoutATreeLocksBeanWhateverThePlugin() {
-        EsrelHealthProbe.Check check = EsrelHealthProbe.assess(NO_PLUGIN, null, null, null, null);
+        HealthReport check = HealthProbe.assess(NO_PLUGIN, null, null, null, null);
         assertThat(check.up()).isTrue();
         assertThat(plugin(check)).containsEntry("nodes", 1).containsEntry("withPlugin", 0);
     }
@@ -39,7 +39,7 @@ class EsrelHealthAssessTest {
     @Test
     void shouldBeUpOnThePluginWithItsLockIndexGreenOrYellow() {
         for (String status : new String[] {"green", "yellow"}) {
-            EsrelHealthProbe.Check check = EsrelHealthProbe.assess(
+            HealthReport check = HealthProbe.assess(
                     BOTH_NODES_WITH_PLUGIN,
                     TreeLocks.Backend.PLUGIN,
                     "fs",
@@ -56,7 +56,7 @@ class EsrelHealthAssessTest {
 
     @Test
     void shouldBeUpBeforeTheFirstLockCreatedTheLockIndex() {
-        EsrelHealthProbe.Check check = EsrelHealthProbe.assess(
+        HealthReport check = HealthProbe.assess(
                 BOTH_NODES_WITH_PLUGIN, TreeLocks.Backend.PLUGIN, "fs", ".esrel-treelocks-*", NO_INDEX);
         assertThat(check.up()).isTrue();
         assertThat(locks(check).get("lockIndexStatus").toString()).startsWith("not created yet");
@@ -64,7 +64,7 @@ class EsrelHealthAssessTest {
 
     @Test
     void shouldBeDownWhenTheLocksUseThePluginAndANodeLacksIt() {
-        EsrelHealthProbe.Check check = EsrelHealthProbe.assess(
+        HealthReport check = HealthProbe.assess(
                 ONE_NODE_WITHOUT_PLUGIN,
                 TreeLocks.Backend.PLUGIN,
                 "fs",
@@ -77,7 +77,7 @@ class EsrelHealthAssessTest {
 
     @Test
     void shouldBeUpOnLockDocumentsWhenNodesLackThePlugin() {
-        EsrelHealthProbe.Check check = EsrelHealthProbe.assess(
+        HealthReport check = HealthProbe.assess(
                 ONE_NODE_WITHOUT_PLUGIN,
                 TreeLocks.Backend.DOCUMENTS,
                 "fs",
@@ -91,19 +91,19 @@ class EsrelHealthAssessTest {
 
     @Test
     void shouldBeDownWhenTheLockIndexIsRed() {
-        EsrelHealthProbe.Check check = EsrelHealthProbe.assess(
+        HealthReport check = HealthProbe.assess(
                 NO_PLUGIN, TreeLocks.Backend.DOCUMENTS, "fs", "esrel-treelocks", health("esrel-treelocks", "red"));
         assertThat(check.up()).isFalse();
         assertThat(locks(check)).containsEntry("lockIndexStatus", "red");
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> plugin(EsrelHealthProbe.Check check) {
+    private static Map<String, Object> plugin(HealthReport check) {
         return (Map<String, Object>) check.details().get("plugin");
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> locks(EsrelHealthProbe.Check check) {
+    private static Map<String, Object> locks(HealthReport check) {
         return (Map<String, Object>) check.details().get("locks");
     }
 

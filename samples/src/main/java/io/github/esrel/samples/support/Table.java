@@ -1,4 +1,4 @@
-package io.github.esrel.samples;
+package io.github.esrel.samples.support;
 
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,0 +1,5 @@
+/**
+ * {@link io.github.esrel.health.HealthProbe}: what an operator (or a health endpoint) needs to know of esrel on a
+ * cluster: the plugin on each node, the lock index of the tree locks and its health, the provider that serves them.
+ */
+package io.github.esrel.health;
