@@ -105,24 +105,22 @@ final class DockerBackend implements ClusterBackend {
         Path pluginZip = spec.plugin() ? Artifacts.pluginZip(spec.version()) : null;
         Optional<Path> tls = Optional.empty();
         String adminPassword = SecurityFiles.newAdminPassword();
-        Path securityFiles = null;
         if (spec.security() != null) {
             tls = spec.security().tls() ? Optional.of(certificates()) : Optional.empty();
-            securityFiles = securityFiles(adminPassword);
             headers = Map.of("Authorization", SecurityFiles.basicAuth(Security.ADMIN, adminPassword));
             caCertificate = tls.map(dir -> dir.resolve(Tls.CA_CERT));
             sslContext = caCertificate.map(Tls::trusting);
             http = new EsHttp(headers, sslContext);
         }
+        Map<String, Transferable> securityFiles =
+                spec.security() == null ? Map.of() : securityFiles(adminPassword, tls);
         List<NodePorts> allPorts = IntStream.range(0, spec.nodes())
                 .mapToObj(i -> NodePorts.allocate(ports))
                 .toList();
         for (int i = 0; i < spec.nodes(); i++) {
             Map<String, String> settings = settings(i, allPorts, tls.isPresent());
             ElasticsearchContainer container = container(base, pluginZip, i, allPorts.get(i), settings);
-            if (securityFiles != null) {
-                copySecurity(container, securityFiles, tls);
-            }
+            securityFiles.forEach((path, file) -> container.withCopyToContainer(file, path));
             String scheme = tls.isPresent() ? "https" : "http";
             nodes.add(new Node(
                     container,
@@ -241,26 +239,36 @@ final class DockerBackend implements ClusterBackend {
         return Tls.ensure(workDir, esHome, jdk);
     }
 
-    private Path securityFiles(String adminPassword) {
+    /**
+     * The file realm (written to a temporary directory, read, and deleted again) and the certificates, by their path in
+     * the container.
+     */
+    private Map<String, Transferable> securityFiles(String adminPassword, Optional<Path> tls) {
+        Map<String, Transferable> files = new LinkedHashMap<>();
+        Path dir = null;
         try {
-            Path dir = Files.createTempDirectory("esrel-security-");
-            dir.toFile().deleteOnExit();
+            dir = Files.createTempDirectory("esrel-security-");
             SecurityFiles.write(dir, spec.security(), adminPassword);
-            return dir;
+            for (String file : List.of("users", "users_roles", "roles.yml")) {
+                files.put(HOME + "/config/" + file, readable(dir.resolve(file)));
+            }
         } catch (IOException e) {
             throw new EsClusterException("cannot write the security files: " + e, e);
+        } finally {
+            if (dir != null) {
+                try {
+                    FileTrees.delete(dir);
+                } catch (IOException e) {
+                    LOG.warn("Could not delete {}: {}", dir, e.toString());
+                }
+            }
         }
-    }
-
-    private static void copySecurity(ElasticsearchContainer container, Path securityFiles, Optional<Path> tls) {
-        for (String file : List.of("users", "users_roles", "roles.yml")) {
-            container.withCopyToContainer(readable(securityFiles.resolve(file)), HOME + "/config/" + file);
-        }
-        tls.ifPresent(dir -> {
+        tls.ifPresent(certs -> {
             for (String file : List.of(Tls.CA_CERT, Tls.NODE_CERT, Tls.NODE_KEY)) {
-                container.withCopyToContainer(readable(dir.resolve(file)), HOME + "/config/certs/" + file);
+                files.put(HOME + "/config/certs/" + file, readable(certs.resolve(file)));
             }
         });
+        return files;
     }
 
     /** A file readable by the image's user (uid 1000), whoever owns it in the container. */

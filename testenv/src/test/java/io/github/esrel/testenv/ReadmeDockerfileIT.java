@@ -35,7 +35,8 @@ class ReadmeDockerfileIT {
         DockerImageName base = DockerImagesForTests.base();
         String version = PluginImage.version(base);
         String built = new ImageFromDockerfile("esrel/readme-dockerfile:" + version, true)
-                .withDockerfile(DOCKERFILE)
+                // The Dockerfile and the zip only (withDockerfile would send the Dockerfile's whole directory tree).
+                .withFileFromPath("Dockerfile", DOCKERFILE)
                 .withFileFromPath("esrel-plugin.zip", Artifacts.pluginZip(version))
                 .withBuildArg("ES_IMAGE", base.asCanonicalNameString())
                 .withBuildImageCmdModifier(cmd -> cmd.withLabels(Map.of(PluginImage.LABEL, "readme-dockerfile")))
