@@ -16,6 +16,7 @@ import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.RoutingResult;
 import io.github.esrel.testenv.EsrelElasticsearchContainer;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,8 +61,11 @@ abstract class AbstractServiceConnectionIT {
     // The README's snippet (Testcontainers + @ServiceConnection) is this field with the official image's version.
     @Container
     @ServiceConnection
-    static final ElasticsearchContainer elasticsearch =
-            new EsrelElasticsearchContainer(image()).withoutSecurity().withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m");
+    static final ElasticsearchContainer elasticsearch = new EsrelElasticsearchContainer(image())
+            .withoutSecurity()
+            .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
+            // Testcontainers waits 60 s by default; more on a machine shared with other builds.
+            .withStartupTimeout(Duration.ofMinutes(5));
 
     /**
      * The type of Boot's {@code ElasticsearchConnectionDetails} on this Boot line (its package moved in Boot 4).

@@ -22,7 +22,8 @@ class EsrelElasticsearchContainerIT {
     @Test
     void shouldRunThePluginWithTestcontainersSecurityDefaults() throws Exception {
         try (ElasticsearchContainer es = new EsrelElasticsearchContainer(DockerImagesForTests.base())
-                .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")) {
+                .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
+                .withStartupTimeout(Duration.ofMinutes(5))) {
             es.start();
             assertThat(es.getDockerImageName()).startsWith("esrel/elasticsearch-esrel:");
             assertThat(es.getEnvMap())
@@ -39,7 +40,7 @@ class EsrelElasticsearchContainerIT {
     void shouldRunThePluginWithoutSecurity() throws Exception {
         try (EsrelElasticsearchContainer es =
                 new EsrelElasticsearchContainer(DockerImagesForTests.base()).withoutSecurity()) {
-            es.withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m");
+            es.withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m").withStartupTimeout(Duration.ofMinutes(5));
             es.start();
             assertThat(es.caCertAsBytes()).isEmpty();
             assertThat(es.getEnvMap()).doesNotContainKey("ELASTIC_PASSWORD");

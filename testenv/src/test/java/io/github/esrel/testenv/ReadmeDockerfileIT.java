@@ -46,6 +46,7 @@ class ReadmeDockerfileIT {
                 .withEnv("xpack.security.enabled", "false")
                 .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
                 .withLabel(PluginImage.LABEL, "readme-dockerfile")
+                .withStartupTimeout(Duration.ofMinutes(5))
                 .withCertPath("")) {
             es.start();
             EsHttp.Response plugins = new EsHttp(Map.of())

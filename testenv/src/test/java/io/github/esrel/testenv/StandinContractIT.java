@@ -36,6 +36,8 @@ class StandinContractIT {
     static void start() {
         node = new ElasticsearchContainer(DockerImagesForTests.contract())
                 .withPassword(PASSWORD)
+                // Testcontainers waits 60 s by default; a first start makes certificates and a loaded machine is slow.
+                .withStartupTimeout(Duration.ofMinutes(5))
                 .withLabel(PluginImage.LABEL, "contract")
                 .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
                 // Environment variables to settings: a dotted name as it is, and ES_SETTING_* (_ to ., __ to _).
