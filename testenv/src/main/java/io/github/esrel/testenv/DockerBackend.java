@@ -205,11 +205,7 @@ final class DockerBackend implements ClusterBackend {
                                             + allPorts.get(n).transport()
                                     : ElasticsearchYml.nodeName(n) + ":9300")
                             .collect(Collectors.joining(",")));
-            settings.put(
-                    "cluster.initial_master_nodes",
-                    IntStream.range(0, spec.nodes())
-                            .mapToObj(ElasticsearchYml::nodeName)
-                            .collect(Collectors.joining(",")));
+            settings.put("cluster.initial_master_nodes", ElasticsearchYml.initialMasterNodes(spec.nodes()));
         }
         settings.put("xpack.security.enabled", "false");
         if (spec.security() != null) {

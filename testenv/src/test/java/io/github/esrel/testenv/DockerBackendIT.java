@@ -68,6 +68,8 @@ class DockerBackendIT {
             assertThat(es.cluster().health().numberOfNodes()).isEqualTo(3);
 
             cluster.stopNode(0);
+            // Node 0 may have been the elected master: the other two elect one before they take writes.
+            cluster.waitForHealth("yellow", Duration.ofMinutes(2));
             es.index(i -> i.index("kept").id("2").document(Map.of("v", 2)).refresh(Refresh.True));
             cluster.startNode(0);
             cluster.waitForHealth("green", Duration.ofMinutes(2));
