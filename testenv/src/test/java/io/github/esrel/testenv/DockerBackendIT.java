@@ -66,6 +66,9 @@ class DockerBackendIT {
             assertThat(es.get(g -> g.index("kept").id("1"), Map.class).found()).isTrue();
             cluster.startNode(2);
             assertThat(es.cluster().health().numberOfNodes()).isEqualTo(3);
+            // Every replica recovered before the next node goes: otherwise a shard whose only copy is on node 0 is
+            // lost.
+            cluster.waitForHealth("green", Duration.ofMinutes(2));
 
             cluster.stopNode(0);
             // Node 0 may have been the elected master: the other two elect one before they take writes.
