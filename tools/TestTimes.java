@@ -79,7 +79,7 @@ public final class TestTimes {
         String name = f.getFileName().toString();
         String parent = f.getParent() == null ? "" : f.getParent().getFileName().toString();
         return name.startsWith("TEST-") && name.endsWith(".xml")
-                && (parent.equals("surefire-reports") || parent.equals("failsafe-reports"));
+                && (parent.equals("surefire-reports") || parent.startsWith("failsafe-reports"));
     }
 
     private static String number(Element e, String attribute) {

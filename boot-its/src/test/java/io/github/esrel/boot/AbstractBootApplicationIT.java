@@ -10,7 +10,6 @@ import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
 import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
-import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Version;
@@ -49,7 +48,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -549,7 +547,7 @@ abstract class AbstractBootApplicationIT {
         BulkResponse response = es.bulk(bulk.build());
         assertThat(response.errors()).isFalse();
 
-        Map<DocRef, Integer> reality = realShards("tenants", 5);
+        Map<DocRef, Integer> reality = RealShards.of(es, "tenants", 5);
         assertThat(reality).hasSize(docs.size());
         RoutingCalculator calculator = routing.calculator("tenants");
         assertThat(calculator.spec().numberOfShards()).isEqualTo(5);
@@ -564,33 +562,6 @@ abstract class AbstractBootApplicationIT {
                 assertThat(calculator.searchShards(d.routing())).contains(real);
             }
         }
-    }
-
-    /**
-     * Where each document really is: one search per shard, restricted to that shard. The same as
-     * {@code RoutingMatchesRealityIT.realShards} in client-toolkit, whose test classes these Boot-managed modules do
-     * not see (sharing them would need a test jar on the application's class path, which a user's has not).
-     */
-    private Map<DocRef, Integer> realShards(String index, int shards) throws IOException {
-        Map<DocRef, Integer> where = new HashMap<>();
-        for (int shard = 0; shard < shards; shard++) {
-            int s = shard;
-            List<Hit<Void>> hits = es.search(
-                            r -> r.index(index)
-                                    .preference("_shards:" + s)
-                                    .size(1000)
-                                    .source(src -> src.fetch(false))
-                                    .query(q -> q.matchAll(m -> m)),
-                            Void.class)
-                    .hits()
-                    .hits();
-            for (Hit<Void> hit : hits) {
-                assertThat(where.put(DocRef.id(hit.id()).withRouting(hit.routing()), s))
-                        .as("%s on two shards", hit.id())
-                        .isNull();
-            }
-        }
-        return where;
     }
 
     // --- joins ------------------------------------------------------------------------------------------------------

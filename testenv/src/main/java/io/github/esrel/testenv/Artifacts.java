@@ -1,32 +1,34 @@
 package io.github.esrel.testenv;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds the Elasticsearch distribution zip and the esrel plugin zip. The build passes both as
- * system properties; an IDE run does not, so each has a fallback that works from a checkout.
+ * Finds the Elasticsearch distribution zip and the esrel plugin zip. Both are Maven artifacts: the build passes them
+ * as system properties, and anything else (an IDE run, a project outside esrel's checkout) finds them in the local
+ * Maven repository, fetching them there if missing.
  */
 final class Artifacts {
 
     private static final Logger LOG = LoggerFactory.getLogger(Artifacts.class);
     private static final String DISTRIBUTION_GROUP = "org.elasticsearch.distribution.integ-test-zip";
+    private static final String PLUGIN_GROUP = "io.github.esrel";
+    private static final String PLUGIN_ARTIFACT = "esrel-plugin";
 
     private Artifacts() {}
 
     /**
-     * The integ-test-zip for {@code version}: {@code esrel.es.distribution} if it is that version,
-     * else the local Maven repository, downloading it there with {@code mvn dependency:get} if
-     * missing.
+     * The integ-test-zip for {@code version}: {@code esrel.es.distribution} if it is that version, else the local
+     * Maven repository, fetching it there with {@code mvn dependency:get} if missing.
      */
     static Path distribution(String version) {
         String fileName = "elasticsearch-" + version + ".zip";
@@ -40,28 +42,31 @@ final class Artifacts {
                     TestenvProperties.ES_DISTRIBUTION,
                     configured.get());
         }
-        Path repository = mavenRepository();
-        Path inRepository = repository
-                .resolve(DISTRIBUTION_GROUP.replace('.', '/'))
-                .resolve("elasticsearch")
-                .resolve(version)
-                .resolve(fileName);
-        if (!Files.isRegularFile(inRepository)) {
-            download(version, repository, inRepository);
-        }
-        return inRepository;
+        return MavenRepository.local()
+                .fetch(
+                        new MavenRepository.Coordinates(DISTRIBUTION_GROUP, "elasticsearch", version, "zip", null),
+                        "check the version exists on Maven Central, or set -D" + TestenvProperties.ES_DISTRIBUTION
+                                + "=/path/to/elasticsearch-" + version + ".zip");
     }
 
     /**
-     * The esrel plugin zip built for {@code version}: {@code esrel.plugin.zip} if it exists and is
-     * for that version, else the newest {@code es-plugin/target/esrel-plugin-*-es<version>.zip} in
-     * the working directory or above it.
+     * The esrel plugin zip built for Elasticsearch {@code version}, of the esrel version testenv belongs to: {@code
+     * esrel.plugin.zip} if it exists and is for that version; else, inside esrel's own checkout, the newest {@code
+     * es-plugin/target/esrel-plugin-*-es<version>.zip} in the working directory or above; else the Maven artifact
+     * {@code io.github.esrel:esrel-plugin:<esrel version>:zip:es<version>} from the local repository, fetched there
+     * if missing.
      */
     static Path pluginZip(String version) {
-        return pluginZip(version, TestenvProperties.pluginZip(), Path.of("").toAbsolutePath());
+        return pluginZip(
+                version,
+                TestenvProperties.pluginZip(),
+                Path.of("").toAbsolutePath(),
+                MavenRepository.local(),
+                esrelVersion());
     }
 
-    static Path pluginZip(String version, Optional<Path> configured, Path start) {
+    static Path pluginZip(
+            String version, Optional<Path> configured, Path start, MavenRepository repository, String esrelVersion) {
         String suffix = "-es" + version + ".zip";
         if (configured.isPresent()
                 && Files.isRegularFile(configured.get())
@@ -74,21 +79,46 @@ final class Artifacts {
                 return built.get();
             }
         }
-        throw new EsClusterException("esrel plugin zip for Elasticsearch "
-                + version
-                + " not found: "
-                + TestenvProperties.PLUGIN_ZIP
-                + " is "
-                + configured
-                        .map(p -> p + (Files.exists(p) ? " (another version)" : " (missing)"))
-                        .orElse("not set")
-                + ", and no es-plugin/target/esrel-plugin-*"
-                + suffix
-                + " exists in "
-                + start
-                + " or above. Build it with: mvn -pl es-plugin package -Delasticsearch.version="
-                + version
-                + " -- or use EsCluster.builder().plugin(false)");
+        MavenRepository.Coordinates artifact = pluginArtifact(version, esrelVersion);
+        String fix =
+                "install it (in esrel's checkout: mvn -pl es-plugin -am install -DskipTests -Delasticsearch.version="
+                        + version
+                        + "), set -D"
+                        + TestenvProperties.PLUGIN_ZIP
+                        + "=/path/to/esrel-plugin-"
+                        + esrelVersion
+                        + suffix
+                        + ", or use EsCluster.builder().plugin(false). Looked for "
+                        + TestenvProperties.PLUGIN_ZIP
+                        + " ("
+                        + configured
+                                .map(p -> p + (Files.exists(p) ? ", another version" : ", missing"))
+                                .orElse("not set")
+                        + "), es-plugin/target/esrel-plugin-*"
+                        + suffix
+                        + " in "
+                        + start
+                        + " or above, and "
+                        + repository.path(artifact);
+        return repository.fetch(artifact, fix);
+    }
+
+    static MavenRepository.Coordinates pluginArtifact(String version, String esrelVersion) {
+        return new MavenRepository.Coordinates(PLUGIN_GROUP, PLUGIN_ARTIFACT, esrelVersion, "zip", "es" + version);
+    }
+
+    /** The esrel version this testenv is part of (its own artifact's version). */
+    static String esrelVersion() {
+        try (InputStream in = Artifacts.class.getResourceAsStream("esrel-testenv.properties")) {
+            if (in == null) {
+                throw new EsClusterException("esrel-testenv.properties is missing from testenv's jar");
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Optional<Path> newestPluginZip(Path target, String suffix) {
@@ -101,61 +131,6 @@ final class Artifacts {
                     .max(Comparator.comparing(f -> f.toFile().lastModified()));
         } catch (IOException e) {
             return Optional.empty();
-        }
-    }
-
-    private static Path mavenRepository() {
-        return Optional.ofNullable(System.getProperty("maven.repo.local"))
-                .map(Path::of)
-                .orElse(Path.of(System.getProperty("user.home"), ".m2", "repository"));
-    }
-
-    private static void download(String version, Path repository, Path expected) {
-        String artifact = DISTRIBUTION_GROUP + ":elasticsearch:" + version + ":zip";
-        List<String> command = List.of(
-                "mvn",
-                "-q",
-                "-B",
-                "dependency:get",
-                "-Dtransitive=false",
-                "-Dmaven.repo.local=" + repository,
-                "-Dartifact=" + artifact);
-        LOG.info(
-                "Elasticsearch {} is not in {}; running: {}", version, expected.getParent(), String.join(" ", command));
-        Commands.Result result;
-        try {
-            result = Commands.run(command, Map.of(), null, Duration.ofMinutes(10));
-        } catch (EsClusterException e) {
-            throw new EsClusterException(
-                    "cannot download Elasticsearch "
-                            + version
-                            + " ("
-                            + e.getMessage()
-                            + "); run "
-                            + String.join(" ", command)
-                            + " yourself or set -D"
-                            + TestenvProperties.ES_DISTRIBUTION
-                            + "=/path/to/elasticsearch-"
-                            + version
-                            + ".zip",
-                    e);
-        }
-        if (!result.ok() || !Files.isRegularFile(expected)) {
-            throw new EsClusterException("cannot download Elasticsearch "
-                    + version
-                    + ": "
-                    + String.join(" ", command)
-                    + " exited "
-                    + result.exitCode()
-                    + " without producing "
-                    + expected
-                    + ":\n"
-                    + LogTail.lastLines(result.output(), 20)
-                    + "\nCheck the version exists on Maven Central, or set -D"
-                    + TestenvProperties.ES_DISTRIBUTION
-                    + "=/path/to/elasticsearch-"
-                    + version
-                    + ".zip");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.esrel.testenv;
 
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,15 +16,16 @@ final class Backends {
         String chosen = configured;
         String reason = "-D" + TestenvProperties.BACKEND + "=" + configured;
         if (configured.equals("auto")) {
-            if (spec.nodes() > 1) {
+            // Docker only where it can serve the cluster: a run the local backend could serve never fails because a
+            // daemon happens to answer.
+            if (!DockerBackend.dockerAvailable()) {
                 chosen = "local";
-                reason = "auto; the docker backend runs single-node clusters only";
-            } else if (DockerBackend.dockerAvailable()) {
-                chosen = "docker";
-                reason = "auto; Testcontainers found Docker";
+                reason = "auto; no Docker found (or Testcontainers is not on the class path)";
             } else {
-                chosen = "local";
-                reason = "auto; no Docker found";
+                Optional<String> missing = DockerImages.whyNotObtainable(DockerImages.baseImage(spec.version()));
+                chosen = missing.isEmpty() ? "docker" : "local";
+                reason = missing.map(why -> "auto; Docker answers, but " + why)
+                        .orElse("auto; Docker answers and has the image");
             }
         }
         LOG.info("esrel testenv: {} backend for {} ({})", chosen, spec, reason);

@@ -40,11 +40,7 @@ final class ElasticsearchYml {
             settings.put(
                     "discovery.seed_hosts",
                     ports.stream().map(p -> "127.0.0.1:" + p.transport()).collect(Collectors.joining(",")));
-            settings.put(
-                    "cluster.initial_master_nodes",
-                    IntStream.range(0, ports.size())
-                            .mapToObj(ElasticsearchYml::nodeName)
-                            .collect(Collectors.joining(",")));
+            settings.put("cluster.initial_master_nodes", initialMasterNodes(ports.size()));
         }
         settings.put("xpack.security.enabled", "false");
         settings.putAll(securitySettings);
@@ -57,6 +53,11 @@ final class ElasticsearchYml {
         StringBuilder yml = new StringBuilder("# Written by esrel testenv for this node only.\n");
         settings.forEach((k, v) -> yml.append(k).append(": ").append(quote(v)).append('\n'));
         return yml.toString();
+    }
+
+    /** Every node of a cluster of {@code nodes}, by name: each is master-eligible. */
+    static String initialMasterNodes(int nodes) {
+        return IntStream.range(0, nodes).mapToObj(ElasticsearchYml::nodeName).collect(Collectors.joining(","));
     }
 
     static String nodeName(int node) {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <p>Where the nodes run is chosen by the system property {@code esrel.testenv.backend}: {@code
  * local} (unpacked distribution, one process per node), {@code docker} (Testcontainers), {@code
  * external} (an already running cluster named by {@code esrel.testenv.url}) or {@code auto} (the
- * default: Docker when Testcontainers finds it and the cluster has one node, else local).
+ * default: Docker where Testcontainers finds a daemon that has the image or can pull it, else local).
  *
  * <p>With JUnit 5, annotate the test class with {@link EsrelTest @EsrelTest} and a static field
  * with {@link Cluster @Cluster}. Without JUnit:
@@ -208,7 +208,7 @@ public final class EsCluster implements AutoCloseable {
 
     /**
      * Whether {@link #stopNode}, {@link #killNode}, {@link #startNode}, {@link #freezeNode}, {@link
-     * #thawNode} and {@link #rollingRestart} work on this backend (only {@code local} supports them).
+     * #thawNode} and {@link #rollingRestart} work on this backend ({@code local} and {@code docker} support them).
      * Tests of failover can {@code assumeTrue} it.
      *
      * @return {@code true} if nodes can be stopped, killed, frozen and started; always {@code false} for a
@@ -719,7 +719,7 @@ public final class EsCluster implements AutoCloseable {
          * Turns Elasticsearch security on: the users and roles of {@code security} in the file realm,
          * testenv's superuser {@value Security#ADMIN} for {@link EsCluster#client()}, and (unless
          * turned off) TLS on HTTP with a certificate authority testenv makes. Default: no security.
-         * Supported by the local backend; the external backend takes its credentials from system
+         * Supported by the local and docker backends; the external backend takes its credentials from system
          * properties instead.
          *
          * @param security the users, roles and TLS

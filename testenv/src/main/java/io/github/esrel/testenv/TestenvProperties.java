@@ -25,6 +25,8 @@ final class TestenvProperties {
     static final String CA_FILE = "esrel.testenv.ca-file";
     static final String CA_FINGERPRINT = "esrel.testenv.ca-fingerprint";
     static final String START_TIMEOUT = "esrel.testenv.start-timeout";
+    static final String IMAGE = "esrel.testenv.image";
+    static final String DOCKER_NETWORK = "esrel.testenv.docker.network";
 
     static final String DEFAULT_ES_VERSION = "9.5.3";
     static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
@@ -36,6 +38,20 @@ final class TestenvProperties {
         if (!List.of("auto", "local", "docker", "external").contains(value)) {
             throw new EsClusterException(
                     BACKEND + "=" + value + " is not a backend: use auto, local, docker or external");
+        }
+        return value;
+    }
+
+    /** The docker backend's base image: a repository (the version is its tag) or a full name; empty: the official. */
+    static Optional<String> image() {
+        return get(IMAGE);
+    }
+
+    static String dockerNetwork() {
+        String value = get(DOCKER_NETWORK).orElse("auto").toLowerCase(Locale.ROOT);
+        if (!List.of("auto", "bridge", "host").contains(value)) {
+            throw new EsClusterException(
+                    DOCKER_NETWORK + "=" + value + " is not a networking: use auto, bridge or host");
         }
         return value;
     }

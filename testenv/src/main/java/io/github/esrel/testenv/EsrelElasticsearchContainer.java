@@ -1,0 +1,119 @@
+package io.github.esrel.testenv;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import org.testcontainers.elasticsearch.ElasticsearchContainer;
+import org.testcontainers.utility.DockerImageName;
+
+/**
+ * Testcontainers' {@link ElasticsearchContainer} with the esrel plugin installed: it <em>is</em> one, so Spring
+ * Boot's {@code @ServiceConnection} and every tool that takes an {@code ElasticsearchContainer} keep working, and
+ * everything Testcontainers documents for it applies (security on from 8.0 with the password {@code changeme}, the
+ * CA certificate copied out, {@code getHttpHostAddress()}, {@code createSslContextFromCa()}).
+ *
+ * <p>The plugin is installed into a base image (the official one by default; a mirror, or your own production
+ * image with its other plugins) by a derived image built on first start: {@code FROM <base>}, then {@code
+ * elasticsearch-plugin install} of the plugin zip. The zip is the Maven artifact {@code
+ * io.github.esrel:esrel-plugin:<esrel version>:zip:es<Elasticsearch version>} of the esrel version on the class
+ * path, taken from the local Maven repository (fetched there if missing); the Elasticsearch version is the base
+ * image's tag. The derived image is kept (tagged {@code esrel/elasticsearch-esrel:<version>-<hash>}), so that Docker
+ * reuses it for an unchanged base and plugin.
+ *
+ * <p>Works with Testcontainers 1.21 ({@code org.testcontainers:elasticsearch}, Spring Boot 3.5) and 2.0 ({@code
+ * org.testcontainers:testcontainers-elasticsearch}, Spring Boot 4), whichever the test class path has.
+ *
+ * <pre>{@code
+ * @Container
+ * @ServiceConnection
+ * static ElasticsearchContainer es = new EsrelElasticsearchContainer("9.5.3")
+ *         .withEnv("xpack.security.enabled", "false");
+ * }</pre>
+ */
+public class EsrelElasticsearchContainer extends ElasticsearchContainer {
+
+    /** The official image, {@code docker.elastic.co/elasticsearch/elasticsearch}, without a tag. */
+    public static final DockerImageName OFFICIAL_IMAGE =
+            DockerImageName.parse("docker.elastic.co/elasticsearch/elasticsearch");
+
+    private final DockerImageName baseImage;
+    private final Path pluginZip;
+
+    /**
+     * The official image of {@code version} with the plugin.
+     *
+     * @param version the Elasticsearch version, such as {@code 9.5.3}
+     * @throws EsClusterException if the plugin zip for that version is neither in the local Maven repository nor
+     *     fetchable
+     */
+    public EsrelElasticsearchContainer(String version) {
+        this(OFFICIAL_IMAGE.withTag(requireNonNull(version, "version cannot be null")));
+    }
+
+    /**
+     * {@code baseImage} with the plugin built for the version of its tag. An image under another name must be
+     * declared a substitute: {@code DockerImageName.parse("mirror.example/es:9.5.3")
+     * .asCompatibleSubstituteFor("docker.elastic.co/elasticsearch/elasticsearch")}.
+     *
+     * @param baseImage the image to install the plugin into; its tag is the Elasticsearch version
+     * @throws EsClusterException if the plugin zip for that version is neither in the local Maven repository nor
+     *     fetchable
+     * @throws IllegalArgumentException if the tag is not a version, or the image is not compatible with the official
+     *     one
+     */
+    public EsrelElasticsearchContainer(DockerImageName baseImage) {
+        this(baseImage, Artifacts.pluginZip(PluginImage.version(baseImage)));
+    }
+
+    /**
+     * {@code baseImage} with the given plugin zip (built for the image's Elasticsearch version).
+     *
+     * @param baseImage the image to install the plugin into
+     * @param pluginZip the esrel plugin zip, {@code esrel-plugin-<esrel version>-es<version>.zip}
+     * @throws IllegalArgumentException if the image is not compatible with the official one
+     */
+    // Configuring the container from its constructor is how Testcontainers' own containers are written; setImage only
+    // records the image to build.
+    @SuppressWarnings("this-escape")
+    public EsrelElasticsearchContainer(DockerImageName baseImage, Path pluginZip) {
+        super(baseImage);
+        this.baseImage = baseImage;
+        this.pluginZip = requireNonNull(pluginZip, "pluginZip cannot be null");
+        // The version Testcontainers derives its defaults from (security, the CA) was read from the base's tag above;
+        // the container runs the derived image, built when it starts.
+        setImage(PluginImage.build(baseImage, pluginZip));
+        // What a run made can be found and removed by this label, whoever started the container.
+        withLabel(PluginImage.LABEL, "container");
+    }
+
+    /**
+     * The image the plugin is installed into.
+     *
+     * @return the base image name
+     */
+    public DockerImageName baseImage() {
+        return baseImage;
+    }
+
+    /**
+     * The plugin zip installed.
+     *
+     * @return the zip's path
+     */
+    public Path pluginZip() {
+        return pluginZip;
+    }
+
+    /**
+     * Turns Elasticsearch security off (as Spring Boot's own tests run 9.x): plain HTTP, no password, and no CA
+     * certificate to copy out after the start.
+     *
+     * @return this container
+     */
+    public EsrelElasticsearchContainer withoutSecurity() {
+        withEnv("xpack.security.enabled", "false");
+        getEnvMap().remove("ELASTIC_PASSWORD");
+        withCertPath("");
+        return this;
+    }
+}
