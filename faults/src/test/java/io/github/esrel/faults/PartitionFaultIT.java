@@ -1,0 +1,553 @@
+package io.github.esrel.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.VersionType;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.json.JsonData;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.lock.LockMode;
+import io.github.esrel.lock.LockRequest;
+import io.github.esrel.lock.TreeLock;
+import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.testenv.Cluster;
+import io.github.esrel.testenv.EsCluster;
+import io.github.esrel.testenv.EsrelTest;
+import io.github.esrel.testenv.NetworkPartitions;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Network partitions on the suite's shared 3-node cluster ({@link FaultCluster}, partitionable: each node runs as its
+ * own OS user, and testenv cuts the transport links between nodes with iptables owner rules; HTTP stays reachable).
+ * Three loads run through every partition of the class: contended tree locks on the plugin and on the lock-document
+ * fallback ({@link LockLoad}, each watched by a {@link GrantObserver}: no overlapping conflicting grants, fencing
+ * tokens strictly increasing per path across every fault), and {@value #COUNTERS} OCC counters of {@value #WRITERS}
+ * writers each through {@code Occ} with its write log ({@link OccLoad}: every acknowledged increment in its writer's
+ * share, and no share above its writer's acknowledged plus unknown increments, so a write applied but answered 409 is
+ * never applied twice).
+ *
+ * <p>The faults, in order: the node holding the plugin lock index's primary isolated; the master in the minority of a
+ * split (links reset, then the same with packets dropped); a bridge (the master and another node no longer see each
+ * other, both see the third); a lock holder's JVM cut off from the cluster while it keeps running (behind {@link
+ * BlackholeProxy}s: its lease ends, a new holder gets a larger token, and after the heal every fenced write of the
+ * old holder is refused); a random schedule of partitions and heals ({@value #SCHEDULE_PROPERTY}, default {@value
+ * #SCHEDULE_DEFAULT}). Each partition lasts until the majority has removed the cut-off node, plus {@link #HOLD}; then
+ * it is healed and the cluster awaited green. Per fault a row: operations during the fault, definite and unknown
+ * outcomes, violations, the longest time without an answer during the fault, and the time from the heal to the
+ * first answer; the last test stops the loads, checks everything over the whole run and prints the markdown table
+ * (also to {@code target/partition-summary.md}).
+ */
+@EsrelTest
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PartitionFaultIT {
+
+    @Cluster
+    static final EsCluster cluster = FaultCluster.build();
+
+    static final String SCHEDULE_PROPERTY = "esrel.partitions";
+    static final String SCHEDULE_DEFAULT = "40s";
+    private static final String PLUGIN_LOCK_INDEX = ".esrel-treelocks-1";
+    private static final String OCC_INDEX = "partition-occ";
+    private static final int COUNTERS = 2;
+    private static final int WRITERS = 6;
+    private static final int THREADS = 3;
+    private static final Duration HOLD = Duration.ofSeconds(5);
+    private static final Duration PATIENCE = Duration.ofMinutes(3);
+    private static final Duration LEASE = Duration.ofSeconds(5);
+    private static final String PATH = "/reports";
+
+    private static final List<LockLoad> locks = new ArrayList<>();
+    private static final List<OccLoad> counters = new ArrayList<>();
+    private static final List<String> rows = new ArrayList<>();
+    private static final List<String> problems = new ArrayList<>();
+    private static boolean loadsRunning;
+
+    @BeforeAll
+    static void startLoads() throws Exception {
+        assumeTrue(
+                cluster.supportsPartitions(),
+                "the cluster cannot be partitioned here (needs root, iptables and its owner match; see the log)");
+        ElasticsearchClient es = cluster.client();
+        for (TreeLocks.Backend backend : List.of(TreeLocks.Backend.PLUGIN, TreeLocks.Backend.DOCUMENTS)) {
+            String ns = "partition-locks-" + backend.name().toLowerCase(Locale.ROOT);
+            for (String index : List.of(ns, ns + "-probe")) {
+                es.indices()
+                        .create(c -> c.index(index)
+                                .settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+            }
+            try (TreeLocks warm = TreeLocks.of(b -> b.client(es).index(ns).backend(backend))) {
+                warm.acquire("/warm-up", LockMode.SHARED).orThrow().release();
+            }
+            locks.add(new LockLoad(es, backend, ns, ns + "-probe", THREADS));
+        }
+        es.indices()
+                .create(c -> c.index(OCC_INDEX)
+                        .settings(s -> s.numberOfShards("1")
+                                .numberOfReplicas("1")
+                                .otherSettings("index.write.wait_for_active_shards", JsonData.of("1"))));
+        for (int i = 0; i < COUNTERS; i++) {
+            counters.add(OccLoad.on(es, OCC_INDEX, "counter-" + i, WRITERS, "_esrel_writes"));
+        }
+        cluster.waitForHealth("green", PATIENCE);
+        locks.forEach(LockLoad::start);
+        counters.forEach(OccLoad::start);
+        loadsRunning = true;
+        Faults.await(
+                "every load to do 50 operations",
+                (int) PATIENCE.toSeconds(),
+                () -> counters.stream().allMatch(c -> c.operations() >= 50)
+                        && locks.stream().allMatch(l -> l.operations() >= 50));
+        rows.add("| fault | capability | operations during | definite | unknown | violations | longest without"
+                + " an answer during, ms | heal to first answer, ms |");
+        rows.add("|---|---|---:|---:|---:|---:|---:|---:|");
+    }
+
+    @AfterEach
+    void heal() {
+        cluster.partitions().heal();
+    }
+
+    @AfterAll
+    static void stopLoads() throws Exception {
+        if (loadsRunning) {
+            stop();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void shouldKeepLocksAndCountersWhenTheLockIndexPrimaryIsIsolated() throws Exception {
+        int victim = cluster.primaryNode(PLUGIN_LOCK_INDEX, 0);
+        partition(
+                "node of the lock index's primary isolated (node-" + victim
+                        + (victim == cluster.masterNode() ? ", the master" : "") + ")",
+                NetworkPartitions.Cut.RESET,
+                p -> p.isolate(victim),
+                victim);
+    }
+
+    @Test
+    @Order(2)
+    void shouldKeepLocksAndCountersWithTheMasterInTheMinority() throws Exception {
+        int master = cluster.masterNode();
+        partition(
+                "split, master node-" + master + " in the minority",
+                NetworkPartitions.Cut.RESET,
+                p -> p.split(List.of(master)),
+                master);
+    }
+
+    @Test
+    @Order(3)
+    void shouldKeepLocksAndCountersWithTheMasterInTheMinorityBehindDroppedPackets() throws Exception {
+        int master = cluster.masterNode();
+        partition(
+                "split, master node-" + master + " in the minority, packets dropped",
+                NetworkPartitions.Cut.DROP,
+                p -> p.split(List.of(master)),
+                master);
+    }
+
+    @Test
+    @Order(4)
+    void shouldKeepLocksAndCountersThroughABridge() throws Exception {
+        int master = cluster.masterNode();
+        int bridge = (master + 1) % 3;
+        int end = (master + 2) % 3;
+        // The master and `end` no longer see each other: the master removes `end`, which cannot rejoin through the
+        // bridge.
+        partition(
+                "bridge: master node-" + master + " and node-" + end + " cut, both see node-" + bridge,
+                NetworkPartitions.Cut.RESET,
+                p -> p.bridge(master, bridge, end),
+                end);
+    }
+
+    @ParameterizedTest
+    @Order(5)
+    @EnumSource(
+            value = TreeLocks.Backend.class,
+            names = {"PLUGIN", "DOCUMENTS"})
+    void shouldEndTheLeaseOfAHolderCutOffFromTheClusterAndRefuseItsFencedWrites(TreeLocks.Backend backend)
+            throws Exception {
+        ElasticsearchClient es = cluster.client();
+        String index = "partition-holder-" + backend.name().toLowerCase(Locale.ROOT);
+        es.indices()
+                .create(c -> c.index(index).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        cluster.waitForHealth("green", PATIENCE);
+        List<BlackholeProxy> proxies = new ArrayList<>();
+        try {
+            for (URI node : cluster.httpUris()) {
+                proxies.add(new BlackholeProxy(node));
+            }
+            String nodes = proxies.stream().map(p -> p.uri().toString()).collect(Collectors.joining(","));
+            try (ChildJvm holder = ChildJvm.start(
+                            "partitioned-holder-" + backend,
+                            LockHolderChild.class,
+                            List.of(nodes, backend.name(), index, PATH, Long.toString(LEASE.toMillis())));
+                    TreeLocks locks = TreeLocks.of(
+                            b -> b.client(es).index(index).backend(backend).owner("new-holder"))) {
+                long oldToken = Long.parseLong(holder.expect("HELD", PATIENCE));
+                holder.expect("WROTE", PATIENCE);
+
+                proxies.forEach(p -> p.blackhole(true));
+                long cutAt = System.nanoTime();
+                TreeLock lock = locks.acquire(LockRequest.of(
+                                r -> r.path(PATH).mode(LockMode.EXCLUSIVE).maxWait(PATIENCE)))
+                        .orThrow();
+                long takeoverMs = Faults.millisSince(cutAt);
+                es.index(i -> i.index(index)
+                        .id(LockHolderChild.REPORT)
+                        .version(lock.token())
+                        .versionType(VersionType.External)
+                        .document(Map.of("writer", "new", "step", 0)));
+                GetResponse<ObjectNode> ledger =
+                        es.get(g -> g.index(index).id(LockHolderChild.LEDGER), ObjectNode.class);
+                es.index(i -> i.index(index)
+                        .id(LockHolderChild.LEDGER)
+                        .ifSeqNo(ledger.seqNo())
+                        .ifPrimaryTerm(ledger.primaryTerm())
+                        .document(Map.of("writer", "new", "step", 0)));
+                List<String> before = snapshot(es, index);
+
+                proxies.forEach(p -> p.blackhole(false));
+                long healedAt = System.nanoTime();
+                holder.send("WRITE");
+                List<String> attempts = new ArrayList<>();
+                for (String line = holder.read(PATIENCE); !line.equals("ATTEMPTS"); line = holder.read(PATIENCE)) {
+                    attempts.add(line);
+                }
+                long healToAnswerMs = Faults.millisSince(healedAt);
+                List<String> after = snapshot(es, index);
+                holder.send("STATE");
+                String state = holder.expect("STATE", PATIENCE);
+                String closed = holder.expect("CLOSE", PATIENCE);
+                assertThat(holder.waitFor(PATIENCE)).as("the child exits").isTrue();
+                boolean released = lock.release();
+
+                long accepted = attempts.stream()
+                        .filter(a -> !a.endsWith(" 409 version_conflict_engine_exception"))
+                        .count();
+                long violations = accepted
+                        + (before.equals(after) ? 0 : 1)
+                        + (lock.token() > oldToken ? 0 : 1)
+                        + (state.startsWith("false ") && !state.endsWith(" -") ? 0 : 1)
+                        + (closed.equals("LeaseLostException") ? 0 : 1)
+                        + (released ? 0 : 1);
+                String fault = "lock holder's JVM cut off from every node (" + backend + ")";
+                String capability = "tree lock lease + fencing (" + backend + ")";
+                row(fault, capability, attempts.size(), attempts.size(), 0, violations, takeoverMs, healToAnswerMs);
+                Figures.row(
+                        fault,
+                        capability,
+                        attempts.size(),
+                        violations,
+                        takeoverMs,
+                        "ms = cut to the new holder's grant, lease " + LEASE.toMillis() + " ms; tokens " + oldToken
+                                + " -> " + lock.token() + "; " + attempts + "; " + state + "; close " + closed);
+
+                assertThat(lock.token()).as("the new holder's token").isGreaterThan(oldToken);
+                assertThat(attempts)
+                        .as("four late writes of the cut-off holder")
+                        .hasSize(4)
+                        .allSatisfy(a -> assertThat(a).endsWith(" 409 version_conflict_engine_exception"));
+                assertThat(after).as("the new holder's documents").isEqualTo(before);
+                assertThat(state)
+                        .as("isHeld and the lost reason")
+                        .startsWith("false ")
+                        .doesNotEndWith(" -");
+                assertThat(closed).isEqualTo("LeaseLostException");
+                assertThat(released)
+                        .as("the new holder held its lock throughout")
+                        .isTrue();
+            }
+        } finally {
+            for (BlackholeProxy p : proxies) {
+                p.close();
+            }
+        }
+    }
+
+    @Test
+    @Order(6)
+    void shouldKeepLocksAndCountersThroughARandomScheduleOfPartitions() throws Exception {
+        Duration length = SoakDuration.parse(System.getProperty(SCHEDULE_PROPERTY, SCHEDULE_DEFAULT));
+        long seed = Long.getLong("esrel.partitions.seed", System.nanoTime());
+        Random random = new Random(seed);
+        NetworkPartitions partitions = cluster.partitions();
+        Snapshot at = Snapshot.take();
+        long start = System.nanoTime();
+        long end = start + length.toNanos();
+        List<String> done = new ArrayList<>();
+        long lastHeal = start;
+        while (System.nanoTime() < end) {
+            int a = random.nextInt(3);
+            int b = (a + 1 + random.nextInt(2)) % 3;
+            int c = 3 - a - b;
+            partitions.cut(random.nextInt(3) == 0 ? NetworkPartitions.Cut.DROP : NetworkPartitions.Cut.RESET);
+            switch (random.nextInt(3)) {
+                case 0 -> {
+                    partitions.isolate(a);
+                    done.add("isolate " + a);
+                }
+                case 1 -> {
+                    partitions.split(List.of(a, b));
+                    done.add("split " + a + b + "|" + c);
+                }
+                default -> {
+                    partitions.bridge(a, b, c);
+                    done.add("bridge " + a + "-" + b + "-" + c);
+                }
+            }
+            Thread.sleep(2_000 + random.nextInt(6_000));
+            partitions.heal();
+            partitions.cut(NetworkPartitions.Cut.RESET);
+            lastHeal = System.nanoTime();
+            Thread.sleep(1_000 + random.nextInt(4_000));
+        }
+        cluster.waitForHealth("green", PATIENCE);
+        record(
+                "random schedule of " + done.size() + " partitions over " + length.toSeconds() + " s (seed " + seed
+                        + ")",
+                at,
+                start,
+                lastHeal,
+                String.join(", ", done));
+    }
+
+    @Test
+    @Order(99)
+    void shouldHaveLostNothingAcknowledgedAcrossEveryPartition() throws Exception {
+        stop();
+        long violations = 0;
+        for (LockLoad load : locks) {
+            List<String> seen = load.observer.violations();
+            seen.forEach(v -> problems.add(load.backend() + ": " + v));
+            if (load.observer.live() > 0) {
+                problems.add(load.backend() + ": " + load.observer.live() + " grants left live");
+            }
+            long freeMs = load.awaitAllFree(LockLoad.TTL.multipliedBy(6));
+            violations += seen.size() + load.observer.live();
+            row(
+                    "whole class",
+                    "tree locks (" + load.backend() + ")",
+                    load.operations(),
+                    load.operations(),
+                    load.errors(),
+                    seen.size() + load.observer.live(),
+                    -1,
+                    freeMs);
+        }
+        for (int i = 0; i < counters.size(); i++) {
+            OccLoad counter = counters.get(i);
+            OccLoad.Check check = counter.check();
+            long v = check.violations() + check.beyondUnknown();
+            violations += v;
+            if (v > 0) {
+                problems.add("counter-" + i + ": " + check);
+            }
+            row(
+                    "whole class",
+                    "OCC counter-" + i + " (write log), final " + check.total(),
+                    check.acknowledged() + counter.unknowns(),
+                    check.acknowledged(),
+                    counter.unknowns(),
+                    v,
+                    -1,
+                    -1);
+            System.out.println("counter-" + i + ": " + check + ", unknown " + counter.unknowns() + ", gave up "
+                    + counter.gaveUp() + ", errors " + counter.errors());
+        }
+        String summary = "## Network partitions on " + cluster.size() + " nodes (Elasticsearch " + cluster.version()
+                + ")\n\n" + String.join("\n", rows) + "\n";
+        System.out.println();
+        System.out.print(summary);
+        System.out.flush();
+        Path file = Path.of("target", "partition-summary.md");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, summary);
+        assertThat(problems).as("violations").isEmpty();
+        assertThat(violations).isZero();
+    }
+
+    /** One fault: cut, wait until the majority removed {@code removed}, hold, heal, wait for green and answers. */
+    private static void partition(String fault, NetworkPartitions.Cut mode, PartitionCut cut, int removed)
+            throws Exception {
+        NetworkPartitions partitions = cluster.partitions();
+        Snapshot at = Snapshot.take();
+        long cutAt = System.nanoTime();
+        long healedAt;
+        try {
+            partitions.cut(mode);
+            cut.apply(partitions);
+            Faults.awaitRemoved(cluster, removed, PATIENCE);
+            long removedMs = Faults.millisSince(cutAt);
+            Thread.sleep(HOLD.toMillis());
+            fault = fault + "; removed after " + removedMs + " ms";
+        } finally {
+            partitions.heal();
+            partitions.cut(NetworkPartitions.Cut.RESET);
+            healedAt = System.nanoTime();
+        }
+        cluster.waitForHealth("green", PATIENCE);
+        record(fault, at, cutAt, healedAt, "");
+    }
+
+    private interface PartitionCut {
+        void apply(NetworkPartitions partitions);
+    }
+
+    /** The loads' counters at the start of a fault. */
+    private record Snapshot(
+            long[] lockOps,
+            long[] lockErrors,
+            long[] lockViolations,
+            long[] occAcked,
+            long[] occUnknown,
+            long[] occMissing) {
+        static Snapshot take() {
+            int n = counters.size();
+            long[] missing = new long[n];
+            for (int i = 0; i < n; i++) {
+                missing[i] = counters.get(i).check().missing();
+            }
+            return new Snapshot(
+                    locks.stream().mapToLong(LockLoad::operations).toArray(),
+                    locks.stream().mapToLong(LockLoad::errors).toArray(),
+                    locks.stream()
+                            .mapToLong(l -> l.observer.violations().size())
+                            .toArray(),
+                    counters.stream().mapToLong(OccLoad::operations).toArray(),
+                    counters.stream().mapToLong(OccLoad::unknowns).toArray(),
+                    missing);
+        }
+    }
+
+    /** Waits until every load answers after the heal, then adds the fault's rows. */
+    private static void record(String fault, Snapshot at, long cutAt, long healedAt, String notes) throws Exception {
+        long[] occDuring = new long[counters.size()];
+        long[] occUnknownDuring = new long[counters.size()];
+        for (int i = 0; i < counters.size(); i++) {
+            occDuring[i] = counters.get(i).operations() - at.occAcked()[i];
+            occUnknownDuring[i] = counters.get(i).unknowns() - at.occUnknown()[i];
+        }
+        long[] lockDuring = new long[locks.size()];
+        long[] lockErrorsDuring = new long[locks.size()];
+        for (int i = 0; i < locks.size(); i++) {
+            lockDuring[i] = locks.get(i).operations() - at.lockOps()[i];
+            lockErrorsDuring[i] = locks.get(i).errors() - at.lockErrors()[i];
+        }
+        counters.forEach(c -> c.faultInEffect(healedAt));
+        Faults.await(
+                "every load to answer after the heal of: " + fault,
+                (int) PATIENCE.toSeconds(),
+                () -> counters.stream().allMatch(c -> c.recoveryMs() >= 0)
+                        && locks.stream().allMatch(l -> l.recovery(healedAt).answersAgainMs() >= 0));
+        for (int i = 0; i < locks.size(); i++) {
+            LockLoad load = locks.get(i);
+            long violations = load.observer.violations().size() - at.lockViolations()[i];
+            row(
+                    fault,
+                    "tree locks (" + load.backend() + ")",
+                    lockDuring[i] + lockErrorsDuring[i],
+                    lockDuring[i],
+                    lockErrorsDuring[i],
+                    violations,
+                    load.longestGapMs(cutAt, healedAt),
+                    load.recovery(healedAt).answersAgainMs());
+        }
+        long occOps = 0;
+        long occUnknown = 0;
+        long occViolations = 0;
+        long occRecovery = 0;
+        for (int i = 0; i < counters.size(); i++) {
+            OccLoad.Check check = counters.get(i).check();
+            occOps += occDuring[i];
+            occUnknown += occUnknownDuring[i];
+            occViolations +=
+                    Math.max(0, check.missing() - at.occMissing()[i]) + (check.total() == check.sumOfShares() ? 0 : 1);
+            occRecovery = Math.max(occRecovery, counters.get(i).recoveryMs());
+        }
+        row(
+                fault,
+                "OCC counters (" + COUNTERS + " x " + WRITERS + " writers, write log)",
+                occOps + occUnknown,
+                occOps,
+                occUnknown,
+                occViolations,
+                -1,
+                occRecovery);
+        if (!notes.isEmpty()) {
+            System.out.println("partitions: " + notes);
+        }
+    }
+
+    private static void row(
+            String fault,
+            String capability,
+            long operations,
+            long definite,
+            long unknown,
+            long violations,
+            long unavailableMs,
+            long recoveryMs) {
+        rows.add("| " + fault + " | " + capability + " | " + operations + " | " + definite + " | " + unknown + " | "
+                + violations + " | " + (unavailableMs < 0 ? "-" : unavailableMs) + " | "
+                + (recoveryMs < 0 ? "-" : recoveryMs) + " |");
+        Figures.row(
+                fault,
+                capability,
+                operations,
+                violations,
+                recoveryMs,
+                "definite " + definite + ", unknown " + unknown + ", longest without an answer " + unavailableMs
+                        + " ms");
+        if (violations > 0) {
+            problems.add(fault + " / " + capability + ": " + violations + " violations");
+        }
+    }
+
+    private static synchronized void stop() throws Exception {
+        if (!loadsRunning) {
+            return;
+        }
+        loadsRunning = false;
+        for (LockLoad load : locks) {
+            load.stop();
+        }
+        for (OccLoad counter : counters) {
+            counter.stop();
+        }
+    }
+
+    /** Source, version and seq_no of the two protected documents. */
+    private static List<String> snapshot(ElasticsearchClient es, String index) throws IOException {
+        List<String> docs = new ArrayList<>();
+        for (String id : List.of(LockHolderChild.REPORT, LockHolderChild.LEDGER)) {
+            GetResponse<ObjectNode> got = es.get(g -> g.index(index).id(id), ObjectNode.class);
+            docs.add(id + " v" + got.version() + " s" + got.seqNo() + " " + got.source());
+        }
+        return docs;
+    }
+}
