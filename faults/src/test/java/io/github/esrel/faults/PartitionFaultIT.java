@@ -6,8 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.GetResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.denorm.JobState;
+import io.github.esrel.denorm.PropagationException;
+import io.github.esrel.denorm.PropagationJob;
+import io.github.esrel.denorm.PropagationResult;
+import io.github.esrel.denorm.Propagator;
+import io.github.esrel.denorm.Relation;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.LockRequest;
 import io.github.esrel.lock.TreeLock;
@@ -17,6 +24,7 @@ import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
 import io.github.esrel.testenv.NetworkPartitions;
 import java.io.IOException;
+import java.io.StringReader;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,6 +84,7 @@ class PartitionFaultIT {
     private static final Duration PATIENCE = Duration.ofMinutes(3);
     private static final Duration LEASE = Duration.ofSeconds(5);
     private static final String PATH = "/reports";
+    private static final int CHILDREN = 20_000;
 
     private static final List<LockLoad> locks = new ArrayList<>();
     private static final List<OccLoad> counters = new ArrayList<>();
@@ -334,6 +343,96 @@ class PartitionFaultIT {
                 start,
                 lastHeal,
                 String.join(", ", done));
+    }
+
+    @Test
+    @Order(7)
+    void shouldBringEveryChildUpToDateAfterAPartitionMidPropagation() throws Exception {
+        ElasticsearchClient es = cluster.client();
+        String users = "partition-prop-users";
+        String posts = "partition-prop-posts";
+        es.indices()
+                .create(c -> c.index(users).settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+        es.indices().create(c -> c.index(posts).withJson(new StringReader("""
+            {"settings": {"number_of_shards": 3, "number_of_replicas": 1},
+             "mappings": {"properties": {"user": {"properties": {"id": {"type": "keyword"},
+               "name": {"type": "keyword"}}}}}}""")));
+        es.index(i -> i.index(users).id("1").document(Map.of("name", "John Smith")));
+        for (int from = 0; from < CHILDREN; from += 5000) {
+            List<BulkOperation> ops = new ArrayList<>();
+            for (int i = from; i < Math.min(CHILDREN, from + 5000); i++) {
+                String id = "p" + i;
+                ops.add(BulkOperation.of(o -> o.index(x -> x.index(posts)
+                        .id(id)
+                        .document(Map.of("title", "post " + id, "user", Map.of("id", "1", "name", "John Smith"))))));
+            }
+            assertThat(es.bulk(b -> b.operations(ops)).errors())
+                    .as("fixture bulk")
+                    .isFalse();
+        }
+        cluster.waitForHealth("green", PATIENCE);
+        es.index(i -> i.index(users).id("1").document(Map.of("name", "John Q. Smith")));
+        Propagator propagator = Propagator.of(b -> b.client(es)
+                .relation(Relation.of(r -> r.name("partition-post-author")
+                        .parentIndex(users)
+                        .childIndex(posts)
+                        .parentIdField("user.id")
+                        .copy("name", "user.name")))
+                .batchSize(500));
+
+        PropagationJob job = propagator.start("1");
+        Faults.await(
+                "the job to be a fifth done",
+                (int) PATIENCE.toSeconds(),
+                () -> job.isDone() || job.progress().counts().done() >= CHILDREN / 5);
+        long doneAtCut = job.progress().counts().done();
+        int victim = Faults.nodeWithMostPrimaries(es, posts);
+        NetworkPartitions partitions = cluster.partitions();
+        long cutAt = System.nanoTime();
+        try {
+            partitions.isolate(victim);
+            Faults.awaitRemoved(cluster, victim, PATIENCE);
+            Thread.sleep(HOLD.toMillis());
+        } finally {
+            partitions.heal();
+        }
+        long healedAt = System.nanoTime();
+        cluster.waitForHealth("green", PATIENCE);
+        PropagationResult result;
+        String stopped = "";
+        try {
+            result = job.await();
+        } catch (PropagationException e) {
+            stopped = "stopped once (" + e.getMessage() + "), resumed; ";
+            result = propagator.resume(job.id());
+        }
+        if (result.state() != JobState.COMPLETED) {
+            stopped = "ended " + result.state() + ", resumed; ";
+            result = propagator.resume(result.jobId());
+        }
+        long finishedMs = Faults.millisSince(healedAt);
+        es.indices().refresh(r -> r.index(posts));
+        long upToDate = es.count(c -> c.index(posts)
+                        .query(q -> q.term(t -> t.field("user.name").value("John Q. Smith"))))
+                .count();
+        long all = es.count(c -> c.index(posts)).count();
+        long violations = (CHILDREN - upToDate) + (all == CHILDREN ? 0 : 1);
+        row(
+                "node-" + victim + " (most primaries of the child index) isolated mid-propagation at " + doneAtCut
+                        + " of " + CHILDREN + " children; " + stopped + "cut to heal "
+                        + (healedAt - cutAt) / 1_000_000 + " ms",
+                "propagation of " + CHILDREN + " children",
+                result.counts().written(),
+                result.counts().written(),
+                0,
+                violations,
+                -1,
+                finishedMs);
+
+        assertThat(doneAtCut).as("the partition came mid-job").isBetween(1L, CHILDREN - 1L);
+        assertThat(result.state()).as(result.toString()).isEqualTo(JobState.COMPLETED);
+        assertThat(all).as("children").isEqualTo(CHILDREN);
+        assertThat(upToDate).as("children carrying the new parent value").isEqualTo(CHILDREN);
     }
 
     @Test
