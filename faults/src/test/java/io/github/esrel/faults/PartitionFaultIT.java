@@ -60,7 +60,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * other, both see the third); a lock holder's JVM cut off from the cluster while it keeps running (behind {@link
  * BlackholeProxy}s: its lease ends, a new holder gets a larger token, and after the heal every fenced write of the
  * old holder is refused); a random schedule of partitions and heals ({@value #SCHEDULE_PROPERTY}, default {@value
- * #SCHEDULE_DEFAULT}). Each partition lasts until the majority has removed the cut-off node, plus {@link #HOLD}; then
+ * #SCHEDULE_DEFAULT}); last, a propagation of 20,000 children with the node holding most of the child index's
+ * primaries isolated mid-job, which must bring every child up to date after the heal (resumed if it stopped). Each
+ * partition lasts until the majority has removed the cut-off node, plus {@link #HOLD}; then
  * it is healed and the cluster awaited green. Per fault a row: operations during the fault, definite and unknown
  * outcomes, violations, the longest time without an answer during the fault, and the time from the heal to the
  * first answer; the last test stops the loads, checks everything over the whole run and prints the markdown table
