@@ -1041,7 +1041,7 @@ public final class Occ {
     @Override
     public String toString() {
         return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + ", combineWrites="
-                + calls.combining() + '}';
+                + calls.combining() + ", writeLog=" + (log == null ? "off" : log.field()) + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */

@@ -652,7 +652,11 @@ abstract class AbstractTreeLocksContractIT {
         await("renewals are running", () -> renewals.get() >= 16);
         for (TreeLock lock : held) {
             sleep(Duration.ofMillis(random.nextInt(250)));
-            lock.close();
+            try {
+                lock.close();
+            } catch (LeaseLostException e) {
+                // Lost before close (a renewal late on a loaded machine): close says so, and still releases.
+            }
             closed.put(lock, true);
             assertThat(lock.isHeld()).isFalse();
         }

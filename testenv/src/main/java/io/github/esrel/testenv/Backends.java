@@ -11,6 +11,19 @@ final class Backends {
 
     private Backends() {}
 
+    /**
+     * Whether Testcontainers (an optional dependency) is on the class path. Checked by name before any class that
+     * refers to its types is loaded: loading one without it fails with {@code NoClassDefFoundError}.
+     */
+    static boolean testcontainersPresent() {
+        try {
+            Class.forName("org.testcontainers.DockerClientFactory", false, Backends.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
     static ClusterBackend create(ClusterSpec spec) {
         String configured = TestenvProperties.backend();
         String chosen = configured;
@@ -18,9 +31,12 @@ final class Backends {
         if (configured.equals("auto")) {
             // Docker only where it can serve the cluster: a run the local backend could serve never fails because a
             // daemon happens to answer.
-            if (!DockerBackend.dockerAvailable()) {
+            if (!testcontainersPresent()) {
                 chosen = "local";
-                reason = "auto; no Docker found (or Testcontainers is not on the class path)";
+                reason = "auto; Testcontainers is not on the class path";
+            } else if (!DockerBackend.dockerAvailable()) {
+                chosen = "local";
+                reason = "auto; no Docker found";
             } else {
                 Optional<String> missing = DockerImages.whyNotObtainable(DockerImages.baseImage(spec.version()));
                 chosen = missing.isEmpty() ? "docker" : "local";
@@ -29,6 +45,11 @@ final class Backends {
             }
         }
         LOG.info("esrel testenv: {} backend for {} ({})", chosen, spec, reason);
+        if (chosen.equals("docker") && !testcontainersPresent()) {
+            throw new EsClusterException("the docker backend needs Testcontainers on the test class path"
+                    + " (org.testcontainers:elasticsearch 1.21, or org.testcontainers:testcontainers-elasticsearch 2.0);"
+                    + " add it, or use -D" + TestenvProperties.BACKEND + "=local (or auto)");
+        }
         return switch (chosen) {
             case "docker" -> new DockerBackend(spec);
             case "external" -> new ExternalBackend(spec);

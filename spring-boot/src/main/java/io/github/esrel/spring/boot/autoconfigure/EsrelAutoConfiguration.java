@@ -64,6 +64,9 @@ public class EsrelAutoConfiguration {
                 .combineWrites(occ.isCombineWrites())
                 .routingCheck(occ.isRoutingCheck())
                 .exceptionTranslator(translator.getIfAvailable(() -> ExceptionTranslator.NONE));
+        if (occ.getWriteLog() != null && !occ.getWriteLog().isBlank()) {
+            builder.writeLog(occ.getWriteLog());
+        }
         customizers.orderedStream().forEach(c -> c.customize(builder));
         return builder.build();
     }

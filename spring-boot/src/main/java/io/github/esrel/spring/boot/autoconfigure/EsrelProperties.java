@@ -213,6 +213,12 @@ public class EsrelProperties {
         /** Whether a miss is checked for the same id under another routing (one search per miss). */
         private boolean routingCheck = true;
 
+        /**
+         * The field of the write log ({@code Occ.Builder.writeLog}), such as {@code _esrel_writes}: a conflict
+         * Elasticsearch answers for a write it applied is then recognised, not retried. Unset: no log.
+         */
+        private String writeLog;
+
         /** Creates the properties with the core's defaults. */
         public OccProperties() {}
 
@@ -295,6 +301,24 @@ public class EsrelProperties {
          */
         public void setRoutingCheck(boolean routingCheck) {
             this.routingCheck = routingCheck;
+        }
+
+        /**
+         * The write log's field.
+         *
+         * @return the field of the write log, or {@code null} for none
+         */
+        public String getWriteLog() {
+            return writeLog;
+        }
+
+        /**
+         * The write log's field.
+         *
+         * @param writeLog the field in which each document keeps esrel's last writes; {@code null} or blank for none
+         */
+        public void setWriteLog(String writeLog) {
+            this.writeLog = writeLog;
         }
     }
 

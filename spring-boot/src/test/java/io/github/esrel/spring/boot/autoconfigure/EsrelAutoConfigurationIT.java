@@ -156,6 +156,7 @@ class EsrelAutoConfigurationIT {
                         "esrel.occ.deadline=3s",
                         "esrel.occ.combine-writes=false",
                         "esrel.occ.routing-check=false",
+                        "esrel.occ.write-log=_esrel_writes",
                         "esrel.locks.namespace=boot-fs",
                         "esrel.locks.provider=documents",
                         "esrel.locks.ttl=20s",
@@ -168,7 +169,23 @@ class EsrelAutoConfigurationIT {
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(Occ.class).toString())
-                            .contains("maxAttempts=7", "deadline=PT3S", "routingCheck=false", "combineWrites=false");
+                            .contains(
+                                    "maxAttempts=7",
+                                    "deadline=PT3S",
+                                    "routingCheck=false",
+                                    "combineWrites=false",
+                                    "writeLog=_esrel_writes");
+                    // A conditional write keeps the log beside the document's fields, hidden from the class.
+                    Occ occ = context.getBean(Occ.class);
+                    occ.upsert("boot-counters", "logged", Counter.class, () -> new Counter("c", 0), c -> c);
+                    Outcome<Counter> logged = occ.update(
+                            "boot-counters", "logged", Counter.class, c -> new Counter(c.name(), c.value() + 1));
+                    assertThat(logged.status()).isEqualTo(Outcome.Status.UPDATED);
+                    assertThat(logged.value().value()).isEqualTo(1);
+                    assertThat(node.client()
+                                    .get(g -> g.index("boot-counters").id("logged"), Map.class)
+                                    .source())
+                            .containsKey("_esrel_writes");
                     TreeLocks locks = context.getBean(TreeLocks.class);
                     assertThat(locks.backend()).isEqualTo(TreeLocks.Backend.DOCUMENTS);
                     assertThat(locks.index()).isEqualTo("boot-fs");

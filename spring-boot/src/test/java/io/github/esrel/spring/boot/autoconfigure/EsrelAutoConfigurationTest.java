@@ -134,6 +134,7 @@ class EsrelAutoConfigurationTest {
                         "esrel.occ.backoff.multiplier=3",
                         "esrel.occ.combine-writes=false",
                         "esrel.occ.routing-check=false",
+                        "esrel.occ.write-log=_esrel_writes",
                         "esrel.locks.namespace=fs",
                         "esrel.locks.provider=documents",
                         "esrel.locks.ttl=20s",
@@ -161,6 +162,7 @@ class EsrelAutoConfigurationTest {
                     assertThat(p.getOcc().getBackoff().getMultiplier()).isEqualTo(3.0);
                     assertThat(p.getOcc().isCombineWrites()).isFalse();
                     assertThat(p.getOcc().isRoutingCheck()).isFalse();
+                    assertThat(p.getOcc().getWriteLog()).isEqualTo("_esrel_writes");
                     assertThat(p.getLocks().getNamespace()).isEqualTo("fs");
                     assertThat(p.getLocks().getProvider()).isEqualTo(TreeLocks.Backend.DOCUMENTS);
                     assertThat(p.getLocks().getTtl()).isEqualTo(Duration.ofSeconds(20));
