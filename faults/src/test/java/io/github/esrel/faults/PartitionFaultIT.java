@@ -30,6 +30,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -90,6 +91,7 @@ class PartitionFaultIT {
 
     private static final List<LockLoad> locks = new ArrayList<>();
     private static final List<OccLoad> counters = new ArrayList<>();
+    private static final List<LeaderElection> elections = new ArrayList<>();
     private static final List<String> rows = new ArrayList<>();
     private static final List<String> problems = new ArrayList<>();
     private static boolean loadsRunning;
@@ -141,6 +143,7 @@ class PartitionFaultIT {
 
     @AfterAll
     static void stopLoads() throws Exception {
+        closeElections();
         if (loadsRunning) {
             stop();
         }
@@ -438,6 +441,161 @@ class PartitionFaultIT {
     }
 
     @Test
+    @Order(8)
+    void shouldFenceALeaderCutOffFromTheClusterAndElectAnotherThroughBothAdapters() throws Exception {
+        List<LeaderElection> all = elections();
+        List<LeaderElection.Candidate> leaders = new ArrayList<>();
+        long[] oldTokens = new long[all.size()];
+        int[] violationsBefore = new int[all.size()];
+        for (int i = 0; i < all.size(); i++) {
+            LeaderElection.Candidate leader = all.get(i).awaitLeader(System.nanoTime(), PATIENCE);
+            leaders.add(leader);
+            oldTokens[i] = leader.leading;
+            violationsBefore[i] = all.get(i).violations().size();
+        }
+        long[] takeoverMs = new long[all.size()];
+        long[] newTokens = new long[all.size()];
+        long cutAt = System.nanoTime();
+        leaders.forEach(c -> c.cutOff(true));
+        long healedAt;
+        try {
+            for (int i = 0; i < all.size(); i++) {
+                LeaderElection e = all.get(i);
+                long old = oldTokens[i];
+                int oldId = leaders.get(i).id;
+                Faults.await(
+                        e.adapter + ": another candidate to lead and write with a larger token",
+                        (int) PATIENCE.toSeconds(),
+                        () -> e.firstWrite(w -> accepted(w) && w.token() > old && w.candidate() != oldId)
+                                .isPresent());
+                LeaderElection.Write first = e.firstWrite(w -> accepted(w) && w.token() > old && w.candidate() != oldId)
+                        .orElseThrow();
+                takeoverMs[i] = (first.answered() - cutAt) / 1_000_000;
+                newTokens[i] = first.token();
+            }
+            Thread.sleep(1_000); // the new leaders write on while the old ones are still cut off
+        } finally {
+            leaders.forEach(c -> c.cutOff(false));
+            healedAt = System.nanoTime();
+        }
+        for (int i = 0; i < all.size(); i++) {
+            LeaderElection e = all.get(i);
+            LeaderElection.Candidate old = leaders.get(i);
+            long oldToken = oldTokens[i];
+            Faults.await(
+                    e.adapter + ": the cut-off leader to step down after a refused write",
+                    (int) PATIENCE.toSeconds(),
+                    () -> old.leading != oldToken
+                            && e.firstWrite(w -> w.candidate() == old.id
+                                            && w.token() == oldToken
+                                            && w.sent() >= healedAt
+                                            && w.outcome() == LeaderElection.Outcome.REFUSED)
+                                    .isPresent());
+            Faults.await(
+                    e.adapter + ": a leader's write accepted after the heal",
+                    (int) PATIENCE.toSeconds(),
+                    () -> e.leaderAgainMs(healedAt) >= 0);
+            List<LeaderElection.Write> late = e.writes().stream()
+                    .filter(w -> w.candidate() == old.id && w.token() == oldToken && w.sent() >= cutAt)
+                    .toList();
+            long lateAccepted = late.stream()
+                    .filter(w -> w.sent() >= healedAt && accepted(w))
+                    .count();
+            int violations = e.violations().size() - violationsBefore[i] + (int) lateAccepted;
+            electionRow(
+                    "leader's candidate cut off from the cluster while it runs (tokens " + oldToken + " -> "
+                            + newTokens[i] + ", new leader's first write " + takeoverMs[i]
+                            + " ms after the cut; the old leader's " + late.size() + " writes after the cut: "
+                            + outcomes(late) + ")",
+                    e,
+                    cutAt,
+                    healedAt,
+                    violations);
+            assertThat(newTokens[i]).as("the new leader's token").isGreaterThan(oldToken);
+            assertThat(lateAccepted)
+                    .as("writes of the cut-off leader accepted after the heal")
+                    .isZero();
+            assertThat(e.violations()).as(e.adapter + " fence").isEmpty();
+        }
+        printElectionEvents();
+    }
+
+    @Test
+    @Order(9)
+    void shouldElectALeaderOnTheMajorityWhenTheLeadersAreWithTheMasterInTheMinority() throws Exception {
+        List<LeaderElection> all = elections();
+        try {
+            int master = cluster.masterNode();
+            long[] oldTokens = new long[all.size()];
+            int[] violationsBefore = new int[all.size()];
+            for (int i = 0; i < all.size(); i++) {
+                oldTokens[i] = all.get(i).moveLeaderTo(master, PATIENCE).leading;
+                violationsBefore[i] = all.get(i).violations().size();
+            }
+            String[] atCut = new String[all.size()];
+            Window window = partition(
+                    "split, master node-" + master + " in the minority with both adapters' leaders",
+                    NetworkPartitions.Cut.RESET,
+                    p -> {
+                        for (int i = 0; i < all.size(); i++) {
+                            atCut[i] = all.get(i).candidates().stream()
+                                    .filter(c -> c.leading > 0)
+                                    .map(c -> "node-" + c.id + "'s candidate")
+                                    .collect(Collectors.joining(", "));
+                        }
+                        p.split(List.of(master));
+                    },
+                    master);
+            for (int i = 0; i < all.size(); i++) {
+                LeaderElection e = all.get(i);
+                long oldToken = oldTokens[i];
+                Faults.await(
+                        e.adapter + ": a leader's write accepted after the heal",
+                        (int) PATIENCE.toSeconds(),
+                        () -> e.leaderAgainMs(window.healedAt()) >= 0);
+                String takeover = e.firstWrite(w -> accepted(w) && w.token() > oldToken && w.candidate() != master)
+                        .map(w -> "node-" + w.candidate() + "'s candidate led with token " + w.token()
+                                + ", first write " + (w.answered() - window.cutAt()) / 1_000_000 + " ms after the cut")
+                        .orElse("no takeover");
+                List<LeaderElection.Write> old = e.writes().stream()
+                        .filter(w -> w.candidate() == master && w.token() == oldToken && w.sent() >= window.cutAt())
+                        .toList();
+                electionRow(
+                        "split, master node-" + master + " in the minority with the leader (token " + oldToken
+                                + "; leading at the cut: " + atCut[i] + "); " + takeover + "; the old leader's "
+                                + old.size() + " writes after the cut: "
+                                + outcomes(old),
+                        e,
+                        window.cutAt(),
+                        window.healedAt(),
+                        e.violations().size() - violationsBefore[i]);
+            }
+            for (LeaderElection e : all) {
+                List<LeaderElection.Write> writes = e.writes();
+                long accepted =
+                        writes.stream().filter(PartitionFaultIT::accepted).count();
+                long unknown = writes.stream()
+                        .filter(w -> w.outcome() == LeaderElection.Outcome.UNKNOWN)
+                        .count();
+                row(
+                        "both leader-election tests (" + e.grants() + " leads; " + outcomes(writes) + ")",
+                        "leader election (" + e.label() + ")",
+                        writes.size(),
+                        writes.size() - unknown,
+                        unknown,
+                        e.violations().size(),
+                        -1,
+                        -1);
+                assertThat(accepted).isPositive();
+                assertThat(e.violations()).as(e.adapter + " fence").isEmpty();
+            }
+        } finally {
+            printElectionEvents();
+            closeElections();
+        }
+    }
+
+    @Test
     @Order(99)
     void shouldHaveLostNothingAcknowledgedAcrossEveryPartition() throws Exception {
         stop();
@@ -492,8 +650,12 @@ class PartitionFaultIT {
         assertThat(violations).isZero();
     }
 
-    /** One fault: cut, wait until the majority removed {@code removed}, hold, heal, wait for green and answers. */
-    private static void partition(String fault, NetworkPartitions.Cut mode, PartitionCut cut, int removed)
+    /**
+     * One fault: cut, wait until the majority removed {@code removed}, hold, heal, wait for green and answers.
+     *
+     * @return when it was cut and healed (nanoTime)
+     */
+    private static Window partition(String fault, NetworkPartitions.Cut mode, PartitionCut cut, int removed)
             throws Exception {
         NetworkPartitions partitions = cluster.partitions();
         Snapshot at = Snapshot.take();
@@ -513,7 +675,11 @@ class PartitionFaultIT {
         }
         cluster.waitForHealth("green", PATIENCE);
         record(fault, at, cutAt, healedAt, "");
+        return new Window(cutAt, healedAt);
     }
+
+    /** When a partition was cut and healed (nanoTime). */
+    private record Window(long cutAt, long healedAt) {}
 
     private interface PartitionCut {
         void apply(NetworkPartitions partitions);
@@ -640,6 +806,79 @@ class PartitionFaultIT {
         for (OccLoad counter : counters) {
             counter.stop();
         }
+    }
+
+    /** The leader elections of both adapters, started on first use (one candidate per node each). */
+    private static List<LeaderElection> elections() throws Exception {
+        if (elections.isEmpty()) {
+            ElasticsearchClient es = cluster.client();
+            Map<LeaderElection.Adapter, TreeLocks.Backend> backends = Map.of(
+                    LeaderElection.Adapter.SPRING_INTEGRATION, TreeLocks.Backend.PLUGIN,
+                    LeaderElection.Adapter.SHEDLOCK, TreeLocks.Backend.DOCUMENTS);
+            for (LeaderElection.Adapter adapter : LeaderElection.Adapter.values()) {
+                String index = "partition-leader-"
+                        + adapter.name().toLowerCase(Locale.ROOT).replace('_', '-');
+                for (String name : List.of(index, index + "-resource")) {
+                    es.indices()
+                            .create(c -> c.index(name)
+                                    .settings(s -> s.numberOfShards("1").numberOfReplicas("1")));
+                }
+            }
+            cluster.waitForHealth("green", PATIENCE);
+            for (LeaderElection.Adapter adapter : LeaderElection.Adapter.values()) {
+                String index = "partition-leader-"
+                        + adapter.name().toLowerCase(Locale.ROOT).replace('_', '-');
+                elections.add(LeaderElection.start(
+                        adapter, backends.get(adapter), cluster.httpUris(), index, index + "-resource"));
+            }
+        }
+        return elections;
+    }
+
+    private static void printElectionEvents() {
+        for (LeaderElection e : elections) {
+            System.out.println(e.adapter + " leads: " + String.join("; ", e.events()));
+        }
+    }
+
+    private static void closeElections() {
+        elections.forEach(LeaderElection::close);
+        elections.clear();
+    }
+
+    private static boolean accepted(LeaderElection.Write w) {
+        return w.outcome() == LeaderElection.Outcome.ACCEPTED;
+    }
+
+    /** How many writes ended how, such as {@code 12 ACCEPTED, 3 REFUSED}. */
+    private static String outcomes(List<LeaderElection.Write> writes) {
+        Map<LeaderElection.Outcome, Long> by = new EnumMap<>(LeaderElection.Outcome.class);
+        writes.forEach(w -> by.merge(w.outcome(), 1L, Long::sum));
+        return by.isEmpty()
+                ? "none"
+                : by.entrySet().stream()
+                        .map(e -> e.getValue() + " " + e.getKey())
+                        .collect(Collectors.joining(", "));
+    }
+
+    /**
+     * A leader-election row: the writes sent from the cut on, the longest time between the cut and the heal without
+     * an accepted leader write, and the time from the heal to the answer of the first accepted write sent after it.
+     */
+    private static void electionRow(String fault, LeaderElection e, long cutAt, long healedAt, int violations) {
+        List<LeaderElection.Write> during = e.writesSent(cutAt, Long.MAX_VALUE);
+        long unknown = during.stream()
+                .filter(w -> w.outcome() == LeaderElection.Outcome.UNKNOWN)
+                .count();
+        row(
+                fault,
+                "leader election (" + e.label() + ")",
+                during.size(),
+                during.size() - unknown,
+                unknown,
+                violations,
+                e.longestWithoutLeaderMs(cutAt, healedAt),
+                e.leaderAgainMs(healedAt));
     }
 
     /** Source, version and seq_no of the two protected documents. */
