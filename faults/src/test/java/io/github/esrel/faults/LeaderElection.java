@@ -85,6 +85,7 @@ final class LeaderElection implements AutoCloseable {
     private final Map<Long, Integer> grants = new HashMap<>();
     private final List<String> doubleGrants = new ArrayList<>();
     private final List<String> events = new ArrayList<>();
+    private final Map<Long, Long> stepDowns = new HashMap<>();
     private final long started = System.nanoTime();
     private volatile boolean closed;
 
@@ -259,6 +260,13 @@ final class LeaderElection implements AutoCloseable {
         }
     }
 
+    /** When the lead of {@code token} ended by its holder's account (nanoTime), or -1 while it lasts. */
+    long steppedDownAt(long token) {
+        synchronized (writes) {
+            return stepDowns.getOrDefault(token, -1L);
+        }
+    }
+
     private void event(Candidate c, String what) {
         synchronized (writes) {
             events.add("+" + Faults.millisSince(started) + " ms candidate " + c.id + " " + what);
@@ -359,6 +367,9 @@ final class LeaderElection implements AutoCloseable {
         void stepDown(String why) {
             long token = leading;
             leading = -1;
+            synchronized (election.writes) {
+                election.stepDowns.putIfAbsent(token, System.nanoTime());
+            }
             election.event(this, "steps down from token " + token + ": " + why);
             if (token > 0 && !election.closed) {
                 election.write(this, token);

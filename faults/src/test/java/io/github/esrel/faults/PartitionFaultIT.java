@@ -505,8 +505,9 @@ class PartitionFaultIT {
             electionRow(
                     "leader's candidate cut off from the cluster while it runs (tokens " + oldToken + " -> "
                             + newTokens[i] + ", new leader's first write " + takeoverMs[i]
-                            + " ms after the cut; the old leader's " + late.size() + " writes after the cut: "
-                            + outcomes(late) + ")",
+                            + " ms after the cut; the old leader stepped down "
+                            + (e.steppedDownAt(oldToken) - healedAt) / 1_000_000 + " ms after the heal, its "
+                            + late.size() + " writes after the cut: " + outcomes(late) + ")",
                     e,
                     cutAt,
                     healedAt,
@@ -557,14 +558,21 @@ class PartitionFaultIT {
                         .map(w -> "node-" + w.candidate() + "'s candidate led with token " + w.token()
                                 + ", first write " + (w.answered() - window.cutAt()) / 1_000_000 + " ms after the cut")
                         .orElse("no takeover");
+                Faults.await(
+                        e.adapter + ": the leader of the minority to step down",
+                        (int) PATIENCE.toSeconds(),
+                        () -> e.steppedDownAt(oldToken) >= 0);
+                long downMs = (e.steppedDownAt(oldToken) - window.cutAt()) / 1_000_000;
+                long healMs = (window.healedAt() - window.cutAt()) / 1_000_000;
                 List<LeaderElection.Write> old = e.writes().stream()
                         .filter(w -> w.candidate() == master && w.token() == oldToken && w.sent() >= window.cutAt())
                         .toList();
                 electionRow(
                         "split, master node-" + master + " in the minority with the leader (token " + oldToken
-                                + "; leading at the cut: " + atCut[i] + "); " + takeover + "; the old leader's "
-                                + old.size() + " writes after the cut: "
-                                + outcomes(old),
+                                + "; leading at the cut: " + atCut[i] + "); " + takeover
+                                + "; the old leader stepped down "
+                                + downMs + " ms after the cut (healed at " + healMs + " ms), its " + old.size()
+                                + " writes after the cut: " + outcomes(old),
                         e,
                         window.cutAt(),
                         window.healedAt(),
