@@ -62,7 +62,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * BlackholeProxy}s: its lease ends, a new holder gets a larger token, and after the heal every fenced write of the
  * old holder is refused); a random schedule of partitions and heals ({@value #SCHEDULE_PROPERTY}, default {@value
  * #SCHEDULE_DEFAULT}); last, a propagation of 20,000 children with the node holding most of the child index's
- * primaries isolated mid-job, which must bring every child up to date after the heal (resumed if it stopped). Each
+ * primaries isolated mid-job, which must bring every child up to date after the heal (resumed if it stopped); then
+ * leader election through both adapters ({@link LeaderElection}: ShedLock's provider on lock documents, Spring
+ * Integration's registry with its {@code LockRegistryLeaderInitiator} on the plugin, one candidate per node behind
+ * its own proxy, the leader writing a resource fenced by its token): the leaders cut off from the cluster while they
+ * run (another candidate leads with a larger token, the old leader's writes after the heal are refused), and the
+ * leaders moved to the master's candidate before a split with the master in the minority (a majority candidate takes
+ * over; accepted tokens never decrease, in the store's order and in real time). Each
  * partition lasts until the majority has removed the cut-off node, plus {@link #HOLD}; then
  * it is healed and the cluster awaited green. Per fault a row: operations during the fault, definite and unknown
  * outcomes, violations, the longest time without an answer during the fault, and the time from the heal to the
