@@ -283,7 +283,8 @@ final class LeaderElection implements AutoCloseable {
         }
     }
 
-    private void write(Candidate c, long token) {
+    /** Writes the resource as {@code c} with {@code token} (also a stale token: a write delayed in flight). */
+    void write(Candidate c, long token) {
         long sent = System.nanoTime();
         Outcome outcome;
         long seqNo = -1;

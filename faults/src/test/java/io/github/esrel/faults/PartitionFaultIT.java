@@ -489,14 +489,21 @@ class PartitionFaultIT {
             LeaderElection.Candidate old = leaders.get(i);
             long oldToken = oldTokens[i];
             Faults.await(
-                    e.adapter + ": the cut-off leader to step down after a refused write",
+                    e.adapter + ": the cut-off leader to step down",
                     (int) PATIENCE.toSeconds(),
-                    () -> old.leading != oldToken
-                            && e.firstWrite(w -> w.candidate() == old.id
-                                            && w.token() == oldToken
-                                            && w.sent() >= healedAt
-                                            && w.outcome() == LeaderElection.Outcome.REFUSED)
-                                    .isPresent());
+                    () -> old.leading != oldToken);
+            // The old leader may have learnt it lost the lead while cut off (within its lease), and then made its
+            // last write before the heal. A write of its old token delayed past the heal (one in flight, a paused
+            // thread) must be refused by the fence.
+            e.write(old, oldToken);
+            Faults.await(
+                    e.adapter + ": a write of the old leader's token after the heal refused",
+                    (int) PATIENCE.toSeconds(),
+                    () -> e.firstWrite(w -> w.candidate() == old.id
+                                    && w.token() == oldToken
+                                    && w.sent() >= healedAt
+                                    && w.outcome() == LeaderElection.Outcome.REFUSED)
+                            .isPresent());
             Faults.await(
                     e.adapter + ": a leader's write accepted after the heal",
                     (int) PATIENCE.toSeconds(),
@@ -512,7 +519,8 @@ class PartitionFaultIT {
                     "leader's candidate cut off from the cluster while it runs (tokens " + oldToken + " -> "
                             + newTokens[i] + ", new leader's first write " + takeoverMs[i]
                             + " ms after the cut; the old leader stepped down "
-                            + (e.steppedDownAt(oldToken) - healedAt) / 1_000_000 + " ms after the heal, its "
+                            + (e.steppedDownAt(oldToken) - cutAt) / 1_000_000 + " ms after the cut (healed at "
+                            + (healedAt - cutAt) / 1_000_000 + " ms), its "
                             + late.size() + " writes after the cut: " + outcomes(late) + ")",
                     e,
                     cutAt,

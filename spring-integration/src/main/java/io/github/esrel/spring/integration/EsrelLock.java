@@ -171,7 +171,8 @@ public final class EsrelLock implements LineLock {
      * renewed first, waiting no longer than the lease lasts: a lease lost meanwhile (it ran out, it was taken over, or
      * the cluster did not answer before it ended) is dropped and this returns {@code false} (the current thread's
      * hold count is unchanged; its last {@link #unlock()} throws {@link ConcurrentModificationException}), so that a
-     * leader learns it lost the lead within its lease even while the cluster cannot be reached.
+     * leader learns it lost the lead within its lease even while the cluster cannot be reached; the next re-entry
+     * takes it again if free.
      *
      * @param waitTime the longest wait, zero to fail fast
      * @param ttl the lease, at least 1 ms
@@ -185,12 +186,13 @@ public final class EsrelLock implements LineLock {
         if (!local.tryLock(Math.max(0, waitTime.toNanos()), TimeUnit.NANOSECONDS)) {
             return false;
         }
-        if (local.getHoldCount() > 1) {
+        if (local.getHoldCount() > 1 && held != null) {
             if (stillHeld()) {
                 return true;
             }
-            // The lease ran out or was taken over while held: the holder must learn it now, not after another
-            // attempt to take it, which may hang as long as the renewal did (the next tryLock takes it if free).
+            // The lease ran out or was taken over while held: the holder learns it now, not after an attempt to
+            // take it again, which may hang as long as the renewal did. A later re-entry (Spring's leader initiator
+            // keeps its hold after a revoke) takes it again if free, below.
             local.unlock();
             return false;
         }
