@@ -21,6 +21,7 @@ final class FaultCluster {
                 .nodes(3)
                 .heap("512m")
                 .sharedWithNodeControl()
+                .partitionable()
                 .setting("cluster.fault_detection.follower_check.timeout", "5s")
                 .setting("cluster.fault_detection.follower_check.retry_count", "2")
                 .setting("cluster.fault_detection.leader_check.timeout", "5s")

@@ -77,6 +77,35 @@ final class LockLoad {
         return granted.get() + refused.get();
     }
 
+    /** Acquisitions granted since the load was made. */
+    long granted() {
+        return granted.get();
+    }
+
+    /** Acquisitions that failed with an error (no answer, or one that says nothing) since the load was made. */
+    long errors() {
+        return errors.get();
+    }
+
+    /**
+     * The longest time without a probe answer between {@code from} and {@code to} (nanoTime): from {@code from} to
+     * the first answer after it, between answers, and from the last answer to {@code to}.
+     */
+    long longestGapMs(long from, long to) {
+        synchronized (probeAnswers) {
+            long gap = 0;
+            long previous = from;
+            for (long[] a : probeAnswers) {
+                if (a[1] <= from || a[1] > to) {
+                    continue;
+                }
+                gap = Math.max(gap, a[1] - previous);
+                previous = a[1];
+            }
+            return Math.max(gap, to - previous) / 1_000_000;
+        }
+    }
+
     /** Acquisitions answered in the current phase. */
     long phaseOperations() {
         return operations() - opsAtStart;

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.Refresh;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccConflictException;
 import io.github.esrel.occ.OccException;
+import io.github.esrel.occ.OccUnknownOutcomeException;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.occ.Versioned;
 import java.io.IOException;
@@ -37,7 +38,11 @@ final class OccLoad {
     private final Occ occ;
     private final String index;
     private final String id;
-    private final AtomicLongArray acked = new AtomicLongArray(WRITERS);
+    private final int writerCount;
+    private final AtomicLongArray acked;
+    /** Increments whose outcome is unknown (sent, answer lost): each may be in the count at most once. */
+    private final AtomicLongArray unknown;
+
     private final AtomicLong gaveUp = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
@@ -62,28 +67,43 @@ final class OccLoad {
             long sumOfShares,
             long missing,
             Map<String, Long> missingByWriter,
-            long primaryTerm) {
+            long primaryTerm,
+            long beyondUnknown) {
         /** Acknowledged increments missing from their writer's share, plus 1 if the total is not the shares' sum. */
         long violations() {
             return missing + (total == sumOfShares ? 0 : 1);
         }
     }
 
-    private OccLoad(ElasticsearchClient es, String index, String id) {
-        this.occ = Occ.of(b -> b.client(es));
+    private OccLoad(ElasticsearchClient es, String index, String id, int writers, String writeLog) {
+        this.occ = writeLog == null
+                ? Occ.of(b -> b.client(es))
+                : Occ.of(b -> b.client(es).writeLog(writeLog));
         this.index = index;
         this.id = id;
+        this.writerCount = writers;
+        this.acked = new AtomicLongArray(writers);
+        this.unknown = new AtomicLongArray(writers);
     }
 
     /** Writes the counter at 0 into {@code index} (which must exist) and returns a load on it, not started. */
     static OccLoad on(ElasticsearchClient es, String index, String id) throws IOException {
+        return on(es, index, id, WRITERS, null);
+    }
+
+    /**
+     * As {@link #on(ElasticsearchClient, String, String)}, with {@code writers} writers and, unless null, {@link
+     * Occ}'s write log in field {@code writeLog} (a write applied but answered 409 is then recognised).
+     */
+    static OccLoad on(ElasticsearchClient es, String index, String id, int writers, String writeLog)
+            throws IOException {
         es.index(i -> i.index(index).id(id).document(new Counter(0, Map.of())).refresh(Refresh.True));
-        return new OccLoad(es, index, id);
+        return new OccLoad(es, index, id, writers, writeLog);
     }
 
     synchronized void start() {
-        pool = Executors.newFixedThreadPool(WRITERS);
-        for (int w = 0; w < WRITERS; w++) {
+        pool = Executors.newFixedThreadPool(writerCount);
+        for (int w = 0; w < writerCount; w++) {
             int writer = w;
             writers.add(pool.submit(() -> write(writer)));
         }
@@ -103,6 +123,9 @@ final class OccLoad {
                 }
             } catch (OccConflictException e) {
                 gaveUp.incrementAndGet();
+            } catch (OccUnknownOutcomeException e) {
+                unknown.incrementAndGet(writer);
+                Thread.sleep(50);
             } catch (OccException e) {
                 errors.incrementAndGet();
                 Thread.sleep(50);
@@ -126,8 +149,17 @@ final class OccLoad {
     /** Increments acknowledged so far. */
     long operations() {
         long s = 0;
-        for (int w = 0; w < WRITERS; w++) {
+        for (int w = 0; w < writerCount; w++) {
             s += acked.get(w);
+        }
+        return s;
+    }
+
+    /** Increments whose outcome is unknown so far. */
+    long unknowns() {
+        long s = 0;
+        for (int w = 0; w < writerCount; w++) {
+            s += unknown.get(w);
         }
         return s;
     }
@@ -142,27 +174,37 @@ final class OccLoad {
 
     /**
      * Reads the counter (a real-time get) after taking the acknowledged counts: every increment acknowledged
-     * before the read must be in its writer's share.
+     * before the read must be in its writer's share. {@link Check#beyondUnknown} counts, per writer, what its share
+     * holds above its acknowledged plus unknown increments (counted after the read): increments applied twice, or
+     * applied while reported failed; 0 is required once the writers have stopped, while they run it may count
+     * increments still in flight.
      */
     Check check() {
-        long[] before = new long[WRITERS];
-        for (int w = 0; w < WRITERS; w++) {
+        long[] before = new long[writerCount];
+        long[] unknownBefore = new long[writerCount];
+        for (int w = 0; w < writerCount; w++) {
+            unknownBefore[w] = unknown.get(w);
             before[w] = acked.get(w);
         }
         Versioned<Counter> now = occ.get(index, id, Counter.class).orElseThrow();
         long missing = 0;
         long acknowledged = 0;
+        long twice = 0;
         Map<String, Long> missingBy = new TreeMap<>();
-        for (int w = 0; w < WRITERS; w++) {
-            long m = before[w] - now.value().by().getOrDefault("w" + w, 0L);
+        for (int w = 0; w < writerCount; w++) {
+            long share = now.value().by().getOrDefault("w" + w, 0L);
+            long m = before[w] - share;
             if (m > 0) {
                 missing += m;
                 missingBy.put("w" + w, m);
             }
+            // Read after the counts: increments in flight may be in the share already, so this is judged only on
+            // a quiet load (see Check#beyondUnknown).
+            twice += Math.max(0, share - acked.get(w) - unknown.get(w));
             acknowledged += before[w];
         }
         long sum = now.value().by().values().stream().mapToLong(Long::longValue).sum();
-        return new Check(acknowledged, now.value().total(), sum, missing, missingBy, now.primaryTerm());
+        return new Check(acknowledged, now.value().total(), sum, missing, missingBy, now.primaryTerm(), twice);
     }
 
     /** Stops the writers and waits for them. */

@@ -78,6 +78,19 @@ interface ClusterBackend extends AutoCloseable {
         throw noNodeControl();
     }
 
+    /**
+     * The partitions of this cluster's nodes.
+     *
+     * @throws UnsupportedOperationException saying why where they cannot be cut
+     */
+    default NetworkPartitions partitions() {
+        throw new UnsupportedOperationException("the "
+                + name()
+                + " backend cannot partition nodes: build the cluster with partitionable() and run it with -D"
+                + TestenvProperties.BACKEND
+                + "=local");
+    }
+
     /** The node's main log file, or {@code null} if the backend has none on this machine. */
     default Path nodeLog(int i) {
         return null;

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. Equal
  * specs of {@link #shared} clusters name the same cluster, so a shared cluster with {@link #nodeControl}
- * is never handed to a class that did not ask for it.
+ * is never handed to a class that did not ask for it, nor a {@link #partitionable} one to a class that did not.
  */
 record ClusterSpec(
         int nodes,
@@ -19,7 +19,8 @@ record ClusterSpec(
         String version,
         boolean shared,
         boolean nodeControl,
-        Security security) {
+        Security security,
+        boolean partitionable) {
 
     ClusterSpec {
         settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));

@@ -221,6 +221,37 @@ public final class EsCluster implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #partitions()} can cut links between this cluster's nodes: a cluster built {@link
+     * Builder#partitionable() partitionable}, on the local backend, in a JVM that runs as root with iptables and its
+     * owner match. Partition tests should {@code assumeTrue} it; {@link #partitions()} says why not.
+     *
+     * @return {@code true} if the nodes can be partitioned
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public boolean supportsPartitions() {
+        try {
+            running().backend.partitions();
+            return true;
+        } catch (UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The network partitions of this cluster: isolate a node, split it into groups, a bridge, heal (see {@link
+     * NetworkPartitions}). Only the transport traffic between nodes is cut; HTTP stays reachable. On a {@link
+     * Builder#sharedWithNodeControl() shared} cluster, the partitions are healed when a class lets go of it.
+     *
+     * @return the partitions of the running cluster
+     * @throws UnsupportedOperationException saying why, if the cluster cannot be partitioned (not built {@link
+     *     Builder#partitionable() partitionable}, another backend than local, not root, no iptables or no owner match)
+     * @throws IllegalStateException if the cluster is not started
+     */
+    public NetworkPartitions partitions() {
+        return running().backend.partitions();
+    }
+
+    /**
      * Stops node {@code i} gracefully (SIGTERM), killing it if it has not exited after 15 s; its data
      * is kept for {@link #startNode}.
      *
@@ -504,6 +535,13 @@ public final class EsCluster implements AutoCloseable {
 
     private void restoreForTheNextClass(Running r) {
         try {
+            if (spec.partitionable()) {
+                try {
+                    r.backend.partitions().heal();
+                } catch (UnsupportedOperationException e) {
+                    // Nothing can have been cut.
+                }
+            }
             // Thaw first: a node's start waits until every running node is in the cluster, frozen ones too.
             for (int i = 0; i < r.backend.size(); i++) {
                 if (r.frozen.contains(i)) {
@@ -653,6 +691,7 @@ public final class EsCluster implements AutoCloseable {
         private int nodes = 1;
         private boolean shared;
         private boolean nodeControl;
+        private boolean partitionable;
         private Security security;
         private boolean plugin = true;
         private String heap;
@@ -712,6 +751,22 @@ public final class EsCluster implements AutoCloseable {
         public Builder sharedWithNodeControl() {
             this.shared = true;
             this.nodeControl = true;
+            return this;
+        }
+
+        /**
+         * Makes the cluster partitionable: each node runs as its own OS user ({@code esrel-n0}, {@code esrel-n1},
+         * …, after {@code esrel.testenv.user}; created if missing), so iptables rules matching the owner of packets
+         * can cut the links between nodes ({@link EsCluster#partitions()}). Needs the local backend and a JVM that
+         * runs as root with iptables and its owner match; where that is missing the cluster still starts, {@link
+         * EsCluster#supportsPartitions()} is {@code false} and {@link EsCluster#partitions()} throws, saying why.
+         * Shared clusters that are partitionable are only shared with classes that asked for it too. Default: not
+         * partitionable.
+         *
+         * @return this builder
+         */
+        public Builder partitionable() {
+            this.partitionable = true;
             return this;
         }
 
@@ -829,7 +884,16 @@ public final class EsCluster implements AutoCloseable {
         public EsCluster build() {
             String effectiveHeap = heap != null ? heap : nodes == 1 ? "512m" : "256m";
             return new EsCluster(new ClusterSpec(
-                    nodes, plugin, effectiveHeap, settings, startTimeout, version, shared, nodeControl, security));
+                    nodes,
+                    plugin,
+                    effectiveHeap,
+                    settings,
+                    startTimeout,
+                    version,
+                    shared,
+                    nodeControl,
+                    security,
+                    partitionable));
         }
     }
 }

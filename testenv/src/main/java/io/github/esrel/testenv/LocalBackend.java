@@ -58,6 +58,12 @@ final class LocalBackend implements ClusterBackend {
     private Path esHome;
     private Path jdk;
     private NodeUser user;
+    /** The account of each node: {@link #user} for all, or one per node in a partitionable cluster. */
+    private final List<NodeUser> nodeUsers = new CopyOnWriteArrayList<>();
+    /** The partitions of a partitionable cluster, or why there are none. */
+    private NetworkPartitions partitions;
+
+    private String noPartitions = "the cluster was built without partitionable()";
     private boolean closed;
 
     LocalBackend(ClusterSpec spec) {
@@ -113,6 +119,13 @@ final class LocalBackend implements ClusterBackend {
         }
         writeConfigs();
         user.own(clusterDir);
+        for (int i = 0; i < spec.nodes(); i++) {
+            NodeUser own = spec.partitionable() ? NodeUser.forNode(i) : user;
+            nodeUsers.add(own);
+            if (own != user) {
+                own.own(clusterDir.resolve(ElasticsearchYml.nodeName(i)));
+            }
+        }
         LOG.info(
                 "Starting {}-node Elasticsearch {} cluster {} ({}{}) as user {} with Java {} in {}",
                 spec.nodes(),
@@ -120,11 +133,23 @@ final class LocalBackend implements ClusterBackend {
                 clusterName,
                 plugin.map(p -> "plugin " + p.getFileName()).orElse("no plugin"),
                 spec.security() == null ? "" : ", " + spec.security(),
-                user.describe(),
+                nodeUsers.stream().map(NodeUser::describe).distinct().toList(),
                 jdk,
                 clusterDir);
         nodes.forEach(this::launch);
         awaitUp(nodes, spec.nodes(), "green");
+        if (spec.partitionable()) {
+            try {
+                List<Integer> uids = nodeUsers.stream().map(NodeUser::uid).toList();
+                partitions = NetworkPartitions.create(
+                        clusterName,
+                        uids,
+                        () -> nodes.stream().map(n -> n.ports().transport()).toList());
+            } catch (UnsupportedOperationException e) {
+                noPartitions = e.getMessage();
+                LOG.warn("Cluster {} was asked to be partitionable, but cannot be: {}", clusterName, noPartitions);
+            }
+        }
         LOG.info(
                 "Cluster {} is green after {} ms: {}",
                 clusterName,
@@ -235,6 +260,14 @@ final class LocalBackend implements ClusterBackend {
     }
 
     @Override
+    public synchronized NetworkPartitions partitions() {
+        if (partitions == null) {
+            throw new UnsupportedOperationException("cannot partition cluster " + clusterName + ": " + noPartitions);
+        }
+        return partitions;
+    }
+
+    @Override
     public Path nodeLog(int i) {
         return nodes.get(i).log();
     }
@@ -247,6 +280,9 @@ final class LocalBackend implements ClusterBackend {
         }
         closed = true;
         NodeReaper.unregister(this);
+        if (partitions != null) {
+            partitions.close();
+        }
         reap();
         nodes.forEach(n -> n.ports().release(ports));
     }
@@ -271,7 +307,8 @@ final class LocalBackend implements ClusterBackend {
 
     private void launch(LocalNode node) {
         NodeReaper.LAUNCHES.launch(
-                node.name() + " of " + clusterName, () -> node.launch(esHome, jdk, spec.heap(), user));
+                node.name() + " of " + clusterName,
+                () -> node.launch(esHome, jdk, spec.heap(), nodeUsers.get(nodes.indexOf(node))));
     }
 
     /**

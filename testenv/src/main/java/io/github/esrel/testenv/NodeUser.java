@@ -54,6 +54,33 @@ final class NodeUser {
         return new NodeUser(name);
     }
 
+    /**
+     * The account of node {@code node} of a {@link EsCluster.Builder#partitionable() partitionable} cluster: one of
+     * its own, {@code <user>-n<node>} (created if missing), so iptables owner rules tell the nodes apart; this JVM's
+     * user when it is not root (such a cluster then cannot be partitioned).
+     */
+    static NodeUser forNode(int node) {
+        if (!isRoot()) {
+            return new NodeUser(null);
+        }
+        String name = TestenvProperties.user() + "-n" + node;
+        if (READY.add(name)) {
+            ensureAccount(name);
+        }
+        return new NodeUser(name);
+    }
+
+    /** The numeric id of the account the node runs as. */
+    int uid() {
+        String name = describe();
+        Commands.Result r = Commands.run(List.of("id", "-u", name), Map.of(), null, COMMAND_TIMEOUT);
+        if (!r.ok()) {
+            throw new EsClusterException("id -u " + name + " exited " + r.exitCode() + ": "
+                    + r.output().strip());
+        }
+        return Integer.parseInt(r.output().strip());
+    }
+
     /** Words to put before the launcher command; empty when no switch of user is needed. */
     List<String> commandPrefix() {
         return runAs == null ? List.of() : List.of("runuser", "-u", runAs, "--");

@@ -60,7 +60,8 @@ class AutoBackendIT {
                 TestenvProperties.esVersion(),
                 false,
                 false,
-                null);
+                null,
+                false);
     }
 
     private static void set(String name, String value) {

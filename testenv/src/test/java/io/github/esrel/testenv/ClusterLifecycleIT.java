@@ -107,7 +107,8 @@ class ClusterLifecycleIT {
                     TestenvProperties.esVersion(),
                     false,
                     false,
-                    null);
+                    null,
+                    false);
             LocalBackend backend = new LocalBackend(spec, ports);
             try {
                 backend.start();
