@@ -204,16 +204,8 @@ public final class ExternalVersions {
                     r.result() == Result.Created ? ExternalWrite.Status.CREATED : ExternalWrite.Status.UPDATED;
             return new ExternalWrite(
                     index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
-                return stale(index, id, routing, version, e);
-            }
-            if (Errors.mayHaveApplied(e)) {
-                return unknown(index, id, routing, version, "write", e);
-            }
-            throw Errors.translate("external-version write of", index, id, routing, e);
-        } catch (IOException e) {
-            return unknown(index, id, routing, version, "write", e);
+        } catch (ElasticsearchException | IOException e) {
+            return notDone(index, id, routing, version, "write", e);
         }
     }
 
@@ -268,17 +260,25 @@ public final class ExternalVersions {
                     r.result() == Result.NotFound ? ExternalWrite.Status.NOT_FOUND : ExternalWrite.Status.DELETED;
             return new ExternalWrite(
                     index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
-                return stale(index, id, routing, version, e);
-            }
-            if (Errors.mayHaveApplied(e)) {
-                return unknown(index, id, routing, version, "delete", e);
-            }
-            throw Errors.translate("external-version delete of", index, id, routing, e);
-        } catch (IOException e) {
-            return unknown(index, id, routing, version, "delete", e);
+        } catch (ElasticsearchException | IOException e) {
+            return notDone(index, id, routing, version, "delete", e);
         }
+    }
+
+    /**
+     * A write or delete that failed: stale on a conflict, unknown where it may have been applied (sent, and not
+     * answered, or answered with a server error that does not say it was refused), else thrown.
+     */
+    private ExternalWrite notDone(String index, String id, String routing, long version, String what, Exception e) {
+        if (e instanceof ElasticsearchException es) {
+            if (es.status() == 409) {
+                return stale(index, id, routing, version, es);
+            }
+            if (!Errors.mayHaveApplied(es)) {
+                throw Errors.translate("external-version " + what + " of", index, id, routing, es);
+            }
+        }
+        return unknown(index, id, routing, version, what, e);
     }
 
     private static ExternalWrite unknown(

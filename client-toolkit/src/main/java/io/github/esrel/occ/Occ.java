@@ -560,18 +560,8 @@ public final class Occ {
                         .version(got.seqNo(), got.primaryTerm(), got.version())
                         .build());
             }
-            if (log == null) {
-                return conditional(
-                        op,
-                        "conditional write of",
-                        seen,
-                        Outcome.Status.UPDATED,
-                        value,
-                        start,
-                        () -> overwrite(seen, merged));
-            }
-            String writeId = WriteLog.newId();
-            ObjectNode logged = log.with(merged, got.source(), WriteLog.on(seen), writeId);
+            String writeId = log == null ? null : WriteLog.newId();
+            ObjectNode body = log == null ? merged : log.with(merged, got.source(), WriteLog.on(seen), writeId);
             Outcome<T> outcome = conditional(
                     op,
                     "conditional write of",
@@ -579,8 +569,10 @@ public final class Occ {
                     Outcome.Status.UPDATED,
                     value,
                     start,
-                    () -> overwrite(seen, logged));
-            return outcome.status() == Outcome.Status.CONFLICT ? replayed(op, seen, value, start, writeId) : outcome;
+                    () -> overwrite(seen, body));
+            return log != null && outcome.status() == Outcome.Status.CONFLICT
+                    ? replayed(op, seen, value, start, writeId)
+                    : outcome;
         } catch (RuntimeException e) {
             throw failed(seen.index(), op, start, e);
         }
