@@ -45,7 +45,7 @@ import org.testcontainers.utility.DockerImageName;
  * calculator against the shard each document landed on. Security is off, as in Boot's own tests of 9.x (Boot talks
  * HTTPS to a container only with an SSL bundle).
  *
- * <p>The image: {@code esrel.testenv.image} (the stand-in where no registry can be reached) of {@code
+ * <p>The image: {@code esrel.containers.image} (the stand-in where no registry can be reached) of {@code
  * esrel.es.version}, the official image by default. Needs Docker: tagged {@code docker}, which the build leaves out
  * unless asked ({@code -Desrel.testenv.excludedGroups=none}).
  */
@@ -90,7 +90,7 @@ abstract class AbstractServiceConnectionIT {
     RoutingClient routing;
 
     static DockerImageName image() {
-        String repository = System.getProperty("esrel.testenv.image", "").trim();
+        String repository = System.getProperty("esrel.containers.image", "").trim();
         return DockerImageName.parse(
                         repository.isEmpty()
                                 ? EsrelElasticsearchContainer.OFFICIAL_IMAGE.getUnversionedPart()
