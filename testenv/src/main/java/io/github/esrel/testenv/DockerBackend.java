@@ -166,7 +166,7 @@ final class DockerBackend implements ClusterBackend {
         container.getEnvMap().remove("discovery.type");
         container.withCertPath("");
         settings.forEach(container::withEnv);
-        container.withEnv("ES_JAVA_OPTS", "-Xms" + spec.heap() + " -Xmx" + spec.heap());
+        container.withEnv("ES_JAVA_OPTS", TestenvProperties.esJavaOpts(spec.heap()));
         container.withLabel(PluginImage.LABEL, clusterName);
         container.withStartupTimeout(spec.startTimeout());
         String name = clusterName + "-" + ElasticsearchYml.nodeName(i);

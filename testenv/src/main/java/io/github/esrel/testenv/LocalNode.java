@@ -133,7 +133,7 @@ final class LocalNode {
                     "env",
                     "ES_JAVA_HOME=" + jdk,
                     "ES_PATH_CONF=" + configDir(),
-                    "ES_JAVA_OPTS=-Xms" + heap + " -Xmx" + heap,
+                    "ES_JAVA_OPTS=" + TestenvProperties.esJavaOpts(heap),
                     "ES_TMPDIR=" + dir.resolve("tmp"),
                     esHome.resolve("bin/elasticsearch").toString(),
                     "-d",

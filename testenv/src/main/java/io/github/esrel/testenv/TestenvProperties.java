@@ -27,6 +27,7 @@ final class TestenvProperties {
     static final String START_TIMEOUT = "esrel.testenv.start-timeout";
     static final String IMAGE = "esrel.testenv.image";
     static final String DOCKER_NETWORK = "esrel.testenv.docker.network";
+    static final String NODE_JAVA_OPTS = "esrel.testenv.node.java-opts";
 
     static final String DEFAULT_ES_VERSION = "9.5.3";
     static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(120);
@@ -40,6 +41,16 @@ final class TestenvProperties {
                     BACKEND + "=" + value + " is not a backend: use auto, local, docker or external");
         }
         return value;
+    }
+
+    /**
+     * {@code ES_JAVA_OPTS} of a node: its heap, then the options of {@code esrel.testenv.node.java-opts} if set (such
+     * as esrel's build's {@code -XX:TieredStopAtLevel=1}: a test node's C2 compiler threads burn about as much CPU as
+     * the node's own work).
+     */
+    static String esJavaOpts(String heap) {
+        String heapOpts = "-Xms" + heap + " -Xmx" + heap;
+        return get(NODE_JAVA_OPTS).map(extra -> heapOpts + " " + extra).orElse(heapOpts);
     }
 
     /** The docker backend's base image: a repository (the version is its tag) or a full name; empty: the official. */
