@@ -1,6 +1,7 @@
 package io.github.esrel.health;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Plugins;
 import io.github.esrel.internal.RestCall;
@@ -260,11 +261,7 @@ public final class HealthProbe {
          * @throws IllegalArgumentException if not positive
          */
         public Builder timeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout cannot be null");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-            }
-            this.timeout = timeout;
+            this.timeout = Checks.positive(timeout, "timeout");
             return this;
         }
 

@@ -29,6 +29,21 @@ public final class Checks {
     }
 
     /**
+     * A whole number of at least 1.
+     *
+     * @param value the value given
+     * @param name the option's name, for the message
+     * @return {@code value}
+     * @throws IllegalArgumentException if zero or negative
+     */
+    public static int positive(int value, String name) {
+        if (value < 1) {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    /**
      * A whole number of at least 0.
      *
      * @param value the value given

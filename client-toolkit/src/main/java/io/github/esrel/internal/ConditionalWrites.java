@@ -719,10 +719,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          * @return this builder
          */
         public Builder<I> batchSize(int batchSize) {
-            if (batchSize < 1) {
-                throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
-            }
-            this.batchSize = batchSize;
+            this.batchSize = Checks.positive(batchSize, "batchSize");
             return this;
         }
 
@@ -734,10 +731,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          * @return this builder
          */
         public Builder<I> maxInFlight(int maxInFlight, String threadName) {
-            if (maxInFlight < 1) {
-                throw new IllegalArgumentException("maxInFlight must be positive, got " + maxInFlight);
-            }
-            this.maxInFlight = maxInFlight;
+            this.maxInFlight = Checks.positive(maxInFlight, "maxInFlight");
             this.threadName = Objects.requireNonNull(threadName, "threadName cannot be null");
             return this;
         }

@@ -354,10 +354,7 @@ public final class LockRequest {
     }
 
     static Duration checkTtl(Duration ttl) {
-        Objects.requireNonNull(ttl, "ttl cannot be null");
-        if (ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
-        }
+        Checks.positive(ttl, "ttl");
         if (ttl.toMillis() < 1) {
             throw new IllegalArgumentException("ttl must be at least 1 ms, got " + ttl);
         }

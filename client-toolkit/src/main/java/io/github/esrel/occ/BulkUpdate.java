@@ -9,6 +9,7 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Listeners;
@@ -189,10 +190,7 @@ public final class BulkUpdate<T> {
      * @throws IllegalArgumentException if not positive
      */
     public BulkUpdate<T> batchSize(int batchSize) {
-        if (batchSize < 1) {
-            throw new IllegalArgumentException("batchSize must be positive, got " + batchSize);
-        }
-        this.batchSize = batchSize;
+        this.batchSize = Checks.positive(batchSize, "batchSize");
         return this;
     }
 

@@ -1,5 +1,6 @@
 package io.github.esrel.occ;
 
+import io.github.esrel.internal.Checks;
 import io.github.esrel.retry.Sleeper;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -144,10 +145,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         this.runner = Objects.requireNonNull(runner);
         this.sleeper = Objects.requireNonNull(sleeper);
         this.nanoClock = Objects.requireNonNull(nanoClock);
-        if (maxBatch < 1) {
-            throw new IllegalArgumentException("maxBatch must be positive, got " + maxBatch);
-        }
-        this.maxBatch = maxBatch;
+        this.maxBatch = Checks.positive(maxBatch, "maxBatch");
     }
 
     /** True on a thread that is running an attempt (so a submit from there could wait for itself). */

@@ -1,5 +1,6 @@
 package io.github.esrel.retry;
 
+import io.github.esrel.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -245,11 +246,7 @@ public final class RetryPolicy {
          * @throws IllegalArgumentException if not positive
          */
         public Builder deadline(Duration deadline) {
-            Objects.requireNonNull(deadline, "deadline cannot be null");
-            if (deadline.isNegative() || deadline.isZero()) {
-                throw new IllegalArgumentException("deadline must be positive, got " + deadline);
-            }
-            this.deadline = deadline;
+            this.deadline = Checks.positive(deadline, "deadline");
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.github.esrel.routing;
 
+import io.github.esrel.internal.Checks;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -230,10 +231,7 @@ public final class RoutingSpec {
          * @throws IllegalArgumentException if not positive
          */
         public Builder routingNumShards(int routingNumShards) {
-            if (routingNumShards < 1) {
-                throw new IllegalArgumentException("routing_num_shards must be positive, got " + routingNumShards);
-            }
-            this.routingNumShards = routingNumShards;
+            this.routingNumShards = Checks.positive(routingNumShards, "routing_num_shards");
             return this;
         }
 
@@ -245,11 +243,7 @@ public final class RoutingSpec {
          * @throws IllegalArgumentException if not positive
          */
         public Builder routingPartitionSize(int routingPartitionSize) {
-            if (routingPartitionSize < 1) {
-                throw new IllegalArgumentException(
-                        "routing_partition_size must be positive, got " + routingPartitionSize);
-            }
-            this.routingPartitionSize = routingPartitionSize;
+            this.routingPartitionSize = Checks.positive(routingPartitionSize, "routing_partition_size");
             return this;
         }
 
