@@ -1,6 +1,5 @@
 package io.github.esrel.retry;
 
-import io.github.esrel.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -246,7 +245,12 @@ public final class RetryPolicy {
          * @throws IllegalArgumentException if not positive
          */
         public Builder deadline(Duration deadline) {
-            this.deadline = Checks.positive(deadline, "deadline");
+            // Not internal.Checks: internal builds on retry, and the packages must not form a cycle.
+            Objects.requireNonNull(deadline, "deadline cannot be null");
+            if (deadline.isNegative() || deadline.isZero()) {
+                throw new IllegalArgumentException("deadline must be positive, got " + deadline);
+            }
+            this.deadline = deadline;
             return this;
         }
 
