@@ -203,7 +203,8 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
      * @param maxWait how long to wait for the holders to go; zero fails fast
      * @return the held locks (close them), or the conflicts that remained when the wait ran out
      * @throws IllegalArgumentException if {@code ids} is empty or has a blank id
-     * @throws TreeLockException if the cluster cannot be reached or refuses the request
+     * @throws TreeLockException if the cluster cannot be reached or refuses the request, or (as
+     *     {@link TreeLocks#acquire(LockRequest)}) the locks were granted too late to be used
      */
     public AcquireResult<DocumentLocks> lockDocuments(Collection<String> ids, Duration maxWait) {
         Objects.requireNonNull(ids, "ids cannot be null");
@@ -222,7 +223,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 .map(id -> new Target(engine.index, LockDocs.KIND_DOC, id, null))
                 .toList();
         String what = unique.size() + " document(s) of [" + engine.index + "]";
-        return engine.waitLoop(what, maxWait, false, ignored -> tryLockDocuments(unique, targets));
+        return engine.waitLoop(what, maxWait, Duration.ZERO, ignored -> tryLockDocuments(unique, targets));
     }
 
     private Engine.Step<DocumentLocks> tryLockDocuments(List<String> ids, List<Target> targets) {
@@ -277,8 +278,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         }
         Lease.Ops ops = new DocumentOps(targets, grant);
         LockStore.Grant g = new LockStore.Grant(0, Instant.ofEpochMilli(expiresAt), ops);
-        Lease lease = engine.newLease(ops, ttl, sent, g, true);
-        return new Engine.Step<>(new DocumentLocks(engine.index, ids, owner, lease), List.of());
+        return engine.granted(g, ttl, sent, true, lease -> new DocumentLocks(engine.index, ids, owner, lease));
     }
 
     @Override

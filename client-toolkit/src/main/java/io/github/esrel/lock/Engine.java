@@ -64,8 +64,16 @@ final class Engine {
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    /** One step of a wait loop: the held lock, or the conflicts. */
-    record Step<L>(L lock, List<LockConflict> conflicts) {}
+    /**
+     * One step of a wait loop: the held lock, or the conflicts, or why a grant came too late to use.
+     *
+     * @param late set when the store granted, but its answer came after the lease had ended (then released)
+     */
+    record Step<L>(L lock, List<LockConflict> conflicts, String late) {
+        Step(L lock, List<LockConflict> conflicts) {
+            this(lock, conflicts, null);
+        }
+    }
 
     AcquireResult<TreeLock> acquire(LockStore store, LockRequest r) {
         List<TreeLockListener> listeners = listeners(r);
@@ -111,19 +119,54 @@ final class Engine {
     private AcquireResult<TreeLock> attempts(LockStore store, LockRequest r, List<TreeLockListener> listeners) {
         String who = r.owner() != null ? r.owner() : owner;
         Duration leaseTtl = r.ttl() != null ? r.ttl() : ttl;
-        return waitLoop(r.toString(), r.maxWait(), store.waitsOnServer(), serverWait -> {
+        // The server waits at most half the lease: the client counts the lease from when it sent the request, so a
+        // grant made after a longer wait would reach it with little or none of its lease left.
+        Duration maxServerWait = store.waitsOnServer() ? min(MAX_SERVER_WAIT, leaseTtl.dividedBy(2)) : Duration.ZERO;
+        return waitLoop(r.toString(), r.maxWait(), maxServerWait, serverWait -> {
             long sent = System.nanoTime();
             LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
             if (a.grant() == null) {
                 return new Step<>(null, a.conflicts());
             }
-            Lease lease = newLease(a.grant().ops(), leaseTtl, sent, a.grant(), r.autoRenew());
-            return new Step<>(
-                    new TreeLock(index, r.path(), r.mode(), who, a.grant().token(), lease, listeners), List.of());
+            return granted(
+                    a.grant(),
+                    leaseTtl,
+                    sent,
+                    r.autoRenew(),
+                    lease -> new TreeLock(
+                            index, r.path(), r.mode(), who, a.grant().token(), lease, listeners));
         });
     }
 
-    Lease newLease(Lease.Ops ops, Duration leaseTtl, long sentNanos, LockStore.Grant grant, boolean autoRenew) {
+    /**
+     * The step for a grant: its handle, or, when the answer came after the lease had already ended (a slow or
+     * stalled network, a paused JVM), the grant given back and the reason. Such a lease is over before the caller
+     * could use it: handing it out would give a lock that is not held, and whose holder the next grant may already
+     * have replaced.
+     *
+     * @param sentNanos {@link System#nanoTime()} when the granting request was sent
+     */
+    <L> Step<L> granted(
+            LockStore.Grant grant, Duration leaseTtl, long sentNanos, boolean autoRenew, Function<Lease, L> handle) {
+        long took = System.nanoTime() - sentNanos;
+        if (took >= leaseTtl.toNanos()) {
+            try {
+                grant.ops().release();
+            } catch (RuntimeException e) {
+                log.debug("giving back a grant that came too late failed; it ends with its lease", e);
+            }
+            return new Step<>(
+                    null,
+                    List.of(),
+                    "the lock was granted, but the answer took "
+                            + Duration.ofNanos(took).toMillis()
+                            + " ms, longer than the lease of " + leaseTtl.toMillis()
+                            + " ms; the grant was given back");
+        }
+        return new Step<>(handle.apply(newLease(grant.ops(), leaseTtl, sentNanos, grant, autoRenew)), List.of());
+    }
+
+    private Lease newLease(Lease.Ops ops, Duration leaseTtl, long sentNanos, LockStore.Grant grant, boolean autoRenew) {
         Lease[] self = new Lease[1];
         Lease lease = new Lease(
                 ops, leaseTtl, sentNanos, grant.expiresAt(), autoRenew ? scheduler : null, () -> open.remove(self[0]));
@@ -139,25 +182,30 @@ final class Engine {
 
     /**
      * Attempts until granted or {@code maxWait} runs out. Between attempts it holds nothing and sleeps
-     * the wait backoff (or, when the server waits, asks it to wait up to {@link #MAX_SERVER_WAIT}).
+     * the wait backoff (or, when the server waits, asks it to wait up to {@code maxServerWait}).
      *
-     * @throws TreeLockException if interrupted while waiting (the interrupt flag is set again)
+     * @param maxServerWait the longest wait one attempt may ask of the server; zero when the client polls
+     * @throws TreeLockException if interrupted while waiting (the interrupt flag is set again), or, with status
+     *     {@link TreeLockException#UNAVAILABLE}, if the time ran out after a grant whose answer came too late
      */
     <L> AcquireResult<L> waitLoop(
-            String what, Duration maxWait, boolean serverWaits, Function<Duration, Step<L>> attempt) {
+            String what, Duration maxWait, Duration maxServerWait, Function<Duration, Step<L>> attempt) {
         checkOpen();
         long deadline = System.nanoTime() + maxWait.toNanos();
         for (int n = 1; ; n++) {
             long left = deadline - System.nanoTime();
-            Duration serverWait = serverWaits && left > 0
-                    ? Duration.ofNanos(Math.min(left, MAX_SERVER_WAIT.toNanos()))
-                    : Duration.ZERO;
+            Duration serverWait = left > 0 ? Duration.ofNanos(Math.min(left, maxServerWait.toNanos())) : Duration.ZERO;
             Step<L> step = attempt.apply(serverWait);
             if (step.lock() != null) {
                 return AcquireResult.acquired(step.lock());
             }
             left = deadline - System.nanoTime();
             if (left <= 0) {
+                if (step.late() != null) {
+                    // Not busy: the lock was free, the store too slow to hand it over in time.
+                    throw new TreeLockException(
+                            "could not lock " + what + ": " + step.late(), TreeLockException.UNAVAILABLE, null);
+                }
                 return AcquireResult.busy(what, step.conflicts(), translator);
             }
             Duration pause = waitBackoff.delay(n);
@@ -169,6 +217,10 @@ final class Engine {
             }
             checkOpen();
         }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     void checkOpen() {

@@ -338,8 +338,13 @@ final class Lease {
         }
     }
 
+    /**
+     * A third of the lease; or, when the grant (or renewal) answer was slow and less of the lease is left, half of
+     * what is left, so that the renewal still comes before the end.
+     */
     private Duration renewInterval() {
-        return ttl.dividedBy(3);
+        long left = deadlineNanos - nanoClock.getAsLong();
+        return Duration.ofNanos(Math.max(1, Math.min(ttl.toNanos() / 3, left / 2)));
     }
 
     private Duration retryInterval() {

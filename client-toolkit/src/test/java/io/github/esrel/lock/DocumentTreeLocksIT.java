@@ -252,11 +252,13 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
     @Test
     void shouldRenewDocumentLocksAndWaitForThem() throws Exception {
         String ns = namespace();
-        DocumentTreeLocks a = (DocumentTreeLocks) locks(ns, b -> b.owner("a").ttl(Duration.ofSeconds(1)));
+        // A 3 s lease renewed every second, checked after 4 s: held only if a renewal landed. A 1 s lease left
+        // a renewal round (index check, multi-get, bulk) two thirds of a second, which a CPU-bound run outlasted.
+        DocumentTreeLocks a = (DocumentTreeLocks) locks(ns, b -> b.owner("a").ttl(Duration.ofSeconds(3)));
         DocumentTreeLocks b = (DocumentTreeLocks) locks(ns, b2 -> b2.owner("b"));
         DocumentLocks held = a.lockDocuments(List.of("x", "y"), Duration.ZERO).orThrow();
         java.time.Instant first = held.expiresAt();
-        sleep(Duration.ofSeconds(3));
+        sleep(Duration.ofSeconds(4));
         assertThat(held.isHeld()).isTrue();
         assertThat(held.expiresAt()).isAfter(first);
         assertThat(b.lockDocuments(List.of("y"), Duration.ZERO).acquired()).isFalse();

@@ -1,0 +1,110 @@
+package io.github.esrel.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.github.esrel.path.TreePath;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The wait loop's handling of grants whose answer came after their lease had ended. */
+class EngineTest {
+
+    private static final Duration LEASE = Duration.ofMillis(200);
+
+    private final Engine engine = new Engine(TreeLocks.builder().index("fs").ttl(LEASE));
+
+    @AfterEach
+    void close() {
+        engine.close();
+    }
+
+    /** Grants every attempt, each answer delayed by the next of {@code delays} (the last one repeats). */
+    private static final class SlowStore implements LockStore {
+        final Deque<Duration> delays;
+        final AtomicInteger attempts = new AtomicInteger();
+        final AtomicInteger released = new AtomicInteger();
+
+        SlowStore(Duration... delays) {
+            this.delays = new ArrayDeque<>(List.of(delays));
+        }
+
+        @Override
+        public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            long token = attempts.incrementAndGet();
+            Duration delay = delays.size() > 1 ? delays.poll() : delays.peek();
+            try {
+                Thread.sleep(delay.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Lease.Ops ops = new Lease.Ops() {
+                @Override
+                public Lease.Renewal renew(Duration t) {
+                    return Lease.Renewal.ok(Instant.now().plus(t));
+                }
+
+                @Override
+                public boolean release() {
+                    released.incrementAndGet();
+                    return true;
+                }
+            };
+            return Attempt.granted(new Grant(token, Instant.now().plus(ttl), ops));
+        }
+
+        @Override
+        public boolean waitsOnServer() {
+            return false;
+        }
+
+        @Override
+        public List<LockInfo> list(TreePath prefix) {
+            return List.of();
+        }
+    }
+
+    private static LockRequest request(Duration maxWait) {
+        return LockRequest.of(b -> b.path("/a/b").maxWait(maxWait).autoRenew(false));
+    }
+
+    @Test
+    void shouldHandOutATimelyGrant() {
+        SlowStore store = new SlowStore(Duration.ZERO);
+        TreeLock lock = engine.acquire(store, request(Duration.ZERO)).orThrow();
+        assertThat(lock.isHeld()).isTrue();
+        assertThat(store.released).hasValue(0);
+        assertThat(lock.release()).isTrue();
+    }
+
+    @Test
+    void shouldGiveBackAGrantThatCameAfterItsLeaseAndSayWhyWhenTheWaitIsOver() {
+        SlowStore store = new SlowStore(LEASE.plusMillis(100));
+        assertThatThrownBy(() -> engine.acquire(store, request(Duration.ZERO)))
+                .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                    assertThat(e.retryable()).isTrue();
+                    assertThat(e.getMessage())
+                            .contains("was granted, but the answer took")
+                            .contains("longer than the lease of 200 ms");
+                });
+        assertThat(store.attempts).hasValue(1);
+        assertThat(store.released).hasValue(1);
+    }
+
+    @Test
+    void shouldAskAgainWithinTheWaitAfterAGrantThatCameTooLate() {
+        SlowStore store = new SlowStore(LEASE.plusMillis(100), Duration.ZERO);
+        TreeLock lock = engine.acquire(store, request(Duration.ofSeconds(30))).orThrow();
+        assertThat(lock.isHeld()).isTrue();
+        assertThat(lock.token()).isEqualTo(2);
+        assertThat(store.released).hasValue(1);
+        assertThat(lock.release()).isTrue();
+        assertThat(store.released).hasValue(2);
+    }
+}
