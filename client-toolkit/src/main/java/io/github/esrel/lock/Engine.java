@@ -140,16 +140,17 @@ final class Engine {
 
     /**
      * The step for a grant: its handle, or, when the answer came after the lease had already ended (a slow or
-     * stalled network, a paused JVM), the grant given back and the reason. Such a lease is over before the caller
-     * could use it: handing it out would give a lock that is not held, and whose holder the next grant may already
-     * have replaced.
+     * stalled network, a paused JVM) and the lease was to be renewed, the grant given back and the reason. Such a
+     * lease is over before it could be renewed: handing it out would give a lock that is lost at once, and whose
+     * holder the next grant may already have replaced. A lease the caller does not renew is a fixed term it chose
+     * (ShedLock's {@code lockAtMostFor}): that grant is handed out as it is, over or not, as the server made it.
      *
      * @param sentNanos {@link System#nanoTime()} when the granting request was sent
      */
     <L> Step<L> granted(
             LockStore.Grant grant, Duration leaseTtl, long sentNanos, boolean autoRenew, Function<Lease, L> handle) {
         long took = System.nanoTime() - sentNanos;
-        if (took >= leaseTtl.toNanos()) {
+        if (autoRenew && took >= leaseTtl.toNanos()) {
             try {
                 grant.ops().release();
             } catch (RuntimeException e) {

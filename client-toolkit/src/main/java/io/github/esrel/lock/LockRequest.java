@@ -288,7 +288,10 @@ public final class LockRequest {
         /**
          * Whether the handle renews its lease in the background (every third of the lease) until it is
          * closed. Default {@code true}. Without it, the lock ends with its lease unless
-         * {@link TreeLock#renew()} is called.
+         * {@link TreeLock#renew()} is called; and a grant whose answer came after the lease it asked for had
+         * ended (a lease shorter than the round trip, as ShedLock's {@code lockAtMostFor} may be) is handed out as
+         * granted, already not {@linkplain TreeLock#isHeld() held}, where a renewed lock's is given back and asked
+         * for again.
          *
          * @param autoRenew false to renew only by hand
          * @return this builder

@@ -44,7 +44,7 @@ import java.util.function.Function;
  * <p>The target index must exist: the plugin resolves it (an alias of one index is fine) and
  * namespaces locks by the concrete index. A wait longer than 10 s, or than half the lease, is split into several
  * server-side waits, so no request outlives the HTTP client's socket timeout and a grant arrives with most of its
- * lease left (a grant that arrives after its lease ended is given back, never handed out). An acquisition whose answer is lost (a timeout) may have been granted: that
+ * lease left (an auto-renewed grant that arrives after its lease ended is given back, never handed out). An acquisition whose answer is lost (a timeout) may have been granted: that
  * lock ends with its lease. Semantics as in {@link TreeLocks}. Thread-safe.
  */
 public final class PluginTreeLocks extends EngineTreeLocks {

@@ -104,9 +104,10 @@ public interface TreeLocks extends AutoCloseable {
      * @param request what to lock and how, not {@code null}
      * @return the held lock (close it), or the conflicts that remained when the wait ran out
      * @throws TreeLockException if the cluster cannot be reached or refuses the request, or the thread
-     *     is interrupted while waiting; with status {@link TreeLockException#UNAVAILABLE} also when the lock
-     *     was granted but the answer arrived after the lease had ended and the wait had run out (the grant is
-     *     given back: a lock is never handed out already expired; within the wait it is simply asked for again)
+     *     is interrupted while waiting; with status {@link TreeLockException#UNAVAILABLE} also when an
+     *     auto-renewed lock was granted but the answer arrived after the lease had ended and the wait had run out
+     *     (the grant is given back: such a lock is never handed out already lost; within the wait it is simply
+     *     asked for again)
      * @throws IllegalStateException if the provider is closed
      */
     AcquireResult<TreeLock> acquire(LockRequest request);

@@ -13,7 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The wait loop's handling of grants whose answer came after their lease had ended. */
+/**
+ * The wait loop's handling of grants whose answer came after their lease had ended: an auto-renewed one is given
+ * back, a fixed term is handed out as granted.
+ */
 class EngineTest {
 
     private static final Duration LEASE = Duration.ofMillis(200);
@@ -70,8 +73,9 @@ class EngineTest {
         }
     }
 
+    /** An auto-renewed lock (the default). */
     private static LockRequest request(Duration maxWait) {
-        return LockRequest.of(b -> b.path("/a/b").maxWait(maxWait).autoRenew(false));
+        return LockRequest.of(b -> b.path("/a/b").maxWait(maxWait));
     }
 
     @Test
@@ -106,5 +110,17 @@ class EngineTest {
         assertThat(store.released).hasValue(1);
         assertThat(lock.release()).isTrue();
         assertThat(store.released).hasValue(2);
+    }
+
+    @Test
+    void shouldHandOutAGrantWithoutRenewalAsGrantedEvenWhenItsTermEndedOnTheWay() {
+        SlowStore store = new SlowStore(LEASE.plusMillis(100));
+        TreeLock lock = engine.acquire(store, LockRequest.of(b -> b.path("/a/b").autoRenew(false)))
+                .orThrow();
+        assertThat(lock.token()).isEqualTo(1);
+        assertThat(lock.isHeld()).isFalse();
+        assertThat(store.released).hasValue(0);
+        assertThat(lock.release()).isFalse();
+        assertThat(store.released).hasValue(1);
     }
 }
