@@ -6,6 +6,7 @@ import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.json.JsonData;
@@ -51,8 +52,10 @@ final class JoinBenchmark {
     private static final String POSTS = "bench-join-posts";
     private static final int USER_COUNT = 20_000;
     private static final int POST_COUNT = 40_000;
-    private static final int WARMUPS = 5;
-    private static final int ROUNDS = 21;
+    private static final int WARMUPS = 20;
+    private static final int ROUNDS = 61;
+    /** The children children-first reads in its first round trip here (Join.MIN_PROBE). */
+    private static final int PROBE = 100;
 
     private final ElasticsearchClient es;
     private final PrintStream out;
@@ -125,6 +128,15 @@ final class JoinBenchmark {
                     "the selective join and its denormalized query disagree: " + selectiveResult.describe());
         }
         List<FieldValue> keys = keys(fromNl);
+        List<FieldValue> keys18 = parentsAged18(aged18).hits().hits().stream()
+                .map(h -> FieldValue.of(h.id()))
+                .toList();
+        // Children-first's steps alone: the posts it reads in the child order with their authors' keys, and
+        // the check of which authors match.
+        List<String> authors = probe(mentions, newest, PROBE).hits().hits().stream()
+                .map(h -> h.fields().get("user_id").toJson().asJsonArray().getString(0))
+                .distinct()
+                .toList();
 
         // Interleaved rounds (every variant once per round), so that the machine's drift hits all alike.
         Timer.Sample[] ns = interleavedMedians(
@@ -150,7 +162,24 @@ final class JoinBenchmark {
                 () -> es.search(s -> s.index(USERS).size(0).trackTotalHits(t -> t.enabled(false)), Void.class),
                 // A new Join per call: nothing cached (parent count, the condition's match count).
                 () -> Join.of(b -> b.client(es)).childrenWhereParent(auto).orThrow(),
-                () -> Join.of(b -> b.client(es)).childrenWhereParent(selective).orThrow());
+                () -> Join.of(b -> b.client(es)).childrenWhereParent(selective).orThrow(),
+                () -> probe(mentions, newest, PROBE),
+                () -> probe(mentions, newest, PROBE / 2),
+                () -> es.search(
+                        s -> s.index(USERS)
+                                .size(authors.size())
+                                .query(q -> q.bool(b -> b.filter(f -> f.ids(i -> i.values(authors)))
+                                        .filter(fromNl))),
+                        User.class),
+                () -> parentsAged18(aged18),
+                () -> es.search(
+                        s -> s.index(POSTS)
+                                .size(20)
+                                .sort(newest)
+                                .query(q -> q.bool(b -> b.must(mentions)
+                                        .filter(f ->
+                                                f.terms(t -> t.field("user_id").terms(v -> v.value(keys18)))))),
+                        Post.class));
         Timer.Sample denormNs = ns[0];
 
         out.printf(
@@ -182,6 +211,17 @@ final class JoinBenchmark {
         row("  step alone: 10,000 parent _ids (_source off, typed client)", ns[4], 1, denormNs);
         row("  step alone: 10,000 keys from doc values (no stored fields, filter_path)", ns[5], 1, denormNs);
         row("  step alone: children by a terms query of 10,000 keys (typed client)", ns[6], 1, denormNs);
+        row(
+                "  step alone: the first " + PROBE + " posts in the child order, with keys (children-first's read)",
+                ns[13],
+                1,
+                denormNs);
+        row("  step alone: the first " + PROBE / 2 + " posts in the child order, with keys", ns[14], 1, denormNs);
+        row(
+                "  step alone: which of their " + authors.size() + " authors match (children-first's check)",
+                ns[15],
+                1,
+                denormNs);
         row("  floor: a request that searches nothing (GET _cluster/health)", ns[9], 1, denormNs);
         row("  floor: a search that finds nothing to do (size 0, no hit count)", ns[10], 1, denormNs);
         out.printf(
@@ -203,6 +243,12 @@ final class JoinBenchmark {
                 ns[12],
                 selectiveResult.roundTrips(),
                 ns[7]);
+        row(
+                "  step alone: the " + keys18.size() + " matching parents with their sources (keys-first's first read)",
+                ns[16],
+                1,
+                ns[7]);
+        row("  step alone: children by a terms query of their " + keys18.size() + " keys", ns[17], 1, ns[7]);
         out.printf(
                 "  Medians of %d interleaved rounds after %d warm-ups. Keys-first cannot beat its two steps (reading"
                         + " every matching parent's key, then a terms query of all of them); children-first reads posts newest first"
@@ -230,6 +276,29 @@ final class JoinBenchmark {
                 .stream()
                 .map(Hit::id)
                 .toList();
+    }
+
+    /** What children-first reads first: the posts in the child order, with their authors' keys from doc values. */
+    private SearchResponse<JsonData> probe(Query mentions, SortOptions newest, int size) throws Exception {
+        return es.search(
+                s -> s.index(POSTS)
+                        .size(size)
+                        .sort(newest)
+                        .query(mentions)
+                        .trackTotalHits(t -> t.enabled(false))
+                        .docvalueFields(f -> f.field("user_id")),
+                JsonData.class);
+    }
+
+    /** The parents of the selective question as keys-first reads them with their keys: all of them, sources on. */
+    private SearchResponse<User> parentsAged18(Query aged18) throws Exception {
+        return es.search(
+                s -> s.index(USERS)
+                        .size(Join.PREVIEW_KEYS)
+                        .query(aged18)
+                        .sort(so -> so.doc(d -> d))
+                        .trackTotalHits(t -> t.count(10_001)),
+                User.class);
     }
 
     private List<FieldValue> keys(Query fromNl) throws Exception {

@@ -820,6 +820,8 @@ class JoinIT {
         JoinResult<User, Post> again = join.childrenWhereParent(oldest);
         assertThat(again.requests().get(0)).as(again.requests().toString()).contains("count of matching parents");
         assertThat(again.parentsRead()).isLessThanOrEqualTo(Join.MIN_PROBE);
+        // And the share it learned sizes the first read of children: about what holds the page, not 4 x the page.
+        assertThat(again.childrenRead()).as(again.describe()).isLessThan(Join.MIN_PROBE);
         assertThat(again.roundTrips()).isEqualTo(2);
         assertThat(answer(again)).containsExactlyElementsOf(expected);
 
