@@ -148,14 +148,7 @@ final class JoinBenchmark {
                 () -> join.childrenWhereParent(byField).orThrow(),
                 () -> keys(fromNl),
                 () -> docValueKeys(fromNl),
-                () -> es.search(
-                        s -> s.index(POSTS)
-                                .size(20)
-                                .sort(newest)
-                                .query(q -> q.bool(b -> b.must(mentions)
-                                        .filter(f ->
-                                                f.terms(t -> t.field("user_id").terms(v -> v.value(keys)))))),
-                        Post.class),
+                () -> childrenOf(keys, mentions, newest),
                 () -> denormalized("user.age", "18", mentions, newest),
                 () -> join.childrenWhereParent(selective).orThrow(),
                 () -> es.cluster().health(),
@@ -172,14 +165,7 @@ final class JoinBenchmark {
                                         .filter(fromNl))),
                         User.class),
                 () -> parentsAged18(aged18),
-                () -> es.search(
-                        s -> s.index(POSTS)
-                                .size(20)
-                                .sort(newest)
-                                .query(q -> q.bool(b -> b.must(mentions)
-                                        .filter(f ->
-                                                f.terms(t -> t.field("user_id").terms(v -> v.value(keys18)))))),
-                        Post.class));
+                () -> childrenOf(keys18, mentions, newest));
         Timer.Sample denormNs = ns[0];
 
         out.printf(
@@ -276,6 +262,18 @@ final class JoinBenchmark {
                 .stream()
                 .map(Hit::id)
                 .toList();
+    }
+
+    /** Keys-first's second step alone: the 20 newest posts mentioning it by the authors with these keys. */
+    private SearchResponse<Post> childrenOf(List<FieldValue> keys, Query mentions, SortOptions newest)
+            throws Exception {
+        return es.search(
+                s -> s.index(POSTS)
+                        .size(20)
+                        .sort(newest)
+                        .query(q -> q.bool(b -> b.must(mentions)
+                                .filter(f -> f.terms(t -> t.field("user_id").terms(v -> v.value(keys)))))),
+                Post.class);
     }
 
     /** What children-first reads first: the posts in the child order, with their authors' keys from doc values. */
