@@ -15,8 +15,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.message.BasicHeader;
+import org.apache.hc.core5.util.Timeout;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.elasticsearch.ElasticsearchContainer;
@@ -46,7 +53,7 @@ class SecuredContainerIT {
                 .encodeToString(("elastic:" + ElasticsearchContainer.ELASTICSEARCH_DEFAULT_PASSWORD)
                         .getBytes(StandardCharsets.UTF_8));
         try (Rest5Client rest = Rest5Client.builder(URI.create("https://" + elasticsearch.getHttpHostAddress()))
-                        .setSSLContext(elasticsearch.createSslContextFromCa())
+                        .setHttpClient(patientHttpsClient(elasticsearch.createSslContextFromCa()))
                         .setDefaultHeaders(new Header[] {new BasicHeader("Authorization", "Basic " + basic)})
                         .build();
                 ElasticsearchClient es =
@@ -59,5 +66,22 @@ class SecuredContainerIT {
             assertThat(result.computedByServer()).as("the plugin computed it").isTrue();
             assertThat(result.shard(0)).isBetween(0, 2);
         }
+    }
+
+    /**
+     * The HTTPS client Rest5Client would build, with a 30 s connect timeout instead of its 1 s: the TLS handshake
+     * runs within the connect timeout, and a container node's first handshakes on a loaded 2-core machine took longer
+     * (this test once failed with "SocketTimeoutException: 1000 MILLISECONDS" while three test lanes ran).
+     */
+    private static CloseableHttpAsyncClient patientHttpsClient(SSLContext ca) {
+        return HttpAsyncClients.custom()
+                .setConnectionManager(PoolingAsyncClientConnectionManagerBuilder.create()
+                        .setTlsStrategy(new DefaultClientTlsStrategy(ca))
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(Timeout.ofSeconds(30))
+                                .setSocketTimeout(Timeout.ofSeconds(30))
+                                .build())
+                        .build())
+                .build();
     }
 }
