@@ -240,7 +240,12 @@ class TreeLockFaultIT {
                 held.add(index);
             }
         }
-        return held.isEmpty() ? " (no lock index primary)" : " (primary of " + String.join(", ", held) + ")";
+        // A frozen master costs more than fault detection (an election, then publications that wait for the frozen
+        // node up to cluster.publish.timeout): the row says which role the node had.
+        String master = cluster.masterNode() == node ? "elected master, " : "";
+        return held.isEmpty()
+                ? " (" + master + "no lock index primary)"
+                : " (" + master + "primary of " + String.join(", ", held) + ")";
     }
 
     /** Waits until the loads did {@code total} operations in this phase, each at least {@code each}. */
