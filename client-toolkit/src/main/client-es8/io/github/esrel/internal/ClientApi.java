@@ -80,8 +80,18 @@ public final class ClientApi {
      * (8.19), so no typed call links against every 8.x client from 8.15 on.
      */
     public static Query range(String field, boolean atLeast, long bound) {
+        return range(field, atLeast, bound, null);
+    }
+
+    /**
+     * {@link #range(String, boolean, long)} with the range's {@code format} ({@code null}: none); {@code epoch_millis}
+     * reads the bound as milliseconds on a date field whatever its own format, and numeric fields ignore it.
+     */
+    public static Query range(String field, boolean atLeast, long bound, String format) {
         String json = "{\"range\":{" + JsonpUtils.toJsonString(JsonData.of(field), SIMPLE) + ":{\""
-                + (atLeast ? "gte" : "lte") + "\":" + bound + "}}}";
+                + (atLeast ? "gte" : "lte") + "\":" + bound
+                + (format == null ? "" : ",\"format\":" + JsonpUtils.toJsonString(JsonData.of(format), SIMPLE))
+                + "}}}";
         return Query.of(q -> q.withJson(new StringReader(json)));
     }
 

@@ -94,8 +94,19 @@ public final class ClientApi {
 
     /** A range query on a numeric field: {@code field >= bound} when {@code atLeast}, else {@code field <= bound}. */
     public static Query range(String field, boolean atLeast, long bound) {
+        return range(field, atLeast, bound, null);
+    }
+
+    /**
+     * {@link #range(String, boolean, long)} with the range's {@code format} ({@code null}: none); {@code epoch_millis}
+     * reads the bound as milliseconds on a date field whatever its own format, and numeric fields ignore it.
+     */
+    public static Query range(String field, boolean atLeast, long bound, String format) {
         return Query.of(q -> q.range(r -> r.untyped(u -> {
             u.field(field);
+            if (format != null) {
+                u.format(format);
+            }
             return atLeast ? u.gte(JsonData.of(bound)) : u.lte(JsonData.of(bound));
         })));
     }

@@ -76,16 +76,19 @@ final class ChildrenFirst<P, C> {
     private final int maxParents;
     private final String preference = "esrel-join-" + UUID.randomUUID();
     private final ParentCounts parentCounts;
+    private final ChildOrderBounds bounds;
 
     ChildrenFirst(
             Searcher searcher,
             ParentCounts parentCounts,
+            ChildOrderBounds bounds,
             JoinSettings settings,
             JoinQuery<P, C> q,
             ChildSide side,
             Trips trips) {
         this.searcher = searcher;
         this.parentCounts = parentCounts;
+        this.bounds = bounds;
         this.mapper = searcher.client()._jsonpMapper();
         this.q = q;
         this.trips = trips;
@@ -121,36 +124,58 @@ final class ChildrenFirst<P, C> {
         int probeSize = lastMatched >= 0 && parentTotal > 0
                 ? firstProbe(window, lastMatched, parentTotal, firstProbe)
                 : firstProbe;
-        List<SearchRequest> first = new ArrayList<>();
-        first.add(Requests.parentKeyPreview(q, preview, maxParents + 1));
-        if (probing) {
-            first.add(Requests.childProbe(q, side, side.after(), 0, probeSize, preference));
+        // A condition counted in the last minute that matched more parents than the preview holds is not counted
+        // again (the preview would read no key of it): its count only weighs the plan, and the children-first answer
+        // is exact whatever it is. The first round trip is then the read of children alone.
+        boolean counting = preview > 0 || !probing || parentTotal < 0;
+        // The start of the child order, read directly: where the last such read ended bounds this one.
+        String read = probing && !side.inPit() ? childRead() : null;
+        ChildOrderBounds.Bound bound = read == null ? null : bounds.get(read, probeSize);
+        List<ResponseBody<JsonData>> r;
+        try {
+            r = firstTrip(counting, preview, probing, probeSize, parentTotal, bound);
+        } catch (JoinException e) {
+            if (bound == null) {
+                throw e;
+            }
+            // The bound's filter is the only thing the last such read did not send: never fail a join over it.
+            bounds.turnOff(read);
+            bound = null;
+            r = firstTrip(counting, preview, probing, probeSize, parentTotal, null);
         }
-        if (parentTotal < 0) {
-            first.add(Requests.countAll(q.parentIndex()));
-        }
-        List<ResponseBody<JsonData>> r = run(
-                (preview > 0 ? "first " + preview + " parent keys" : "count of matching parents")
-                        + (probing ? ", first " + probeSize + " children" : "")
-                        + (parentTotal < 0 ? ", parent count" : ""),
-                probing ? q.parentIndex() + "," + q.childIndex() : q.parentIndex(),
-                first);
-        ResponseBody<JsonData> keys = r.get(0);
+        ResponseBody<JsonData> keys = counting ? r.get(0) : null;
         List<Hit<JsonData>> children = List.of();
         if (probing) {
-            side.update(r.get(1));
-            children = r.get(1).hits().hits();
+            ResponseBody<JsonData> probed = r.get(counting ? 1 : 0);
+            side.update(probed);
+            children = probed.hits().hits();
         }
         if (parentTotal < 0) {
             parentTotal = total(r.get(r.size() - 1));
             parentCounts.put(q.parentIndex(), parentTotal);
         }
-        out.parentsMatched = total(keys);
-        out.parentsExact = keys.hits().total() != null && keys.hits().total().relation() == TotalHitsRelation.Eq;
-        out.parentsRead = keys.hits().hits().size();
-        parentCounts.putMatched(condition, out.parentsMatched);
+        if (keys != null) {
+            out.parentsMatched = total(keys);
+            out.parentsExact =
+                    keys.hits().total() != null && keys.hits().total().relation() == TotalHitsRelation.Eq;
+            out.parentsRead = keys.hits().hits().size();
+            parentCounts.putMatched(condition, out.parentsMatched);
+        } else {
+            // The count of up to a minute ago, not refreshed: the first call after the minute counts again.
+            out.parentsMatched = lastMatched;
+        }
         out.childrenRead = children.size();
-        boolean exhausted = probing && children.size() < probeSize;
+        // A bounded read that comes back short returned the start of the child order, not all of it.
+        boolean exhausted = probing && children.size() < probeSize && bound == null;
+        if (read != null) {
+            if (children.size() < probeSize) {
+                if (bound != null) {
+                    bounds.turnOff(read);
+                }
+            } else {
+                bounds.put(read, side.sort(q), children.get(children.size() - 1).sort(), children.size());
+            }
+        }
 
         if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
             // Every matching parent's key is known: the children already read are filtered for free.
@@ -185,6 +210,40 @@ final class ChildrenFirst<P, C> {
         }
         probe(out, children, exhausted, overCap);
         return out;
+    }
+
+    private List<ResponseBody<JsonData>> firstTrip(
+            boolean counting,
+            int preview,
+            boolean probing,
+            int probeSize,
+            long parentTotal,
+            ChildOrderBounds.Bound bound) {
+        List<SearchRequest> first = new ArrayList<>();
+        List<String> what = new ArrayList<>();
+        if (counting) {
+            first.add(Requests.parentKeyPreview(q, preview, maxParents + 1));
+            what.add(preview > 0 ? "first " + preview + " parent keys" : "count of matching parents");
+        }
+        if (probing) {
+            first.add(Requests.childProbe(q, side, side.after(), 0, probeSize, preference, bound));
+            what.add("first " + probeSize + " children" + (bound == null ? "" : " (bounded)"));
+        }
+        if (parentTotal < 0) {
+            first.add(Requests.countAll(q.parentIndex()));
+            what.add("parent count");
+        }
+        String index = !counting ? q.childIndex() : probing ? q.parentIndex() + "," + q.childIndex() : q.parentIndex();
+        return run(String.join(", ", what), index, first);
+    }
+
+    /** The child index, query and sort, as the key of {@link ChildOrderBounds}. */
+    private String childRead() {
+        return q.childIndex() + " " + (q.childQuery() == null ? "" : JsonpUtils.toJsonString(q.childQuery(), mapper))
+                + " "
+                + side.sort(q).stream()
+                        .map(s -> JsonpUtils.toJsonString(s, mapper))
+                        .toList();
     }
 
     /** Checks the parents of each page of children, reading further pages until the window is full. */

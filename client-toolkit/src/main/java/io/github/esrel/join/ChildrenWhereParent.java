@@ -18,6 +18,7 @@ final class ChildrenWhereParent<P, C> {
     private final Searcher searcher;
     private final TermsBatches batches;
     private final ParentCounts parentCounts;
+    private final ChildOrderBounds bounds;
     private final JoinSettings settings;
     private final JoinQuery<P, C> q;
     private final Time keepAlive;
@@ -28,11 +29,13 @@ final class ChildrenWhereParent<P, C> {
             Searcher searcher,
             TermsBatches batches,
             ParentCounts parentCounts,
+            ChildOrderBounds bounds,
             JoinSettings settings,
             JoinQuery<P, C> q) {
         this.searcher = searcher;
         this.batches = batches;
         this.parentCounts = parentCounts;
+        this.bounds = bounds;
         this.settings = settings;
         this.q = q;
         this.keepAlive = settings.keepAlive();
@@ -84,7 +87,8 @@ final class ChildrenWhereParent<P, C> {
         MatchingParents<P> parents = null;
         int childrenRead = 0;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
-            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(searcher, parentCounts, settings, q, side, trips).run();
+            ChildrenFirst.Outcome<P, C> o =
+                    new ChildrenFirst<>(searcher, parentCounts, bounds, settings, q, side, trips).run();
             childrenRead = o.childrenRead;
             if (o.answered()) {
                 return finish(answered(o, side), childrenRead);

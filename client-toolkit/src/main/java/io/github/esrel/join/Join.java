@@ -134,6 +134,7 @@ public final class Join {
     private final TermsLimits limits;
     private final TermsBatches batches;
     private final ParentCounts parentCounts = new ParentCounts(System::nanoTime);
+    private final ChildOrderBounds childOrderBounds = new ChildOrderBounds(System::nanoTime);
 
     private Join(Builder b) {
         this.es = Clients.adopt(b.client);
@@ -241,7 +242,7 @@ public final class Join {
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.CHILDREN, "childrenWhereParent");
         }
-        return new ChildrenWhereParent<>(searcher, batches, parentCounts, settings, q).page(cursor);
+        return new ChildrenWhereParent<>(searcher, batches, parentCounts, childOrderBounds, settings, q).page(cursor);
     }
 
     // --- children of parents matching a query -----------------------------------------------------

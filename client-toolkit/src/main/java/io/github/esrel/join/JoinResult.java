@@ -265,7 +265,10 @@ public final class JoinResult<P, C> {
 
     /**
      * How many parents match the parent query: exact when {@link #parentsMatchedExact()}, otherwise a
-     * lower bound (Elasticsearch stops counting at 10,000, or just past the cap).
+     * lower bound (Elasticsearch stops counting at 10,000, or just past the cap), or, when the same condition
+     * matched more parents than the preview holds in a call of the last minute, that call's count: the
+     * children-first plan then does not count again (the count only weighs the plan; the answer is exact
+     * whatever it is).
      *
      * @return the number of matching parents, or {@code -1} when Elasticsearch did not count them
      */

@@ -178,9 +178,24 @@ final class Requests {
      */
     static SearchRequest childProbe(
             JoinQuery<?, ?> q, ChildSide side, List<FieldValue> after, int from, int size, String preference) {
+        return childProbe(q, side, after, from, size, preference, null);
+    }
+
+    /**
+     * {@link #childProbe(JoinQuery, ChildSide, List, int, int, String)}, the child query filtered by where a recent
+     * read of the same children ended ({@link ChildOrderBounds}); {@code bound} {@code null}: unfiltered.
+     */
+    static SearchRequest childProbe(
+            JoinQuery<?, ?> q,
+            ChildSide side,
+            List<FieldValue> after,
+            int from,
+            int size,
+            String preference,
+            ChildOrderBounds.Bound bound) {
         return SearchRequest.of(s -> {
             side.target(s);
-            s.query(q.childQuery())
+            s.query(bound == null ? q.childQuery() : bound.filter(q.childQuery()))
                     .sort(side.sort(q))
                     .size(size)
                     .trackTotalHits(t -> t.enabled(false))

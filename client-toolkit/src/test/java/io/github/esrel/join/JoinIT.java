@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
@@ -816,9 +817,15 @@ class JoinIT {
         assertThat(broad.parentsRead()).isLessThan(Join.PREVIEW_KEYS + Join.MIN_PROBE + 1);
         assertThat(answer(broad)).containsExactlyElementsOf(expected);
         // Asked again within the minute: the condition is known to match more parents than the preview
-        // holds, so the first round trip counts them without reading a key.
+        // holds, so the first round trip reads children alone, neither keys nor a count of parents (the count of
+        // the first call is reported, as not exact).
         JoinResult<User, Post> again = join.childrenWhereParent(oldest);
-        assertThat(again.requests().get(0)).as(again.requests().toString()).contains("count of matching parents");
+        assertThat(again.requests().get(0))
+                .as(again.requests().toString())
+                .startsWith("search [wide-posts] first")
+                .doesNotContain("parent");
+        assertThat(again.parentsMatched()).isEqualTo(broad.parentsMatched()).isEqualTo(1_200);
+        assertThat(again.parentsMatchedExact()).isFalse();
         assertThat(again.parentsRead()).isLessThanOrEqualTo(Join.MIN_PROBE);
         // And the share it learned sizes the first read of children: about what holds the page, not 4 x the page.
         assertThat(again.childrenRead()).as(again.describe()).isLessThan(Join.MIN_PROBE);
@@ -905,6 +912,120 @@ class JoinIT {
                 .childrenWhereParent(newest);
         assertThat(refused.status()).as(refused.describe()).isEqualTo(JoinResult.Status.CAP_EXCEEDED);
         assertThat(refused.advice()).contains("maxParents=1,000", "Denormalize", "children-first");
+    }
+
+    @Test
+    void shouldBoundARepeatedReadOfTheNewestChildrenAndStayExactWhenChildrenComeAndGo() throws IOException {
+        // Posts on a date field whose format has no epoch_millis, three posts per second (ties at every bound), on
+        // two shards; the newest first, by the users of the blog (half of them women).
+        es.indices()
+                .create(c -> c.index("dated-posts")
+                        .settings(s -> s.numberOfShards("2").numberOfReplicas("0"))
+                        .mappings(m -> m.properties("title", p -> p.text(t -> t))
+                                .properties("user_id", p -> p.keyword(k -> k))
+                                .properties("at", p -> p.date(d -> d.format("yyyy-MM-dd HH:mm:ss")))
+                                .properties("at_nanos", p -> p.dateNanos(d -> d))));
+        Map<String, Object> dated = new LinkedHashMap<>();
+        for (int j = 0; j < 600; j++) {
+            dated.put("d" + j, datedPost(j));
+        }
+        bulk("dated-posts", dated);
+        JoinQuery<User, DatedPost> newest = JoinQuery.of(
+                User.class,
+                DatedPost.class,
+                b -> b.parents("users", q -> q.term(t -> t.field("gender").value("female")))
+                        .children("dated-posts", "user_id")
+                        .childQuery(q -> q.match(m -> m.field("title").query("relationships")))
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("at").order(SortOrder.Desc))))
+                        .plan(JoinQuery.Plan.CHILDREN_FIRST)
+                        .childrenPerPage(20));
+        Join join = Join.of(b -> b.client(es));
+
+        JoinResult<User, DatedPost> first = join.childrenWhereParent(newest);
+        assertThat(first.requests().get(0)).as(first.requests().toString()).doesNotContain("bounded");
+        assertThat(datedAnswer(first)).hasSize(20).isEqualTo(datedAnswer(keysFirst(newest)));
+        // Asked again: the read of children stops where the first one ended, and answers the same.
+        JoinResult<User, DatedPost> again = join.childrenWhereParent(newest);
+        assertThat(again.requests().get(0)).as(again.requests().toString()).contains("(bounded)");
+        assertThat(again.roundTrips()).isEqualTo(first.roundTrips());
+        assertThat(datedAnswer(again)).isEqualTo(datedAnswer(first));
+
+        // The newest 90 posts deleted: the bounded read comes back short, which is the start of the order and not
+        // its end; the next page is read unbounded and the answer is that of the new state.
+        List<BulkOperation> deletes = new ArrayList<>();
+        for (int j = 510; j < 600; j++) {
+            String id = "d" + j;
+            deletes.add(
+                    BulkOperation.of(o -> o.delete(d -> d.index("dated-posts").id(id))));
+        }
+        assertThat(es.bulk(b -> b.operations(deletes).refresh(Refresh.True)).errors())
+                .isFalse();
+        JoinResult<User, DatedPost> shorter = join.childrenWhereParent(newest);
+        assertThat(shorter.requests().get(0)).as(shorter.requests().toString()).contains("(bounded)");
+        assertThat(datedAnswer(shorter)).hasSize(20).isEqualTo(datedAnswer(keysFirst(newest)));
+        assertThat(shorter.hasMoreChildren()).isTrue();
+        // The short read turned bounding off for this read for a minute; a new Join learns it again.
+        assertThat(join.childrenWhereParent(newest).requests().get(0)).doesNotContain("bounded");
+        join = Join.of(b -> b.client(es));
+        assertThat(join.childrenWhereParent(newest).requests().get(0)).doesNotContain("bounded");
+
+        // Newer posts indexed: all of them pass the bound, and come first.
+        Map<String, Object> newer = new LinkedHashMap<>();
+        for (int j = 600; j < 630; j++) {
+            newer.put("d" + j, datedPost(j));
+        }
+        bulk("dated-posts", newer);
+        JoinResult<User, DatedPost> later = join.childrenWhereParent(newest);
+        assertThat(later.requests().get(0)).as(later.requests().toString()).contains("(bounded)");
+        assertThat(datedAnswer(later)).hasSize(20).isEqualTo(datedAnswer(keysFirst(newest)));
+        assertThat(later.pairs().get(0).child().id()).isEqualTo("d627"); // newest "relationships" post
+
+        // On a date_nanos field the sort values are nanoseconds, which the bound's epoch_millis filter reads as
+        // milliseconds, out of the field's range: Elasticsearch refuses the bounded read, the first round trip is
+        // sent again without the bound, the answer is still exact, and bounding stays off for the minute.
+        JoinQuery<User, DatedPost> byNanos = newest.toBuilder()
+                .childSort(SortOptions.of(s -> s.field(f -> f.field("at_nanos").order(SortOrder.Desc))))
+                .build();
+        List<String> nanosExpected = datedAnswer(keysFirst(byNanos));
+        assertThat(nanosExpected).isEqualTo(datedAnswer(later));
+        for (int i = 0; i < 3; i++) {
+            JoinResult<User, DatedPost> r = join.childrenWhereParent(byNanos);
+            assertThat(datedAnswer(r)).as(r.requests().toString()).isEqualTo(nanosExpected);
+            if (i == 1) {
+                assertThat(r.requests()).hasSize(2);
+                assertThat(r.requests().get(0)).contains("(bounded)");
+                assertThat(r.requests().get(1)).doesNotContain("bounded");
+            }
+            if (i == 2) {
+                assertThat(r.requests().get(0)).doesNotContain("bounded");
+            }
+        }
+    }
+
+    record DatedPost(String title, String user_id, String at, String at_nanos) {}
+
+    private static DatedPost datedPost(int j) {
+        java.time.LocalDateTime at =
+                java.time.LocalDateTime.of(2026, 12, 5, 0, 0).plusSeconds(j / 3);
+        return new DatedPost(
+                j % 3 == 0 ? "relationships are complicated" : "another topic",
+                "u" + (j * 7 + 1) % USERS,
+                at.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")),
+                at.plusNanos(j % 3)
+                        .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'")));
+    }
+
+    private static <C> JoinResult<User, C> keysFirst(JoinQuery<User, C> q) {
+        return Join.of(b -> b.client(es))
+                .childrenWhereParent(
+                        q.toBuilder().plan(JoinQuery.Plan.KEYS_FIRST).build());
+    }
+
+    private static List<String> datedAnswer(JoinResult<User, DatedPost> r) {
+        return r.pairs().stream()
+                .map(p -> p.child().id() + "<-" + p.parent().id())
+                .toList();
     }
 
     private static List<String> answer(JoinResult<User, Post> r) {
