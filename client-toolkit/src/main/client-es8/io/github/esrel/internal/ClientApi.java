@@ -21,6 +21,7 @@ import co.elastic.clients.transport.http.TransportHttpClient;
 import co.elastic.clients.transport.rest_client.RestClientHttpClient;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import java.io.StringReader;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -67,11 +68,15 @@ public final class ClientApi {
     /**
      * Sets the body of an {@code _msearch} item to the body of {@code search}, through its JSON (written with
      * {@code mapper} and read back): the 8.x client has no body type shared by search and msearch, and the JSON reads
-     * the same on every client of the line.
+     * the same on every client of the line. The query itself is the search's own object, not its JSON read back: a
+     * query sent as written ({@link #range(String, boolean, long, String)}) must not pass through 8.15's range model.
      */
     public static RequestItem.Builder msearchBody(RequestItem.Builder item, SearchRequest search, JsonpMapper mapper) {
         String json = JsonpUtils.toJsonString(search, mapper);
-        return item.body(MultisearchBody.of(b -> b.withJson(new StringReader(json))));
+        return item.body(MultisearchBody.of(b -> {
+            b.withJson(new StringReader(json));
+            return search.query() == null ? b : b.query(search.query());
+        }));
     }
 
     /**
@@ -88,10 +93,16 @@ public final class ClientApi {
      * reads the bound as milliseconds on a date field whatever its own format, and numeric fields ignore it.
      */
     public static Query range(String field, boolean atLeast, long bound, String format) {
+        if (format != null) {
+            // Sent as written: 8.15's range query model writes a parsed "format" beside the field's object instead of
+            // in it, which Elasticsearch refuses.
+            Map<String, Object> range = new LinkedHashMap<>();
+            range.put(atLeast ? "gte" : "lte", bound);
+            range.put("format", format);
+            return Query.of(q -> q._custom("range", JsonData.of(Map.of(field, range))));
+        }
         String json = "{\"range\":{" + JsonpUtils.toJsonString(JsonData.of(field), SIMPLE) + ":{\""
-                + (atLeast ? "gte" : "lte") + "\":" + bound
-                + (format == null ? "" : ",\"format\":" + JsonpUtils.toJsonString(JsonData.of(format), SIMPLE))
-                + "}}}";
+                + (atLeast ? "gte" : "lte") + "\":" + bound + "}}}";
         return Query.of(q -> q.withJson(new StringReader(json)));
     }
 
