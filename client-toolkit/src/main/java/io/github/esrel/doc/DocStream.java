@@ -15,6 +15,7 @@ import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -53,7 +54,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With {@link Builder#prefetch(boolean)} the next page is fetched on a background thread while the
  * caller works on the current one (at most one page ahead). Pages whose search is rejected (429) are
- * retried under the retry policy. Not thread-safe: one consumer.
+ * retried under the retry policy. A search some shards did not answer (their node frozen or gone, taking the
+ * point in time's reader with it) fails the stream with a {@link DocStreamException} (status 503; 400 for a
+ * query the shards of one index of a pattern cannot run) instead of returning a page without their documents,
+ * which the stream would then step past for good; open a new stream to go on. Not thread-safe: one consumer.
  *
  * <p>Sliced streams read one large index in parallel: open one point in time, then one stream per slice
  * on it, each on its own thread ({@link Builder#pointInTime(String)}, {@link Builder#slice(int, int)});
@@ -154,7 +158,7 @@ public final class DocStream implements AutoCloseable {
      * @return at most {@code pageSize} hits, each with its {@code _seq_no}, {@code _primary_term},
      *     routing and source (no source with {@code fetchSource(false)}); an empty list once the stream
      *     is exhausted, on this and every later call
-     * @throws DocStreamException if a search fails (after retrying rejections)
+     * @throws DocStreamException if a search fails (after retrying rejections) or some shards did not answer it
      * @throws IllegalStateException if the stream is closed
      */
     public List<Hit<ObjectNode>> next() {
@@ -296,6 +300,16 @@ public final class DocStream implements AutoCloseable {
                 pitId = sr.pitId();
             }
         }
+        String missing = ShardFailures.of(r.shards());
+        if (missing != null) {
+            // Possible for a scroll's later pages (allow_partial_search_results only binds its first search): the
+            // page lacks the failed shards' documents, and the scroll has moved past them.
+            throw new DocStreamException(
+                    "searching [" + index + "] failed: " + missing + "; the stream stopped rather than skip their"
+                            + " documents",
+                    ShardFailures.status(r.shards()),
+                    null);
+        }
         HitsMetadata<ObjectNode> hits = r.hits();
         if (total < 0) {
             total = hits.total() != null ? hits.total().value() : -1;
@@ -308,7 +322,12 @@ public final class DocStream implements AutoCloseable {
     }
 
     private SearchRequest.Builder common(SearchRequest.Builder s, boolean first) {
-        s.query(query).size(pageSize).seqNoPrimaryTerm(true).trackTotalHits(t -> t.enabled(first));
+        // A page that lacks a failed shard's documents would be stepped past for good: fail the search instead.
+        s.query(query)
+                .size(pageSize)
+                .seqNoPrimaryTerm(true)
+                .trackTotalHits(t -> t.enabled(first))
+                .allowPartialSearchResults(false);
         if (sliceMax > 1) {
             s.slice(sl -> sl.id(String.valueOf(sliceId)).max(sliceMax));
         }

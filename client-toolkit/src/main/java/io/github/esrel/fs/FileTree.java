@@ -4,8 +4,10 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch._types.ShardStatistics;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
+import co.elastic.clients.elasticsearch.core.CountResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
@@ -13,6 +15,7 @@ import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.RestCall;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
@@ -247,6 +250,7 @@ public final class FileTree {
                                             m.match(mt -> mt.field("contents").query(text)))
                                     .filter(below(d)))),
                     SOURCE);
+            requireEveryShard(resp.shards(), "search [" + dir + "]");
             List<FileDoc> out = new ArrayList<>();
             resp.hits().hits().forEach(h -> out.add(toDoc(h)));
             return out;
@@ -267,7 +271,9 @@ public final class FileTree {
         TreePath d = TreePath.of(dir);
         try {
             es.indices().refresh(r -> r.index(index));
-            return es.count(c -> c.index(index).query(below(d))).count();
+            CountResponse counted = es.count(c -> c.index(index).query(below(d)));
+            requireEveryShard(counted.shards(), "count [" + dir + "]");
+            return counted.count();
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot count [" + dir + "]: " + e.getMessage(), e);
         }
@@ -474,6 +480,8 @@ public final class FileTree {
                                         f -> f.term(t -> t.field("path").value(FieldValue.of(dir.value()))))
                                 .filter(f -> f.term(t -> t.field("name").value(FieldValue.of(file.name())))))),
                 SOURCE);
+        // A shard that did not answer may hold the file: "not found" would let a write create a second one.
+        requireEveryShard(resp.shards(), "look up " + file);
         List<Hit<Map<String, Object>>> hits = resp.hits().hits();
         if (hits.size() > 1) {
             throw new FsException(
@@ -481,6 +489,14 @@ public final class FileTree {
                     null);
         }
         return hits.stream().findFirst().map(Stored::of);
+    }
+
+    /** Fails when shards of the index did not answer: what the others said is not the answer. */
+    private void requireEveryShard(ShardStatistics shards, String what) {
+        String missing = ShardFailures.of(shards);
+        if (missing != null) {
+            throw new FsException("cannot " + what + " in [" + index + "]: " + missing, null);
+        }
     }
 
     private Layout readLayout() {

@@ -12,6 +12,7 @@ import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ final class Searcher {
         try {
             if (requests.size() == 1) {
                 trips.add("search [" + index + "] " + what);
-                return List.of(es.search(requests.get(0), type));
+                return List.of(whole(what, index, es.search(requests.get(0), type)));
             }
             List<RequestItem> items = new ArrayList<>(requests.size());
             for (SearchRequest r : requests) {
@@ -103,7 +104,7 @@ final class Searcher {
                     }
                     throw Errors.translate(what, index, item.failure().status(), reason, null);
                 }
-                out.add(item.result());
+                out.add(whole(what, index, item.result()));
             }
             return out;
         } catch (ElasticsearchException e) {
@@ -125,6 +126,19 @@ final class Searcher {
         }
     }
 
+    /**
+     * The response, if every shard answered it. Elasticsearch answers a search some shards failed (a node frozen or
+     * gone) with the hits of the others: a join built on it would miss parents or children without saying so.
+     */
+    private static <T> ResponseBody<T> whole(String what, String index, ResponseBody<T> response) {
+        String missing = ShardFailures.of(response.shards());
+        if (missing != null) {
+            throw new JoinException(
+                    what + " on [" + index + "] failed: " + missing, ShardFailures.status(response.shards()), null);
+        }
+        return response;
+    }
+
     <T> ResponseBody<T> one(String what, String index, SearchRequest request, Class<T> type, Trips trips) {
         try {
             return run(what, index, List.of(request), type, trips).get(0);
@@ -140,7 +154,12 @@ final class Searcher {
     private RequestItem msearchItem(SearchRequest request) {
         return RequestItem.of(i -> ClientApi.msearchBody(
                 i.header(h -> {
-                    h.index(request.index());
+                    // A header lists its indices one by one: "a,b" as one name would be looked up as such.
+                    List<String> indices = new ArrayList<>();
+                    for (String names : request.index()) {
+                        indices.addAll(List.of(names.split(",")));
+                    }
+                    h.index(indices);
                     if (request.preference() != null) {
                         h.preference(request.preference());
                     }

@@ -11,6 +11,7 @@ import co.elastic.clients.json.JsonData;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.lock.LockDocs.Change;
 import io.github.esrel.lock.LockDocs.Doc;
 import io.github.esrel.lock.LockDocs.Holder;
@@ -430,6 +431,13 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     throw docs.failure("search the lock index", e);
                 } catch (IOException e) {
                     throw docs.failure("search the lock index", e);
+                }
+                String missing = ShardFailures.of(r.shards());
+                if (missing != null) {
+                    throw new TreeLockException(
+                            "cannot search the lock index [" + docs.lockIndex + "]: " + missing,
+                            TreeLockException.UNAVAILABLE,
+                            null);
                 }
                 List<Hit<JsonData>> hits = r.hits().hits();
                 for (Hit<JsonData> hit : hits) {

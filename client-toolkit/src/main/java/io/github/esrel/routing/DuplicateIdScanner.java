@@ -11,6 +11,7 @@ import io.github.esrel.doc.DocStreamException;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -417,6 +418,11 @@ public final class DuplicateIdScanner {
                         pit = r.pitId();
                     }
                     lastSearch = System.nanoTime();
+                    String missing = ShardFailures.of(r.shards());
+                    if (missing != null) {
+                        // Counting without a shard's documents would report duplicates that are not all of them.
+                        throw failure(ShardFailures.status(r.shards()), missing, null);
+                    }
                     return r;
                 } catch (ElasticsearchException e) {
                     if (!(Failures.isRejected(e) && attempts.retryAfter(e))) {

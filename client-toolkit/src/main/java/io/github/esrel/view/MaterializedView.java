@@ -11,6 +11,7 @@ import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.DocumentMapper;
+import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
@@ -606,7 +607,9 @@ public final class MaterializedView<S, P> {
      * Runs a query on the view index and returns the <em>source</em> documents of the hits, fetched by id
      * with one {@code _mget} (seed 003's {@code pk__in} trick): 2 round trips in all. The request's
      * index and {@code _source} settings are replaced; everything else (query, size, sort, from,
-     * search_after) is used as given.
+     * search_after) is used as given. A search some shards of the view did not answer fails (status 503; 400 when
+     * the query is what they failed on), unless the request allows partial results ({@code
+     * allowPartialSearchResults(true)}).
      *
      * @param request sets the search up on a fresh request builder and returns it
      * @return the source documents of the hits, in hit order, with the view's total hits; 1 round
@@ -624,6 +627,14 @@ public final class MaterializedView<S, P> {
                             .source(s -> s.filter(f -> f.includes(composer.routingPath())))
                             .build();
                     SearchResponse<ObjectNode> found = settings.client().search(req, ObjectNode.class);
+                    String shardsMissing = ShardFailures.of(found.shards());
+                    if (shardsMissing != null && !Boolean.TRUE.equals(req.allowPartialSearchResults())) {
+                        // A page without the failed shards' hits is not the answer, unless the caller asked for one.
+                        throw new ViewException(
+                                "searching view " + settings.viewIndex() + " failed: " + shardsMissing,
+                                ShardFailures.status(found.shards()),
+                                null);
+                    }
                     long total = found.hits().total() == null
                             ? -1
                             : found.hits().total().value();

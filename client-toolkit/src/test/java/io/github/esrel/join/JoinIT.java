@@ -1053,6 +1053,33 @@ class JoinIT {
     }
 
     @Test
+    void shouldFailRatherThanJoinTheChildrenOfTheShardsThatAnswered() throws IOException {
+        // A child index whose title is a number: a match on it fails on that index's shard only, and Elasticsearch
+        // answers with the hits of the other shards unless told not to. A join on that answer would be short.
+        es.indices()
+                .create(c -> c.index("posts-numbered")
+                        .settings(s -> s.numberOfShards("1").numberOfReplicas("0"))
+                        .mappings(m -> m.properties("title", p -> p.long_(l -> l))
+                                .properties("user_id", p -> p.keyword(k -> k))));
+        try {
+            Join join = Join.of(b -> b.client(es));
+            for (JoinQuery.Plan plan : JoinQuery.Plan.values()) {
+                assertThatThrownBy(() -> join.childrenWhereParent(everyoneWhere(b -> b.children(
+                                        "posts,posts-numbered", "user_id")
+                                .childQuery(c -> c.match(m -> m.field("title").query("relationships complicated")))
+                                .plan(plan))))
+                        .as(plan.toString())
+                        .isInstanceOf(JoinException.class)
+                        .hasMessageContaining("1 of 4 shards failed")
+                        .hasMessageContaining("[posts-numbered][0]")
+                        .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(400));
+            }
+        } finally {
+            es.indices().delete(d -> d.index("posts-numbered"));
+        }
+    }
+
+    @Test
     void shouldExplainThatTheChildKeyMustBeAKeywordToCollapseOn() {
         Join join = Join.of(b -> b.client(es));
         assertThatThrownBy(() -> join.childrenOf(everyoneWhere(b -> b.children("posts", "title"))))

@@ -138,19 +138,21 @@ class RenameFaultIT {
     }
 
     /**
-     * What an application does with a rename that stopped: {@code continueRenameDirectory} until it is done,
-     * a few times, as the cluster may still be failing over.
+     * What an application does with a rename that stopped: {@code continueRenameDirectory} until it is done, for up
+     * to three minutes, as the cluster may still be failing over (a frozen node holds searches until the others drop
+     * it) and the stopped rename's locks may have to expire first.
      */
     private static RenameResult finish(FileTree fs) throws InterruptedException {
-        for (int attempt = 1; ; attempt++) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while (true) {
             try {
                 RenameResult r = fs.continueRenameDirectory("/src", "/dst");
-                if (r.done() || attempt == 5) {
+                if (r.done() || System.nanoTime() > deadline) {
                     return r;
                 }
                 System.out.println("continued rename ended " + r + "; again");
             } catch (FsException e) {
-                if (attempt == 5) {
+                if (System.nanoTime() > deadline) {
                     throw e;
                 }
                 System.out.println("continued rename stopped: " + e.getMessage() + "; again");
