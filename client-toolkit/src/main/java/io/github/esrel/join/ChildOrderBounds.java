@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import io.github.esrel.internal.ClientApi;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -78,14 +77,7 @@ final class ChildOrderBounds {
 
     private final LongSupplier nanoClock;
     /** Guarded by itself: access-ordered. */
-    private final Map<String, Bound> bounds = new LinkedHashMap<>(16, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Bound> eldest) {
-            return size() > MAX_READS;
-        }
-    };
+    private final Map<String, Bound> bounds = Lru.map(MAX_READS);
 
     ChildOrderBounds(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;

@@ -9,6 +9,7 @@ import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpUtils;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -55,6 +56,8 @@ final class ChildrenFirst<P, C> {
         boolean capExceeded;
         /** Why keys-first must take over (or the cap was hit), for messages. */
         String reason;
+        /** The answers of the searches sent beside the first round trip, in their order; {@code null} when none. */
+        List<ResponseBody<JsonData>> beside;
 
         boolean answered() {
             return pairs != null;
@@ -77,11 +80,19 @@ final class ChildrenFirst<P, C> {
     private final String preference = "esrel-join-" + UUID.randomUUID();
     private final ParentCounts parentCounts;
     private final ChildOrderBounds bounds;
+    private final RecentKeys recentKeys;
+    /** The question as {@link RecentKeys} knows it; {@code null} when its children are not read from the start. */
+    private String question;
+    /** The keys checked in the first round trip, and those of them whose parent matches; {@code null} when none. */
+    private Set<String> checkedAhead;
+
+    private Map<String, Doc<P>> matchingAhead;
 
     ChildrenFirst(
             Searcher searcher,
             ParentCounts parentCounts,
             ChildOrderBounds bounds,
+            RecentKeys recentKeys,
             JoinSettings settings,
             JoinQuery<P, C> q,
             ChildSide side,
@@ -89,6 +100,7 @@ final class ChildrenFirst<P, C> {
         this.searcher = searcher;
         this.parentCounts = parentCounts;
         this.bounds = bounds;
+        this.recentKeys = recentKeys;
         this.mapper = searcher.client()._jsonpMapper();
         this.q = q;
         this.trips = trips;
@@ -102,6 +114,17 @@ final class ChildrenFirst<P, C> {
     }
 
     Outcome<P, C> run() {
+        return run(List.of(), null);
+    }
+
+    /**
+     * Runs the first round trip, with {@code beside} sent in it after its own searches (their answers in
+     * {@link Outcome#beside}), then probes if that is the plan.
+     *
+     * @param beside searches to send in the first round trip; if they make it fail, it is sent again without them
+     * @param what names them in the round-trip log
+     */
+    Outcome<P, C> run(List<SearchRequest> beside, String what) {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
         String condition = q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper);
@@ -131,28 +154,52 @@ final class ChildrenFirst<P, C> {
         // The start of the child order, read directly: where the last such read ended bounds this one.
         String read = probing && !side.inPit() ? childRead() : null;
         ChildOrderBounds.Bound bound = read == null ? null : bounds.get(read, probeSize);
+        // When the first round trip reads children alone, the keys the last read of the same children found are
+        // checked beside it (RecentKeys): asked again, the question's second round trip is then rarely needed.
+        question = read == null ? null : condition + " " + q.parentKey() + " " + q.childKey() + " " + read;
+        List<String> recent = question == null || counting ? null : recentKeys.get(question, probeSize);
         List<ResponseBody<JsonData>> r;
         try {
-            r = firstTrip(counting, preview, probing, probeSize, parentTotal, bound);
+            r = firstTrip(counting, preview, probing, probeSize, parentTotal, bound, recent, beside, what);
         } catch (JoinException e) {
-            if (bound == null) {
+            if (bound == null && beside.isEmpty()) {
                 throw e;
             }
-            // The bound's filter is the only thing the last such read did not send: never fail a join over it.
-            bounds.turnOff(read);
-            bound = null;
-            r = firstTrip(counting, preview, probing, probeSize, parentTotal, null);
+            // The bound's filter and the searches beside are the only things the last such call did not send: never
+            // fail a join over them.
+            if (bound != null) {
+                bounds.turnOff(read);
+                bound = null;
+            }
+            beside = List.of();
+            r = firstTrip(counting, preview, probing, probeSize, parentTotal, null, recent, beside, what);
         }
-        ResponseBody<JsonData> keys = counting ? r.get(0) : null;
+        int answer = 0;
+        ResponseBody<JsonData> keys = counting ? r.get(answer++) : null;
         List<Hit<JsonData>> children = List.of();
         if (probing) {
-            ResponseBody<JsonData> probed = r.get(counting ? 1 : 0);
+            ResponseBody<JsonData> probed = r.get(answer++);
             side.update(probed);
             children = probed.hits().hits();
         }
         if (parentTotal < 0) {
-            parentTotal = total(r.get(r.size() - 1));
+            parentTotal = total(r.get(answer++));
             parentCounts.put(q.parentIndex(), parentTotal);
+        }
+        if (!beside.isEmpty()) {
+            out.beside = r.subList(r.size() - beside.size(), r.size());
+        }
+        if (recent != null) {
+            ResponseBody<JsonData> checked = r.get(answer);
+            checkedAhead = new HashSet<>(recent);
+            matchingAhead = new HashMap<>();
+            for (Hit<JsonData> h : checked.hits().hits()) {
+                String key = Keys.of(h, q.parentKey());
+                if (key != null) {
+                    matchingAhead.putIfAbsent(key, searcher.sources().doc(h, q.parentType()));
+                }
+            }
+            out.parentsRead += checked.hits().hits().size();
         }
         if (keys != null) {
             out.parentsMatched = total(keys);
@@ -186,7 +233,7 @@ final class ChildrenFirst<P, C> {
                 Map<String, Doc<P>> docs = out.parents.docs;
                 if (out.parents.keysOnly) {
                     // Only the page's parents, and only those that match (parents may share a key).
-                    docs = parents(page(found), true, "the parents of the page", out);
+                    docs = parents(keysOf(page(found)), "the parents of the page", out);
                 }
                 answer(out, found, docs, exhausted);
             } else {
@@ -218,7 +265,10 @@ final class ChildrenFirst<P, C> {
             boolean probing,
             int probeSize,
             long parentTotal,
-            ChildOrderBounds.Bound bound) {
+            ChildOrderBounds.Bound bound,
+            List<String> recent,
+            List<SearchRequest> beside,
+            String besideWhat) {
         List<SearchRequest> first = new ArrayList<>();
         List<String> what = new ArrayList<>();
         if (counting) {
@@ -233,7 +283,19 @@ final class ChildrenFirst<P, C> {
             first.add(Requests.countAll(q.parentIndex()));
             what.add("parent count");
         }
-        String index = !counting ? q.childIndex() : probing ? q.parentIndex() + "," + q.childIndex() : q.parentIndex();
+        if (recent != null) {
+            first.add(Requests.parentsByKey(q, recent, true));
+            what.add("matching parents of the last read's " + recent.size() + " keys");
+        }
+        if (!beside.isEmpty()) {
+            first.addAll(beside);
+            what.add(besideWhat);
+        }
+        boolean parentSide = counting || recent != null || parentTotal < 0;
+        boolean childSide = probing || !beside.isEmpty();
+        String index = parentSide && childSide
+                ? q.parentIndex() + "," + q.childIndex()
+                : childSide ? q.childIndex() : q.parentIndex();
         return run(String.join(", ", what), index, first);
     }
 
@@ -251,6 +313,7 @@ final class ChildrenFirst<P, C> {
         List<Match> found = new ArrayList<>();
         Map<String, Doc<P>> docs = new HashMap<>();
         Set<String> seen = new HashSet<>();
+        boolean firstPage = true; // the children the first round trip read
         while (true) {
             List<Hit<JsonData>> fresh = new ArrayList<>(page.size());
             for (Hit<JsonData> h : page) {
@@ -259,8 +322,23 @@ final class ChildrenFirst<P, C> {
                     fresh.add(h);
                 }
             }
-            Map<String, Doc<P>> matching =
-                    parents(fresh, true, "matching parents of " + fresh.size() + " children", out);
+            Map<String, Doc<P>> matching;
+            if (firstPage) {
+                firstPage = false;
+                Set<String> keys = keysOf(fresh);
+                if (question != null) {
+                    recentKeys.put(
+                            question,
+                            fresh.stream()
+                                    .map(h -> Keys.values(h.fields(), q.childKey()))
+                                    .toList());
+                }
+                matching = checkedAhead == null
+                        ? parents(keys, "matching parents of " + fresh.size() + " children", out)
+                        : fromCheckedAhead(keys, out);
+            } else {
+                matching = parents(keysOf(fresh), "matching parents of " + fresh.size() + " children", out);
+            }
             docs.putAll(matching);
             found.addAll(keep(fresh, matching.keySet()));
             if (found.size() >= window || exhausted) {
@@ -369,20 +447,39 @@ final class ChildrenFirst<P, C> {
                 .toList();
     }
 
-    /**
-     * The parents of these children by key, in one search: only those matching the parent query
-     * when {@code matching}, else all of them.
-     */
-    private Map<String, Doc<P>> parents(
-            List<Hit<JsonData>> children, boolean matching, String what, Outcome<P, C> out) {
+    /** The keys of these children, in order. */
+    private Set<String> keysOf(List<Hit<JsonData>> children) {
         Set<String> keys = new LinkedHashSet<>();
         for (Hit<JsonData> h : children) {
             keys.addAll(Keys.values(h.fields(), q.childKey()));
         }
+        return keys;
+    }
+
+    /**
+     * The matching parents of these keys: those checked in the first round trip as they were checked, the others (keys
+     * of children the last read did not have) in one search.
+     */
+    private Map<String, Doc<P>> fromCheckedAhead(Set<String> keys, Outcome<P, C> out) {
+        Map<String, Doc<P>> matching = new HashMap<>();
+        List<String> unchecked = new ArrayList<>();
+        for (String k : keys) {
+            if (!checkedAhead.contains(k)) {
+                unchecked.add(k);
+            } else if (matchingAhead.containsKey(k)) {
+                matching.put(k, matchingAhead.get(k));
+            }
+        }
+        matching.putAll(parents(unchecked, "matching parents of " + unchecked.size() + " new children's keys", out));
+        return matching;
+    }
+
+    /** The parents of these keys that match the parent query, in one search. */
+    private Map<String, Doc<P>> parents(Collection<String> keys, String what, Outcome<P, C> out) {
         if (keys.isEmpty()) {
             return Map.of();
         }
-        ParentsByKey<P> found = ParentsByKey.read(searcher, q, List.copyOf(keys), matching, what, trips);
+        ParentsByKey<P> found = ParentsByKey.read(searcher, q, List.copyOf(keys), true, what, trips);
         out.parentsRead += found.read();
         return found.byKey();
     }

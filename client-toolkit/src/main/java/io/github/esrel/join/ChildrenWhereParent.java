@@ -1,6 +1,9 @@
 package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.Time;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
+import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.JsonpUtils;
 import java.util.List;
 
 /**
@@ -19,6 +22,7 @@ final class ChildrenWhereParent<P, C> {
     private final TermsBatches batches;
     private final ParentCounts parentCounts;
     private final ChildOrderBounds bounds;
+    private final RecentKeys recentKeys;
     private final JoinSettings settings;
     private final JoinQuery<P, C> q;
     private final Time keepAlive;
@@ -30,12 +34,14 @@ final class ChildrenWhereParent<P, C> {
             TermsBatches batches,
             ParentCounts parentCounts,
             ChildOrderBounds bounds,
+            RecentKeys recentKeys,
             JoinSettings settings,
             JoinQuery<P, C> q) {
         this.searcher = searcher;
         this.batches = batches;
         this.parentCounts = parentCounts;
         this.bounds = bounds;
+        this.recentKeys = recentKeys;
         this.settings = settings;
         this.q = q;
         this.keepAlive = settings.keepAlive();
@@ -86,10 +92,29 @@ final class ChildrenWhereParent<P, C> {
     private JoinResult.Builder<P, C> plan(ChildSide side) {
         MatchingParents<P> parents = null;
         int childrenRead = 0;
+        KeysFirst<P, C> keysFirst = new KeysFirst<>(searcher, batches, settings, q, side, trips);
+        KeysFirst.Prefetched prefetched = null;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
-            ChildrenFirst.Outcome<P, C> o =
-                    new ChildrenFirst<>(searcher, parentCounts, bounds, settings, q, side, trips).run();
+            // Asked again within the minute, a question keys-first answered from the preview's keys sends the
+            // searches of its second round trip in the first, for the keys of the last answer (RecentKeys): when the
+            // preview finds the same keys, the join is answered in one round trip.
+            String question = side.inPit() ? null : keysFirstQuestion(side);
+            List<String> lastKeys = question == null ? null : recentKeys.get(question, 1);
+            List<SearchRequest> ahead = lastKeys == null ? List.of() : keysFirst.prefetch(lastKeys);
+            ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(
+                            searcher, parentCounts, bounds, recentKeys, settings, q, side, trips)
+                    .run(
+                            ahead,
+                            ahead.isEmpty()
+                                    ? null
+                                    : "children of the last answer's " + lastKeys.size() + " parent keys"
+                                            + (ahead.size() > 1 ? " and those parents" : ""));
             childrenRead = o.childrenRead;
+            if (question != null) {
+                // Only keys-first taking over from a preview that held every matching parent can be repeated so.
+                boolean repeatable = !o.answered() && !o.capExceeded && o.parents != null;
+                recentKeys.put(question, repeatable ? List.of(List.copyOf(o.parents.keys)) : List.of());
+            }
             if (o.answered()) {
                 return finish(answered(o, side), childrenRead);
             }
@@ -97,8 +122,23 @@ final class ChildrenWhereParent<P, C> {
                 return finish(capExceeded(o), childrenRead);
             }
             parents = o.parents;
+            if (o.beside != null && parents != null) {
+                prefetched = new KeysFirst.Prefetched(lastKeys, o.beside);
+            }
         }
-        return finish(new KeysFirst<>(searcher, batches, settings, q, side, trips).join(parents), childrenRead);
+        return finish(keysFirst.join(parents, prefetched), childrenRead);
+    }
+
+    /** This page's question as keys-first asks it, for {@link RecentKeys}: the parents, the children, their order. */
+    private String keysFirstQuestion(ChildSide side) {
+        JsonpMapper mapper = searcher.client()._jsonpMapper();
+        return "keys-first " + q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper) + " "
+                + q.parentKey() + " " + q.childIndex() + " " + q.childKey() + " "
+                + (q.childQuery() == null ? "" : JsonpUtils.toJsonString(q.childQuery(), mapper)) + " "
+                + side.sort(q).stream()
+                        .map(o -> JsonpUtils.toJsonString(o, mapper))
+                        .toList()
+                + " " + side.from() + " " + q.childrenPerPage();
     }
 
     private JoinResult.Builder<P, C> answered(ChildrenFirst.Outcome<P, C> o, ChildSide side) {

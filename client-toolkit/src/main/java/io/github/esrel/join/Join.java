@@ -66,7 +66,14 @@ import java.util.function.Function;
  * the match counts of 1,000 conditions, the least recently used forgotten first) starts from its last count:
  * one that matched more parents than the preview holds is only counted, not previewed, and one that
  * matched few among many reads no children in the first round trip, since the first ones would not hold
- * the page. A count that changed since costs at most a round trip, never the answer. When more parents match, it takes children-first if the
+ * the page. A count that changed since costs at most a round trip, never the answer. Asked again within the minute,
+ * a question also sends its second step beside the first, built from the keys its last call found (for 1,000
+ * questions): children-first checks which parents of the last first read's children match beside this read, and
+ * keys-first reads the children of the last answer's keys (with their parents, when the preview reads keys alone)
+ * beside the preview. Those searches run now, on the data as it is now, so nothing is taken on trust: when the keys
+ * still hold (the preview finds the same matching parents; the children read have no key the last read lacked) the
+ * call is answered in one round trip, and otherwise the keys that differ are read in the second, as before.
+ * When more parents match, it takes children-first if the
  * children to read are estimated fewer than the matching parents (two round trips when it works out),
  * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in
  * {@link JoinResult#requests()}, and {@link JoinResult#plan()} says which plan answered.
@@ -135,6 +142,7 @@ public final class Join {
     private final TermsBatches batches;
     private final ParentCounts parentCounts = new ParentCounts(System::nanoTime);
     private final ChildOrderBounds childOrderBounds = new ChildOrderBounds(System::nanoTime);
+    private final RecentKeys recentKeys = new RecentKeys(System::nanoTime);
 
     private Join(Builder b) {
         this.es = Clients.adopt(b.client);
@@ -242,7 +250,8 @@ public final class Join {
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.CHILDREN, "childrenWhereParent");
         }
-        return new ChildrenWhereParent<>(searcher, batches, parentCounts, childOrderBounds, settings, q).page(cursor);
+        return new ChildrenWhereParent<>(searcher, batches, parentCounts, childOrderBounds, recentKeys, settings, q)
+                .page(cursor);
     }
 
     // --- children of parents matching a query -----------------------------------------------------

@@ -72,6 +72,31 @@ final class KeysFirst<P, C> {
     }
 
     /**
+     * The answers of {@link #prefetch} for some keys, read before the keys were known to be the matching parents'.
+     *
+     * @param keys the keys the searches were built for
+     * @param responses the answers, in the order of {@link #prefetch}'s searches
+     */
+    record Prefetched(List<String> keys, List<ResponseBody<JsonData>> responses) {}
+
+    /**
+     * The searches the join sends once it knows the keys, for keys it expects: the children of the keys, in one batch,
+     * and the matching parents of the keys beside them when the preview reads keys alone. Empty when the keys need
+     * several batches (as known now) or the side reads a point in time.
+     */
+    List<SearchRequest> prefetch(List<String> keys) {
+        if (side.inPit() || keys.isEmpty() || keys.size() > batches.limit(q.childIndex())) {
+            return List.of();
+        }
+        List<SearchRequest> out = new ArrayList<>();
+        out.add(Requests.childBatch(q, side, keys, side.from() + q.childrenPerPage()));
+        if (Requests.previewReadsKeysOnly(q) && q.parentFetch() == JoinQuery.ParentFetch.EAGER) {
+            out.add(Requests.parentsByKey(q, keys, true));
+        }
+        return out;
+    }
+
+    /**
      * Joins this page keys-first.
      *
      * @param known every matching parent, when the first round trip of {@link JoinQuery.Plan#AUTO} already read
@@ -79,6 +104,14 @@ final class KeysFirst<P, C> {
      * @return the result but for what the caller adds: the children read before, the cap and the cost
      */
     JoinResult.Builder<P, C> join(MatchingParents<P> known) {
+        return join(known, null);
+    }
+
+    /**
+     * {@link #join(MatchingParents)}, with the answers of {@link #prefetch} read beside the first round trip: used
+     * when they were built for exactly the keys of the matching parents, else ignored.
+     */
+    JoinResult.Builder<P, C> join(MatchingParents<P> known, Prefetched prefetched) {
         MatchingParents<P> parents = known != null ? known : collectParents();
         if (parents.exceeded) {
             return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST)
@@ -102,7 +135,19 @@ final class KeysFirst<P, C> {
         // Eager parents whose keys alone are known (AUTO's preview) are read next to their children: one
         // round trip for both.
         boolean parentsAlongside = parents.keysOnly && q.parentFetch() == JoinQuery.ParentFetch.EAGER;
-        ChildHits found = childrenOfKeys(keys, window, parentsAlongside);
+        ChildHits found = prefetched != null
+                        && prefetched.responses().size() == (parentsAlongside ? 2 : 1)
+                        && new HashSet<>(prefetched.keys()).equals(parents.keys)
+                ? childHits(
+                        new TermsBatches.Answers<>(
+                                prefetched.responses().subList(0, 1),
+                                1,
+                                batches.limit(q.childIndex()),
+                                prefetched
+                                        .responses()
+                                        .subList(1, prefetched.responses().size())),
+                        window)
+                : childrenOfKeys(keys, window, parentsAlongside);
         if (!side.inPit() && found.answers().batches() > 1 && found.more()) {
             // Read directly, ties between batches merge in batch order, but in _shard_doc order in a point in
             // time: the next page could not start exactly where this one ends. Read this page as the next
@@ -232,6 +277,11 @@ final class KeysFirst<P, C> {
                 JsonData.class,
                 trips,
                 "children of " + keys.size() + " parent key(s)" + (withParents ? " and those parents" : ""));
+        return childHits(answers, window);
+    }
+
+    /** The first {@code window} children of the batches' answers, merged. */
+    private ChildHits childHits(TermsBatches.Answers<JsonData> answers, int window) {
         List<Hit<JsonData>> hits = new ArrayList<>();
         long matched = 0;
         boolean exact = true;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.SortOptions;
 import co.elastic.clients.elasticsearch._types.SortOrder;
@@ -817,19 +818,22 @@ class JoinIT {
         assertThat(broad.parentsRead()).isLessThan(Join.PREVIEW_KEYS + Join.MIN_PROBE + 1);
         assertThat(answer(broad)).containsExactlyElementsOf(expected);
         // Asked again within the minute: the condition is known to match more parents than the preview
-        // holds, so the first round trip reads children alone, neither keys nor a count of parents (the count of
-        // the first call is reported, as not exact).
+        // holds, so the first round trip reads children, neither keys nor a count of parents (the count of
+        // the first call is reported, as not exact), and beside them checks the keys the last read found
+        // (of its first children, as many as this read reads).
         JoinResult<User, Post> again = join.childrenWhereParent(oldest);
         assertThat(again.requests().get(0))
                 .as(again.requests().toString())
-                .startsWith("search [wide-posts] first")
-                .doesNotContain("parent");
+                .startsWith("msearch [wide-users,wide-posts] first")
+                .contains("children (bounded), matching parents of the last read's")
+                .doesNotContain("parent keys")
+                .doesNotContain("parent count");
         assertThat(again.parentsMatched()).isEqualTo(broad.parentsMatched()).isEqualTo(1_200);
         assertThat(again.parentsMatchedExact()).isFalse();
         assertThat(again.parentsRead()).isLessThanOrEqualTo(Join.MIN_PROBE);
         // And the share it learned sizes the first read of children: about what holds the page, not 4 x the page.
         assertThat(again.childrenRead()).as(again.describe()).isLessThan(Join.MIN_PROBE);
-        assertThat(again.roundTrips()).isEqualTo(2);
+        assertThat(again.roundTrips()).isEqualTo(1);
         assertThat(answer(again)).containsExactlyElementsOf(expected);
 
         // 1,000 wanted: about 2,500 children against 1,200 keys, so keys-first.
@@ -878,7 +882,10 @@ class JoinIT {
                 selective,
                 byHandle,
                 byHandle.toBuilder().parentFetch(JoinQuery.ParentFetch.LAZY).build())) {
-            JoinResult<User, Post> r = join.childrenWhereParent(q);
+            // A Join of its own each: the last two differ only in how parents are fetched, and a Join that answered
+            // one would read the other's children in its first round trip (the children of the same keys).
+            Join ownJoin = Join.of(b -> b.client(es));
+            JoinResult<User, Post> r = ownJoin.childrenWhereParent(q);
             String what = q.parentKey() + " " + q.parentFetch() + ": " + r.describe() + " " + r.requests();
             assertThat(r.plan()).as(what).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
             assertThat(r.parentsMatched()).as(what).isEqualTo(400);
@@ -893,12 +900,17 @@ class JoinIT {
                     .allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
 
             // Asked again within the minute: 400 of 3,000 parents match, so about 150 children would hold
-            // the 20 wanted; the first round trip reads the keys alone and keys-first answers in the second.
-            JoinResult<User, Post> repeated = join.childrenWhereParent(q);
+            // the 20 wanted; the first round trip reads no children in the child order, but the keys, and beside
+            // them what keys-first read for the last answer's keys (and its parents, when the preview reads keys
+            // alone): the same keys, so keys-first answers from it, a round trip earlier.
+            JoinResult<User, Post> repeated = ownJoin.childrenWhereParent(q);
             String whatRepeated = what + "\nagain: " + repeated.describe() + " " + repeated.requests();
-            assertThat(repeated.requests().get(0)).as(whatRepeated).doesNotContain("children");
+            assertThat(repeated.requests().get(0))
+                    .as(whatRepeated)
+                    .doesNotContainPattern("first \\d+ children")
+                    .contains("children of the last answer's 400 parent keys");
             assertThat(repeated.childrenRead()).as(whatRepeated).isZero();
-            assertThat(repeated.roundTrips()).as(whatRepeated).isEqualTo(r.roundTrips());
+            assertThat(repeated.roundTrips()).as(whatRepeated).isEqualTo(r.roundTrips() - 1);
             assertThat(answer(repeated)).as(whatRepeated).containsExactlyElementsOf(answer(r));
         }
 
@@ -1001,6 +1013,120 @@ class JoinIT {
                 assertThat(r.requests().get(0)).doesNotContain("bounded");
             }
         }
+    }
+
+    @Test
+    void shouldCheckTheKeysTheLastReadFoundInTheFirstRoundTripAndStayExactWhenParentsAndChildrenChange()
+            throws IOException {
+        // Parents of their own (this test edits them); a preview of 5 keys, fewer than the 20 women, so that the
+        // join reads the newest posts first and checks their authors.
+        createUsers("checked-users", 1, Map.of());
+        createPosts("checked-posts", 2, Map.of());
+        bulk("checked-users", IntStream.range(0, USERS).boxed().collect(Collectors.toMap(i -> "u" + i, users::get)));
+        bulk("checked-posts", IntStream.range(0, POSTS).boxed().collect(Collectors.toMap(j -> "p" + j, posts::get)));
+        JoinQuery<User, Post> newestByWomen = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents(
+                                "checked-users",
+                                q -> q.term(t -> t.field("gender").value("female")))
+                        .children("checked-posts", "user_id")
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))
+                        .childrenPerPage(10));
+        Join join = Join.of(b -> b.client(es).pageSize(5));
+
+        JoinResult<User, Post> first = join.childrenWhereParent(newestByWomen);
+        assertThat(first.plan()).isEqualTo(JoinQuery.Plan.CHILDREN_FIRST);
+        assertThat(first.roundTrips()).as(first.requests().toString()).isEqualTo(2);
+        assertThat(answer(first)).hasSize(10).isEqualTo(answer(keysFirst(newestByWomen)));
+
+        // Asked again: the authors the first read found are checked beside the read of the posts, in one round trip.
+        JoinResult<User, Post> again = join.childrenWhereParent(newestByWomen);
+        assertThat(again.requests()).hasSize(1);
+        assertThat(again.requests().get(0)).contains("matching parents of the last read's");
+        assertThat(answer(again)).isEqualTo(answer(first));
+
+        // An author of the page is no longer a woman: the check runs now, not a minute ago, and drops her posts.
+        String gone = first.pairs().get(0).parent().id();
+        es.update(
+                u -> u.index("checked-users")
+                        .id(gone)
+                        .doc(Map.of("gender", "male"))
+                        .refresh(Refresh.True),
+                Map.class);
+        JoinResult<User, Post> fewer = join.childrenWhereParent(newestByWomen);
+        assertThat(fewer.requests()).as(fewer.requests().toString()).hasSize(1);
+        assertThat(answer(fewer))
+                .isEqualTo(answer(keysFirst(newestByWomen)))
+                .noneMatch(a -> a.contains("<-" + gone + ":"));
+
+        // A new woman writes the newest post: her key was not in the last read, and only it is checked next.
+        es.index(i -> i.index("checked-users")
+                .id("u-new")
+                .document(new User("Ada Newcomer", "female", "hnew", USERS))
+                .refresh(Refresh.True));
+        es.index(i -> i.index("checked-posts")
+                .id("p-new")
+                .document(new Post("hello", "u-new", "hnew", 1, 2_000_000L, new Author("Ada Newcomer", "female")))
+                .refresh(Refresh.True));
+        JoinResult<User, Post> newer = join.childrenWhereParent(newestByWomen);
+        assertThat(newer.requests()).hasSize(2);
+        assertThat(newer.requests().get(1)).contains("matching parents of 1 new children's keys");
+        assertThat(newer.pairs().get(0).child().id()).isEqualTo("p-new");
+        assertThat(answer(newer)).isEqualTo(answer(keysFirst(newestByWomen)));
+        // And then it is known.
+        assertThat(join.childrenWhereParent(newestByWomen).requests()).hasSize(1);
+        es.indices().delete(d -> d.index("checked-users", "checked-posts"));
+    }
+
+    @Test
+    void shouldSendTheSecondRoundTripOfAKeysFirstAnswerInTheFirstWhenAskedAgainAndStayExact() throws IOException {
+        // Two authors of forty (parents of its own: this test edits them): keys-first, from the preview's keys.
+        createUsers("few-users", 1, Map.of());
+        bulk("few-users", IntStream.range(0, USERS).boxed().collect(Collectors.toMap(i -> "u" + i, users::get)));
+        JoinQuery<User, Post> twoAuthors = JoinQuery.of(
+                User.class,
+                Post.class,
+                b -> b.parents(
+                                "few-users",
+                                q -> q.terms(t ->
+                                        t.field("n").terms(v -> v.value(List.of(FieldValue.of(3), FieldValue.of(17))))))
+                        .children("posts", "user_id")
+                        .childSort(
+                                SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc))))
+                        .childrenPerPage(10));
+        Join join = Join.of(b -> b.client(es));
+
+        JoinResult<User, Post> first = join.childrenWhereParent(twoAuthors);
+        assertThat(first.plan()).isEqualTo(JoinQuery.Plan.KEYS_FIRST);
+        assertThat(first.roundTrips()).as(first.requests().toString()).isEqualTo(2);
+        assertThat(answer(first)).hasSize(10).isEqualTo(answer(keysFirst(twoAuthors)));
+
+        // Asked again: the children of the last answer's keys are read beside the keys, in one round trip.
+        JoinResult<User, Post> again = join.childrenWhereParent(twoAuthors);
+        assertThat(again.requests()).as(again.requests().toString()).hasSize(1);
+        assertThat(again.requests().get(0)).contains("children of the last answer's 2 parent keys");
+        assertThat(answer(again)).isEqualTo(answer(first));
+
+        // A parent edited within the condition: the parents are those of the first round trip, as they are now.
+        es.update(
+                u -> u.index("few-users")
+                        .id("u3")
+                        .doc(Map.of("name", "Renamed Three"))
+                        .refresh(Refresh.True),
+                Map.class);
+        JoinResult<User, Post> renamed = join.childrenWhereParent(twoAuthors);
+        assertThat(renamed.requests()).hasSize(1);
+        assertThat(answer(renamed)).isEqualTo(answer(keysFirst(twoAuthors))).anyMatch(a -> a.contains("Renamed Three"));
+
+        // A third author matches now: the keys read differ from the last answer's, whose children are not used.
+        es.update(u -> u.index("few-users").id("u5").doc(Map.of("n", 3)).refresh(Refresh.True), Map.class);
+        JoinResult<User, Post> three = join.childrenWhereParent(twoAuthors);
+        assertThat(three.requests()).as(three.requests().toString()).hasSize(2);
+        assertThat(answer(three)).isEqualTo(answer(keysFirst(twoAuthors))).anyMatch(a -> a.contains("<-u5:"));
+        assertThat(join.childrenWhereParent(twoAuthors).requests()).hasSize(1);
+        es.indices().delete(d -> d.index("few-users"));
     }
 
     record DatedPost(String title, String user_id, String at, String at_nanos) {}
