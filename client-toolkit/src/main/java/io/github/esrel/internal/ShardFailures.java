@@ -51,7 +51,7 @@ public final class ShardFailures {
      *
      * @param shards the {@code _shards} section of a search, count or scroll answer; may be {@code null}
      * @return {@code null} when every shard searched answered (skipped shards are fine: they hold no match);
-     *     otherwise {@code "n of m shards failed: [index][shard] on node ...: reason; ..."}
+     *     otherwise {@code "n of m shards failed: [index] on node ...: reason; ..."}
      */
     public static String of(ShardStatistics shards) {
         if (shards == null || shards.failed() == null || shards.failed().intValue() == 0) {
@@ -73,9 +73,7 @@ public final class ShardFailures {
             sb.append(sep)
                     .append('[')
                     .append(f.index())
-                    .append("][")
-                    .append(f.shard())
-                    .append(']');
+                    .append(']'); // not ShardFailure.shard(): an int in elasticsearch-java 8.15, an Integer later
             if (f.node() != null) {
                 sb.append(" on node ").append(f.node());
             }

@@ -94,12 +94,25 @@ final class ChildrenWhereParent<P, C> {
         int childrenRead = 0;
         KeysFirst<P, C> keysFirst = new KeysFirst<>(searcher, batches, settings, q, side, trips);
         KeysFirst.Prefetched prefetched = null;
+        String question = null;
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
-            // Asked again within the minute, a question keys-first answered from the preview's keys sends the
-            // searches of its second round trip in the first, for the keys of the last answer (RecentKeys): when the
-            // preview finds the same keys, the join is answered in one round trip.
-            String question = side.inPit() ? null : keysFirstQuestion(side);
+            // Asked again within the minute, a question keys-first answered from the preview's keys starts from the
+            // keys of the last answer (RecentKeys). With _id keys, one round trip checks that they are still those of
+            // every matching parent (counts, no parent read) and reads their children and the last page's parents.
+            // With other keys, the preview runs and the searches of keys-first's second round trip go beside it, for
+            // the last answer's keys: when the preview finds the same keys, the join is answered in one round trip.
+            question = side.inPit() ? null : keysFirstQuestion(side);
             List<String> lastKeys = question == null ? null : recentKeys.get(question, 1);
+            if (lastKeys != null && q.parentKeyIsId() && q.plan() == JoinQuery.Plan.AUTO) {
+                List<String> lastPage = recentKeys.get(question + " page", 1);
+                JoinResult.Builder<P, C> again =
+                        keysFirst.joinIfStillMatching(lastKeys, lastPage == null ? List.of() : lastPage);
+                if (again != null) {
+                    remember(question, lastKeys, keysFirst);
+                    return finish(again, 0);
+                }
+                lastKeys = null; // they changed: their children are of no use
+            }
             List<SearchRequest> ahead = lastKeys == null ? List.of() : keysFirst.prefetch(lastKeys);
             ChildrenFirst.Outcome<P, C> o = new ChildrenFirst<>(
                             searcher, parentCounts, bounds, recentKeys, settings, q, side, trips)
@@ -110,15 +123,12 @@ final class ChildrenWhereParent<P, C> {
                                     : "children of the last answer's " + lastKeys.size() + " parent keys"
                                             + (ahead.size() > 1 ? " and those parents" : ""));
             childrenRead = o.childrenRead;
-            if (question != null) {
-                // Only keys-first taking over from a preview that held every matching parent can be repeated so.
-                boolean repeatable = !o.answered() && !o.capExceeded && o.parents != null;
-                recentKeys.put(question, repeatable ? List.of(List.copyOf(o.parents.keys)) : List.of());
-            }
             if (o.answered()) {
+                forget(question);
                 return finish(answered(o, side), childrenRead);
             }
             if (o.capExceeded) {
+                forget(question);
                 return finish(capExceeded(o), childrenRead);
             }
             parents = o.parents;
@@ -126,7 +136,29 @@ final class ChildrenWhereParent<P, C> {
                 prefetched = new KeysFirst.Prefetched(lastKeys, o.beside);
             }
         }
-        return finish(keysFirst.join(parents, prefetched), childrenRead);
+        JoinResult.Builder<P, C> r = keysFirst.join(parents, prefetched);
+        // Only keys-first taking over from a preview that held every matching parent can be repeated so.
+        if (parents != null) {
+            remember(question, List.copyOf(parents.keys), keysFirst);
+        } else {
+            forget(question);
+        }
+        return finish(r, childrenRead);
+    }
+
+    /** Remembers the keys of a keys-first answer and of the parents on its page, for the question asked again. */
+    private void remember(String question, List<String> keys, KeysFirst<P, C> answered) {
+        if (question != null) {
+            recentKeys.put(question, List.of(keys));
+            recentKeys.put(question + " page", List.of(answered.pageKeys()));
+        }
+    }
+
+    private void forget(String question) {
+        if (question != null) {
+            recentKeys.put(question, List.of());
+            recentKeys.put(question + " page", List.of());
+        }
     }
 
     /** This page's question as keys-first asks it, for {@link RecentKeys}: the parents, the children, their order. */

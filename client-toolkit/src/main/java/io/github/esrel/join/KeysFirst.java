@@ -2,6 +2,7 @@ package io.github.esrel.join;
 
 import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch._types.Time;
+import co.elastic.clients.elasticsearch._types.aggregations.Aggregate;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
@@ -54,6 +55,8 @@ final class KeysFirst<P, C> {
     private final ChildSide side;
     private final Trips trips;
     private final Time keepAlive;
+    /** The keys of the parents on the page answered, in page order. */
+    private List<String> pageKeys = List.of();
 
     KeysFirst(
             Searcher searcher,
@@ -166,7 +169,83 @@ final class KeysFirst<P, C> {
         } else if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
             parentDocs = parentsOf(page, parents.keys);
         }
+        return answer(parents, keys, found, page, parentDocs);
+    }
+
+    /**
+     * Keys-first for the keys of the last answer, when they are still the keys of every matching parent: one round
+     * trip that checks that ({@link Requests#keysStillMatch}) and reads the children of the keys and the parents of the
+     * last answer's page. The parents of a page that changed are read in a second round
+     * trip, those of the last page that were not on it dropped. {@code _id} keys only.
+     *
+     * @param keys the keys of every parent that matched for the last answer
+     * @param pageKeys the keys of the parents on the last answer's page
+     * @return the result, or {@code null} (after one round trip) when the keys no longer hold
+     */
+    JoinResult.Builder<P, C> joinIfStillMatching(List<String> keys, List<String> pageKeys) {
+        int window = side.from() + q.childrenPerPage();
+        List<SearchRequest> requests = new ArrayList<>(4);
+        requests.add(Requests.keysStillMatch(q, keys));
+        requests.add(Requests.childBatch(q, side, keys, window));
+        if (!pageKeys.isEmpty()) {
+            requests.add(Requests.parentsByKey(q, pageKeys, true));
+        }
+        List<ResponseBody<JsonData>> r;
+        try {
+            r = searcher.run(
+                    "check that the last answer's " + keys.size() + " parent keys still match, their children"
+                            + " and the " + pageKeys.size() + " parents of its page",
+                    q.parentIndex() + "," + q.childIndex(),
+                    requests,
+                    JsonData.class,
+                    trips);
+        } catch (Searcher.TermsLimitHit e) {
+            return null; // a lower index.max_terms_count than known: the usual way reads it
+        }
+        ResponseBody<JsonData> check = r.get(0);
+        Aggregate matchingAmongKeys = check.aggregations().get(Requests.MATCHING_AMONG_KEYS);
+        if (check.hits().total() == null
+                || check.hits().total().relation() != TotalHitsRelation.Eq
+                || check.hits().total().value() != keys.size()
+                || matchingAmongKeys == null
+                || matchingAmongKeys.filter().docCount() != keys.size()) {
+            return null;
+        }
+        MatchingParents<P> parents = new MatchingParents<>();
+        parents.keys.addAll(keys);
+        parents.total = keys.size();
+        parents.exact = true;
+        ChildHits found = childHits(
+                new TermsBatches.Answers<>(r.subList(1, 2), 1, batches.limit(q.childIndex()), List.of()), window);
+        List<Hit<JsonData>> page = found.hits()
+                .subList(
+                        Math.min(side.from(), found.hits().size()),
+                        Math.min(window, found.hits().size()));
+        Map<String, Doc<P>> parentDocs = pageKeys.isEmpty() ? new HashMap<>() : byKey(r.get(2));
+        parents.read = parentDocs.size();
+        List<String> missing = new ArrayList<>(new LinkedHashSet<>(page.stream()
+                .map(h -> Keys.firstIn(h, q.childKey(), parents.keys))
+                .filter(k -> k != null && !parentDocs.containsKey(k))
+                .toList()));
+        if (!missing.isEmpty()) {
+            ParentsByKey<P> more = ParentsByKey.read(
+                    searcher, q, missing, true, "the " + missing.size() + " parent(s) of the page", trips);
+            parentDocs.putAll(more.byKey());
+            parents.read += more.read();
+        }
+        return answer(parents, keys, found, page, parentDocs);
+    }
+
+    /** The result of a page of children and their parents. */
+    private JoinResult.Builder<P, C> answer(
+            MatchingParents<P> parents,
+            List<String> keys,
+            ChildHits found,
+            List<Hit<JsonData>> page,
+            Map<String, Doc<P>> parentDocs) {
+        int window = side.from() + q.childrenPerPage();
         List<Pair<P, C>> pairs = new ArrayList<>(page.size());
+        Set<String> onPage = new LinkedHashSet<>();
         for (Hit<JsonData> h : page) {
             String key = Keys.firstIn(h, q.childKey(), parents.keys);
             Doc<P> parent = key == null ? null : parentDocs.get(key);
@@ -174,8 +253,10 @@ final class KeysFirst<P, C> {
                 // The child's key matched a batch but the parent is gone (deleted between the two reads).
                 continue;
             }
+            onPage.add(key);
             pairs.add(new Pair<>(parent, searcher.sources().doc(h, q.childType())));
         }
+        pageKeys = List.copyOf(onPage);
         JoinCursor next = found.more() && !page.isEmpty()
                 ? side.next(window, page.get(page.size() - 1).sort())
                 : null;
@@ -302,6 +383,11 @@ final class KeysFirst<P, C> {
         }
         boolean more = hits.size() > window || (!side.inPit() && (matched > window || !exact));
         return new ChildHits(answers, hits, matched, exact, more);
+    }
+
+    /** The keys of the parents on the page the last join answered, in page order; empty before. */
+    List<String> pageKeys() {
+        return pageKeys;
     }
 
     /** The parents of an answer by key (the first hit of a key when several parents share it). */

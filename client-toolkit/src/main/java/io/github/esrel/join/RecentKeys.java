@@ -19,7 +19,8 @@ import java.util.function.LongSupplier;
  * {@code _msearch}. Nothing is taken on trust: the check runs now, against the parents as they are now, exactly as the
  * second round trip would have; it is only sent before the keys it checks are known. The keys of children the last read
  * did not have are checked in a second round trip, as before, but only they; keys checked in vain cost a few
- * stored-field reads. Entries are kept for {@link #MAX_AGE_NANOS}.
+ * stored-field reads. Keys-first keeps the keys of its last answer and of the parents on its page here too, under
+ * questions of its own ({@code ChildrenWhereParent}). Entries are kept for {@link #MAX_AGE_NANOS}.
  */
 final class RecentKeys {
 

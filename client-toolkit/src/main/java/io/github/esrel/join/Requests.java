@@ -166,6 +166,26 @@ final class Requests {
         });
     }
 
+    /** The aggregation of {@link #keysStillMatch} that counts the parents among the keys that match. */
+    static final String MATCHING_AMONG_KEYS = "matching_among_keys";
+
+    /**
+     * Whether these keys are still those of every matching parent: counts the parents that match or are among the keys
+     * (the hit count) and, as the aggregation {@value #MATCHING_AMONG_KEYS}, those among the keys that match. Both equal
+     * to the number of keys means every key names a parent that matches and no other parent does. One search, so that
+     * each shard answers both from one state. {@code _id} keys only: each names one parent.
+     */
+    static SearchRequest keysStillMatch(JoinQuery<?, ?> q, List<String> keys) {
+        Query ids = keysIn(q.parentKey(), keys);
+        return SearchRequest.of(s -> s.index(q.parentIndex())
+                .size(0)
+                .trackTotalHits(t -> t.enabled(true))
+                .query(x -> x.bool(b -> b.should(q.parentQuery()).should(ids)))
+                .aggregations(
+                        MATCHING_AMONG_KEYS,
+                        a -> a.filter(f -> f.bool(b -> b.filter(q.parentQuery()).filter(ids)))));
+    }
+
     /** Counts every document of an index (how many parents there are, to estimate a join's selectivity). */
     static SearchRequest countAll(String index) {
         return SearchRequest.of(s -> s.index(index).size(0).trackTotalHits(t -> t.enabled(true)));

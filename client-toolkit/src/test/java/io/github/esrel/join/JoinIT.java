@@ -900,15 +900,20 @@ class JoinIT {
                     .allSatisfy(p -> assertThat(p.parent().value().gender()).isEqualTo("female"));
 
             // Asked again within the minute: 400 of 3,000 parents match, so about 150 children would hold
-            // the 20 wanted; the first round trip reads no children in the child order, but the keys, and beside
-            // them what keys-first read for the last answer's keys (and its parents, when the preview reads keys
-            // alone): the same keys, so keys-first answers from it, a round trip earlier.
+            // the 20 wanted; the first round trip reads no children in the child order but starts from the last
+            // answer's keys. With _id keys it checks by counting that they still match and reads their children
+            // and the last page's parents; with a doc-values key the preview runs, and beside it what keys-first
+            // read for those keys (and their parents, when the preview reads keys alone): the same keys, so
+            // keys-first answers from it. A round trip earlier either way.
             JoinResult<User, Post> repeated = ownJoin.childrenWhereParent(q);
             String whatRepeated = what + "\nagain: " + repeated.describe() + " " + repeated.requests();
             assertThat(repeated.requests().get(0))
                     .as(whatRepeated)
                     .doesNotContainPattern("first \\d+ children")
-                    .contains("children of the last answer's 400 parent keys");
+                    .contains(
+                            q.parentKeyIsId()
+                                    ? "check that the last answer's 400 parent keys still match"
+                                    : "children of the last answer's 400 parent keys");
             assertThat(repeated.childrenRead()).as(whatRepeated).isZero();
             assertThat(repeated.roundTrips()).as(whatRepeated).isEqualTo(r.roundTrips() - 1);
             assertThat(answer(repeated)).as(whatRepeated).containsExactlyElementsOf(answer(r));
@@ -1103,10 +1108,12 @@ class JoinIT {
         assertThat(first.roundTrips()).as(first.requests().toString()).isEqualTo(2);
         assertThat(answer(first)).hasSize(10).isEqualTo(answer(keysFirst(twoAuthors)));
 
-        // Asked again: the children of the last answer's keys are read beside the keys, in one round trip.
+        // Asked again: one round trip counts that the last answer's keys still match (no parent read for it), and
+        // reads their children and the parents of the last page.
         JoinResult<User, Post> again = join.childrenWhereParent(twoAuthors);
         assertThat(again.requests()).as(again.requests().toString()).hasSize(1);
-        assertThat(again.requests().get(0)).contains("children of the last answer's 2 parent keys");
+        assertThat(again.requests().get(0)).contains("check that the last answer's 2 parent keys still match");
+        assertThat(again.parentsMatched()).isEqualTo(2);
         assertThat(answer(again)).isEqualTo(answer(first));
 
         // A parent edited within the condition: the parents are those of the first round trip, as they are now.
@@ -1120,12 +1127,48 @@ class JoinIT {
         assertThat(renamed.requests()).hasSize(1);
         assertThat(answer(renamed)).isEqualTo(answer(keysFirst(twoAuthors))).anyMatch(a -> a.contains("Renamed Three"));
 
-        // A third author matches now: the keys read differ from the last answer's, whose children are not used.
+        // A third author matches now: the check fails, and the join is read as the first time (a round trip more).
         es.update(u -> u.index("few-users").id("u5").doc(Map.of("n", 3)).refresh(Refresh.True), Map.class);
         JoinResult<User, Post> three = join.childrenWhereParent(twoAuthors);
-        assertThat(three.requests()).as(three.requests().toString()).hasSize(2);
+        assertThat(three.requests()).as(three.requests().toString()).hasSize(3);
+        assertThat(three.parentsMatched()).isEqualTo(3);
         assertThat(answer(three)).isEqualTo(answer(keysFirst(twoAuthors))).anyMatch(a -> a.contains("<-u5:"));
         assertThat(join.childrenWhereParent(twoAuthors).requests()).hasSize(1);
+
+        // One of them deleted: the keys no longer all name a matching parent, and the join reads anew.
+        es.delete(d -> d.index("few-users").id("u5").refresh(Refresh.True));
+        JoinResult<User, Post> deleted = join.childrenWhereParent(twoAuthors);
+        assertThat(deleted.requests()).as(deleted.requests().toString()).hasSize(3);
+        assertThat(answer(deleted))
+                .hasSize(10)
+                .isEqualTo(answer(keysFirst(twoAuthors)))
+                .noneMatch(a -> a.contains("<-u5:"));
+        // A page whose parent was not on the last page: u3 and u4, who has written nothing yet, then writes the newest
+        // post. The keys and their check still hold; the new page's parent is read in a second round trip.
+        JoinQuery<User, Post> withChildless = twoAuthors.toBuilder()
+                .parents(
+                        "few-users",
+                        q -> q.terms(t ->
+                                t.field("n").terms(v -> v.value(List.of(FieldValue.of(3), FieldValue.of(CHILDLESS))))))
+                .build();
+        join.childrenWhereParent(withChildless);
+        JoinResult<User, Post> one = join.childrenWhereParent(withChildless);
+        assertThat(one.requests()).as(one.requests().toString()).hasSize(1);
+        assertThat(one.pairs()).extracting(p -> p.parent().id()).containsOnly("u3");
+        es.index(i -> i.index("posts")
+                .id("p-by-childless")
+                .document(
+                        new Post("hello", "u" + CHILDLESS, "h04", 1, 3_000_000L, new Author("John Surname4", "female")))
+                .refresh(Refresh.True));
+        try {
+            JoinResult<User, Post> newPage = join.childrenWhereParent(withChildless);
+            assertThat(newPage.requests()).as(newPage.requests().toString()).hasSize(2);
+            assertThat(newPage.requests().get(1)).contains("the 1 parent(s) of the page");
+            assertThat(answer(newPage)).isEqualTo(answer(keysFirst(withChildless)));
+            assertThat(newPage.pairs().get(0).child().id()).isEqualTo("p-by-childless");
+        } finally {
+            es.delete(d -> d.index("posts").id("p-by-childless").refresh(Refresh.True));
+        }
         es.indices().delete(d -> d.index("few-users"));
     }
 
@@ -1197,7 +1240,7 @@ class JoinIT {
                         .as(plan.toString())
                         .isInstanceOf(JoinException.class)
                         .hasMessageContaining("1 of 4 shards failed")
-                        .hasMessageContaining("[posts-numbered][0]")
+                        .hasMessageContaining("[posts-numbered] on node")
                         .satisfies(e -> assertThat(((JoinException) e).status()).isEqualTo(400));
             }
         } finally {
