@@ -109,8 +109,8 @@ import java.util.function.Function;
  * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first in two round trips
  * (a preview of 256 keys took three, at 4.4-4.6x). With the condition's count remembered, the broad join
  * measured 2.3-2.6x and the selective one 2.5x (two runs); asked again with their second step sent beside the first
- * (one round trip), 1.96-2.29x and 2.15-3.08x (three runs, one under load); see the README's benchmark table for the
- * latest. Use joins where denormalizing is not worth it (parent fields that change often,
+ * (one round trip), 1.88-2.30x and 2.14-2.45x (three runs, one under load, 2026-12-05); see the README's benchmark
+ * table for the latest. Use joins where denormalizing is not worth it (parent fields that change often,
  * rare queries) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
