@@ -127,7 +127,7 @@ final class ChildrenFirst<P, C> {
     Outcome<P, C> run(List<SearchRequest> beside, String what) {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
-        String condition = q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper);
+        String condition = condition(q, mapper);
         // A condition that matched more parents than the preview holds a minute ago is only counted: its
         // keys would not all fit, and each key costs a doc value or, for _id, a stored-field read. Were it
         // to match fewer now, this call takes another plan (same answer) and the next one previews again.
@@ -152,7 +152,7 @@ final class ChildrenFirst<P, C> {
         // is exact whatever it is. The first round trip is then the read of children alone.
         boolean counting = preview > 0 || !probing || parentTotal < 0;
         // The start of the child order, read directly: where the last such read ended bounds this one.
-        String read = probing && !side.inPit() ? childRead() : null;
+        String read = probing && !side.inPit() ? childRead(q, side, mapper) : null;
         ChildOrderBounds.Bound bound = read == null ? null : bounds.get(read, probeSize);
         // When the first round trip reads children alone, the keys the last read of the same children found are
         // checked beside it (RecentKeys): asked again, the question's second round trip is then rarely needed.
@@ -299,8 +299,13 @@ final class ChildrenFirst<P, C> {
         return run(String.join(", ", what), index, first);
     }
 
-    /** The child index, query and sort, as the key of {@link ChildOrderBounds}. */
-    private String childRead() {
+    /** The parent index and query, as the key of what a {@link Join} remembers of a parent condition. */
+    static String condition(JoinQuery<?, ?> q, JsonpMapper mapper) {
+        return q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper);
+    }
+
+    /** The child index, query and sort, as the key of {@link ChildOrderBounds} (and part of {@link RecentKeys}'). */
+    static String childRead(JoinQuery<?, ?> q, ChildSide side, JsonpMapper mapper) {
         return q.childIndex() + " " + (q.childQuery() == null ? "" : JsonpUtils.toJsonString(q.childQuery(), mapper))
                 + " "
                 + side.sort(q).stream()

@@ -3,7 +3,6 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch._types.Time;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.json.JsonpMapper;
-import co.elastic.clients.json.JsonpUtils;
 import java.util.List;
 
 /**
@@ -164,13 +163,8 @@ final class ChildrenWhereParent<P, C> {
     /** This page's question as keys-first asks it, for {@link RecentKeys}: the parents, the children, their order. */
     private String keysFirstQuestion(ChildSide side) {
         JsonpMapper mapper = searcher.client()._jsonpMapper();
-        return "keys-first " + q.parentIndex() + " " + JsonpUtils.toJsonString(q.parentQuery(), mapper) + " "
-                + q.parentKey() + " " + q.childIndex() + " " + q.childKey() + " "
-                + (q.childQuery() == null ? "" : JsonpUtils.toJsonString(q.childQuery(), mapper)) + " "
-                + side.sort(q).stream()
-                        .map(o -> JsonpUtils.toJsonString(o, mapper))
-                        .toList()
-                + " " + side.from() + " " + q.childrenPerPage();
+        return "keys-first " + ChildrenFirst.condition(q, mapper) + " " + q.parentKey() + " " + q.childKey() + " "
+                + ChildrenFirst.childRead(q, side, mapper) + " " + side.from() + " " + q.childrenPerPage();
     }
 
     private JoinResult.Builder<P, C> answered(ChildrenFirst.Outcome<P, C> o, ChildSide side) {
