@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.TestTags;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.elasticsearch.client.Request;
 import org.elasticsearch.client.Response;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * also the job's own bookkeeping (its checkpoint writes) meets 429s and must ride them out.
  */
 @EsrelTest
+@Tag(TestTags.LOAD)
 class PropagationRejectionIT {
 
     private static final int SHARDS = 12;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import io.github.esrel.TestTags;
 import io.github.esrel.path.TreePath;
 import java.io.IOException;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -805,6 +807,7 @@ abstract class AbstractTreeLocksContractIT {
      * the tree rules, or a fencing token that goes back.
      */
     @Test
+    @Tag(TestTags.LOAD)
     void shouldNeverGrantConflictingLocksUnderContention() throws Exception {
         String ns = namespace();
         int threads = 8;

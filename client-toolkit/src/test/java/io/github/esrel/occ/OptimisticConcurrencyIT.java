@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
+import io.github.esrel.TestTags;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.retry.Backoff;
@@ -31,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,6 +92,7 @@ class OptimisticConcurrencyIT {
     }
 
     @Test
+    @Tag(TestTags.LOAD)
     void shouldCountEveryVoteOf16ConcurrentWritersWithOptimisticUpdates() throws Exception {
         createIndex("designs");
         es.index(i -> i.index("designs").id("1").document(new Shirt("elasticsearch", 0)));
@@ -118,6 +121,7 @@ class OptimisticConcurrencyIT {
     }
 
     @Test
+    @Tag(TestTags.LOAD)
     void shouldCountEveryVoteOf16ConcurrentWritersThatEachRetryOnTheirOwnWhenCombiningIsOff() throws Exception {
         createIndex("designs-alone");
         es.index(i -> i.index("designs-alone").id("1").document(new Shirt("elasticsearch", 0)));
@@ -153,6 +157,7 @@ class OptimisticConcurrencyIT {
      * writers of one combining Occ do not contend.
      */
     @Test
+    @Tag(TestTags.LOAD)
     void shouldNeverLoseAVoteSilentlyUnderTheDefaultPolicyEvenWhenTheOutcomeIsIgnored() throws Exception {
         createIndex("designs-default");
         es.index(i -> i.index("designs-default").id("1").document(new Shirt("elasticsearch", 0)));

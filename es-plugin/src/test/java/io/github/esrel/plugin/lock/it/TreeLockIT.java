@@ -68,6 +68,12 @@ class TreeLockIT {
      */
     static final String NODE_RESTARTS = "node-restarts";
 
+    /**
+     * The tests that prove line-independent code under sustained load (threads racing for minutes of CPU): run on the
+     * default line only, as {@link #NODE_FAULTS}; the other lines' passes run the rest of the class.
+     */
+    static final String LOAD = "load";
+
     private static final String LOCK_INDEX = ".esrel-treelocks-1";
     private static final String[] PATHS = {"/", "/a", "/a", "/a/x", "/a/x", "/a/y", "/a/x/1", "/b", "/b/x", "/b/y"};
 
@@ -856,6 +862,7 @@ class TreeLockIT {
      */
     @Test
     @Order(18)
+    @Tag(LOAD)
     void shouldNeverGrantConflictingLocksUnderContention() throws Exception {
         createIndex("contended");
         // The default retry budget (30 s), not this class's 10 s: three nodes' rounds on one table conflict, and on a
