@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.path.TreePath;
 import io.github.esrel.shedlock.EsrelLockProvider;
 import io.github.esrel.shedlock.EsrelSimpleLock;
 import io.github.esrel.spring.integration.EsrelLock;
@@ -161,6 +162,8 @@ final class LeaderElection implements AutoCloseable {
                     () -> target.leading > 0
                             && firstWrite(w -> w.candidate == node && accepted(w) && w.sent >= from)
                                     .isPresent());
+        } catch (AssertionError e) {
+            throw withHolders(e, target);
         } finally {
             for (Candidate c : candidates) {
                 if (c != target) {
@@ -169,6 +172,20 @@ final class LeaderElection implements AutoCloseable {
             }
         }
         return target;
+    }
+
+    /**
+     * {@code e} with the holders of the leader lock by the cluster's account (owner, token, expiry), asked through
+     * {@code via} while the others still stand aside: whom the wait was behind (an expiry a lease from now: renewed).
+     */
+    private static AssertionError withHolders(AssertionError e, Candidate via) {
+        String holders;
+        try {
+            holders = via.treeLocks.list(TreePath.of("/leaders")).toString();
+        } catch (RuntimeException ex) {
+            holders = "unknown (" + ex.getMessage() + ")";
+        }
+        return new AssertionError(e.getMessage() + "; holders of /leaders then: " + holders, e);
     }
 
     private static boolean accepted(Write w) {

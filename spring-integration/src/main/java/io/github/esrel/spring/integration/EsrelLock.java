@@ -52,6 +52,9 @@ public final class EsrelLock implements LineLock {
     private volatile TreeLock held;
     private volatile boolean lost;
     private volatile long lastUsedNanos = System.nanoTime();
+    /** The thread whose holds a re-entry ended on a lost lease, and how many of them it has not unlocked yet. */
+    private volatile Thread lostBy;
+    private volatile int lostHolds;
 
     EsrelLock(EsrelLockRegistry registry, TreePath path) {
         this.registry = registry;
@@ -169,10 +172,11 @@ public final class EsrelLock implements LineLock {
     /**
      * Locks if free within {@code waitTime}, with a lease of {@code ttl} for this hold. On re-entry the lease is
      * renewed first, waiting no longer than the lease lasts: a lease lost meanwhile (it ran out, it was taken over, or
-     * the cluster did not answer before it ended) is dropped and this returns {@code false} (the current thread's
-     * hold count is unchanged; its last {@link #unlock()} throws {@link ConcurrentModificationException}), so that a
-     * leader learns it lost the lead within its lease even while the cluster cannot be reached; the next re-entry
-     * takes it again if free.
+     * the cluster did not answer before it ended) is released and this returns {@code false}, so that a leader learns
+     * it lost the lead within its lease even while the cluster cannot be reached. The current thread then no longer
+     * holds the lock (as Spring's leader initiator takes it): its {@link #unlock()}s of the holds it had are still
+     * accepted, and the last of them throws {@link ConcurrentModificationException}; the next {@code tryLock} takes it
+     * again if free, as a first hold. Interrupted or failed, a re-entry leaves the hold count as it was.
      *
      * @param waitTime the longest wait, zero to fail fast
      * @param ttl the lease, at least 1 ms
@@ -187,13 +191,29 @@ public final class EsrelLock implements LineLock {
             return false;
         }
         if (local.getHoldCount() > 1 && held != null) {
-            if (stillHeld()) {
+            boolean still;
+            try {
+                still = stillHeld();
+            } catch (InterruptedException | RuntimeException | Error e) {
+                // A call that throws takes no hold (Spring's leader initiator, stopped during its heartbeat, unlocks
+                // once: a hold left here would keep the tree lock, renewed, with no one to release it).
+                local.unlock();
+                throw e;
+            }
+            if (still) {
                 return true;
             }
             // The lease ran out or was taken over while held: the holder learns it now, not after an attempt to
-            // take it again, which may hang as long as the renewal did. A later re-entry (Spring's leader initiator
-            // keeps its hold after a revoke) takes it again if free, below.
-            local.unlock();
+            // take it again, which may hang as long as the renewal did. Its holds end here too: Spring's leader
+            // initiator takes a false heartbeat as the end of its hold and never unlocks it. A hold kept would stay
+            // with its thread once the initiator is stopped (no lead again after start()), and would count under
+            // the next grant, whose one unlock on stop() would then not release the tree lock (renewed for good).
+            // The holder's unlocks of those holds are counted instead: the last throws, as after any lost lease.
+            lostHolds = (lostBy == Thread.currentThread() ? lostHolds : 0) + local.getHoldCount() - 1;
+            lostBy = Thread.currentThread();
+            while (local.isHeldByCurrentThread()) {
+                local.unlock();
+            }
             return false;
         }
         try {
@@ -217,6 +237,14 @@ public final class EsrelLock implements LineLock {
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
+            if (lostBy == Thread.currentThread() && lostHolds > 0) {
+                // A hold that a re-entry ended on a lost lease (see tryLock): the last of them reports the loss.
+                if (--lostHolds > 0) {
+                    return;
+                }
+                lostBy = null;
+                throw lostBeforeUnlock();
+            }
             throw new IllegalMonitorStateException("the current thread does not hold the lock at " + path);
         }
         if (local.getHoldCount() > 1) {
@@ -230,12 +258,16 @@ public final class EsrelLock implements LineLock {
             boolean wasLost = lost;
             lost = false;
             if (wasLost || (l != null && !l.release())) {
-                throw new ConcurrentModificationException("the lease of the lock at " + path
-                        + " was lost before unlock; the work it protected may have overlapped with another holder's");
+                throw lostBeforeUnlock();
             }
         } finally {
             local.unlock();
         }
+    }
+
+    private ConcurrentModificationException lostBeforeUnlock() {
+        return new ConcurrentModificationException("the lease of the lock at " + path
+                + " was lost before unlock; the work it protected may have overlapped with another holder's");
     }
 
     /**
@@ -263,7 +295,8 @@ public final class EsrelLock implements LineLock {
             return false;
         }
         if (l.isHeld()) {
-            // Waited for no longer than the lease: past its end the answer no longer matters, the lease is over.
+            // Waited for no longer than the lease: past its end the holder must learn that it is over (a renewal
+            // answered later does not bring it back: the lease is released below).
             CompletableFuture<Boolean> renewal = CompletableFuture.supplyAsync(l::renew, RENEWALS);
             while (l.isHeld()) {
                 try {
@@ -283,7 +316,19 @@ public final class EsrelLock implements LineLock {
         }
         held = null;
         lost = true;
+        // Released, not just dropped: a renewal still in flight (this one, or a background one) may yet be answered
+        // renewed, and the lease would then live on, renewed in the background with no hold left to release it, and
+        // no other holder ever. Released once that answer is in (the release waits for it), off this thread.
+        RENEWALS.execute(() -> releaseDropped(l));
         return false;
+    }
+
+    private void releaseDropped(TreeLock l) {
+        try {
+            l.release();
+        } catch (RuntimeException e) {
+            // not answered: the lease ends by itself, no longer renewed
+        }
     }
 
     /** Renews the held lease, for the current lease ({@code ttl == null}) or a new one. */

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.TestInfo;
 /**
  * The cases of Spring Integration's own registry tests (JDBC and Redis), on a real node, for one tree-lock backend:
  * two registries with two owners (as two processes) exclude each other, re-entry, the wrong thread unlocking, an
- * interrupted wait, a lease lost before unlock, tryLock with a timeout, renewLock and expireUnusedOlderThan.
+ * interrupted wait, a lease lost before unlock (also found by a re-entry), tryLock with a timeout, renewLock and
+ * expireUnusedOlderThan.
  */
 abstract class AbstractLockRegistryIT {
 
@@ -175,6 +176,29 @@ abstract class AbstractLockRegistryIT {
         assertThatThrownBy(a::unlock).isInstanceOf(ConcurrentModificationException.class);
         assertThatThrownBy(a::unlock).isInstanceOf(IllegalMonitorStateException.class);
         b.unlock();
+    }
+
+    @Test
+    void aReentryThatFindsTheLeaseLostEndsTheHolds() throws Exception {
+        EsrelLockRegistry one = registry("node-1", b -> b.autoRenew(false).ttl(Duration.ofMillis(500)));
+        EsrelLock a = one.obtain("reentered");
+        EsrelLock b = registry("node-2").obtain("reentered");
+        a.lock();
+        a.lock();
+        assertThat(b.tryLock(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.tryLock()).as("the re-entry, lease lost").isFalse();
+        b.unlock();
+        // No longer held by this thread (as Spring's leader initiator takes a false heartbeat): another takes it.
+        assertThat(CompletableFuture.supplyAsync(() -> {
+                            boolean got = a.tryLock();
+                            a.unlock();
+                            return got;
+                        })
+                        .get())
+                .isTrue();
+        a.unlock();
+        assertThatThrownBy(a::unlock).isInstanceOf(ConcurrentModificationException.class);
+        assertThatThrownBy(a::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }
 
     @Test
