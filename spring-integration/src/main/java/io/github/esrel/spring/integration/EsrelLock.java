@@ -54,6 +54,7 @@ public final class EsrelLock implements LineLock {
     private volatile long lastUsedNanos = System.nanoTime();
     /** The thread whose holds a re-entry ended on a lost lease, and how many of them it has not unlocked yet. */
     private volatile Thread lostBy;
+
     private volatile int lostHolds;
 
     EsrelLock(EsrelLockRegistry registry, TreePath path) {

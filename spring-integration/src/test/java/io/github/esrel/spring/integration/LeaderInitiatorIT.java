@@ -177,8 +177,8 @@ class LeaderInitiatorIT {
     }
 
     private EsrelLockRegistry registry(TreeLocks.Backend backend, String owner, ElasticsearchClient client) {
-        TreeLocks locks = TreeLocks.of(
-                t -> t.client(client).index(index).owner(owner).backend(backend));
+        TreeLocks locks =
+                TreeLocks.of(t -> t.client(client).index(index).owner(owner).backend(backend));
         opened.push(locks);
         return EsrelLockRegistry.of(b -> b.treeLocks(locks).ttl(TTL).prefix("/leaders"));
     }
