@@ -97,9 +97,7 @@ class LeaderInitiatorIT {
         leader.await("revoked", TTL.plus(MARGIN));
         leader.initiator.stop(); // as LeaderElection.moveLeaderTo stands it aside
         proxy.hold(false);
-        takenByAnother(other, leader, "after the leader's lease ended");
-        leader.start();
-        leader.await("granted", FREE);
+        takenByAnotherThenLedAgain(other, leader, "after the leader's lease ended");
     }
 
     /**
@@ -120,9 +118,7 @@ class LeaderInitiatorIT {
         leader.initiator.stop();
         proxy.hold(false);
         leader.await("revoked", MARGIN);
-        takenByAnother(other, leader, "after the leader was stopped");
-        leader.start();
-        leader.await("granted", FREE);
+        takenByAnotherThenLedAgain(other, leader, "after the leader was stopped");
     }
 
     /**
@@ -145,13 +141,14 @@ class LeaderInitiatorIT {
         leader.await("granted", FREE);
         leader.initiator.stop();
         leader.await("revoked", MARGIN);
-        takenByAnother(other, leader, "after the leader, granted again, was stopped");
-        leader.start();
-        leader.await("granted", FREE);
+        takenByAnotherThenLedAgain(other, leader, "after the leader, granted again, was stopped");
     }
 
-    /** Takes and gives back {@code other} within {@link #FREE}; else fails with the holders by the cluster's account. */
-    private void takenByAnother(EsrelLock other, Leader leader, String when) throws InterruptedException {
+    /**
+     * Takes and gives back {@code other} within {@link #FREE} (else fails with the holders by the cluster's account),
+     * then starts the stopped leader again, which must lead again.
+     */
+    private void takenByAnotherThenLedAgain(EsrelLock other, Leader leader, String when) throws InterruptedException {
         boolean taken = other.tryLock(FREE.toMillis(), TimeUnit.MILLISECONDS);
         String holders = taken ? "" : direct.list(TreePath.of("/leaders")).toString();
         assertThat(taken)
@@ -159,6 +156,8 @@ class LeaderInitiatorIT {
                         + " events: " + leader.history + ")")
                 .isTrue();
         other.unlock();
+        leader.start();
+        leader.await("granted", FREE);
     }
 
     /** The lock of another registry, another owner, on the node directly. */
