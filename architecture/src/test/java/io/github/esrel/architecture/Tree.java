@@ -2,8 +2,11 @@ package io.github.esrel.architecture;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -183,18 +186,35 @@ final class Tree {
         return files(from, wanted, false);
     }
 
-    /** The files below {@code from} that {@code wanted} accepts, or with {@code srcDirs} the {@code src} folders. */
+    /**
+     * The files below {@code from} that {@code wanted} accepts, or with {@code srcDirs} the {@code src} folders. Build
+     * output and tool folders are never entered: {@code target} holds other passes' copies of the tree and the data of
+     * running nodes, whose files come and go while this walks.
+     */
     private List<Path> files(Path from, java.util.function.Predicate<Path> wanted, boolean srcDirs) {
         List<Path> out = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(from)) {
-            s.filter(p -> root.relativize(p.toAbsolutePath()).toString().isEmpty()
-                            || java.util.stream.StreamSupport.stream(
-                                            root.relativize(p.toAbsolutePath()).spliterator(), false)
-                                    .noneMatch(part -> SKIPPED_DIRS.contains(part.toString())))
-                    .filter(p -> srcDirs
-                            ? Files.isDirectory(p) && p.getFileName().toString().equals("src")
-                            : Files.isRegularFile(p) && wanted.test(p))
-                    .forEach(out::add);
+        try {
+            Files.walkFileTree(from, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    if (!dir.equals(from)
+                            && SKIPPED_DIRS.contains(dir.getFileName().toString())) {
+                        return FileVisitResult.SKIP_SUBTREE;
+                    }
+                    if (srcDirs && dir.getFileName().toString().equals("src")) {
+                        out.add(dir);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    if (!srcDirs && attrs.isRegularFile() && wanted.test(file)) {
+                        out.add(file);
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
