@@ -88,6 +88,7 @@ final class BenchCompare {
 
     private static String facts(Run r) {
         return r.started() + ", Elasticsearch " + r.machine().get("elasticsearch") + ", "
+                + r.machine().getOrDefault("client", "esrel-client") + ", "
                 + r.machine().get("cores") + " cores, load " + r.machine().get("loadAverageAtStart") + " -> "
                 + r.machine().get("loadAverageAtEnd");
     }

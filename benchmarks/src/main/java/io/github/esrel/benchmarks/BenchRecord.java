@@ -56,9 +56,16 @@ final class BenchRecord {
         machine.put("elasticsearch", esVersion);
         machine.put("cores", rt.availableProcessors());
         machine.put("java", System.getProperty("java.version"));
+        machine.put("client", client());
         machine.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         machine.put("maxHeapMb", rt.maxMemory() / (1024 * 1024));
         machine.put("loadAverageAtStart", loadAverage());
+    }
+
+    /** The client line the benchmarks ran on, e.g. "esrel-client-es8 on elasticsearch-java 8.19.12". */
+    static String client() {
+        return System.getProperty("esrel.bench.client", "esrel-client") + " on elasticsearch-java "
+                + co.elastic.clients.transport.Version.VERSION;
     }
 
     /** Records a figure; {@code ratio} and {@code spread} may be NaN when there is none. */

@@ -14,10 +14,12 @@ final class BenchTable {
     static void print(Path file, PrintStream out) throws IOException {
         Run run = BenchRecord.read(file);
         out.printf(
-                "Measured %s: Elasticsearch %s, one node (propagation-shards: 3 nodes of its own), %s cores, Java %s,"
+                "Measured %s: Elasticsearch %s, one node (propagation-shards: 3 nodes of its own), %s, %s cores,"
+                        + " Java %s,"
                         + " load average %s at the start and %s at the end (generated from `%s`).%n%n",
                 run.started(),
                 run.machine().get("elasticsearch"),
+                run.machine().getOrDefault("client", "esrel-client"),
                 run.machine().get("cores"),
                 run.machine().get("java"),
                 load(run, "loadAverageAtStart"),

@@ -80,8 +80,11 @@ public final class Benchmarks {
             // Benchmarks that start child JVMs (OCC's several processes) connect them here.
             System.setProperty(HTTP_URI_PROPERTY, cluster.httpUri().toString());
             out.printf(
-                    "Elasticsearch %s, %d cores, JVM %s%n",
-                    cluster.version(), Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+                    "Elasticsearch %s, %s, %d cores, JVM %s%n",
+                    cluster.version(),
+                    BenchRecord.client(),
+                    Runtime.getRuntime().availableProcessors(),
+                    System.getProperty("java.version"));
             BenchRecord record = new BenchRecord(cluster.version());
             for (Map.Entry<String, Benchmark> b : ALL.entrySet()) {
                 // "meters" repeats rows of occ and locks, "lock-scale" takes long: not part of "all".

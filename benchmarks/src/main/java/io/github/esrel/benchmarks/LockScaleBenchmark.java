@@ -1,15 +1,12 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.CommonStatsFlag;
-import co.elastic.clients.elasticsearch.nodes.stats.NodeStatsMetric;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.esrel.lock.PluginTreeLocks;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.testenv.EsCluster;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -328,16 +325,17 @@ final class LockScaleBenchmark {
         }
     }
 
-    /** The bytes of every shard-level bulk request the node has executed (each write to the lock index is one). */
-    private long bulkBytes() throws IOException {
-        return es
-                .nodes()
-                .stats(s -> s.metric(NodeStatsMetric.Indices).indexMetric(CommonStatsFlag.Bulk))
-                .nodes()
-                .values()
-                .stream()
-                .mapToLong(n -> n.indices().bulk().totalSizeInBytes())
-                .sum();
+    /**
+     * The bytes of every shard-level bulk request the node has executed (each write to the lock index is one). Read
+     * over plain HTTP: the typed request for these metrics differs between the client lines.
+     */
+    private long bulkBytes() throws Exception {
+        long sum = 0;
+        for (JsonNode node : JSON.readTree(get(HttpClient.newHttpClient(), "/_nodes/stats/indices/bulk"))
+                .get("nodes")) {
+            sum += node.at("/indices/bulk/total_size_in_bytes").asLong();
+        }
+        return sum;
     }
 
     private void print(String label, Row row, Row empty) {
