@@ -167,6 +167,7 @@ final class DockerBackend implements ClusterBackend {
         container.withCertPath("");
         settings.forEach(container::withEnv);
         container.withEnv("ES_JAVA_OPTS", TestenvProperties.esJavaOpts(spec.heap()));
+        container.withEnv("CLI_JAVA_OPTS", TestenvProperties.LAUNCHER_JAVA_OPTS);
         container.withLabel(PluginImage.LABEL, clusterName);
         container.withStartupTimeout(spec.startTimeout());
         String name = clusterName + "-" + ElasticsearchYml.nodeName(i);

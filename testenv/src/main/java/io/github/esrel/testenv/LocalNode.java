@@ -134,9 +134,7 @@ final class LocalNode {
                     "ES_JAVA_HOME=" + jdk,
                     "ES_PATH_CONF=" + configDir(),
                     "ES_JAVA_OPTS=" + TestenvProperties.esJavaOpts(heap),
-                    // The launcher (bin/elasticsearch's CLI JVM) lives for seconds, computing the server's options and
-                    // starting it: C2 only costs it CPU (3.5 CPU-seconds a start with it, 2.3 without).
-                    "CLI_JAVA_OPTS=-XX:TieredStopAtLevel=1",
+                    "CLI_JAVA_OPTS=" + TestenvProperties.LAUNCHER_JAVA_OPTS,
                     "ES_TMPDIR=" + dir.resolve("tmp"),
                     esHome.resolve("bin/elasticsearch").toString(),
                     "-d",

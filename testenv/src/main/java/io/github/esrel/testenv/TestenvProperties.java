@@ -44,6 +44,15 @@ final class TestenvProperties {
     }
 
     /**
+     * {@code CLI_JAVA_OPTS} of a node: the options of the launcher ({@code bin/elasticsearch}'s CLI JVM), which lives
+     * for seconds, computing the server's options and starting it. C2 would only cost it CPU, as would G1's threads and
+     * the verification of Elasticsearch's own bytecode: 2.3 CPU-seconds a start with these options, 3.5 with the
+     * defaults.
+     */
+    static final String LAUNCHER_JAVA_OPTS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+            + " -XX:+UnlockDiagnosticVMOptions -XX:-BytecodeVerificationRemote";
+
+    /**
      * {@code ES_JAVA_OPTS} of a node: its heap, then the options of {@code esrel.testenv.node.java-opts} if set (such
      * as esrel's build's {@code -XX:TieredStopAtLevel=1}: a test node's C2 compiler threads burn about as much CPU as
      * the node's own work).
