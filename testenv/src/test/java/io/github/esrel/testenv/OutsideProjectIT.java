@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,10 @@ class OutsideProjectIT {
 
     @BeforeAll
     static void writeProject() throws IOException {
+        // JUnit makes the directory for its owner only: the node user could not reach the project's
+        // target/esrel-testenv,
+        // and testenv would fall back to a directory under /tmp that outlives the test.
+        Files.setPosixFilePermissions(project, PosixFilePermissions.fromString("rwxr-xr-x"));
         String readme = Files.readString(README, StandardCharsets.UTF_8);
         String dependencies = block(readme, "**1. The dependency.**", "```xml\n")
                 .replace("<version>0.1.0</version>", "<version>" + Artifacts.esrelVersion() + "</version>");
