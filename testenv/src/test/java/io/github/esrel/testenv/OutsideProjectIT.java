@@ -37,9 +37,8 @@ class OutsideProjectIT {
 
     @BeforeAll
     static void writeProject() throws IOException {
-        // JUnit makes the directory for its owner only: the node user could not reach the project's
-        // target/esrel-testenv,
-        // and testenv would fall back to a directory under /tmp that outlives the test.
+        // JUnit makes the directory for its owner only: the node user could not reach the project's work directory,
+        // and testenv would fall back to one under /tmp that outlives the test.
         Files.setPosixFilePermissions(project, PosixFilePermissions.fromString("rwxr-xr-x"));
         String readme = Files.readString(README, StandardCharsets.UTF_8);
         String dependencies = block(readme, "**1. The dependency.**", "```xml\n")
