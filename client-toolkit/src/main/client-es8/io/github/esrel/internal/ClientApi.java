@@ -10,10 +10,7 @@ import co.elastic.clients.elasticsearch.core.OpenPointInTimeRequest;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.UpdateRequest;
 import co.elastic.clients.elasticsearch.core.mget.MultiGetOperation;
-import co.elastic.clients.elasticsearch.core.msearch.MultisearchBody;
-import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
@@ -63,20 +60,6 @@ public final class ClientApi {
     /** A painless script with its source inline. */
     public static Script painless(String source, Map<String, JsonData> params) {
         return Script.of(s -> s.lang("painless").source(source).params(params));
-    }
-
-    /**
-     * Sets the body of an {@code _msearch} item to the body of {@code search}, through its JSON (written with
-     * {@code mapper} and read back): the 8.x client has no body type shared by search and msearch, and the JSON reads
-     * the same on every client of the line. The query itself is the search's own object, not its JSON read back: a
-     * query sent as written ({@link #range(String, boolean, long, String)}) must not pass through 8.15's range model.
-     */
-    public static RequestItem.Builder msearchBody(RequestItem.Builder item, SearchRequest search, JsonpMapper mapper) {
-        String json = JsonpUtils.toJsonString(search, mapper);
-        return item.body(MultisearchBody.of(b -> {
-            b.withJson(new StringReader(json));
-            return search.query() == null ? b : b.query(search.query());
-        }));
     }
 
     /**

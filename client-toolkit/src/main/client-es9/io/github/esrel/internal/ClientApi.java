@@ -2,16 +2,10 @@ package io.github.esrel.internal;
 
 import co.elastic.clients.elasticsearch._types.Script;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
-import co.elastic.clients.elasticsearch.core.SearchRequest;
-import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
-import co.elastic.clients.elasticsearch.core.search.SearchRequestBody;
 import co.elastic.clients.json.JsonData;
-import co.elastic.clients.json.JsonpMapper;
-import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.ElasticsearchTransportBase;
 import co.elastic.clients.transport.http.TransportHttpClient;
-import java.io.StringReader;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -54,42 +48,6 @@ public final class ClientApi {
     public static Script painless(String source, Map<String, JsonData> params) {
         return Script.of(
                 s -> s.lang("painless").source(src -> src.scriptString(source)).params(params));
-    }
-
-    /**
-     * Sets the body of an {@code _msearch} item to the body of {@code search}: with
-     * {@code RequestItem.Builder.body(SearchRequest)}, which copies the typed body, where the client has it (9.3 on);
-     * else through the search's JSON, written with {@code mapper} and read back, which reads the same on every client
-     * of the line but costs a round of JSON per search (with ten thousand join keys in a {@code terms} query, more
-     * than the search's round trip).
-     */
-    public static RequestItem.Builder msearchBody(RequestItem.Builder item, SearchRequest search, JsonpMapper mapper) {
-        if (BODY_OF_SEARCH != null) {
-            try {
-                return (RequestItem.Builder) BODY_OF_SEARCH.invokeExact(item, search);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new IllegalStateException(e); // a builder setter throws nothing checked
-            }
-        }
-        String json = JsonpUtils.toJsonString(search, mapper);
-        return item.body(SearchRequestBody.of(b -> b.withJson(new StringReader(json))));
-    }
-
-    /** {@code RequestItem.Builder.body(SearchRequest)}, or {@code null} on clients before 9.3. */
-    private static final MethodHandle BODY_OF_SEARCH = bodyOfSearch();
-
-    private static MethodHandle bodyOfSearch() {
-        try {
-            return MethodHandles.publicLookup()
-                    .findVirtual(
-                            RequestItem.Builder.class,
-                            "body",
-                            MethodType.methodType(RequestItem.Builder.class, SearchRequest.class));
-        } catch (NoSuchMethodException | IllegalAccessException e) {
-            return null;
-        }
     }
 
     /** A range query on a numeric field: {@code field >= bound} when {@code atLeast}, else {@code field <= bound}. */

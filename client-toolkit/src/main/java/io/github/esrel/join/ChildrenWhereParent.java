@@ -97,15 +97,14 @@ final class ChildrenWhereParent<P, C> {
         if (q.plan() != JoinQuery.Plan.KEYS_FIRST) {
             // Asked again within the minute, a question keys-first answered from the preview's keys starts from the
             // keys of the last answer (RecentKeys). With _id keys, one round trip checks that they are still those of
-            // every matching parent (counts, no parent read) and reads their children and the last page's parents.
+            // every matching parent (counts, no parent read) and reads their children; the last page's parents are
+            // checked for changes in the same search (PageParents), or read beside it.
             // With other keys, the preview runs and the searches of keys-first's second round trip go beside it, for
             // the last answer's keys: when the preview finds the same keys, the join is answered in one round trip.
             question = side.inPit() ? null : keysFirstQuestion(side);
             List<String> lastKeys = question == null ? null : recentKeys.get(question, 1);
             if (lastKeys != null && q.parentKeyIsId() && q.plan() == JoinQuery.Plan.AUTO) {
-                List<String> lastPage = recentKeys.get(question + " page", 1);
-                JoinResult.Builder<P, C> again =
-                        keysFirst.joinIfStillMatching(lastKeys, lastPage == null ? List.of() : lastPage);
+                JoinResult.Builder<P, C> again = keysFirst.joinIfStillMatching(lastKeys, recentKeys.page(question));
                 if (again != null) {
                     remember(question, lastKeys, keysFirst);
                     return finish(again, 0);
@@ -149,14 +148,14 @@ final class ChildrenWhereParent<P, C> {
     private void remember(String question, List<String> keys, KeysFirst<P, C> answered) {
         if (question != null) {
             recentKeys.put(question, List.of(keys));
-            recentKeys.put(question + " page", List.of(answered.pageKeys()));
+            recentKeys.putPage(question, answered.page());
         }
     }
 
     private void forget(String question) {
         if (question != null) {
             recentKeys.put(question, List.of());
-            recentKeys.put(question + " page", List.of());
+            recentKeys.putPage(question, null);
         }
     }
 

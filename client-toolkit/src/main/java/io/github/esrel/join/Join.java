@@ -71,11 +71,14 @@ import java.util.function.Function;
  * questions): children-first checks which parents of the last first read's children match beside this read, and
  * keys-first reads the children of the last answer's keys (with their parents, when the preview reads keys alone)
  * beside the preview; with {@code _id} keys it reads no preview at all, but counts, in one search, the parents that
- * match or are among the last answer's keys and those among them that match (both equal to the keys: they are still
- * exactly the matching parents' keys), beside their children and the last page's parents. Those searches run now, on
- * the data as it is now, so nothing is taken on trust: when the keys still hold the call is answered in one round
- * trip (two when the page has a parent the last one had not), and otherwise the keys that differ are read in the
- * second, as before (with {@code _id} keys, the call then reads as the first time did, a round trip more).
+ * match and those of them among the last answer's keys (both equal to the keys: they are still exactly the matching
+ * parents' keys), beside their children. The same search counts the last page's parents and sums their
+ * {@code _seq_no}, which changes with every write of a document: the same sum, and they are the parents as last read
+ * (kept for 128 questions, 100 parents a page at most), so the page's parents are not read again. Those searches run
+ * now, on the data as it is now, so nothing is taken on trust: when the keys still hold the call is answered in one
+ * round trip (two when the page has a parent the last one had not, or one that changed since; the question's next call
+ * then reads its page's parents beside the check, until they hold still), and otherwise the keys that differ are read
+ * in the second, as before (with {@code _id} keys, the call then reads as the first time did, a round trip more).
  * When more parents match, it takes children-first if the
  * children to read are estimated fewer than the matching parents (two round trips when it works out),
  * keys-first otherwise (one round trip more than keys-first alone). Every request is listed in

@@ -55,8 +55,12 @@ final class KeysFirst<P, C> {
     private final ChildSide side;
     private final Trips trips;
     private final Time keepAlive;
-    /** The keys of the parents on the page answered, in page order. */
-    private List<String> pageKeys = List.of();
+    /** The parents read as hits, by key, with their {@code _seq_no} ({@link PageParents}). */
+    private final Map<String, Hit<JsonData>> readParents = new HashMap<>();
+    /** Whether the last page's parents had changed when this call checked them ({@link PageParents#changed}). */
+    private boolean pageChanged;
+    /** The parents on the page answered. */
+    private PageParents page = PageParents.NONE;
 
     KeysFirst(
             Searcher searcher,
@@ -164,6 +168,7 @@ final class KeysFirst<P, C> {
                         Math.min(window, found.hits().size()));
 
         Map<String, Doc<P>> parentDocs = parents.docs;
+        readParents.putAll(parents.hits);
         if (parentsAlongside) {
             parentDocs = byKey(found.answers().alongside().get(0));
         } else if (q.parentFetch() == JoinQuery.ParentFetch.LAZY && !page.isEmpty()) {
@@ -174,27 +179,32 @@ final class KeysFirst<P, C> {
 
     /**
      * Keys-first for the keys of the last answer, when they are still the keys of every matching parent: one round
-     * trip that checks that ({@link Requests#keysStillMatch}) and reads the children of the keys and the parents of the
-     * last answer's page. The parents of a page that changed are read in a second round
-     * trip, those of the last page that were not on it dropped. {@code _id} keys only.
+     * trip that checks that ({@link Requests#keysStillMatch}) and reads the children of the keys. The parents of the
+     * last answer's page are checked for changes in the same search when they were read with their {@code _seq_no}
+     * and held still last time ({@link PageParents}), else read beside it. Parents of the page that were not on the
+     * last one, or changed, are read in a second round trip. {@code _id} keys only.
      *
      * @param keys the keys of every parent that matched for the last answer
-     * @param pageKeys the keys of the parents on the last answer's page
+     * @param last the parents on the last answer's page
      * @return the result, or {@code null} (after one round trip) when the keys no longer hold
      */
-    JoinResult.Builder<P, C> joinIfStillMatching(List<String> keys, List<String> pageKeys) {
+    JoinResult.Builder<P, C> joinIfStillMatching(List<String> keys, PageParents last) {
         int window = side.from() + q.childrenPerPage();
-        List<SearchRequest> requests = new ArrayList<>(4);
-        requests.add(Requests.keysStillMatch(q, keys));
+        boolean checkPage = last.checkable();
+        boolean readPage = !checkPage && !last.keys().isEmpty();
+        List<SearchRequest> requests = new ArrayList<>(3);
+        requests.add(Requests.keysStillMatch(q, keys, checkPage ? last : null));
         requests.add(Requests.childBatch(q, side, keys, window));
-        if (!pageKeys.isEmpty()) {
-            requests.add(Requests.parentsByKey(q, pageKeys, true));
+        if (readPage) {
+            requests.add(Requests.parentsByKey(q, last.keys(), true));
         }
         List<ResponseBody<JsonData>> r;
         try {
             r = searcher.run(
-                    "check that the last answer's " + keys.size() + " parent keys still match, their children"
-                            + " and the " + pageKeys.size() + " parents of its page",
+                    "check that the last answer's " + keys.size() + " parent keys still match"
+                            + (checkPage ? " and its page's " + last.keys().size() + " parents are unchanged" : "")
+                            + ", their children"
+                            + (readPage ? " and the " + last.keys().size() + " parents of its page" : ""),
                     q.parentIndex() + "," + q.childIndex(),
                     requests,
                     JsonData.class,
@@ -221,17 +231,35 @@ final class KeysFirst<P, C> {
                 .subList(
                         Math.min(side.from(), found.hits().size()),
                         Math.min(window, found.hits().size()));
-        Map<String, Doc<P>> parentDocs = pageKeys.isEmpty() ? new HashMap<>() : byKey(r.get(2));
-        parents.read = parentDocs.size();
-        List<String> missing = new ArrayList<>(new LinkedHashSet<>(page.stream()
+        Set<String> wanted = new LinkedHashSet<>(page.stream()
                 .map(h -> Keys.firstIn(h, q.childKey(), parents.keys))
-                .filter(k -> k != null && !parentDocs.containsKey(k))
-                .toList()));
+                .filter(Objects::nonNull)
+                .toList());
+        Map<String, Doc<P>> parentDocs = new HashMap<>();
+        if (checkPage) {
+            pageChanged =
+                    !last.unchanged(matchingAmongKeys.filter().aggregations().get(Requests.PAGE_PARENTS));
+            for (String key : pageChanged ? Set.<String>of() : wanted) {
+                Hit<JsonData> hit = last.hits().get(key);
+                if (hit != null) {
+                    readParents.put(key, hit);
+                    parentDocs.put(key, searcher.sources().doc(hit, q.parentType()));
+                }
+            }
+        } else if (readPage) {
+            parentDocs.putAll(byKey(r.get(2)));
+            parents.read = parentDocs.size();
+            // Parents known by key alone last time: nothing to compare, so taken as holding still.
+            pageChanged = last.hits() != null && !last.sameAs(readParents);
+        }
+        List<String> missing =
+                wanted.stream().filter(k -> !parentDocs.containsKey(k)).toList();
         if (!missing.isEmpty()) {
-            ParentsByKey<P> more = ParentsByKey.read(
-                    searcher, q, missing, true, "the " + missing.size() + " parent(s) of the page", trips);
-            parentDocs.putAll(more.byKey());
-            parents.read += more.read();
+            String what = "the " + missing.size() + " parent(s) of the page";
+            ResponseBody<JsonData> more =
+                    searcher.one(what, q.parentIndex(), Requests.parentsByKey(q, missing, true), JsonData.class, trips);
+            parentDocs.putAll(byKey(more));
+            parents.read += more.hits().hits().size();
         }
         return answer(parents, keys, found, page, parentDocs);
     }
@@ -256,7 +284,7 @@ final class KeysFirst<P, C> {
             onPage.add(key);
             pairs.add(new Pair<>(parent, searcher.sources().doc(h, q.childType())));
         }
-        pageKeys = List.copyOf(onPage);
+        this.page = PageParents.of(onPage, readParents, pageChanged);
         JoinCursor next = found.more() && !page.isEmpty()
                 ? side.next(window, page.get(page.size() - 1).sort())
                 : null;
@@ -385,18 +413,22 @@ final class KeysFirst<P, C> {
         return new ChildHits(answers, hits, matched, exact, more);
     }
 
-    /** The keys of the parents on the page the last join answered, in page order; empty before. */
-    List<String> pageKeys() {
-        return pageKeys;
+    /** The parents on the page this join answered; {@link PageParents#NONE} before. */
+    PageParents page() {
+        return page;
     }
 
-    /** The parents of an answer by key (the first hit of a key when several parents share it). */
+    /**
+     * The parents of an answer by key (the first hit of a key when several parents share it), their hits kept in
+     * {@link #readParents}.
+     */
     private Map<String, Doc<P>> byKey(ResponseBody<JsonData> r) {
         Map<String, Doc<P>> out = new HashMap<>();
         for (Hit<JsonData> h : r.hits().hits()) {
             String key = Keys.of(h, q.parentKey());
             if (key != null && !out.containsKey(key)) {
                 out.put(key, searcher.sources().doc(h, q.parentType()));
+                readParents.put(key, h);
             }
         }
         return out;

@@ -19,6 +19,8 @@ final class MatchingParents<P> {
     final Set<String> keys = new LinkedHashSet<>();
     /** The parents by key; empty when only keys were read ({@link JoinQuery.ParentFetch#LAZY}). */
     final Map<String, Doc<P>> docs = new HashMap<>();
+    /** The hits {@link #docs} were mapped from, when read as JSON ({@link #of}); else empty. */
+    final Map<String, Hit<JsonData>> hits = new HashMap<>();
     /** How many parents match: exact when {@link #exact}, else a lower bound. */
     long total;
 
@@ -41,6 +43,7 @@ final class MatchingParents<P> {
             String key = Keys.of(h, q.parentKey());
             if (key != null && out.keys.add(key) && !keysOnly) {
                 out.docs.put(key, sources.doc(h, q.parentType()));
+                out.hits.put(key, h);
             }
         }
         out.total = hits.size();

@@ -19,8 +19,9 @@ import java.util.function.LongSupplier;
  * {@code _msearch}. Nothing is taken on trust: the check runs now, against the parents as they are now, exactly as the
  * second round trip would have; it is only sent before the keys it checks are known. The keys of children the last read
  * did not have are checked in a second round trip, as before, but only they; keys checked in vain cost a few
- * stored-field reads. Keys-first keeps the keys of its last answer and of the parents on its page here too, under
- * questions of its own ({@code ChildrenWhereParent}). Entries are kept for {@link #MAX_AGE_NANOS}.
+ * stored-field reads. Keys-first keeps the keys of its last answer here too, under questions of its own
+ * ({@code ChildrenWhereParent}), and the parents on its page ({@link PageParents}, for {@link #MAX_PAGES} questions:
+ * they hold sources). Entries are kept for {@link #MAX_AGE_NANOS}.
  */
 final class RecentKeys {
 
@@ -30,6 +31,8 @@ final class RecentKeys {
     static final int MAX_QUESTIONS = 1_000;
     /** More keys than this are not checked ahead: a check that large costs more than the round trip it saves. */
     static final int MAX_KEYS = 512;
+    /** Questions whose page parents are kept ({@link PageParents#MAX_PARENTS} sources each at most). */
+    static final int MAX_PAGES = 128;
 
     /**
      * @param keys the keys in the order of the children they were first found on
@@ -40,6 +43,11 @@ final class RecentKeys {
     private final LongSupplier nanoClock;
     /** Guarded by itself: access-ordered. */
     private final Map<String, Recent> entries = Lru.map(MAX_QUESTIONS);
+
+    private record RecentPage(PageParents page, long at) {}
+
+    /** Guarded by itself: access-ordered. */
+    private final Map<String, RecentPage> pages = Lru.map(MAX_PAGES);
 
     RecentKeys(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
@@ -91,6 +99,25 @@ final class RecentKeys {
                                 List.copyOf(keys),
                                 firstChild.stream().mapToInt(Integer::intValue).toArray(),
                                 nanoClock.getAsLong()));
+            }
+        }
+    }
+
+    /** The parents on the page of the last keys-first answer to this question, or {@link PageParents#NONE}. */
+    PageParents page(String question) {
+        synchronized (pages) {
+            RecentPage e = pages.get(question);
+            return e == null || nanoClock.getAsLong() - e.at() > MAX_AGE_NANOS ? PageParents.NONE : e.page();
+        }
+    }
+
+    /** Remembers the parents on the page of a keys-first answer to this question; {@code null} forgets them. */
+    void putPage(String question, PageParents page) {
+        synchronized (pages) {
+            if (page == null || page.keys().isEmpty()) {
+                pages.remove(question);
+            } else {
+                pages.put(question, new RecentPage(page, nanoClock.getAsLong()));
             }
         }
     }

@@ -92,7 +92,8 @@ final class Requests {
      */
     static SearchRequest parentKeys(
             JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size, int trackUpTo) {
-        return parentKeys(q, pitId, keepAlive, after, size, trackUpTo, q.parentFetch() == JoinQuery.ParentFetch.LAZY);
+        return parentKeys(
+                q, pitId, keepAlive, after, size, trackUpTo, q.parentFetch() == JoinQuery.ParentFetch.LAZY, false);
     }
 
     /**
@@ -100,10 +101,13 @@ final class Requests {
      * parents' keys, counting matches up to {@code trackUpTo}; with their sources only when they are
      * fetched eagerly and keyed by {@code _id}, whose stored-field read loads the source's block anyway.
      * A doc-values key is read alone: most previewed parents never join, and those that do are read
-     * next to their children ({@link #previewReadsKeysOnly}).
+     * next to their children ({@link #previewReadsKeysOnly}). Parents read with their sources come with their
+     * {@code _seq_no}, so that those on the answer's page can be checked for changes when it is asked again
+     * ({@link PageParents}).
      */
     static SearchRequest parentKeyPreview(JoinQuery<?, ?> q, int size, int trackUpTo) {
-        return parentKeys(q, null, null, List.of(), size, trackUpTo, previewReadsKeysOnly(q));
+        boolean keysOnly = previewReadsKeysOnly(q);
+        return parentKeys(q, null, null, List.of(), size, trackUpTo, keysOnly, !keysOnly);
     }
 
     /** Whether {@link #parentKeyPreview} reads keys alone (the parents' sources, if wanted, are read later). */
@@ -118,7 +122,8 @@ final class Requests {
             List<FieldValue> after,
             int size,
             int trackUpTo,
-            boolean keysOnly) {
+            boolean keysOnly,
+            boolean seqNo) {
         return SearchRequest.of(s -> {
             if (pitId == null) {
                 s.index(q.parentIndex()).sort(so -> so.doc(d -> d));
@@ -142,6 +147,9 @@ final class Requests {
             if (!q.parentKeyIsId()) {
                 s.docvalueFields(f -> f.field(q.parentKey()));
             }
+            if (seqNo) {
+                s.seqNoPrimaryTerm(true);
+            }
             return s;
         });
     }
@@ -155,7 +163,8 @@ final class Requests {
         Query query =
                 matching ? Query.of(x -> x.bool(b -> b.filter(q.parentQuery()).filter(byKey))) : byKey;
         return SearchRequest.of(s -> {
-            s.index(q.parentIndex()).query(query).size(keys.size());
+            // With each parent's _seq_no, so that the parents of a page can be checked for changes (PageParents).
+            s.index(q.parentIndex()).query(query).size(keys.size()).seqNoPrimaryTerm(true);
             if (q.parentSource() != null) {
                 s.source(q.parentSource());
             }
@@ -168,22 +177,40 @@ final class Requests {
 
     /** The aggregation of {@link #keysStillMatch} that counts the parents among the keys that match. */
     static final String MATCHING_AMONG_KEYS = "matching_among_keys";
+    /** The aggregation of {@link #keysStillMatch}, under {@value #MATCHING_AMONG_KEYS}, of the last page's parents. */
+    static final String PAGE_PARENTS = "page_parents";
+    /** The sum of the {@code _seq_no} of the last page's parents, under {@value #PAGE_PARENTS}. */
+    static final String SEQ_NO_SUM = "seq_no_sum";
 
     /**
-     * Whether these keys are still those of every matching parent: counts the parents that match or are among the keys
-     * (the hit count) and, as the aggregation {@value #MATCHING_AMONG_KEYS}, those among the keys that match. Both equal
-     * to the number of keys means every key names a parent that matches and no other parent does. One search, so that
-     * each shard answers both from one state. {@code _id} keys only: each names one parent.
+     * Whether these keys are still those of every matching parent: counts the parents that match (the hit count) and,
+     * as the aggregation {@value #MATCHING_AMONG_KEYS}, those of them among the keys. Both equal to the number of keys
+     * means every key names a parent that matches and no other parent does. One search, so that each shard answers
+     * both from one state. {@code _id} keys only: each names one parent.
+     *
+     * @param page the parents of the last answer's page as read, to be counted and their {@code _seq_no} summed in
+     *     the aggregation {@value #PAGE_PARENTS} ({@link PageParents#unchanged}); {@code null}: not checked
      */
-    static SearchRequest keysStillMatch(JoinQuery<?, ?> q, List<String> keys) {
+    static SearchRequest keysStillMatch(JoinQuery<?, ?> q, List<String> keys, PageParents page) {
         Query ids = keysIn(q.parentKey(), keys);
         return SearchRequest.of(s -> s.index(q.parentIndex())
                 .size(0)
                 .trackTotalHits(t -> t.enabled(true))
-                .query(x -> x.bool(b -> b.should(q.parentQuery()).should(ids)))
-                .aggregations(
-                        MATCHING_AMONG_KEYS,
-                        a -> a.filter(f -> f.bool(b -> b.filter(q.parentQuery()).filter(ids)))));
+                .query(q.parentQuery())
+                .aggregations(MATCHING_AMONG_KEYS, a -> {
+                    a.filter(ids);
+                    if (page != null) {
+                        List<FieldValue> indices =
+                                page.indices().stream().map(FieldValue::of).toList();
+                        Query pageParents = Query.of(f -> f.bool(b -> b.filter(keysIn(JoinQuery.ID, page.keys()))
+                                .filter(i -> i.terms(t -> t.field("_index").terms(v -> v.value(indices))))));
+                        a.aggregations(
+                                PAGE_PARENTS,
+                                p -> p.filter(pageParents)
+                                        .aggregations(SEQ_NO_SUM, m -> m.sum(x -> x.field("_seq_no"))));
+                    }
+                    return a;
+                }));
     }
 
     /** Counts every document of an index (how many parents there are, to estimate a join's selectivity). */

@@ -5,12 +5,10 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.MsearchResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.msearch.MultiSearchResponseItem;
-import co.elastic.clients.elasticsearch.core.msearch.RequestItem;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.retry.Failures;
@@ -89,12 +87,9 @@ final class Searcher {
                 trips.add("search [" + index + "] " + what);
                 return List.of(whole(what, index, es.search(requests.get(0), type)));
             }
-            List<RequestItem> items = new ArrayList<>(requests.size());
-            for (SearchRequest r : requests) {
-                items.add(msearchItem(r));
-            }
             trips.add("msearch [" + index + "] " + what + " in " + requests.size() + " searches");
-            MsearchResponse<T> response = es.msearch(m -> m.searches(items), type);
+            MsearchResponse<T> response = es._transport()
+                    .performRequest(new MultiSearch(requests), MultiSearch.endpoint(type), es._transportOptions());
             List<ResponseBody<T>> out = new ArrayList<>(requests.size());
             for (MultiSearchResponseItem<T> item : response.responses()) {
                 if (item.isFailure()) {
@@ -145,27 +140,5 @@ final class Searcher {
         } catch (TermsLimitHit e) {
             throw new JoinException(what + " on [" + index + "] failed: " + e.reason, 400, e.getCause());
         }
-    }
-
-    /**
-     * One search of an {@code _msearch}: the index and preference in the header (a search's preference is not part
-     * of its body), the rest in the body (the client lines type that body differently: see {@link ClientApi}).
-     */
-    private RequestItem msearchItem(SearchRequest request) {
-        return RequestItem.of(i -> ClientApi.msearchBody(
-                i.header(h -> {
-                    // A header lists its indices one by one: "a,b" as one name would be looked up as such.
-                    List<String> indices = new ArrayList<>();
-                    for (String names : request.index()) {
-                        indices.addAll(List.of(names.split(",")));
-                    }
-                    h.index(indices);
-                    if (request.preference() != null) {
-                        h.preference(request.preference());
-                    }
-                    return h;
-                }),
-                request,
-                es._jsonpMapper()));
     }
 }

@@ -901,8 +901,9 @@ class JoinIT {
 
             // Asked again within the minute: 400 of 3,000 parents match, so about 150 children would hold
             // the 20 wanted; the first round trip reads no children in the child order but starts from the last
-            // answer's keys. With _id keys it checks by counting that they still match and reads their children
-            // and the last page's parents; with a doc-values key the preview runs, and beside it what keys-first
+            // answer's keys. With _id keys it checks by counting that they still match, and that the last page's
+            // parents are as read, and reads their children; with a doc-values key the preview runs, and beside it what
+            // keys-first
             // read for those keys (and their parents, when the preview reads keys alone): the same keys, so
             // keys-first answers from it. A round trip earlier either way.
             JoinResult<User, Post> repeated = ownJoin.childrenWhereParent(q);
@@ -1108,15 +1109,20 @@ class JoinIT {
         assertThat(first.roundTrips()).as(first.requests().toString()).isEqualTo(2);
         assertThat(answer(first)).hasSize(10).isEqualTo(answer(keysFirst(twoAuthors)));
 
-        // Asked again: one round trip counts that the last answer's keys still match (no parent read for it), and
-        // reads their children and the parents of the last page.
+        // Asked again: one round trip counts that the last answer's keys still match (no parent read for it), that the
+        // last page's parents are as read (their _seq_no), and reads their children.
         JoinResult<User, Post> again = join.childrenWhereParent(twoAuthors);
         assertThat(again.requests()).as(again.requests().toString()).hasSize(1);
-        assertThat(again.requests().get(0)).contains("check that the last answer's 2 parent keys still match");
+        assertThat(again.requests().get(0))
+                .contains(
+                        "check that the last answer's 2 parent keys still match and its page's 2 parents are unchanged",
+                        "in 2 searches");
         assertThat(again.parentsMatched()).isEqualTo(2);
+        assertThat(again.parentsRead()).isZero();
         assertThat(answer(again)).isEqualTo(answer(first));
 
-        // A parent edited within the condition: the parents are those of the first round trip, as they are now.
+        // A parent edited within the condition: the keys hold, but the page's parents changed; they are read in a
+        // second round trip, as they are now.
         es.update(
                 u -> u.index("few-users")
                         .id("u3")
@@ -1124,8 +1130,29 @@ class JoinIT {
                         .refresh(Refresh.True),
                 Map.class);
         JoinResult<User, Post> renamed = join.childrenWhereParent(twoAuthors);
-        assertThat(renamed.requests()).hasSize(1);
+        assertThat(renamed.requests()).as(renamed.requests().toString()).hasSize(2);
+        assertThat(renamed.requests().get(1)).contains("the 2 parent(s) of the page");
         assertThat(answer(renamed)).isEqualTo(answer(keysFirst(twoAuthors))).anyMatch(a -> a.contains("Renamed Three"));
+        // Parents that just changed are read beside the check next time (one round trip, three searches), and checked
+        // again, not read, once they held still.
+        JoinResult<User, Post> readBeside = join.childrenWhereParent(twoAuthors);
+        assertThat(readBeside.requests()).as(readBeside.requests().toString()).hasSize(1);
+        assertThat(readBeside.requests().get(0)).contains("and the 2 parents of its page in 3 searches");
+        assertThat(answer(readBeside)).isEqualTo(answer(renamed));
+        JoinResult<User, Post> checkedAgain = join.childrenWhereParent(twoAuthors);
+        assertThat(checkedAgain.requests().get(0)).contains("its page's 2 parents are unchanged");
+        assertThat(checkedAgain.parentsRead()).isZero();
+        assertThat(answer(checkedAgain)).isEqualTo(answer(renamed));
+
+        // A parent deleted and written again as it was: the same source, but another document (a new _seq_no), so it
+        // is read again, not taken from the last read.
+        Map<?, ?> u17 = es.get(g -> g.index("few-users").id("u17"), Map.class).source();
+        es.delete(d -> d.index("few-users").id("u17").refresh(Refresh.True));
+        es.index(i -> i.index("few-users").id("u17").document(u17).refresh(Refresh.True));
+        JoinResult<User, Post> rewritten = join.childrenWhereParent(twoAuthors);
+        assertThat(rewritten.requests()).as(rewritten.requests().toString()).hasSize(2);
+        assertThat(rewritten.parentsRead()).isEqualTo(2);
+        assertThat(answer(rewritten)).isEqualTo(answer(renamed));
 
         // A third author matches now: the check fails, and the join is read as the first time (a round trip more).
         es.update(u -> u.index("few-users").id("u5").doc(Map.of("n", 3)).refresh(Refresh.True), Map.class);
