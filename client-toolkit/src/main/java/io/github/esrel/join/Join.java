@@ -112,8 +112,9 @@ import java.util.function.Function;
  * query of 10,000 keys 1.3-1.5x). A selective condition (334 users) joins keys-first in two round trips
  * (a preview of 256 keys took three, at 4.4-4.6x). With the condition's count remembered, the broad join
  * measured 2.3-2.6x and the selective one 2.5x (two runs); asked again with their second step sent beside the first
- * (one round trip), 1.88-2.30x and 2.14-2.45x (three runs, one under load, 2026-12-05); see the README's benchmark
- * table for the latest. Use joins where denormalizing is not worth it (parent fields that change often,
+ * (one round trip), and the selective one's page parents checked by their {@code _seq_no} instead of read again,
+ * 1.84-2.10x and 1.59-1.96x (four runs on both client lines, idle, 2026-12-05); see the README's benchmark table for
+ * the latest. Use joins where denormalizing is not worth it (parent fields that change often,
  * rare queries) and denormalize where the fan-out is large.
  *
  * <p>Key fields must be {@code keyword} or numeric fields with doc values; {@link #childrenOf}
