@@ -144,6 +144,7 @@ final class GroupCommitter<S> {
         int transientFailures;
         Exception lastConflict;
         Exception lastTransient;
+        long slowestAttemptNanos;
 
         Pending(Mutation<S> mutation, long submittedNanos, long retryDeadlineNanos) {
             this.mutation = mutation;
@@ -151,7 +152,8 @@ final class GroupCommitter<S> {
             this.retryDeadlineNanos = retryDeadlineNanos;
         }
 
-        void failed(Failure failure, Exception cause) {
+        void failed(Failure failure, Exception cause, long attemptNanos) {
+            slowestAttemptNanos = Math.max(slowestAttemptNanos, attemptNanos);
             if (failure == Failure.CONFLICT) {
                 conflicts++;
                 lastConflict = cause;
@@ -165,7 +167,12 @@ final class GroupCommitter<S> {
             // Since submission, not since the first failure: a mutation may have queued behind a round that was
             // retrying for most of its time.
             return new VersionedStore.Retries(
-                    conflicts, transientFailures, lastConflict, lastTransient, nowNanos - submittedNanos);
+                    conflicts,
+                    transientFailures,
+                    lastConflict,
+                    lastTransient,
+                    nowNanos - submittedNanos,
+                    slowestAttemptNanos);
         }
     }
 
@@ -213,15 +220,16 @@ final class GroupCommitter<S> {
             scheduler.execute(() -> nextRound(queue));
             return;
         }
+        long startedNanos = scheduler.nanoTime();
         ActionListener<Versioned<S>> onRead = new ActionListener<>() {
             @Override
             public void onResponse(Versioned<S> read) {
-                decideAndWrite(queue, batch, attempt, read);
+                decideAndWrite(queue, batch, attempt, read, startedNanos);
             }
 
             @Override
             public void onFailure(Exception e) {
-                retryOrFail(queue, batch, attempt, e);
+                retryOrFail(queue, batch, attempt, e, startedNanos);
             }
         };
         try {
@@ -231,7 +239,8 @@ final class GroupCommitter<S> {
         }
     }
 
-    private void decideAndWrite(KeyQueue<S> queue, List<Pending<S>> batch, int attempt, Versioned<S> read) {
+    private void decideAndWrite(
+            KeyQueue<S> queue, List<Pending<S>> batch, int attempt, Versioned<S> read, long startedNanos) {
         S state = read.state();
         List<Runnable> completions = new ArrayList<>(batch.size());
         List<Mutation<S>> changers = new ArrayList<>();
@@ -265,7 +274,7 @@ final class GroupCommitter<S> {
                 // Even a conflict can follow an applied write (Elasticsearch retries a replicated write whose
                 // primary failed), so no mutation that changed the state may assume its change is absent.
                 changers.forEach(Mutation::writeOutcomeUnknown);
-                retryOrFail(queue, batch, attempt, e);
+                retryOrFail(queue, batch, attempt, e, startedNanos);
             }
         };
         try {
@@ -283,11 +292,15 @@ final class GroupCommitter<S> {
         nextRound(queue);
     }
 
-    private void retryOrFail(KeyQueue<S> queue, List<Pending<S>> batch, int attempt, Exception e) {
+    /** @param startedNanos when the failed attempt started ({@link TaskScheduler#nanoTime()}) */
+    private void retryOrFail(KeyQueue<S> queue, List<Pending<S>> batch, int attempt, Exception e, long startedNanos) {
         Failure failure = store.classify(e);
+        long attemptNanos = scheduler.nanoTime() - startedNanos;
         switch (failure) {
-            case CONFLICT -> retryLater(queue, batch, attempt + 1, conflictBackoffMillis(attempt), e, failure);
-            case TRANSIENT -> retryLater(queue, batch, attempt + 1, transientBackoffMillis(attempt), e, failure);
+            case CONFLICT ->
+                retryLater(queue, batch, attempt + 1, conflictBackoffMillis(attempt), e, failure, attemptNanos);
+            case TRANSIENT ->
+                retryLater(queue, batch, attempt + 1, transientBackoffMillis(attempt), e, failure, attemptNanos);
             case PERMANENT -> failBatch(queue, batch, e);
         }
     }
@@ -313,12 +326,13 @@ final class GroupCommitter<S> {
             int attempt,
             long delayMillis,
             Exception cause,
-            Failure failure) {
+            Failure failure,
+            long attemptNanos) {
         long now = scheduler.nanoTime();
         long at = now + TimeUnit.MILLISECONDS.toNanos(delayMillis);
         List<Pending<S>> remaining = new ArrayList<>(batch.size());
         for (Pending<S> pending : batch) {
-            pending.failed(failure, cause);
+            pending.failed(failure, cause, attemptNanos);
             if (at - pending.retryDeadlineNanos > 0) {
                 Exception gaveUp;
                 try {

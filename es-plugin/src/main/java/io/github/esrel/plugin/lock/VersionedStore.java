@@ -63,13 +63,15 @@ interface VersionedStore<S> {
      * @param lastConflict      the last conflict, null if none
      * @param lastTransient     the last transient failure, null if none
      * @param triedNanos        from the submission of the mutation to giving up
+     * @param slowestAttemptNanos the longest one failed attempt (its read and its write) took
      */
     record Retries(
             int conflicts,
             int transientFailures,
             @Nullable Exception lastConflict,
             @Nullable Exception lastTransient,
-            long triedNanos) {}
+            long triedNanos,
+            long slowestAttemptNanos) {}
 
     /**
      * The failure to give a waiter whose retries ran out: it must say what really happened (contention, or the
