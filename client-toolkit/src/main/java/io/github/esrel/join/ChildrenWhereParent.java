@@ -3,6 +3,7 @@ package io.github.esrel.join;
 import co.elastic.clients.elasticsearch._types.Time;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.json.JsonpMapper;
+import co.elastic.clients.json.JsonpUtils;
 import java.util.List;
 
 /**
@@ -104,7 +105,8 @@ final class ChildrenWhereParent<P, C> {
             question = side.inPit() ? null : keysFirstQuestion(side);
             List<String> lastKeys = question == null ? null : recentKeys.get(question, 1);
             if (lastKeys != null && q.parentKeyIsId() && q.plan() == JoinQuery.Plan.AUTO) {
-                JoinResult.Builder<P, C> again = keysFirst.joinIfStillMatching(lastKeys, recentKeys.page(question));
+                JoinResult.Builder<P, C> again =
+                        keysFirst.joinIfStillMatching(lastKeys, recentKeys.page(pageQuestion(question)));
                 if (again != null) {
                     remember(question, lastKeys, keysFirst);
                     return finish(again, 0);
@@ -148,15 +150,27 @@ final class ChildrenWhereParent<P, C> {
     private void remember(String question, List<String> keys, KeysFirst<P, C> answered) {
         if (question != null) {
             recentKeys.put(question, List.of(keys));
-            recentKeys.putPage(question, answered.page());
+            recentKeys.putPage(pageQuestion(question), answered.page());
         }
     }
 
     private void forget(String question) {
         if (question != null) {
             recentKeys.put(question, List.of());
-            recentKeys.putPage(question, null);
+            recentKeys.putPage(pageQuestion(question), null);
         }
+    }
+
+    /**
+     * The question whose page's parents {@link RecentKeys} keeps: the parents as read, so the source filter they were
+     * read with is part of it (the keys do not depend on it).
+     */
+    private String pageQuestion(String question) {
+        return question + " "
+                + (q.parentSource() == null
+                        ? ""
+                        : JsonpUtils.toJsonString(
+                                q.parentSource(), searcher.client()._jsonpMapper()));
     }
 
     /** This page's question as keys-first asks it, for {@link RecentKeys}: the parents, the children, their order. */

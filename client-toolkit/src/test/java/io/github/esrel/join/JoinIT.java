@@ -1144,6 +1144,18 @@ class JoinIT {
         assertThat(checkedAgain.parentsRead()).isZero();
         assertThat(answer(checkedAgain)).isEqualTo(answer(renamed));
 
+        // The same question with the parents' sources trimmed: its keys are the same, but not its parents as read.
+        JoinQuery<User, Post> namesOnly = twoAuthors.toBuilder()
+                .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(
+                        src -> src.filter(f -> f.includes("name"))))
+                .build();
+        JoinResult<User, Post> trimmed = join.childrenWhereParent(namesOnly);
+        assertThat(trimmed.requests().get(0)).as(trimmed.requests().toString()).doesNotContain("are unchanged");
+        assertThat(trimmed.pairs())
+                .allSatisfy(p -> assertThat(p.parent().value().handle()).isNull());
+        assertThat(join.childrenWhereParent(twoAuthors).pairs())
+                .allSatisfy(p -> assertThat(p.parent().value().handle()).isNotNull());
+
         // A parent deleted and written again as it was: the same source, but another document (a new _seq_no), so it
         // is read again, not taken from the last read.
         Map<?, ?> u17 = es.get(g -> g.index("few-users").id("u17"), Map.class).source();
