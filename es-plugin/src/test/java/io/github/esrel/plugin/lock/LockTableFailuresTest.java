@@ -178,15 +178,11 @@ class LockTableFailuresTest {
                         TimeUnit.MILLISECONDS.toNanos(40_300),
                         TimeUnit.MILLISECONDS.toNanos(40_300)));
 
-        assertThat(e.status()).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
-        assertThat(e.getMessage())
-                .isEqualTo(
-                        "gave up after trying for 40.3s: the lock index [.esrel-treelocks-1] was unavailable (1 attempts"
-                                + " failed, 1 of them because the table had changed since it was read, after waiting 40.3s per write"
-                                + " for the lock index); last failure: [version_conflict_engine_exception: "
-                                + CONFLICT.getMessage() + "]; retry")
-                .doesNotContain("concurrently", "changed by another node");
-        assertThat(e.getCause()).isSameAs(CONFLICT);
+        assertUnavailableAfterConflicts(
+                e,
+                "gave up after trying for 40.3s: the lock index [.esrel-treelocks-1] was unavailable (1 attempts failed, 1"
+                        + " of them because the table had changed since it was read, after waiting 40.3s per write for the"
+                        + " lock index)");
         assertThat(e.getSuppressed()).isEmpty();
     }
 
@@ -201,13 +197,19 @@ class LockTableFailuresTest {
                 new Retries(
                         13, 0, CONFLICT, null, TimeUnit.MILLISECONDS.toNanos(42_300), TimeUnit.SECONDS.toNanos(38)));
 
+        assertUnavailableAfterConflicts(
+                e,
+                "gave up after trying for 42.3s: the lock index [.esrel-treelocks-1] was unavailable (13 attempts failed,"
+                        + " 13 of them because the table had changed since it was read, one write waiting 38s for the lock"
+                        + " index)");
+    }
+
+    /** The lock index's 503 for retries that met only conflicts, the last one its cause: never called contention. */
+    private static void assertUnavailableAfterConflicts(ElasticsearchStatusException e, String reason) {
         assertThat(e.status()).isEqualTo(RestStatus.SERVICE_UNAVAILABLE);
         assertThat(e.getMessage())
-                .isEqualTo(
-                        "gave up after trying for 42.3s: the lock index [.esrel-treelocks-1] was unavailable (13 attempts"
-                                + " failed, 13 of them because the table had changed since it was read, one write waiting 38s"
-                                + " for the lock index); last failure: [version_conflict_engine_exception: "
-                                + CONFLICT.getMessage() + "]; retry")
+                .isEqualTo(reason + "; last failure: [version_conflict_engine_exception: " + CONFLICT.getMessage()
+                        + "]; retry")
                 .doesNotContain("concurrently", "changed by another node");
         assertThat(e.getCause()).isSameAs(CONFLICT);
     }
