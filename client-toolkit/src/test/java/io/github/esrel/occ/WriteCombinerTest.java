@@ -77,14 +77,16 @@ class WriteCombinerTest {
 
         @Override
         public Duration attempt(List<Inc> batch, WriteCombiner.Memo memo) {
-            int n = attempts.incrementAndGet();
+            // Recorded before the attempt is counted: a test that saw attempt n begin also sees its batch, so
+            // an attempt on another key that the test starts next is recorded after it.
+            batches.add(batch.stream().map(op -> op.name).toList());
+            threads.add(Thread.currentThread());
             Integer found = memo.get();
             memos.add(found == null ? 0 : found);
+            int n = attempts.incrementAndGet();
             memo.set(n);
             maxInFlight = Math.max(maxInFlight, inFlight.incrementAndGet());
             try {
-                batches.add(batch.stream().map(op -> op.name).toList());
-                threads.add(Thread.currentThread());
                 CountDownLatch gate = gates.get(n);
                 if (gate != null) {
                     gate.await(30, TimeUnit.SECONDS);
