@@ -43,7 +43,9 @@ import java.util.function.LongSupplier;
  *       set withdraws its own operation and hands off instead of starting an attempt, so that an
  *       interrupted thread does not carry other callers' writes.</li>
  *   <li>Memory: a queued operation is a blocked caller, so a lane holds at most one operation per thread
- *       that waits on it; an idle key has no lane. A batch takes at most {@code maxBatch} operations.</li>
+ *       that waits on it; an idle key has no lane. A batch takes at most {@code maxBatch} operations. The
+ *       memo of a lane that closes is kept for its key's next lane for {@link #MEMO_GRACE}, for at most
+ *       {@link #MAX_PARKED_MEMOS} keys.</li>
  * </ul>
  *
  * <p>An operation submitted from inside an attempt (a function that itself updates a document through
@@ -57,6 +59,17 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
 
     /** The most operations one attempt applies; the rest wait for the next attempt. Occ's Javadoc names it. */
     static final int DEFAULT_MAX_BATCH = 256;
+
+    /**
+     * How long the memo of a lane that closed is handed to the key's next lane. A hot key's lane closes whenever
+     * an attempt took its whole queue, often to open again a few microseconds later; without the memo its next
+     * attempt would read the document first (a realtime get of a document written since the last refresh makes
+     * the shard refresh). A stale memo costs one conditional write that fails, and then the read.
+     */
+    static final Duration MEMO_GRACE = Duration.ofMillis(200);
+
+    /** The most keys whose closed lane's memo is kept: it is the hottest keys that gain from it. */
+    static final int MAX_PARKED_MEMOS = 64;
 
     private static final ThreadLocal<Boolean> IN_ATTEMPT = new ThreadLocal<>();
 
@@ -140,6 +153,8 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     private final LongSupplier nanoClock;
     private final int maxBatch;
     private final Map<K, Lane<O>> lanes = new ConcurrentHashMap<>();
+    /** The memos of closed lanes, for the keys' next lanes (see {@link #MEMO_GRACE}). */
+    private final Map<K, Parked> parked = new ConcurrentHashMap<>();
 
     WriteCombiner(Runner<O> runner, Sleeper sleeper, LongSupplier nanoClock, int maxBatch) {
         this.runner = Objects.requireNonNull(runner);
@@ -218,7 +233,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
 
     private Lane<O> enqueue(K key, O op) {
         while (true) {
-            Lane<O> lane = lanes.computeIfAbsent(key, k -> new Lane<>());
+            Lane<O> lane = lanes.computeIfAbsent(key, this::newLane);
             lane.lock.lock();
             try {
                 if (lane.closed) {
@@ -235,6 +250,28 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 lane.lock.unlock();
             }
         }
+    }
+
+    /** A lane for {@code key}, with the memo its last lane left if that closed less than the grace ago. */
+    private Lane<O> newLane(K key) {
+        Lane<O> lane = new Lane<>();
+        Parked last = parked.remove(key);
+        if (last != null && nanoClock.getAsLong() - last.since() <= MEMO_GRACE.toNanos()) {
+            lane.memo.set(last.memo());
+        }
+        return lane;
+    }
+
+    /** Keeps the memo of a closing lane for the key's next one, unless as many keys are kept already. */
+    private void park(K key, Object memo) {
+        long now = nanoClock.getAsLong();
+        if (parked.size() >= MAX_PARKED_MEMOS) {
+            parked.values().removeIf(p -> now - p.since() > MEMO_GRACE.toNanos());
+            if (parked.size() >= MAX_PARKED_MEMOS) {
+                return;
+            }
+        }
+        parked.put(key, new Parked(memo, now));
     }
 
     /** Runs attempts while {@code me} leads, until {@code me} is done; then hands the lane on. */
@@ -344,6 +381,10 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         if (next == null) {
             lane.led = false;
             lane.closed = true;
+            Object memo = lane.memo.get();
+            if (memo != null) {
+                park(key, memo); // before the lane leaves the map, so that the key's next lane finds it
+            }
             lanes.remove(key, lane);
         } else {
             next.lead = true;
@@ -355,6 +396,9 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     public String toString() {
         return "WriteCombiner{lanes=" + lanes.size() + ", maxBatch=" + maxBatch + '}';
     }
+
+    /** The memo of a closed lane and when it closed, on the combiner's clock. */
+    private record Parked(Object memo, long since) {}
 
     /** The queue of one key. */
     private static final class Lane<O extends Op> {

@@ -17,7 +17,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +33,9 @@ class WriteCombinerTest {
     private final ExecutorService pool = Executors.newCachedThreadPool();
     private final FakeDocument doc = new FakeDocument();
     private final List<Duration> slept = new CopyOnWriteArrayList<>();
+    /** The combiner's clock, in nanoseconds: it stands still unless a test moves it. */
+    private final AtomicLong now = new AtomicLong();
+
     private WriteCombiner<String, Inc> combiner = combiner(WriteCombiner.DEFAULT_MAX_BATCH);
 
     @AfterEach
@@ -40,7 +45,7 @@ class WriteCombinerTest {
 
     private WriteCombiner<String, Inc> combiner(int maxBatch) {
         // A clock that stands still: a backoff of d makes the next leader sleep exactly d.
-        return new WriteCombiner<>(doc, slept::add, () -> 0L, maxBatch);
+        return new WriteCombiner<>(doc, slept::add, now::get, maxBatch);
     }
 
     /** One caller's operation: add one to the counter, unless it is a solo "reset" or a failing one. */
@@ -160,7 +165,7 @@ class WriteCombinerTest {
     }
 
     @Test
-    void shouldKeepTheRunnersMemoWhileTheKeyIsBusyAndDropItWhenItsLaneCloses() throws Exception {
+    void shouldKeepTheRunnersMemoWhileTheKeyIsBusyAndForTheGraceAfterItsLaneCloses() throws Exception {
         CountDownLatch first = gate(1);
         Future<Inc> a = submit("hot", Inc.inc("a"));
         awaitTrue(() -> doc.attempts.get() == 1);
@@ -169,10 +174,35 @@ class WriteCombinerTest {
         a.get(30, TimeUnit.SECONDS);
         b.get(30, TimeUnit.SECONDS);
         awaitTrue(() -> combiner.lanes() == 0);
+        now.addAndGet(WriteCombiner.MEMO_GRACE.toNanos());
         combiner.submit("hot", Inc.inc("c"));
+        now.addAndGet(WriteCombiner.MEMO_GRACE.toNanos() + 1);
+        combiner.submit("hot", Inc.inc("d"));
+        combiner.submit("other", Inc.inc("e"));
         assertThat(doc.memos)
-                .as("b's attempt finds what a's left; c, after the lane closed, finds nothing")
-                .containsExactly(0, 1, 0);
+                .as("b's attempt finds what a's left; c, in a new lane within the grace, finds what b left; d, past"
+                        + " the grace, and e, of another key, find nothing")
+                .containsExactly(0, 1, 2, 0, 0);
+        assertThat(combiner.lanes()).isZero();
+    }
+
+    @Test
+    void shouldKeepTheMemosOfAtMostSoManyClosedLanes() throws Exception {
+        int keys = WriteCombiner.MAX_PARKED_MEMOS + 1;
+        for (int k = 0; k < keys; k++) {
+            combiner.submit("key-" + k, Inc.inc("first"));
+        }
+        for (int k = 0; k < keys; k++) {
+            combiner.submit("key-" + k, Inc.inc("again"));
+        }
+        List<Integer> again = doc.memos.subList(keys, 2 * keys);
+        assertThat(again.subList(0, keys - 1))
+                .as("each key's second lane finds the memo of its first")
+                .containsExactlyElementsOf(
+                        IntStream.rangeClosed(1, keys - 1).boxed().toList());
+        assertThat(again.get(keys - 1))
+                .as("one key more than are kept: none kept for it")
+                .isZero();
     }
 
     @Test
