@@ -160,15 +160,15 @@ final class LockBenchmark {
                             + " %d threads x %d acquire + release, plugin, depth 1:%n",
                     METERS_ROUNDS, THREADS, THROUGHPUT_OPS_EACH);
             MetersOverhead.header(out, "ops/s");
-            MetersOverhead.Round off = () -> ops(plain);
-            MetersOverhead.Round on = () -> ops(metered);
+            AlternatingRounds.Round off = () -> ops(plain);
+            AlternatingRounds.Round on = () -> ops(metered);
             MetersOverhead.print(
                     out,
                     record,
                     "locks",
                     "plugin acquire + release, " + THREADS + " threads",
                     "ops/s",
-                    MetersOverhead.alternate(METERS_ROUNDS, off, on));
+                    AlternatingRounds.run(METERS_ROUNDS, off, on));
             // What the listener itself costs per acquire + release, on a real lock, against what one costs here.
             TreeLockListener listener = MetersOverhead.instrumentation().lockListener();
             LockRequest request = LockRequest.of(b -> b.path("/m0").mode(LockMode.EXCLUSIVE));
