@@ -156,8 +156,8 @@ import java.util.function.UnaryOperator;
  *       (I/O, or an error that is not retried), every caller it carried gets the {@link OccException}: the
  *       write may or may not have happened, as for one caller.</li>
  *   <li>Memory: a queued call is a blocked caller, so a document's queue holds at most one call per waiting
- *       thread and is gone when the document goes idle; one write applies at most
- *       256 functions, the rest go into the next.</li>
+ *       thread and is gone when the document goes idle (what its last write stored is kept 200 ms longer, for
+ *       at most 64 documents); one write applies at most 256 functions, the rest go into the next.</li>
  * </ul>
  * {@link Builder#combineWrites(boolean) combineWrites(false)} gives every call its own loop again. A
  * {@link BulkUpdate} combines its own items of one document (one read and one write per document and round, see
