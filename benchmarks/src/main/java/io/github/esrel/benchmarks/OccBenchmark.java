@@ -34,7 +34,9 @@ import java.util.concurrent.TimeUnit;
  * 4 writers each on one document (combining within each process, conflicts between them), 16 writers
  * with combining off and several backoff shapes, 16 writers on one document each (uncontended), the naive loop for reference (fast, but it loses
  * votes), the scripted {@code retry_on_conflict} update where painless exists, and a bulk
- * optimistic update against single updates. All ratios are against the baseline of the same run.
+ * optimistic update against single updates. All ratios are against the baseline of the same run. The hot
+ * document's goals (16 writers combining against one writer, and against the naive loop) are measured again in
+ * alternating rounds on the warm node ({@link #hotDocumentRounds}), which is what the record keeps for them.
  */
 final class OccBenchmark {
 
@@ -53,7 +55,7 @@ final class OccBenchmark {
     /** Rounds of 16 writers combining and of the naive loop that warm the node up before the first row. */
     private static final int WARMUP_ROUNDS = 6;
 
-    /** Rounds per side of write combining against the naive loop, after the untimed ones. */
+    /** Rounds per side of the hot document's goals in alternating rounds, after the untimed ones. */
     private static final int VERSUS_ROUNDS = 12;
 
     private static final int VERSUS_WARMUP_ROUNDS = 2;
