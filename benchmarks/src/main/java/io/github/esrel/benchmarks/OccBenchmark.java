@@ -36,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * votes), the scripted {@code retry_on_conflict} update where painless exists, and a bulk
  * optimistic update against single updates. All ratios are against the baseline of the same run. The hot
  * document's goals (16 writers combining against one writer, and against the naive loop) are measured again in
- * alternating rounds on the warm node ({@link #hotDocumentRounds}), which is what the record keeps for them.
+ * alternating rounds on the warm node ({@code hotDocumentRounds}), which is what the record keeps for them.
  */
 final class OccBenchmark {
 
