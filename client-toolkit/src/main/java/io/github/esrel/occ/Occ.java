@@ -126,8 +126,8 @@ import java.util.function.UnaryOperator;
  * queue behind a single conditional write in flight; the next write reads the document once, applies every
  * queued function in the order the calls were made, each to the value the one before it produced, and writes
  * once. While the document stays busy (and for 200 ms after its queue empties), a write starts from what the
- * write before it stored instead of reading
- * it again (a realtime read of a document changed since the last refresh makes the shard refresh): the write is
+ * write before it stored instead of reading it again (a realtime read of a document changed since the last
+ * refresh makes the shard refresh): the write is
  * conditional on that write's seq_no, so if another process changed the document in between, it conflicts and
  * esrel reads the document and applies the functions again at once. Share one {@code Occ} per application: writers of one instance no longer conflict with one another;
  * conflicts come only from other processes (or other instances), and are retried with the policy's

@@ -13,6 +13,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.search.Hit;
+import co.elastic.clients.elasticsearch.core.search.SourceConfig;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
@@ -685,8 +686,7 @@ class JoinIT {
                         .childSort(SortOptions.of(
                                 s -> s.field(f -> f.field("popularity").order(SortOrder.Desc))))
                         .childrenPerPage(10)
-                        .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(
-                                s -> s.filter(f -> f.includes("n")))));
+                        .parentSource(SourceConfig.of(s -> s.filter(f -> f.includes("n")))));
 
         JoinResult<User, Post> r =
                 Join.of(b -> b.client(es).maxParents(n).pageSize(n)).childrenWhereParent(q);
@@ -1146,8 +1146,7 @@ class JoinIT {
 
         // The same question with the parents' sources trimmed: its keys are the same, but not its parents as read.
         JoinQuery<User, Post> namesOnly = twoAuthors.toBuilder()
-                .parentSource(co.elastic.clients.elasticsearch.core.search.SourceConfig.of(
-                        src -> src.filter(f -> f.includes("name"))))
+                .parentSource(SourceConfig.of(src -> src.filter(f -> f.includes("name"))))
                 .build();
         JoinResult<User, Post> trimmed = join.childrenWhereParent(namesOnly);
         assertThat(trimmed.requests().get(0)).as(trimmed.requests().toString()).doesNotContain("are unchanged");
