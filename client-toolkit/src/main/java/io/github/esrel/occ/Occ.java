@@ -129,7 +129,11 @@ import java.util.function.UnaryOperator;
  * write before it stored instead of reading it again (a realtime read of a document changed since the last
  * refresh makes the shard refresh): the write is
  * conditional on that write's seq_no, so if another process changed the document in between, it conflicts and
- * esrel reads the document and applies the functions again at once. Share one {@code Occ} per application: writers of one instance no longer conflict with one another;
+ * esrel reads the document and applies the functions again at once. Before it takes the queue, the caller that
+ * runs the next write waits for the callers the last write carried to queue again, for at most half the time that
+ * write took and 2 ms (and not again on its next write when they did not all come back): writers in a loop would
+ * otherwise split into two groups taking turns, each write carrying half of them. Share one {@code Occ} per
+ * application: writers of one instance no longer conflict with one another;
  * conflicts come only from other processes (or other instances), and are retried with the policy's
  * jittered backoff, the whole queue backing off together.
  * <ul>

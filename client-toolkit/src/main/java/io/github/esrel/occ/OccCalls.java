@@ -65,7 +65,12 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         this.policy = occ.retryPolicy();
         this.log = occ.writeLog();
         this.combiner = combineWrites
-                ? new WriteCombiner<>(this, policy.sleeper(), System::nanoTime, WriteCombiner.DEFAULT_MAX_BATCH)
+                ? new WriteCombiner<>(
+                        this,
+                        policy.sleeper(),
+                        System::nanoTime,
+                        WriteCombiner.DEFAULT_MAX_BATCH,
+                        WriteCombiner.DEFAULT_MAX_LINGER)
                 : null;
     }
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
@@ -48,6 +49,14 @@ import java.util.function.LongSupplier;
  *       {@link #MAX_PARKED_MEMOS} keys.</li>
  * </ul>
  *
+ * <h2>Why batches are large</h2>
+ * Writers of a hot document usually run in a closed loop: a caller whose operation is done makes its next one at
+ * once. Were the next batch taken the moment an attempt ends, it would hold only the callers that queued while the
+ * attempt ran, and the writers would split into two cohorts taking turns, each write carrying about half of them.
+ * So a leader about to take a batch waits, briefly, for the callers the last attempt ended to queue again
+ * ({@link #linger}); and each caller waits parked on its own ({@link LockSupport}), so that a leader that ends a
+ * batch wakes all its callers at once rather than one after another through the lane's lock.
+ *
  * <p>An operation submitted from inside an attempt (a function that itself updates a document through
  * the same {@link Occ}) would wait for a lane whose leader is waiting for it: {@link #insideAttempt()}
  * tells callers to run such an operation on their own, uncombined.
@@ -71,6 +80,15 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     /** The most keys whose closed lane's memo is kept: it is the hottest keys that gain from it. */
     static final int MAX_PARKED_MEMOS = 64;
 
+    /**
+     * The longest a leader waits for the callers of the last attempt to queue again, as a share of that attempt's
+     * time (see {@link #linger}): they come back in a fraction of a write, and callers that do not cost no more.
+     */
+    static final double LINGER_SHARE = 0.5;
+
+    /** The longest a leader waits for callers to queue again, however long the last attempt took. */
+    static final Duration DEFAULT_MAX_LINGER = Duration.ofMillis(2);
+
     private static final ThreadLocal<Boolean> IN_ATTEMPT = new ThreadLocal<>();
 
     /** Runs attempts: what combining means for the operations is the runner's business. */
@@ -90,8 +108,8 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
 
     /**
      * What a runner keeps for a key from one attempt to the next (the document it last wrote, say), for as long as
-     * the key is busy: the memo is the lane's, so it is dropped when the lane closes, and only the leader, which runs
-     * one attempt at a time, reads or writes it.
+     * the key is busy and for {@link #MEMO_GRACE} after its lane closes; only the leader, which runs one attempt at a
+     * time, reads or writes it.
      */
     static final class Memo {
         private Object value;
@@ -116,11 +134,11 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         // Written by the leader's thread before the lane lock is taken and read after it: the lock orders them.
         boolean finished;
         Throwable crash;
-        // Guarded by the lane's lock.
-        Condition wake;
-        boolean lead;
+        // Written under the lane's lock; lead and done are also read without it, by the waiting caller.
+        Thread caller;
+        volatile boolean lead;
         boolean taken;
-        boolean done;
+        volatile boolean done;
         boolean withdrawn;
 
         /** @param solo true for an operation that must run alone in its attempt */
@@ -152,15 +170,24 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     private final Sleeper sleeper;
     private final LongSupplier nanoClock;
     private final int maxBatch;
+    private final long maxLinger;
     private final Map<K, Lane<O>> lanes = new ConcurrentHashMap<>();
     /** The memos of closed lanes, for the keys' next lanes (see {@link #MEMO_GRACE}). */
     private final Map<K, Parked> parked = new ConcurrentHashMap<>();
 
-    WriteCombiner(Runner<O> runner, Sleeper sleeper, LongSupplier nanoClock, int maxBatch) {
+    /**
+     * @param maxLinger the longest a leader waits for the callers of the last attempt to queue again ({@link #linger});
+     *     zero never waits
+     */
+    WriteCombiner(Runner<O> runner, Sleeper sleeper, LongSupplier nanoClock, int maxBatch, Duration maxLinger) {
         this.runner = Objects.requireNonNull(runner);
         this.sleeper = Objects.requireNonNull(sleeper);
         this.nanoClock = Objects.requireNonNull(nanoClock);
         this.maxBatch = Checks.positive(maxBatch, "maxBatch");
+        this.maxLinger = maxLinger.toNanos();
+        if (this.maxLinger < 0) {
+            throw new IllegalArgumentException("maxLinger must not be negative: " + maxLinger);
+        }
     }
 
     /** True on a thread that is running an attempt (so a submit from there could wait for itself). */
@@ -180,32 +207,27 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         }
         Lane<O> lane = enqueue(key, op);
         boolean interrupted = false;
-        lane.lock.lock();
-        try {
-            while (!op.done) {
-                if (op.lead) {
-                    lane.lock.unlock();
-                    try {
-                        lead(key, lane, op);
-                    } finally {
-                        lane.lock.lock();
-                    }
-                    continue;
-                }
+        // Each caller parks on its own: a leader that ends a batch wakes all its callers at once, and they leave
+        // without queueing for the lane's lock one after another (they are back sooner for the next batch).
+        while (!op.done) {
+            if (op.lead) {
+                lead(key, lane, op);
+                continue;
+            }
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                interrupted = true;
+                lane.lock.lock();
                 try {
-                    op.wake.await();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    // Interrupted before the signal, the thread may get the lock back only after its attempt
-                    // ended: then it is done (taken again false), and its write may have landed.
+                    // An operation in an attempt (taken) cannot be withdrawn: its write may land. Wait for, or take,
+                    // its result.
                     if (!op.taken && !op.done) {
                         withdraw(key, lane, op);
                     }
-                    // else: its attempt is in flight (its write may land) or over; wait for, or take, the result
+                } finally {
+                    lane.lock.unlock();
                 }
             }
-        } finally {
-            lane.lock.unlock();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -226,6 +248,20 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         }
     }
 
+    /** True while the leader of {@code key}'s lane waits for callers to queue again ({@link #linger}). For tests. */
+    boolean waitingForCallers(K key) {
+        Lane<O> lane = lanes.get(key);
+        if (lane == null) {
+            return false;
+        }
+        lane.lock.lock();
+        try {
+            return lane.awaited > 0;
+        } finally {
+            lane.lock.unlock();
+        }
+    }
+
     /** Keys that have a lane now. For tests: an idle combiner has none. */
     int lanes() {
         return lanes.size();
@@ -239,8 +275,11 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 if (lane.closed) {
                     continue;
                 }
-                op.wake = lane.lock.newCondition();
+                op.caller = Thread.currentThread();
                 lane.queue.addLast(op);
+                if (lane.awaited > 0 && lane.queue.size() >= lane.awaited) {
+                    lane.arrived.signal();
+                }
                 if (!lane.led) {
                     lane.led = true;
                     op.lead = true;
@@ -258,12 +297,14 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         Parked last = parked.remove(key);
         if (last != null && nanoClock.getAsLong() - last.since() <= MEMO_GRACE.toNanos()) {
             lane.memo.set(last.memo());
+            lane.expected = last.expected();
+            lane.lastAttemptNanos = last.attemptNanos();
         }
         return lane;
     }
 
     /** Keeps the memo of a closing lane for the key's next one, unless as many keys are kept already. */
-    private void park(K key, Object memo) {
+    private void park(K key, Object memo, int expected, long attemptNanos) {
         long now = nanoClock.getAsLong();
         if (parked.size() >= MAX_PARKED_MEMOS) {
             parked.values().removeIf(p -> now - p.since() > MEMO_GRACE.toNanos());
@@ -271,7 +312,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 return;
             }
         }
-        parked.put(key, new Parked(memo, now));
+        parked.put(key, new Parked(memo, now, expected, attemptNanos));
     }
 
     /** Runs attempts while {@code me} leads, until {@code me} is done; then hands the lane on. */
@@ -294,6 +335,9 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             List<O> batch;
             lane.lock.lock();
             try {
+                if (!lane.backoff) {
+                    linger(lane);
+                }
                 if (Thread.currentThread().isInterrupted()) {
                     withdraw(key, lane, me); // the next leader waits out the rest of the backoff
                     return;
@@ -305,6 +349,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             }
             Duration retryAfter = Duration.ZERO;
             IN_ATTEMPT.set(Boolean.TRUE);
+            long started = nanoClock.getAsLong();
             try {
                 retryAfter = runner.attempt(batch, lane.memo);
             } catch (Throwable t) {
@@ -316,15 +361,17 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             } finally {
                 IN_ATTEMPT.remove();
             }
+            long took = nanoClock.getAsLong() - started;
             lane.lock.lock();
             try {
                 lane.inAttempt = 0;
+                lane.lastAttemptNanos = took;
                 List<O> again = new ArrayList<>();
                 for (O op : batch) {
                     op.taken = false;
                     if (op.finished || op.crash != null) {
                         op.done = true;
-                        op.wake.signal();
+                        LockSupport.unpark(op.caller);
                     } else {
                         again.add(op);
                     }
@@ -332,6 +379,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 for (int i = again.size() - 1; i >= 0; i--) {
                     lane.queue.addFirst(again.get(i));
                 }
+                lane.expected = batch.size() - again.size() + lane.queue.size();
                 if (!again.isEmpty()) {
                     lane.backoff = true;
                     lane.notBefore = nanoClock.getAsLong() + (retryAfter == null ? 0 : retryAfter.toNanos());
@@ -345,6 +393,40 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 lane.lock.unlock();
             }
         }
+    }
+
+    /**
+     * Waits, under the lock, for the callers the last attempt ended to queue again before taking a batch: writers in a
+     * closed loop (a caller votes again as soon as its vote is done, the hot document's usual shape) would otherwise
+     * split into two cohorts that take turns, the one the last attempt carried and the one that queued meanwhile, and
+     * each write would carry half of them. The leader waits for the queue to hold as many operations as the last
+     * attempt ended plus those that queued while it ran, for at most {@link #LINGER_SHARE} of the last attempt's time
+     * and {@code maxLinger}; a wait that runs out of time (callers that do not come back) is not repeated on the next
+     * take, so a lane whose callers arrive at random waits on at most every other take. The queue's order, and the
+     * rule that a leader's own operation is in its batch, are unchanged: only when the batch is taken moves.
+     */
+    private void linger(Lane<O> lane) {
+        int target = Math.min(maxBatch, lane.expected);
+        boolean worthIt = lane.lingerPaidOff
+                && lane.queue.size() < target
+                && lane.queue.peekFirst() != null
+                && !lane.queue.peekFirst().solo;
+        long left = Math.min((long) (lane.lastAttemptNanos * LINGER_SHARE), maxLinger);
+        if (!worthIt || left <= 0) {
+            lane.lingerPaidOff = true;
+            return;
+        }
+        lane.awaited = target;
+        try {
+            while (lane.queue.size() < target && left > 0) {
+                left = lane.arrived.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the leader withdraws its operation
+        } finally {
+            lane.awaited = 0;
+        }
+        lane.lingerPaidOff = lane.queue.size() >= target;
     }
 
     /** The head of the queue: one solo operation, or combinable ones up to the next solo one. Under the lock. */
@@ -383,12 +465,16 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
             lane.closed = true;
             Object memo = lane.memo.get();
             if (memo != null) {
-                park(key, memo); // before the lane leaves the map, so that the key's next lane finds it
+                park(
+                        key,
+                        memo,
+                        lane.expected,
+                        lane.lastAttemptNanos); // before the lane leaves the map, so that the key's next lane finds it
             }
             lanes.remove(key, lane);
         } else {
             next.lead = true;
-            next.wake.signal();
+            LockSupport.unpark(next.caller);
         }
     }
 
@@ -398,7 +484,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     }
 
     /** The memo of a closed lane and when it closed, on the combiner's clock. */
-    private record Parked(Object memo, long since) {}
+    private record Parked(Object memo, long since, int expected, long attemptNanos) {}
 
     /** The queue of one key. */
     private static final class Lane<O extends Op> {
@@ -416,5 +502,15 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         long notBefore;
         /** The runner's, from one attempt to the next; read and written only by the leader, in its attempt. */
         final Memo memo = new Memo();
+        /** Signalled when the queue reaches {@link #awaited}: the leader waits for it ({@link #linger}). */
+        final Condition arrived = lock.newCondition();
+        /** How many queued operations a lingering leader waits for; 0 when none lingers. */
+        int awaited;
+        /** The callers the last attempt ended plus those that queued meanwhile: who is likely to come back. */
+        int expected;
+        /** How long the last attempt took, on the combiner's clock; 0 before the first. */
+        long lastAttemptNanos;
+        /** False after a wait for callers that ran out of time: the next take does not wait. */
+        boolean lingerPaidOff = true;
     }
 }

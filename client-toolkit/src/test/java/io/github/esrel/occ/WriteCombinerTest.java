@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -44,8 +45,18 @@ class WriteCombinerTest {
     }
 
     private WriteCombiner<String, Inc> combiner(int maxBatch) {
-        // A clock that stands still: a backoff of d makes the next leader sleep exactly d.
-        return new WriteCombiner<>(doc, slept::add, now::get, maxBatch);
+        // A clock that stands still: a backoff of d makes the next leader sleep exactly d, and an attempt takes no
+        // time, so that no leader waits for callers to queue again (see lingering()).
+        return new WriteCombiner<>(doc, slept::add, now::get, maxBatch, WriteCombiner.DEFAULT_MAX_LINGER);
+    }
+
+    /**
+     * A combiner whose attempts each take {@code attempt} on its clock, and whose leaders may wait that long for the
+     * callers of the last attempt to queue again.
+     */
+    private WriteCombiner<String, Inc> lingering(Duration attempt) {
+        doc.during = () -> now.addAndGet(attempt.toNanos());
+        return new WriteCombiner<>(doc, slept::add, now::get, WriteCombiner.DEFAULT_MAX_BATCH, attempt);
     }
 
     /** One caller's operation: add one to the counter, unless it is a solo "reset" or a failing one. */
@@ -79,6 +90,8 @@ class WriteCombinerTest {
         final AtomicInteger attempts = new AtomicInteger();
         /** The memo each attempt found (null: none); each attempt leaves its number there. */
         final List<Integer> memos = new CopyOnWriteArrayList<>();
+        /** Run as each attempt begins: a test moves the combiner's clock there. */
+        volatile Runnable during = () -> {};
 
         @Override
         public Duration attempt(List<Inc> batch, WriteCombiner.Memo memo) {
@@ -86,6 +99,7 @@ class WriteCombinerTest {
             // an attempt on another key that the test starts next is recorded after it.
             batches.add(batch.stream().map(op -> op.name).toList());
             threads.add(Thread.currentThread());
+            during.run();
             Integer found = memo.get();
             memos.add(found == null ? 0 : found);
             int n = attempts.incrementAndGet();
@@ -127,6 +141,16 @@ class WriteCombinerTest {
 
     @Test
     void shouldApplyEveryOperationOfManyThreadsOnceAndInEachThreadsOrderWithOneAttemptInFlight() throws Exception {
+        manyThreads();
+    }
+
+    @Test
+    void shouldApplyEveryOperationOnceAndInOrderAlsoWhenLeadersWaitForCallers() throws Exception {
+        combiner = lingering(Duration.ofMillis(1));
+        manyThreads();
+    }
+
+    private void manyThreads() throws Exception {
         int threads = 16;
         int each = 2000;
         List<Future<List<Long>>> futures = new ArrayList<>();
@@ -223,6 +247,83 @@ class WriteCombinerTest {
                 .isSameAs(b.get().ranOn);
         assertThat(doc.threads.get(1)).isNotSameAs(doc.threads.get(0));
         assertThat(combiner.lanes()).isZero();
+    }
+
+    @Test
+    void shouldWaitForTheCallersTheLastAttemptEndedToQueueAgainSoThatWritersDoNotSplitIntoCohorts() throws Exception {
+        combiner = lingering(Duration.ofSeconds(60)); // a leader may wait 30 s: the test does not depend on speed
+        Future<Inc> b = aThen(() -> submitQueued("hot", Inc.inc("b"), 2));
+        awaitTrue(() -> combiner.waitingForCallers("hot"));
+        Inc again = Inc.inc("a again"); // a's caller, back with its next operation
+        combiner.submit("hot", again);
+        b.get(30, TimeUnit.SECONDS);
+        assertThat(doc.batches)
+                .as("b, leading, waited for the caller a's attempt ended: one write carries both")
+                .containsExactly(List.of("a"), List.of("b", "a again"));
+        assertThat(again.after).isEqualTo(3);
+    }
+
+    @Test
+    void shouldStopWaitingForCallersThatDoNotComeBack() throws Exception {
+        combiner = lingering(Duration.ofMillis(20));
+        Future<Inc> b = aThen(() -> submitQueued("hot", Inc.inc("b"), 2));
+        assertThat(b.get(30, TimeUnit.SECONDS).after).isEqualTo(2);
+        assertThat(doc.batches).containsExactly(List.of("a"), List.of("b"));
+        awaitTrue(() -> combiner.lanes() == 0);
+    }
+
+    @Test
+    void shouldCarryWhoWillComeBackToTheKeysNextLaneWithTheMemo() throws Exception {
+        combiner = lingering(Duration.ofSeconds(60));
+        List<Future<Inc>> bc =
+                aThen(() -> List.of(submitQueued("hot", Inc.inc("b"), 2), submitQueued("hot", Inc.inc("c"), 3)));
+        awaitTrue(() -> combiner.waitingForCallers("hot"));
+        combiner.submit("hot", Inc.inc("a again"));
+        for (Future<Inc> f : bc) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        awaitTrue(() -> combiner.lanes() == 0); // the three callers were in one write: nobody queued behind it
+        Future<Inc> d = submit("hot", Inc.inc("d"));
+        awaitTrue(() -> combiner.waitingForCallers("hot"));
+        Future<Inc> e = submitQueued("hot", Inc.inc("e"), 2);
+        Future<Inc> f = submit("hot", Inc.inc("f"));
+        assertThat(List.of(d.get(30, TimeUnit.SECONDS), e.get(30, TimeUnit.SECONDS), f.get(30, TimeUnit.SECONDS)))
+                .extracting(op -> op.after)
+                .containsExactly(5L, 6L, 7L);
+        assertThat(doc.batches)
+                .as("d, the first of the key's new lane, waited for as many callers as the last write carried")
+                .containsExactly(List.of("a"), List.of("b", "c", "a again"), List.of("d", "e", "f"));
+    }
+
+    @Test
+    void shouldWithdrawALeaderInterruptedWhileItWaitsForCallers() throws Exception {
+        combiner = lingering(Duration.ofSeconds(60));
+        Inc bOp = Inc.inc("b");
+        Thread[] bThread = new Thread[1];
+        boolean[] interruptedAfter = new boolean[1];
+        Future<?> b = aThen(() -> {
+            Future<?> f = pool.submit(() -> {
+                bThread[0] = Thread.currentThread();
+                combiner.submit("hot", bOp);
+                interruptedAfter[0] = Thread.currentThread().isInterrupted();
+                return null;
+            });
+            awaitTrue(() -> combiner.pending("hot") == 2);
+            return f;
+        });
+        awaitTrue(() -> combiner.waitingForCallers("hot"));
+        bThread[0].interrupt();
+        b.get(30, TimeUnit.SECONDS);
+        assertThat(bOp.withdrawn()).as("b never ran").isTrue();
+        assertThat(interruptedAfter[0])
+                .as("the interrupt is kept for the caller")
+                .isTrue();
+        assertThat(doc.attempts.get()).isEqualTo(1);
+        awaitTrue(() -> combiner.lanes() == 0);
+        now.addAndGet(WriteCombiner.MEMO_GRACE.toNanos() + 1); // else "later" would wait for a's caller
+        Inc later = Inc.inc("later");
+        combiner.submit("hot", later);
+        assertThat(later.after).isEqualTo(2);
     }
 
     @Test
@@ -406,7 +507,8 @@ class WriteCombinerTest {
                 },
                 slept::add,
                 () -> 0L,
-                10);
+                10,
+                Duration.ZERO);
         nested.submit("hot", Inc.inc("outer"));
         assertThat(seen)
                 .singleElement()
@@ -428,6 +530,20 @@ class WriteCombinerTest {
             combiner.submit(key, op);
             return op;
         });
+    }
+
+    /**
+     * Holds "a"'s attempt on "hot" while {@code queueBehind} queues operations behind it, then lets it end; returns,
+     * once a is done, what {@code queueBehind} returned. a's caller, were it a writer in a loop, would come back now.
+     */
+    private <T> T aThen(Callable<T> queueBehind) throws Exception {
+        CountDownLatch first = gate(1);
+        Future<Inc> a = submit("hot", Inc.inc("a"));
+        awaitTrue(() -> doc.attempts.get() == 1);
+        T queued = queueBehind.call();
+        first.countDown();
+        a.get(30, TimeUnit.SECONDS);
+        return queued;
     }
 
     /** Submits and waits until the lane holds {@code pending} operations, so that the queue order is known. */
