@@ -15,6 +15,11 @@ final class MetersOverhead {
 
     private MetersOverhead() {}
 
+    /** Meters in a {@link SimpleMeterRegistry}, no observations: what {@code EsrelMicrometer.of(registry)} gives. */
+    static EsrelMicrometer metersOnly() {
+        return EsrelMicrometer.of(new SimpleMeterRegistry());
+    }
+
     /**
      * Meters in a {@link SimpleMeterRegistry} and observations through a registry whose handler turns them into
      * timers too, as a Boot application with Actuator has: the heaviest of the usual setups.
@@ -31,14 +36,31 @@ final class MetersOverhead {
 
     static void print(
             PrintStream out, BenchRecord record, String bench, String what, String unit, AlternatingRounds.Result r) {
+        print(out, record, bench, what, "meters", unit, r);
+    }
+
+    /**
+     * One row: {@code what} without and with {@code listeners} (what the instrumentation holds, for the record's
+     * names).
+     */
+    static void print(
+            PrintStream out,
+            BenchRecord record,
+            String bench,
+            String what,
+            String listeners,
+            String unit,
+            AlternatingRounds.Result r) {
+        String row = listeners.equals("meters") ? what : what + ", " + listeners;
         out.printf(
                 "  %-72s %,9.0f %,9.0f %7.3fx %+6.1f %% %9.3fx %7.1f %%%n",
-                what, r.a(), r.b(), r.ratio(), (r.ratio() - 1) * 100, r.medianRoundRatio(), r.spread() * 100);
-        record.add(bench, what + ", without meters", r.a(), unit, Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
+                row, r.a(), r.b(), r.ratio(), (r.ratio() - 1) * 100, r.medianRoundRatio(), r.spread() * 100);
+        record.add(
+                bench, what + ", without " + listeners, r.a(), unit, Double.NaN, BenchRecord.Better.HIGHER, Double.NaN);
         // The ratio recorded is the median of the rounds' own: a burst of load in one round moves it less.
         record.add(
                 bench,
-                what + ", with meters",
+                what + ", with " + listeners,
                 r.b(),
                 unit,
                 r.medianRoundRatio(),

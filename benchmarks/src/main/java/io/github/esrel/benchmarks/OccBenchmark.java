@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.micrometer.EsrelMicrometer;
 import io.github.esrel.occ.BulkUpdate;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.OccListener;
@@ -47,8 +48,8 @@ final class OccBenchmark {
     /** Votes per writer where writes are combined: they go fast, and a longer run measures better. */
     private static final int COMBINED_VOTES_EACH = 300;
 
-    /** Rounds per side of the meters' overhead run, and votes per writer in a round. */
-    private static final int METERS_ROUNDS = 30;
+    /** Rounds per side of each meters' overhead row, and votes per writer in a round. */
+    private static final int METERS_ROUNDS = 60;
 
     private static final int METERS_VOTES_EACH = 150;
 
@@ -409,42 +410,56 @@ final class OccBenchmark {
 
     /**
      * The combined hot-document row again, with and without esrel-micrometer's listeners on the {@link Occ}, in
-     * alternating rounds: what the meters and observations cost on the hottest path.
+     * alternating rounds: what the meters cost on the hottest path, alone and with observations through a registry
+     * whose handler turns them into timers too (a Boot application with Actuator).
      */
     private void metersOverhead(RetryPolicy patient) throws Exception {
-        Occ plain = Occ.of(b -> b.client(es).retryPolicy(patient));
-        Occ metered = Occ.of(b -> b.client(es)
-                .retryPolicy(patient)
-                .listener(MetersOverhead.instrumentation().occListener()));
-        reset("meters");
-        // Warm up the metered path too (its meters are registered on first use).
-        writers(WRITERS, 20, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
-        AlternatingRounds.Round off = () -> {
-            writers(WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, "meters", Counter.class, Counter::vote));
-            return (long) WRITERS * METERS_VOTES_EACH;
-        };
-        AlternatingRounds.Round on = () -> {
-            writers(WRITERS, METERS_VOTES_EACH, w -> metered.update(INDEX, "meters", Counter.class, Counter::vote));
-            return (long) WRITERS * METERS_VOTES_EACH;
-        };
-        AlternatingRounds.Result r = AlternatingRounds.run(METERS_ROUNDS, off, on);
         out.printf(
-                "  with esrel-micrometer (meters + observations with a meter handler), %d alternating rounds of %d"
-                        + " writers x %d votes each, write combining:%n",
+                "  with esrel-micrometer, %d alternating rounds of %d writers x %d votes each, write combining:%n",
                 METERS_ROUNDS, WRITERS, METERS_VOTES_EACH);
         MetersOverhead.header(out, "votes/s");
-        MetersOverhead.print(out, record, "occ", "16 writers, one document, write combining", "votes/s", r);
-        // What the listener itself costs per call, on a real outcome, against what a vote costs here.
-        OccListener listener = MetersOverhead.instrumentation().occListener();
+        record Setup(String what, String id, EsrelMicrometer micrometer) {}
+        List<Setup> setups = List.of(
+                new Setup("meters", "meters", MetersOverhead.metersOnly()),
+                new Setup("meters + observations with a meter handler", "observed", MetersOverhead.instrumentation()));
+        Occ plain = Occ.of(b -> b.client(es).retryPolicy(patient));
+        double nanosPerVote = 0;
+        for (Setup setup : setups) {
+            Occ metered = Occ.of(b -> b.client(es)
+                    .retryPolicy(patient)
+                    .listener(setup.micrometer().occListener()));
+            reset(setup.id());
+            // Warm up the metered path too (its meters are registered on first use).
+            writers(WRITERS, 20, w -> metered.update(INDEX, setup.id(), Counter.class, Counter::vote));
+            AlternatingRounds.Round off = () -> {
+                writers(WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, setup.id(), Counter.class, Counter::vote));
+                return (long) WRITERS * METERS_VOTES_EACH;
+            };
+            AlternatingRounds.Round on = () -> {
+                writers(
+                        WRITERS,
+                        METERS_VOTES_EACH,
+                        w -> metered.update(INDEX, setup.id(), Counter.class, Counter::vote));
+                return (long) WRITERS * METERS_VOTES_EACH;
+            };
+            AlternatingRounds.Result r = AlternatingRounds.run(METERS_ROUNDS, off, on);
+            MetersOverhead.print(
+                    out, record, "occ", "16 writers, one document, write combining", setup.what(), "votes/s", r);
+            nanosPerVote = 1e9 / r.a();
+        }
+        // What each listener itself costs per call, on a real outcome, against what a vote costs here.
         Outcome<Counter> sample = plain.update(INDEX, "meters", Counter.class, Counter::vote);
-        double nanos = MetersOverhead.nanosPerCall(200_000, () -> {
-            listener.onStart(INDEX, Outcome.Operation.UPDATE);
-            listener.onOutcome(sample);
-        });
-        out.printf(
-                "  the listener alone: %.0f ns per call (onStart + onOutcome, observation included), %.2f %% of"
-                        + " 1 / throughput without meters (%.0f us per vote)%n",
-                nanos, nanos / (1e9 / r.a()) * 100, 1e6 / r.a());
+        for (Setup setup : setups) {
+            OccListener listener = setup.micrometer().occListener();
+            double nanos = MetersOverhead.nanosPerCall(200_000, () -> {
+                listener.onStart(INDEX, Outcome.Operation.UPDATE);
+                listener.onOutcome(sample);
+            });
+            out.printf(
+                    "  the listener alone, %s: %.0f ns per call (onStart + onOutcome), %.2f %% of 1 / throughput"
+                            + " without it (%.0f us per vote)%n",
+                    setup.what(), nanos, nanos / nanosPerVote * 100, nanosPerVote / 1e3);
+        }
     }
 
     /**
