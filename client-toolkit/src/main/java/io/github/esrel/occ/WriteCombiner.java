@@ -82,7 +82,8 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
 
     /**
      * The longest a leader waits for the callers of the last attempt to queue again, as a share of that attempt's
-     * time (see {@link #linger}): they come back in a fraction of a write, and callers that do not cost no more.
+     * time (see {@link #linger}): they come back within a fraction of a write, and callers that do not come back
+     * cost no more than that.
      */
     static final double LINGER_SHARE = 0.5;
 
