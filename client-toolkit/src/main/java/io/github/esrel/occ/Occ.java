@@ -131,7 +131,8 @@ import java.util.function.UnaryOperator;
  * conditional on that write's seq_no, so if another process changed the document in between, it conflicts and
  * esrel reads the document and applies the functions again at once. Before it takes the queue, the caller that
  * runs the next write waits for the callers the last write carried to queue again, for at most half the time that
- * write took and 2 ms (and not again on its next write when they did not all come back): writers in a loop would
+ * write took and 2 ms (after waits in vain, less and less often: at most one write in 64 while callers do not
+ * come back, as when they arrive at random): writers in a loop would
  * otherwise split into two groups taking turns, each write carrying half of them. Share one {@code Occ} per
  * application: writers of one instance no longer conflict with one another;
  * conflicts come only from other processes (or other instances), and are retried with the policy's

@@ -87,6 +87,9 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
      */
     static final double LINGER_SHARE = 0.5;
 
+    /** The most takes that do not wait for callers after waits that ran out of time ({@link #linger}). */
+    static final int MAX_LINGER_SKIPS = 63;
+
     /** The longest a leader waits for callers to queue again, however long the last attempt took. */
     static final Duration DEFAULT_MAX_LINGER = Duration.ofMillis(2);
 
@@ -402,19 +405,21 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
      * split into two cohorts that take turns, the one the last attempt carried and the one that queued meanwhile, and
      * each write would carry half of them. The leader waits for the queue to hold as many operations as the last
      * attempt ended plus those that queued while it ran, for at most {@link #LINGER_SHARE} of the last attempt's time
-     * and {@code maxLinger}; a wait that runs out of time (callers that do not come back) is not repeated on the next
-     * take, so a lane whose callers arrive at random waits on at most every other take. The queue's order, and the
-     * rule that a leader's own operation is in its batch, are unchanged: only when the batch is taken moves.
+     * and {@code maxLinger}. After a wait that runs out of time (callers that do not come back: they arrive at random,
+     * or stopped), the next 1, 3, 7, ... up to {@value #MAX_LINGER_SKIPS} takes that would wait do not, until a wait
+     * sees its callers back: a lane whose callers arrive at random soon waits on one take in 64 at most. The queue's
+     * order, and the rule that a leader's own operation is in its batch, are unchanged: only when the batch is taken
+     * moves.
      */
     private void linger(Lane<O> lane) {
         int target = Math.min(maxBatch, lane.expected);
-        boolean worthIt = lane.lingerPaidOff
-                && lane.queue.size() < target
-                && lane.queue.peekFirst() != null
-                && !lane.queue.peekFirst().solo;
+        boolean worthIt = lane.queue.size() < target && lane.queue.peekFirst() != null && !lane.queue.peekFirst().solo;
         long left = Math.min((long) (lane.lastAttemptNanos * LINGER_SHARE), maxLinger);
         if (!worthIt || left <= 0) {
-            lane.lingerPaidOff = true;
+            return;
+        }
+        if (lane.lingerSkips > 0) {
+            lane.lingerSkips--;
             return;
         }
         lane.awaited = target;
@@ -427,7 +432,17 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         } finally {
             lane.awaited = 0;
         }
-        lane.lingerPaidOff = lane.queue.size() >= target;
+        if (lane.queue.size() >= target) {
+            lane.lingerMisses = 0;
+        } else {
+            lane.lingerMisses++;
+            lane.lingerSkips = skipsAfter(lane.lingerMisses);
+        }
+    }
+
+    /** How many takes do not wait for callers after {@code misses} waits in a row that ran out: 1, 3, 7, ... 63. */
+    static int skipsAfter(int misses) {
+        return Math.min((1 << Math.min(misses, 30)) - 1, MAX_LINGER_SKIPS);
     }
 
     /** The head of the queue: one solo operation, or combinable ones up to the next solo one. Under the lock. */
@@ -511,7 +526,9 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         int expected;
         /** How long the last attempt took, on the combiner's clock; 0 before the first. */
         long lastAttemptNanos;
-        /** False after a wait for callers that ran out of time: the next take does not wait. */
-        boolean lingerPaidOff = true;
+        /** Waits for callers that ran out of time in a row ({@link #linger}). */
+        int lingerMisses;
+        /** Takes that would wait for callers and do not, after waits that ran out of time. */
+        int lingerSkips;
     }
 }

@@ -273,6 +273,17 @@ class WriteCombinerTest {
     }
 
     @Test
+    void shouldWaitLessAndLessOftenAfterWaitsThatRanOut() {
+        assertThat(IntStream.rangeClosed(1, 8)
+                        .map(WriteCombiner::skipsAfter)
+                        .boxed()
+                        .toList())
+                .as("takes that do not wait after 1, 2, ... waits in a row that ran out")
+                .containsExactly(1, 3, 7, 15, 31, 63, 63, 63);
+        assertThat(WriteCombiner.skipsAfter(Integer.MAX_VALUE)).isEqualTo(WriteCombiner.MAX_LINGER_SKIPS);
+    }
+
+    @Test
     void shouldCarryWhoWillComeBackToTheKeysNextLaneWithTheMemo() throws Exception {
         combiner = lingering(Duration.ofSeconds(60));
         List<Future<Inc>> bc =
