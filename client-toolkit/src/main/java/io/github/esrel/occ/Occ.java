@@ -127,16 +127,15 @@ import java.util.function.UnaryOperator;
  * queued function in the order the calls were made, each to the value the one before it produced, and writes
  * once. While the document stays busy (and for 200 ms after its queue empties), a write starts from what the
  * write before it stored instead of reading it again (a realtime read of a document changed since the last
- * refresh makes the shard refresh): the write is
- * conditional on that write's seq_no, so if another process changed the document in between, it conflicts and
- * esrel reads the document and applies the functions again at once. Before it takes the queue, the caller that
- * runs the next write waits for the callers the last write carried to queue again, for at most half the time that
- * write took and 2 ms (after waits in vain, less and less often: at most one write in 64 while callers do not
- * come back, as when they arrive at random): writers in a loop would
+ * refresh makes the shard refresh): the write is conditional on that write's seq_no, so if another process changed
+ * the document in between, it conflicts and esrel reads the document and applies the functions again at once.
+ * Before it takes the queue, the caller that runs the next write waits for the callers the last write carried to
+ * queue again, for at most half the time that write took and 2 ms (after waits in vain, less and less often: at
+ * most one write in 64 while callers do not come back, as when they arrive at random): writers in a loop would
  * otherwise split into two groups taking turns, each write carrying half of them. Share one {@code Occ} per
- * application: writers of one instance no longer conflict with one another;
- * conflicts come only from other processes (or other instances), and are retried with the policy's
- * jittered backoff, the whole queue backing off together.
+ * application: writers of one instance no longer conflict with one another; conflicts come only from other
+ * processes (or other instances), and are retried with the policy's jittered backoff, the whole queue backing off
+ * together.
  * <ul>
  *   <li>Each caller gets its own {@link Outcome}: the value after its function, the seq_no, primary term
  *       and version of the write that stored it (shared by every call that write carried), its own attempts

@@ -115,9 +115,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      * One attempt. While a document stays busy (and for {@link WriteCombiner#MEMO_GRACE} after), the next attempt
      * starts from what the last one wrote (the lane's {@code memo}: the source and the seq_no/primary term the write
      * returned) instead of reading it again: the conditional write proves that nothing changed it since, and when
-     * something did (another process), the attempt reads the document and applies the functions again. An attempt from the memo that would write nothing, or that
-     * a function failed, reads too: only a write proves the memo was current, so neither a {@code NOOP} nor a
-     * function's failure is decided on it.
+     * something did (another process), the attempt reads the document and applies the functions again. An attempt
+     * from the memo that would write nothing, or that a function failed, reads too: only a write proves the memo was
+     * current, so neither a {@code NOOP} nor a function's failure is decided on it.
      */
     @Override
     public Duration attempt(List<Call<?>> batch, WriteCombiner.Memo memo) {

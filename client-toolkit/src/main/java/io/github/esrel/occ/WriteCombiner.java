@@ -307,8 +307,11 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         return lane;
     }
 
-    /** Keeps the memo of a closing lane for the key's next one, unless as many keys are kept already. */
-    private void park(K key, Object memo, int expected, long attemptNanos) {
+    /**
+     * Keeps the memo of a closing lane, with who is likely to come back and how long its last attempt took, for the
+     * key's next lane, unless as many keys are kept already.
+     */
+    private void park(K key, Lane<O> lane) {
         long now = nanoClock.getAsLong();
         if (parked.size() >= MAX_PARKED_MEMOS) {
             parked.values().removeIf(p -> now - p.since() > MEMO_GRACE.toNanos());
@@ -316,7 +319,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 return;
             }
         }
-        parked.put(key, new Parked(memo, now, expected, attemptNanos));
+        parked.put(key, new Parked(lane.memo.get(), now, lane.expected, lane.lastAttemptNanos));
     }
 
     /** Runs attempts while {@code me} leads, until {@code me} is done; then hands the lane on. */
@@ -479,13 +482,8 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         if (next == null) {
             lane.led = false;
             lane.closed = true;
-            Object memo = lane.memo.get();
-            if (memo != null) {
-                park(
-                        key,
-                        memo,
-                        lane.expected,
-                        lane.lastAttemptNanos); // before the lane leaves the map, so that the key's next lane finds it
+            if (lane.memo.get() != null) {
+                park(key, lane); // before the lane leaves the map, so that the key's next lane finds it
             }
             lanes.remove(key, lane);
         } else {
