@@ -14,6 +14,7 @@ import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.json.SimpleJsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
+import co.elastic.clients.transport.TransportOptions;
 import co.elastic.clients.transport.http.TransportHttpClient;
 import co.elastic.clients.transport.rest_client.RestClientHttpClient;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
@@ -55,6 +56,15 @@ public final class ClientApi {
      */
     public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
         return transport instanceof RestClientTransport rest ? new RestClientHttpClient(rest.restClient()) : null;
+    }
+
+    /**
+     * {@code options} with every copy of a request reported to {@code attempts} (see {@link ResendGuard}), for the
+     * low-level client of this line, {@code RestClient} ({@code RestClientTransport}); {@code null} for options of
+     * another transport.
+     */
+    static TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
+        return RestClientCopies.handles(options) ? RestClientCopies.reporting(options, attempts) : null;
     }
 
     /** A painless script with its source inline. */

@@ -5,7 +5,9 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.ElasticsearchTransportBase;
+import co.elastic.clients.transport.TransportOptions;
 import co.elastic.clients.transport.http.TransportHttpClient;
+import co.elastic.clients.transport.rest5_client.Rest5ClientOptions;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -42,6 +44,18 @@ public final class ClientApi {
      */
     public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
         return transport instanceof ElasticsearchTransportBase base ? base.httpClient() : null;
+    }
+
+    /**
+     * {@code options} with every copy of a request reported to {@code attempts} (see {@link ResendGuard}), for the
+     * low-level clients of this line: {@code Rest5Client} ({@code Rest5ClientTransport}) and {@code RestClient}
+     * ({@code RestClientTransport}, whose jar is optional); {@code null} for options of another transport.
+     */
+    static TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
+        if (options instanceof Rest5ClientOptions rest5) {
+            return Rest5ClientCopies.reporting(rest5, attempts);
+        }
+        return RestClientCopies.handles(options) ? RestClientCopies.reporting(options, attempts) : null;
     }
 
     /** A painless script with its source inline. */

@@ -65,8 +65,9 @@ public final class Clients {
     }
 
     /**
-     * The client esrel uses in place of {@code client}: the same client, or one on a transport that reports
-     * HTTP errors as elasticsearch-java's default transport does (see {@link StatusNormalizingTransport}).
+     * The client esrel uses in place of {@code client}: the same HTTP client, on a transport that never lets the
+     * low-level client send a request that changes something a second time (see {@link ResendGuard}) and that
+     * reports HTTP errors as elasticsearch-java's default transport does (see {@link StatusNormalizingTransport}).
      *
      * @throws NullPointerException  if {@code client} is null
      * @throws IllegalStateException if the server refuses every request of this client line (an 8.x server
@@ -78,13 +79,26 @@ public final class Clients {
             throw new IllegalStateException(CLIENT_VERSION_PROBLEM);
         }
         ElasticsearchTransport transport = client._transport();
-        if (transport instanceof StatusNormalizingTransport) {
+        if (transport instanceof ResendGuard) {
             return client; // adopted already (an entry point handing its client to another)
         }
         checkServerAcceptsClientLine(client);
-        return isLegacyRestClientTransport(transport)
-                ? new ElasticsearchClient(StatusNormalizingTransport.wrap(transport), client._transportOptions())
-                : client;
+        ElasticsearchTransport normalized =
+                isLegacyRestClientTransport(transport) ? StatusNormalizingTransport.wrap(transport) : transport;
+        return new ElasticsearchClient(ResendGuard.wrap(normalized), client._transportOptions());
+    }
+
+    /**
+     * Whether esrel sees every copy of a request that {@code client} (one of esrel's, from {@link #adopt} or
+     * {@link #internal}) sends: true on the transports of elasticsearch-java's low-level clients, where esrel's writes
+     * are never sent twice (see {@link ResendGuard}); false on a transport of the application's making, where a
+     * conflict may be the answer to a copy.
+     *
+     * @param client a client from {@link #adopt} or {@link #internal}
+     * @return whether its copies are seen
+     */
+    public static boolean seesEveryCopy(ElasticsearchClient client) {
+        return client._transport() instanceof ResendGuard guard && guard.seesCopies();
     }
 
     /**
@@ -104,7 +118,7 @@ public final class Clients {
      */
     public static ElasticsearchClient internal(ElasticsearchClient client) {
         ElasticsearchClient adopted = adopt(client);
-        ElasticsearchTransport transport = adopted._transport();
+        ElasticsearchTransport transport = ((ResendGuard) adopted._transport()).delegate();
         boolean normalized = transport instanceof StatusNormalizingTransport;
         ElasticsearchTransport base = normalized ? ((StatusNormalizingTransport) transport).delegate() : transport;
         if (base instanceof EsrelTransport) {
@@ -123,7 +137,8 @@ public final class Clients {
         }
         ElasticsearchTransport esrel = new EsrelTransport(http, base.options(), ESREL_MAPPER);
         return new ElasticsearchClient(
-                normalized ? StatusNormalizingTransport.wrap(esrel) : esrel, adopted._transportOptions());
+                ResendGuard.wrap(normalized ? StatusNormalizingTransport.wrap(esrel) : esrel),
+                adopted._transportOptions());
     }
 
     /**

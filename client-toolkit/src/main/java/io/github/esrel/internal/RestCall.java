@@ -25,26 +25,41 @@ public final class RestCall {
     private final String path;
     private final Map<String, String> query;
     private final Object body;
+    private final boolean readOnly;
 
-    private RestCall(String method, String path, Map<String, String> query, Object body) {
+    private RestCall(String method, String path, Map<String, String> query, Object body, boolean readOnly) {
         this.method = Objects.requireNonNull(method);
         this.path = Objects.requireNonNull(path);
         this.query = Map.copyOf(query);
         this.body = body;
+        this.readOnly = readOnly;
     }
 
     public static RestCall get(String path, Map<String, String> query) {
-        return new RestCall("GET", path, query, null);
+        return new RestCall("GET", path, query, null, true);
     }
 
     /** A PUT whose body is serialized by the client's mapper (a {@code JsonData} goes as the JSON it holds). */
     public static RestCall put(String path, Map<String, String> query, Object body) {
-        return new RestCall("PUT", path, query, body);
+        return new RestCall("PUT", path, query, body, false);
     }
 
     /** A POST whose body is serialized by the client's mapper (Jackson for the usual setup). */
     public static RestCall post(String path, Map<String, String> query, Object body) {
-        return new RestCall("POST", path, query, body);
+        return new RestCall("POST", path, query, body, false);
+    }
+
+    /**
+     * A POST that only reads (the plugin's routing calculation): the client may send it again to another host when
+     * its answer is lost, where a POST that changes something is sent once (see {@link ResendGuard}).
+     */
+    public static RestCall postRead(String path, Map<String, String> query, Object body) {
+        return new RestCall("POST", path, query, body, true);
+    }
+
+    /** Whether the call only reads, so that another copy of it is harmless. */
+    boolean readOnly() {
+        return readOnly;
     }
 
     /**

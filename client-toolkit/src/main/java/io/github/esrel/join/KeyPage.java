@@ -64,7 +64,7 @@ record KeyPage<P>(
         trips.add("search [" + index + "] " + what);
         JsonNode answer;
         try {
-            answer = RestCall.post(path, Map.of("filter_path", KEYS_ONLY), request)
+            answer = RestCall.postRead(path, Map.of("filter_path", KEYS_ONLY), request)
                     .sendForTree(es);
         } catch (ElasticsearchException e) {
             throw Errors.translate(what, index, e);

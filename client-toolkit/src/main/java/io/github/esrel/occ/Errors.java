@@ -35,11 +35,35 @@ final class Errors {
                     e.status(),
                     e);
         }
+        if (Reasons.hasType(e, "strict_dynamic_mapping_exception")) {
+            return new OccException(
+                    what + " " + where(index, id, routing) + " failed: " + strictMapping(index, e), e.status(), e);
+        }
         if (Reasons.hasType(e, "index_not_found_exception")) {
             return new OccException(
                     what + " " + where(index, id, routing) + " failed: no such index [" + index + "]", e.status(), e);
         }
         return new OccException(what + " " + where(index, id, routing) + " failed: " + Reasons.of(e), e.status(), e);
+    }
+
+    /**
+     * Why an index mapped {@code "dynamic": "strict"} refused a write, and the fix: for esrel's write log, the mapping
+     * that stores it without indexing it, or an {@code Occ} without it.
+     */
+    static String strictMapping(String index, ElasticsearchException e) {
+        String reason = Reasons.of(e);
+        int at = reason.indexOf("introduction of [");
+        String field = at < 0 ? null : reason.substring(at + 17, Math.max(at + 17, reason.indexOf(']', at + 17)));
+        if (field != null && (field.equals(WriteLog.DEFAULT_FIELD) || field.startsWith("_esrel"))) {
+            return "index [" + index + "] is mapped \"dynamic\": \"strict\" and does not map [" + field + "], the write"
+                    + " log by which esrel recognises a write it already applied (Occ.Builder#writeLog): add it to the"
+                    + " mapping as {\"" + field + "\": {\"type\": \"object\", \"enabled\": false}} (stored, not"
+                    + " indexed), or build the Occ with writeLog(false), which gives up recognising writes sent twice by"
+                    + " a proxy or by Elasticsearch (see its Javadoc). Server said: " + reason;
+        }
+        return "index [" + index + "] is mapped \"dynamic\": \"strict\" and refuses a field the document would get"
+                + (field == null ? "" : ", [" + field + "]") + ": map it, or leave it out of the class. Server said: "
+                + reason;
     }
 
     /** See {@link Reasons#mayHaveApplied}. */

@@ -195,8 +195,10 @@ public final class Occ {
     private final Refresh refresh;
     private final boolean routingCheck;
     private final Json json;
-    /** Null without {@link Builder#writeLog}. */
+    /** Null without {@link Builder#writeLog(boolean) the write log}. */
     private final WriteLog log;
+    /** Whether esrel sees every copy of a request its transport sends, see {@link ConditionalWrite}. */
+    private final boolean seesCopies;
 
     private final OccCalls calls;
 
@@ -210,6 +212,7 @@ public final class Occ {
         DocumentMapper clientMapper = DocumentMapper.of(b.client._jsonpMapper());
         this.json = new Json(b.converter != null ? b.converter : clientMapper, clientMapper);
         this.log = b.writeLog == null ? null : new WriteLog(b.writeLog);
+        this.seesCopies = Clients.seesEveryCopy(client);
         this.calls = new OccCalls(this, b.combineWrites);
     }
 
@@ -567,51 +570,19 @@ public final class Occ {
             }
             String writeId = log == null ? null : WriteLog.newId();
             ObjectNode body = log == null ? merged : log.with(merged, got.source(), WriteLog.on(seen), writeId);
-            Outcome<T> outcome = conditional(
+            return conditional(
                     op,
                     "conditional write of",
                     seen,
                     Outcome.Status.UPDATED,
                     value,
                     start,
-                    () -> overwrite(seen, body));
-            return log != null && outcome.status() == Outcome.Status.CONFLICT
-                    ? replayed(op, seen, value, start, writeId)
-                    : outcome;
+                    () -> overwrite(seen, body),
+                    writeId,
+                    false);
         } catch (RuntimeException e) {
             throw failed(seen.index(), op, start, e);
         }
-    }
-
-    /**
-     * A conditional write with the write log that met a conflict: applied all the same if the log shows it (its own
-     * replay after a failover conflicted with it), not applied if it shows another write on the same version, unknown
-     * if it shows neither. (The conflict was reported to the listener already.)
-     */
-    private <T> Outcome<T> replayed(Outcome.Operation op, Versioned<T> seen, T value, long start, String writeId) {
-        GetResponse<ObjectNode> now;
-        try {
-            now = read(seen.index(), seen.id(), seen.routing());
-        } catch (ElasticsearchException | IOException e) {
-            return finish(unknownOutcome(op, "conditional write of", seen, value, start, e));
-        }
-        return switch (log.verdict(now.found() ? now.source() : null, WriteLog.on(seen), writeId)) {
-            case APPLIED ->
-                finish(once(op, seen, Outcome.Status.UPDATED, value, start)
-                        .error("applied; Elasticsearch answered a conflict with this write itself (a replay after a"
-                                + " failover), which the write log recognised: its seq_no is not known")
-                        .build());
-            case NOT_APPLIED ->
-                finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
-                        .attempts(1, 1)
-                        .stopReason(StopReason.NOT_RETRYABLE)
-                        .build());
-            case UNKNOWN ->
-                finish(once(op, seen, Outcome.Status.UNKNOWN, value, start)
-                        .error("the conditional write met a conflict, and the write log no longer reaches back to the"
-                                + " version it was written on: whether it was applied is not known")
-                        .build());
-        };
     }
 
     /**
@@ -648,21 +619,26 @@ public final class Occ {
         started(seen.index(), op);
         try {
             return conditional(
-                    op, "conditional delete of", seen, Outcome.Status.DELETED, seen.value(), start, () -> delete(seen));
+                    op,
+                    "conditional delete of",
+                    seen,
+                    Outcome.Status.DELETED,
+                    seen.value(),
+                    start,
+                    () -> delete(seen),
+                    null,
+                    true);
         } catch (RuntimeException e) {
             throw failed(seen.index(), op, start, e);
         }
     }
 
-    /** A write or delete of a document as the caller saw it. */
-    @FunctionalInterface
-    private interface ConditionalRequest {
-        WriteResponseBase send() throws IOException;
-    }
-
     /**
      * Sends one request conditional on {@code seen}'s seq_no and primary term, not retried: the caller decided
      * what to write (or to delete) from {@code seen}, so if the document changed since, a conflict is the outcome.
+     * A lost answer is found out as {@link ConditionalWrite} finds it out.
+     *
+     * @param writeId the write's id in the write log, {@code null} without one (and for a delete)
      */
     private <T> Outcome<T> conditional(
             Outcome.Operation op,
@@ -671,10 +647,25 @@ public final class Occ {
             Outcome.Status status,
             T value,
             long start,
-            ConditionalRequest request) {
+            ConditionalWrite.Request request,
+            String writeId,
+            boolean delete) {
+        ConditionalWrite.Fate fate;
         try {
-            WriteResponseBase r = request.send();
-            T stamped = status == Outcome.Status.DELETED
+            fate = ConditionalWrite.send(
+                    request,
+                    () -> current(seen.index(), seen.id(), seen.routing()),
+                    delete ? null : log,
+                    seen,
+                    writeId,
+                    delete,
+                    seesCopies);
+        } catch (ElasticsearchException e) {
+            throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
+        }
+        if (fate instanceof ConditionalWrite.Written w) {
+            WriteResponseBase r = w.response();
+            T stamped = delete
                     ? value
                     : json.withMeta(
                             value,
@@ -682,21 +673,20 @@ public final class Occ {
             return finish(once(op, seen, status, stamped, start)
                     .version(r.seqNo(), r.primaryTerm(), r.version())
                     .build());
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
-                conflict(seen.index(), seen.id(), 1);
-                return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
-                        .attempts(1, 1)
-                        .stopReason(StopReason.NOT_RETRYABLE)
-                        .build());
-            }
-            if (Errors.mayHaveApplied(e)) {
-                return finish(unknownOutcome(op, what, seen, value, start, e));
-            }
-            throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
-        } catch (IOException e) {
-            return finish(unknownOutcome(op, what, seen, value, start, e));
         }
+        if (fate instanceof ConditionalWrite.Applied) {
+            return finish(once(op, seen, status, value, start)
+                    .error(ConditionalWrite.APPLIED_UNSEEN)
+                    .build());
+        }
+        if (fate instanceof ConditionalWrite.Unknown u) {
+            return finish(unknownOutcome(op, what, seen, value, start, u.cause()));
+        }
+        conflict(seen.index(), seen.id(), 1);
+        return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
+                .attempts(1, 1)
+                .stopReason(StopReason.NOT_RETRYABLE)
+                .build());
     }
 
     /** The outcome of a request on {@code seen} that was sent and met {@code e}: whether it was applied is unknown. */
@@ -897,6 +887,25 @@ public final class Occ {
                 ObjectNode.class);
     }
 
+    /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
+    Versioned<ObjectNode> current(String index, String id, String routing) throws IOException {
+        GetResponse<ObjectNode> got = read(index, id, routing);
+        return got.found()
+                ? new Versioned<>(got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
+                : null;
+    }
+
+    /** Creates the document with {@code source}, failing with a conflict if it exists. */
+    WriteResponseBase create(String index, String id, String routing, ObjectNode source) throws IOException {
+        return client.create(r -> {
+            r.index(index).id(id).document(source).refresh(refresh);
+            if (routing != null) {
+                ClientApi.routing(r, routing);
+            }
+            return r;
+        });
+    }
+
     /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
     IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
         return client.index(i -> {
@@ -946,6 +955,11 @@ public final class Occ {
     /** The write log, {@code null} without one. */
     WriteLog writeLog() {
         return log;
+    }
+
+    /** Whether esrel sees every copy of a request its transport sends (see {@link ConditionalWrite}). */
+    boolean seesCopies() {
+        return seesCopies;
     }
 
     boolean routingCheck() {
@@ -1051,7 +1065,7 @@ public final class Occ {
         private boolean combineWrites = true;
         private ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
         private DocumentConverter converter;
-        private String writeLog;
+        private String writeLog = WriteLog.DEFAULT_FIELD;
 
         private Builder() {}
 
@@ -1170,23 +1184,11 @@ public final class Occ {
         }
 
         /**
-         * Keeps a log of esrel's last writes in each document this {@code Occ} writes, in the field {@code field}, so
-         * that a conflict Elasticsearch answers for a write it applied is recognised (see "Unknown outcomes" in the
-         * class comment): after a failover, the coordinating node (elasticsearch#9967) or the client's transport may
-         * send a write again, and the copy conflicts with the write itself. With the log, such a write is reported as
-         * applied, and never applied again; without it, esrel cannot tell that conflict from another writer's and
-         * retries, which applies the write twice if it was a replay. Default: no log.
+         * The field of the write log: esrel's last writes, kept in each document it writes, by which it recognises a
+         * write it already applied. Default {@value WriteLog#DEFAULT_FIELD}, on (see {@link #writeLog(boolean)}).
          *
-         * <p>The field holds the last {@value WriteLog#SIZE} writes, each as the version it was written on and a
-         * random id ({@code [{"on": "1:41", "id": "9f3c0a7e5b2d4c11"}, ...]}, about 40 bytes a write). Your class
-         * need not map it (esrel keeps it like any field your class does not map, and hides it from your functions),
-         * but every reader of the documents sees it: a reader whose mapper refuses unknown fields must ignore it. A
-         * writer without the log that replaces the field makes esrel's next conflict on that document unknown, not
-         * wrong. {@code replace}, {@code update}, {@code upsert} and their {@code try} variants use it;
-         * {@link BulkUpdate} does not.
-         *
-         * @param field the field of the log, such as {@code "_esrel_writes"}; not blank
-         * @return this builder
+         * @param field the field of the log; not blank
+         * @return this builder, with the log on
          * @throws IllegalArgumentException if {@code field} is blank
          * @throws NullPointerException if {@code field} is {@code null}
          */
@@ -1196,6 +1198,46 @@ public final class Occ {
                 throw new IllegalArgumentException("writeLog must name a field, got [" + field + "]");
             }
             this.writeLog = field;
+            return this;
+        }
+
+        /**
+         * Whether each document this {@code Occ} writes keeps a log of esrel's last writes to it. Default true: a
+         * write is then never applied twice nor reported as not applied, whatever sends it again.
+         *
+         * <p><b>What the log is for.</b> A write can be applied and its answer lost (a connection closed or timed
+         * out after sending, a load balancer's timeout). esrel never lets its transport send such a write again
+         * (the low-level clients would, to the next host), and reads the document to find out: the log says whether
+         * the write is in it. A copy can also be sent by something esrel does not see: a proxy or load balancer in
+         * front of Elasticsearch that resends a request whose answer it lost (nginx resends a PUT or DELETE on a
+         * connection error or timeout by default), Elasticsearch itself, which runs a write again on a new primary
+         * when the old one failed mid-write (elasticsearch#9967), or a transport esrel does not know (one not built on
+         * {@code RestClient} or {@code Rest5Client}). Such a copy answers a conflict with the write itself, which
+         * looks like another writer's: the log tells the two apart.
+         *
+         * <p><b>What it costs.</b> The field {@value WriteLog#DEFAULT_FIELD} (see {@link #writeLog(String)}) holds the
+         * last {@value WriteLog#SIZE} writes, each as the version it was written on and a random id
+         * ({@code [{"on": "1:41", "id": "9f3c0a7e5b2d4c11"}, ...]}): about 40 bytes a write, at most about 330 bytes of
+         * each document's source. Map it as {@code {"type": "object", "enabled": false}} so that it is stored but not
+         * indexed; with dynamic mapping Elasticsearch indexes its two strings as text and keyword; an index mapped
+         * {@code "dynamic": "strict"} refuses it, and the write fails with an {@link OccException} that says so.
+         * Your class need not map it: esrel keeps it like any field your class does not map and hides it from your
+         * functions, but every other reader of the documents sees it (one whose mapper refuses unknown fields must
+         * ignore it). A writer without the log that replaces the whole source drops it; esrel's writes start it again.
+         *
+         * <p><b>Without it</b> ({@code writeLog(false)}), esrel still never sends a write twice itself, and a lost
+         * answer is found out while the document shows it: still as the write found it, the same write is sent again
+         * (conditional on the same version, so at most one copy applies); changed since, the outcome is
+         * {@link Outcome.Status#UNKNOWN}. What it can no longer recognise is a copy sent by what esrel does not see
+         * (above): behind a proxy that resends writes, on a transport esrel does not know, or in the rare replay of
+         * Elasticsearch after a primary failover, such a copy's conflict is retried as another writer's, and the
+         * write is applied twice.
+         *
+         * @param enabled false to keep no log
+         * @return this builder
+         */
+        public Builder writeLog(boolean enabled) {
+            this.writeLog = enabled ? (writeLog != null ? writeLog : WriteLog.DEFAULT_FIELD) : null;
             return this;
         }
 

@@ -4,11 +4,9 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.WriteResponseBase;
-import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.RetryPolicy;
@@ -211,19 +209,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.fail(e);
             return;
         }
-        DeleteResponse d;
-        try {
-            d = occ.delete(read);
-        } catch (ElasticsearchException e) {
-            if (Errors.mayHaveApplied(e)) {
-                unknown(call, e);
-                return;
-            }
-            throw e;
-        } catch (IOException e) {
-            unknown(call, e);
+        ConditionalWrite.Fate fate = ConditionalWrite.send(
+                () -> occ.delete(read), () -> readNow(call), null, read, null, true, occ.seesCopies());
+        if (fate instanceof ConditionalWrite.NotApplied n) {
+            throw n.conflict(); // changed since: read and test again
+        }
+        if (fate instanceof ConditionalWrite.Unknown u) {
+            unknown(call, u.cause());
             return;
         }
+        WriteResponseBase d = ((ConditionalWrite.Written) fate).response();
         call.done(outcome(call, read.index(), Outcome.Status.DELETED)
                 .value(current)
                 .version(d.seqNo(), d.primaryTerm(), d.version())
@@ -282,70 +277,44 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             ObjectNode tree = log == null
                     ? current
                     : log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
+            ConditionalWrite.Fate fate;
             try {
-                if (stored == null) {
-                    written = client.create(r -> {
-                        r.index(first.index()).id(first.id()).document(tree).refresh(refresh);
-                        if (first.routing() != null) {
-                            ClientApi.routing(r, first.routing());
-                        }
-                        return r;
-                    });
-                } else {
-                    written = occ.overwrite(read, tree);
-                }
-            } catch (ElasticsearchException e) {
-                if (e.status() == 409 && log != null) {
-                    // A replay of this very write (after a failover) conflicts with it: the log tells.
-                    Versioned<ObjectNode> now;
-                    try {
-                        now = readNow(first);
-                    } catch (ElasticsearchException | IOException checkFailed) {
-                        memo.set(null);
-                        endFailed(batch);
-                        endUnknown(batch, e);
-                        return true;
-                    }
-                    WriteLog.Verdict verdict =
-                            log.verdict(now == null ? null : now.value(), WriteLog.on(read), writeId);
-                    if (verdict == WriteLog.Verdict.APPLIED) {
-                        memo.set(now);
-                        endFailed(batch);
-                        endAppliedUnseen(batch, read);
-                        return true;
-                    }
-                    if (verdict == WriteLog.Verdict.UNKNOWN) {
-                        memo.set(null);
-                        endFailed(batch);
-                        endUnknown(batch, e);
-                        return true;
-                    }
-                    memo.set(now); // not applied: the next attempt starts from this read
-                    if (fromMemo) {
-                        return false;
-                    }
-                    endFailed(batch);
-                    throw e;
-                }
-                if (fromMemo && e.status() == 409) {
+                Versioned<ObjectNode> base = stored == null ? null : read;
+                fate = ConditionalWrite.send(
+                        () -> base == null
+                                ? occ.create(first.index(), first.id(), first.routing(), tree)
+                                : occ.overwrite(base, tree),
+                        () -> readNow(first),
+                        log,
+                        base,
+                        writeId,
+                        false,
+                        occ.seesCopies());
+            } catch (RuntimeException e) {
+                endFailed(batch); // a refusal that says nothing was written, or a bug
+                throw e;
+            }
+            if (fate instanceof ConditionalWrite.Applied a) {
+                memo.set(a.now());
+                endFailed(batch);
+                endAppliedUnseen(batch, read);
+                return true;
+            }
+            if (fate instanceof ConditionalWrite.NotApplied n) {
+                memo.set(n.now()); // the next attempt starts from the document as read, if it was
+                if (fromMemo) {
                     return false; // changed by another process since this one wrote it
                 }
                 endFailed(batch);
-                if (Errors.mayHaveApplied(e)) {
-                    memo.set(null);
-                    endUnknown(batch, e);
-                    return true;
-                }
-                throw e;
-            } catch (IOException e) {
+                throw n.conflict();
+            }
+            if (fate instanceof ConditionalWrite.Unknown u) {
                 memo.set(null);
                 endFailed(batch);
-                endUnknown(batch, e);
+                endUnknown(batch, u.cause());
                 return true;
-            } catch (RuntimeException e) {
-                endFailed(batch);
-                throw e;
             }
+            written = ((ConditionalWrite.Written) fate).response();
             memo.set(new Versioned<>(
                     written.index(),
                     first.id(),
@@ -366,19 +335,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         return true;
     }
 
-    /** The document now, realtime; {@code null} when it does not exist. */
-    private Versioned<ObjectNode> readNow(Call<?> first) throws IOException {
-        GetResponse<ObjectNode> got = occ.read(first.index(), first.id(), first.routing());
-        return got.found()
-                ? new Versioned<>(
-                        got.index(),
-                        first.id(),
-                        first.routing(),
-                        got.source(),
-                        got.seqNo(),
-                        got.primaryTerm(),
-                        got.version())
-                : null;
+    /** The document of {@code call} now, realtime; {@code null} when it does not exist. */
+    private Versioned<ObjectNode> readNow(Call<?> call) throws IOException {
+        return occ.current(call.index(), call.id(), call.routing());
     }
 
     /**
@@ -399,8 +358,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 : call.status;
         call.done(outcome(call, call.index(), status)
                 .value(call.last)
-                .error("applied; Elasticsearch answered a conflict with this write itself (a replay after a failover),"
-                        + " which the write log recognised: its seq_no is not known")
+                .error(ConditionalWrite.APPLIED_UNSEEN)
                 .build());
     }
 

@@ -8,35 +8,53 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The write log ({@link Occ.Builder#writeLog}): a field of the document holding its last {@value #SIZE} conditional
- * writes by esrel, each as the version it was written on and a random id:
+ * The write log: a field of the document holding its last {@value #SIZE} conditional writes by esrel, each as the
+ * version it was written on and a random id, and what a document read after a write whose fate is in doubt (its
+ * answer lost, or a conflict that may be its own replay) says of that write.
  *
  * <pre>{@code
  * "_esrel_writes": [ {"on": "1:41", "id": "9f3c0a7e5b2d4c11"}, {"on": "1:42", "id": "04b1e6d2c8a9f735"} ]
  * }</pre>
  *
- * <p>Why it tells a replayed write from another writer's: a write conditional on version {@code on} (primary term and
- * seq_no) succeeds for at most one writer, so at most one entry names {@code on}. After a conflict, the document as
- * read then holds the entry for {@code on} if a write on it succeeded, unless {@value #SIZE} or more writes followed,
- * or a writer without the log replaced the field. The entry's id is ours: our write was applied (a replay conflicted
- * with it); another id: it was not, and trying again is safe; no entry: it cannot be told, and the outcome is unknown.
- * A create is written "on" {@code new}: two creates of one document cannot both succeed either.
+ * <p>Why the log tells a write apart: a write conditional on version {@code on} (primary term and seq_no) succeeds for
+ * at most one writer, however many copies of it are sent, so at most one entry names {@code on}. Each esrel write
+ * keeps the entries before it, dropping the oldest past {@value #SIZE}, so the entries are the document's latest esrel
+ * writes in order, until a writer without the log replaces the whole source (a partial update keeps them). Read
+ * after the write, the document then says:
+ * <ul>
+ *   <li>an entry names {@code on}: applied if its id is ours, else another write took that version;</li>
+ *   <li>no entry names {@code on}, but an older entry is there: the log reaches back past {@code on} without a break,
+ *       so ours was not applied (the write on {@code on} was a writer's without the log);</li>
+ *   <li>the document is still at {@code on}: not applied yet. A copy still under way can only apply on {@code on},
+ *       as can a copy sent again: at most one of them will;</li>
+ *   <li>exactly one write since {@code on} (its {@code _version} one above), and not ours: the document as read is
+ *       that write, and ours would have left its entry last in it;</li>
+ *   <li>otherwise it cannot tell.</li>
+ * </ul>
+ * A create is written "on" {@code new}: two creates of one document cannot both succeed either. A delete leaves no
+ * entry: it is known not applied only while the document is still at {@code on}, or changed by exactly one write
+ * since (a delete and a create would be two).
  *
  * <p>Pure, no requests.
  */
 final class WriteLog {
 
+    /** The field esrel keeps the log in unless told otherwise ({@link Occ.Builder#writeLog(String)}). */
+    static final String DEFAULT_FIELD = "_esrel_writes";
+
     /** Writes kept: enough to tell, right after a conflict, even when a few more writes landed meanwhile. */
     static final int SIZE = 8;
 
-    /** What a conflicting write's log says about it. */
+    /** What a document read after a write whose fate is in doubt says of that write. */
     enum Verdict {
-        /** Our write is in the log: it was applied, and the conflict was its own replay. */
+        /** The write is in the log: it was applied. */
         APPLIED,
-        /** Another write on the same version is in the log: ours was not applied. */
+        /** Another write took the version it was conditional on, or what happened since excludes it. */
         NOT_APPLIED,
-        /** The log does not reach back to the version written on: whether ours was applied is not known. */
-        UNKNOWN
+        /** The document is still as the write found it: not applied, and a copy sent again applies at most once. */
+        NOT_YET,
+        /** Nothing read tells. */
+        CANNOT_TELL
     }
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -93,17 +111,62 @@ final class WriteLog {
         return out;
     }
 
-    /** What the log of {@code now} (the document read after the conflict; {@code null} if gone) says of a write. */
-    Verdict verdict(ObjectNode now, String on, String id) {
-        JsonNode log = now == null ? null : now.get(field);
-        if (log == null || !log.isArray()) {
-            return Verdict.UNKNOWN;
+    /**
+     * What the document as read now says of a write conditional on {@code base} (see the class comment).
+     *
+     * @param log the log the write was made with; {@code null} for a write without one (or a delete)
+     * @param now the document as read after the write; {@code null} when it does not exist
+     * @param base the document the write was conditional on; {@code null} for a create
+     * @param id the write's id in the log; {@code null} without one
+     * @param delete whether the write was a conditional delete
+     * @return the verdict
+     */
+    static Verdict verdict(WriteLog log, Versioned<ObjectNode> now, Versioned<?> base, String id, boolean delete) {
+        if (now == null) {
+            // Gone: a create was not applied (yet); an update or a delete may have been, before the document went.
+            return base == null && !delete ? Verdict.NOT_YET : Verdict.CANNOT_TELL;
         }
-        for (JsonNode entry : log) {
-            if (on.equals(entry.path("on").asText(null))) {
-                return id.equals(entry.path("id").asText(null)) ? Verdict.APPLIED : Verdict.NOT_APPLIED;
+        if (base != null && now.seqNo() == base.seqNo() && now.primaryTerm() == base.primaryTerm()) {
+            return Verdict.NOT_YET;
+        }
+        if (base != null && now.seqNo() < base.seqNo()) {
+            return Verdict.CANNOT_TELL; // read from a copy that has not caught up with the one read before
+        }
+        boolean oneWriteSince = base == null ? now.version() == 1 : now.version() == base.version() + 1;
+        if (delete) {
+            // A delete of ours would have removed it: present and changed by one write since, it was not ours.
+            return base != null && oneWriteSince ? Verdict.NOT_APPLIED : Verdict.CANNOT_TELL;
+        }
+        if (log == null || id == null) {
+            return Verdict.CANNOT_TELL; // the one write since may have been ours
+        }
+        JsonNode entries = now.value() == null ? null : now.value().get(log.field);
+        String on = on(base);
+        long onSeq = base == null ? -1 : base.seqNo();
+        boolean reachesBack = false;
+        if (entries != null && entries.isArray()) {
+            for (JsonNode entry : entries) {
+                String entryOn = entry.path("on").asText(null);
+                if (on.equals(entryOn)) {
+                    return id.equals(entry.path("id").asText(null)) ? Verdict.APPLIED : Verdict.NOT_APPLIED;
+                }
+                reachesBack |= base != null && seqOf(entryOn) >= 0 && seqOf(entryOn) < onSeq;
             }
         }
-        return Verdict.UNKNOWN;
+        // Our entry would be there: the log goes back past our version, or the one write since is the document read.
+        return reachesBack || oneWriteSince ? Verdict.NOT_APPLIED : Verdict.CANNOT_TELL;
+    }
+
+    /** The seq_no of an entry's {@code term:seq_no}; -1 for {@code new} or anything else. */
+    private static long seqOf(String on) {
+        int colon = on == null ? -1 : on.indexOf(':');
+        if (colon < 0) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(on.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 }

@@ -156,7 +156,7 @@ public final class RoutingClient {
             List<DocRef> chunk = docs.subList(Math.min(from, docs.size()), Math.min(from + BATCH, docs.size()));
             JsonObject answer = chunk.isEmpty()
                     ? callPlugin(index, RestCall.get(calcPath(index), Map.of("routing", "_")))
-                    : callPlugin(index, RestCall.post(calcPath(index), Map.of(), Map.of("docs", toBody(chunk))));
+                    : callPlugin(index, RestCall.postRead(calcPath(index), Map.of(), Map.of("docs", toBody(chunk))));
             spec = specFrom(index, answer);
             if (counts == null) {
                 counts = new long[spec.numberOfShards()];

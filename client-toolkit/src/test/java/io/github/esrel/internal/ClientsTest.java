@@ -74,10 +74,11 @@ class ClientsTest {
             assertThat(esrel._jsonpMapper())
                     .isInstanceOf(JacksonJsonpMapper.class)
                     .isNotSameAs(applicationMapper);
-            // the legacy transport's errors are decoded as for the application's client
-            assertThat(esrel._transport()).isInstanceOf(StatusNormalizingTransport.class);
-            assertThat(((StatusNormalizingTransport) esrel._transport()).delegate())
-                    .isInstanceOf(EsrelTransport.class);
+            // writes are never resent, and the legacy transport's errors are decoded as for the application's client
+            assertThat(esrel._transport()).isInstanceOf(ResendGuard.class);
+            ElasticsearchTransport guarded = ((ResendGuard) esrel._transport()).delegate();
+            assertThat(guarded).isInstanceOf(StatusNormalizingTransport.class);
+            assertThat(((StatusNormalizingTransport) guarded).delegate()).isInstanceOf(EsrelTransport.class);
             assertThat(Clients.internal(esrel)).isSameAs(esrel);
             esrel._transport().close();
             assertThat(rest.isRunning())
@@ -102,7 +103,9 @@ class ClientsTest {
     @Test
     void shouldUseAnOwnTransportAsItIsWhenItsMapperIsJacksons() {
         ElasticsearchClient jackson = new ElasticsearchClient(new OwnTransport(new JacksonJsonpMapper()));
-        assertThat(Clients.internal(jackson)._transport()).isSameAs(jackson._transport());
+        ElasticsearchTransport used = Clients.internal(jackson)._transport();
+        assertThat(used).isInstanceOf(ResendGuard.class);
+        assertThat(((ResendGuard) used).delegate()).isSameAs(jackson._transport());
         ElasticsearchClient simple = new ElasticsearchClient(new OwnTransport(new SimpleJsonpMapper()));
         assertThatThrownBy(() -> Clients.internal(simple))
                 .isInstanceOf(IllegalArgumentException.class)

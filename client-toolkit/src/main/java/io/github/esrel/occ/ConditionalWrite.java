@@ -1,0 +1,145 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ErrorCause;
+import co.elastic.clients.elasticsearch._types.WriteResponseBase;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.retry.Failures;
+import java.io.IOException;
+
+/**
+ * One conditional write (or delete) of one document, sent until its fate is known or cannot be: when its answer is
+ * lost, or a conflict may be its own copy's, the document is read again and {@link WriteLog#verdict} decides.
+ *
+ * <ul>
+ *   <li>Answered: the answer (a conflict is the caller's to retry, unless the log shows the write applied by a copy
+ *       sent before: a replay by a proxy or by Elasticsearch after a failover).</li>
+ *   <li>Its answer lost (a connection failure, a refused resend, a server error that does not say it refused the
+ *       write): read again. Applied or not applied as the document shows; still as the write found it, the same
+ *       write is sent again, up to {@value #MAX_SENDS} copies in all (conditional on the same version, so at most one
+ *       copy is ever applied); otherwise unknown.</li>
+ * </ul>
+ * A conflict is read again only where a copy may have been applied: with the write log (to recognise a replay esrel
+ * does not see), after a lost answer, or on a transport whose copies esrel cannot see. A write the document cannot
+ * tell about is unknown only then; a plain conflict stays a conflict.
+ */
+final class ConditionalWrite {
+
+    /** Copies of one write sent at most while the document stays as the write found it. */
+    static final int MAX_SENDS = 4;
+
+    /** What the outcome of an {@link Applied} write says in {@link Outcome#error()}. */
+    static final String APPLIED_UNSEEN = "applied: its answer was lost, or a copy of it sent again conflicted with it,"
+            + " and the write log shows it applied; its seq_no is not known";
+
+    /** Sends the write. */
+    @FunctionalInterface
+    interface Request {
+        WriteResponseBase send() throws IOException;
+    }
+
+    /** Reads the document now (realtime); {@code null} when it does not exist. */
+    @FunctionalInterface
+    interface Read {
+        Versioned<ObjectNode> now() throws IOException;
+    }
+
+    /** What became of the write. */
+    sealed interface Fate permits Written, Applied, NotApplied, Unknown {}
+
+    /** Answered as written. */
+    record Written(WriteResponseBase response) implements Fate {}
+
+    /** Applied, as the document read after it shows (its seq_no is not known); {@code now} is that read. */
+    record Applied(Versioned<ObjectNode> now) implements Fate {}
+
+    /**
+     * Not applied: another write took the version it was conditional on. {@code now} is the document as read after
+     * (may be {@code null}: not read, or gone); {@code conflict} the conflict answered, or one standing for it.
+     */
+    record NotApplied(Versioned<ObjectNode> now, ElasticsearchException conflict) implements Fate {}
+
+    /** Sent, and whether it was applied is not known: {@code cause} says why. */
+    record Unknown(Exception cause) implements Fate {}
+
+    private ConditionalWrite() {}
+
+    /**
+     * Sends the write until its fate is known or cannot be.
+     *
+     * @param log the write log the write carries; {@code null} without one (and for a delete)
+     * @param base the document the write is conditional on; {@code null} for a create
+     * @param id the write's id in the log; {@code null} without one
+     * @param delete whether it is a conditional delete
+     * @param seesCopies whether esrel sees every copy its transport sends (see {@code ResendGuard}): if not, any
+     *     conflict may be a copy's
+     * @throws ElasticsearchException a refusal that says nothing was written (a 4xx other than 409, a 429, no primary)
+     */
+    static Fate send(
+            Request request,
+            Read read,
+            WriteLog log,
+            Versioned<?> base,
+            String id,
+            boolean delete,
+            boolean seesCopies) {
+        boolean inDoubt = !seesCopies;
+        Exception lost = null;
+        for (int sends = 1; ; sends++) {
+            ElasticsearchException conflict = null;
+            try {
+                return new Written(request.send());
+            } catch (ElasticsearchException e) {
+                if (e.status() == Failures.CONFLICT) {
+                    conflict = e;
+                } else if (Errors.mayHaveApplied(e)) {
+                    inDoubt = true;
+                    lost = e;
+                } else {
+                    throw e;
+                }
+            } catch (IOException e) {
+                inDoubt = true;
+                lost = e;
+            }
+            if (conflict != null && !inDoubt && (log == null || delete)) {
+                return new NotApplied(null, conflict); // a plain conflict: nothing can tell more
+            }
+            Versioned<ObjectNode> now;
+            try {
+                now = read.now();
+            } catch (ElasticsearchException | IOException e) {
+                return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(null, conflict);
+            }
+            switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
+                case APPLIED:
+                    return new Applied(now);
+                case NOT_APPLIED:
+                    return new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
+                case NOT_YET:
+                    if (conflict != null) {
+                        // A conflict, yet the read shows the version written on: read from a copy behind the primary.
+                        return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(now, conflict);
+                    }
+                    if (sends < MAX_SENDS) {
+                        continue; // conditional on the same version as every copy before: at most one applies
+                    }
+                    return new Unknown(lost);
+                default: // CANNOT_TELL
+                    return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(now, conflict);
+            }
+        }
+    }
+
+    /** A conflict standing for "another write took the version this one was conditional on", as its answer would be. */
+    private static ElasticsearchException lostToAnother(Versioned<?> base) {
+        String on = base == null
+                ? "no document"
+                : "seqNo [" + base.seqNo() + "], primary term [" + base.primaryTerm() + "]";
+        return Failures.ofBulkItem(
+                Failures.CONFLICT,
+                ErrorCause.of(e -> e.type("version_conflict_engine_exception")
+                        .reason("version conflict, required " + on
+                                + ": another write was applied on it while this one's answer was lost")));
+    }
+}
