@@ -178,6 +178,16 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         default void onUnknown(I item, Exception cause) {}
 
         /**
+         * With {@link Builder#recheckLost}: the item's write was sent and its fate is not known (as for
+         * {@link #onUnknown}); the item goes back to the decider, which reads the document and finds out, within the
+         * retry policy. Called before the decider sees it again.
+         *
+         * @param item the item
+         * @param cause the request's or the item's failure
+         */
+        default void onLost(I item, Exception cause) {}
+
+        /**
          * A round ended.
          *
          * @param round the round
@@ -255,6 +265,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private final boolean abortOnDenied;
     private final boolean abortOnBlock;
     private final boolean unknownOutcomes;
+    private final boolean recheckLost;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
     private final ExecutorService pool;
@@ -281,6 +292,10 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         this.abortOnDenied = b.abortOnDenied;
         this.abortOnBlock = b.abortOnBlock;
         this.unknownOutcomes = b.unknownOutcomes;
+        this.recheckLost = b.recheckLost;
+        if (recheckLost && (decider == null || !unknownOutcomes)) {
+            throw new IllegalArgumentException("recheckLost needs a decider and unknownOutcomes");
+        }
         this.stopWhen = b.stopWhen;
         this.permits = new Semaphore(b.maxInFlight);
         this.pool = b.maxInFlight == 1
@@ -480,7 +495,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             response = sender.send(ops, refresh);
         } catch (ElasticsearchException e) {
             if (unknownOutcomes && Reasons.mayHaveApplied(e)) {
-                unknown(batch, e, counts);
+                lost(batch, e, attempts, next, counts);
                 return;
             }
             if (e.status() != Failures.TOO_MANY_REQUESTS) {
@@ -489,7 +504,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             whole = e.error();
         } catch (IOException e) {
             if (unknownOutcomes) {
-                unknown(batch, e, counts);
+                lost(batch, e, attempts, next, counts);
                 return;
             }
             throw e;
@@ -526,7 +541,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             } else if (abortOnDenied && (status == 401 || status == 403) || abortOnBlock && isBlock(failure)) {
                 next.abort(failure);
             } else if (unknownOutcomes && Reasons.mayHaveApplied(failure)) {
-                unknown(List.of(item), failure, counts);
+                lost(List.of(item), failure, attempts, next, counts);
             } else {
                 counts.failed++;
                 safely(() -> listener.onFailed(item, failure), "onFailed");
@@ -538,12 +553,43 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         }
     }
 
+    /**
+     * Items whose write was sent and whose fate is not known: back to the decider, which finds out, with
+     * {@link Builder#recheckLost} and while the policy allows another attempt; else unknown.
+     */
+    private void lost(List<I> items, Exception cause, Map<I, Attempts> attempts, Next<I> next, Counts counts) {
+        if (!recheckLost) {
+            unknown(items, cause, counts);
+            return;
+        }
+        for (I item : items) {
+            safely(() -> listener.onLost(item, cause), "onLost");
+            Optional<Duration> delay = attemptsOf(item, attempts).onFailure(LOST);
+            if (delay.isPresent()) {
+                next.decide.add(item);
+                if (delay.get().compareTo(next.wait) > 0) {
+                    next.wait = delay.get();
+                }
+            } else {
+                unknown(List.of(item), cause, counts);
+            }
+        }
+    }
+
     private void unknown(List<I> items, Exception cause, Counts counts) {
         for (I item : items) {
             counts.unknown++;
             safely(() -> listener.onUnknown(item, cause), "onUnknown");
         }
     }
+
+    /**
+     * What a lost write counts as under the retry policy: a conflict, since the read that follows decides it as one
+     * (the write applied, or another write took its version).
+     */
+    private static final ElasticsearchException LOST = Failures.ofBulkItem(
+            Failures.CONFLICT,
+            ErrorCause.of(e -> e.type("version_conflict_engine_exception").reason("the answer to the write was lost")));
 
     private static boolean isBlock(ElasticsearchException failure) {
         return Reasons.hasType(failure, "cluster_block_exception");
@@ -633,6 +679,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         private boolean abortOnDenied;
         private boolean abortOnBlock;
         private boolean unknownOutcomes;
+        private boolean recheckLost;
         private BooleanSupplier stopWhen = () -> false;
         private String threadName = "esrel-bulk-writer";
 
@@ -773,6 +820,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          */
         public Builder<I> unknownOutcomes(boolean unknown) {
             this.unknownOutcomes = unknown;
+            return this;
+        }
+
+        /**
+         * With {@link #unknownOutcomes} and a decider: an item whose fate is not known goes back to the decider
+         * instead ({@link Listener#onLost}), which reads the document and finds out what became of the write (a
+         * decider that can tell its writes in the document: {@code BulkUpdate}'s); it counts as a conflict under the
+         * retry policy, past which the item is unknown. Default false.
+         *
+         * @param recheck true to have lost writes decided again
+         * @return this builder
+         */
+        public Builder<I> recheckLost(boolean recheck) {
+            this.recheckLost = recheck;
             return this;
         }
 

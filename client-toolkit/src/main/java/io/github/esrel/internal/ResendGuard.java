@@ -3,7 +3,9 @@ package io.github.esrel.internal;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Endpoint;
+import co.elastic.clients.transport.JsonEndpoint;
 import co.elastic.clients.transport.TransportOptions;
+import co.elastic.clients.transport.endpoints.DelegatingJsonEndpoint;
 import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +38,7 @@ import java.util.concurrent.CompletionException;
  */
 final class ResendGuard implements ElasticsearchTransport {
 
-    /** Endpoints sent with POST (or DELETE) that only read: they may fail over. */
+    /** Endpoints (elasticsearch-java's ids without their {@code es/} prefix) sent with POST or DELETE that only read. */
     private static final Set<String> READS = Set.of(
             "search",
             "msearch",
@@ -54,6 +56,9 @@ final class ResendGuard implements ElasticsearchTransport {
             "explain",
             "termvectors",
             "mtermvectors");
+
+    /** Writes by id that Elasticsearch takes by POST as well as by PUT. */
+    private static final Set<String> POSTABLE = Set.of("es/index", "es/create");
 
     private final ElasticsearchTransport delegate;
     private final boolean seesCopies;
@@ -87,7 +92,10 @@ final class ResendGuard implements ElasticsearchTransport {
             return call.readOnly();
         }
         String method = endpoint.method(request);
-        return "GET".equals(method) || "HEAD".equals(method) || READS.contains(endpoint.id());
+        String id = endpoint.id();
+        return "GET".equals(method)
+                || "HEAD".equals(method)
+                || READS.contains(id.startsWith("es/") ? id.substring(3) : id);
     }
 
     @Override
@@ -98,12 +106,13 @@ final class ResendGuard implements ElasticsearchTransport {
         if (guarded == null) {
             return delegate.performRequest(request, endpoint, options);
         }
+        Endpoint<RequestT, ResponseT, ErrorT> sent = posted(request, endpoint);
         try {
-            return delegate.performRequest(request, endpoint, guarded);
+            return delegate.performRequest(request, sent, guarded);
         } catch (RuntimeException e) {
             ResendRefusedException refused = refusal(e);
             if (refused != null) {
-                throw unanswered(request, endpoint, refused);
+                throw unanswered(request, sent, refused);
             }
             throw e;
         }
@@ -116,22 +125,43 @@ final class ResendGuard implements ElasticsearchTransport {
         if (guarded == null) {
             return delegate.performRequestAsync(request, endpoint, options);
         }
-        CompletableFuture<ResponseT> sent;
+        Endpoint<RequestT, ResponseT, ErrorT> sent = posted(request, endpoint);
+        CompletableFuture<ResponseT> answer;
         try {
-            sent = delegate.performRequestAsync(request, endpoint, guarded);
+            answer = delegate.performRequestAsync(request, sent, guarded);
         } catch (ResendRefusedException e) {
-            return CompletableFuture.failedFuture(unanswered(request, endpoint, e));
+            return CompletableFuture.failedFuture(unanswered(request, sent, e));
         }
-        return sent.handle((response, failure) -> {
+        return answer.handle((response, failure) -> {
             if (failure == null) {
                 return response;
             }
             ResendRefusedException refused = refusal(failure);
             if (refused != null) {
-                throw new CompletionException(unanswered(request, endpoint, refused));
+                throw new CompletionException(unanswered(request, sent, refused));
             }
             throw failure instanceof CompletionException ce ? ce : new CompletionException(failure);
         });
+    }
+
+    /**
+     * {@code endpoint}, sent with POST where it would be sent with PUT (an index or create by id, which Elasticsearch
+     * takes by either): a proxy in front of Elasticsearch may send a PUT again to another node when its answer is
+     * lost, as HTTP calls PUT idempotent (nginx does by default), but not a POST.
+     */
+    private static <RequestT, ResponseT, ErrorT> Endpoint<RequestT, ResponseT, ErrorT> posted(
+            RequestT request, Endpoint<RequestT, ResponseT, ErrorT> endpoint) {
+        if (endpoint instanceof JsonEndpoint<RequestT, ResponseT, ErrorT> json
+                && POSTABLE.contains(endpoint.id())
+                && "PUT".equals(endpoint.method(request))) {
+            return new DelegatingJsonEndpoint<>(json) {
+                @Override
+                public String method(RequestT r) {
+                    return "POST";
+                }
+            };
+        }
+        return endpoint;
     }
 
     /** {@code options} with every copy reported to a fresh {@link SendAttempts}; {@code null} if it cannot be. */

@@ -250,6 +250,7 @@ public final class BulkUpdate<T> {
                 .decider((batch, out) -> decide(batch, out, outcomes, rounds))
                 .listener(rounds)
                 .unknownOutcomes(true)
+                .recheckLost(true)
                 .build();
         ConditionalWrites.Report report;
         try {
@@ -343,15 +344,20 @@ public final class BulkUpdate<T> {
             ConditionalWrites.Decisions<Write<T>> out,
             Outcome<T>[] outcomes,
             Counts counts) {
+        WriteLog log = occ.writeLog();
+        if (w.sent != null && !knownNotApplied(w, doc, log, outcomes, counts)) {
+            return;
+        }
         T value;
         DocMeta meta = doc == null
                 ? null
                 : new DocMeta(doc.index(), w.id, w.routing, doc.seqNo(), doc.primaryTerm(), doc.version());
+        ObjectNode source = doc == null ? null : log.without(doc.source());
         // What the class gives back of the stored source, written before the functions run (they may change their
         // argument): the fields it lacks are not the class's, and are kept (see SourceMerge).
         ObjectNode seen;
         try {
-            value = doc == null ? null : occ.json().toValue(doc.source(), type, meta);
+            value = doc == null ? null : occ.json().toValue(source, type, meta);
             seen = doc == null ? null : occ.json().toTree(value, w.index, w.id);
         } catch (RuntimeException e) {
             for (Item<T> item : w.items) {
@@ -406,8 +412,8 @@ public final class BulkUpdate<T> {
             } else {
                 // Unchanged when the functions changed nothing the class maps, or nothing that would be stored.
                 unchanged = Json.sameSource(seen, next);
-                tree = unchanged ? null : Json.keepUnmapped(doc.source(), seen, next, meta);
-                unchanged |= !unchanged && Json.sameSource(doc.source(), tree);
+                tree = unchanged ? null : Json.keepUnmapped(source, seen, next, meta);
+                unchanged |= !unchanged && Json.sameSource(source, tree);
             }
             if (!unchanged) {
                 occ.json().checkRouting(value, w.index, w.id, w.routing);
@@ -432,9 +438,15 @@ public final class BulkUpdate<T> {
             w.items = List.of();
             return;
         }
+        Versioned<ObjectNode> base = doc == null ? null : versioned(w, doc);
+        // The same id for another copy on the same version: conditional on it, at most one copy applies, and the log
+        // must then name that one ours.
+        String writeId = w.sent != null && sameVersion(w.sent.base(), base) ? w.sent.id() : log.newId();
+        ObjectNode logged = log.with(tree, doc == null ? null : doc.source(), WriteLog.on(base), writeId);
+        w.sent = new Sent(base, writeId);
         if (created) {
             w.operation = BulkOperation.of(op -> op.create(c -> {
-                c.index(w.index).id(w.id).document(tree);
+                c.index(w.index).id(w.id).document(logged);
                 if (w.routing != null) {
                     c.routing(w.routing);
                 }
@@ -445,7 +457,7 @@ public final class BulkUpdate<T> {
             long seqNo = doc.seqNo();
             long term = doc.primaryTerm();
             w.operation = BulkOperation.of(op -> op.index(x -> {
-                x.index(concrete).id(w.id).document(tree).ifSeqNo(seqNo).ifPrimaryTerm(term);
+                x.index(concrete).id(w.id).document(logged).ifSeqNo(seqNo).ifPrimaryTerm(term);
                 if (w.routing != null) {
                     x.routing(w.routing);
                 }
@@ -453,6 +465,70 @@ public final class BulkUpdate<T> {
             }));
         }
         out.write(w);
+    }
+
+    /**
+     * What the document as read now says of the write sent for it before, which conflicted or whose answer was lost
+     * (see {@link WriteLog#verdict}): true when it was not applied and the document is to be decided again; false
+     * when its items are finished here (applied as the write log shows, or unknown).
+     */
+    private boolean knownNotApplied(
+            Write<T> w, GetResult<ObjectNode> doc, WriteLog log, Outcome<T>[] outcomes, Counts counts) {
+        Exception lost = w.lost;
+        w.lost = null;
+        boolean inDoubt = lost != null;
+        if (!inDoubt && !log.adds()) {
+            w.sent = null; // a plain conflict, and no log to recognise a copy by
+            return true;
+        }
+        WriteLog.Verdict verdict = WriteLog.verdict(
+                log.ifAdding(), doc == null ? null : versioned(w, doc), w.sent.base(), w.sent.id(), false);
+        if (verdict == WriteLog.Verdict.APPLIED) {
+            for (Item<T> item : w.items) {
+                counts.written++;
+                outcomes[item.position] =
+                        occ.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
+                                .value(item.last)
+                                .error(ConditionalWrite.APPLIED_UNSEEN)
+                                .build());
+            }
+            w.items = List.of();
+            w.sent = null;
+            return false;
+        }
+        boolean staleRead = verdict == WriteLog.Verdict.NOT_YET && lost == null; // a conflict, yet no change read
+        if (inDoubt && (verdict == WriteLog.Verdict.CANNOT_TELL || staleRead)) {
+            Exception cause = lost != null
+                    ? lost
+                    : new IllegalStateException(
+                            "the write met a conflict on a transport" + " that may have sent it more than once");
+            for (Item<T> item : w.items) {
+                counts.failed++;
+                outcomes[item.position] = occ.finish(item.unknown(cause));
+            }
+            w.items = List.of();
+            w.sent = null;
+            return false;
+        }
+        if (verdict != WriteLog.Verdict.NOT_YET) {
+            w.sent = null; // another write took its version: decided afresh
+        }
+        return true;
+    }
+
+    private static <T> Versioned<ObjectNode> versioned(Write<T> w, GetResult<ObjectNode> doc) {
+        return new Versioned<>(
+                doc.index(),
+                w.id,
+                w.routing,
+                doc.source(),
+                orMinus1(doc.seqNo()),
+                orMinus1(doc.primaryTerm()),
+                orMinus1(doc.version()));
+    }
+
+    private static boolean sameVersion(Versioned<?> a, Versioned<?> b) {
+        return a == null ? b == null : b != null && a.seqNo() == b.seqNo() && a.primaryTerm() == b.primaryTerm();
     }
 
     /** Turns the engine's rounds into {@link BulkRound}s and finishes the items of the documents it is done with. */
@@ -478,6 +554,7 @@ public final class BulkUpdate<T> {
 
         @Override
         public void onWritten(Write<T> w, BulkResponseItem r) {
+            w.sent = null;
             counts.written++;
             DocMeta stored = new DocMeta(
                     r.index(), w.id, w.routing, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()));
@@ -523,6 +600,11 @@ public final class BulkUpdate<T> {
                 counts.failed++;
                 outcomes[item.position] = occ.finish(item.failed(Reasons.of(failure)));
             }
+        }
+
+        @Override
+        public void onLost(Write<T> w, Exception cause) {
+            w.lost = cause; // the decider reads the document and finds out
         }
 
         @Override
@@ -595,6 +677,10 @@ public final class BulkUpdate<T> {
         boolean routingChecked;
         /** The conditional write decided after the last read. */
         BulkOperation operation;
+        /** The write sent last, until it is answered as written: what a later read is asked about it. */
+        Sent sent;
+        /** Why the answer to the write sent last was lost, until the next read. */
+        Exception lost;
 
         private Write(String index, String id, String routing) {
             this.index = index;
@@ -624,6 +710,9 @@ public final class BulkUpdate<T> {
             return new ArrayList<>(byDoc.values());
         }
     }
+
+    /** A write sent for a document: the version it was conditional on ({@code null}: a create) and its log id. */
+    private record Sent(Versioned<ObjectNode> base, String id) {}
 
     private static final class Item<T> {
         final int position;

@@ -19,9 +19,9 @@ import java.io.IOException;
  *       write is sent again, up to {@value #MAX_SENDS} copies in all (conditional on the same version, so at most one
  *       copy is ever applied); otherwise unknown.</li>
  * </ul>
- * A conflict is read again only where a copy may have been applied: with the write log (to recognise a replay esrel
- * does not see), after a lost answer, or on a transport whose copies esrel cannot see. A write the document cannot
- * tell about is unknown only then; a plain conflict stays a conflict.
+ * A conflict is read again only where a copy may have been applied: with the write log (to recognise a copy esrel
+ * does not see) or after a lost answer. A write the document cannot tell about is unknown only after a lost answer; a
+ * plain conflict stays a conflict.
  */
 final class ConditionalWrite {
 
@@ -35,7 +35,14 @@ final class ConditionalWrite {
     /** Sends the write. */
     @FunctionalInterface
     interface Request {
-        WriteResponseBase send() throws IOException;
+        Stored send() throws IOException;
+    }
+
+    /** Where a write's answer says it stored the document (for a delete: the delete's own seq_no and version). */
+    record Stored(String index, long seqNo, long primaryTerm, long version) {
+        static Stored of(WriteResponseBase r) {
+            return new Stored(r.index(), r.seqNo(), r.primaryTerm(), r.version());
+        }
     }
 
     /** Reads the document now (realtime); {@code null} when it does not exist. */
@@ -48,7 +55,7 @@ final class ConditionalWrite {
     sealed interface Fate permits Written, Applied, NotApplied, Unknown {}
 
     /** Answered as written. */
-    record Written(WriteResponseBase response) implements Fate {}
+    record Written(Stored stored) implements Fate {}
 
     /** Applied, as the document read after it shows (its seq_no is not known); {@code now} is that read. */
     record Applied(Versioned<ObjectNode> now) implements Fate {}
@@ -71,19 +78,10 @@ final class ConditionalWrite {
      * @param base the document the write is conditional on; {@code null} for a create
      * @param id the write's id in the log; {@code null} without one
      * @param delete whether it is a conditional delete
-     * @param seesCopies whether esrel sees every copy its transport sends (see {@code ResendGuard}): if not, any
-     *     conflict may be a copy's
      * @throws ElasticsearchException a refusal that says nothing was written (a 4xx other than 409, a 429, no primary)
      */
-    static Fate send(
-            Request request,
-            Read read,
-            WriteLog log,
-            Versioned<?> base,
-            String id,
-            boolean delete,
-            boolean seesCopies) {
-        boolean inDoubt = !seesCopies;
+    static Fate send(Request request, Read read, WriteLog log, Versioned<?> base, String id, boolean delete) {
+        boolean inDoubt = false;
         Exception lost = null;
         for (int sends = 1; ; sends++) {
             ElasticsearchException conflict = null;

@@ -3,7 +3,6 @@ package io.github.esrel.occ;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
-import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
@@ -196,7 +195,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
         T current;
         try {
-            current = json.toValue(log == null ? read.value() : log.without(read.value()), call.type, meta(read));
+            current = json.toValue(log.without(read.value()), call.type, meta(read));
             call.last = current;
             if (!call.deleteIf.test(current)) {
                 call.done(outcome(call, read.index(), Outcome.Status.NOOP)
@@ -209,8 +208,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.fail(e);
             return;
         }
-        ConditionalWrite.Fate fate = ConditionalWrite.send(
-                () -> occ.delete(read), () -> readNow(call), null, read, null, true, occ.seesCopies());
+        ConditionalWrite.Fate fate =
+                ConditionalWrite.send(() -> occ.delete(read), () -> readNow(call), null, read, null, true);
         if (fate instanceof ConditionalWrite.NotApplied n) {
             throw n.conflict(); // changed since: read and test again
         }
@@ -218,7 +217,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             unknown(call, u.cause());
             return;
         }
-        WriteResponseBase d = ((ConditionalWrite.Written) fate).response();
+        ConditionalWrite.Stored d = ((ConditionalWrite.Written) fate).stored();
         call.done(outcome(call, read.index(), Outcome.Status.DELETED)
                 .value(current)
                 .version(d.seqNo(), d.primaryTerm(), d.version())
@@ -244,7 +243,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             throws IOException {
         Call<?> first = batch.get(0);
         // The write log is esrel's, not the caller's: the functions and the merge see the document without it.
-        ObjectNode stored = read == null ? null : log == null ? read.value() : log.without(read.value());
+        ObjectNode stored = read == null ? null : log.without(read.value());
         // A document created by an earlier call of this write has no versions yet.
         DocMeta meta = read == null ? DocMeta.of(first.index(), first.id(), first.routing()) : meta(read);
         ObjectNode current = stored;
@@ -264,7 +263,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         if (fromMemo && (!changed || failures)) {
             return false;
         }
-        WriteResponseBase written = null;
+        ConditionalWrite.Stored written = null;
         if (changed) {
             int carried = 0;
             for (Call<?> call : batch) {
@@ -273,23 +272,20 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (carried > 1) {
                 occ.combinedWrite(first.index(), carried);
             }
-            String writeId = log == null ? null : WriteLog.newId();
-            ObjectNode tree = log == null
-                    ? current
-                    : log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
+            String writeId = log.newId();
+            ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
             ConditionalWrite.Fate fate;
             try {
                 Versioned<ObjectNode> base = stored == null ? null : read;
                 fate = ConditionalWrite.send(
                         () -> base == null
                                 ? occ.create(first.index(), first.id(), first.routing(), tree)
-                                : occ.overwrite(base, tree),
+                                : ConditionalWrite.Stored.of(occ.overwrite(base, tree)),
                         () -> readNow(first),
-                        log,
+                        log.ifAdding(),
                         base,
                         writeId,
-                        false,
-                        occ.seesCopies());
+                        false);
             } catch (RuntimeException e) {
                 endFailed(batch); // a refusal that says nothing was written, or a bug
                 throw e;
@@ -314,7 +310,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 endUnknown(batch, u.cause());
                 return true;
             }
-            written = ((ConditionalWrite.Written) fate).response();
+            written = ((ConditionalWrite.Written) fate).stored();
             memo.set(new Versioned<>(
                     written.index(),
                     first.id(),
@@ -447,7 +443,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
      * @param read the document as read; {@code null} when it was missing
      */
-    private <T> void end(Call<T> call, WriteResponseBase written, Versioned<ObjectNode> read) {
+    private <T> void end(Call<T> call, ConditionalWrite.Stored written, Versioned<ObjectNode> read) {
         if (call.status == Outcome.Status.NOT_FOUND) {
             call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
         } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {

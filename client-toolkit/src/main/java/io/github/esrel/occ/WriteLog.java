@@ -60,19 +60,38 @@ final class WriteLog {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private final String field;
+    private final boolean adds;
 
-    /** @param field the document's field holding the log */
-    WriteLog(String field) {
+    /**
+     * @param field the document's field holding the log
+     * @param adds whether writes add their entry; without, the log is only kept as stored and hidden from the class
+     *     (written by another {@code Occ} with the log, it is neither lost nor shown to a class that does not map it)
+     */
+    WriteLog(String field, boolean adds) {
         this.field = field;
+        this.adds = adds;
     }
 
     String field() {
         return field;
     }
 
-    /** A new write's id. */
-    static String newId() {
-        return String.format(Locale.ROOT, "%016x", ThreadLocalRandom.current().nextLong());
+    /** Whether writes add their entry to the log. */
+    boolean adds() {
+        return adds;
+    }
+
+    /** This log where writes add their entry, {@code null} where they do not: what {@link #verdict} is given. */
+    WriteLog ifAdding() {
+        return adds ? this : null;
+    }
+
+    /** A new write's id; {@code null} where writes add no entry. */
+    String newId() {
+        return adds
+                ? String.format(
+                        Locale.ROOT, "%016x", ThreadLocalRandom.current().nextLong())
+                : null;
     }
 
     /** The version a write is conditional on, as the log names it: {@code term:seq_no}, or {@code new} for a create. */
@@ -92,14 +111,22 @@ final class WriteLog {
     }
 
     /**
-     * {@code next} (without a log) with the log of {@code stored} (or none) and the entry of this write appended, the
-     * oldest entries dropped past {@value #SIZE}.
+     * {@code next} (without a log) as it is written: with the log of {@code stored} (or none) and, where writes add
+     * their entry, the entry of this write ({@code on}, {@code id}) appended, the oldest entries dropped past
+     * {@value #SIZE}.
      */
     ObjectNode with(ObjectNode next, ObjectNode stored, String on, String id) {
+        JsonNode before = stored == null ? null : stored.get(field);
+        if (!adds && before == null) {
+            return next;
+        }
         ObjectNode out = NODES.objectNode();
         out.setAll(next);
+        if (!adds) {
+            out.set(field, before);
+            return out;
+        }
         ArrayNode log = NODES.arrayNode();
-        JsonNode before = stored == null ? null : stored.get(field);
         if (before != null && before.isArray()) {
             int from = Math.max(0, before.size() - (SIZE - 1));
             for (int i = from; i < before.size(); i++) {

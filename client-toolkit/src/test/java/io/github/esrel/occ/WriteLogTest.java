@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class WriteLogTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final WriteLog log = new WriteLog("_w");
+    private final WriteLog log = new WriteLog("_w", true);
 
     private static ObjectNode json(String text) throws Exception {
         return (ObjectNode) JSON.readTree(text.replace('\'', '"'));
@@ -44,6 +44,19 @@ class WriteLogTest {
 
     private WriteLog.Verdict verdict(Versioned<ObjectNode> now, String id) {
         return WriteLog.verdict(log, now, BASE, id, false);
+    }
+
+    @Test
+    void shouldKeepTheLogAsStoredAndHideItWhereWritesAddNoEntry() throws Exception {
+        WriteLog kept = new WriteLog("_w", false);
+        ObjectNode stored = log.with(json("{'v':1}"), null, "1:5", "a");
+        assertThat(kept.newId()).isNull();
+        assertThat(kept.without(stored)).isEqualTo(json("{'v':1}"));
+        assertThat(kept.with(json("{'v':2}"), stored, "1:6", null))
+                .as("another Occ's log, neither lost nor added to")
+                .isEqualTo(json("{'v':2}").set("_w", stored.get("_w")));
+        ObjectNode plain = json("{'v':2}");
+        assertThat(kept.with(plain, json("{'v':1}"), "1:6", null)).isSameAs(plain);
     }
 
     @Test

@@ -34,6 +34,10 @@ import java.util.function.Predicate;
  *       the work, the client never hears of it.</li>
  *   <li><b>Request lost</b> ({@link #dropRequests}): the request is read and the connection closed before anything
  *       reaches the node. The client sees the same failure, but nothing was applied.</li>
+ *   <li><b>Request replayed</b> ({@link #replayRequests}, {@link #replayNextRequest}): the request is forwarded, the
+ *       node executes it and answers, and the proxy sends it again and passes the second answer on: what a proxy that
+ *       resends a request whose answer it lost does, or Elasticsearch when it runs a write again on a new primary. The
+ *       client sees only the copy's answer (a conflict with the write itself, for a conditional write).</li>
  * </ul>
  * A client of several hosts whose first host is this proxy shows what the low-level clients do with such a failure:
  * they send the same request again to the next host.
@@ -81,6 +85,7 @@ public final class LossyProxy implements AutoCloseable {
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final AtomicReference<Rule> rule = new AtomicReference<>(Rule.NONE);
     private final AtomicReference<Predicate<String>> answerToNext = new AtomicReference<>();
+    private final AtomicReference<Predicate<String>> replayNext = new AtomicReference<>();
     private final Object randomLock = new Object();
     private Random random;
     private long seed;
@@ -88,6 +93,7 @@ public final class LossyProxy implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong answersDropped = new AtomicLong();
     private final AtomicLong requestsDropped = new AtomicLong();
+    private final AtomicLong requestsReplayed = new AtomicLong();
 
     private LossyProxy(InetSocketAddress target) throws IOException {
         this.target = target;
@@ -154,7 +160,7 @@ public final class LossyProxy implements AutoCloseable {
      * @throws IllegalArgumentException if {@code share} is not within [0, 1]
      */
     public LossyProxy dropAnswers(double share, Predicate<String> requestLine) {
-        rule.set(new Rule(check(share), 0, Objects.requireNonNull(requestLine, "requestLine cannot be null")));
+        rule.set(new Rule(check(share), 0, 0, Objects.requireNonNull(requestLine, "requestLine cannot be null")));
         return this;
     }
 
@@ -168,7 +174,33 @@ public final class LossyProxy implements AutoCloseable {
      * @throws IllegalArgumentException if {@code share} is not within [0, 1]
      */
     public LossyProxy dropRequests(double share, Predicate<String> requestLine) {
-        rule.set(new Rule(0, check(share), Objects.requireNonNull(requestLine, "requestLine cannot be null")));
+        rule.set(new Rule(0, check(share), 0, Objects.requireNonNull(requestLine, "requestLine cannot be null")));
+        return this;
+    }
+
+    /**
+     * Sends a share of the requests whose request line matches to the node twice, passing on the second answer only.
+     * Replaces an earlier rule.
+     *
+     * @param share from 0 (none) to 1 (every matching request)
+     * @param requestLine which requests are replayed
+     * @return this proxy
+     * @throws IllegalArgumentException if {@code share} is not within [0, 1]
+     */
+    public LossyProxy replayRequests(double share, Predicate<String> requestLine) {
+        rule.set(new Rule(0, 0, check(share), Objects.requireNonNull(requestLine, "requestLine cannot be null")));
+        return this;
+    }
+
+    /**
+     * Sends the next request whose request line matches to the node twice, passing on the second answer only; once,
+     * besides the rule in force.
+     *
+     * @param requestLine the request to replay
+     * @return this proxy
+     */
+    public LossyProxy replayNextRequest(Predicate<String> requestLine) {
+        replayNext.set(Objects.requireNonNull(requestLine, "requestLine cannot be null"));
         return this;
     }
 
@@ -191,6 +223,7 @@ public final class LossyProxy implements AutoCloseable {
     public LossyProxy heal() {
         rule.set(Rule.NONE);
         answerToNext.set(null);
+        replayNext.set(null);
         return this;
     }
 
@@ -207,6 +240,11 @@ public final class LossyProxy implements AutoCloseable {
     /** Requests lost so far before reaching the node. */
     public long requestsDropped() {
         return requestsDropped.get();
+    }
+
+    /** Requests sent to the node twice so far. */
+    public long requestsReplayed() {
+        return requestsReplayed.get();
     }
 
     private static double check(double share) {
@@ -270,6 +308,20 @@ public final class LossyProxy implements AutoCloseable {
                 if (answer == null) {
                     return;
                 }
+                Predicate<String> replayOnce = replayNext.get();
+                boolean replay = replayOnce != null
+                                && replayOnce.test(request.startLine)
+                                && replayNext.compareAndSet(replayOnce, null)
+                        || matches && draw(now.replayShare);
+                if (replay) {
+                    requestsReplayed.incrementAndGet();
+                    node.getOutputStream().write(request.bytes);
+                    node.getOutputStream().flush();
+                    answer = Message.read(fromNode, head);
+                    if (answer == null) {
+                        return;
+                    }
+                }
                 Predicate<String> once = answerToNext.get();
                 boolean dropOnce =
                         once != null && once.test(request.startLine) && answerToNext.compareAndSet(once, null);
@@ -316,8 +368,8 @@ public final class LossyProxy implements AutoCloseable {
                 + ", requestsDropped=" + requestsDropped + ", seed=" + seed() + '}';
     }
 
-    private record Rule(double answerShare, double requestShare, Predicate<String> requestLine) {
-        static final Rule NONE = new Rule(0, 0, line -> false);
+    private record Rule(double answerShare, double requestShare, double replayShare, Predicate<String> requestLine) {
+        static final Rule NONE = new Rule(0, 0, 0, line -> false);
     }
 
     /** An HTTP/1.1 message, framed by its {@code Content-Length} or its chunks: its first line and all its bytes. */

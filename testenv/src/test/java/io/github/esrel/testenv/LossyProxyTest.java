@@ -135,6 +135,17 @@ class LossyProxyTest {
     }
 
     @Test
+    void shouldSendARequestTwiceAndPassOnTheSecondAnswer() throws Exception {
+        proxy.replayNextRequest(line -> line.startsWith("PUT "));
+
+        assertThat(send("PUT", "/i/_doc/1", "{}").statusCode()).isEqualTo(200);
+        assertThat(writesApplied).as("the node ran it twice").hasValue(2);
+        assertThat(proxy.requestsReplayed()).isEqualTo(1);
+        assertThat(send("PUT", "/i/_doc/1", "{}").statusCode()).isEqualTo(200);
+        assertThat(writesApplied).as("once").hasValue(3);
+    }
+
+    @Test
     void shouldRefuseAnythingButAPlainHttpAddress() {
         assertThatThrownBy(() -> LossyProxy.to(URI.create("https://localhost:9200")))
                 .isInstanceOf(IllegalArgumentException.class)
