@@ -164,8 +164,9 @@ final class Acquirer {
         return new IllegalArgumentException("grant_id [" + command.grantId() + "] "
                 + (other == null
                         ? "was released: a released grant id grants nothing more"
-                        : "already identifies the " + other.mode().jsonName() + " lock on [" + TreePath.shorten(other.path())
-                                + "] of owner [" + TreePath.shorten(other.owner()) + "]")
+                        : "already identifies the " + other.mode().jsonName() + " lock on ["
+                                + TreePath.shorten(other.path()) + "] of owner [" + TreePath.shorten(other.owner())
+                                + "]")
                 + "; send a new grant_id with each acquisition, and the same one only when sending the same acquire"
                 + " again");
     }

@@ -88,7 +88,10 @@ public record Grant(
      * @return {@code true} if path, mode, owner and binding are this grant's
      */
     public boolean isAcquisition(String path, LockMode mode, String owner, @Nullable AuthenticatedUser boundTo) {
-        return this.path.equals(path) && this.mode == mode && this.owner.equals(owner) && Objects.equals(this.boundTo, boundTo);
+        return this.path.equals(path)
+                && this.mode == mode
+                && this.owner.equals(owner)
+                && Objects.equals(this.boundTo, boundTo);
     }
 
     /**

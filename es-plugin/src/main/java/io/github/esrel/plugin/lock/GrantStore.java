@@ -271,22 +271,30 @@ final class GrantStore implements VersionedStore<LockState> {
                 return;
             }
             long now = clock.getAsLong();
-            searchGrants(namespace, now, null, new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), l.delegateFailure((l2, found) -> {
-                scheduler.execute(() -> {
-                    Table t;
-                    try {
-                        t = new Table(new LockIndex(0, found.grants(), found.releasedIds()));
-                        long removedExpiry = t.latestExpiry(head.changes().removed());
-                        t.index.apply(head.changes());
-                        t.at(head, seqNo, primaryTerm, removedExpiry);
-                        t.purges.addAll(found.purges());
-                    } catch (RuntimeException e) {
-                        l2.onFailure(e);
-                        return;
-                    }
-                    deliver(namespace, remember(namespace, t), l2);
-                });
-            }));
+            searchGrants(
+                    namespace,
+                    now,
+                    null,
+                    new ArrayList<>(),
+                    new ArrayList<>(),
+                    new ArrayList<>(),
+                    l.delegateFailure((l2, found) -> {
+                        scheduler.execute(() -> {
+                            Table t;
+                            try {
+                                t = new Table(new LockIndex(0, found.grants(), found.releasedIds()));
+                                long removedExpiry =
+                                        t.latestExpiry(head.changes().removed());
+                                t.index.apply(head.changes());
+                                t.at(head, seqNo, primaryTerm, removedExpiry);
+                                t.purges.addAll(found.purges());
+                            } catch (RuntimeException e) {
+                                l2.onFailure(e);
+                                return;
+                            }
+                            deliver(namespace, remember(namespace, t), l2);
+                        });
+                    }));
         }));
     }
 
@@ -356,8 +364,7 @@ final class GrantStore implements VersionedStore<LockState> {
                 return;
             }
             if (hits.length == PAGE) {
-                searchGrants(
-                        namespace, now, hits[hits.length - 1].getSortValues(), grants, purges, releasedIds, l);
+                searchGrants(namespace, now, hits[hits.length - 1].getSortValues(), grants, purges, releasedIds, l);
             } else {
                 // Oldest first, as released: the index forgets the oldest beyond its bound.
                 releasedIds.sort(Comparator.comparingLong(ReleasedId::untilMillis));

@@ -45,7 +45,9 @@ record LockHead(long round, String writeId, List<Step> earlier, LockState.Change
         }
 
         int size() {
-            return changes.put().size() + changes.removed().size() + changes.released().size();
+            return changes.put().size()
+                    + changes.removed().size()
+                    + changes.released().size();
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -239,7 +240,9 @@ final class LockState implements HolderRules<LockState.Held> {
                         lastToken,
                         nextPut,
                         nextRemoved,
-                        nonce == 0 ? released : remembering(new ReleasedId(nonce, token, now + GrantIds.REMEMBER_MILLIS))),
+                        nonce == 0
+                                ? released
+                                : remembering(new ReleasedId(nonce, token, now + GrantIds.REMEMBER_MILLIS))),
                 match,
                 List.of());
     }
@@ -260,7 +263,9 @@ final class LockState implements HolderRules<LockState.Held> {
     }
 
     private Map<Long, ReleasedId> remembering(ReleasedId r) {
-        Map<Long, ReleasedId> next = new HashMap<>(released);
+        // In the order released, as the index keeps them.
+        Map<Long, ReleasedId> next = new LinkedHashMap<>(released);
+        next.remove(r.nonce());
         next.put(r.nonce(), r);
         return next;
     }

@@ -266,7 +266,9 @@ public final class LockTable {
             if (g.expiredAt(now) == false) {
                 if (g.nonce() == nonce) {
                     return new AcquireResult(
-                            g.isAcquisition(path, mode, owner, boundTo) ? AcquireOutcome.GRANTED : AcquireOutcome.ID_REUSED,
+                            g.isAcquisition(path, mode, owner, boundTo)
+                                    ? AcquireOutcome.GRANTED
+                                    : AcquireOutcome.ID_REUSED,
                             this,
                             g,
                             List.of());
@@ -437,7 +439,10 @@ public final class LockTable {
         @Nullable
         public Grant findByNonce(String path, String owner, long nonce, long at) {
             for (Grant g : grants) {
-                if (g.nonce() == nonce && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(at) == false) {
+                if (g.nonce() == nonce
+                        && g.path().equals(path)
+                        && g.owner().equals(owner)
+                        && g.expiredAt(at) == false) {
                     return g;
                 }
             }

@@ -99,8 +99,7 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
         Map<String, Object> body = TreeLockBodyParser.parse(parser, FIELDS, EXAMPLE);
         String grantId = (String) body.get("grant_id");
         long token = grantId != null && body.get("token") == null ? 0 : requiredToken(body, EXAMPLE);
-        return new ReleaseTreeLockRequest(
-                index, (String) body.get("path"), (String) body.get("owner"), token, grantId);
+        return new ReleaseTreeLockRequest(index, (String) body.get("path"), (String) body.get("owner"), token, grantId);
     }
 
     @Override
