@@ -39,14 +39,14 @@ final class Locks {
     }
 
     /** An acquire with a grant id, exclusive, with the default lease, failing fast. */
-    Http.Response acquire(String index, String path, String owner, String grantId) {
+    Http.Response acquireWithId(String index, String path, String owner, String grantId) {
         return http.post(
                 "/" + index + "/_treelock/acquire",
                 Http.json(Map.of("path", path, "owner", owner, "grant_id", grantId)));
     }
 
     /** A release with a grant id; by the grant id alone when {@code token} is 0. */
-    Http.Response release(String index, String path, String owner, long token, String grantId) {
+    Http.Response releaseWithId(String index, String path, String owner, long token, String grantId) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("path", path);
         body.put("owner", owner);

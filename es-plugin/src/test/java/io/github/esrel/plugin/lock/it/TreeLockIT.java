@@ -441,20 +441,21 @@ class TreeLockIT {
         List<Locks> nodes =
                 cluster.httpUris().stream().map(u -> new Locks(new Http(u))).toList();
         String id = "6c1d2f9e-1b0a-4c3e-8f57-2a9b8c7d6e5f";
-        JsonNode first = granted(nodes.get(0).acquire("resent", "/a/b", "w1", id));
-        JsonNode again = granted(nodes.get(1).acquire("resent", "/a/b", "w1", id));
+        JsonNode first = granted(nodes.get(0).acquireWithId("resent", "/a/b", "w1", id));
+        JsonNode again = granted(nodes.get(1).acquireWithId("resent", "/a/b", "w1", id));
         assertThat(again.get("token").asLong())
                 .as("the same grant")
                 .isEqualTo(first.get("token").asLong());
         assertThat(again.get("expires_at_millis").asLong())
                 .isEqualTo(first.get("expires_at_millis").asLong());
         assertThat(paths(locks().list("resent", null))).containsExactly("/a/b");
-        assertThat(assertError(nodes.get(2).acquire("resent", "/a/c", "w1", id), 400, "illegal_argument_exception"))
+        assertThat(assertError(
+                        nodes.get(2).acquireWithId("resent", "/a/c", "w1", id), 400, "illegal_argument_exception"))
                 .contains("already identifies the exclusive lock on [/a/b] of owner [w1]");
 
         long token = first.get("token").asLong();
         for (Locks node : nodes) {
-            Http.Response r = node.release("resent", "/a/b", "w1", token, id);
+            Http.Response r = node.releaseWithId("resent", "/a/b", "w1", token, id);
             assertThat(r.status()).as("%s", r).isEqualTo(200);
             assertThat(r.raw()).isEqualTo("{\"released\":true}");
         }
@@ -463,32 +464,34 @@ class TreeLockIT {
             release("resent", grant("resent", "/other", "exclusive", "w2"));
         }
         for (Locks node : nodes) {
-            Http.Response r = node.release("resent", "/a/b", "w1", token, id);
+            Http.Response r = node.releaseWithId("resent", "/a/b", "w1", token, id);
             assertThat(r.status()).as("%s", r).isEqualTo(200);
-            assertThat(assertError(node.acquire("resent", "/a/b", "w1", id), 400, "illegal_argument_exception"))
+            assertThat(assertError(node.acquireWithId("resent", "/a/b", "w1", id), 400, "illegal_argument_exception"))
                     .contains("grant_id [" + id + "] was released");
         }
         assertError(locks().release("resent", "/a/b", "w1", token), 404, "resource_not_found_exception");
 
         // By grant id alone: an acquire whose outcome stayed unknown is settled, granted or not.
         String unknown = "d9b1e1b2-5a55-4d0a-a1e6-0b8a2f4c3e21";
-        JsonNode settled = granted(nodes.get(2).acquire("resent", "/u", "w3", unknown));
-        assertThat(nodes.get(0).release("resent", "/u", "w3", 0, unknown).status())
+        JsonNode settled = granted(nodes.get(2).acquireWithId("resent", "/u", "w3", unknown));
+        assertThat(nodes.get(0).releaseWithId("resent", "/u", "w3", 0, unknown).status())
                 .isEqualTo(200);
-        assertThat(nodes.get(1).release("resent", "/u", "w3", 0, unknown).status())
+        assertThat(nodes.get(1).releaseWithId("resent", "/u", "w3", 0, unknown).status())
                 .isEqualTo(200);
         assertThat(paths(locks().list("resent", null))).isEmpty();
         String never = "8e0f4c8a-7d3b-4a1e-9c2f-5b6a7d8e9f01";
-        assertThat(nodes.get(1).release("resent", "/n", "w3", 0, never).status())
+        assertThat(nodes.get(1).releaseWithId("resent", "/n", "w3", 0, never).status())
                 .isEqualTo(200);
-        assertError(nodes.get(2).acquire("resent", "/n", "w3", never), 400, "illegal_argument_exception");
+        assertError(nodes.get(2).acquireWithId("resent", "/n", "w3", never), 400, "illegal_argument_exception");
         assertThat(settled.get("token").asLong()).isGreaterThan(token);
 
         assertThat(assertError(
-                        locks().acquire("resent", "/a", "w1", "short"), 400, "action_request_validation_exception"))
+                        locks().acquireWithId("resent", "/a", "w1", "short"),
+                        400,
+                        "action_request_validation_exception"))
                 .contains("grant_id must be 16 to 128 characters of [A-Za-z0-9_-]");
         assertThat(assertError(
-                        locks().release("resent", "/a", "w1", 0, "not a grant id at all"),
+                        locks().releaseWithId("resent", "/a", "w1", 0, "not a grant id at all"),
                         400,
                         "action_request_validation_exception"))
                 .contains("grant_id must be");
