@@ -239,7 +239,10 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         try {
             outcome = docs.updateAll(
                     targets,
-                    doc -> {
+                    (doc, unsure) -> {
+                        if (doc.holder(grant) != null) {
+                            return Change.none(List.<LockConflict>of()); // this grant's write, applied already
+                        }
                         long now = docs.now();
                         List<Holder> live = doc.live(now);
                         if (!live.isEmpty()) {
@@ -264,6 +267,11 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     docs.updateAll(targets, removeHolder(grant));
                 } catch (RuntimeException again) {
                     e.addSuppressed(again);
+                    throw e;
+                }
+                if (LostAnswers.isLost(e)) {
+                    return new Engine.Step<>(
+                            null, List.of(), e.getMessage() + "; whatever it had taken was released by its grant");
                 }
             }
             throw e;
@@ -288,12 +296,18 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 + ", ttl=" + engine.ttl + '}';
     }
 
-    /** Removes a grant's holder (and every dead holder); the result says whether ours was still live. */
-    private Function<Doc, Change<Boolean>> removeHolder(String grant) {
-        return doc -> {
+    /**
+     * Removes a grant's holder (and every dead holder); the result says whether ours was still live when it was
+     * removed. A holder found gone after a removal whose outcome was unknown: that removal (applied, its answer lost)
+     * or another client took it, and another client only takes a holder whose lease has ended by its clock; the
+     * removal was decided on a read where the lease had not ended by this client's, so the work it protected ended
+     * while it was held (clocks agreeing, as the fallback assumes), and the result is that read's.
+     */
+    private LockDocs.Decide<Boolean> removeHolder(String grant) {
+        return (doc, unsure) -> {
             Holder mine = doc.holder(grant);
             if (mine == null) {
-                return Change.none(false);
+                return Change.none(unsure != null && unsure.result());
             }
             long now = docs.now();
             List<Holder> rest =
@@ -303,8 +317,9 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
     }
 
     /** Extends a grant's holder to {@code expiresAt}, unless it is gone or already dead (lost). */
-    private Function<Doc, Change<Boolean>> renewHolder(String grant, long expiresAt) {
-        return doc -> {
+    private LockDocs.Decide<Boolean> renewHolder(String grant, long expiresAt) {
+        // A renewal applied and sent again finds its holder live with the new expiry, and writes it once more.
+        return (doc, unsure) -> {
             long now = docs.now();
             Holder mine = doc.holder(grant);
             if (mine == null || !mine.liveAt(now)) {
@@ -336,11 +351,16 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             try {
                 return take(path, mode, owner, grant, expiresAt, lineage, taken);
             } catch (RuntimeException e) {
-                // Do not leave the ancestors taken so far locked until the lease ends.
+                // Do not leave the ancestors taken so far locked until the lease ends, nor the holder of a write whose
+                // answer was lost: each is removed by its grant, wherever it was applied.
                 try {
                     rollback(taken, grant);
                 } catch (RuntimeException again) {
                     e.addSuppressed(again);
+                    throw e;
+                }
+                if (LostAnswers.isLost(e)) {
+                    return Attempt.lost(e.getMessage() + "; whatever it had taken was released by its grant");
                 }
                 throw e;
             }
@@ -358,7 +378,12 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             for (TreePath node : lineage) {
                 LockMode want = node.equals(path) ? mode : LockMode.SHARED;
                 Target target = target(node);
-                Object result = docs.update(target, doc -> {
+                taken.add(target); // before the write: if its outcome stays unknown, the rollback removes it too
+                Object result = docs.update(target, (doc, unsure) -> {
+                    Holder mine = doc.holder(grant);
+                    if (mine != null) {
+                        return Change.<Object>none(mine.token()); // this grant's write, applied already
+                    }
                     long now = docs.now();
                     List<Holder> live = doc.live(now);
                     List<LockConflict> conflicts = live.stream()
@@ -374,12 +399,12 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     return Change.<Object>write(next, holders, next);
                 });
                 if (result instanceof List<?> conflicts) {
+                    taken.remove(taken.size() - 1); // not written
                     rollback(taken, grant);
                     @SuppressWarnings("unchecked")
                     List<LockConflict> list = (List<LockConflict>) conflicts;
                     return Attempt.busy(list);
                 }
-                taken.add(target);
                 token = (Long) result;
             }
             return Attempt.granted(new Grant(token, Instant.ofEpochMilli(expiresAt), new PathOps(taken, grant)));
