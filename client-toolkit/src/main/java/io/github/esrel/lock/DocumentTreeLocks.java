@@ -13,7 +13,6 @@ import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.lock.LockDocs.Change;
-import io.github.esrel.lock.LockDocs.Doc;
 import io.github.esrel.lock.LockDocs.Holder;
 import io.github.esrel.lock.LockDocs.Target;
 import io.github.esrel.path.TreePath;

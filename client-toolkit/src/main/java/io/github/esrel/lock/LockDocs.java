@@ -224,8 +224,8 @@ final class LockDocs {
             unsure = change;
             if (written == Written.LOST && ++lost >= LostAnswers.MAX_SENDS) {
                 throw new TreeLockException(
-                        "cannot write lock document " + target.id() + " in [" + lockIndex + "]: no answer to "
-                                + lost + " writes; whether the last one was applied is not known",
+                        "cannot write lock document " + target.id() + " in [" + lockIndex + "]: no answer to " + lost
+                                + " writes; whether the last one was applied is not known",
                         0,
                         null);
             }
@@ -314,36 +314,32 @@ final class LockDocs {
 
     Doc get(Target target) {
         return lostAnswers
-                .send(
-                        () -> {
-                            try {
-                                GetResponse<JsonData> r =
-                                        client.get(g -> g.index(lockIndex).id(target.id()), JsonData.class);
-                                return r.found()
-                                        ? parse(target, r.source(), r.seqNo(), r.primaryTerm())
-                                        : missing(target);
-                            } catch (ElasticsearchException e) {
-                                throw failure("read lock document " + target.id(), e);
-                            } catch (IOException e) {
-                                throw failure("read lock document " + target.id(), e);
-                            }
-                        })
+                .send(() -> {
+                    try {
+                        GetResponse<JsonData> r =
+                                client.get(g -> g.index(lockIndex).id(target.id()), JsonData.class);
+                        return r.found() ? parse(target, r.source(), r.seqNo(), r.primaryTerm()) : missing(target);
+                    } catch (ElasticsearchException e) {
+                        throw failure("read lock document " + target.id(), e);
+                    } catch (IOException e) {
+                        throw failure("read lock document " + target.id(), e);
+                    }
+                })
                 .answer();
     }
 
     List<Doc> getAll(List<Target> targets) {
         List<String> ids = targets.stream().map(Target::id).toList();
         MgetResponse<JsonData> r = lostAnswers
-                .send(
-                        () -> {
-                            try {
-                                return client.mget(m -> m.index(lockIndex).ids(ids), JsonData.class);
-                            } catch (ElasticsearchException e) {
-                                throw failure("read lock documents", e);
-                            } catch (IOException e) {
-                                throw failure("read lock documents", e);
-                            }
-                        })
+                .send(() -> {
+                    try {
+                        return client.mget(m -> m.index(lockIndex).ids(ids), JsonData.class);
+                    } catch (ElasticsearchException e) {
+                        throw failure("read lock documents", e);
+                    } catch (IOException e) {
+                        throw failure("read lock documents", e);
+                    }
+                })
                 .answer();
         List<Doc> docs = new ArrayList<>(targets.size());
         for (int i = 0; i < targets.size(); i++) {
@@ -478,18 +474,24 @@ final class LockDocs {
                                 404,
                                 null);
                     }
-                    try {
-                        client.indices()
-                                .create(c -> c.index(lockIndex)
-                                        .settings(s -> s.numberOfShards("1")
-                                                .autoExpandReplicas("0-1")
-                                                .hidden(true))
-                                        .mappings(mapping()));
-                    } catch (ElasticsearchException e) {
-                        if (!Indices.alreadyExists(e)) {
-                            throw e;
+                    // Sent again if its answer is lost: a copy that finds the index created counts as done.
+                    lostAnswers.send(() -> {
+                        try {
+                            client.indices()
+                                    .create(c -> c.index(lockIndex)
+                                            .settings(s -> s.numberOfShards("1")
+                                                    .autoExpandReplicas("0-1")
+                                                    .hidden(true))
+                                            .mappings(mapping()));
+                        } catch (ElasticsearchException e) {
+                            if (!Indices.alreadyExists(e)) {
+                                throw failure("create the lock index", e);
+                            }
+                        } catch (IOException e) {
+                            throw failure("create the lock index", e);
                         }
-                    }
+                        return null;
+                    });
                 }
                 indexReady = true;
             } catch (ElasticsearchException e) {

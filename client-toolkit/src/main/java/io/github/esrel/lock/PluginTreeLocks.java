@@ -179,7 +179,8 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             LostAnswers.Sent<RestCall.Answer> sent;
             try {
                 sent = lostAnswers.send(
-                        () -> acquireOnce(what, path, mode, owner, ttl, Math.max(0, waitEnd - System.nanoTime()), grantId),
+                        () -> acquireOnce(
+                                what, path, mode, owner, ttl, Math.max(0, waitEnd - System.nanoTime()), grantId),
                         first + ttl.toNanos());
             } catch (TreeLockException e) {
                 if (grantId == null || !(LostAnswers.isLost(e) || e.status() == TreeLockException.UNAVAILABLE)) {
@@ -287,7 +288,10 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                 RestCall.Answer a = store.lostAnswers
                         .send(
                                 () -> store.call(
-                                        "renew " + path, RestCall.post(store.base + "/renew", Map.of(), body), 404, 409),
+                                        "renew " + path,
+                                        RestCall.post(store.base + "/renew", Map.of(), body),
+                                        404,
+                                        409),
                                 System.nanoTime() + ttl.toNanos())
                         .answer();
                 if (a.status() == 404) {
