@@ -12,7 +12,6 @@ import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.ShardFailures;
-import io.github.esrel.lock.LockDocs.Change;
 import io.github.esrel.lock.LockDocs.Holder;
 import io.github.esrel.lock.LockDocs.Target;
 import io.github.esrel.path.TreePath;
@@ -238,27 +237,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         try {
             outcome = docs.updateAll(
                     targets,
-                    (doc, unsure) -> {
-                        if (doc.holder(grant) != null) {
-                            return Change.none(List.<LockConflict>of()); // this grant's write, applied already
-                        }
-                        long now = docs.now();
-                        List<Holder> live = doc.live(now);
-                        if (!live.isEmpty()) {
-                            return Change.none(
-                                    live.stream().map(Holder::conflict).toList());
-                        }
-                        long token = LockDocs.nextToken(doc.token(), now);
-                        Holder h = new Holder(
-                                grant,
-                                owner,
-                                LockMode.EXCLUSIVE,
-                                token,
-                                expiresAt,
-                                doc.target().key(),
-                                LockMode.EXCLUSIVE);
-                        return Change.write(token, List.of(h), List.<LockConflict>of());
-                    },
+                    HolderDecisions.takeDocument(grant, owner, expiresAt, docs::now),
                     firstRead -> wrote[0] = firstRead.stream().allMatch(List::isEmpty));
         } catch (RuntimeException e) {
             if (wrote[0]) {
@@ -295,41 +274,12 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 + ", ttl=" + engine.ttl + '}';
     }
 
-    /**
-     * Removes a grant's holder (and every dead holder); the result says whether ours was still live when it was
-     * removed. A holder found gone after a removal whose outcome was unknown: that removal (applied, its answer lost)
-     * or another client took it, and another client only takes a holder whose lease has ended by its clock; the
-     * removal was decided on a read where the lease had not ended by this client's, so the work it protected ended
-     * while it was held (clocks agreeing, as the fallback assumes), and the result is that read's.
-     */
     private LockDocs.Decide<Boolean> removeHolder(String grant) {
-        return (doc, unsure) -> {
-            Holder mine = doc.holder(grant);
-            if (mine == null) {
-                return Change.none(unsure != null && unsure.result());
-            }
-            long now = docs.now();
-            List<Holder> rest =
-                    doc.live(now).stream().filter(h -> !h.grant().equals(grant)).toList();
-            return Change.write(doc.token(), rest, mine.liveAt(now));
-        };
+        return HolderDecisions.remove(grant, docs::now);
     }
 
-    /** Extends a grant's holder to {@code expiresAt}, unless it is gone or already dead (lost). */
     private LockDocs.Decide<Boolean> renewHolder(String grant, long expiresAt) {
-        // A renewal applied and sent again finds its holder live with the new expiry, and writes it once more.
-        return (doc, unsure) -> {
-            long now = docs.now();
-            Holder mine = doc.holder(grant);
-            if (mine == null || !mine.liveAt(now)) {
-                return Change.none(false);
-            }
-            List<Holder> next = new ArrayList<>();
-            for (Holder h : doc.live(now)) {
-                next.add(h.grant().equals(grant) ? h.withExpiry(expiresAt) : h);
-            }
-            return Change.write(doc.token(), next, true);
-        };
+        return HolderDecisions.renew(grant, expiresAt, docs::now);
     }
 
     /** Tree locks on lock documents. */
@@ -378,25 +328,8 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 LockMode want = node.equals(path) ? mode : LockMode.SHARED;
                 Target target = target(node);
                 taken.add(target); // before the write: if its outcome stays unknown, the rollback removes it too
-                Object result = docs.update(target, (doc, unsure) -> {
-                    Holder mine = doc.holder(grant);
-                    if (mine != null) {
-                        return Change.<Object>none(mine.token()); // this grant's write, applied already
-                    }
-                    long now = docs.now();
-                    List<Holder> live = doc.live(now);
-                    List<LockConflict> conflicts = live.stream()
-                            .filter(h -> !h.mode().compatibleWith(want))
-                            .map(Holder::conflict)
-                            .toList();
-                    if (!conflicts.isEmpty()) {
-                        return Change.<Object>none(conflicts);
-                    }
-                    long next = LockDocs.nextToken(doc.token(), now);
-                    List<Holder> holders = new ArrayList<>(live);
-                    holders.add(new Holder(grant, owner, want, next, expiresAt, path.value(), mode));
-                    return Change.<Object>write(next, holders, next);
-                });
+                Object result = docs.update(
+                        target, HolderDecisions.take(grant, owner, want, expiresAt, path.value(), mode, docs::now));
                 if (result instanceof List<?> conflicts) {
                     taken.remove(taken.size() - 1); // not written
                     rollback(taken, grant);
