@@ -96,6 +96,15 @@ import java.util.function.Function;
  * {@link TreeLockException#retryable()} true, as {@link PluginTreeLocks} does for the same outage. Binding a
  * grant to the user ({@link LockRequest.Builder#bindToUser}) is not supported and refused.
  *
+ * <p><b>Lost answers.</b> A write whose answer is lost, or that meets a version conflict (which a copy of it, sent
+ * again on the way after the first was applied, meets too), may have been applied: the document is read again and
+ * the step decided again, recognising the grant's own holder. An acquire that finds its holder there has taken the
+ * path; a renewal finds it renewed and writes the same again; a release that finds its holder gone after its own
+ * removal counts as done, since it decided that removal on a read where the lease had not ended by this client's
+ * clock, and no other client takes a holder before its lease ended by its own (clocks agreeing, as the leases
+ * assume). A read or write without an answer is sent again (five sends at most); an acquisition whose outcome stays
+ * unknown removes its holders by its grant before it reports so.
+ *
  * <h2>Document locks</h2>
  * {@link #lockDocuments} is seed 000's document locking: lock documents for many ids created (or
  * taken over from expired holders) in one bulk request carrying the owner, all or nothing, leased and

@@ -23,7 +23,7 @@ final class LostAnswers {
     /** Sends of one request at most: the first and four more. */
     static final int MAX_SENDS = 5;
 
-    /** The pause before each resend: 50 ms doubling up to 800 ms, 1.5 s in all. */
+    /** The pause before each resend: 50 ms, doubling; 750 ms in all before the fifth send. */
     static final Backoff PAUSES = Backoff.exponential(Duration.ofMillis(50), 2.0, Duration.ofMillis(800));
 
     private final Sleeper sleeper;

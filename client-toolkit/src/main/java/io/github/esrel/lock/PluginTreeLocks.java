@@ -46,8 +46,16 @@ import java.util.function.Function;
  * <p>The target index must exist: the plugin resolves it (an alias of one index is fine) and
  * namespaces locks by the concrete index. A wait longer than 10 s, or than half the lease, is split into several
  * server-side waits, so no request outlives the HTTP client's socket timeout and a grant arrives with most of its
- * lease left (an auto-renewed grant that arrives after its lease ended is given back, never handed out). An acquisition whose answer is lost (a timeout) may have been granted: that
- * lock ends with its lease. Semantics as in {@link TreeLocks}. Thread-safe.
+ * lease left (an auto-renewed grant that arrives after its lease ended is given back, never handed out).
+ *
+ * <p><b>Lost answers.</b> Each acquisition sends a grant id of its own (random, {@code "grant_id"}) with its acquire
+ * and its release, so that a request sent again after its answer was lost, by this provider or by the low-level
+ * client on its way to another host, is recognised by the plugin: an acquire it granted is answered with that grant
+ * (same token, same lease), a release it made with "released". An acquire whose outcome stays unknown is released by
+ * its grant id, which also makes the plugin refuse any late copy of it. A plugin that does not know grant ids (it
+ * refuses them with a 400) makes the provider send its requests without them from then on: such requests are not
+ * told apart, and a release whose answer was lost and that finds the lock gone when it is sent again fails as
+ * unknown rather than as a lost lease. Semantics as in {@link TreeLocks}. Thread-safe.
  */
 public final class PluginTreeLocks extends EngineTreeLocks {
 
@@ -388,7 +396,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return UUID.randomUUID().toString();
     }
 
-    /** Whether the server refused a request for its grant id: its plugin does not know them (it refuses unknown fields). */
+    /** Whether the server refused a request for its grant id: a plugin that predates them refuses unknown fields. */
     static boolean refusesGrantIds(TreeLockException e) {
         return e.status() == 400 && e.getMessage() != null && e.getMessage().contains("unknown field [grant_id]");
     }

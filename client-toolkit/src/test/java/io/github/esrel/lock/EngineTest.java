@@ -73,7 +73,7 @@ class EngineTest {
         }
     }
 
-    /** Answers each attempt with the next of {@code outcomes}: {@code ""} for a grant, else why its answers were lost. */
+    /** Answers each attempt with the next of {@code outcomes}: {@code ""} grants, anything else is why it was lost. */
     private static final class LossyStore implements LockStore {
         final Deque<String> outcomes;
         final AtomicInteger attempts = new AtomicInteger();

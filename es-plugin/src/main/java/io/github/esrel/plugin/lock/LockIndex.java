@@ -21,8 +21,9 @@ import org.elasticsearch.core.Nullable;
  * {@code O(n)} of a scan of {@link LockTable}: by token, by nonce, by path (sorted, so that a subtree is one
  * range of keys) and by expiry. Mutable: it changes only by {@link #apply} (the changes of a stored round) and
  * {@link #pruneExpired}. It also remembers the grant ids released lately ({@link GrantIds}: at most
- * {@link GrantIds#MAX_REMEMBERED}, the oldest forgotten first). Decisions are taken on a {@link LockState}, an immutable view of this index and of the
- * changes decided so far in a round; {@link #generation()} tells a view that the index changed under it.
+ * {@link GrantIds#MAX_REMEMBERED}, the oldest forgotten first). Decisions are taken on a {@link LockState}, an
+ * immutable view of this index and of the changes decided so far in a round; {@link #generation()} tells a view
+ * that the index changed under it.
  *
  * <p>Not thread-safe: one round at a time per namespace uses it, as {@link GroupCommitter} guarantees.
  */
