@@ -2,6 +2,7 @@ package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.HealthStatus;
 import co.elastic.clients.elasticsearch._types.mapping.DynamicMapping;
 import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
@@ -475,23 +476,29 @@ final class LockDocs {
                                 null);
                     }
                     // Sent again if its answer is lost: a copy that finds the index created counts as done.
-                    lostAnswers.send(() -> {
-                        try {
-                            client.indices()
-                                    .create(c -> c.index(lockIndex)
-                                            .settings(s -> s.numberOfShards("1")
-                                                    .autoExpandReplicas("0-1")
-                                                    .hidden(true))
-                                            .mappings(mapping()));
-                        } catch (ElasticsearchException e) {
-                            if (!Indices.alreadyExists(e)) {
-                                throw failure("create the lock index", e);
-                            }
-                        } catch (IOException e) {
-                            throw failure("create the lock index", e);
-                        }
-                        return null;
-                    });
+                    boolean created = lostAnswers
+                            .send(() -> {
+                                try {
+                                    client.indices()
+                                            .create(c -> c.index(lockIndex)
+                                                    .settings(s -> s.numberOfShards("1")
+                                                            .autoExpandReplicas("0-1")
+                                                            .hidden(true))
+                                                    .mappings(mapping()));
+                                    return true;
+                                } catch (ElasticsearchException e) {
+                                    if (!Indices.alreadyExists(e)) {
+                                        throw failure("create the lock index", e);
+                                    }
+                                    return false;
+                                } catch (IOException e) {
+                                    throw failure("create the lock index", e);
+                                }
+                            })
+                            .answer();
+                    if (!created) {
+                        awaitPrimary();
+                    }
                 }
                 indexReady = true;
             } catch (ElasticsearchException e) {
@@ -499,6 +506,22 @@ final class LockDocs {
             } catch (IOException e) {
                 throw failure("create the lock index", e);
             }
+        }
+    }
+
+    /**
+     * Waits (30 s at most) for the primary of a lock index that another create made: by another client, or by this
+     * one's copy whose answer was lost. That create waited for it; this one did not. Best effort: a client not
+     * allowed to ask for the cluster's health goes on, and its first reads may find no shard yet (a 503).
+     */
+    private void awaitPrimary() {
+        try {
+            client.cluster()
+                    .health(h -> h.index(lockIndex)
+                            .waitForStatus(HealthStatus.Yellow)
+                            .timeout(t -> t.time("30s")));
+        } catch (ElasticsearchException | IOException e) {
+            // The reads that follow say what is wrong, if anything is.
         }
     }
 
