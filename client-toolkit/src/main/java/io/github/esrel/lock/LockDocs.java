@@ -2,7 +2,7 @@ package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.HealthStatus;
+import co.elastic.clients.elasticsearch._types.ShardStatistics;
 import co.elastic.clients.elasticsearch._types.mapping.DynamicMapping;
 import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
@@ -467,7 +467,8 @@ final class LockDocs {
                 return;
             }
             try {
-                if (!Indices.exists(client, lockIndex)) {
+                boolean exists = Indices.exists(client, lockIndex);
+                if (!exists) {
                     if (!createIndex) {
                         throw new TreeLockException(
                                 "the lock index [" + lockIndex + "] does not exist; create it with"
@@ -496,9 +497,12 @@ final class LockDocs {
                                 }
                             })
                             .answer();
-                    if (!created) {
-                        awaitPrimary();
-                    }
+                    exists = !created;
+                }
+                if (exists) {
+                    // Made by another create (another client's, just now, or this one's copy whose answer was
+                    // lost): that create waited for the index's primary, this client did not.
+                    awaitPrimary();
                 }
                 indexReady = true;
             } catch (ElasticsearchException e) {
@@ -510,18 +514,28 @@ final class LockDocs {
     }
 
     /**
-     * Waits (30 s at most) for the primary of a lock index that another create made: by another client, or by this
-     * one's copy whose answer was lost. That create waited for it; this one did not. Best effort: a client not
-     * allowed to ask for the cluster's health goes on, and its first reads may find no shard yet (a 503).
+     * Waits (30 s at most) until the shard of a lock index this client did not create answers, once per provider:
+     * the reads of a client that came upon an index just created (by another client, or by this one's copy of the
+     * create whose answer was lost, which waited for the shard) would find none yet, a 503. Asked with counts, which
+     * the {@code read} privilege permits; past the wait, the reads say what is wrong.
      */
-    private void awaitPrimary() {
-        try {
-            client.cluster()
-                    .health(h -> h.index(lockIndex)
-                            .waitForStatus(HealthStatus.Yellow)
-                            .timeout(t -> t.time("30s")));
-        } catch (ElasticsearchException | IOException e) {
-            // The reads that follow say what is wrong, if anything is.
+    private void awaitPrimary() throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (int round = 1; ; round++) {
+            boolean answered;
+            try {
+                ShardStatistics shards = client.count(c -> c.index(lockIndex)).shards();
+                answered = shards.successful().intValue() >= shards.total().intValue();
+            } catch (ElasticsearchException e) {
+                if (e.status() != TreeLockException.UNAVAILABLE) {
+                    throw e;
+                }
+                answered = false; // no shard to count on yet
+            }
+            if (answered || System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            pause(casBackoff.delay(Math.min(round, 30)));
         }
     }
 
