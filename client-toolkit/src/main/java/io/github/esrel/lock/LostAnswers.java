@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 
 /**
  * Lock requests whose answer was lost, sent again as they were. A request whose answer is lost (the connection
- * closed or timed out after it was sent, or a gateway answered 502 or 504) may have been applied: the node did the
+ * closed or timed out after it was sent, a gateway answered 502 or 504, or the node answered a copy of it that had
+ * lost its body on the way) may have been applied: the node did the
  * work, the client never heard of it. Every lock request is made safe to send again by its identity (the grant id
  * of the plugin's acquire and release, the grant of a lock document's holder, the token of a renewal), so the same
  * request is sent again, a few times, and its answer tells what the first copy did.
@@ -53,7 +54,7 @@ final class LostAnswers {
                 return true;
             }
             if (t instanceof ElasticsearchException ee) {
-                return ee.status() == 502 || ee.status() == 504;
+                return ee.status() == 502 || ee.status() == 504 || bodyLostOnTheWay(ee);
             }
         }
         return false;
@@ -62,6 +63,19 @@ final class LostAnswers {
     /** {@link #send(Supplier, long)} without a deadline: {@link #MAX_SENDS} sends at most. */
     <T> Sent<T> send(Supplier<T> request) {
         return send(request, System.nanoTime() + Duration.ofMinutes(1).toNanos());
+    }
+
+    /**
+     * Whether the node answered a request that reached it without its body: every lock request has one, so the
+     * copy the node saw was not the request as sent. Measured with {@code Rest5Client} (elasticsearch-java 9.x): a
+     * request whose answer was lost is sent again to the next host without its body (the node answers 400 "request
+     * body is required"), so what the first copy did is still unknown.
+     */
+    static boolean bodyLostOnTheWay(ElasticsearchException e) {
+        return e.status() == 400
+                && e.error() != null
+                && e.error().reason() != null
+                && e.error().reason().startsWith("request body is required");
     }
 
     /**

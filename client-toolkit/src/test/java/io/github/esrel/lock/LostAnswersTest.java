@@ -24,10 +24,13 @@ class LostAnswersTest {
     }
 
     private static ElasticsearchException answered(int status) {
+        return answered(status, "some_exception", "why");
+    }
+
+    private static ElasticsearchException answered(int status, String type, String reason) {
         return new ElasticsearchException(
                 "esrel._treelock.acquire",
-                ErrorResponse.of(e ->
-                        e.status(status).error(c -> c.type("some_exception").reason("why"))));
+                ErrorResponse.of(e -> e.status(status).error(c -> c.type(type).reason(reason))));
     }
 
     @Test
@@ -46,6 +49,21 @@ class LostAnswersTest {
         assertThat(LostAnswers.isLost(new TreeLockException("interrupted", 0, new InterruptedException())))
                 .isFalse();
         assertThat(LostAnswers.isLost(new TreeLockException("no cause", 0, null)))
+                .isFalse();
+        // A copy sent again without its body (Rest5Client does so): the node never saw the request as sent.
+        assertThat(LostAnswers.isLost(new TreeLockException(
+                        "empty", 400, answered(400, "parse_exception", "request body is required"))))
+                .isTrue();
+        assertThat(LostAnswers.isLost(new TreeLockException(
+                        "empty",
+                        400,
+                        answered(
+                                400,
+                                "illegal_argument_exception",
+                                "request body is required, e.g. {\"path\": \"/a\"}"))))
+                .isTrue();
+        assertThat(LostAnswers.isLost(new TreeLockException(
+                        "bad", 400, answered(400, "parse_exception", "unknown field [grant_id]"))))
                 .isFalse();
     }
 
