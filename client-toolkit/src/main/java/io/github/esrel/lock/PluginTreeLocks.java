@@ -191,7 +191,9 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                                 what, path, mode, owner, ttl, Math.max(0, waitEnd - System.nanoTime()), grantId),
                         first + ttl.toNanos());
             } catch (TreeLockException e) {
-                if (grantId == null || !(LostAnswers.isLost(e) || e.status() == TreeLockException.UNAVAILABLE)) {
+                // (A 503 the plugin answered after retrying its lock index for 30 s is thrown as it is: its release
+                // would wait as long, and fail as surely.)
+                if (grantId == null || !LostAnswers.isLost(e)) {
                     throw e;
                 }
                 // Granted or not, nobody knows: end what the id may hold, and make sure no late copy takes it.
