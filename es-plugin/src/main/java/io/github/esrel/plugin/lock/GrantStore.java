@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -50,7 +51,8 @@ import org.elasticsearch.xcontent.XContentFactory;
  *       {@code released}, until {@code purge_after}, then deleted if it is still the one this node wrote.</li>
  *   <li>One document per released grant id ({@link GrantIds}; id: {@code <namespace>#released-id#<nonce>}, kind
  *       {@value #RELEASED_ID_KIND}, the {@link ReleasedId} in {@code grant}, its nonce as {@code token} so that the
- *       rebuild's search pages through them by one unique key), written like grant documents and deleted once it is
+ *       rebuild's search pages through those due to be deleted by one unique key; it reads the newest {@link
+ *       GrantIds#MAX_REMEMBERED} still remembered in one request), written like grant documents and deleted once it is
  *       forgotten ({@code purge_after} is its {@code until}). A plugin that does not know them never reads them.</li>
  * </ul>
  *
@@ -277,12 +279,11 @@ final class GrantStore implements VersionedStore<LockState> {
                     null,
                     new ArrayList<>(),
                     new ArrayList<>(),
-                    new ArrayList<>(),
-                    l.delegateFailure((l2, found) -> {
+                    l.delegateFailure((l1, found) -> searchReleasedIds(namespace, now, l1.delegateFailure((l2, ids) -> {
                         scheduler.execute(() -> {
                             Table t;
                             try {
-                                t = new Table(new LockIndex(0, found.grants(), found.releasedIds()));
+                                t = new Table(new LockIndex(0, found.grants(), ids));
                                 long removedExpiry =
                                         t.latestExpiry(head.changes().removed());
                                 t.index.apply(head.changes());
@@ -294,16 +295,16 @@ final class GrantStore implements VersionedStore<LockState> {
                             }
                             deliver(namespace, remember(namespace, t), l2);
                         });
-                    }));
+                    }))));
         }));
     }
 
-    private record Found(List<Grant> grants, List<Purge> purges, List<ReleasedId> releasedIds) {}
+    private record Found(List<Grant> grants, List<Purge> purges) {}
 
     /**
      * Reads the namespace's grant documents: the grants, and the released ones due to be purged (those not yet
-     * due are left out, so that a table is rebuilt from what it holds, plus at most what releases left for later);
-     * and its released grant ids, those still remembered and those due to be purged.
+     * due are left out, so that a table is rebuilt from what it holds, plus at most what releases left for later),
+     * released grant ids' documents included.
      */
     private void searchGrants(
             String namespace,
@@ -311,7 +312,6 @@ final class GrantStore implements VersionedStore<LockState> {
             @Nullable Object[] after,
             List<Grant> grants,
             List<Purge> purges,
-            List<ReleasedId> releasedIds,
             ActionListener<Found> listener) {
         SearchSourceBuilder source = new SearchSourceBuilder()
                 .query(QueryBuilders.boolQuery()
@@ -323,7 +323,10 @@ final class GrantStore implements VersionedStore<LockState> {
                                                 .should(QueryBuilders.termQuery("released", false))
                                                 .should(QueryBuilders.rangeQuery("purge_after")
                                                         .lt(now))))
-                                .should(QueryBuilders.termQuery("kind", RELEASED_ID_KIND))))
+                                .should(QueryBuilders.boolQuery()
+                                        .filter(QueryBuilders.termQuery("kind", RELEASED_ID_KIND))
+                                        .filter(QueryBuilders.rangeQuery("purge_after")
+                                                .lt(now)))))
                 .sort("token", SortOrder.ASC)
                 .size(PAGE)
                 .seqNoAndPrimaryTerm(true)
@@ -342,14 +345,7 @@ final class GrantStore implements VersionedStore<LockState> {
             try {
                 for (SearchHit hit : hits) {
                     Map<String, Object> doc = hit.getSourceAsMap();
-                    if (RELEASED_ID_KIND.equals(doc.get("kind"))) {
-                        ReleasedId r = ReleasedId.fromSource(doc.get("grant"));
-                        if (r.forgottenAt(now)) {
-                            purges.add(new Purge(hit.getId(), r.untilMillis(), hit.getSeqNo(), hit.getPrimaryTerm()));
-                        } else {
-                            releasedIds.add(r);
-                        }
-                    } else if (Boolean.TRUE.equals(doc.get("released"))) {
+                    if (Boolean.TRUE.equals(doc.get("released")) || RELEASED_ID_KIND.equals(doc.get("kind"))) {
                         purges.add(new Purge(
                                 hit.getId(),
                                 ((Number) doc.get("purge_after")).longValue(),
@@ -364,12 +360,44 @@ final class GrantStore implements VersionedStore<LockState> {
                 return;
             }
             if (hits.length == PAGE) {
-                searchGrants(namespace, now, hits[hits.length - 1].getSortValues(), grants, purges, releasedIds, l);
+                searchGrants(namespace, now, hits[hits.length - 1].getSortValues(), grants, purges, l);
             } else {
-                // Oldest first, as released: the index forgets the oldest beyond its bound.
-                releasedIds.sort(Comparator.comparingLong(ReleasedId::untilMillis));
-                l.onResponse(new Found(grants, purges, releasedIds));
+                l.onResponse(new Found(grants, purges));
             }
+        }));
+    }
+
+    /**
+     * Reads the namespace's released grant ids still remembered: the newest {@link GrantIds#MAX_REMEMBERED}, as many
+     * as a table keeps, in one request however many releases the last minutes had; oldest first, as released.
+     */
+    private void searchReleasedIds(String namespace, long now, ActionListener<List<ReleasedId>> listener) {
+        SearchSourceBuilder source = new SearchSourceBuilder()
+                .query(QueryBuilders.boolQuery()
+                        .filter(QueryBuilders.termQuery("namespace", namespace))
+                        .filter(QueryBuilders.termQuery("kind", RELEASED_ID_KIND))
+                        .filter(QueryBuilders.rangeQuery("purge_after").gt(now)))
+                .sort("purge_after", SortOrder.DESC)
+                .size(GrantIds.MAX_REMEMBERED)
+                .trackTotalHits(false);
+        client.search(new SearchRequest(TreeLockIndex.NAME).source(source), listener.delegateFailure((l, response) -> {
+            if (response.getFailedShards() > 0 || response.getSuccessfulShards() < response.getTotalShards()) {
+                l.onFailure(new ElasticsearchStatusException(
+                        "the lock index could not be searched on every shard; retrying",
+                        RestStatus.SERVICE_UNAVAILABLE));
+                return;
+            }
+            List<ReleasedId> ids = new ArrayList<>();
+            try {
+                for (SearchHit hit : response.getHits().getHits()) {
+                    ids.add(ReleasedId.fromSource(hit.getSourceAsMap().get("grant")));
+                }
+            } catch (RuntimeException e) {
+                l.onFailure(new IllegalStateException("a released grant id document is corrupt: " + e.getMessage(), e));
+                return;
+            }
+            Collections.reverse(ids);
+            l.onResponse(ids);
         }));
     }
 
