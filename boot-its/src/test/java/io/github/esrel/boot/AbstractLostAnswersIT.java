@@ -87,10 +87,7 @@ abstract class AbstractLostAnswersIT {
                 boolean throughRepository = i % 2 == 0;
                 votes.add(pool.submit(() -> throughRepository
                         ? designs.tryUpdate("lost-1", BootDesign::vote)
-                        : occ.tryUpdate(
-                                DocRef.of("boot-designs", "lost-1"),
-                                BootDesign.class,
-                                BootDesign::vote)));
+                        : occ.tryUpdate(DocRef.of("boot-designs", "lost-1"), BootDesign.class, BootDesign::vote)));
             }
             for (Future<Outcome<BootDesign>> vote : votes) {
                 outcomes.merge(vote.get(2, TimeUnit.MINUTES).status(), 1L, Long::sum);
@@ -101,8 +98,8 @@ abstract class AbstractLostAnswersIT {
         long acknowledged = outcomes.getOrDefault(Outcome.Status.UPDATED, 0L);
         long unknown = outcomes.getOrDefault(Outcome.Status.UNKNOWN, 0L);
         long votes = designs.findById("lost-1").orElseThrow().getVotes();
-        System.out.println("answers lost " + (proxy.answersDropped() - before) + ", outcomes " + outcomes + ", final "
-                + votes);
+        System.out.println(
+                "answers lost " + (proxy.answersDropped() - before) + ", outcomes " + outcomes + ", final " + votes);
 
         assertThat(proxy.answersDropped() - before).as("answers were lost").isPositive();
         assertThat(outcomes.keySet()).isSubsetOf(Outcome.Status.UPDATED, Outcome.Status.UNKNOWN);

@@ -84,7 +84,8 @@ abstract class AbstractLockRegistryIT {
                         .backend(backend())
                         .build();
                 opened.add(locks);
-                EsrelLock lock = EsrelLockRegistry.builder().treeLocks(locks).build().obtain("orders");
+                EsrelLock lock =
+                        EsrelLockRegistry.builder().treeLocks(locks).build().obtain("orders");
                 EsrelLock other = registry("node-2").obtain("orders");
                 for (int i = 0; i < 3; i++) {
                     proxy.dropAnswerToNext(LossyProxy.WRITES);
