@@ -4,13 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.IndexRequest;
+import io.github.esrel.ReplayingTransport;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
+import io.github.esrel.testenv.Clients;
+import io.github.esrel.testenv.LossyProxy;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +37,9 @@ abstract class AbstractFileTreeIT {
     abstract ElasticsearchClient es();
 
     abstract TreeLocks.Backend backend();
+
+    /** The node's HTTP address, for a proxy in front of it. */
+    abstract URI httpUri();
 
     String index;
     TreeLocks locks;
@@ -70,6 +79,43 @@ abstract class AbstractFileTreeIT {
         assertThat(paths(fs.grep("/clint", "elasticsearch")))
                 .as("a prefix that is not a directory")
                 .isEmpty();
+    }
+
+    /**
+     * A create whose request is lost on the way (the call fails) reaches the node late, after the caller wrote the file
+     * again (issue 42): the retried write took the slot of the path the lost copy names, so the copy is refused instead
+     * of making a second document for the path.
+     */
+    @Test
+    void shouldRefuseALostCreateThatArrivesAfterTheWriteWasRetried() throws Exception {
+        String path = "/a/late.txt";
+        try (LossyProxy proxy = LossyProxy.to(httpUri())) {
+            ElasticsearchClient throughProxy = Clients.connect(List.of(proxy.uri()));
+            try {
+                ReplayingTransport transport = ReplayingTransport.of(throughProxy);
+                FileTree lossy = FileTree.of(
+                        b -> b.client(transport.client()).index(index).locks(locks));
+                proxy.dropRequests(1.0, line -> line.startsWith("PUT /" + index + "/"));
+                assertThatThrownBy(() -> lossy.write(path, "first")).isInstanceOf(FsException.class);
+                proxy.heal();
+                List<ReplayingTransport.Sent> lost = transport.sent(s ->
+                        s.request() instanceof IndexRequest<?> r && r.index().equals(index));
+                assertThat(lost).as("the create that was lost").hasSize(1);
+                assertThat(fs.read(path)).as("nothing reached the node").isEmpty();
+
+                assertThat(fs.write(path, "second").written()).isTrue(); // the caller tries again
+
+                assertThatThrownBy(() -> transport.replay(lost.get(0)))
+                        .as("the lost create, arriving late")
+                        .isInstanceOfSatisfying(
+                                ElasticsearchException.class,
+                                e -> assertThat(e.status()).isEqualTo(409));
+            } finally {
+                throughProxy._transport().close();
+            }
+        }
+        assertThat(fs.read(path).orElseThrow().contents()).isEqualTo("second");
+        assertThat(fs.count("/a")).as("one document for the path").isEqualTo(1);
     }
 
     @Test
