@@ -78,7 +78,9 @@ import org.slf4j.LoggerFactory;
  * A request can reach Elasticsearch more than once: sent again after an I/O error, or run late by a node that was
  * frozen after the caller was told of a failure. Every write here is conditional, so such a copy is refused once
  * anything else was written to the file (its token is no longer above the stored version, or the seq_no it is
- * conditional on has moved), and a copy applied before that writes what the write wrote. A new file's id is the first
+ * conditional on has moved), and a copy applied before that writes what the write wrote. A write refused (409) because
+ * its own copy was applied first (the client or a load balancer sent the request again) is told from one a newer lock
+ * holder overtook by reading the file back: where the write put it, the call reports it done. A new file's id is the first
  * free slot of its path, not a random one: a create that fails and is retried takes the slot its lost copy was sent
  * to, so the copy, arriving late, is refused instead of making a second document for the path. A call that fails with
  * an I/O error may have been applied all the same: {@link #read} tells. One case remains: a lost create that arrives
@@ -219,7 +221,16 @@ public final class FileTree {
                     .document(source(file, contents))
                     .refresh(Refresh.True);
             fence(req, lock.token(), existing.orElse(null));
-            long version = es.index(req.build()).version();
+            long version;
+            try {
+                version = es.index(req.build()).version();
+            } catch (ElasticsearchException e) {
+                FileDoc now = e.status() == 409 ? storedById(List.of(id)).get(id) : null;
+                if (now != null && now.path().equals(file) && contents.equals(now.contents())) {
+                    return WriteResult.written(now); // refused by its own copy, applied first (a resend)
+                }
+                throw e;
+            }
             return WriteResult.written(new FileDoc(id, file, contents, version));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot write [" + path + "]: " + e.getMessage(), e);
@@ -327,6 +338,15 @@ public final class FileTree {
             try {
                 es.index(req.build());
             } catch (ElasticsearchException e) {
+                FileDoc now = e.status() == 409
+                        ? storedById(List.of(file.get().doc.id()))
+                                .get(file.get().doc.id())
+                        : null;
+                if (now != null && now.path().equals(dst)) {
+                    // Refused by its own copy, applied first (a resend): renamed.
+                    return new RenameResult(
+                            RenameResult.Status.DONE, 1, 1, token, List.of(), "renamed " + src + " to " + dst);
+                }
                 if (e.status() == 409) {
                     return new RenameResult(
                             RenameResult.Status.FENCED,
@@ -445,6 +465,32 @@ public final class FileTree {
         }
         doc.put("contents", contents);
         return doc;
+    }
+
+    /**
+     * The stored files of {@code ids} (a realtime multi-get), by id; one not found is left out. Tells a conditional
+     * write refused by its own copy, applied first (the same request sent again after an I/O error: the file is where
+     * the write put it), from one refused because a newer lock holder wrote first.
+     */
+    Map<String, FileDoc> storedById(List<String> ids) throws IOException {
+        MgetResponse<Map<String, Object>> got = es.mget(m -> m.index(index).ids(ids), SOURCE);
+        Map<String, FileDoc> stored = new LinkedHashMap<>();
+        for (MultiGetResponseItem<Map<String, Object>> item : got.docs()) {
+            if (item.isResult() && item.result().found()) {
+                Map<String, Object> src = item.result().source();
+                TreePath dir = TreePath.of((String) src.get("path"));
+                long version =
+                        item.result().version() == null ? 0 : item.result().version();
+                stored.put(
+                        item.result().id(),
+                        new FileDoc(
+                                item.result().id(),
+                                dir.child((String) src.get("name")),
+                                (String) src.get("contents"),
+                                version));
+            }
+        }
+        return stored;
     }
 
     /**

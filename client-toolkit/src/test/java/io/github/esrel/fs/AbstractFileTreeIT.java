@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import io.github.esrel.ReplayingTransport;
 import io.github.esrel.lock.AcquireResult;
@@ -24,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,39 @@ abstract class AbstractFileTreeIT {
         }
         assertThat(fs.read(path).orElseThrow().contents()).isEqualTo("second");
         assertThat(fs.count("/a")).as("one document for the path").isEqualTo(1);
+    }
+
+    /**
+     * Each write applied twice, as when the same request is sent again after its answer was lost (issue 42): the
+     * second copy is refused (409) by the first, and the call reports what the first did, not a newer lock holder.
+     */
+    @Test
+    void shouldReportWritesAndRenamesWhoseRequestWasAppliedTwiceAsDone() throws Exception {
+        ReplayingTransport transport = ReplayingTransport.of(es());
+        FileTree twice = FileTree.of(
+                b -> b.client(transport.client()).index(index).locks(locks).batchSize(100));
+        Predicate<ReplayingTransport.Sent> writeToTheTree = s -> s.request() instanceof IndexRequest<?> r
+                        && r.index().equals(index)
+                || s.request() instanceof BulkRequest b && b.operations().size() > 0;
+
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.write("/a/new.txt", "one").written()).as("a new file").isTrue();
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.write("/a/new.txt", "two").written())
+                .as("a file written again")
+                .isTrue();
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.renameFile("/a/new.txt", "/b/new.txt").status()).isEqualTo(RenameResult.Status.DONE);
+        bulkWrite("/dir", 250);
+        transport.sendTwice(writeToTheTree);
+        RenameResult dir = twice.renameDirectory("/dir", "/moved");
+
+        assertThat(dir.status()).as(dir.message()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(dir.moved()).isEqualTo(250);
+        assertThat(fs.read("/b/new.txt").orElseThrow().contents()).isEqualTo("two");
+        assertThat(fs.count("/a")).isZero();
+        assertThat(fs.count("/moved")).isEqualTo(250);
+        assertThat(fs.count("/dir")).isZero();
     }
 
     @Test
