@@ -5,6 +5,7 @@ import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Endpoint;
 import co.elastic.clients.transport.TransportOptions;
+import io.github.esrel.internal.Clients;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
@@ -55,13 +56,16 @@ public final class ReplayingTransport implements ElasticsearchTransport {
     }
 
     /**
-     * A client on {@code client}'s transport, through a new replaying transport.
+     * A replaying transport over {@code client}'s transport as esrel adopts it: on the 8.x line's legacy transport,
+     * which reports error statuses as {@code ResponseException}s, wrapped so that they come as
+     * {@code ElasticsearchException}s, as esrel sees them (esrel takes a transport of the application's making as it
+     * is, so this one must do what esrel would have done).
      *
      * @param client the client whose transport sends the requests
      * @return the replaying transport; {@link #client()} is the client to hand to the code under test
      */
     public static ReplayingTransport of(ElasticsearchClient client) {
-        return new ReplayingTransport(client._transport());
+        return new ReplayingTransport(Clients.adopt(client)._transport());
     }
 
     /** A client on this transport. */
