@@ -575,7 +575,9 @@ public final class MaterializedView<S, P> {
 
     /**
      * Replays the intents of this view recorded at least {@code olderThan} ago (zero: all; a replay of
-     * an intent whose writer is still working is harmless), and clears each whose views were rebuilt.
+     * an intent whose writer is still working is harmless), and clears each whose views were rebuilt. Then deletes the
+     * late copies of long-cleared intents found (see "Requests applied twice, or late") and the cleared intents'
+     * markers older than {@link Builder#intentRetention}; a failure of that housekeeping is logged, not thrown.
      *
      * @param olderThan the least age of the intents to replay; {@link Duration#ZERO} for all
      * @return the intents replayed and what their rebuilds did (the sweep's counts are 0)
@@ -587,7 +589,8 @@ public final class MaterializedView<S, P> {
     }
 
     /**
-     * The intents of this view not cleared yet (the state index is refreshed first).
+     * The intents of this view not cleared yet (the state index is refreshed first). Late copies of intents cleared
+     * long ago are not among them (see "Requests applied twice, or late").
      *
      * @return the pending intents, empty when every change was completed; a new, modifiable list
      * @throws ViewException if the state index cannot be read
