@@ -31,13 +31,24 @@ final class RestClientCopies {
 
     static TransportOptions reporting(TransportOptions options, SendAttempts attempts) {
         RestClientOptions rest = (RestClientOptions) options;
-        HttpAsyncResponseConsumerFactory app = rest.restClientRequestOptions().getHttpAsyncResponseConsumerFactory();
+        HttpAsyncResponseConsumerFactory given = rest.restClientRequestOptions().getHttpAsyncResponseConsumerFactory();
+        // Options that report already (a request sent again through esrel's transport with the options it was sent
+        // with, a transport of esrel's under another) report to this request's attempts only: a factory per request.
+        HttpAsyncResponseConsumerFactory app = given instanceof ReportingFactory r ? r.app() : given;
         RestClientOptions.Builder builder = rest.toBuilder();
-        builder.restClientRequestOptionsBuilder().setHttpAsyncResponseConsumerFactory(() -> {
+        builder.restClientRequestOptionsBuilder()
+                .setHttpAsyncResponseConsumerFactory(new ReportingFactory(app, attempts));
+        return builder.build();
+    }
+
+    /** The application's factory, each of whose consumers reports the copy it receives to {@code attempts}. */
+    private record ReportingFactory(HttpAsyncResponseConsumerFactory app, SendAttempts attempts)
+            implements HttpAsyncResponseConsumerFactory {
+        @Override
+        public HttpAsyncResponseConsumer<HttpResponse> createHttpAsyncResponseConsumer() {
             attempts.next();
             return new Reporting(app.createHttpAsyncResponseConsumer(), attempts);
-        });
-        return builder.build();
+        }
     }
 
     /** The application's consumer, reporting what it sees. */
