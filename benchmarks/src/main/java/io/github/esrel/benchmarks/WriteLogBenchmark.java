@@ -1,10 +1,8 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import io.github.esrel.internal.Clients;
 import io.github.esrel.occ.Occ;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -16,13 +14,10 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * What esrel's guarantees about lost answers cost: the transport that never sends a write twice (every write esrel
- * makes goes through it), and the write log ({@code Occ.Builder#writeLog}), which is opt-in.
+ * What the write log ({@code Occ.Builder#writeLog}, opt-in) costs. (What never sending a write twice costs every write
+ * shows in {@link OccBenchmark}'s one-writer row, against a run of the code before it.)
  *
  * <ul>
- *   <li>One writer's conditional read-and-write loop (a realtime get, then an index conditional on its seq_no), sent
- *       through esrel's transport against the same loop through the application's client: the transport's cost per
- *       write (it reports each copy the low-level client sends, and sends the write as a POST).</li>
  *   <li>One writer, and 16 writers combining, voting through {@code Occ} with the write log against without it.</li>
  *   <li>What the log adds to a document: its bytes in the source, and on disk (the store of 20,000 documents, force
  *       merged) with the field mapped {@code "enabled": false} and with dynamic mapping, against documents without
@@ -59,27 +54,18 @@ final class WriteLogBenchmark {
     void run() throws Exception {
         es.indices()
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        out.printf("%nLost answers: what never sending a write twice, and the write log, cost%n");
+        out.printf("%nThe write log: what it costs%n");
         out.printf("  %-72s %9s %9s %8s %9s %8s%n", "what", "A", "B", "B/A", "median", "spread");
 
-        ElasticsearchClient esrel = Clients.adopt(es);
-        es.index(i -> i.index(INDEX).id("loop").document(new Counter(0)));
         Occ plain = Occ.of(b -> b.client(es));
         Occ logged = Occ.of(b -> b.client(es).writeLog(true));
         es.index(i -> i.index(INDEX).id("plain").document(new Counter(0)));
         es.index(i -> i.index(INDEX).id("logged").document(new Counter(0)));
         for (int warm = 0; warm < 2; warm++) { // the JIT and the connections, on every path
-            conditionalLoop(es, 200);
-            conditionalLoop(esrel, 200);
             votes(plain, "plain", 200);
             votes(logged, "logged", 200);
         }
 
-        alternating(
-                "1 writer, conditional get + index, esrel's transport (B) vs the application's (A)",
-                () -> conditionalLoop(es, VOTES),
-                () -> conditionalLoop(esrel, VOTES),
-                "writes/s");
         alternating(
                 "1 writer, Occ.update, with the write log (B) vs without (A)",
                 () -> votes(plain, "plain", VOTES),
@@ -93,20 +79,6 @@ final class WriteLogBenchmark {
         es.indices().delete(d -> d.index(INDEX));
 
         storeSize();
-    }
-
-    /** The conditional loop esrel's writes make, on {@code client}: read realtime, write conditional on the read. */
-    private long conditionalLoop(ElasticsearchClient client, int n) throws Exception {
-        for (int i = 0; i < n; i++) {
-            GetResponse<Counter> got = client.get(g -> g.index(INDEX).id("loop"), Counter.class);
-            Counter next = got.source().vote();
-            client.index(x -> x.index(INDEX)
-                    .id("loop")
-                    .document(next)
-                    .ifSeqNo(got.seqNo())
-                    .ifPrimaryTerm(got.primaryTerm()));
-        }
-        return n;
     }
 
     private static long votes(Occ occ, String id, int n) {

@@ -1,8 +1,10 @@
 package io.github.esrel.faults;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch.cat.shards.ShardsRecord;
+import io.github.esrel.internal.RestCall;
 import io.github.esrel.testenv.EsCluster;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,7 +12,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
@@ -31,11 +32,15 @@ final class Faults {
      * @throws IllegalStateException if no primary of the index is started, or a node name is not testenv's
      */
     static int nodeWithMostPrimaries(ElasticsearchClient es, String index) throws IOException {
-        List<ShardsRecord> shards = es.cat().shards(s -> s.index(index)).shards();
+        // As plain JSON: the typed _cat/shards answer is spelled differently on the two client lines the suite runs on.
+        JsonArray shards = RestCall.get("/_cat/shards/" + RestCall.segment(index), Map.of("format", "json"))
+                .send(es)
+                .toJson(es._jsonpMapper())
+                .asJsonArray();
         Map<Integer, Integer> primaries = new HashMap<>();
-        for (ShardsRecord s : shards) {
-            if ("p".equals(s.prirep()) && "STARTED".equals(s.state())) {
-                primaries.merge(nodeIndex(s.node()), 1, Integer::sum);
+        for (JsonObject s : shards.getValuesAs(JsonObject.class)) {
+            if ("p".equals(s.getString("prirep", null)) && "STARTED".equals(s.getString("state", null))) {
+                primaries.merge(nodeIndex(s.getString("node", null)), 1, Integer::sum);
             }
         }
         int best = -1;
