@@ -44,8 +44,9 @@ import java.util.stream.Stream;
  * </pre>
  *
  * <p>A snippet: a fenced block right after {@code <!-- snippet: PATH#NAME -->} (PATH from the repository root) is the
- * region of PATH between the lines holding {@code tag::NAME[]} and {@code end::NAME[]}, without those lines or other
- * regions' markers inside it, its common indentation removed. Changing either side alone fails {@code check}.
+ * region of PATH between the comment lines holding {@code tag::NAME[]} and {@code end::NAME[]}, without those lines,
+ * other regions' markers inside it and the lines from {@code hide::begin[]} to {@code hide::end[]} (a test's checks in
+ * the middle of what the page shows), its common indentation removed. Changing either side alone fails {@code check}.
  *
  * <p>A generated table: the lines between {@code <!-- generated: bench NAME -->} (or {@code generated: faults}) and
  * {@code <!-- end generated -->}, from the newest record in benchmarks/records holding benchmark NAME (or the newest
@@ -63,6 +64,9 @@ public final class Docs {
     /** A region's marker: a comment line of its own ({@code //}, {@code #}, {@code <!--}) holding tag:: or end::. */
     private static final Pattern TAG =
             Pattern.compile("^\\s*(?://|#|<!--|/?\\*)\\s*(tag|end)::([\\w.-]+)\\[\\]");
+
+    /** Lines of a region the page leaves out (a test's checks inside a block it shows): hide::begin[] to hide::end[]. */
+    private static final Pattern HIDE = Pattern.compile("^\\s*(?://|#|<!--|/?\\*)\\s*hide::(begin|end)\\[\\]");
 
     private final Path root;
     private final List<String> problems = new ArrayList<>();
@@ -112,7 +116,7 @@ public final class Docs {
 
     /** Every page a user reads: the front door, the guide, the project's own files and the module READMEs. */
     private List<Path> pages() throws IOException {
-        List<Path> pages = new ArrayList<>();
+        Set<Path> pages = new java.util.LinkedHashSet<>();
         for (String name : List.of("README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md")) {
             if (Files.exists(root.resolve(name))) {
                 pages.add(root.resolve(name));
@@ -130,7 +134,7 @@ public final class Docs {
                 }
             }
         }
-        return pages;
+        return List.copyOf(pages);
     }
 
     /** README.md and docs/: where every code block is a snippet of code that runs. */
@@ -304,8 +308,12 @@ public final class Docs {
             return Optional.empty();
         }
         List<String> region = new ArrayList<>();
+        boolean hidden = false;
         for (String line : lines.subList(start + 1, end)) {
-            if (!TAG.matcher(line).find()) {
+            Matcher hide = HIDE.matcher(line);
+            if (hide.find()) {
+                hidden = hide.group(1).equals("begin");
+            } else if (!hidden && !TAG.matcher(line).find()) {
                 region.add(line);
             }
         }
@@ -388,7 +396,9 @@ public final class Docs {
             if (table.isPresent()) {
                 List<String> replaced = lines.subList(i + 1, end);
                 replaced.clear();
+                replaced.add(""); // the table a block of its own between the markers, as Markdown renders it
                 replaced.addAll(List.of(table.get().split("\n")));
+                replaced.add("");
             }
         }
         return String.join("\n", lines);

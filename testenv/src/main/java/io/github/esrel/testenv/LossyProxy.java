@@ -119,12 +119,20 @@ public final class LossyProxy implements AutoCloseable {
         return new LossyProxy(new InetSocketAddress(node.getHost(), node.getPort()));
     }
 
-    /** The address clients connect to: {@code http://127.0.0.1:port}. */
+    /**
+     * The address clients connect to.
+     *
+     * @return {@code http://127.0.0.1:port}
+     */
     public URI uri() {
         return URI.create("http://" + server.getInetAddress().getHostAddress() + ":" + server.getLocalPort());
     }
 
-    /** The port clients connect to. */
+    /**
+     * The port clients connect to.
+     *
+     * @return the port
+     */
     public int port() {
         return server.getLocalPort();
     }
@@ -143,7 +151,11 @@ public final class LossyProxy implements AutoCloseable {
         return this;
     }
 
-    /** The seed of the current random (set by {@link #seed}, else drawn at start). */
+    /**
+     * The seed of the current random (set by {@link #seed(long)}, else drawn at start).
+     *
+     * @return the seed
+     */
     public long seed() {
         synchronized (randomLock) {
             return seed;
@@ -227,22 +239,38 @@ public final class LossyProxy implements AutoCloseable {
         return this;
     }
 
-    /** Requests read from clients so far. */
+    /**
+     * Requests read from clients so far.
+     *
+     * @return the count
+     */
     public long requests() {
         return requests.get();
     }
 
-    /** Answers lost so far (the node executed those requests). */
+    /**
+     * Answers lost so far (the node executed those requests).
+     *
+     * @return the count
+     */
     public long answersDropped() {
         return answersDropped.get();
     }
 
-    /** Requests lost so far before reaching the node. */
+    /**
+     * Requests lost so far before reaching the node.
+     *
+     * @return the count
+     */
     public long requestsDropped() {
         return requestsDropped.get();
     }
 
-    /** Requests sent to the node twice so far. */
+    /**
+     * Requests sent to the node twice so far.
+     *
+     * @return the count
+     */
     public long requestsReplayed() {
         return requestsReplayed.get();
     }
