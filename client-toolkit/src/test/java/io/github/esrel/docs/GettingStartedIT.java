@@ -38,7 +38,10 @@ class GettingStartedIT {
         }
         locks.close(); // ends its lease renewals; one TreeLocks per namespace and application
         // end::first-calls[]
-        assertThat(occ.get("getting-started", "visits", Counter.class).orElseThrow().value().value())
+        assertThat(occ.get("getting-started", "visits", Counter.class)
+                        .orElseThrow()
+                        .value()
+                        .value())
                 .isEqualTo(1);
     }
 }

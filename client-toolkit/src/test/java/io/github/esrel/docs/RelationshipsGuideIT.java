@@ -113,11 +113,9 @@ class RelationshipsGuideIT {
 
     @Test
     void shouldPropagateARenamedAuthor(ElasticsearchClient es) throws IOException {
-        es.indices()
-                .create(c -> c.index("guide-books").mappings(m -> m.properties("user_id", p -> p.keyword(k -> k))));
+        es.indices().create(c -> c.index("guide-books").mappings(m -> m.properties("user_id", p -> p.keyword(k -> k))));
         es.index(i -> i.index("guide-authors").id("u3").refresh(Refresh.True).document(new User("Kim", "DK")));
-        es.index(i ->
-                i.index("guide-books").id("k1").refresh(Refresh.True).document(new Post("u3", "hello", "Kim")));
+        es.index(i -> i.index("guide-books").id("k1").refresh(Refresh.True).document(new Post("u3", "hello", "Kim")));
         // tag::propagate[]
         Relation author = Relation.of(r -> r.name("post-author")
                 .parentIndex("guide-authors")
