@@ -13,7 +13,7 @@ import java.util.Map;
  * anything. Every run also writes its figures to a JSON record ({@link BenchRecord}) in {@code esrel.bench.dir}
  * (default {@code target/bench}).
  *
- * <p>Usage: {@code Benchmarks [all|routing|occ|locks|lock-scale|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
+ * <p>Usage: {@code Benchmarks [all|routing|occ|write-log|locks|lock-scale|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
  * {@code occ,rename}) or {@code Benchmarks compare A.json B.json} (two records side by side, starting no node). The
  * guide's tables are generated from the records kept in {@code benchmarks/records} by {@code java tools/Docs.java
  * write}; {@code java tools/Docs.java table A.json} prints one record's.
@@ -33,6 +33,7 @@ public final class Benchmarks {
     static {
         ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
         ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
+        ALL.put("write-log", (es, out, record) -> new WriteLogBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
         // Not part of "all": its 10,000-lock row takes minutes to fill with the one-document lock table.
         ALL.put("lock-scale", (es, out, record) -> new LockScaleBenchmark(es, out, record).run());

@@ -12,8 +12,6 @@ import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.ShardFailures;
-import io.github.esrel.lock.LockDocs.Change;
-import io.github.esrel.lock.LockDocs.Doc;
 import io.github.esrel.lock.LockDocs.Holder;
 import io.github.esrel.lock.LockDocs.Target;
 import io.github.esrel.path.TreePath;
@@ -97,6 +95,15 @@ import java.util.function.Function;
  * reached), the operation throws a {@link TreeLockException} with status 503 and
  * {@link TreeLockException#retryable()} true, as {@link PluginTreeLocks} does for the same outage. Binding a
  * grant to the user ({@link LockRequest.Builder#bindToUser}) is not supported and refused.
+ *
+ * <p><b>Lost answers.</b> A write whose answer is lost, or that meets a version conflict (which a copy of it, sent
+ * again on the way after the first was applied, meets too), may have been applied: the document is read again and
+ * the step decided again, recognising the grant's own holder. An acquire that finds its holder there has taken the
+ * path; a renewal finds it renewed and writes the same again; a release that finds its holder gone after its own
+ * removal counts as done, since it decided that removal on a read where the lease had not ended by this client's
+ * clock, and no other client takes a holder before its lease ended by its own (clocks agreeing, as the leases
+ * assume). A read or write without an answer is sent again (five sends at most); an acquisition whose outcome stays
+ * unknown removes its holders by its grant before it reports so.
  *
  * <h2>Document locks</h2>
  * {@link #lockDocuments} is seed 000's document locking: lock documents for many ids created (or
@@ -239,24 +246,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         try {
             outcome = docs.updateAll(
                     targets,
-                    doc -> {
-                        long now = docs.now();
-                        List<Holder> live = doc.live(now);
-                        if (!live.isEmpty()) {
-                            return Change.none(
-                                    live.stream().map(Holder::conflict).toList());
-                        }
-                        long token = LockDocs.nextToken(doc.token(), now);
-                        Holder h = new Holder(
-                                grant,
-                                owner,
-                                LockMode.EXCLUSIVE,
-                                token,
-                                expiresAt,
-                                doc.target().key(),
-                                LockMode.EXCLUSIVE);
-                        return Change.write(token, List.of(h), List.<LockConflict>of());
-                    },
+                    HolderDecisions.takeDocument(grant, owner, expiresAt, docs::now),
                     firstRead -> wrote[0] = firstRead.stream().allMatch(List::isEmpty));
         } catch (RuntimeException e) {
             if (wrote[0]) {
@@ -264,6 +254,11 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                     docs.updateAll(targets, removeHolder(grant));
                 } catch (RuntimeException again) {
                     e.addSuppressed(again);
+                    throw e;
+                }
+                if (LostAnswers.isLost(e)) {
+                    return new Engine.Step<>(
+                            null, List.of(), e.getMessage() + "; whatever it had taken was released by its grant");
                 }
             }
             throw e;
@@ -288,34 +283,12 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
                 + ", ttl=" + engine.ttl + '}';
     }
 
-    /** Removes a grant's holder (and every dead holder); the result says whether ours was still live. */
-    private Function<Doc, Change<Boolean>> removeHolder(String grant) {
-        return doc -> {
-            Holder mine = doc.holder(grant);
-            if (mine == null) {
-                return Change.none(false);
-            }
-            long now = docs.now();
-            List<Holder> rest =
-                    doc.live(now).stream().filter(h -> !h.grant().equals(grant)).toList();
-            return Change.write(doc.token(), rest, mine.liveAt(now));
-        };
+    private LockDocs.Decide<Boolean> removeHolder(String grant) {
+        return HolderDecisions.remove(grant, docs::now);
     }
 
-    /** Extends a grant's holder to {@code expiresAt}, unless it is gone or already dead (lost). */
-    private Function<Doc, Change<Boolean>> renewHolder(String grant, long expiresAt) {
-        return doc -> {
-            long now = docs.now();
-            Holder mine = doc.holder(grant);
-            if (mine == null || !mine.liveAt(now)) {
-                return Change.none(false);
-            }
-            List<Holder> next = new ArrayList<>();
-            for (Holder h : doc.live(now)) {
-                next.add(h.grant().equals(grant) ? h.withExpiry(expiresAt) : h);
-            }
-            return Change.write(doc.token(), next, true);
-        };
+    private LockDocs.Decide<Boolean> renewHolder(String grant, long expiresAt) {
+        return HolderDecisions.renew(grant, expiresAt, docs::now);
     }
 
     /** Tree locks on lock documents. */
@@ -336,11 +309,16 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             try {
                 return take(path, mode, owner, grant, expiresAt, lineage, taken);
             } catch (RuntimeException e) {
-                // Do not leave the ancestors taken so far locked until the lease ends.
+                // Do not leave the ancestors taken so far locked until the lease ends, nor the holder of a write whose
+                // answer was lost: each is removed by its grant, wherever it was applied.
                 try {
                     rollback(taken, grant);
                 } catch (RuntimeException again) {
                     e.addSuppressed(again);
+                    throw e;
+                }
+                if (LostAnswers.isLost(e)) {
+                    return Attempt.lost(e.getMessage() + "; whatever it had taken was released by its grant");
                 }
                 throw e;
             }
@@ -358,28 +336,16 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
             for (TreePath node : lineage) {
                 LockMode want = node.equals(path) ? mode : LockMode.SHARED;
                 Target target = target(node);
-                Object result = docs.update(target, doc -> {
-                    long now = docs.now();
-                    List<Holder> live = doc.live(now);
-                    List<LockConflict> conflicts = live.stream()
-                            .filter(h -> !h.mode().compatibleWith(want))
-                            .map(Holder::conflict)
-                            .toList();
-                    if (!conflicts.isEmpty()) {
-                        return Change.<Object>none(conflicts);
-                    }
-                    long next = LockDocs.nextToken(doc.token(), now);
-                    List<Holder> holders = new ArrayList<>(live);
-                    holders.add(new Holder(grant, owner, want, next, expiresAt, path.value(), mode));
-                    return Change.<Object>write(next, holders, next);
-                });
+                taken.add(target); // before the write: if its outcome stays unknown, the rollback removes it too
+                Object result = docs.update(
+                        target, HolderDecisions.take(grant, owner, want, expiresAt, path.value(), mode, docs::now));
                 if (result instanceof List<?> conflicts) {
+                    taken.remove(taken.size() - 1); // not written
                     rollback(taken, grant);
                     @SuppressWarnings("unchecked")
                     List<LockConflict> list = (List<LockConflict>) conflicts;
                     return Attempt.busy(list);
                 }
-                taken.add(target);
                 token = (Long) result;
             }
             return Attempt.granted(new Grant(token, Instant.ofEpochMilli(expiresAt), new PathOps(taken, grant)));

@@ -65,9 +65,10 @@ final class Engine {
     }
 
     /**
-     * One step of a wait loop: the held lock, or the conflicts, or why a grant came too late to use.
+     * One step of a wait loop: the held lock, or the conflicts, or why there is neither.
      *
-     * @param late set when the store granted, but its answer came after the lease had ended (then released)
+     * @param late set when the store granted, but its answer came after the lease had ended, or when the answers to
+     *     the attempt were lost; what it may have granted was given back
      */
     record Step<L>(L lock, List<LockConflict> conflicts, String late) {
         Step(L lock, List<LockConflict> conflicts) {
@@ -126,7 +127,7 @@ final class Engine {
             long sent = System.nanoTime();
             LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
             if (a.grant() == null) {
-                return new Step<>(null, a.conflicts());
+                return new Step<>(null, a.conflicts(), a.lost());
             }
             return granted(
                     a.grant(),
@@ -203,7 +204,7 @@ final class Engine {
             left = deadline - System.nanoTime();
             if (left <= 0) {
                 if (step.late() != null) {
-                    // Not busy: the lock was free, the store too slow to hand it over in time.
+                    // Not busy: the lock was free, or its answers were lost, and what was granted is given back.
                     throw new TreeLockException(
                             "could not lock " + what + ": " + step.late(), TreeLockException.UNAVAILABLE, null);
                 }

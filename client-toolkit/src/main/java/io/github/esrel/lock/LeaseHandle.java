@@ -54,8 +54,8 @@ abstract class LeaseHandle implements AutoCloseable {
      *
      * @return true if renewed; false if the locks were closed or are lost (a loss is reported to the listeners
      *     first)
-     * @throws TreeLockException if the cluster could not be asked; the locks are still held until their lease
-     *     ends
+     * @throws TreeLockException if the cluster could not be asked, or no answer came to the renewal, sent again;
+     *     the locks are still held until their lease ends
      */
     public boolean renew() {
         return lease.renew();
@@ -82,13 +82,14 @@ abstract class LeaseHandle implements AutoCloseable {
     }
 
     /**
-     * Releases the locks (a tree lock with its shared locks on the ancestors) and stops renewing them.
+     * Releases the locks (a tree lock with its shared locks on the ancestors) and stops renewing them. A release
+     * whose answer is lost is sent again; one found already done by its own earlier copy counts as done.
      *
      * @return true if the locks were held up to this release; false if they had been lost (their lease ran out
      *     or was taken over: the work they protected may have overlapped with another holder's) or were already
      *     released
-     * @throws TreeLockException if the release request failed; renewal has stopped anyway and the locks end
-     *     with their lease
+     * @throws TreeLockException if the release request failed, or its outcome could not be learnt (no answer to it,
+     *     sent again); renewal has stopped anyway and the locks end with their lease at the latest
      */
     public boolean release() {
         return lease.release();
@@ -100,8 +101,10 @@ abstract class LeaseHandle implements AutoCloseable {
      * done and then a {@link LeaseLostException} says so. After an explicit {@link #release()} it does nothing
      * (the caller has seen that result). Idempotent.
      *
-     * @throws LeaseLostException if the lease was lost before this call
-     * @throws TreeLockException if the release request failed (the locks end with their lease)
+     * @throws LeaseLostException if the lease was lost before this call (never because the answer to the release
+     *     was lost)
+     * @throws TreeLockException if the release request failed or its outcome could not be learnt (the locks end
+     *     with their lease at the latest)
      */
     @Override
     public void close() {

@@ -6,6 +6,10 @@ package io.github.esrel.lock;
  * expiry). The work done under the lock may have overlapped with another holder's; writes fenced with the
  * lock's {@link TreeLock#token() token} are the ones that could not have overwritten a later holder's.
  *
+ * <p>It is never thrown for a release whose answer was lost: a release sent again (by the client or on its way)
+ * that finds its own earlier release done counts as done, and one whose outcome cannot be learnt fails with a plain
+ * {@link TreeLockException} instead (see {@link TreeLocks}, "Lost answers").
+ *
  * <p>In try-with-resources a loss cannot go unnoticed: if the block itself threw, this exception is
  * suppressed into the block's exception; otherwise it is thrown from the block.
  */

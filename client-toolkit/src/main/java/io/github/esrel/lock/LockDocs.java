@@ -2,6 +2,7 @@ package io.github.esrel.lock;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.ShardStatistics;
 import co.elastic.clients.elasticsearch._types.mapping.DynamicMapping;
 import co.elastic.clients.elasticsearch._types.mapping.TypeMapping;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
@@ -64,6 +65,7 @@ final class LockDocs {
     private final boolean createIndex;
     private final Backoff casBackoff;
     private final Sleeper sleeper;
+    private final LostAnswers lostAnswers;
     private volatile boolean indexReady;
 
     LockDocs(ElasticsearchClient client, String lockIndex, Clock clock, boolean createIndex, Sleeper sleeper) {
@@ -72,6 +74,7 @@ final class LockDocs {
         this.clock = clock;
         this.createIndex = createIndex;
         this.sleeper = sleeper;
+        this.lostAnswers = new LostAnswers(sleeper);
         // Re-reads after a conflicting write: someone else made progress, so start at once and spread out.
         this.casBackoff = Backoff.exponentialWithJitter(Duration.ofMillis(1), 2.0, Duration.ofMillis(50));
     }
@@ -142,6 +145,22 @@ final class LockDocs {
     }
 
     /**
+     * Decides what to do with a lock document as read, knowing whether a write of this update may already have been
+     * applied.
+     */
+    @FunctionalInterface
+    interface Decide<R> {
+        /**
+         * @param doc the document as read
+         * @param unsure the change this update wrote last without learning whether it was applied (its answer was
+         *     lost, or it met a version conflict, which its own earlier copy, sent again on the way, also causes), or
+         *     {@code null}; a decision that recognises its own holder needs nothing else, one that removed its holder
+         *     finds it gone either way
+         */
+        Change<R> decide(Doc doc, Change<R> unsure);
+    }
+
+    /**
      * A decision on a document as read: write these holders (and the last token) and return
      * {@code result}, or leave the document alone and return {@code result}.
      */
@@ -176,14 +195,40 @@ final class LockDocs {
      * Reads, decides with {@code fn}, writes conditionally; on a version conflict, reads and decides
      * again. The write happens only if nobody changed the document since the read, so what {@code fn}
      * decided holds at the moment of the write: this is what makes each step atomic without scripts.
+     *
+     * <p>A write whose answer is lost (or that meets a version conflict, which a copy of it the transport sent again
+     * meets too when the first was applied) may have been applied: the document is read again and {@code fn} decides
+     * again, told of that change. A read or write without an answer is sent again {@link LostAnswers#MAX_SENDS}
+     * times at most.
+     *
+     * @throws TreeLockException if the document cannot be read or written, or kept changing; when the last write's
+     *     answer was lost, whether it was applied is not known (the message says so)
      */
-    <R> R update(Target target, Function<Doc, Change<R>> fn) {
+    <R> R update(Target target, Decide<R> fn) {
+        return update(target, fn, null);
+    }
+
+    /** {@link #update(Target, Decide)} after a write of {@code unsure}, whose outcome is not known. */
+    private <R> R update(Target target, Decide<R> fn, Change<R> unsure) {
         ensureIndex();
+        int lost = 0;
         for (int round = 1; ; round++) {
             Doc doc = get(target);
-            Change<R> change = fn.apply(doc);
-            if (!change.write() || write(doc, change)) {
+            Change<R> change = fn.decide(doc, unsure);
+            if (!change.write()) {
                 return change.result();
+            }
+            Written written = write(doc, change);
+            if (written == Written.APPLIED) {
+                return change.result();
+            }
+            unsure = change;
+            if (written == Written.LOST && ++lost >= LostAnswers.MAX_SENDS) {
+                throw new TreeLockException(
+                        "cannot write lock document " + target.id() + " in [" + lockIndex + "]: no answer to " + lost
+                                + " writes; whether the last one was applied is not known",
+                        0,
+                        null);
             }
             if (round >= MAX_CAS_ROUNDS) {
                 throw new TreeLockException(
@@ -192,7 +237,7 @@ final class LockDocs {
                         409,
                         null);
             }
-            pause(round);
+            pause(written == Written.LOST ? LostAnswers.PAUSES.delay(lost) : casBackoff.delay(Math.min(round, 30)));
         }
     }
 
@@ -201,7 +246,7 @@ final class LockDocs {
      * bulk write met a version conflict go through {@link #update} one by one. Results in the order of
      * {@code targets}.
      */
-    <R> List<R> updateAll(List<Target> targets, Function<Doc, Change<R>> fn) {
+    <R> List<R> updateAll(List<Target> targets, Decide<R> fn) {
         return updateAll(targets, fn, results -> true);
     }
 
@@ -209,8 +254,7 @@ final class LockDocs {
      * {@link #updateAll(List, Function)}, writing nothing at all unless {@code proceed} accepts the
      * decisions taken on the first read (all or nothing: no write when one document is busy).
      */
-    <R> List<R> updateAll(
-            List<Target> targets, Function<Doc, Change<R>> fn, java.util.function.Predicate<List<R>> proceed) {
+    <R> List<R> updateAll(List<Target> targets, Decide<R> fn, java.util.function.Predicate<List<R>> proceed) {
         ensureIndex();
         if (targets.isEmpty()) {
             return List.of();
@@ -219,12 +263,14 @@ final class LockDocs {
         List<R> results = new ArrayList<>(targets.size());
         List<BulkOperation> ops = new ArrayList<>();
         List<Integer> written = new ArrayList<>();
+        List<Change<R>> changes = new ArrayList<>();
         for (int i = 0; i < docs.size(); i++) {
-            Change<R> change = fn.apply(docs.get(i));
+            Change<R> change = fn.decide(docs.get(i), null);
             results.add(change.result());
             if (change.write()) {
                 ops.add(operation(docs.get(i), change));
                 written.add(i);
+                changes.add(change);
             }
         }
         if (ops.isEmpty() || !proceed.test(results)) {
@@ -233,10 +279,19 @@ final class LockDocs {
         BulkResponse response;
         try {
             response = client.bulk(b -> b.operations(ops));
-        } catch (ElasticsearchException e) {
-            throw failure("write lock documents", e);
-        } catch (IOException e) {
-            throw failure("write lock documents", e);
+        } catch (ElasticsearchException | IOException e) {
+            TreeLockException failure = e instanceof IOException io
+                    ? failure("write lock documents", io)
+                    : failure("write lock documents", (ElasticsearchException) e);
+            if (!LostAnswers.isLost(failure)) {
+                throw failure;
+            }
+            // Each write may have been applied: every document is decided again, one by one, knowing that.
+            for (int j = 0; j < written.size(); j++) {
+                int i = written.get(j);
+                results.set(i, update(targets.get(i), fn, changes.get(j)));
+            }
+            return results;
         }
         List<BulkResponseItem> items = response.items();
         for (int j = 0; j < items.size(); j++) {
@@ -252,32 +307,41 @@ final class LockDocs {
                         TreeLockException.providerStatus(item.status()),
                         null);
             }
-            results.set(i, update(targets.get(i), fn));
+            // A conflict: another writer's, or this write's own earlier copy (the transport sent it again).
+            results.set(i, update(targets.get(i), fn, changes.get(j)));
         }
         return results;
     }
 
     Doc get(Target target) {
-        try {
-            GetResponse<JsonData> r = client.get(g -> g.index(lockIndex).id(target.id()), JsonData.class);
-            return r.found() ? parse(target, r.source(), r.seqNo(), r.primaryTerm()) : missing(target);
-        } catch (ElasticsearchException e) {
-            throw failure("read lock document " + target.id(), e);
-        } catch (IOException e) {
-            throw failure("read lock document " + target.id(), e);
-        }
+        return lostAnswers
+                .send(() -> {
+                    try {
+                        GetResponse<JsonData> r =
+                                client.get(g -> g.index(lockIndex).id(target.id()), JsonData.class);
+                        return r.found() ? parse(target, r.source(), r.seqNo(), r.primaryTerm()) : missing(target);
+                    } catch (ElasticsearchException e) {
+                        throw failure("read lock document " + target.id(), e);
+                    } catch (IOException e) {
+                        throw failure("read lock document " + target.id(), e);
+                    }
+                })
+                .answer();
     }
 
     List<Doc> getAll(List<Target> targets) {
         List<String> ids = targets.stream().map(Target::id).toList();
-        MgetResponse<JsonData> r;
-        try {
-            r = client.mget(m -> m.index(lockIndex).ids(ids), JsonData.class);
-        } catch (ElasticsearchException e) {
-            throw failure("read lock documents", e);
-        } catch (IOException e) {
-            throw failure("read lock documents", e);
-        }
+        MgetResponse<JsonData> r = lostAnswers
+                .send(() -> {
+                    try {
+                        return client.mget(m -> m.index(lockIndex).ids(ids), JsonData.class);
+                    } catch (ElasticsearchException e) {
+                        throw failure("read lock documents", e);
+                    } catch (IOException e) {
+                        throw failure("read lock documents", e);
+                    }
+                })
+                .answer();
         List<Doc> docs = new ArrayList<>(targets.size());
         for (int i = 0; i < targets.size(); i++) {
             MultiGetResponseItem<JsonData> item = r.docs().get(i);
@@ -321,8 +385,18 @@ final class LockDocs {
         return new Doc(target, -1, 0, 0, List.of());
     }
 
-    private <R> boolean write(Doc doc, Change<R> change) {
+    /** How a conditional write ended. */
+    private enum Written {
+        APPLIED,
+        /** A version conflict: someone else's write came first, or this write's own copy, sent again. */
+        CONFLICT,
+        /** No answer: it may or may not have been applied. */
+        LOST
+    }
+
+    private <R> Written write(Doc doc, Change<R> change) {
         Map<String, Object> source = sourceOf(doc.target(), change);
+        TreeLockException failure;
         try {
             if (doc.exists()) {
                 client.index(i -> i.index(lockIndex)
@@ -333,15 +407,19 @@ final class LockDocs {
             } else {
                 client.create(c -> c.index(lockIndex).id(doc.target().id()).document(source));
             }
-            return true;
+            return Written.APPLIED;
         } catch (ElasticsearchException e) {
             if (e.status() == 409) {
-                return false;
+                return Written.CONFLICT;
             }
-            throw failure("write lock document " + doc.target().id(), e);
+            failure = failure("write lock document " + doc.target().id(), e);
         } catch (IOException e) {
-            throw failure("write lock document " + doc.target().id(), e);
+            failure = failure("write lock document " + doc.target().id(), e);
         }
+        if (LostAnswers.isLost(failure)) {
+            return Written.LOST;
+        }
+        throw failure;
     }
 
     private <R> BulkOperation operation(Doc doc, Change<R> change) {
@@ -370,9 +448,9 @@ final class LockDocs {
         return m;
     }
 
-    private void pause(int round) {
+    private void pause(Duration delay) {
         try {
-            sleeper.sleep(casBackoff.delay(Math.min(round, 30)));
+            sleeper.sleep(delay);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new TreeLockException("interrupted while updating a lock document", 0, e);
@@ -389,7 +467,8 @@ final class LockDocs {
                 return;
             }
             try {
-                if (!Indices.exists(client, lockIndex)) {
+                boolean exists = Indices.exists(client, lockIndex);
+                if (!exists) {
                     if (!createIndex) {
                         throw new TreeLockException(
                                 "the lock index [" + lockIndex + "] does not exist; create it with"
@@ -397,18 +476,33 @@ final class LockDocs {
                                 404,
                                 null);
                     }
-                    try {
-                        client.indices()
-                                .create(c -> c.index(lockIndex)
-                                        .settings(s -> s.numberOfShards("1")
-                                                .autoExpandReplicas("0-1")
-                                                .hidden(true))
-                                        .mappings(mapping()));
-                    } catch (ElasticsearchException e) {
-                        if (!Indices.alreadyExists(e)) {
-                            throw e;
-                        }
-                    }
+                    // Sent again if its answer is lost: a copy that finds the index created counts as done.
+                    boolean created = lostAnswers
+                            .send(() -> {
+                                try {
+                                    client.indices()
+                                            .create(c -> c.index(lockIndex)
+                                                    .settings(s -> s.numberOfShards("1")
+                                                            .autoExpandReplicas("0-1")
+                                                            .hidden(true))
+                                                    .mappings(mapping()));
+                                    return true;
+                                } catch (ElasticsearchException e) {
+                                    if (!Indices.alreadyExists(e)) {
+                                        throw failure("create the lock index", e);
+                                    }
+                                    return false;
+                                } catch (IOException e) {
+                                    throw failure("create the lock index", e);
+                                }
+                            })
+                            .answer();
+                    exists = !created;
+                }
+                if (exists) {
+                    // Made by another create (another client's, just now, or this one's copy whose answer was
+                    // lost): that create waited for the index's primary, this client did not.
+                    awaitPrimary();
                 }
                 indexReady = true;
             } catch (ElasticsearchException e) {
@@ -416,6 +510,32 @@ final class LockDocs {
             } catch (IOException e) {
                 throw failure("create the lock index", e);
             }
+        }
+    }
+
+    /**
+     * Waits (30 s at most) until the shard of a lock index this client did not create answers, once per provider:
+     * the reads of a client that came upon an index just created (by another client, or by this one's copy of the
+     * create whose answer was lost, which waited for the shard) would find none yet, a 503. Asked with counts, which
+     * the {@code read} privilege permits; past the wait, the reads say what is wrong.
+     */
+    private void awaitPrimary() throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        for (int round = 1; ; round++) {
+            boolean answered;
+            try {
+                ShardStatistics shards = client.count(c -> c.index(lockIndex)).shards();
+                answered = shards.successful().intValue() >= shards.total().intValue();
+            } catch (ElasticsearchException e) {
+                if (e.status() != TreeLockException.UNAVAILABLE) {
+                    throw e;
+                }
+                answered = false; // no shard to count on yet
+            }
+            if (answered || System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            pause(casBackoff.delay(Math.min(round, 30)));
         }
     }
 

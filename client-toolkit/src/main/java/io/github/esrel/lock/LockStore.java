@@ -24,14 +24,22 @@ interface LockStore {
     /** A grant: its fencing token, the server's expiry, and how to renew and release it. */
     record Grant(long token, Instant expiresAt, Lease.Ops ops) {}
 
-    /** Either a grant or the conflicts in its way. */
-    record Attempt(Grant grant, List<LockConflict> conflicts) {
+    /**
+     * A grant, or the conflicts in its way, or neither: the answers to the attempt were lost, and what it may have
+     * been granted was given back ({@code lost} says how).
+     */
+    record Attempt(Grant grant, List<LockConflict> conflicts, String lost) {
         static Attempt granted(Grant g) {
-            return new Attempt(g, List.of());
+            return new Attempt(g, List.of(), null);
         }
 
         static Attempt busy(List<LockConflict> conflicts) {
-            return new Attempt(null, List.copyOf(conflicts));
+            return new Attempt(null, List.copyOf(conflicts), null);
+        }
+
+        /** Not granted: the answers were lost, and whatever was granted is given back. */
+        static Attempt lost(String why) {
+            return new Attempt(null, List.of(), why);
         }
     }
 }

@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 /**
@@ -44,8 +46,16 @@ import java.util.function.Function;
  * <p>The target index must exist: the plugin resolves it (an alias of one index is fine) and
  * namespaces locks by the concrete index. A wait longer than 10 s, or than half the lease, is split into several
  * server-side waits, so no request outlives the HTTP client's socket timeout and a grant arrives with most of its
- * lease left (an auto-renewed grant that arrives after its lease ended is given back, never handed out). An acquisition whose answer is lost (a timeout) may have been granted: that
- * lock ends with its lease. Semantics as in {@link TreeLocks}. Thread-safe.
+ * lease left (an auto-renewed grant that arrives after its lease ended is given back, never handed out).
+ *
+ * <p><b>Lost answers.</b> Each acquisition sends a grant id of its own (random, {@code "grant_id"}) with its acquire
+ * and its release, so that a request sent again after its answer was lost, by this provider or by the low-level
+ * client on its way to another host, is recognised by the plugin: an acquire it granted is answered with that grant
+ * (same token, same lease), a release it made with "released". An acquire whose outcome stays unknown is released by
+ * its grant id, which also makes the plugin refuse any late copy of it. A plugin that does not know grant ids (it
+ * refuses them with a 400) makes the provider send its requests without them from then on: such requests are not
+ * told apart, and a release whose answer was lost and that finds the lock gone when it is sent again fails as
+ * unknown rather than as a lost lease. Semantics as in {@link TreeLocks}. Thread-safe.
  */
 public final class PluginTreeLocks extends EngineTreeLocks {
 
@@ -55,8 +65,10 @@ public final class PluginTreeLocks extends EngineTreeLocks {
     PluginTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
         ElasticsearchClient client = Clients.internal(b.client);
-        this.store = new Store(client, engine.index, false);
-        this.bindingStore = new Store(client, engine.index, true);
+        LostAnswers lostAnswers = new LostAnswers(engine.sleeper);
+        AtomicBoolean grantIds = new AtomicBoolean(true);
+        this.store = new Store(client, engine.index, false, lostAnswers, grantIds);
+        this.bindingStore = new Store(client, engine.index, true, lostAnswers, grantIds);
     }
 
     /**
@@ -137,12 +149,22 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         private final String index;
         private final String base;
         private final boolean bindToUser;
+        private final LostAnswers lostAnswers;
+        /** Cleared, for every store of the provider, once a node refuses grant ids (a plugin older than them). */
+        private final AtomicBoolean grantIds;
 
-        Store(ElasticsearchClient client, String index, boolean bindToUser) {
+        Store(
+                ElasticsearchClient client,
+                String index,
+                boolean bindToUser,
+                LostAnswers lostAnswers,
+                AtomicBoolean grantIds) {
             this.client = client;
             this.index = index;
             this.base = base(index);
             this.bindToUser = bindToUser;
+            this.lostAnswers = lostAnswers;
+            this.grantIds = grantIds;
         }
 
         @Override
@@ -150,28 +172,110 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             return true;
         }
 
+        /**
+         * One acquire, with a grant id of its own. Sent again, with the same id, while its answer is lost (the server
+         * answers a copy of an acquire it granted with that grant), at most until the lease, counted from the first
+         * send, would be over. If the outcome stays unknown, or a copy may still be on its way when the lock is
+         * busy, the id is released on the server, so that nothing stays granted that nobody knows of.
+         */
         @Override
         public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            long first = System.nanoTime();
+            long waitEnd = first + serverWait.toNanos();
+            String grantId = grantIds.get() ? newGrantId() : null;
+            String what = "lock " + mode.jsonName() + " " + path;
+            LostAnswers.Sent<RestCall.Answer> sent;
+            try {
+                sent = lostAnswers.send(
+                        () -> acquireOnce(
+                                what, path, mode, owner, ttl, Math.max(0, waitEnd - System.nanoTime()), grantId),
+                        first + ttl.toNanos());
+            } catch (TreeLockException e) {
+                // (A 503 the plugin answered after retrying its lock index for 30 s is thrown as it is: its release
+                // would wait as long, and fail as surely.)
+                if (grantId == null || !LostAnswers.isLost(e)) {
+                    throw e;
+                }
+                // Granted or not, nobody knows: end what the id may hold, and make sure no late copy takes it.
+                String settled = settle(path, owner, grantId);
+                if (settled != null) {
+                    e.addSuppressed(new TreeLockException(settled, 0, null));
+                    throw e;
+                }
+                return Attempt.lost("no answer to the request (" + e.getMessage()
+                        + "); whatever it may have been granted was released by its grant id");
+            }
+            RestCall.Answer a = sent.answer();
+            JsonObject o = json(a);
+            if (a.status() == 409 || o == null || !JsonValue.TRUE.equals(o.get("acquired"))) {
+                if (sent.resent() && grantId != null) {
+                    // An earlier copy may still be on its way (a node slow to answer): it must not grant later.
+                    settle(path, owner, grantId);
+                }
+                return Attempt.busy(conflicts(o));
+            }
+            long token = o.getJsonNumber("token").longValue();
+            Instant expiresAt = instant(o, "expires_at");
+            return Attempt.granted(new Grant(token, expiresAt, new Ops(this, path, owner, token, grantId)));
+        }
+
+        /** One send of the acquire; without the grant id, for good, if the server does not know grant ids. */
+        private RestCall.Answer acquireOnce(
+                String what, TreePath path, LockMode mode, String owner, Duration ttl, long waitNanos, String grantId) {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("path", path.value());
             body.put("mode", mode.jsonName());
             body.put("owner", owner);
             body.put("ttl", millis(ttl));
-            if (!serverWait.isZero()) {
-                body.put("wait", millis(serverWait));
+            if (waitNanos > 0) {
+                body.put("wait", millis(Duration.ofNanos(waitNanos)));
             }
             if (bindToUser) {
                 body.put("bind_to_user", true);
             }
-            RestCall.Answer a =
-                    call("lock " + mode.jsonName() + " " + path, RestCall.post(base + "/acquire", Map.of(), body), 409);
-            JsonObject o = json(a);
-            if (a.status() == 409 || o == null || !JsonValue.TRUE.equals(o.get("acquired"))) {
-                return Attempt.busy(conflicts(o));
+            if (grantId != null && grantIds.get()) {
+                body.put("grant_id", grantId);
             }
-            long token = o.getJsonNumber("token").longValue();
-            Instant expiresAt = instant(o, "expires_at");
-            return Attempt.granted(new Grant(token, expiresAt, new Ops(this, path, owner, token)));
+            return post(what, "/acquire", body, 409);
+        }
+
+        /**
+         * Sends {@code body} to the endpoint; if it has a grant id and a node refuses it (its plugin predates grant
+         * ids: during a rolling upgrade, say), grant ids are given up for this provider and the request is sent
+         * without it, unless the grant id was all that named the grant.
+         */
+        private RestCall.Answer post(String what, String endpoint, Map<String, Object> body, int... expected) {
+            try {
+                return call(what, RestCall.post(base + endpoint, Map.of(), body), expected);
+            } catch (TreeLockException e) {
+                if (!body.containsKey("grant_id") || !refusesGrantIds(e)) {
+                    throw e;
+                }
+                grantIds.set(false);
+                if (endpoint.equals("/release") && !body.containsKey("token")) {
+                    throw e;
+                }
+                Map<String, Object> without = new LinkedHashMap<>(body);
+                without.remove("grant_id");
+                return call(what, RestCall.post(base + endpoint, Map.of(), without), expected);
+            }
+        }
+
+        /**
+         * Releases whatever {@code grantId} holds on the path, and spends the id (the plugin refuses it to any later
+         * acquire); null when done, else why it could not be (the grant, if any, ends with its lease).
+         */
+        private String settle(TreePath path, String owner, String grantId) {
+            Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "grant_id", grantId);
+            try {
+                lostAnswers.send(
+                        () -> post("release " + path, "/release", body),
+                        System.nanoTime() + Engine.MAX_SERVER_WAIT.toNanos());
+                return null;
+            } catch (TreeLockException e) {
+                return "it may have been granted, and releasing it by its grant id failed (" + e.getMessage()
+                        + "): such a lock ends with its lease";
+            }
         }
 
         @Override
@@ -180,15 +284,26 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             return locks(json(a));
         }
 
-        /** Renew and release of one grant, through the store that granted it. */
-        private record Ops(Store store, TreePath path, String owner, long token) implements Lease.Ops {
+        /**
+         * Renew and release of one grant, through the store that granted it. Both are sent again while their answer
+         * is lost: a renewal names the grant by its token, and one sent twice only sets the lease once more; a
+         * release carries the grant id, and the server answers a release it already made "released".
+         */
+        private record Ops(Store store, TreePath path, String owner, long token, String grantId) implements Lease.Ops {
 
             @Override
             public Lease.Renewal renew(Duration ttl) {
                 Map<String, Object> body =
                         Map.of("path", path.value(), "owner", owner, "token", token, "ttl", millis(ttl));
-                RestCall.Answer a =
-                        store.call("renew " + path, RestCall.post(store.base + "/renew", Map.of(), body), 404, 409);
+                RestCall.Answer a = store.lostAnswers
+                        .send(
+                                () -> store.call(
+                                        "renew " + path,
+                                        RestCall.post(store.base + "/renew", Map.of(), body),
+                                        404,
+                                        409),
+                                System.nanoTime() + ttl.toNanos())
+                        .answer();
                 if (a.status() == 404) {
                     return Lease.Renewal.lost("the server no longer holds " + path + " for token " + token
                             + " (expired or released)" + store.reason(a));
@@ -202,10 +317,30 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
             @Override
             public boolean release() {
-                Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "token", token);
-                RestCall.Answer a =
-                        store.call("release " + path, RestCall.post(store.base + "/release", Map.of(), body), 404, 409);
-                return a.ok();
+                Map<String, Object> body = new LinkedHashMap<>();
+                body.put("path", path.value());
+                body.put("owner", owner);
+                body.put("token", token);
+                if (grantId != null) {
+                    body.put("grant_id", grantId);
+                }
+                LostAnswers.Sent<RestCall.Answer> sent = store.lostAnswers.send(
+                        () -> store.post("release " + path, "/release", body, 404, 409),
+                        System.nanoTime() + Engine.MAX_SERVER_WAIT.toNanos());
+                if (sent.answer().ok()) {
+                    return true;
+                }
+                if (sent.resent() && grantId == null) {
+                    // Without a grant id the server cannot tell its own earlier release from a lease that was lost.
+                    throw new TreeLockException(
+                            "cannot tell whether " + path + " was held until its release in [" + store.index
+                                    + "]: the answer to the release was lost and, sent again, it found the lock gone,"
+                                    + " which it is after the first release as after a lost lease (the esrel plugin of"
+                                    + " this cluster predates grant ids, which tell them apart)",
+                            0,
+                            null);
+                }
+                return false;
             }
         }
 
@@ -256,6 +391,16 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             }
             return "";
         }
+    }
+
+    /** A grant id: random, new for each acquisition (the plugin takes 16 to 128 of {@code [A-Za-z0-9_-]}). */
+    static String newGrantId() {
+        return UUID.randomUUID().toString();
+    }
+
+    /** Whether the server refused a request for its grant id: a plugin that predates them refuses unknown fields. */
+    static boolean refusesGrantIds(TreeLockException e) {
+        return e.status() == 400 && e.getMessage() != null && e.getMessage().contains("unknown field [grant_id]");
     }
 
     static String millis(Duration d) {

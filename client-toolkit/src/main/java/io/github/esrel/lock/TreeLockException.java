@@ -17,10 +17,12 @@ import java.util.List;
  * or the fallback's lock index has no active primary, its node cannot be reached, the cluster has no
  * master) and the server gave up, both providers throw this exception with {@link #status()} 503 and
  * {@link #retryable()} true, also for the 502 and 504 a node or proxy may answer instead; the message
- * says what the server met. Nothing is known to have changed: an
- * acquire may or may not have been granted (such a lock ends with its lease), a release may or may not
- * have happened (the lock then ends with its lease), a renewal is retried by the handle. Retry the same
- * call after a pause. Every other status is not retryable as such.
+ * says what the server met. Nothing is known to have changed: an acquire may or may not have been
+ * granted (such a lock ends with its lease), a release may or may not have happened (the lock then ends with its
+ * lease), a renewal is retried by the handle. Retry the same call after a pause. An acquisition whose answers were
+ * lost (see {@link TreeLocks}, "Lost answers") ends with the same status when its wait is over, its message saying
+ * that what it may have been granted was given back (or, if that failed too, that it ends with its lease). Every
+ * other status is not retryable as such.
  */
 public class TreeLockException extends EsrelException {
 

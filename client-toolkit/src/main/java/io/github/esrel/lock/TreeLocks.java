@@ -45,6 +45,33 @@ import java.util.function.Function;
  *       ({@link LockRequest.Builder#maxWait}) never holds part of a tree, so it cannot deadlock.</li>
  * </ul>
  *
+ * <h2>Lost answers</h2>
+ * A request whose answer is lost (the connection closed or timed out after it was sent, a gateway answered 502 or
+ * 504) may have been applied. The low-level clients send such a request again to their next host; a client of one
+ * host, or one that does not resend writes, gets the I/O failure, and the provider sends it again itself (five sends
+ * at most, 750 ms of pauses between them). Either way every lock request is recognised as the same request by its
+ * identity: the grant id the plugin's provider sends with each acquisition (the plugin answers a copy of an acquire
+ * it granted with that grant, and a copy of a release it made with "released"), the grant a lock document's holder
+ * carries (read back, it shows whether the write was applied), and a renewal's token. What the caller sees:
+ * <ul>
+ *   <li>{@link #acquire}: the grant, if one was made, with its token and a lease counted from the first send; never
+ *       a grant left on the server that nobody knows of. When the outcome stays unknown, what the acquisition may
+ *       hold is released by its identity and the acquisition asks again within its wait, or, the wait over, fails
+ *       with status {@link TreeLockException#UNAVAILABLE} saying so; only if that release fails too may such a lock
+ *       stay until its lease ends (the exception says that as well).</li>
+ *   <li>{@link TreeLock#release()} and {@link TreeLock#close()}: a release that was applied counts as done, so
+ *       {@link LeaseLostException} means that the lease really was lost before the release. A release whose
+ *       outcome cannot be learnt fails with a {@link TreeLockException} (the lock then ends with its lease), never
+ *       with a {@code LeaseLostException}.</li>
+ *   <li>{@link TreeLock#renew()}: renewed, or lost, as the server says; a renewal sent twice only sets the lease
+ *       twice. One whose outcome cannot be learnt fails with a {@link TreeLockException}; the lock is held until its
+ *       lease ends, and background renewal tries again.</li>
+ * </ul>
+ * With the plugin this needs a plugin that knows grant ids (a node that does not makes the provider fall back to
+ * requests without them, which are not told apart); the plugin remembers a released grant id for two minutes, at
+ * most 10,000 per index. The fallback's reasoning about a release rests on the clocks of its clients agreeing, as
+ * its leases do.
+ *
  * <p>Implementations are thread-safe. A provider owns a small pool of daemon threads for renewals;
  * {@link #close()} releases the locks still open and stops them.
  */

@@ -5,8 +5,8 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch._types.VersionType;
-import co.elastic.clients.elasticsearch.core.DeleteResponse;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
+import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
@@ -244,22 +244,23 @@ public final class ExternalVersions {
         String routing = doc.routing();
         checkVersion(version);
         try {
-            DeleteResponse r = client.delete(d -> {
-                d.index(index)
-                        .id(id)
-                        .version(version)
-                        .versionType(versionType())
-                        .refresh(refresh);
-                if (routing != null) {
-                    ClientApi.routing(d, routing);
-                }
-                return d;
+            BulkResponseItem r = BulkDelete.send(client, refresh, d -> {
+                d.index(index).id(id).version(version).versionType(versionType());
+                return routing == null ? d : d.routing(routing);
             });
             remember(index, id, routing, version);
             ExternalWrite.Status status =
-                    r.result() == Result.NotFound ? ExternalWrite.Status.NOT_FOUND : ExternalWrite.Status.DELETED;
+                    r.status() == 404 ? ExternalWrite.Status.NOT_FOUND : ExternalWrite.Status.DELETED;
             return new ExternalWrite(
-                    index, id, routing, status, version, r.version(), r.seqNo(), r.primaryTerm(), null);
+                    index,
+                    id,
+                    routing,
+                    status,
+                    version,
+                    orMinus1(r.version()),
+                    orMinus1(r.seqNo()),
+                    orMinus1(r.primaryTerm()),
+                    null);
         } catch (ElasticsearchException | IOException e) {
             return notDone(index, id, routing, version, "delete", e);
         }
@@ -538,5 +539,9 @@ public final class ExternalVersions {
         public ExternalVersions build() {
             return new ExternalVersions(this);
         }
+    }
+
+    private static long orMinus1(Long v) {
+        return v == null ? -1 : v;
     }
 }

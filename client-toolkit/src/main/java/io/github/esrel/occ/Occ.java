@@ -5,7 +5,6 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch._types.Result;
-import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
@@ -937,28 +936,15 @@ public final class Occ {
     }
 
     /**
-     * Deletes the document {@code seen} if it still has that seq_no and primary term. Sent as a {@code _bulk} of one
-     * delete: a {@code POST}, which a proxy in front of Elasticsearch does not send again to another node when its
-     * answer is lost, where it would send a {@code DELETE} again (HTTP calls it idempotent; the copy of a conditional
-     * delete would answer a conflict for the delete it repeats).
+     * Deletes the document {@code seen} if it still has that seq_no and primary term, as a {@link BulkDelete}.
      *
      * @throws ElasticsearchException the delete's failure, with its status (a conflict is 409)
      */
     ConditionalWrite.Stored delete(Versioned<?> seen) throws IOException {
-        BulkResponse r = client.bulk(b -> {
-            b.operations(op -> op.delete(d -> {
-                d.index(seen.index()).id(seen.id()).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm());
-                if (seen.routing() != null) {
-                    d.routing(seen.routing());
-                }
-                return d;
-            }));
-            return refresh == null ? b : b.refresh(refresh);
+        BulkResponseItem item = BulkDelete.send(client, refresh, d -> {
+            d.index(seen.index()).id(seen.id()).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm());
+            return seen.routing() == null ? d : d.routing(seen.routing());
         });
-        BulkResponseItem item = r.items().get(0);
-        if (item.error() != null) {
-            throw Failures.ofBulkItem(item.status(), item.error());
-        }
         if (item.status() == 404) {
             // Not found at all: as the conflict a delete conditional on a version of it answers.
             throw Failures.ofBulkItem(

@@ -73,6 +73,67 @@ class EngineTest {
         }
     }
 
+    /** Answers each attempt with the next of {@code outcomes}: {@code ""} grants, anything else is why it was lost. */
+    private static final class LossyStore implements LockStore {
+        final Deque<String> outcomes;
+        final AtomicInteger attempts = new AtomicInteger();
+
+        LossyStore(String... outcomes) {
+            this.outcomes = new ArrayDeque<>(java.util.Arrays.asList(outcomes));
+        }
+
+        @Override
+        public Attempt tryAcquire(TreePath path, LockMode mode, String owner, Duration ttl, Duration serverWait) {
+            long token = attempts.incrementAndGet();
+            String lost = outcomes.size() > 1 ? outcomes.poll() : outcomes.peek();
+            if (!lost.isEmpty()) {
+                return Attempt.lost(lost);
+            }
+            Lease.Ops ops = new Lease.Ops() {
+                @Override
+                public Lease.Renewal renew(Duration t) {
+                    return Lease.Renewal.ok(Instant.now().plus(t));
+                }
+
+                @Override
+                public boolean release() {
+                    return true;
+                }
+            };
+            return Attempt.granted(new Grant(token, Instant.now().plus(ttl), ops));
+        }
+
+        @Override
+        public boolean waitsOnServer() {
+            return true;
+        }
+
+        @Override
+        public List<LockInfo> list(TreePath prefix) {
+            return List.of();
+        }
+    }
+
+    @Test
+    void shouldAskAgainWithinTheWaitWhenTheAnswersToAnAttemptWereLost() {
+        LossyStore store = new LossyStore("no answer; released by its grant id", "");
+        TreeLock lock = engine.acquire(store, request(Duration.ofSeconds(30))).orThrow();
+        assertThat(lock.token()).isEqualTo(2);
+        assertThat(lock.release()).isTrue();
+    }
+
+    @Test
+    void shouldSayWhyNothingWasGrantedWhenTheAnswersWereLostAndTheWaitIsOver() {
+        LossyStore store = new LossyStore("no answer to 5 sends; released by its grant id");
+        assertThatThrownBy(() -> engine.acquire(store, request(Duration.ZERO)))
+                .isInstanceOfSatisfying(TreeLockException.class, e -> {
+                    assertThat(e.status()).isEqualTo(TreeLockException.UNAVAILABLE);
+                    assertThat(e.getMessage()).contains("no answer to 5 sends; released by its grant id");
+                    assertThat(e.conflicts()).isEmpty();
+                });
+        assertThat(store.attempts).hasValue(1);
+    }
+
     /** An auto-renewed lock (the default). */
     private static LockRequest request(Duration maxWait) {
         return LockRequest.of(b -> b.path("/a/b").maxWait(maxWait));

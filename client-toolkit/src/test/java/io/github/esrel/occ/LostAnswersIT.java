@@ -226,6 +226,9 @@ class LostAnswersIT {
             Versioned<Counter> seen = occ.get(INDEX, "p", Counter.class).orElseThrow();
             occ.replace(seen, new Counter(9));
             occ.deleteIf(DocRef.of(INDEX, "p"), Counter.class, c -> c.votes() == 9);
+            ExternalVersions external = ExternalVersions.of(b -> b.client(hosts.client()));
+            external.index(INDEX, "x", 3, new Counter(3));
+            assertThat(external.delete(INDEX, "x", 4).status()).isEqualTo(ExternalWrite.Status.DELETED);
             assertThat(methods).doesNotContain("PUT", "DELETE").contains("POST");
         }
     }

@@ -43,6 +43,9 @@ final class OccLoad {
     /** Increments whose outcome is unknown (sent, answer lost): each may be in the count at most once. */
     private final AtomicLongArray unknown;
 
+    /** Why outcomes were unknown, each reason once. */
+    private final Map<String, Boolean> unknownWhy = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final AtomicLong gaveUp = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong faultAt = new AtomicLong(Long.MAX_VALUE);
@@ -97,7 +100,15 @@ final class OccLoad {
      */
     static OccLoad on(ElasticsearchClient es, String index, String id, int writers, String writeLog)
             throws IOException {
-        es.index(i -> i.index(index).id(id).document(new Counter(0, Map.of())).refresh(Refresh.True));
+        return on(es, es, index, id, writers, writeLog);
+    }
+
+    /** As the method above, the counter written through {@code setup} and the writers' calls made through {@code es}. */
+    static OccLoad on(
+            ElasticsearchClient setup, ElasticsearchClient es, String index, String id, int writers, String writeLog)
+            throws IOException {
+        setup.index(
+                i -> i.index(index).id(id).document(new Counter(0, Map.of())).refresh(Refresh.True));
         return new OccLoad(es, index, id, writers, writeLog);
     }
 
@@ -125,6 +136,7 @@ final class OccLoad {
                 gaveUp.incrementAndGet();
             } catch (OccUnknownOutcomeException e) {
                 unknown.incrementAndGet(writer);
+                unknownWhy.putIfAbsent(String.valueOf(e.outcome().error()), Boolean.TRUE);
                 Thread.sleep(50);
             } catch (OccException e) {
                 errors.incrementAndGet();
@@ -166,6 +178,11 @@ final class OccLoad {
 
     long gaveUp() {
         return gaveUp.get();
+    }
+
+    /** Why outcomes were unknown, each reason once. */
+    java.util.Set<String> unknownReasons() {
+        return unknownWhy.keySet();
     }
 
     long errors() {

@@ -8,6 +8,7 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * ShedLock's own contract suite, unmodified, on {@link TreeLocks.Backend#DOCUMENTS}: only the provider and the two
@@ -46,5 +47,11 @@ class EsrelLockProviderDocumentsIT extends AbstractExtensibleLockProviderIntegra
     @Override
     protected void assertUnlocked(String name) {
         contract.assertUnlocked(name);
+    }
+
+    @Test
+    void shouldLockAndUnlockWhenTheirAnswersAreLost() throws java.io.IOException {
+        ShedLockContract.assertLostAnswersAreToldTruthfully(
+                cluster, "shedlock-documents-lost", TreeLocks.Backend.DOCUMENTS);
     }
 }

@@ -76,4 +76,9 @@ class EsrelLockProviderPluginIT extends AbstractExtensibleLockProviderIntegratio
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 1024 are allowed");
     }
+
+    @Test
+    void shouldLockAndUnlockWhenTheirAnswersAreLost() throws java.io.IOException {
+        ShedLockContract.assertLostAnswersAreToldTruthfully(cluster, "shedlock-plugin-lost", TreeLocks.Backend.PLUGIN);
+    }
 }

@@ -16,6 +16,8 @@ import org.elasticsearch.core.TimeValue;
  * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all (not
  *                  named {@code wait}, which {@link Object} already has)
  * @param bindTo    the user to bind the grant to, or null for none (see {@link Grant#boundTo()})
+ * @param grantId   the client's identity of this acquisition, valid ({@link GrantIds#problem} finds nothing wrong
+ *                  with it), or null for none: the same acquire sent again is then answered with the same grant
  */
 public record AcquireCommand(
         String namespace,
@@ -24,7 +26,8 @@ public record AcquireCommand(
         String owner,
         @Nullable TimeValue ttl,
         @Nullable TimeValue waitTime,
-        @Nullable AuthenticatedUser bindTo) {
+        @Nullable AuthenticatedUser bindTo,
+        @Nullable String grantId) {
 
     /**
      * An acquire whose grant is bound to no user.
@@ -43,7 +46,29 @@ public record AcquireCommand(
             String owner,
             @Nullable TimeValue ttl,
             @Nullable TimeValue waitTime) {
-        this(namespace, path, mode, owner, ttl, waitTime, null);
+        this(namespace, path, mode, owner, ttl, waitTime, null, null);
+    }
+
+    /**
+     * An acquire without a grant id.
+     *
+     * @param namespace the concrete index whose locks these are
+     * @param path      the path to lock, valid
+     * @param mode      the mode on {@code path}
+     * @param owner     who will hold the grant, valid
+     * @param ttl       the lease, or null for the default
+     * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all
+     * @param bindTo    the user to bind the grant to, or null for none
+     */
+    public AcquireCommand(
+            String namespace,
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue waitTime,
+            @Nullable AuthenticatedUser bindTo) {
+        this(namespace, path, mode, owner, ttl, waitTime, bindTo, null);
     }
 
     /**

@@ -159,6 +159,18 @@ final class Acquirer {
         return new TaskCancelledException("the client went away");
     }
 
+    /** An acquire whose grant id names another acquisition: a client that reuses ids, or a copy come too late. */
+    private static IllegalArgumentException idReused(AcquireCommand command, @Nullable Grant other) {
+        return new IllegalArgumentException("grant_id [" + command.grantId() + "] "
+                + (other == null
+                        ? "was released: a released grant id grants nothing more"
+                        : "already identifies the " + other.mode().jsonName() + " lock on ["
+                                + TreePath.shorten(other.path()) + "] of owner [" + TreePath.shorten(other.owner())
+                                + "]")
+                + "; send a new grant_id with each acquisition, and the same one only when sending the same acquire"
+                + " again");
+    }
+
     private static ElasticsearchStatusException tableFull(String namespace) {
         return new ElasticsearchStatusException(
                 "the lock table of [" + namespace + "] is full: it holds the maximum number of live locks (setting ["
@@ -170,8 +182,11 @@ final class Acquirer {
     private final class AcquireMutation implements GroupCommitter.Mutation<LockState> {
         final AcquireCommand command;
         final long ttlMillis;
-        /** Recognises this acquire's grant in the table after a write whose outcome was unknown. */
-        final long nonce = ThreadLocalRandom.current().nextLong();
+        /**
+         * Recognises this acquire's grant in the table after a write whose outcome was unknown, and, from its grant
+         * id, the grant of the same acquire sent again by the client.
+         */
+        final long nonce;
 
         final long waitDeadlineNanos;
         /** Transient failures are retried for this long after the wait. */
@@ -189,6 +204,9 @@ final class Acquirer {
                 Cancellation cancellation,
                 ActionListener<Acquisition> listener) {
             this.command = command;
+            this.nonce = command.grantId() != null
+                    ? GrantIds.nonce(command.grantId())
+                    : ThreadLocalRandom.current().nextLong();
             this.ttlMillis = ttlMillis;
             this.waitDeadlineNanos = waitDeadlineNanos;
             this.retryDeadlineNanos = waitDeadlineNanos + limits.retryNanos();
@@ -212,6 +230,9 @@ final class Acquirer {
             if (result.outcome() == AcquireOutcome.GRANTED) {
                 return new GroupCommitter.Decision<>(
                         result.state(), () -> listener.onResponse(Acquisition.granted(result.grant())));
+            }
+            if (result.outcome() == AcquireOutcome.ID_REUSED) {
+                return new GroupCommitter.Decision<>(table, () -> fail(idReused(command, result.grant())));
             }
             return new GroupCommitter.Decision<>(table, () -> answerOrSleep(this, result, now));
         }

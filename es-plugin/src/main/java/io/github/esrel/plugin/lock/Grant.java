@@ -20,8 +20,10 @@ import org.elasticsearch.core.Nullable;
  * @param token           the fencing token, unique within the index's lock table and greater than every
  *                        token issued before it there
  * @param expiresAtMillis when the lease ends (epoch milliseconds, the granting node's clock)
- * @param nonce           a random number identifying the request that created the grant, so that a retry
- *                        of a write whose outcome was unknown recognises its own grant; never shown to clients
+ * @param nonce           identifies the request that created the grant, so that a retry of a write whose
+ *                        outcome was unknown recognises its own grant: the digest of the request's grant id
+ *                        ({@link GrantIds#nonce}), so that the client's resent request recognises it too, or a
+ *                        random number for a request without one; never shown to clients
  * @param boundTo         the user the grant is bound to ({@code "bind_to_user": true}): only that user, or one
  *                        allowed to override bindings, may release or renew it; null if anyone may
  */
@@ -73,6 +75,23 @@ public record Grant(
      */
     public boolean mayBeChangedBy(Caller caller) {
         return boundTo == null || caller.overridesBindings() || boundTo.equals(caller.user());
+    }
+
+    /**
+     * Whether this grant is what an acquire of {@code mode} on {@code path} for {@code owner}, bound to
+     * {@code boundTo}, makes: the test that an acquire whose grant id found this grant is the same acquisition.
+     *
+     * @param path    the requested path
+     * @param mode    the requested mode
+     * @param owner   the requested owner
+     * @param boundTo the user the request binds the grant to, or null
+     * @return {@code true} if path, mode, owner and binding are this grant's
+     */
+    public boolean isAcquisition(String path, LockMode mode, String owner, @Nullable AuthenticatedUser boundTo) {
+        return this.path.equals(path)
+                && this.mode == mode
+                && this.owner.equals(owner)
+                && Objects.equals(this.boundTo, boundTo);
     }
 
     /**

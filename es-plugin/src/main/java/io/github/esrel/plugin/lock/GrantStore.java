@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -48,6 +49,11 @@ import org.elasticsearch.xcontent.XContentFactory;
  *   <li>One document per grant (id: {@code <namespace>#<token>}), written with an {@code external_gte} version:
  *       the round that decided its state. A released or expired grant's document is kept, marked
  *       {@code released}, until {@code purge_after}, then deleted if it is still the one this node wrote.</li>
+ *   <li>One document per released grant id ({@link GrantIds}; id: {@code <namespace>#released-id#<nonce>}, kind
+ *       {@value #RELEASED_ID_KIND}, the {@link ReleasedId} in {@code grant}, its nonce as {@code token} so that the
+ *       rebuild's search pages through those due to be deleted by one unique key; it reads the newest {@link
+ *       GrantIds#MAX_REMEMBERED} still remembered in one request), written like grant documents and deleted once it is
+ *       forgotten ({@code purge_after} is its {@code until}). A plugin that does not know them never reads them.</li>
  * </ul>
  *
  * <h2>A round</h2>
@@ -203,10 +209,10 @@ final class GrantStore implements VersionedStore<LockState> {
         if (LockHead.isHead(source) == false) {
             // A table of the one-document store: its grants become documents before the first head replaces it.
             LockTable table = LockTable.fromSource(source);
-            Table t = new Table(new LockIndex(table.lastToken(), table.grants()));
+            Table t = new Table(new LockIndex(table.lastToken(), table.grants(), table.released()));
             t.exists = true;
             t.round = 1;
-            t.headChanges = new LockState.Changes(table.lastToken(), table.grants(), List.of());
+            t.headChanges = new LockState.Changes(table.lastToken(), table.grants(), List.of(), table.released());
             t.seqNo = response.getSeqNo();
             t.primaryTerm = response.getPrimaryTerm();
             deliver(namespace, remember(namespace, t), listener);
@@ -267,22 +273,29 @@ final class GrantStore implements VersionedStore<LockState> {
                 return;
             }
             long now = clock.getAsLong();
-            searchGrants(namespace, now, null, new ArrayList<>(), new ArrayList<>(), l.delegateFailure((l2, found) -> {
-                scheduler.execute(() -> {
-                    Table t;
-                    try {
-                        t = new Table(new LockIndex(0, found.grants()));
-                        long removedExpiry = t.latestExpiry(head.changes().removed());
-                        t.index.apply(head.changes());
-                        t.at(head, seqNo, primaryTerm, removedExpiry);
-                        t.purges.addAll(found.purges());
-                    } catch (RuntimeException e) {
-                        l2.onFailure(e);
-                        return;
-                    }
-                    deliver(namespace, remember(namespace, t), l2);
-                });
-            }));
+            searchGrants(
+                    namespace,
+                    now,
+                    null,
+                    new ArrayList<>(),
+                    new ArrayList<>(),
+                    l.delegateFailure((l1, found) -> searchReleasedIds(namespace, now, l1.delegateFailure((l2, ids) -> {
+                        scheduler.execute(() -> {
+                            Table t;
+                            try {
+                                t = new Table(new LockIndex(0, found.grants(), ids));
+                                long removedExpiry =
+                                        t.latestExpiry(head.changes().removed());
+                                t.index.apply(head.changes());
+                                t.at(head, seqNo, primaryTerm, removedExpiry);
+                                t.purges.addAll(found.purges());
+                            } catch (RuntimeException e) {
+                                l2.onFailure(e);
+                                return;
+                            }
+                            deliver(namespace, remember(namespace, t), l2);
+                        });
+                    }))));
         }));
     }
 
@@ -290,7 +303,8 @@ final class GrantStore implements VersionedStore<LockState> {
 
     /**
      * Reads the namespace's grant documents: the grants, and the released ones due to be purged (those not yet
-     * due are left out, so that a table is rebuilt from what it holds, plus at most what releases left for later).
+     * due are left out, so that a table is rebuilt from what it holds, plus at most what releases left for later),
+     * released grant ids' documents included.
      */
     private void searchGrants(
             String namespace,
@@ -301,11 +315,18 @@ final class GrantStore implements VersionedStore<LockState> {
             ActionListener<Found> listener) {
         SearchSourceBuilder source = new SearchSourceBuilder()
                 .query(QueryBuilders.boolQuery()
-                        .filter(QueryBuilders.termQuery("kind", GRANT_KIND))
                         .filter(QueryBuilders.termQuery("namespace", namespace))
                         .filter(QueryBuilders.boolQuery()
-                                .should(QueryBuilders.termQuery("released", false))
-                                .should(QueryBuilders.rangeQuery("purge_after").lt(now))))
+                                .should(QueryBuilders.boolQuery()
+                                        .filter(QueryBuilders.termQuery("kind", GRANT_KIND))
+                                        .filter(QueryBuilders.boolQuery()
+                                                .should(QueryBuilders.termQuery("released", false))
+                                                .should(QueryBuilders.rangeQuery("purge_after")
+                                                        .lt(now))))
+                                .should(QueryBuilders.boolQuery()
+                                        .filter(QueryBuilders.termQuery("kind", RELEASED_ID_KIND))
+                                        .filter(QueryBuilders.rangeQuery("purge_after")
+                                                .lt(now)))))
                 .sort("token", SortOrder.ASC)
                 .size(PAGE)
                 .seqNoAndPrimaryTerm(true)
@@ -324,7 +345,7 @@ final class GrantStore implements VersionedStore<LockState> {
             try {
                 for (SearchHit hit : hits) {
                     Map<String, Object> doc = hit.getSourceAsMap();
-                    if (Boolean.TRUE.equals(doc.get("released"))) {
+                    if (Boolean.TRUE.equals(doc.get("released")) || RELEASED_ID_KIND.equals(doc.get("kind"))) {
                         purges.add(new Purge(
                                 hit.getId(),
                                 ((Number) doc.get("purge_after")).longValue(),
@@ -346,6 +367,40 @@ final class GrantStore implements VersionedStore<LockState> {
         }));
     }
 
+    /**
+     * Reads the namespace's released grant ids still remembered: the newest {@link GrantIds#MAX_REMEMBERED}, as many
+     * as a table keeps, in one request however many releases the last minutes had; oldest first, as released.
+     */
+    private void searchReleasedIds(String namespace, long now, ActionListener<List<ReleasedId>> listener) {
+        SearchSourceBuilder source = new SearchSourceBuilder()
+                .query(QueryBuilders.boolQuery()
+                        .filter(QueryBuilders.termQuery("namespace", namespace))
+                        .filter(QueryBuilders.termQuery("kind", RELEASED_ID_KIND))
+                        .filter(QueryBuilders.rangeQuery("purge_after").gt(now)))
+                .sort("purge_after", SortOrder.DESC)
+                .size(GrantIds.MAX_REMEMBERED)
+                .trackTotalHits(false);
+        client.search(new SearchRequest(TreeLockIndex.NAME).source(source), listener.delegateFailure((l, response) -> {
+            if (response.getFailedShards() > 0 || response.getSuccessfulShards() < response.getTotalShards()) {
+                l.onFailure(new ElasticsearchStatusException(
+                        "the lock index could not be searched on every shard; retrying",
+                        RestStatus.SERVICE_UNAVAILABLE));
+                return;
+            }
+            List<ReleasedId> ids = new ArrayList<>();
+            try {
+                for (SearchHit hit : response.getHits().getHits()) {
+                    ids.add(ReleasedId.fromSource(hit.getSourceAsMap().get("grant")));
+                }
+            } catch (RuntimeException e) {
+                l.onFailure(new IllegalStateException("a released grant id document is corrupt: " + e.getMessage(), e));
+                return;
+            }
+            Collections.reverse(ids);
+            l.onResponse(ids);
+        }));
+    }
+
     @Override
     public void write(String namespace, Versioned<LockState> read, LockState next, ActionListener<Void> listener) {
         Table t = cached(namespace);
@@ -364,7 +419,7 @@ final class GrantStore implements VersionedStore<LockState> {
                 t.writeId == null
                         ? List.of()
                         : LockHead.earlierAfter(t.earlier, new LockHead.Step(t.writeId, t.headChanges)),
-                new LockState.Changes(decided.lastToken(), decided.put(), List.copyOf(removed)));
+                new LockState.Changes(decided.lastToken(), decided.put(), List.copyOf(removed), decided.released()));
         storeGrants(namespace, t, now, listener.delegateFailure((l, stored) -> writeHead(namespace, t, read, head, l)));
     }
 
@@ -374,10 +429,13 @@ final class GrantStore implements VersionedStore<LockState> {
      */
     private void storeGrants(String namespace, Table t, long now, ActionListener<Void> listener) {
         BulkRequest bulk = new BulkRequest().timeout(TreeLockIndex.WRITE_TIMEOUT);
-        // Items [0, puts) write grants, [puts, writes) released grants, [writes, ...) purge.
+        // Items [0, puts) write grants, [puts, releases) released grants, [releases, writes) released grant ids,
+        // [writes, ...) purge.
         int puts = 0;
+        int grantReleases = 0;
         int grantWrites = 0;
         long purgeAfter = Math.max(now, t.headRemovedExpiry) + PURGE_MARGIN_MILLIS;
+        List<ReleasedId> releasedIds = new ArrayList<>();
         try {
             if (t.headChanges != null && t.headChangesStored == false) {
                 for (Grant g : t.headChanges.put()) {
@@ -386,6 +444,15 @@ final class GrantStore implements VersionedStore<LockState> {
                 puts = bulk.numberOfActions();
                 for (long token : t.headChanges.removed()) {
                     bulk.add(grantWrite(namespace, token, t.round, releasedDoc(namespace, token, purgeAfter)));
+                }
+                grantReleases = bulk.numberOfActions();
+                for (ReleasedId r : t.headChanges.released()) {
+                    bulk.add(new IndexRequest(TreeLockIndex.NAME)
+                            .id(releasedIdDocId(namespace, r.nonce()))
+                            .source(releasedIdDoc(namespace, r))
+                            .versionType(VersionType.EXTERNAL_GTE)
+                            .version(t.round));
+                    releasedIds.add(r);
                 }
                 grantWrites = bulk.numberOfActions();
             }
@@ -409,6 +476,7 @@ final class GrantStore implements VersionedStore<LockState> {
             return;
         }
         int releasesFrom = puts;
+        int releasedIdsFrom = grantReleases;
         int writes = grantWrites;
         ActionListener<Void> onFailureRequeue = ActionListener.wrap(listener::onResponse, e -> {
             t.purges.addAll(purging); // nothing tells whether they went: deleting again is harmless
@@ -433,6 +501,10 @@ final class GrantStore implements VersionedStore<LockState> {
                                     == false) {
                                 failed = item.getFailure().getCause();
                             }
+                        } else if (i >= releasedIdsFrom) {
+                            DocWriteResponse r = item.getResponse();
+                            long forgetAt = releasedIds.get(i - releasedIdsFrom).untilMillis();
+                            t.purges.add(new Purge(item.getId(), forgetAt, r.getSeqNo(), r.getPrimaryTerm()));
                         } else if (i >= releasesFrom) {
                             DocWriteResponse r = item.getResponse();
                             t.purges.add(new Purge(item.getId(), purgeAfter, r.getSeqNo(), r.getPrimaryTerm()));
@@ -469,6 +541,24 @@ final class GrantStore implements VersionedStore<LockState> {
     }
 
     static final String GRANT_KIND = "grant";
+
+    /** The kind of the documents of released grant ids. */
+    static final String RELEASED_ID_KIND = "released_id";
+
+    static String releasedIdDocId(String namespace, long nonce) {
+        return namespace + "#released-id#" + nonce;
+    }
+
+    static XContentBuilder releasedIdDoc(String namespace, ReleasedId r) throws IOException {
+        XContentBuilder b = XContentFactory.jsonBuilder().startObject();
+        b.field("kind", RELEASED_ID_KIND)
+                .field("namespace", namespace)
+                .field("token", r.nonce())
+                .field("purge_after", r.untilMillis());
+        b.field("grant");
+        r.toXContent(b);
+        return b.endObject();
+    }
 
     static String grantId(String namespace, long token) {
         return namespace + "#" + token;

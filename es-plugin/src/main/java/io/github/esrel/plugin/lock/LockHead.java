@@ -26,7 +26,9 @@ import org.elasticsearch.xcontent.XContentBuilder;
  *                    {@link #MAX_EARLIER_CHANGES} allow: a node whose table is at one of them catches up from this
  *                    document alone, so that nodes taking turns on a namespace read no more than the node that
  *                    wrote last (their grant documents are stored already: only this round's may not be)
- * @param changes     what this round changed, not yet (or not certainly) in the grant documents
+ * @param changes     what this round changed, not yet (or not certainly) in the grant documents: grants put and
+ *                    removed, and the grant ids its releases remembered ({@code released}, absent when none: a
+ *                    plugin that does not know them reads the rest)
  */
 record LockHead(long round, String writeId, List<Step> earlier, LockState.Changes changes) {
 
@@ -43,7 +45,9 @@ record LockHead(long round, String writeId, List<Step> earlier, LockState.Change
         }
 
         int size() {
-            return changes.put().size() + changes.removed().size();
+            return changes.put().size()
+                    + changes.removed().size()
+                    + changes.released().size();
         }
     }
 
@@ -143,6 +147,13 @@ record LockHead(long round, String writeId, List<Step> earlier, LockState.Change
             builder.value(token);
         }
         builder.endArray();
+        if (changes.released().isEmpty() == false) {
+            builder.startArray("released");
+            for (ReleasedId r : changes.released()) {
+                r.toXContent(builder);
+            }
+            builder.endArray();
+        }
         builder.endObject();
     }
 
@@ -156,9 +167,15 @@ record LockHead(long round, String writeId, List<Step> earlier, LockState.Change
         for (Object token : (List<?>) changes.get("removed")) {
             removed.add(((Number) token).longValue());
         }
+        List<ReleasedId> released = new ArrayList<>();
+        if (changes.get("released") instanceof List<?> ids) {
+            for (Object id : ids) {
+                released.add(ReleasedId.fromSource(id));
+            }
+        }
         Object stepLastToken = changes.get("last_token");
         return new LockState.Changes(
-                stepLastToken == null ? lastToken : ((Number) stepLastToken).longValue(), put, removed);
+                stepLastToken == null ? lastToken : ((Number) stepLastToken).longValue(), put, removed, released);
     }
 
     /**

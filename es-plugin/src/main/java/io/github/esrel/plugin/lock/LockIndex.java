@@ -5,6 +5,8 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -18,8 +20,10 @@ import org.elasticsearch.core.Nullable;
  * The stored grants of one namespace, indexed so that a decision costs {@code O(depth · log n)} instead of the
  * {@code O(n)} of a scan of {@link LockTable}: by token, by nonce, by path (sorted, so that a subtree is one
  * range of keys) and by expiry. Mutable: it changes only by {@link #apply} (the changes of a stored round) and
- * {@link #pruneExpired}. Decisions are taken on a {@link LockState}, an immutable view of this index and of the
- * changes decided so far in a round; {@link #generation()} tells a view that the index changed under it.
+ * {@link #pruneExpired}. It also remembers the grant ids released lately ({@link GrantIds}: at most
+ * {@link GrantIds#MAX_REMEMBERED}, the oldest forgotten first). Decisions are taken on a {@link LockState}, an
+ * immutable view of this index and of the changes decided so far in a round; {@link #generation()} tells a view
+ * that the index changed under it.
  *
  * <p>Not thread-safe: one round at a time per namespace uses it, as {@link GroupCommitter} guarantees.
  */
@@ -35,6 +39,9 @@ final class LockIndex {
     private final NavigableMap<String, List<Grant>> byPath = new TreeMap<>();
 
     private final NavigableSet<Grant> byExpiry = new TreeSet<>(BY_EXPIRY);
+    /** The released grant ids by nonce, in the order they were released. */
+    private final LinkedHashMap<Long, ReleasedId> released = new LinkedHashMap<>();
+
     private long lastToken;
     private long generation;
 
@@ -46,6 +53,19 @@ final class LockIndex {
      * @throws IllegalArgumentException if {@code lastToken} is negative or two grants share a token
      */
     LockIndex(long lastToken, Collection<Grant> grants) {
+        this(lastToken, grants, List.of());
+    }
+
+    /**
+     * An index of {@code grants} that remembers the released grant ids {@code released}.
+     *
+     * @param lastToken the last fencing token issued, 0 if none
+     * @param grants    the stored grants, live or not, with distinct tokens
+     * @param released  the released grant ids, oldest first
+     * @throws IllegalArgumentException if {@code lastToken} is negative or two grants share a token
+     */
+    LockIndex(long lastToken, Collection<Grant> grants, Collection<ReleasedId> released) {
+        released.forEach(this::remember);
         if (lastToken < 0) {
             throw new IllegalArgumentException("last_token must not be negative, got " + lastToken);
         }
@@ -88,6 +108,17 @@ final class LockIndex {
         return byNonce.get(nonce);
     }
 
+    /** The released grant id with this nonce, remembered or forgotten by now; null if none. */
+    @Nullable
+    ReleasedId releasedId(long nonce) {
+        return released.get(nonce);
+    }
+
+    /** The released grant ids remembered, oldest first. */
+    Collection<ReleasedId> released() {
+        return Collections.unmodifiableCollection(released.values());
+    }
+
     /** The stored grants on exactly {@code path}, in token order; unmodifiable. */
     List<Grant> onPath(String path) {
         List<Grant> grants = byPath.get(path);
@@ -122,8 +153,20 @@ final class LockIndex {
      * @return the grants removed, earliest expiry first
      */
     List<Grant> pruneExpired(long now) {
+        // The oldest released ids first: they are forgotten in about the order they were released.
+        boolean forgot = false;
+        for (Iterator<ReleasedId> it = released.values().iterator(); it.hasNext(); ) {
+            if (it.next().forgottenAt(now) == false) {
+                break;
+            }
+            it.remove();
+            forgot = true;
+        }
         Collection<Grant> expired = expiredAt(now);
         if (expired.isEmpty()) {
+            if (forgot) {
+                generation++;
+            }
             return List.of();
         }
         List<Grant> removed = new ArrayList<>(expired);
@@ -150,8 +193,19 @@ final class LockIndex {
             remove(g.token());
             add(g);
         }
+        changes.released().forEach(this::remember);
         lastToken = changes.lastToken();
         generation++;
+    }
+
+    /** Remembers a released grant id, as the newest, forgetting the oldest beyond {@link GrantIds#MAX_REMEMBERED}. */
+    private void remember(ReleasedId r) {
+        released.remove(r.nonce());
+        released.put(r.nonce(), r);
+        for (Iterator<Long> it = released.keySet().iterator(); released.size() > GrantIds.MAX_REMEMBERED; ) {
+            it.next();
+            it.remove();
+        }
     }
 
     private void add(Grant g) {

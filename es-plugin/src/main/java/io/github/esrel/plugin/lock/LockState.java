@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -37,8 +38,15 @@ final class LockState implements HolderRules<LockState.Held> {
      * @param lastToken the last token issued after the round
      * @param put       grants added or renewed (a renewed grant replaces the stored one of the same token)
      * @param removed   tokens of stored grants released (or expired and pruned)
+     * @param released  grant ids the round's releases remembered ({@link GrantIds})
      */
-    record Changes(long lastToken, Collection<Grant> put, Collection<Long> removed) {}
+    record Changes(long lastToken, Collection<Grant> put, Collection<Long> removed, Collection<ReleasedId> released) {
+
+        /** Changes that remember no released grant id. */
+        Changes(long lastToken, Collection<Grant> put, Collection<Long> removed) {
+            this(lastToken, put, removed, List.of());
+        }
+    }
 
     /** {@link LockTable.AcquireResult}, with this state. */
     record Acquired(
@@ -61,13 +69,22 @@ final class LockState implements HolderRules<LockState.Held> {
     private final Map<Long, Grant> put;
     /** Tokens of the index's grants released in this round. */
     private final Set<Long> removed;
+    /** Grant ids released in this round, by nonce. */
+    private final Map<Long, ReleasedId> released;
 
-    private LockState(LockIndex index, long generation, long lastToken, Map<Long, Grant> put, Set<Long> removed) {
+    private LockState(
+            LockIndex index,
+            long generation,
+            long lastToken,
+            Map<Long, Grant> put,
+            Set<Long> removed,
+            Map<Long, ReleasedId> released) {
         this.index = index;
         this.generation = generation;
         this.lastToken = lastToken;
         this.put = put;
         this.removed = removed;
+        this.released = released;
     }
 
     /** The state of a namespace without locks, over an index of its own. */
@@ -76,7 +93,7 @@ final class LockState implements HolderRules<LockState.Held> {
     }
 
     static LockState of(LockIndex index) {
-        return new LockState(index, index.generation(), index.lastToken(), Map.of(), Set.of());
+        return new LockState(index, index.generation(), index.lastToken(), Map.of(), Set.of(), Map.of());
     }
 
     /** The last token issued. */
@@ -86,7 +103,7 @@ final class LockState implements HolderRules<LockState.Held> {
 
     /** What this round changed so far. */
     Changes changes() {
-        return new Changes(lastToken, List.copyOf(put.values()), List.copyOf(removed));
+        return new Changes(lastToken, List.copyOf(put.values()), List.copyOf(removed), List.copyOf(released.values()));
     }
 
     /** Whether this state is a current view of {@code index}. */
@@ -149,7 +166,14 @@ final class LockState implements HolderRules<LockState.Held> {
         checkCurrent();
         Grant same = byNonce(nonce, now);
         if (same != null) {
-            return new Acquired(AcquireOutcome.GRANTED, this, same, List.of());
+            return new Acquired(
+                    same.isAcquisition(path, mode, owner, boundTo) ? AcquireOutcome.GRANTED : AcquireOutcome.ID_REUSED,
+                    this,
+                    same,
+                    List.of());
+        }
+        if (releasedId(nonce, now) != null) {
+            return new Acquired(AcquireOutcome.ID_REUSED, this, null, List.of());
         }
         List<Grant> conflicts = conflicts(path, mode, now, maxConflicts);
         if (conflicts.isEmpty() == false) {
@@ -163,15 +187,29 @@ final class LockState implements HolderRules<LockState.Held> {
         Map<Long, Grant> nextPut = new HashMap<>(put);
         nextPut.put(token, grant);
         return new Acquired(
-                AcquireOutcome.GRANTED, new LockState(index, generation, token, nextPut, removed), grant, List.of());
+                AcquireOutcome.GRANTED,
+                new LockState(index, generation, token, nextPut, removed, released),
+                grant,
+                List.of());
     }
 
-    /** {@link LockTable#release(String, String, long, Caller, long, boolean)}. */
+    /** {@link LockTable#release(String, String, long, long, Caller, long, boolean)}. */
     @Override
     public Held release(
-            String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
+            String path,
+            String owner,
+            long token,
+            long nonce,
+            Caller caller,
+            long now,
+            boolean earlierWriteMayHaveApplied) {
         checkCurrent();
-        return HolderRules.super.release(path, owner, token, caller, now, earlierWriteMayHaveApplied);
+        return HolderRules.super.release(path, owner, token, nonce, caller, now, earlierWriteMayHaveApplied);
+    }
+
+    /** {@link LockTable#release(String, String, long, Caller, long, boolean)}: a release without a grant id. */
+    Held release(String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
+        return release(path, owner, token, 0, caller, now, earlierWriteMayHaveApplied);
     }
 
     /** {@link LockTable#renew(String, String, long, Caller, long, long)}. */
@@ -182,7 +220,7 @@ final class LockState implements HolderRules<LockState.Held> {
     }
 
     @Override
-    public Held released(Grant match) {
+    public Held released(Grant match, long nonce, long now) {
         long token = match.token();
         Map<Long, Grant> nextPut = put;
         Set<Long> nextRemoved = removed;
@@ -196,9 +234,67 @@ final class LockState implements HolderRules<LockState.Held> {
         }
         return new Held(
                 HolderOutcome.DONE,
-                new LockState(index, generation, lastToken, nextPut, nextRemoved),
+                new LockState(
+                        index,
+                        generation,
+                        lastToken,
+                        nextPut,
+                        nextRemoved,
+                        nonce == 0
+                                ? released
+                                : remembering(new ReleasedId(nonce, token, now + GrantIds.REMEMBER_MILLIS))),
                 match,
                 List.of());
+    }
+
+    @Override
+    public Held spent(long nonce, long now) {
+        return new Held(
+                HolderOutcome.DONE,
+                new LockState(
+                        index,
+                        generation,
+                        lastToken,
+                        put,
+                        removed,
+                        remembering(new ReleasedId(nonce, 0, now + GrantIds.REMEMBER_MILLIS))),
+                null,
+                List.of());
+    }
+
+    private Map<Long, ReleasedId> remembering(ReleasedId r) {
+        // In the order released, as the index keeps them.
+        Map<Long, ReleasedId> next = new LinkedHashMap<>(released);
+        next.remove(r.nonce());
+        next.put(r.nonce(), r);
+        return next;
+    }
+
+    @Override
+    @Nullable
+    public ReleasedId releasedId(long nonce, long now) {
+        ReleasedId r = released.get(nonce);
+        if (r == null) {
+            r = index.releasedId(nonce);
+        }
+        return r == null || r.forgottenAt(now) ? null : r;
+    }
+
+    /** Every released grant id this view remembers at {@code now}, the index's and this round's, oldest first. */
+    List<ReleasedId> releasedIds(long now) {
+        checkCurrent();
+        List<ReleasedId> result = new ArrayList<>(index.released().size() + released.size());
+        for (ReleasedId r : index.released()) {
+            if (released.containsKey(r.nonce()) == false && r.forgottenAt(now) == false) {
+                result.add(r);
+            }
+        }
+        for (ReleasedId r : released.values()) {
+            if (r.forgottenAt(now) == false) {
+                result.add(r);
+            }
+        }
+        return result;
     }
 
     @Override
@@ -206,7 +302,10 @@ final class LockState implements HolderRules<LockState.Held> {
         Map<Long, Grant> nextPut = new HashMap<>(put);
         nextPut.put(renewed.token(), renewed);
         return new Held(
-                HolderOutcome.DONE, new LockState(index, generation, lastToken, nextPut, removed), renewed, List.of());
+                HolderOutcome.DONE,
+                new LockState(index, generation, lastToken, nextPut, removed, released),
+                renewed,
+                List.of());
     }
 
     @Override
@@ -399,6 +498,13 @@ final class LockState implements HolderRules<LockState.Held> {
         }
         Grant stored = index.byNonce(nonce);
         return stored != null && isStoredAndLive(stored, now) ? stored : null;
+    }
+
+    @Override
+    @Nullable
+    public Grant findByNonce(String path, String owner, long nonce, long now) {
+        Grant g = byNonce(nonce, now);
+        return g != null && g.path().equals(path) && g.owner().equals(owner) ? g : null;
     }
 
     @Override

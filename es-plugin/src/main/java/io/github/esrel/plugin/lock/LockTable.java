@@ -20,7 +20,10 @@ import org.elasticsearch.xcontent.XContentBuilder;
  *  "grants": [{"path": "/a/b", "mode": "exclusive", "owner": "worker-7", "token": 1764504000000017,
  *              "expires_at": 1764504060123, "nonce": -4102567348899437101}]}
  * </pre>
- * A grant bound to a user also stores {@code "bound_user"} and {@code "bound_realm"}.
+ * A grant bound to a user also stores {@code "bound_user"} and {@code "bound_realm"}. The grant ids released lately
+ * ({@link GrantIds}) are stored as {@code "changes": {"released": [{"nonce": ..., "token": ..., "until": ...}]}}, in an
+ * object the lock index does not index (so its mappings need no change), which a plugin that does not know them
+ * ignores and drops on its next write.
  *
  * <p>Time is passed in by the caller ({@code now}, epoch milliseconds): a grant is live while
  * {@code now < expires_at}, and an expired grant is ignored whether or not it has been pruned yet.
@@ -28,7 +31,7 @@ import org.elasticsearch.xcontent.XContentBuilder;
 public final class LockTable {
 
     /** The table of an index that never had a lock: no grants, no token issued. */
-    public static final LockTable EMPTY = new LockTable(0, List.of());
+    public static final LockTable EMPTY = new LockTable(0, List.of(), List.of());
 
     /**
      * Tokens never fall below the clock in microsecond-sized steps ({@code now * 1000}). Together with
@@ -40,9 +43,11 @@ public final class LockTable {
 
     private final long lastToken;
     private final List<Grant> grants;
+    /** The released grant ids, oldest first, at most {@link GrantIds#MAX_REMEMBERED}. */
+    private final List<ReleasedId> released;
 
     /**
-     * Creates a table.
+     * Creates a table that remembers no released grant id.
      *
      * @param lastToken the last fencing token issued, 0 if none
      * @param grants    the stored grants, live or not; copied
@@ -50,11 +55,59 @@ public final class LockTable {
      * @throws NullPointerException     if {@code grants} is or contains {@code null}
      */
     public LockTable(long lastToken, List<Grant> grants) {
+        this(lastToken, grants, List.of());
+    }
+
+    /**
+     * Creates a table.
+     *
+     * @param lastToken the last fencing token issued, 0 if none
+     * @param grants    the stored grants, live or not; copied
+     * @param released  the released grant ids it remembers, oldest first; the newest {@link GrantIds#MAX_REMEMBERED}
+     *                  are kept
+     * @throws IllegalArgumentException if {@code lastToken} is negative
+     * @throws NullPointerException     if {@code grants} or {@code released} is or contains {@code null}
+     */
+    LockTable(long lastToken, List<Grant> grants, List<ReleasedId> released) {
         if (lastToken < 0) {
             throw new IllegalArgumentException("last_token must not be negative, got " + lastToken);
         }
         this.lastToken = lastToken;
         this.grants = List.copyOf(grants);
+        this.released = List.copyOf(
+                released.size() > GrantIds.MAX_REMEMBERED
+                        ? released.subList(released.size() - GrantIds.MAX_REMEMBERED, released.size())
+                        : released);
+    }
+
+    /** The released grant ids this table remembers, oldest first, forgotten ones included until the next change. */
+    List<ReleasedId> released() {
+        return released;
+    }
+
+    /** {@link #released()} as of {@code now}, with {@code also} added (if not null) and the forgotten ones left out. */
+    private List<ReleasedId> releasedAt(long now, @Nullable ReleasedId also) {
+        List<ReleasedId> next = new ArrayList<>(released.size() + 1);
+        for (ReleasedId r : released) {
+            if (r.forgottenAt(now) == false && (also == null || r.nonce() != also.nonce())) {
+                next.add(r);
+            }
+        }
+        if (also != null) {
+            next.add(also);
+        }
+        return next;
+    }
+
+    @Nullable
+    private ReleasedId releasedId(long nonce, long now) {
+        for (int i = released.size() - 1; i >= 0; i--) {
+            ReleasedId r = released.get(i);
+            if (r.nonce() == nonce) {
+                return r.forgottenAt(now) ? null : r;
+            }
+        }
+        return null;
     }
 
     /**
@@ -93,7 +146,7 @@ public final class LockTable {
      */
     public LockTable pruned(long now) {
         List<Grant> live = live(now);
-        return live.size() == grants.size() ? this : new LockTable(lastToken, live);
+        return live.size() == grants.size() ? this : new LockTable(lastToken, live, releasedAt(now, null));
     }
 
     /**
@@ -141,7 +194,12 @@ public final class LockTable {
         /** Live grants conflict with the request; the answer is a 409 listing them. */
         CONFLICT,
         /** The table already holds the most live grants allowed; the answer is a 429. */
-        FULL
+        FULL,
+        /**
+         * The request's grant id (its nonce) already names another acquisition: a live grant of another path, mode,
+         * owner or binding, or a grant id that was released ({@link GrantIds}); the answer is a 400.
+         */
+        ID_REUSED
     }
 
     /**
@@ -149,7 +207,8 @@ public final class LockTable {
      *
      * @param outcome   whether the lock was granted, and if not, why
      * @param table     the table after the request (unchanged unless a new grant was made)
-     * @param grant     the grant, when {@link AcquireOutcome#GRANTED}
+     * @param grant     the grant, when {@link AcquireOutcome#GRANTED}; the live grant of the grant id, when
+     *                  {@link AcquireOutcome#ID_REUSED} and there is one
      * @param conflicts the grants in the way, when {@link AcquireOutcome#CONFLICT}
      */
     public record AcquireResult(
@@ -206,10 +265,19 @@ public final class LockTable {
         for (Grant g : grants) {
             if (g.expiredAt(now) == false) {
                 if (g.nonce() == nonce) {
-                    return new AcquireResult(AcquireOutcome.GRANTED, this, g, List.of());
+                    return new AcquireResult(
+                            g.isAcquisition(path, mode, owner, boundTo)
+                                    ? AcquireOutcome.GRANTED
+                                    : AcquireOutcome.ID_REUSED,
+                            this,
+                            g,
+                            List.of());
                 }
                 live++;
             }
+        }
+        if (releasedId(nonce, now) != null) {
+            return new AcquireResult(AcquireOutcome.ID_REUSED, this, null, List.of());
         }
         List<Grant> conflicts = conflicts(path, mode, now);
         if (conflicts.isEmpty() == false) {
@@ -223,7 +291,8 @@ public final class LockTable {
         List<Grant> next = new ArrayList<>(live + 1);
         next.addAll(live(now));
         next.add(grant);
-        return new AcquireResult(AcquireOutcome.GRANTED, new LockTable(token, next), grant, List.of());
+        return new AcquireResult(
+                AcquireOutcome.GRANTED, new LockTable(token, next, releasedAt(now, null)), grant, List.of());
     }
 
     /** The outcome of {@link #release} and {@link #renew}. */
@@ -268,7 +337,7 @@ public final class LockTable {
      * @return the outcome, with the new table and the released grant or the holders of the path
      */
     public HolderResult release(String path, String owner, long token, long now, boolean earlierWriteMayHaveApplied) {
-        return release(path, owner, token, Caller.of(null), now, earlierWriteMayHaveApplied);
+        return release(path, owner, token, 0, Caller.of(null), now, earlierWriteMayHaveApplied);
     }
 
     /**
@@ -285,7 +354,33 @@ public final class LockTable {
      */
     public HolderResult release(
             String path, String owner, long token, Caller caller, long now, boolean earlierWriteMayHaveApplied) {
-        return new Rules(now).release(path, owner, token, caller, now, earlierWriteMayHaveApplied);
+        return release(path, owner, token, 0, caller, now, earlierWriteMayHaveApplied);
+    }
+
+    /**
+     * {@link #release(String, String, long, Caller, long, boolean)} of a release that may carry a grant id: the
+     * rules of {@link HolderRules#release}. A release with a grant id remembers it as released, and a release that
+     * finds its own grant id remembered is done.
+     *
+     * @param path                       the path of the grant
+     * @param owner                      the owner of the grant
+     * @param token                      the fencing token of the grant, or 0 to name it by its grant id
+     * @param nonce                      the nonce of the request's grant id ({@link GrantIds#nonce}), or 0 for none
+     * @param caller                     who asks
+     * @param now                        the current time, epoch milliseconds
+     * @param earlierWriteMayHaveApplied as for {@link #release(String, String, long, long, boolean)}
+     * @return the outcome, with the new table and the released grant, the holders of the path, or the bound grant
+     * @throws IllegalArgumentException if both {@code token} and {@code nonce} are 0
+     */
+    public HolderResult release(
+            String path,
+            String owner,
+            long token,
+            long nonce,
+            Caller caller,
+            long now,
+            boolean earlierWriteMayHaveApplied) {
+        return new Rules(now).release(path, owner, token, nonce, caller, now, earlierWriteMayHaveApplied);
     }
 
     /**
@@ -341,13 +436,47 @@ public final class LockTable {
         }
 
         @Override
-        public HolderResult released(Grant released) {
-            return renewed(released, null);
+        @Nullable
+        public Grant findByNonce(String path, String owner, long nonce, long at) {
+            for (Grant g : grants) {
+                if (g.nonce() == nonce
+                        && g.path().equals(path)
+                        && g.owner().equals(owner)
+                        && g.expiredAt(at) == false) {
+                    return g;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        @Nullable
+        public ReleasedId releasedId(long nonce, long at) {
+            return LockTable.this.releasedId(nonce, at);
+        }
+
+        @Override
+        public HolderResult released(Grant released, long nonce, long at) {
+            return replaced(
+                    released,
+                    null,
+                    nonce == 0 ? null : new ReleasedId(nonce, released.token(), at + GrantIds.REMEMBER_MILLIS));
+        }
+
+        @Override
+        public HolderResult spent(long nonce, long at) {
+            LockTable next = new LockTable(
+                    lastToken, grants, releasedAt(at, new ReleasedId(nonce, 0, at + GrantIds.REMEMBER_MILLIS)));
+            return new HolderResult(HolderOutcome.DONE, next, null, List.of());
+        }
+
+        @Override
+        public HolderResult renewed(Grant match, Grant renewed) {
+            return replaced(match, renewed, null);
         }
 
         /** The table with {@code match} replaced by {@code renewed}, or dropped for null; live grants only. */
-        @Override
-        public HolderResult renewed(Grant match, @Nullable Grant renewed) {
+        private HolderResult replaced(Grant match, @Nullable Grant renewed, @Nullable ReleasedId releasedId) {
             List<Grant> next = new ArrayList<>(grants.size());
             for (Grant g : grants) {
                 if (g == match) {
@@ -359,7 +488,10 @@ public final class LockTable {
                 }
             }
             return new HolderResult(
-                    HolderOutcome.DONE, new LockTable(lastToken, next), renewed == null ? match : renewed, List.of());
+                    HolderOutcome.DONE,
+                    new LockTable(lastToken, next, releasedAt(now, releasedId)),
+                    renewed == null ? match : renewed,
+                    List.of());
         }
 
         @Override
@@ -415,6 +547,13 @@ public final class LockTable {
             writeGrant(builder, g);
         }
         builder.endArray();
+        if (released.isEmpty() == false) {
+            builder.startObject("changes").startArray("released");
+            for (ReleasedId r : released) {
+                r.toXContent(builder);
+            }
+            builder.endArray().endObject();
+        }
         return builder.endObject();
     }
 
@@ -464,7 +603,13 @@ public final class LockTable {
             for (Object o : stored) {
                 grants.add(readGrant(o));
             }
-            return new LockTable(lastToken, grants);
+            List<ReleasedId> released = new ArrayList<>();
+            if (source.get("changes") instanceof Map<?, ?> changes && changes.get("released") instanceof List<?> ids) {
+                for (Object o : ids) {
+                    released.add(ReleasedId.fromSource(o));
+                }
+            }
+            return new LockTable(lastToken, grants, released);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the lock table document is corrupt: " + e.getMessage(), e);
         }
@@ -472,16 +617,20 @@ public final class LockTable {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LockTable t && lastToken == t.lastToken && grants.equals(t.grants);
+        return o instanceof LockTable t
+                && lastToken == t.lastToken
+                && grants.equals(t.grants)
+                && released.equals(t.released);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(lastToken, grants);
+        return Objects.hash(lastToken, grants, released);
     }
 
     @Override
     public String toString() {
-        return "LockTable[last_token=" + lastToken + ", grants=" + grants + "]";
+        return "LockTable[last_token=" + lastToken + ", grants=" + grants
+                + (released.isEmpty() ? "" : ", released=" + released) + "]";
     }
 }

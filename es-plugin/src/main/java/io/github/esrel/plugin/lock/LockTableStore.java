@@ -56,7 +56,7 @@ final class LockTableStore implements VersionedStore<LockState> {
         try {
             write = TreeLockIndex.replacing(
                     namespace,
-                    new LockTable(next.lastToken(), next.grants())
+                    new LockTable(next.lastToken(), next.grants(), next.releasedIds(clock.getAsLong()))
                             .toXContent(XContentFactory.jsonBuilder(), namespace, clock.getAsLong()),
                     read);
         } catch (Exception e) {
@@ -81,7 +81,7 @@ final class LockTableStore implements VersionedStore<LockState> {
      * decision anyway; the next write leaves them out, as the table always pruned them on a write).
      */
     private LockState state(LockTable table) {
-        LockIndex index = new LockIndex(table.lastToken(), table.grants());
+        LockIndex index = new LockIndex(table.lastToken(), table.grants(), table.released());
         index.pruneExpired(clock.getAsLong());
         return index.state();
     }

@@ -112,8 +112,24 @@ public final class TreeLockService {
      *                 503 when the lock index stays unavailable; called in the caller's thread context
      */
     public void release(GrantRef grant, Caller caller, ActionListener<Void> listener) {
-        HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) ->
-                table.release(grant.path(), grant.owner(), grant.token(), caller, now, earlierWriteMayHaveApplied);
+        release(grant, null, caller, listener);
+    }
+
+    /**
+     * Releases the grant, and with it the shared locks it took on the ancestors; with a grant id, as
+     * {@link GrantIds} describes: the id is remembered as released, and the same release sent again (after its
+     * answer was lost, to this node or another) is answered released, not 404.
+     *
+     * @param grant    the grant to release; its token may be 0 when {@code grantId} is given, to release whatever
+     *                 grant that id acquired on the path for the owner (none, and the id is still spent)
+     * @param grantId  the grant id the grant was acquired with, valid, or null for none
+     * @param caller   who asks: a grant bound to another user is released only if it overrides bindings
+     * @param listener as for {@link #release(GrantRef, Caller, ActionListener)}
+     */
+    public void release(GrantRef grant, @Nullable String grantId, Caller caller, ActionListener<Void> listener) {
+        long nonce = grantId == null ? 0 : GrantIds.nonce(grantId);
+        HolderMutation.Change release = (table, now, earlierWriteMayHaveApplied) -> table.release(
+                grant.path(), grant.owner(), grant.token(), nonce, caller, now, earlierWriteMayHaveApplied);
         ActionListener<LockState.Held> released = callersContext(listener).map(result -> null);
         submit(
                 grant.namespace(),

@@ -24,7 +24,9 @@ class LockHeadTest {
 
     @Test
     void shouldRoundTripTheHeadDocument() throws IOException {
-        LockHead.Step w1 = new LockHead.Step("w-1", new LockState.Changes(6_999, List.of(FREE), List.of(4L)));
+        ReleasedId released = new ReleasedId(GrantIds.nonce("released-by-its-id"), 4, NOW + 120_000);
+        LockHead.Step w1 =
+                new LockHead.Step("w-1", new LockState.Changes(6_999, List.of(FREE), List.of(4L), List.of(released)));
         LockHead head = new LockHead(
                 9_000, "w-2", List.of(w1), new LockState.Changes(7_001, List.of(BOUND, FREE), List.of(5L, 6L)));
         Map<String, Object> source = source(head.toXContent(JsonXContent.contentBuilder(), "fs", NOW));
@@ -38,6 +40,9 @@ class LockHeadTest {
         assertThat(read.changes().lastToken()).isEqualTo(7_001);
         assertThat(read.changes().put()).containsExactly(BOUND, FREE);
         assertThat(read.changes().removed()).containsExactly(5L, 6L);
+        assertThat(read.changes().released()).isEmpty();
+        assertThat(read.earlier().get(0).changes().released()).containsExactly(released);
+        assertThat(w1.size()).as("a released id counts as a change").isEqualTo(3);
 
         LockHead first = new LockHead(1, "w-1", List.of(), new LockState.Changes(0, List.of(), List.of()));
         assertThat(LockHead.fromSource(source(first.toXContent(JsonXContent.contentBuilder(), "fs", NOW))))

@@ -82,8 +82,13 @@ class LockStateTest {
                     LockState.Held actual;
                     if (kind < 8) {
                         boolean uncertain = random.nextInt(5) == 0;
-                        expected = table.release(g.path(), owner, token, caller, now, uncertain);
-                        actual = state.release(g.path(), owner, token, caller, now, uncertain);
+                        // Without a grant id, with the grant's own (as a client sends it, again and again), a
+                        // random one, or by grant id alone.
+                        int by = random.nextInt(8);
+                        long nonce = by < 3 ? 0 : by < 7 ? g.nonce() : random.nextLong();
+                        long named = by == 6 ? 0 : token;
+                        expected = table.release(g.path(), owner, named, nonce, caller, now, uncertain);
+                        actual = state.release(g.path(), owner, named, nonce, caller, now, uncertain);
                     } else {
                         long ttl = 20 + random.nextInt(400);
                         expected = table.renew(g.path(), owner, token, caller, ttl, now);
@@ -101,6 +106,11 @@ class LockStateTest {
                     state = actual.state();
                 }
                 assertThat(state.liveCount(now)).isEqualTo(table.live(now).size());
+                long at = now;
+                assertThat(state.releasedIds(at))
+                        .isEqualTo(table.released().stream()
+                                .filter(r -> r.forgottenAt(at) == false)
+                                .toList());
                 assertThat(state.lastToken()).isEqualTo(table.lastToken());
                 String prefix = PATHS[random.nextInt(PATHS.length)];
                 assertThat(state.liveAtOrBelow(prefix, now)).isEqualTo(table.liveAtOrBelow(prefix, now));

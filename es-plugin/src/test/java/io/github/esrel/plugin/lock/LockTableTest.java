@@ -204,6 +204,112 @@ class LockTableTest {
     }
 
     @Test
+    void shouldAnswerAnAcquireSentAgainWithItsGrantIdWithTheSameGrant() {
+        long id = GrantIds.nonce("resent-acquire-0001");
+        AcquireResult first = table.acquire("/a", EXCLUSIVE, "w", TTL, id, NOW, MAX);
+        table = first.table();
+        AcquireResult again = table.acquire("/a", EXCLUSIVE, "w", 5 * TTL, id, NOW + 900, MAX);
+        assertThat(again.outcome()).isEqualTo(AcquireOutcome.GRANTED);
+        assertThat(again.grant()).as("same token, same lease").isEqualTo(first.grant());
+        assertThat(again.table()).isSameAs(table);
+        // The same id for another acquisition: refused, never answered with a grant of another path or owner.
+        for (AcquireResult other : List.of(
+                table.acquire("/b", EXCLUSIVE, "w", TTL, id, NOW, MAX),
+                table.acquire("/a", SHARED, "w", TTL, id, NOW, MAX),
+                table.acquire("/a", EXCLUSIVE, "w2", TTL, id, NOW, MAX),
+                table.acquire("/a", EXCLUSIVE, "w", ALICE, TTL, id, NOW, MAX))) {
+            assertThat(other.outcome()).isEqualTo(AcquireOutcome.ID_REUSED);
+            assertThat(other.grant()).isEqualTo(first.grant());
+            assertThat(other.table()).isSameAs(table);
+        }
+    }
+
+    @Test
+    void shouldAnswerAReleaseSentAgainWithItsGrantIdAsReleased() {
+        long id = GrantIds.nonce("resent-release-0001");
+        Grant g = table.acquire("/a/b", EXCLUSIVE, "w", TTL, id, NOW, MAX).grant();
+        table = table.acquire("/a/b", EXCLUSIVE, "w", TTL, id, NOW, MAX).table();
+        table = table.acquire("/a/b", EXCLUSIVE, "w", TTL, id, NOW, MAX).table();
+        HolderResult released = table.release("/a/b", "w", g.token(), id, Caller.of(null), NOW + 10, false);
+        assertThat(released.outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(released.grant()).isEqualTo(g);
+        table = released.table();
+        assertThat(table.grants()).isEmpty();
+        assertThat(table.released())
+                .containsExactly(new ReleasedId(id, g.token(), NOW + 10 + GrantIds.REMEMBER_MILLIS));
+
+        // The same release again (its answer was lost): released, and nothing changes.
+        HolderResult again = table.release("/a/b", "w", g.token(), id, Caller.of(null), NOW + 20, false);
+        assertThat(again.outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(again.table()).isSameAs(table);
+        // Without the grant id, or with another one, the grant is simply gone: not held.
+        assertThat(table.release("/a/b", "w", g.token(), NOW + 20, false).outcome())
+                .isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.release("/a/b", "w", g.token(), 77, Caller.of(null), NOW + 20, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.NOT_HELD);
+        // A late copy of its acquire grants nothing.
+        assertThat(table.acquire("/a/b", EXCLUSIVE, "w", TTL, id, NOW + 30, MAX).outcome())
+                .isEqualTo(AcquireOutcome.ID_REUSED);
+        // Forgotten after REMEMBER_MILLIS: a release sent again that late is a release of a grant that is gone.
+        long later = NOW + 10 + GrantIds.REMEMBER_MILLIS;
+        assertThat(table.release("/a/b", "w", g.token(), id, Caller.of(null), later, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.NOT_HELD);
+        assertThat(table.acquire("/a/b", EXCLUSIVE, "w", TTL, id, later, MAX).outcome())
+                .isEqualTo(AcquireOutcome.GRANTED);
+    }
+
+    @Test
+    void shouldReleaseByGrantIdAloneAndSpendTheIdEvenWithoutAGrant() {
+        long id = GrantIds.nonce("unknown-outcome-01");
+        Grant g = table.acquire("/a", EXCLUSIVE, "w", TTL, id, NOW, MAX).grant();
+        table = table.acquire("/a", EXCLUSIVE, "w", TTL, id, NOW, MAX).table();
+        assertThat(table.release("/a", "w2", 0, id, Caller.of(null), NOW, false).outcome())
+                .as("another owner's")
+                .isEqualTo(HolderOutcome.DONE);
+        HolderResult released = table.release("/a", "w", 0, id, Caller.of(null), NOW, false);
+        assertThat(released.outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(released.grant()).isEqualTo(g);
+        table = released.table();
+        assertThat(table.grants()).isEmpty();
+        assertThat(table.release("/a", "w", g.token(), id, Caller.of(null), NOW, false)
+                        .outcome())
+                .isEqualTo(HolderOutcome.DONE);
+
+        // An acquire whose outcome stayed unknown and was not granted: the id is spent all the same.
+        long never = GrantIds.nonce("never-granted-001");
+        HolderResult spent = table.release("/b", "w", 0, never, Caller.of(null), NOW, false);
+        assertThat(spent.outcome()).isEqualTo(HolderOutcome.DONE);
+        assertThat(spent.grant()).isNull();
+        table = spent.table();
+        assertThat(table.acquire("/b", EXCLUSIVE, "w", TTL, never, NOW + 1, MAX).outcome())
+                .as("its acquire, arriving late")
+                .isEqualTo(AcquireOutcome.ID_REUSED);
+        assertThatThrownBy(() -> table.release("/b", "w", 0, 0, Caller.of(null), NOW, false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void shouldRememberAtMostTheNewestReleasedIds() {
+        List<ReleasedId> ids = new ArrayList<>();
+        for (int i = 0; i < GrantIds.MAX_REMEMBERED + 5; i++) {
+            ids.add(new ReleasedId(1000 + i, i, NOW + GrantIds.REMEMBER_MILLIS));
+        }
+        LockTable t = new LockTable(0, List.of(), ids);
+        assertThat(t.released())
+                .hasSize(GrantIds.MAX_REMEMBERED)
+                .startsWith(ids.get(5))
+                .endsWith(ids.get(ids.size() - 1));
+        LockIndex index = new LockIndex(0, List.of(), ids);
+        assertThat(index.released()).hasSize(GrantIds.MAX_REMEMBERED);
+        assertThat(index.releasedId(1000)).isNull();
+        assertThat(index.releasedId(1005)).isEqualTo(ids.get(5));
+        index.pruneExpired(NOW + GrantIds.REMEMBER_MILLIS);
+        assertThat(index.released()).isEmpty();
+    }
+
+    @Test
     void shouldRefuseGrantsBeyondTheTableLimit() {
         for (int i = 0; i < 3; i++) {
             table = table.acquire("/f" + i, SHARED, "w", TTL, nonce++, NOW, 3).table();
@@ -305,6 +411,9 @@ class LockTableTest {
         grant("/a/b", SHARED, "w1");
         grant("/😀/ü", EXCLUSIVE, "host \"x\"");
         table = table.acquire("/a", SHARED, "w3", 1, Long.MIN_VALUE, NOW, MAX).table();
+        table = table.release("/a", "w3", 0, GrantIds.nonce("round-trip-release"), Caller.of(null), NOW, false)
+                .table();
+        assertThat(table.released()).hasSize(1);
         String json = Strings.toString(table.toXContent(XContentFactory.jsonBuilder(), "fs", NOW));
         Map<String, Object> source = XContentHelper.convertToMap(XContentType.JSON.xContent(), json, false);
         assertThat(source).containsEntry("namespace", "fs").containsEntry("updated_at", NOW);

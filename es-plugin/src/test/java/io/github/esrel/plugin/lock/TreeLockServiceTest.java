@@ -498,6 +498,60 @@ class TreeLockServiceTest {
         assertThat(store.writes(NS)).isEqualTo(1);
     }
 
+    /**
+     * A client's acquire and release whose answers were lost, sent again to another node with the same grant id:
+     * the acquire is answered with the grant the first copy got, the release with released; a copy of the acquire
+     * that comes after the release grants nothing, and a release by grant id alone spends an id that got nothing.
+     */
+    @Test
+    void shouldRecogniseAnAcquireAndAReleaseSentAgainToAnotherNodeByTheirGrantId() {
+        TreeLockService otherNode = service(Settings.EMPTY);
+        String id = "0f8c0b3e-6d4f-4f27-9a55-1b2c3d4e5f60";
+        AcquireCommand command = new AcquireCommand(NS, "/a/b", EXCLUSIVE, "w1", null, null, null, id);
+        Answer<Acquisition> first = new Answer<>();
+        service.acquire(command, Cancellation.NONE, first);
+        scheduler.runReady();
+        scheduler.advance(700);
+        Answer<Acquisition> again = new Answer<>();
+        otherNode.acquire(command, Cancellation.NONE, again);
+        scheduler.runReady();
+        Grant g = first.value().grant();
+        assertThat(again.value().grant()).as("same token, same lease").isEqualTo(g);
+        assertThat(list(NS, TreePath.ROOT)).containsExactly(g);
+
+        GrantRef ref = new GrantRef(NS, g.path(), g.owner(), g.token());
+        for (TreeLockService node : List.of(service, otherNode, service)) {
+            Answer<Void> released = new Answer<>();
+            node.release(ref, id, Caller.of(null), released);
+            scheduler.runReady();
+            assertThat(released.value()).as("released, every time it is sent").isNull();
+        }
+        assertThat(list(NS, TreePath.ROOT)).isEmpty();
+        assertThat(release(g).failure()).as("without the grant id: gone").isInstanceOf(ResourceNotFoundException.class);
+
+        Answer<Acquisition> late = new Answer<>();
+        otherNode.acquire(command, Cancellation.NONE, late);
+        scheduler.runReady();
+        assertThat(late.failure())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("grant_id [" + id + "] was released");
+        assertThat(list(NS, TreePath.ROOT)).isEmpty();
+
+        String unknown = "acquire-whose-outcome-stayed-unknown";
+        Answer<Void> spent = new Answer<>();
+        otherNode.release(new GrantRef(NS, "/c", "w1", 0), unknown, Caller.of(null), spent);
+        scheduler.runReady();
+        assertThat(spent.value()).isNull();
+        Answer<Acquisition> tooLate = new Answer<>();
+        service.acquire(
+                new AcquireCommand(NS, "/c", EXCLUSIVE, "w1", null, null, null, unknown), Cancellation.NONE, tooLate);
+        scheduler.runReady();
+        assertThat(tooLate.failure()).isInstanceOf(IllegalArgumentException.class);
+        assertThat(grant("/c", EXCLUSIVE, "w2").path())
+                .as("nothing left behind")
+                .isEqualTo("/c");
+    }
+
     @Test
     void shouldGrantOnlyOneOfTwoConflictingAcquiresFromTwoNodes() {
         TreeLockService otherNode = service(Settings.EMPTY);

@@ -3,9 +3,12 @@ package io.github.esrel.spring.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.testenv.Clients;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
+import io.github.esrel.testenv.LossyProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
@@ -62,6 +65,43 @@ abstract class AbstractLockRegistryIT {
     @AfterEach
     void close() {
         opened.forEach(TreeLocks::close);
+    }
+
+    /**
+     * A registry whose client reaches the node through a proxy that loses the answer to the first write of each lock
+     * and each unlock (the node did the work, the client sent it again): the lock is held, once, and the unlock is
+     * quiet (no {@link ConcurrentModificationException} for a lease that was held) and frees it.
+     */
+    @Test
+    void lockAndUnlockWhoseAnswersAreLostTellTheTruth() throws Exception {
+        try (LossyProxy proxy = LossyProxy.to(cluster.httpUri())) {
+            ElasticsearchClient lossy = Clients.connect(List.of(proxy.uri()), cluster.requestHeaders());
+            try {
+                TreeLocks locks = TreeLocks.builder()
+                        .client(lossy)
+                        .index(index)
+                        .owner("node-1")
+                        .backend(backend())
+                        .build();
+                opened.add(locks);
+                EsrelLock lock =
+                        EsrelLockRegistry.builder().treeLocks(locks).build().obtain("orders");
+                EsrelLock other = registry("node-2").obtain("orders");
+                for (int i = 0; i < 3; i++) {
+                    proxy.dropAnswerToNext(LossyProxy.WRITES);
+                    lock.lock();
+                    assertThat(lock.isHeld()).isTrue();
+                    assertThat(other.tryLock()).as("held once").isFalse();
+                    proxy.dropAnswerToNext(LossyProxy.WRITES);
+                    lock.unlock();
+                    assertThat(other.tryLock()).as("free").isTrue();
+                    other.unlock();
+                }
+                assertThat(proxy.answersDropped()).isEqualTo(6);
+            } finally {
+                lossy._transport().close();
+            }
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.lock.GrantIds;
 import io.github.esrel.plugin.lock.LockMode;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -17,10 +18,12 @@ import org.elasticsearch.tasks.TaskId;
 import org.elasticsearch.xcontent.XContentParser;
 
 /**
- * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait", "bind_to_user"}}: {@code mode}
- * on the path and shared on each proper ancestor, all or nothing. Its task is cancellable, so a client that goes
- * away stops the wait. With {@code "bind_to_user": true} only the authenticated user who acquires may release or
- * renew the grant (or a user allowed to override bindings, see {@code GrantBindings}).
+ * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait", "bind_to_user", "grant_id"}}:
+ * {@code mode} on the path and shared on each proper ancestor, all or nothing. Its task is cancellable, so a client
+ * that goes away stops the wait. With {@code "bind_to_user": true} only the authenticated user who acquires may
+ * release or renew the grant (or a user allowed to override bindings, see {@code GrantBindings}). With a
+ * {@code "grant_id"} (random, new for each acquisition; see {@link GrantIds}) the same acquire sent again, after its
+ * answer was lost, is answered with the grant it already got (same token, same lease), on any node.
  */
 public final class AcquireTreeLockRequest extends TreeLockRequest {
 
@@ -37,6 +40,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         FIELDS.put("ttl", TreeLockBodyParser.Type.STRING);
         FIELDS.put("wait", TreeLockBodyParser.Type.STRING);
         FIELDS.put("bind_to_user", TreeLockBodyParser.Type.BOOLEAN);
+        FIELDS.put("grant_id", TreeLockBodyParser.Type.STRING);
     }
 
     private final LockMode mode;
@@ -51,6 +55,9 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     private final TimeValue wait;
 
     private final boolean bindToUser;
+
+    @Nullable
+    private final String grantId;
 
     /**
      * Creates a request; {@link #validate()} checks the path, owner and durations.
@@ -88,12 +95,38 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
             @Nullable TimeValue ttl,
             @Nullable TimeValue wait,
             boolean bindToUser) {
+        this(index, path, mode, owner, ttl, wait, bindToUser, null);
+    }
+
+    /**
+     * Creates a request; {@link #validate()} checks the path, owner, durations and grant id.
+     *
+     * @param index      the target index (or an alias of one), the lock namespace
+     * @param path       the path to lock
+     * @param mode       the mode on {@code path}
+     * @param owner      the owner of the grant; null if missing, which {@link #validate()} refuses
+     * @param ttl        the lease, or null for the default (60 s, or the node's maximum if shorter)
+     * @param wait       how long to keep trying while the lock is taken, or null for zero (fail fast)
+     * @param bindToUser whether to bind the grant to the authenticated user who sends the request
+     * @param grantId    the client's identity of this acquisition ({@link GrantIds}), or null for none
+     * @throws NullPointerException if {@code index} or {@code mode} is null
+     */
+    public AcquireTreeLockRequest(
+            String index,
+            String path,
+            LockMode mode,
+            String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue wait,
+            boolean bindToUser,
+            @Nullable String grantId) {
         super(index, path);
         this.mode = Objects.requireNonNull(mode, "mode cannot be null");
         this.owner = owner;
         this.ttl = ttl;
         this.wait = wait;
         this.bindToUser = bindToUser;
+        this.grantId = grantId;
     }
 
     /**
@@ -109,6 +142,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         ttl = in.readOptionalTimeValue();
         wait = in.readOptionalTimeValue();
         bindToUser = in.readBoolean();
+        grantId = in.readOptionalString();
     }
 
     @Override
@@ -119,12 +153,13 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         out.writeOptionalTimeValue(ttl);
         out.writeOptionalTimeValue(wait);
         out.writeBoolean(bindToUser);
+        out.writeOptionalString(grantId);
     }
 
     /**
      * Reads the body strictly: an object with the string fields {@code path}, {@code mode}, {@code owner},
-     * {@code ttl} and {@code wait} and the boolean {@code bind_to_user}, nothing else. A missing {@code mode}
-     * means exclusive, a missing {@code bind_to_user} false.
+     * {@code ttl}, {@code wait} and {@code grant_id} and the boolean {@code bind_to_user}, nothing else. A missing
+     * {@code mode} means exclusive, a missing {@code bind_to_user} false, a missing {@code grant_id} none.
      *
      * @param index  the target index from the URL
      * @param parser the parser over the request body
@@ -146,7 +181,8 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
                 (String) body.get("owner"),
                 ttl == null ? null : TreeLockBodyParser.duration("ttl", ttl),
                 wait == null ? null : TreeLockBodyParser.duration("wait", wait),
-                Boolean.TRUE.equals(body.get("bind_to_user")));
+                Boolean.TRUE.equals(body.get("bind_to_user")),
+                (String) body.get("grant_id"));
     }
 
     @Override
@@ -158,7 +194,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         if (wait != null && wait.duration() < 0) {
             e = ValidateActions.addValidationError("wait must not be negative, got [" + wait.getStringRep() + "]", e);
         }
-        return e;
+        return validateGrantId(grantId, e);
     }
 
     @Override
@@ -216,10 +252,20 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
         return bindToUser;
     }
 
+    /**
+     * The client's identity of this acquisition: the same acquire sent again carries the same one.
+     *
+     * @return the {@code grant_id} of the body, or null if it had none
+     */
+    @Nullable
+    public String grantId() {
+        return grantId;
+    }
+
     @Override
     public String getDescription() {
         return "acquire " + mode.jsonName() + " tree lock on [" + path() + "] in [" + index() + "] for [" + owner + "]"
-                + (bindToUser ? " bound to the user" : "");
+                + (bindToUser ? " bound to the user" : "") + (grantId == null ? "" : " grant_id [" + grantId + "]");
     }
 
     @Override
@@ -231,11 +277,12 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
                 && Objects.equals(owner, r.owner)
                 && Objects.equals(ttl, r.ttl)
                 && Objects.equals(wait, r.wait)
-                && bindToUser == r.bindToUser;
+                && bindToUser == r.bindToUser
+                && Objects.equals(grantId, r.grantId);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index(), path(), mode, owner, ttl, wait, bindToUser);
+        return Objects.hash(index(), path(), mode, owner, ttl, wait, bindToUser, grantId);
     }
 }

@@ -56,7 +56,13 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
 
     @Override
     public ActionRequestValidationException validate() {
-        return validateToken(token, validateOwner(owner, super.validate()));
+        ActionRequestValidationException e = validateOwner(owner, super.validate());
+        return token == 0 && tokenRequired() == false ? e : validateToken(token, e);
+    }
+
+    /** Whether the request must name the grant by its token (a release by grant id need not). */
+    boolean tokenRequired() {
+        return true;
     }
 
     /**
@@ -72,7 +78,8 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
     /**
      * The fencing token acquire returned for the grant.
      *
-     * @return the {@code token} of the body; positive once validated
+     * @return the {@code token} of the body; positive once validated, or 0 for a release that names its grant by
+     *     grant id alone
      */
     public long token() {
         return token;

@@ -70,7 +70,8 @@ public class TransportAcquireTreeLockAction
                     request.owner(),
                     request.ttl(),
                     request.waitTime(),
-                    request.bindToUser() ? bindingUser() : null);
+                    request.bindToUser() ? bindingUser() : null,
+                    request.grantId());
         } catch (RuntimeException e) {
             listener.onFailure(e);
             return;

@@ -47,6 +47,6 @@ public class TransportReleaseTreeLockAction
             Caller caller,
             ReleaseTreeLockRequest request,
             ActionListener<ReleaseTreeLockResponse> listener) {
-        service.release(grant, caller, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
+        service.release(grant, request.grantId(), caller, listener.map(released -> ReleaseTreeLockResponse.RELEASED));
     }
 }

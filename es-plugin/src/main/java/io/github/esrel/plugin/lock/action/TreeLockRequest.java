@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
+import io.github.esrel.plugin.lock.GrantIds;
 import io.github.esrel.plugin.lock.LockOwner;
 import io.github.esrel.plugin.lock.TreePath;
 import java.io.IOException;
@@ -101,6 +102,13 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
     /** Adds the owner's problem, if any. */
     static ActionRequestValidationException validateOwner(@Nullable String owner, ActionRequestValidationException e) {
         String problem = LockOwner.problem(owner);
+        return problem == null ? e : ValidateActions.addValidationError(problem, e);
+    }
+
+    /** Adds the grant id's problem, if any. */
+    static ActionRequestValidationException validateGrantId(
+            @Nullable String grantId, ActionRequestValidationException e) {
+        String problem = GrantIds.problem(grantId);
         return problem == null ? e : ValidateActions.addValidationError(problem, e);
     }
 

@@ -243,16 +243,72 @@ class TreeLockRequestTest {
     }
 
     @Test
+    void shouldReadAndValidateGrantIds() throws IOException {
+        String id = "0f8c0b3e-6d4f-4f27-9a55-1b2c3d4e5f60";
+        AcquireTreeLockRequest a = acquire("{\"path\": \"/a\", \"owner\": \"w\", \"grant_id\": \"" + id + "\"}");
+        assertThat(a.grantId()).isEqualTo(id);
+        assertThat(a.validate()).isNull();
+        assertThat(a.getDescription()).endsWith("grant_id [" + id + "]");
+        assertThat(acquire("{\"path\": \"/a\", \"owner\": \"w\"}").grantId()).isNull();
+
+        ReleaseTreeLockRequest byToken =
+                release("{\"path\": \"/a\", \"owner\": \"w\", \"token\": 3, \"grant_id\": \"" + id + "\"}");
+        assertThat(byToken.token()).isEqualTo(3);
+        assertThat(byToken.grantId()).isEqualTo(id);
+        assertThat(byToken.validate()).isNull();
+        ReleaseTreeLockRequest byId = release("{\"path\": \"/a\", \"owner\": \"w\", \"grant_id\": \"" + id + "\"}");
+        assertThat(byId.token()).as("named by its grant id alone").isZero();
+        assertThat(byId.validate()).isNull();
+        assertThatThrownBy(() -> release("{\"path\": \"/a\", \"owner\": \"w\"}"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("token is required");
+        assertThat(problems(
+                        release("{\"path\": \"/a\", \"owner\": \"w\", \"token\": -1, \"grant_id\": \"" + id + "\"}")))
+                .containsExactly("token must be a positive integer as returned by acquire, got -1");
+
+        String problem = "grant_id must be 16 to 128 characters of [A-Za-z0-9_-], random and new for each acquisition"
+                + " (a UUID, say), got [";
+        for (String bad : List.of(
+                "short", "x".repeat(129), "0f8c0b3e 6d4f 4f27 9a55", "0f8c0b3e/6d4f/4f27/9a55", "ü".repeat(20))) {
+            assertThat(problems(new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, false, bad)))
+                    .as(bad)
+                    .singleElement()
+                    .asString()
+                    .startsWith(problem);
+            assertThat(problems(new ReleaseTreeLockRequest("fs", "/a", "w", 0, bad)))
+                    .as(bad)
+                    .singleElement()
+                    .asString()
+                    .startsWith(problem);
+        }
+        assertThatThrownBy(() -> acquire("{\"path\": \"/a\", \"owner\": \"w\", \"grant_id\": 17}"))
+                .isInstanceOf(XContentParseException.class)
+                .hasMessageContaining("[grant_id] must be a string");
+        assertThatThrownBy(
+                        () -> renew("{\"path\": \"/a\", \"owner\": \"w\", \"token\": 3, \"grant_id\": \"" + id + "\"}"))
+                .as("a renewal needs none: it is the same renewal however often it is sent")
+                .isInstanceOf(XContentParseException.class)
+                .hasMessageContaining("unknown field [grant_id]");
+    }
+
+    @Test
     void shouldRoundTripRequestsAndResponses() throws IOException {
         for (AcquireTreeLockRequest r : List.of(
                 new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null),
                 new AcquireTreeLockRequest(
                         "fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO),
-                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true))) {
+                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true),
+                new AcquireTreeLockRequest(
+                        "fs", "/a", LockMode.SHARED, "w", null, null, false, "grant-id-0123456789"))) {
             assertThat(roundTrip(r, AcquireTreeLockRequest::new)).isEqualTo(r);
         }
-        ReleaseTreeLockRequest release = new ReleaseTreeLockRequest("fs", "/a", "w", Long.MAX_VALUE);
-        assertThat(roundTrip(release, ReleaseTreeLockRequest::new)).isEqualTo(release);
+        for (ReleaseTreeLockRequest release : List.of(
+                new ReleaseTreeLockRequest("fs", "/a", "w", Long.MAX_VALUE),
+                new ReleaseTreeLockRequest("fs", "/a", "w", 0, "grant-id-0123456789"))) {
+            assertThat(roundTrip(release, ReleaseTreeLockRequest::new)).isEqualTo(release);
+        }
+        assertThat(new ReleaseTreeLockRequest("fs", "/a", "w", 3, "grant-id-0123456789"))
+                .isNotEqualTo(new ReleaseTreeLockRequest("fs", "/a", "w", 3));
         RenewTreeLockRequest renew = new RenewTreeLockRequest("fs", "/a", "w", 3, TimeValue.timeValueMinutes(2));
         assertThat(roundTrip(renew, RenewTreeLockRequest::new)).isEqualTo(renew);
         ListTreeLocksRequest list = new ListTreeLocksRequest("fs", null);

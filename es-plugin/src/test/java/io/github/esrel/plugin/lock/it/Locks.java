@@ -38,6 +38,25 @@ final class Locks {
         return acquire(index, path, mode, owner, null, null);
     }
 
+    /** An acquire with a grant id, exclusive, with the default lease, failing fast. */
+    Http.Response acquireWithId(String index, String path, String owner, String grantId) {
+        return http.post(
+                "/" + index + "/_treelock/acquire",
+                Http.json(Map.of("path", path, "owner", owner, "grant_id", grantId)));
+    }
+
+    /** A release with a grant id; by the grant id alone when {@code token} is 0. */
+    Http.Response releaseWithId(String index, String path, String owner, long token, String grantId) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("path", path);
+        body.put("owner", owner);
+        if (token != 0) {
+            body.put("token", token);
+        }
+        body.put("grant_id", grantId);
+        return http.post("/" + index + "/_treelock/release", Http.json(body));
+    }
+
     Http.Response release(String index, String path, String owner, long token) {
         return http.post(
                 "/" + index + "/_treelock/release", Http.json(Map.of("path", path, "owner", owner, "token", token)));

@@ -428,6 +428,79 @@ class TreeLockIT {
         assertError(locks().release("release", "/x/y", "w1", token), 404, "resource_not_found_exception");
     }
 
+    /**
+     * An acquire and a release whose answers were lost, sent again to other nodes with their grant id: the acquire is
+     * answered with the grant the first copy got, the release with released. A node that has to rebuild its table
+     * (the rounds it missed are more than the head keeps) still knows the released id from its document; a copy of
+     * the acquire arriving after the release grants nothing. A grant id that is not one is a 400.
+     */
+    @Test
+    @Order(9)
+    void shouldRecogniseAnAcquireAndAReleaseSentAgainToAnotherNodeByTheirGrantId() {
+        createIndex("resent");
+        List<Locks> nodes =
+                cluster.httpUris().stream().map(u -> new Locks(new Http(u))).toList();
+        String id = "6c1d2f9e-1b0a-4c3e-8f57-2a9b8c7d6e5f";
+        JsonNode first = granted(nodes.get(0).acquireWithId("resent", "/a/b", "w1", id));
+        JsonNode again = granted(nodes.get(1).acquireWithId("resent", "/a/b", "w1", id));
+        assertThat(again.get("token").asLong())
+                .as("the same grant")
+                .isEqualTo(first.get("token").asLong());
+        assertThat(again.get("expires_at_millis").asLong())
+                .isEqualTo(first.get("expires_at_millis").asLong());
+        assertThat(paths(locks().list("resent", null))).containsExactly("/a/b");
+        assertThat(assertError(
+                        nodes.get(2).acquireWithId("resent", "/a/c", "w1", id), 400, "illegal_argument_exception"))
+                .contains("already identifies the exclusive lock on [/a/b] of owner [w1]");
+
+        long token = first.get("token").asLong();
+        for (Locks node : nodes) {
+            Http.Response r = node.releaseWithId("resent", "/a/b", "w1", token, id);
+            assertThat(r.status()).as("%s", r).isEqualTo(200);
+            assertThat(r.raw()).isEqualTo("{\"released\":true}");
+        }
+        // Rounds on one node, more than a head keeps: the others rebuild their tables from the documents.
+        for (int i = 0; i < 10; i++) { // 20 rounds: a head keeps 8
+            release("resent", grant("resent", "/other", "exclusive", "w2"));
+        }
+        for (Locks node : nodes) {
+            Http.Response r = node.releaseWithId("resent", "/a/b", "w1", token, id);
+            assertThat(r.status()).as("%s", r).isEqualTo(200);
+            assertThat(assertError(node.acquireWithId("resent", "/a/b", "w1", id), 400, "illegal_argument_exception"))
+                    .contains("grant_id [" + id + "] was released");
+        }
+        assertError(locks().release("resent", "/a/b", "w1", token), 404, "resource_not_found_exception");
+
+        // By grant id alone: an acquire whose outcome stayed unknown is settled, granted or not.
+        String unknown = "d9b1e1b2-5a55-4d0a-a1e6-0b8a2f4c3e21";
+        JsonNode settled = granted(nodes.get(2).acquireWithId("resent", "/u", "w3", unknown));
+        assertThat(nodes.get(0).releaseWithId("resent", "/u", "w3", 0, unknown).status())
+                .isEqualTo(200);
+        assertThat(nodes.get(1).releaseWithId("resent", "/u", "w3", 0, unknown).status())
+                .isEqualTo(200);
+        assertThat(paths(locks().list("resent", null))).isEmpty();
+        String never = "8e0f4c8a-7d3b-4a1e-9c2f-5b6a7d8e9f01";
+        assertThat(nodes.get(1).releaseWithId("resent", "/n", "w3", 0, never).status())
+                .isEqualTo(200);
+        assertError(nodes.get(2).acquireWithId("resent", "/n", "w3", never), 400, "illegal_argument_exception");
+        assertThat(settled.get("token").asLong()).isGreaterThan(token);
+
+        assertThat(assertError(
+                        locks().acquireWithId("resent", "/a", "w1", "short"),
+                        400,
+                        "action_request_validation_exception"))
+                .contains("grant_id must be 16 to 128 characters of [A-Za-z0-9_-]");
+        assertThat(assertError(
+                        locks().releaseWithId("resent", "/a", "w1", 0, "not a grant id at all"),
+                        400,
+                        "action_request_validation_exception"))
+                .contains("grant_id must be");
+        Http.Response numeric = http().post(
+                        "/resent/_treelock/acquire",
+                        "{\"path\": \"/a\", \"owner\": \"w\", \"grant_id\": 12345678901234567}");
+        assertError(numeric, 400, "x_content_parse_exception");
+    }
+
     @Test
     @Order(10)
     void shouldIssueStrictlyIncreasingTokens() {

@@ -214,8 +214,10 @@ public class EsrelProperties {
         private boolean routingCheck = true;
 
         /**
-         * The field of the write log ({@code Occ.Builder.writeLog}), such as {@code _esrel_writes}: a conflict
-         * Elasticsearch answers for a write it applied is then recognised, not retried. Unset: no log.
+         * The field of the write log ({@code Occ.Builder.writeLog}), such as {@code _esrel_writes}: a write whose
+         * answer was lost is then reported applied or retried as the document's log shows (not unknown), and a copy of
+         * a write sent by a proxy or by Elasticsearch itself is recognised, not applied twice. Unset: no log (esrel's
+         * writes are still never sent twice by the client; see {@code Occ.Builder.writeLog(boolean)}).
          */
         private String writeLog;
 
