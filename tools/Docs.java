@@ -564,9 +564,11 @@ public final class Docs {
         String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(now);
         Path out = Path.of("faults/records/faults-" + stamp + "-es" + esVersion + ".json");
         Files.createDirectories(out.getParent());
-        String json = "{\n  \"started\": " + Json.quote(now.toString()) + ",\n  \"machine\": {\"elasticsearch\": "
+        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        String json = "{\n  \"recorded\": " + Json.quote(now.toString()) + ",\n  \"machine\": {\"elasticsearch\": "
                 + Json.quote(esVersion) + ", \"cores\": " + Runtime.getRuntime().availableProcessors()
-                + ", \"java\": " + Json.quote(System.getProperty("java.version")) + "},\n  \"figures\": [\n"
+                + ", \"java\": " + Json.quote(System.getProperty("java.version"))
+                + ", \"loadAverageWhenRecorded\": " + String.format(Locale.ROOT, "%.2f", load) + "},\n  \"figures\": [\n"
                 + String.join(",\n", rows) + "\n  ]\n}\n";
         Files.writeString(out, json, StandardCharsets.UTF_8);
         System.out.println("docs: " + rows.size() + " figures recorded in " + out
