@@ -9,7 +9,7 @@ import java.util.List;
  * {@link Propagator.Builder#checkpointInterval}) and when it ends:
  *
  * <pre>{@code
- * PUT esrel-propagation/_doc/post-author:42:5f1c2a9e
+ * PUT esrel-propagation/_doc/post-author:42:5f1c2a9e?version=12&version_type=external
  * { "relation": "post-author", "parent_id": "42", "state": "RUNNING", "owner": "12345@host:9c1e",
  *   "parent_seq_no": 17, "total": 100000, "done": 35000, "written": 34990, "up_to_date": 10, "moved": 0,
  *   "conflicts": 3, "rejected": 0, "failed": 0, "passes": 1,
@@ -18,7 +18,11 @@ import java.util.List;
  * }</pre>
  *
  * A job whose state stays {@code RUNNING} while {@code updated_at} (its heartbeat) stops moving has
- * crashed; {@link Propagator#resumeUnfinished()} takes it over.
+ * crashed; {@link Propagator#resumeUnfinished()} takes it over. Every write of the document carries a version above
+ * the one before it ({@code version_type=external}; a claim writes the stored version plus one): a copy of an earlier
+ * write applied late (resent, or run by a node that was frozen) is refused, so it can neither set a finished job back
+ * to {@code RUNNING} nor put back the owner of a job another process claimed, and a run whose job was claimed by
+ * another process learns it at its next checkpoint and stops.
  *
  * <p>Counts ({@link JobCounts}) are child visits, summed over every run of the job.
  *

@@ -1,6 +1,8 @@
 package io.github.esrel.denorm;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.search.Hit;
@@ -10,13 +12,36 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
-/** Reads and writes job checkpoints in the checkpoint index. */
+/**
+ * Reads and writes job checkpoints in the checkpoint index.
+ *
+ * <h2>Why a checkpoint request applied twice, or late, changes nothing</h2>
+ * Each write of a job's checkpoint carries a version above the one before it as an external version
+ * ({@code version_type=external}): the claim that resumes a job writes the stored version plus one, and its runner
+ * goes on from there. Elasticsearch applies an external version only above the stored one, and checkpoints are never
+ * deleted, so:
+ * <ul>
+ *   <li>a copy of an earlier write (a resend after an I/O error, or a copy a frozen node runs late) is refused once
+ *       a later one is stored: a heartbeat of a job that has since completed cannot set it back to {@code RUNNING}
+ *       (for {@link io.github.esrel.denorm.Propagator#resumeUnfinished()} to run again), nor put back the owner
+ *       whose job another process claimed;</li>
+ *   <li>a claim is a compare-and-set: two processes that read the same version both write the next one, and one of
+ *       them is refused;</li>
+ *   <li>a runner whose job another process claimed (its heartbeat looked stale: a frozen process, say) learns it at
+ *       its next checkpoint, which is refused, and stops instead of overwriting the claim.</li>
+ * </ul>
+ * A write whose answer is lost (or that conflicts, 409) is judged by reading the checkpoint back: written by another
+ * owner, the job was taken over; else the write is the runner's own (applied, or refused because its own earlier
+ * copy was applied after all) and it goes on above the stored version, so that a copy still on its way is refused.
+ */
 final class Checkpoints {
 
     private static final String MAPPING = """
@@ -25,8 +50,11 @@ final class Checkpoints {
            "relation": {"type": "keyword"}, "parent_id": {"type": "keyword"}, "state": {"type": "keyword"},
            "owner": {"type": "keyword"}, "started_at": {"type": "long"}, "updated_at": {"type": "long"}}}}""";
 
-    /** A checkpoint as stored, with what a conditional write needs. */
-    record Stored(Checkpoint checkpoint, long seqNo, long primaryTerm) {}
+    /** A checkpoint as stored, with its version (the external version it was written with). */
+    record Stored(Checkpoint checkpoint, long version) {}
+
+    /** Attempts at writing a checkpoint that meets copies of the runner's own earlier writes. */
+    private static final int WRITE_ATTEMPTS = 10;
 
     private final ElasticsearchClient client;
     private final String index;
@@ -49,17 +77,61 @@ final class Checkpoints {
         ensured = true;
     }
 
-    /** Writes the checkpoint; with {@code seqNo >= 0} only if it is unchanged since read (a claim). */
-    void save(Checkpoint c, long ifSeqNo, long ifPrimaryTerm) throws IOException {
+    /**
+     * Writes the checkpoint of a job as the version after {@code last}, the version its writer wrote or read last (0 for
+     * a new job); see the class comment.
+     *
+     * @return the version now stored
+     * @throws PropagationException 409 when another owner wrote the checkpoint since {@code last}: the job was taken
+     *     over
+     * @throws IOException if the write fails and the checkpoint cannot be read back
+     */
+    long write(Checkpoint c, long last) throws IOException {
         ensureIndex();
         ObjectNode doc = toDoc(c);
-        client.index(i -> {
-            i.index(index).id(c.jobId()).document(doc);
-            if (ifSeqNo >= 0) {
-                i.ifSeqNo(ifSeqNo).ifPrimaryTerm(ifPrimaryTerm);
+        long version = last + 1;
+        for (int attempt = 1; ; attempt++) {
+            long v = version;
+            RuntimeException conflict = null;
+            IOException lost = null;
+            try {
+                client.index(i -> i.index(index)
+                        .id(c.jobId())
+                        .version(v)
+                        .versionType(VersionType.External)
+                        .document(doc));
+                return v;
+            } catch (ElasticsearchException e) {
+                if (e.status() != Failures.CONFLICT) {
+                    throw e;
+                }
+                conflict = e;
+            } catch (IOException e) {
+                lost = e;
             }
-            return i;
-        });
+            Stored now = get(c.jobId()).orElse(null);
+            if (now != null && !Objects.equals(c.owner(), now.checkpoint().owner())) {
+                throw new PropagationException(
+                        "job [" + c.jobId() + "] was taken over by "
+                                + now.checkpoint().owner() + " (its checkpoint is" + " at version " + now.version()
+                                + ", this run wrote " + last + " last): this run stops",
+                        Failures.CONFLICT,
+                        conflict != null ? conflict : lost);
+            }
+            if (now != null && (now.version() == v || lost != null && now.version() > v)) {
+                // This very write was applied: its answer was lost, or a resent copy of it was refused (409).
+                return now.version();
+            }
+            if (attempt >= WRITE_ATTEMPTS) {
+                if (lost != null) {
+                    throw lost;
+                }
+                throw conflict;
+            }
+            // Refused because a copy of this runner's own earlier write was applied late: write above it. Or not
+            // applied (lost on the way): write the same version again; a copy still on its way is then refused.
+            version = now == null ? v : Math.max(v, now.version() + 1);
+        }
     }
 
     Optional<Stored> get(String jobId) throws IOException {
@@ -68,7 +140,7 @@ final class Checkpoints {
         if (!g.found()) {
             return Optional.empty();
         }
-        return Optional.of(new Stored(fromDoc(jobId, g.source()), g.seqNo(), g.primaryTerm()));
+        return Optional.of(new Stored(fromDoc(jobId, g.source()), g.version() == null ? 0 : g.version()));
     }
 
     /** Checkpoints of the relation in the given states (the index is refreshed first). */

@@ -55,7 +55,13 @@ final class JobRunner {
     private long lastCheckpointNanos;
     private volatile int pass;
 
-    JobRunner(PropagationSettings p, String jobId, String parentId, JobControl control, Checkpoint carried) {
+    /** The version of the job's checkpoint this run wrote (or claimed) last; guarded by {@link #checkpoint}. */
+    private long checkpointVersion;
+
+    /**
+     * @param claimed the claimed checkpoint of a resumed job, with its version; {@code null} for a new job
+     */
+    JobRunner(PropagationSettings p, String jobId, String parentId, JobControl control, Checkpoints.Stored claimed) {
         // Writer threads and this one call the listener: one call at a time, as PropagationListener promises.
         this.p = p.withListener(new SerialListener(p.listener()));
         this.rel = p.relation();
@@ -64,6 +70,8 @@ final class JobRunner {
         this.control = control;
         this.throttle =
                 p.maxDocsPerSecond() > 0 ? new Throttle(p.maxDocsPerSecond(), System::nanoTime) : Throttle.none();
+        Checkpoint carried = claimed != null ? claimed.checkpoint() : null;
+        this.checkpointVersion = claimed != null ? claimed.version() : 0;
         this.startedAt = carried != null ? carried.startedAt() : Instant.now();
         this.ledger = carried != null
                 ? new Ledger(carried.counts(), carried.parentSeqNo(), p.maxReportedFailures())
@@ -367,11 +375,12 @@ final class JobRunner {
                 error,
                 ledger.slices());
         // A checkpoint rejected by a busy cluster (429) is written again after a backoff, as the
-        // children's writes are: a busy write pool must slow the job down, not fail it.
+        // children's writes are: a busy write pool must slow the job down, not fail it. Each write carries the next
+        // version (see Checkpoints): refused when another process claimed the job meanwhile, which ends this run.
         Attempts attempts = p.readPolicy().attempts();
         while (true) {
             try {
-                p.checkpoints().save(c, -1, -1);
+                checkpointVersion = p.checkpoints().write(c, checkpointVersion);
                 Listeners.safely(() -> p.listener().onCheckpoint(jobId, state, at), "PropagationListener.onCheckpoint");
                 return;
             } catch (ElasticsearchException e) {

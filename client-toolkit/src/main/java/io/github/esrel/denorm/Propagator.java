@@ -185,7 +185,8 @@ public final class Propagator {
      * @param parentId the id of the parent, in {@link Relation#parentIndex()}, whose copies to propagate
      * @return the result; {@code PARENT_NOT_FOUND} (nothing written) when there is no such parent
      * @throws PropagationException if the job fails as a whole (its checkpoint then says
-     *     {@code FAILED} and it can be resumed)
+     *     {@code FAILED} and it can be resumed); 409 when another process claimed the job meanwhile (its heartbeat
+     *     looked stale to it: see {@link Builder#staleAfter}), which this run then leaves to it
      * @throws NullPointerException if {@code parentId} is {@code null}
      * @throws IllegalArgumentException if {@code parentId} is empty
      */
@@ -222,9 +223,9 @@ public final class Propagator {
      * @throws IllegalArgumentException if {@code jobId} is empty
      */
     public PropagationResult resume(String jobId) {
-        Checkpoint claimed = claim(jobId);
-        return new JobRunner(settings, jobId, claimed.parentId(), new JobControl(jobId, claimed.parentId()), claimed)
-                .run();
+        Checkpoints.Stored claimed = claim(jobId);
+        String parentId = claimed.checkpoint().parentId();
+        return new JobRunner(settings, jobId, parentId, new JobControl(jobId, parentId), claimed).run();
     }
 
     /**
@@ -418,7 +419,7 @@ public final class Propagator {
         }
     }
 
-    private PropagationJob launch(String jobId, String parentId, Checkpoint carried) {
+    private PropagationJob launch(String jobId, String parentId, Checkpoints.Stored carried) {
         JobControl control = new JobControl(jobId, parentId);
         CompletableFuture<PropagationResult> future = new CompletableFuture<>();
         executor.execute(() -> {
@@ -431,7 +432,7 @@ public final class Propagator {
         return new PropagationJob(jobId, parentId, control, future);
     }
 
-    private Checkpoint claim(String jobId) {
+    private Checkpoints.Stored claim(String jobId) {
         Checks.id(jobId);
         try {
             Checkpoints.Stored stored = checkpoints
@@ -467,16 +468,18 @@ public final class Propagator {
                     Instant.now(),
                     null,
                     c.slices());
+            // The version after the one read: refused if anyone wrote the checkpoint since (a compare-and-set).
+            long version;
             try {
-                checkpoints.save(claimed, stored.seqNo(), stored.primaryTerm());
-            } catch (ElasticsearchException e) {
+                version = checkpoints.write(claimed, stored.version());
+            } catch (PropagationException e) {
                 if (e.status() == 409) {
                     throw new PropagationException(
                             "job [" + jobId + "] was claimed by another process just now", 409, e);
                 }
                 throw e;
             }
-            return claimed;
+            return new Checkpoints.Stored(claimed, version);
         } catch (ElasticsearchException e) {
             throw new PropagationException("cannot claim job [" + jobId + "]: " + Reasons.of(e), e.status(), e);
         } catch (IOException e) {

@@ -18,6 +18,7 @@ import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -100,6 +101,7 @@ final class DirectoryRename {
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
     private String write(List<Hit<ObjectNode>> page) throws IOException {
         String[] fenced = {null};
+        List<Hit<ObjectNode>> conflicted = new ArrayList<>();
         ElasticsearchException[] failed = {null};
         String[] failedFile = {null};
         ConditionalWrites.Report r = ConditionalWrites.builder(this::op)
@@ -109,10 +111,7 @@ final class DirectoryRename {
                 .listener(new ConditionalWrites.Listener<Hit<ObjectNode>>() {
                     @Override
                     public void onConflict(Hit<ObjectNode> hit, int attempt, boolean finalOutcome) {
-                        if (fenced[0] == null) {
-                            fenced[0] = "file " + hit.id()
-                                    + " was changed by a newer lock holder; this rename's lease must have ended";
-                        }
+                        conflicted.add(hit);
                     }
 
                     @Override
@@ -130,6 +129,7 @@ final class DirectoryRename {
                 })
                 .build()
                 .write(page);
+        fenced[0] = fencedOff(conflicted);
         if (fenced[0] != null) {
             return fenced[0];
         }
@@ -143,6 +143,34 @@ final class DirectoryRename {
             throw new FsException("interrupted while backing off from a rejected bulk", null);
         }
         return null;
+    }
+
+    /**
+     * Why the page is fenced off, or null: a conflicting file already where this rename moves it was refused by the
+     * rename's own copy of the write, applied first (the bulk was sent again after an I/O error); any other conflict
+     * means a newer lock holder changed the file.
+     */
+    private String fencedOff(List<Hit<ObjectNode>> conflicted) throws IOException {
+        if (conflicted.isEmpty()) {
+            return null;
+        }
+        Map<String, FileDoc> now =
+                tree.storedById(conflicted.stream().map(Hit::id).toList());
+        for (Hit<ObjectNode> hit : conflicted) {
+            FileDoc stored = now.get(hit.id());
+            if (stored == null || !stored.path().equals(target(hit))) {
+                return "file " + hit.id() + " was changed by a newer lock holder; this rename's lease must have ended";
+            }
+        }
+        return null;
+    }
+
+    /** Where this rename moves a file. */
+    private TreePath target(Hit<ObjectNode> hit) {
+        ObjectNode file = hit.source();
+        return TreePath.of(file.get("path").asText())
+                .child(file.get("name").asText())
+                .rebase(from, to);
     }
 
     private BulkOperation op(Hit<ObjectNode> hit) {

@@ -9,7 +9,9 @@ import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.elasticsearch.core.CountResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
+import co.elastic.clients.elasticsearch.core.MgetResponse;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
@@ -25,14 +27,17 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
 import jakarta.json.JsonObject;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,6 +74,18 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * The mode is chosen when the index is created and recorded in its mapping's {@code _meta}.
  *
+ * <h2>Requests applied twice, or late</h2>
+ * A request can reach Elasticsearch more than once: sent again after an I/O error, or run late by a node that was
+ * frozen after the caller was told of a failure. Every write here is conditional, so such a copy is refused once
+ * anything else was written to the file (its token is no longer above the stored version, or the seq_no it is
+ * conditional on has moved), and a copy applied before that writes what the write wrote. A write refused (409) because
+ * its own copy was applied first (the client or a load balancer sent the request again) is told from one a newer lock
+ * holder overtook by reading the file back: where the write put it, the call reports it done. A new file's id is the first
+ * free slot of its path, not a random one: a create that fails and is retried takes the slot its lost copy was sent
+ * to, so the copy, arriving late, is refused instead of making a second document for the path. A call that fails with
+ * an I/O error may have been applied all the same: {@link #read} tells. One case remains: a lost create that arrives
+ * after another file was renamed into its path gives the path two documents, which {@link #read} reports.
+ *
  * <p>Files are found by path with a search, so every write refreshes the index ({@code refresh=true})
  * to make the file visible to the next lookup at once. That suits interactive use, not mass imports:
  * bulk-load large trees in this document layout and use the model for renames and edits.
@@ -78,6 +95,8 @@ import org.slf4j.LoggerFactory;
 public final class FileTree {
 
     private static final Logger log = LoggerFactory.getLogger(FileTree.class);
+    /** Slots of a path's file ids read at once when choosing a new file's id; the first is almost always free. */
+    private static final int ID_SLOTS_PER_READ = 4;
 
     /** How late writes of a lock holder whose lease ended are refused. */
     public enum Fencing {
@@ -195,15 +214,23 @@ public final class FileTree {
         TreeLock lock = r.orThrow();
         try {
             Optional<Stored> existing = find(file);
-            String id = existing.map(s -> s.doc.id())
-                    .orElseGet(() -> UUID.randomUUID().toString());
+            String id = existing.isPresent() ? existing.get().doc.id() : newFileId(file);
             IndexRequest.Builder<Map<String, Object>> req = new IndexRequest.Builder<Map<String, Object>>()
                     .index(index)
                     .id(id)
                     .document(source(file, contents))
                     .refresh(Refresh.True);
             fence(req, lock.token(), existing.orElse(null));
-            long version = es.index(req.build()).version();
+            long version;
+            try {
+                version = es.index(req.build()).version();
+            } catch (ElasticsearchException e) {
+                FileDoc now = e.status() == 409 ? storedById(List.of(id)).get(id) : null;
+                if (now != null && now.path().equals(file) && contents.equals(now.contents())) {
+                    return WriteResult.written(now); // refused by its own copy, applied first (a resend)
+                }
+                throw e;
+            }
             return WriteResult.written(new FileDoc(id, file, contents, version));
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot write [" + path + "]: " + e.getMessage(), e);
@@ -311,6 +338,15 @@ public final class FileTree {
             try {
                 es.index(req.build());
             } catch (ElasticsearchException e) {
+                FileDoc now = e.status() == 409
+                        ? storedById(List.of(file.get().doc.id()))
+                                .get(file.get().doc.id())
+                        : null;
+                if (now != null && now.path().equals(dst)) {
+                    // Refused by its own copy, applied first (a resend): renamed.
+                    return new RenameResult(
+                            RenameResult.Status.DONE, 1, 1, token, List.of(), "renamed " + src + " to " + dst);
+                }
                 if (e.status() == 409) {
                     return new RenameResult(
                             RenameResult.Status.FENCED,
@@ -429,6 +465,75 @@ public final class FileTree {
         }
         doc.put("contents", contents);
         return doc;
+    }
+
+    /**
+     * The stored files of {@code ids} (a realtime multi-get), by id; one not found is left out. Tells a conditional
+     * write refused by its own copy, applied first (the same request sent again after an I/O error: the file is where
+     * the write put it), from one refused because a newer lock holder wrote first.
+     */
+    Map<String, FileDoc> storedById(List<String> ids) throws IOException {
+        MgetResponse<Map<String, Object>> got = es.mget(m -> m.index(index).ids(ids), SOURCE);
+        Map<String, FileDoc> stored = new LinkedHashMap<>();
+        for (MultiGetResponseItem<Map<String, Object>> item : got.docs()) {
+            if (item.isResult() && item.result().found()) {
+                Map<String, Object> src = item.result().source();
+                TreePath dir = TreePath.of((String) src.get("path"));
+                long version =
+                        item.result().version() == null ? 0 : item.result().version();
+                stored.put(
+                        item.result().id(),
+                        new FileDoc(
+                                item.result().id(),
+                                dir.child((String) src.get("name")),
+                                (String) src.get("contents"),
+                                version));
+            }
+        }
+        return stored;
+    }
+
+    /**
+     * The id of a new file: the first free slot of its path, {@code f<hash of the path>}, then {@code -1}, {@code -2},
+     * ... (a slot stays taken by a file renamed away, since files move in place). Read in real time under the path's
+     * lock.
+     *
+     * <p>Why not a random id: a create whose request is lost (the call fails) and run late, after the caller wrote the
+     * file again, would then make a second document for the path. With the slot, the write that retries takes the slot
+     * the lost copy was sent to (nothing else took it: only a create under this path's lock does), so the copy finds
+     * it taken and is refused: create-only ({@code SEQ_NO} fencing), or an older token than the stored one
+     * ({@code EXTERNAL_VERSION}). Files are never deleted by this class, so a slot once taken stays taken.
+     */
+    String newFileId(TreePath file) throws IOException {
+        String base = "f" + HexFormat.of().formatHex(sha256(file.value()), 0, 16);
+        for (int from = 0; ; from += ID_SLOTS_PER_READ) {
+            List<String> ids = new ArrayList<>(ID_SLOTS_PER_READ);
+            for (int slot = from; slot < from + ID_SLOTS_PER_READ; slot++) {
+                ids.add(slot == 0 ? base : base + "-" + slot);
+            }
+            MgetResponse<Map<String, Object>> got =
+                    es.mget(m -> m.index(index).ids(ids).source(c -> c.fetch(false)), SOURCE);
+            for (int i = 0; i < ids.size(); i++) {
+                MultiGetResponseItem<Map<String, Object>> item = got.docs().get(i);
+                if (item.isFailure()) {
+                    throw new FsException(
+                            "cannot choose an id for " + file + ": reading [" + ids.get(i) + "] failed: "
+                                    + item.failure().error().reason(),
+                            null);
+                }
+                if (!item.result().found()) {
+                    return ids.get(i);
+                }
+            }
+        }
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
     }
 
     /** Makes the write conditional: the token as external version, or the seq_no/primary_term read. */

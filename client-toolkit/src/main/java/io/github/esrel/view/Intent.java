@@ -5,12 +5,17 @@ import java.time.Instant;
 /**
  * A durable record, written to the state index <em>before</em> a source write, that the views it
  * affects must be rebuilt. Cleared once they are; a crash in between leaves it for
- * {@link MaterializedView#repair()}.
+ * {@link MaterializedView#repair()}. Recorded create-only under an id of its own, and cleared by rewriting it as a
+ * marker that keeps the id taken, so that a late copy of the recording request is refused (see
+ * {@link MaterializedView}, "Requests applied twice, or late"):
  *
  * <pre>{@code
- * PUT esrel-views/_doc/intent:photo-user:6f1c...
+ * PUT esrel-views/_create/intent:photo-user:6f1c...
  * { "kind": "intent", "view": "photo-user", "target": "source", "id": "photo-17", "routing": null,
  *   "created_at": 1764489600000, "owner": "12345@host" }
+ *
+ * PUT esrel-views/_doc/intent:photo-user:6f1c...           (cleared; deleted after the intent retention)
+ * { "kind": "cleared", ..., "cleared_at": 1764489600120 }
  * }</pre>
  *
  * @param id the intent document's id

@@ -17,6 +17,7 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -99,6 +100,33 @@ import java.util.regex.Pattern;
  * it. A parent change rebuilds the views of all sources pointing to it: the source index is refreshed
  * and those sources are streamed (point in time), so a source re-parented just before is not missed.
  *
+ * <h2>Requests applied twice, or late</h2>
+ * A request can reach Elasticsearch more than once: the low-level client or a load balancer sends it again after
+ * an I/O error, and a node that was frozen (a long GC pause, a VM migration) can run a copy it held after the
+ * caller was told of a failure and went on. Every write of a view is safe against both:
+ * <ul>
+ *   <li><b>View writes and deletes</b> carry their clock value as external version: a copy is refused once anything
+ *       at least as new was written (claim 2), and a copy applied before that writes the same snapshot again. The
+ *       one exception is the tombstone limit above: a copy delayed past {@code index.gc_deletes} after its view was
+ *       deleted brings the view back until the next {@link #sweep()}; raise the view index's
+ *       {@code index.gc_deletes} where nodes may stay frozen longer.</li>
+ *   <li><b>Clock writes</b> only use up a sequence number: the clock needs values that rise, not consecutive ones.</li>
+ *   <li><b>Intents</b> never come back once cleared. An intent is written create-only ({@code op_type=create})
+ *       under an id of its own, and cleared by rewriting it as a marker ({@code "kind": "cleared"}) instead of
+ *       deleting it: the id stays taken, so a copy of the intent's request run after the clear is refused (409).
+ *       A delete would not do: Elasticsearch forgets a delete after {@code index.gc_deletes} (60 s by default), and
+ *       a create-only write of a deleted id succeeds anyway. Markers are kept for {@link Builder#intentRetention}
+ *       (10 minutes by default), then deleted; before deleting them, the view's floor in the state index is raised
+ *       to the oldest intent still pending, or the retention's start if that is older. A copy that arrives after
+ *       its marker is gone carries its original {@code created_at}, below the floor: it is recognised as stale,
+ *       never listed by {@link #pendingIntents()}, and deleted by {@link #repair()}. No pending intent is below the
+ *       floor (it never passes one), as long as the writers' clocks and the wait for an intent's answer stay well
+ *       within the retention. Only while an older intent stays pending (a crash no repair has replayed yet) can a
+ *       late copy come back as pending, and then its replay is harmless: it rebuilds from the current sources.</li>
+ * </ul>
+ * The intent request whose answer is lost fails the change ({@link ViewException}) before the source write is made;
+ * the intent may have been recorded all the same, and a repair replays and clears it (a harmless rebuild).
+ *
  * <p>Thread-safe. Sources, parents and composed documents are mapped to and from {@code S} and {@code P} with the
  * client's own JSON mapper (a {@code JacksonJsonpMapper}'s {@code ObjectMapper}, Spring Boot 4's
  * {@code Jackson3JsonpMapper}, any mapper that maps those classes), or the {@link Builder#documentConverter
@@ -155,7 +183,9 @@ public final class MaterializedView<S, P> {
                 b.retryPolicy,
                 b.retryPolicy.toBuilder().retryOn(Failures.rejected()).build(),
                 b.listener,
-                b.refreshBeforeFanOut);
+                b.refreshBeforeFanOut,
+                b.intentRetention,
+                b.clock);
         this.composer = new ViewComposer<>(
                 settings.name(),
                 settings.metaField(),
@@ -170,7 +200,9 @@ public final class MaterializedView<S, P> {
                 client,
                 settings.stateIndex(),
                 settings.name(),
-                ManagementFactory.getRuntimeMXBean().getName());
+                ManagementFactory.getRuntimeMXBean().getName(),
+                settings.intentRetention(),
+                settings.clock());
         this.reads = new ViewReads(settings);
         this.rebuilder = new Rebuilder(settings, state, composer, reads);
         this.repair = new ViewRepair(settings, state, rebuilder, reads, composer);
@@ -543,7 +575,9 @@ public final class MaterializedView<S, P> {
 
     /**
      * Replays the intents of this view recorded at least {@code olderThan} ago (zero: all; a replay of
-     * an intent whose writer is still working is harmless), and clears each whose views were rebuilt.
+     * an intent whose writer is still working is harmless), and clears each whose views were rebuilt. Then deletes the
+     * late copies of long-cleared intents found (see "Requests applied twice, or late") and the cleared intents'
+     * markers older than {@link Builder#intentRetention}; a failure of that housekeeping is logged, not thrown.
      *
      * @param olderThan the least age of the intents to replay; {@link Duration#ZERO} for all
      * @return the intents replayed and what their rebuilds did (the sweep's counts are 0)
@@ -555,7 +589,8 @@ public final class MaterializedView<S, P> {
     }
 
     /**
-     * The intents of this view not cleared yet (the state index is refreshed first).
+     * The intents of this view not cleared yet (the state index is refreshed first). Late copies of intents cleared
+     * long ago are not among them (see "Requests applied twice, or late").
      *
      * @return the pending intents, empty when every change was completed; a new, modifiable list
      * @throws ViewException if the state index cannot be read
@@ -684,6 +719,9 @@ public final class MaterializedView<S, P> {
      * @param <P> the parent type
      */
     public static final class Builder<S, P> {
+        /** Default {@link #intentRetention}: 10 minutes. */
+        public static final Duration DEFAULT_INTENT_RETENTION = Duration.ofMinutes(10);
+
         /** Default retry policy for rejected (429) reads and writes: 10 attempts, 10 ms doubling to 2 s, jittered. */
         public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
                 .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
@@ -706,6 +744,8 @@ public final class MaterializedView<S, P> {
         private RetryPolicy retryPolicy = DEFAULT_RETRY_POLICY;
         private ViewListener listener = ViewListener.NO_OP;
         private boolean refreshBeforeFanOut = true;
+        private Duration intentRetention = DEFAULT_INTENT_RETENTION;
+        private Clock clock = Clock.systemUTC();
 
         private Builder(Class<S> sourceType, Class<P> parentType) {
             this.sourceType = Objects.requireNonNull(sourceType, "sourceType cannot be null");
@@ -922,6 +962,35 @@ public final class MaterializedView<S, P> {
          */
         public Builder<S, P> refreshBeforeFanOut(boolean refresh) {
             this.refreshBeforeFanOut = refresh;
+            return this;
+        }
+
+        /**
+         * How long the marker a cleared intent leaves in the state index is kept (see the class comment, "A late
+         * copy of an intent"). While it is kept, a copy of the intent's request that a node runs late is refused;
+         * after it, the copy is recognised as stale by the view's floor. Markers older than this are deleted by
+         * {@link MaterializedView#repair()} and by a change at most every half of it, so the state index holds
+         * about this long's worth of changes. Keep it well above the skew between the writers' clocks and the
+         * longest a client waits for the answer to a write (its socket timeout). Default
+         * {@link #DEFAULT_INTENT_RETENTION}.
+         *
+         * @param retention how long cleared intents' markers are kept, at least one minute
+         * @return this builder
+         * @throws NullPointerException if {@code retention} is {@code null}
+         * @throws IllegalArgumentException if less than one minute
+         */
+        public Builder<S, P> intentRetention(Duration retention) {
+            Objects.requireNonNull(retention, "intentRetention cannot be null");
+            if (retention.compareTo(Duration.ofMinutes(1)) < 0) {
+                throw new IllegalArgumentException("intentRetention must be at least one minute, got " + retention);
+            }
+            this.intentRetention = retention;
+            return this;
+        }
+
+        /** For tests that age intents without waiting: the wall clock intents are stamped and collected by. */
+        Builder<S, P> clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock cannot be null");
             return this;
         }
 

@@ -8,12 +8,13 @@ import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Indices;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Brings views back in line with their sources after a crash or a failed rebuild: finishes intents
@@ -22,6 +23,8 @@ import java.util.Objects;
  * writes is an ordinary rebuild, safe to run while writers are live.
  */
 final class ViewRepair {
+
+    private static final Logger log = LoggerFactory.getLogger(ViewRepair.class);
 
     private final ViewSettings settings;
     private final StateStore state;
@@ -81,14 +84,23 @@ final class ViewRepair {
         long[] replayed = {0};
         RebuildResult[] total = {RebuildResult.empty()};
         ViewCalls.run(
-                () -> state.intents(Instant.now().minus(olderThan), page -> {
-                    for (Intent intent : page) {
-                        total[0] = total[0].plus(complete(intent));
-                        replayed[0]++;
-                        settings.tell(l -> l.onIntentReplayed(intent), "onIntentReplayed");
-                    }
-                }),
+                () -> state.intents(
+                        settings.clock().instant().minus(olderThan),
+                        page -> {
+                            for (Intent intent : page) {
+                                total[0] = total[0].plus(complete(intent));
+                                replayed[0]++;
+                                settings.tell(l -> l.onIntentReplayed(intent), "onIntentReplayed");
+                            }
+                        },
+                        true),
                 "replaying intents");
+        try {
+            state.collect();
+        } catch (IOException | RuntimeException e) {
+            // Housekeeping, not the repair's result: the next repair, or a change's clear, collects them.
+            log.warn("collecting the cleared intents of view [{}] failed: {}", settings.name(), e.toString());
+        }
         return new RepairReport(replayed[0], 0, 0, 0, 0, total[0], Duration.ofNanos(System.nanoTime() - start));
     }
 
@@ -97,7 +109,8 @@ final class ViewRepair {
         List<Intent> all = new ArrayList<>();
         // All of them: the bound is a second ahead so that it also takes in an intent recorded this very
         // millisecond, or by a writer whose clock runs slightly ahead of this one's.
-        ViewCalls.run(() -> state.intents(Instant.now().plusSeconds(1), all::addAll), "listing intents");
+        ViewCalls.run(
+                () -> state.intents(settings.clock().instant().plusSeconds(1), all::addAll, false), "listing intents");
         return all;
     }
 

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.JsonTrees;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.RetryPolicy;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -27,6 +29,8 @@ import java.util.function.Consumer;
  * @param readPolicy for reads: the retry policy with its predicate narrowed to rejections (429)
  * @param listener follows rebuilds and repairs
  * @param refreshBeforeFanOut whether a parent's sources are searched only after a refresh
+ * @param intentRetention how long a cleared intent's marker is kept (see {@link StateStore})
+ * @param clock the wall clock intents are stamped and collected by
  */
 record ViewSettings(
         ElasticsearchClient client,
@@ -42,7 +46,9 @@ record ViewSettings(
         RetryPolicy retryPolicy,
         RetryPolicy readPolicy,
         ViewListener listener,
-        boolean refreshBeforeFanOut) {
+        boolean refreshBeforeFanOut,
+        Duration intentRetention,
+        Clock clock) {
 
     ViewSettings {
         // In the order the builder's Javadoc names the required settings, so that a caller who left out
@@ -58,6 +64,8 @@ record ViewSettings(
         Objects.requireNonNull(retryPolicy, "retryPolicy cannot be null");
         Objects.requireNonNull(readPolicy, "readPolicy cannot be null");
         Objects.requireNonNull(listener, "listener cannot be null");
+        Objects.requireNonNull(intentRetention, "intentRetention cannot be null");
+        Objects.requireNonNull(clock, "clock cannot be null");
     }
 
     /** The parent a source document names, or {@code null} when it names none. */

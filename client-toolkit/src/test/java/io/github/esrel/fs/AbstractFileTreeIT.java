@@ -4,13 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.BulkRequest;
+import co.elastic.clients.elasticsearch.core.IndexRequest;
+import io.github.esrel.ReplayingTransport;
 import io.github.esrel.lock.AcquireResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.LockMode;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
+import io.github.esrel.testenv.Clients;
+import io.github.esrel.testenv.LossyProxy;
 import java.io.IOException;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +25,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +39,9 @@ abstract class AbstractFileTreeIT {
     abstract ElasticsearchClient es();
 
     abstract TreeLocks.Backend backend();
+
+    /** The node's HTTP address, for a proxy in front of it. */
+    abstract URI httpUri();
 
     String index;
     TreeLocks locks;
@@ -70,6 +81,76 @@ abstract class AbstractFileTreeIT {
         assertThat(paths(fs.grep("/clint", "elasticsearch")))
                 .as("a prefix that is not a directory")
                 .isEmpty();
+    }
+
+    /**
+     * A create whose request is lost on the way (the call fails) reaches the node late, after the caller wrote the file
+     * again (issue 42): the retried write took the slot of the path the lost copy names, so the copy is refused instead
+     * of making a second document for the path.
+     */
+    @Test
+    void shouldRefuseALostCreateThatArrivesAfterTheWriteWasRetried() throws Exception {
+        String path = "/a/late.txt";
+        try (LossyProxy proxy = LossyProxy.to(httpUri())) {
+            ElasticsearchClient throughProxy = Clients.connect(List.of(proxy.uri()));
+            try {
+                ReplayingTransport transport = ReplayingTransport.of(throughProxy);
+                FileTree lossy = FileTree.of(
+                        b -> b.client(transport.client()).index(index).locks(locks));
+                proxy.dropRequests(1.0, line -> line.startsWith("PUT /" + index + "/"));
+                assertThatThrownBy(() -> lossy.write(path, "first")).isInstanceOf(FsException.class);
+                proxy.heal();
+                List<ReplayingTransport.Sent> lost = transport.sent(s ->
+                        s.request() instanceof IndexRequest<?> r && r.index().equals(index));
+                assertThat(lost).as("the create that was lost").hasSize(1);
+                assertThat(fs.read(path)).as("nothing reached the node").isEmpty();
+
+                assertThat(fs.write(path, "second").written()).isTrue(); // the caller tries again
+
+                assertThatThrownBy(() -> transport.replay(lost.get(0)))
+                        .as("the lost create, arriving late")
+                        .isInstanceOfSatisfying(
+                                ElasticsearchException.class,
+                                e -> assertThat(e.status()).isEqualTo(409));
+            } finally {
+                throughProxy._transport().close();
+            }
+        }
+        assertThat(fs.read(path).orElseThrow().contents()).isEqualTo("second");
+        assertThat(fs.count("/a")).as("one document for the path").isEqualTo(1);
+    }
+
+    /**
+     * Each write applied twice, as when the same request is sent again after its answer was lost (issue 42): the
+     * second copy is refused (409) by the first, and the call reports what the first did, not a newer lock holder.
+     */
+    @Test
+    void shouldReportWritesAndRenamesWhoseRequestWasAppliedTwiceAsDone() throws Exception {
+        ReplayingTransport transport = ReplayingTransport.of(es());
+        FileTree twice = FileTree.of(
+                b -> b.client(transport.client()).index(index).locks(locks).batchSize(100));
+        Predicate<ReplayingTransport.Sent> writeToTheTree = s -> s.request() instanceof IndexRequest<?> r
+                        && r.index().equals(index)
+                || s.request() instanceof BulkRequest b && b.operations().size() > 0;
+
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.write("/a/new.txt", "one").written()).as("a new file").isTrue();
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.write("/a/new.txt", "two").written())
+                .as("a file written again")
+                .isTrue();
+        transport.sendTwice(writeToTheTree);
+        assertThat(twice.renameFile("/a/new.txt", "/b/new.txt").status()).isEqualTo(RenameResult.Status.DONE);
+        bulkWrite("/dir", 250);
+        transport.sendTwice(writeToTheTree);
+        RenameResult dir = twice.renameDirectory("/dir", "/moved");
+
+        assertThat(dir.status()).as(dir.message()).isEqualTo(RenameResult.Status.DONE);
+        assertThat(dir.moved()).isEqualTo(250);
+        assertThat(fs.read("/b/new.txt").orElseThrow().contents()).isEqualTo("two");
+        assertThat(fs.count("/a")).isZero();
+        assertThat(fs.count("/moved")).isEqualTo(250);
+        assertThat(fs.count("/dir")).isZero();
     }
 
     @Test

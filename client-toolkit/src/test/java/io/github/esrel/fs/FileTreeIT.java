@@ -10,6 +10,7 @@ import io.github.esrel.path.TreePath;
 import io.github.esrel.testenv.Cluster;
 import io.github.esrel.testenv.EsCluster;
 import io.github.esrel.testenv.EsrelTest;
+import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,11 @@ class FileTreeIT {
         @Override
         TreeLocks.Backend backend() {
             return TreeLocks.Backend.PLUGIN;
+        }
+
+        @Override
+        URI httpUri() {
+            return cluster.httpUri();
         }
 
         /**
@@ -114,6 +120,11 @@ class FileTreeIT {
         @Override
         TreeLocks.Backend backend() {
             return TreeLocks.Backend.DOCUMENTS;
+        }
+
+        @Override
+        URI httpUri() {
+            return cluster.httpUri();
         }
     }
 }

@@ -89,8 +89,8 @@ class LostAnswerFaultIT {
     @ParameterizedTest(name = "{0}")
     @EnumSource(Mode.class)
     void shouldTellTheTruthOfEveryWriteWhoseAnswerOrRequestIsLost(Mode mode) throws Exception {
-        String fault = Math.round(SHARE * 100) + " % of writes' " + mode.what + ", on each of 3 hosts ("
-                + io.github.esrel.internal.ClientApi.ARTIFACT + ")";
+        String fault = Math.round(SHARE * 100) + " % of writes' " + mode.what
+                + ", on each of 3 hosts (elasticsearch-java " + co.elastic.clients.transport.Version.VERSION + ")";
         String index = "lost-answers-" + mode.name().toLowerCase(java.util.Locale.ROOT);
         ElasticsearchClient direct = cluster.client();
         direct.indices()

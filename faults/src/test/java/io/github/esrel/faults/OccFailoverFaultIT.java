@@ -44,9 +44,10 @@ import org.junit.jupiter.api.Test;
  * index.unassigned.node_left.delayed_timeout}, 1 min). Such a write is then on one copy; losing that node
  * too makes the shard unavailable (red), since Elasticsearch does not promote a stale copy by itself, but
  * does not lose it silently. A conditional write ({@code if_seq_no}, {@code if_primary_term}) that was
- * not acknowledged may or may not have been applied; so may an increment whose caller got an error, and a
- * request the client re-sent to another node after a connection failure may have been applied twice
- * (esrel's {@code Occ} then reads its own write and applies the function again). The test therefore
+ * not acknowledged may or may not have been applied; so may an increment whose caller got an error. esrel never
+ * lets the client send a write whose answer was lost to another node, but Elasticsearch itself may run a write
+ * again on the new primary when the old one died after replicating it (elasticsearch#9967): the copy answers a
+ * conflict, which an {@code Occ} without the write log retries as another writer's. The test therefore
  * requires, per writer, {@code applied >= acknowledged}, and reports the surplus.
  *
  * <p>The counter records each writer's increments separately ({@code by}) besides the {@code total}, so

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.elasticsearch.ElasticsearchContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -25,6 +26,17 @@ import org.testcontainers.utility.DockerImageName;
  * path, taken from the local Maven repository (fetched there if missing); the Elasticsearch version is the base
  * image's tag. The derived image is kept (tagged {@code esrel/elasticsearch-esrel:<version>-<hash>}), so that Docker
  * reuses it for an unchanged base and plugin.
+ *
+ * <p>Started means ready: after Testcontainers' own wait (the node's {@code started} log line), {@link #start()}
+ * also waits, within the startup timeout, until the node answers {@code GET _cluster/health?wait_for_status=yellow}
+ * (as {@code elastic} with the container's password, over HTTPS trusting its CA when security is on). The log line
+ * alone does not say the node can serve requests: Elasticsearch logs it at the end of its start even when it found
+ * no master within {@code discovery.initial_state_timeout} (30 s, as on a starved machine: it logs a warning and
+ * starts anyway), and before it has recovered its cluster state; until then every request that needs the master
+ * ({@code _cat/plugins}, creating an index, ...) waits up to its master timeout and fails with 503. (The plugins are
+ * not what is missing: a node loads them while it is built, before it starts.) Where the container's credentials
+ * cannot be told (security on without {@code ELASTIC_PASSWORD}, or TLS without the CA this class copies out), the
+ * log line is all it waits for, as Testcontainers does.
  *
  * <p>Works with Testcontainers 1.21 ({@code org.testcontainers:elasticsearch}, Spring Boot 3.5) and 2.0 ({@code
  * org.testcontainers:testcontainers-elasticsearch}, Spring Boot 4), whichever the test class path has.
@@ -47,6 +59,8 @@ public class EsrelElasticsearchContainer extends ElasticsearchContainer {
 
     private final DockerImageName baseImage;
     private final Path pluginZip;
+    /** How long {@link #start()} waits in all, for the log line and then for the cluster health. */
+    private Duration startupTimeout = Duration.ofMinutes(2);
 
     /**
      * The official image of {@code version} with the plugin.
@@ -93,6 +107,47 @@ public class EsrelElasticsearchContainer extends ElasticsearchContainer {
         setImage(PluginImage.build(baseImage, pluginZip));
         // What a run made can be found and removed by this label, whoever started the container.
         withLabel(PluginImage.LABEL, "container");
+    }
+
+    /**
+     * How long {@link #start()} waits for the node: for its {@code started} log line, and then as long again at most
+     * for its cluster health (see the class comment). Default 2 minutes.
+     *
+     * @param startupTimeout the longest wait
+     * @return this container
+     */
+    @Override
+    public ElasticsearchContainer withStartupTimeout(Duration startupTimeout) {
+        this.startupTimeout = requireNonNull(startupTimeout, "startupTimeout cannot be null");
+        return super.withStartupTimeout(startupTimeout);
+    }
+
+    /** Testcontainers' wait (the log line), then the cluster health: see the class comment for why. */
+    @Override
+    protected void waitUntilContainerStarted() {
+        super.waitUntilContainerStarted();
+        Map<String, String> env = getEnvMap();
+        String password = env.get("ELASTIC_PASSWORD");
+        boolean secured = !"false".equals(env.get("xpack.security.enabled"));
+        Optional<byte[]> ca = secured ? caCertAsBytes() : Optional.empty();
+        boolean tls = secured && !"false".equals(env.get("xpack.security.http.ssl.enabled"));
+        if (secured && (password == null || tls && ca.isEmpty())) {
+            return; // no way to ask it: the log line is all there is to wait for
+        }
+        EsHttp http = new EsHttp(
+                password == null ? Map.of() : Map.of("Authorization", SecurityFiles.basicAuth("elastic", password)),
+                tls ? Optional.of(createSslContextFromCa()) : Optional.empty());
+        URI node = URI.create((tls ? "https://" : "http://") + getHttpHostAddress());
+        Optional<String> notReady = ClusterHealth.await(http, List.of(node), "yellow", 0, startupTimeout, () -> {
+            if (!isRunning()) {
+                throw new ContainerLaunchException(
+                        "the Elasticsearch container stopped while waiting for its cluster health; see its log");
+            }
+        });
+        if (notReady.isPresent()) {
+            throw new ContainerLaunchException("Elasticsearch logged that it started but does not serve requests: "
+                    + notReady.get() + "; see the container's log");
+        }
     }
 
     /**

@@ -131,7 +131,7 @@ public final class LossyProxy implements AutoCloseable {
     /**
      * The port clients connect to.
      *
-     * @return the port
+     * @return the loopback port
      */
     public int port() {
         return server.getLocalPort();
@@ -152,9 +152,9 @@ public final class LossyProxy implements AutoCloseable {
     }
 
     /**
-     * The seed of the current random (set by {@link #seed(long)}, else drawn at start).
+     * The seed of the current random.
      *
-     * @return the seed
+     * @return the seed set by {@link #seed(long)}, else the one drawn at start
      */
     public long seed() {
         synchronized (randomLock) {

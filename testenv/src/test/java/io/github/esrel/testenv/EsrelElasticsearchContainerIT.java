@@ -59,9 +59,17 @@ class EsrelElasticsearchContainerIT {
         }
     }
 
-    /** The plugin is installed and answers: the routing calculator for a hypothetical index. */
+    /**
+     * Started means ready (the node has a master and its cluster state), then the plugin is installed and answers: the
+     * routing calculator for a hypothetical index. Every answer's status is checked before its body is read: an error
+     * answer has no plugins in it, and read as a list it would only show as an empty one.
+     */
     private static void assertEsrelPlugin(EsHttp http, URI uri) throws Exception {
+        EsHttp.Response health = http.get(uri, "/_cluster/health", Duration.ofSeconds(30));
+        assertThat(health.ok()).as(health.body().toString()).isTrue();
+        assertThat(health.body().path("status").asText()).isIn("yellow", "green");
         EsHttp.Response plugins = http.get(uri, "/_cat/plugins?format=json", Duration.ofSeconds(30));
+        assertThat(plugins.ok()).as(plugins.status() + " " + plugins.body()).isTrue();
         assertThat(plugins.body().findValuesAsText("component")).contains("esrel");
         EsHttp.Response index = http.put(
                 uri,
