@@ -125,13 +125,12 @@ public final class Docs {
         pages.addAll(guide());
         try (Stream<Path> modules = Files.list(root)) {
             for (Path module : modules.filter(Files::isDirectory).sorted().toList()) {
-                try (Stream<Path> files = Files.walk(module, 2)) {
-                    files.filter(f -> f.getFileName().toString().equals("README.md"))
-                            .filter(f -> !isBuildOutput(f))
-                            .filter(f -> !f.startsWith(root.resolve("docs")))
-                            .sorted()
-                            .forEach(pages::add);
+                if (isBuildOutput(module) || module.equals(root.resolve("docs"))) {
+                    continue;
                 }
+                files(module, 2).stream()
+                        .filter(f -> f.getFileName().toString().equals("README.md"))
+                        .forEach(pages::add);
             }
         }
         return List.copyOf(pages);
@@ -145,11 +144,44 @@ public final class Docs {
         }
         Path docs = root.resolve("docs");
         if (Files.isDirectory(docs)) {
-            try (Stream<Path> files = Files.walk(docs)) {
-                files.filter(f -> f.toString().endsWith(".md")).sorted().forEach(pages::add);
-            }
+            files(docs, Integer.MAX_VALUE).stream()
+                    .filter(f -> f.toString().endsWith(".md"))
+                    .forEach(pages::add);
         }
         return pages;
+    }
+
+    /**
+     * The regular files below {@code from}, at most {@code depth} levels down, never entering build output: a
+     * {@code target} folder holds other passes' copies of the tree and the data of running nodes, whose files come
+     * and go while this walks.
+     */
+    private List<Path> files(Path from, int depth) throws IOException {
+        List<Path> out = new ArrayList<>();
+        Files.walkFileTree(from, Set.of(), depth, new java.nio.file.SimpleFileVisitor<>() {
+            @Override
+            public java.nio.file.FileVisitResult preVisitDirectory(
+                    Path dir, java.nio.file.attribute.BasicFileAttributes attrs) {
+                return !dir.equals(from) && isBuildOutput(dir)
+                        ? java.nio.file.FileVisitResult.SKIP_SUBTREE
+                        : java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFile(Path file, java.nio.file.attribute.BasicFileAttributes a) {
+                if (a.isRegularFile()) {
+                    out.add(file);
+                }
+                return java.nio.file.FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) {
+                return java.nio.file.FileVisitResult.CONTINUE; // gone while walking
+            }
+        });
+        out.sort(Comparator.naturalOrder());
+        return out;
     }
 
     private boolean isBuildOutput(Path f) {
@@ -333,27 +365,25 @@ public final class Docs {
 
     /** Every tagged region in the sources is shown on some page: a region is the text of a snippet, nothing else. */
     private void checkRegionsShown(Set<String> shown) throws IOException {
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path f : files.filter(Files::isRegularFile).filter(f -> !isBuildOutput(f)).toList()) {
-                String name = f.getFileName().toString();
-                if (name.endsWith(".md") || name.endsWith(".jar") || name.endsWith(".zip") || name.endsWith(".json")
-                        || rel(f).startsWith("tools/Docs.java")) {
-                    continue;
-                }
-                String text;
-                try {
-                    text = Files.readString(f, StandardCharsets.UTF_8);
-                } catch (IOException | UncheckedIOException e) {
-                    continue; // not text
-                }
-                if (!text.contains("tag::")) {
-                    continue;
-                }
-                for (String line : text.split("\n")) {
-                    Matcher m = TAG.matcher(line);
-                    if (m.find() && m.group(1).equals("tag") && !shown.contains(rel(f) + "#" + m.group(2))) {
-                        problems.add(rel(f) + ": region " + m.group(2) + " is shown on no page (README.md, docs/)");
-                    }
+        for (Path f : files(root, Integer.MAX_VALUE)) {
+            String name = f.getFileName().toString();
+            if (name.endsWith(".md") || name.endsWith(".jar") || name.endsWith(".zip") || name.endsWith(".json")
+                    || rel(f).startsWith("tools/Docs.java")) {
+                continue;
+            }
+            String text;
+            try {
+                text = Files.readString(f, StandardCharsets.UTF_8);
+            } catch (IOException | UncheckedIOException e) {
+                continue; // not text
+            }
+            if (!text.contains("tag::")) {
+                continue;
+            }
+            for (String line : text.split("\n")) {
+                Matcher m = TAG.matcher(line);
+                if (m.find() && m.group(1).equals("tag") && !shown.contains(rel(f) + "#" + m.group(2))) {
+                    problems.add(rel(f) + ": region " + m.group(2) + " is shown on no page (README.md, docs/)");
                 }
             }
         }
