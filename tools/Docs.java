@@ -536,14 +536,19 @@ public final class Docs {
                     Locale.ROOT,
                     "| %s | %s | %s | %s | %s | %s | %s |%n",
                     cell(f.get("test")),
-                    cell(f.get("fault")),
+                    shortened(cell(f.get("fault"))),
                     cell(f.get("capability")),
                     number(f.get("operations"), "%,.0f"),
                     number(f.get("violations"), "%,.0f"),
                     f.get("recoveryMs") == null ? "-" : number(f.get("recoveryMs"), "%,.0f"),
-                    cell(f.get("notes"))));
+                    shortened(cell(f.get("notes")))));
         }
         return out.toString().stripTrailing();
+    }
+
+    /** A cell of at most 400 characters: a row may quote a whole error body, which the record keeps. */
+    private static String shortened(String cell) {
+        return cell.length() <= 400 ? cell : cell.substring(0, 399).stripTrailing() + "…";
     }
 
     private static String cell(Object o) {
@@ -557,8 +562,19 @@ public final class Docs {
     // ---------------------------------------------------------------------------------------------------------------
     // The fault suite's records
 
+    /** {@code FIGURE | fault | capability | operations | violations | recovery ms | notes} (Figures.row). */
     private static final Pattern FIGURE = Pattern.compile(
             "^FIGURE \\| (.*?) \\| (.*?) \\| (-?\\d+) \\| (-?\\d+) \\| (-|-?\\d+) \\| (.*)$");
+
+    /** The same as {@code key=value} fields without notes (the helpers in Faults). */
+    private static final Pattern FIGURE_FIELDS = Pattern.compile(
+            "^FIGURE \\| fault=(.*?) \\| capability=(.*?) \\| operations=(-?\\d+) \\| violations=(-?\\d+)"
+                    + " \\| recovery_ms=(-|-?\\d+)()$");
+
+    private static Matcher figure(String row) {
+        Matcher fields = FIGURE_FIELDS.matcher(row);
+        return fields.matches() ? fields : FIGURE.matcher(row);
+    }
 
     static void recordFaults(Path reports, String esVersion) throws IOException {
         List<String> rows = new ArrayList<>();
@@ -569,9 +585,23 @@ public final class Docs {
                 String name = f.getFileName().toString();
                 String test = name.substring(0, name.length() - "-output.txt".length());
                 test = test.substring(test.lastIndexOf('.') + 1);
-                for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-                    Matcher m = FIGURE.matcher(line.strip());
-                    if (m.matches()) {
+                List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+                for (int i = 0; i < lines.size(); i++) {
+                    if (!lines.get(i).startsWith("FIGURE |")) {
+                        continue;
+                    }
+                    // A row whose text held a line break (an exception's message) continues on the next lines.
+                    String row = lines.get(i).strip();
+                    for (int next = i + 1;
+                            !figure(row).matches() && next < lines.size() && next <= i + 5
+                                    && !lines.get(next).startsWith("FIGURE |");
+                            next++) {
+                        row = row + " " + lines.get(next).strip();
+                    }
+                    Matcher m = figure(row);
+                    if (!m.matches()) {
+                        System.err.println("docs: not a FIGURE row, left out: " + lines.get(i));
+                    } else {
                         rows.add(String.format(
                                 "    {\"test\": %s, \"fault\": %s, \"capability\": %s, \"operations\": %s,"
                                         + " \"violations\": %s, \"recoveryMs\": %s, \"notes\": %s}",
@@ -580,7 +610,7 @@ public final class Docs {
                                 Json.quote(m.group(2)),
                                 m.group(3),
                                 m.group(4),
-                                m.group(5).equals("-") ? "null" : m.group(5),
+                                m.group(5).startsWith("-") ? "null" : m.group(5),
                                 Json.quote(m.group(6))));
                     }
                 }
