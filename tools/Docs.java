@@ -627,7 +627,6 @@ public final class Docs {
         double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         String json = "{\n  \"recorded\": " + Json.quote(now.toString()) + ",\n  \"machine\": {\"elasticsearch\": "
                 + Json.quote(esVersion) + ", \"cores\": " + Runtime.getRuntime().availableProcessors()
-                + ", \"java\": " + Json.quote(System.getProperty("java.version"))
                 + ", \"loadAverageWhenRecorded\": " + String.format(Locale.ROOT, "%.2f", load) + "},\n  \"figures\": [\n"
                 + String.join(",\n", rows) + "\n  ]\n}\n";
         Files.writeString(out, json, StandardCharsets.UTF_8);
