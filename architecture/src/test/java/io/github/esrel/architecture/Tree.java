@@ -68,7 +68,13 @@ final class Tree {
             String own = text.replaceAll("(?s)<parent>.*?</parent>", "").replaceAll("(?s)<dependencies>.*", "");
             String artifactId = first(own, "<artifactId>([^<]+)</artifactId>");
             String packaging = first(own, "<packaging>([^<]+)</packaging>");
+            String groupId = first(own, "<groupId>([^<]+)</groupId>");
             Path dir = pom.getParent();
+            // A project of another group is not esrel's: samples/quickstart is a user's project, as the README shows it
+            // (built outside the repository by testenv's OutsideProjectIT, never by this reactor).
+            if (groupId != null && !groupId.equals("io.github.esrel")) {
+                continue;
+            }
             if (artifactId == null || packaging != null && !packaging.equals("jar") || !hasMainCode(dir, text)) {
                 continue;
             }

@@ -17,7 +17,7 @@ import java.util.TreeMap;
 /**
  * The figures of one benchmark run, kept next to what was printed and written as one JSON file per run (machine
  * facts and Elasticsearch version included), so that two runs can be compared side by side ({@link BenchCompare})
- * and the README's table generated from one ({@link BenchTable}).
+ * and the guide's tables generated from the newest kept in {@code benchmarks/records} ({@code java tools/Docs.java}).
  *
  * <p>Every figure carries its ratio to the baseline measured in the same run (the only comparison that means
  * anything on a noisy machine), which way is better, and its <em>spread</em>: how far repeated rounds of the same

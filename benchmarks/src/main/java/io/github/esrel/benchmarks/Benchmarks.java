@@ -14,9 +14,9 @@ import java.util.Map;
  * (default {@code target/bench}).
  *
  * <p>Usage: {@code Benchmarks [all|routing|occ|write-log|locks|lock-scale|meters|join|propagation|propagation-shards|rename|dupscan]} (or several, comma-separated:
- * {@code occ,rename}), {@code Benchmarks compare
- * A.json B.json} (two records side by side) or {@code Benchmarks table A.json} (the README's table); the last two
- * start no node.
+ * {@code occ,rename}) or {@code Benchmarks compare A.json B.json} (two records side by side, starting no node). The
+ * guide's tables are generated from the records kept in {@code benchmarks/records} by {@code java tools/Docs.java
+ * write}; {@code java tools/Docs.java table A.json} prints one record's.
  */
 public final class Benchmarks {
 
@@ -55,7 +55,7 @@ public final class Benchmarks {
     /**
      * Runs the named benchmark(s), or compares records.
      *
-     * @param args a benchmark name, several comma-separated, or {@code all}; or {@code compare A.json B.json}; or {@code table A.json}. One
+     * @param args a benchmark name, several comma-separated, or {@code all}; or {@code compare A.json B.json}. One
      *     argument holding several words is split at spaces (Maven passes {@code -Desrel.bench="compare a b"} as one)
      * @throws Exception if a benchmark fails
      */
@@ -67,14 +67,11 @@ public final class Benchmarks {
             BenchCompare.print(Path.of(words[1]), Path.of(words[2]), out);
             return;
         }
-        if (which.equals("table") && words.length == 2) {
-            BenchTable.print(Path.of(words[1]), out);
-            return;
-        }
         java.util.List<String> names = java.util.List.of(which.split(","));
         if (words.length != 1 || (!which.equals("all") && !ALL.keySet().containsAll(names))) {
             throw new IllegalArgumentException("unknown benchmark [" + String.join(" ", words) + "]; known: all, "
-                    + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json; table A.json");
+                    + String.join(", ", ALL.keySet()) + "; or: compare A.json B.json"
+                    + " (a record's table: java tools/Docs.java table A.json)");
         }
         try (EsCluster cluster = EsCluster.builder().heap("1g").build()) {
             cluster.start();

@@ -13,6 +13,7 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Version;
+import io.github.esrel.boot.quickstart.Votes;
 import io.github.esrel.denorm.PropagationResult;
 import io.github.esrel.denorm.Propagator;
 import io.github.esrel.denorm.Relation;
@@ -70,6 +71,7 @@ import org.springframework.core.SpringVersion;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -91,7 +93,9 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(
         classes = EsrelBootApplication.class,
         webEnvironment = SpringBootTest.WebEnvironment.NONE,
-        properties = {"esrel.locks.namespace=files", "esrel.locks.owner=instance-a"})
+        properties = {"esrel.locks.owner=instance-a"})
+// The README's quick start's application.properties (application-quickstart.properties): esrel.locks.namespace=files.
+@ActiveProfiles("quickstart")
 @DirtiesContext
 abstract class AbstractBootApplicationIT {
 
@@ -158,6 +162,9 @@ abstract class AbstractBootApplicationIT {
     ExternalVersions externalVersions;
 
     @Autowired
+    Votes votes;
+
+    @Autowired
     EsrelMicrometer micrometer;
 
     @Autowired
@@ -170,6 +177,31 @@ abstract class AbstractBootApplicationIT {
     Join join;
 
     // --- what the application runs on ---------------------------------------------------------------------------
+
+    /** The README's Spring Boot quick start: its service and its properties in a real application. */
+    @Test
+    void shouldCountEveryVoteOfTheQuickStartsService() throws Exception {
+        assertThat(context.getEnvironment().getProperty("esrel.locks.namespace"))
+                .as("from the quick start's properties")
+                .isEqualTo("files");
+        ExecutorService voters = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < 80; i++) {
+                done.add(voters.submit(() -> votes.vote("aurora")));
+            }
+            for (Future<?> vote : done) {
+                vote.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            voters.shutdownNow();
+        }
+        assertThat(occ.get("designs", "aurora", Votes.Design.class)
+                        .orElseThrow()
+                        .value()
+                        .votes())
+                .isEqualTo(80);
+    }
 
     @Test
     void shouldRunOnTheClientBootConfiguredWithTheMapperBootPicked() throws IOException {

@@ -58,14 +58,15 @@ import org.testcontainers.utility.DockerImageName;
 @DirtiesContext
 abstract class AbstractServiceConnectionIT {
 
-    // The README's snippet (Testcontainers + @ServiceConnection) is this field with the official image's version.
+    // docs/testing.md shows this field.
+    // tag::service-connection[]
     @Container
     @ServiceConnection
     static final ElasticsearchContainer elasticsearch = new EsrelElasticsearchContainer(image())
-            .withoutSecurity()
+            .withoutSecurity() // Boot talks HTTPS to a container only with an SSL bundle
             .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
-            // Testcontainers waits 60 s by default; more on a machine shared with other builds.
-            .withStartupTimeout(Duration.ofMinutes(5));
+            .withStartupTimeout(Duration.ofMinutes(5)); // Testcontainers' 60 s is short on a busy machine
+    // end::service-connection[]
 
     /**
      * The type of Boot's {@code ElasticsearchConnectionDetails} on this Boot line (its package moved in Boot 4).

@@ -77,6 +77,20 @@ abstract class AbstractSpringDataIT {
     @Autowired
     SpringDataDocumentConverter converter;
 
+    /** docs/spring.md: the repository with esrel's fragment, as the guide calls it. */
+    @Test
+    void shouldCallTheFragmentAsTheGuideShowsIt() {
+        // tag::repository-calls[]
+        designs.save(new BootDesign("guide-1", "Boreal", Instant.now())); // Spring Data
+        designs.update("guide-1", BootDesign::vote); // esrel: re-read and applied again on a conflict
+        designs.upsert("guide-2", () -> new BootDesign("guide-2", "Cirrus", Instant.now()), BootDesign::vote);
+        Outcome<BootDesign> tried = designs.tryUpdate("guide-1", BootDesign::vote); // giving up is a value
+        // end::repository-calls[]
+        assertThat(tried.status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(designs.findById("guide-1").orElseThrow().getVotes()).isEqualTo(2);
+        assertThat(designs.findById("guide-2").orElseThrow().getVotes()).isEqualTo(1);
+    }
+
     @Test
     void shouldCount200VotesOf8ThreadsOnASpringDataEntityAndStoreWhatSpringDataStores() throws Exception {
         assertThat(converter.isEntity(BootDesign.class)).isTrue();

@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Bean;
  * (for {@code esrel.locks.namespace}) and {@code EsrelMicrometer} on it. The one esrel object declared here is a
  * per-relation one, a join, built from the starter's defaults as the starter's documentation shows.
  */
+// tag::application[]
 @SpringBootApplication
 public class EsrelBootApplication {
 
@@ -26,3 +27,4 @@ public class EsrelBootApplication {
         return Join.of(defaults::applyTo);
     }
 }
+// end::application[]

@@ -10,5 +10,7 @@
  * Grouping returns the top documents per value of a field, groups ordered by their best score, as
  * typed {@link io.github.esrel.join.Group}s, from {@code collapse} or from the seed's
  * {@code terms} + {@code max(_score)} + {@code top_hits} form.
+ *
+ * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/relationships.md#joins">Joins, denormalized propagation and views</a>.
  */
 package io.github.esrel.join;

@@ -17,5 +17,7 @@
  * </ul>
  *
  * <p>Paths are {@link io.github.esrel.path.TreePath}s.
+ *
+ * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md">Tree locks</a>.
  */
 package io.github.esrel.lock;

@@ -57,7 +57,7 @@ import org.junit.jupiter.api.TestFactory;
 @EsrelTest
 class LeastPrivilegesIT {
 
-    private static final String PASSWORD = "esrel-test-password";
+    static final String PASSWORD = "esrel-test-password";
 
     /** What each capability needs: index privileges per index of the capability, and cluster privileges. */
     static final List<Feature> FEATURES = List.of(
@@ -88,7 +88,9 @@ class LeastPrivilegesIT {
             new Feature("files", List.of(), need("fs", "read", "write", "view_index_metadata", "maintenance")));
 
     @Cluster
-    static final EsCluster cluster = EsCluster.builder().security(security()).build();
+    // Shared with ConnectingIT, which connects to it as the guide's client snippet does.
+    static final EsCluster cluster =
+            EsCluster.builder().security(security()).shared().build();
 
     private final ElasticsearchClient admin = cluster.client();
 
@@ -434,7 +436,7 @@ class LeastPrivilegesIT {
         }
     }
 
-    private static Security security() {
+    static Security security() {
         return Security.of(s -> {
             for (Feature feature : FEATURES) {
                 for (Variant v : feature.variants().values()) {

@@ -5,5 +5,7 @@
  * so that Spring code (retry templates, {@code @Retryable}, exception handlers) handles them as it handles its own data
  * access exceptions. The Boot starters set the translator on the {@code Occ} and {@code TreeLocks} beans; any other
  * Spring application passes it to the builders itself.
+ *
+ * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/spring.md#exceptions">Spring Boot and Spring Data: exceptions</a>.
  */
 package io.github.esrel.spring;

@@ -7,6 +7,7 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -74,14 +75,34 @@ public final class Clients {
 
     /** The Java API client of this class path's client line, with a way to move it to new nodes. */
     static ApiClient apiClient(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+        return apiClient(nodes, headers, sslContext, Optional.empty());
+    }
+
+    /**
+     * As {@link #apiClient(List, Map, Optional)}, connecting within {@code connectTimeout} instead of the low-level
+     * client's default (1 s on both lines), which also bounds the TLS handshake.
+     */
+    static ApiClient apiClient(
+            List<URI> nodes,
+            Map<String, String> headers,
+            Optional<SSLContext> sslContext,
+            Optional<Duration> connectTimeout) {
         checkNodes(nodes, headers);
         return REST5
-                ? Rest5ApiClient.create(nodes, headers, sslContext)
-                : new LegacyApiClient(restClient(nodes, headers, sslContext));
+                ? Rest5ApiClient.create(nodes, headers, sslContext, connectTimeout)
+                : new LegacyApiClient(restClient(nodes, headers, sslContext, connectTimeout));
     }
 
     /** A low-level client spread over {@code nodes}, sending {@code headers} with every request. */
     static RestClient restClient(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+        return restClient(nodes, headers, sslContext, Optional.empty());
+    }
+
+    private static RestClient restClient(
+            List<URI> nodes,
+            Map<String, String> headers,
+            Optional<SSLContext> sslContext,
+            Optional<Duration> connectTimeout) {
         checkNodes(nodes, headers);
         return RestClient.builder(hosts(nodes))
                 .setDefaultHeaders(headers.entrySet().stream()
@@ -89,6 +110,9 @@ public final class Clients {
                         .toArray(Header[]::new))
                 .setHttpClientConfigCallback(
                         http -> sslContext.isPresent() ? http.setSSLContext(sslContext.get()) : http)
+                .setRequestConfigCallback(request -> connectTimeout.isPresent()
+                        ? request.setConnectTimeout((int) connectTimeout.get().toMillis())
+                        : request)
                 .build();
     }
 

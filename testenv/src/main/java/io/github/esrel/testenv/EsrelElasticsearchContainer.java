@@ -2,6 +2,7 @@ package io.github.esrel.testenv;
 
 import static java.util.Objects.requireNonNull;
 
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,6 +53,9 @@ public class EsrelElasticsearchContainer extends ElasticsearchContainer {
     /** The official image, {@code docker.elastic.co/elasticsearch/elasticsearch}, without a tag. */
     public static final DockerImageName OFFICIAL_IMAGE =
             DockerImageName.parse("docker.elastic.co/elasticsearch/elasticsearch");
+
+    /** How long {@link #createClient()}'s client may take to connect, the TLS handshake included. */
+    private static final Duration PATIENT_CONNECT = Duration.ofSeconds(30);
 
     private final DockerImageName baseImage;
     private final Path pluginZip;
@@ -162,6 +166,39 @@ public class EsrelElasticsearchContainer extends ElasticsearchContainer {
      */
     public Path pluginZip() {
         return pluginZip;
+    }
+
+    /**
+     * A client for this running container, as a test needs one: over HTTPS with the CA Testcontainers copied out of
+     * the container and the {@code elastic} user when security is on (Testcontainers' default for 8.0 and later), over
+     * plain HTTP without ({@link #withoutSecurity()}). It connects within 30 s and waits 30 s for an answer: the
+     * low-level clients connect within 1 s by default, and that bound includes the TLS handshake, which a container's
+     * node on a busy machine can take longer for ({@code SocketTimeoutException: 1000 MILLISECONDS}). On
+     * elasticsearch-java 9.x the client sits on {@code Rest5ClientTransport}, on 8.x on {@code RestClientTransport},
+     * as the clients of testenv's clusters do.
+     *
+     * @return a new client; close its transport ({@code client._transport().close()}) when done
+     * @throws IllegalStateException if the container is not running
+     */
+    public ElasticsearchClient createClient() {
+        if (!isRunning()) {
+            throw new IllegalStateException("the container is not running: start it before asking for a client");
+        }
+        if (caCertAsBytes().isEmpty()) {
+            return Clients.apiClient(
+                            List.of(URI.create("http://" + getHttpHostAddress())),
+                            Map.of(),
+                            Optional.empty(),
+                            Optional.of(PATIENT_CONNECT))
+                    .client();
+        }
+        String password = getEnvMap().getOrDefault("ELASTIC_PASSWORD", ELASTICSEARCH_DEFAULT_PASSWORD);
+        return Clients.apiClient(
+                        List.of(URI.create("https://" + getHttpHostAddress())),
+                        Map.of("Authorization", SecurityFiles.basicAuth("elastic", password)),
+                        Optional.of(createSslContextFromCa()),
+                        Optional.of(PATIENT_CONNECT))
+                .client();
     }
 
     /**

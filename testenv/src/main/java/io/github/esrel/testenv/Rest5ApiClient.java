@@ -7,10 +7,12 @@ import co.elastic.clients.transport.rest5_client.low_level.Node;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5ClientBuilder;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
+import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
@@ -35,13 +37,20 @@ record Rest5ApiClient(Rest5Client restClient, ElasticsearchClient client) implem
 
     static final Timeout RESPONSE_TIMEOUT = Timeout.ofSeconds(30);
 
-    static Rest5ApiClient create(List<URI> nodes, Map<String, String> headers, Optional<SSLContext> sslContext) {
+    static Rest5ApiClient create(
+            List<URI> nodes,
+            Map<String, String> headers,
+            Optional<SSLContext> sslContext,
+            Optional<Duration> connectTimeout) {
         // The HTTP client is built here rather than configured through the builder's callbacks: 9.0's builder has
         // none (they came with 9.1), and testenv must run with every 9.x client an application may pin.
         PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnPerRoute(Rest5ClientBuilder.DEFAULT_MAX_CONN_PER_ROUTE)
                 .setMaxConnTotal(Rest5ClientBuilder.DEFAULT_MAX_CONN_TOTAL);
         sslContext.ifPresent(ssl -> connections.setTlsStrategy(new DefaultClientTlsStrategy(ssl)));
+        connectTimeout.ifPresent(timeout -> connections.setDefaultConnectionConfig(ConnectionConfig.custom()
+                .setConnectTimeout(Timeout.ofMilliseconds(timeout.toMillis()))
+                .build()));
         CloseableHttpAsyncClient http = HttpAsyncClients.custom()
                 .setConnectionManager(connections.build())
                 .setDefaultRequestConfig(RequestConfig.custom()

@@ -2,14 +2,18 @@ package io.github.esrel.testenv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch.cat.plugins.PluginsRecord;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.elasticsearch.ElasticsearchContainer;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * {@link EsrelElasticsearchContainer} is Testcontainers' {@link ElasticsearchContainer} with the plugin: with
@@ -21,19 +25,26 @@ class EsrelElasticsearchContainerIT {
 
     @Test
     void shouldRunThePluginWithTestcontainersSecurityDefaults() throws Exception {
-        try (ElasticsearchContainer es = new EsrelElasticsearchContainer(DockerImagesForTests.base())
-                .withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m")
-                .withStartupTimeout(Duration.ofMinutes(5))) {
-            es.start();
-            assertThat(es.getDockerImageName()).startsWith("esrel/elasticsearch-esrel:");
-            assertThat(es.getEnvMap())
+        DockerImageName image = DockerImagesForTests.base();
+        List<PluginsRecord> plugins;
+        // tag::secured-container[]
+        try (EsrelElasticsearchContainer elasticsearch = new EsrelElasticsearchContainer(image)) { // security on
+            elasticsearch.withEnv("ES_JAVA_OPTS", "-Xms512m -Xmx512m").start();
+            ElasticsearchClient es = elasticsearch.createClient(); // HTTPS with its CA, user elastic, 30 s timeouts
+            plugins = es.cat().plugins().plugins();
+            // hide::begin[]
+            assertThat(elasticsearch.getDockerImageName()).startsWith("esrel/elasticsearch-esrel:");
+            assertThat(elasticsearch.getEnvMap())
                     .containsEntry("ELASTIC_PASSWORD", ElasticsearchContainer.ELASTICSEARCH_DEFAULT_PASSWORD);
             EsHttp http = new EsHttp(
                     Map.of("Authorization", SecurityFiles.basicAuth("elastic", "changeme")),
-                    Optional.of(es.createSslContextFromCa()));
-            URI uri = URI.create("https://" + es.getHttpHostAddress());
-            assertEsrelPlugin(http, uri);
+                    Optional.of(elasticsearch.createSslContextFromCa()));
+            assertEsrelPlugin(http, URI.create("https://" + elasticsearch.getHttpHostAddress()));
+            es._transport().close();
+            // hide::end[]
         }
+        // end::secured-container[]
+        assertThat(plugins).extracting(PluginsRecord::component).contains("esrel");
     }
 
     @Test

@@ -24,8 +24,10 @@ class MultiNodeClusterIT {
     // Generous: waiting ends as soon as the status is reached, and a shared machine can be slow.
     private static final Duration HEALTH_TIMEOUT = Duration.ofMinutes(5);
 
-    @Cluster
+    // tag::cluster[]
+    @Cluster // static: one cluster for the class's tests; plugin(false): a cluster without esrel's plugin
     static final EsCluster cluster = EsCluster.builder().nodes(3).plugin(false).build();
+    // end::cluster[]
 
     @Test
     @Order(1)
@@ -44,11 +46,14 @@ class MultiNodeClusterIT {
     @Test
     @Order(2)
     void shouldServeReadsAndWritesAfterANodeIsKilled() throws IOException {
-        cluster.killNode(2);
-
+        // tag::kill[]
+        cluster.killNode(2); // kill -9; stopNode, startNode, freezeNode, thawNode, rollingRestart alike
+        // hide::begin[]
         assertThat(Processes.elasticsearchUnder(cluster.nodeLog(2).getParent().getParent()))
                 .isEmpty();
+        // hide::end[]
         cluster.waitForHealth("yellow", HEALTH_TIMEOUT);
+        // end::kill[]
         assertThat(cluster.client().cluster().health(h -> h.waitForNodes("2")).status())
                 .isEqualTo(HealthStatus.Yellow);
         index("while-down");

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 @EsrelTest
 class SecuredClusterIT {
 
+    // tag::security[]
     @Cluster
     static final EsCluster cluster = EsCluster.builder()
             .plugin(false)
@@ -26,6 +27,7 @@ class SecuredClusterIT {
                     s -> s.role("a_reader", "{\"indices\": [{\"names\": [\"a\"], \"privileges\": [\"read\"]}]}")
                             .user("reader", "reader-password", "a_reader")))
             .build();
+    // end::security[]
 
     @Test
     void shouldServeHttpsWithACertificateOfTestenvsCa() throws Exception {

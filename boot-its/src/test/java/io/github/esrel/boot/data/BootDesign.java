@@ -9,6 +9,7 @@ import org.springframework.data.elasticsearch.annotations.FieldType;
 import org.springframework.data.elasticsearch.core.query.SeqNoPrimaryTerm;
 
 /** Issue 29's entity: field names of its own, an epoch_millis date, Spring Data's optimistic locking property. */
+// tag::entity[]
 @Document(indexName = "boot-designs")
 public class BootDesign {
     @Id
@@ -25,6 +26,7 @@ public class BootDesign {
 
     private SeqNoPrimaryTerm seqNoPrimaryTerm;
 
+    // hide::begin[]
     public BootDesign() {}
 
     public BootDesign(String id, String name, Instant created) {
@@ -33,11 +35,13 @@ public class BootDesign {
         this.created = created;
     }
 
+    // hide::end[]
     /** One more vote. */
     public BootDesign vote() {
         votes++;
         return this;
     }
+    // hide::begin[]
 
     public String getId() {
         return id;
@@ -78,4 +82,6 @@ public class BootDesign {
     public void setSeqNoPrimaryTerm(SeqNoPrimaryTerm seqNoPrimaryTerm) {
         this.seqNoPrimaryTerm = seqNoPrimaryTerm;
     }
+    // hide::end[]
 }
+// end::entity[]

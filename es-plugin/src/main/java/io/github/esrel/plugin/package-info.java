@@ -1,0 +1,8 @@
+/**
+ * The esrel Elasticsearch plugin: {@link io.github.esrel.plugin.EsrelPlugin} wires the routing calculator
+ * ({@code _routing_calc}) and tree locks ({@code _treelock}) into the node: their actions, REST handlers, settings and
+ * the lock index. Its API is the REST API; these classes are the plugin's inside.
+ *
+ * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/installing-the-plugin.md">Installing the plugin</a>.
+ */
+package io.github.esrel.plugin;

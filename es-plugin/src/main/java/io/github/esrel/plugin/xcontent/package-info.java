@@ -1,0 +1,6 @@
+/**
+ * How the body parsers of both capabilities name a token in a parse error.
+ *
+ * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/installing-the-plugin.md">Installing the plugin</a>.
+ */
+package io.github.esrel.plugin.xcontent;
