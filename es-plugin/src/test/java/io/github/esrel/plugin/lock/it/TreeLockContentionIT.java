@@ -37,7 +37,7 @@ class TreeLockContentionIT extends AbstractTreeLockIT {
     @Test
     void shouldNeverGrantConflictingLocksUnderContention() throws Exception {
         createIndex("contended");
-        // The default retry budget (30 s), not this class's 10 s: three nodes' rounds on one table conflict, and on a
+        // The default retry budget (30 s), not the cluster's 10 s: three nodes' rounds on one table conflict, and on a
         // loaded 2-core machine (run-tests' lanes) a node lost every compare-and-set for 10 s and answered the
         // documented 503; this test is about the grants, the 503 has its own.
         putSetting("esrel.treelock.retry_timeout", "\"30s\"");
