@@ -92,6 +92,7 @@ public final class GroupCommitter<S> {
      *
      * @param state      the state after the mutation; the very state it was given if it changes nothing
      * @param completion answers the waiter; runs once the state is stored, not if the write fails
+     * @param <S>        the state type
      */
     public record Decision<S>(S state, Runnable completion) {
         /**

@@ -23,6 +23,7 @@ public interface VersionedStore<S> {
      *                    fails with a conflict if another writer created it first
      * @param seqNo       the version: sequence number of the read
      * @param primaryTerm the version: primary term of the read
+     * @param <S>         the state type
      */
     record Versioned<S>(S state, boolean exists, long seqNo, long primaryTerm) {
         /**
