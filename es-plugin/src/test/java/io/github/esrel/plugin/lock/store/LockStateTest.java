@@ -239,6 +239,10 @@ class LockStateTest {
         for (int i = 0; i < GrantIds.MAX_REMEMBERED + 5; i++) {
             ids.add(new ReleasedId(1000 + i, i, NOW + GrantIds.REMEMBER_MILLIS));
         }
+        assertThat(new TableDocument(0, List.of(), ids).released())
+                .hasSize(GrantIds.MAX_REMEMBERED)
+                .startsWith(ids.get(5))
+                .endsWith(ids.get(ids.size() - 1));
         LockIndex index = new LockIndex(0, List.of(), ids);
         assertThat(index.released()).hasSize(GrantIds.MAX_REMEMBERED);
         assertThat(index.releasedId(1000)).isNull();

@@ -297,19 +297,6 @@ class LockTableTest {
     }
 
     @Test
-    void shouldRememberAtMostTheNewestReleasedIds() {
-        List<ReleasedId> ids = new ArrayList<>();
-        for (int i = 0; i < GrantIds.MAX_REMEMBERED + 5; i++) {
-            ids.add(new ReleasedId(1000 + i, i, NOW + GrantIds.REMEMBER_MILLIS));
-        }
-        LockTable t = new LockTable(0, List.of(), ids);
-        assertThat(t.released())
-                .hasSize(GrantIds.MAX_REMEMBERED)
-                .startsWith(ids.get(5))
-                .endsWith(ids.get(ids.size() - 1));
-    }
-
-    @Test
     void shouldRefuseGrantsBeyondTheTableLimit() {
         for (int i = 0; i < 3; i++) {
             table = table.acquire("/f" + i, SHARED, "w", TTL, nonce++, NOW, 3).table();
