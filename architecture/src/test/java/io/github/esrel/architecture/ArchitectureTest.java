@@ -36,6 +36,8 @@ import org.junit.jupiter.api.TestFactory;
  *       the Boot starters, Micrometer, and whatever joins them) use esrel only through the client's public packages
  *       and each other.</li>
  *   <li>The plugin and the client never import each other.</li>
+ *   <li>In the plugin's tree locks, the table store (esrel 0.1's one-document store) is a leaf that only the store
+ *       choice uses, and the group commit knows nothing about locks.</li>
  *   <li>Per-line folders are reached only through their seam: every line of a seam declares the same classes (so
  *       shared code can only name what every line has), and no other module reaches into a module's line classes.
  *       That shared code uses only what every line's library has is proved by compiling it on every line.</li>
@@ -48,6 +50,10 @@ class ArchitectureTest {
     private static final Set<String> CLIENT = Set.of("esrel-client", "esrel-client-es8");
     private static final String PLUGIN = "esrel-plugin";
     private static final String TESTENV = "esrel-testenv";
+    private static final String LOCKS = ESREL + ".plugin.lock";
+    private static final String TABLE_STORE = LOCKS + ".table";
+    private static final String STORE_CHOICE = LOCKS + ".TreeLockService";
+    private static final String GROUP_COMMIT = LOCKS + ".commit";
 
     private static Tree tree;
     private static Map<String, Tree.Module> modules;
@@ -142,6 +148,40 @@ class ArchitectureTest {
         assertThat(clientPackages).doesNotContainAnyElementsOf(pluginPackages);
     }
 
+    /**
+     * The table store is the lock kernel's leaf: the store choice picks it, and nothing else knows it. The grant store
+     * takes a one-document table over through the kernel's own reader of that document, so the upgrade needs none of
+     * it either.
+     */
+    @Test
+    void shouldLetOnlyTheStoreChoiceUseTheTableStore() {
+        noClasses()
+                .that()
+                .resideOutsideOfPackage(TABLE_STORE)
+                .and()
+                .doNotHaveFullyQualifiedName(STORE_CHOICE)
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage(TABLE_STORE)
+                .because("the one-document table store of esrel 0.1 is a leaf: only the store choice (" + STORE_CHOICE
+                        + ") picks it")
+                .check(pluginWith(TABLE_STORE));
+    }
+
+    /** The group commit is an engine over any compare-and-set store: it names nothing of the locks it serves. */
+    @Test
+    void shouldKeepTheGroupCommitFreeOfLocks() {
+        noClasses()
+                .that()
+                .resideInAPackage(GROUP_COMMIT)
+                .should()
+                .dependOnClassesThat(describe(
+                        "in the plugin's other packages",
+                        c -> c.getPackageName().startsWith(ESREL + ".plugin")
+                                && !c.getPackageName().equals(GROUP_COMMIT)))
+                .check(pluginWith(GROUP_COMMIT));
+    }
+
     /** Each per-line folder has a twin declaring the same classes: one seam, every line implementing all of it. */
     @Test
     void shouldDeclareTheSameSeamInEveryLine() {
@@ -179,6 +219,15 @@ class ArchitectureTest {
     }
 
     // ---- helpers --------------------------------------------------------------------------------------------
+
+    /** The plugin's classes, which must have some in {@code pkg}: a rule about a package that is gone proves nothing. */
+    private static JavaClasses pluginWith(String pkg) {
+        JavaClasses plugin = classes.get(PLUGIN);
+        assertThat(plugin.stream().filter(c -> c.getPackageName().equals(pkg)))
+                .as("classes of %s", pkg)
+                .isNotEmpty();
+        return plugin;
+    }
 
     /** The libraries the BOMs publish besides the client and testenv, found as modules. */
     private static Set<String> adapters() {

@@ -1,7 +1,6 @@
 package io.github.esrel.plugin;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-import io.github.esrel.plugin.lock.TreeLockIndex;
 import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.TreeLockSettings;
 import io.github.esrel.plugin.lock.action.AcquireTreeLockAction;
@@ -18,6 +17,7 @@ import io.github.esrel.plugin.lock.rest.RestAcquireTreeLockAction;
 import io.github.esrel.plugin.lock.rest.RestListTreeLocksAction;
 import io.github.esrel.plugin.lock.rest.RestReleaseTreeLockAction;
 import io.github.esrel.plugin.lock.rest.RestRenewTreeLockAction;
+import io.github.esrel.plugin.lock.store.TreeLockIndex;
 import io.github.esrel.plugin.routing.action.HypotheticalRoutingCalcAction;
 import io.github.esrel.plugin.routing.action.RoutingCalcAction;
 import io.github.esrel.plugin.routing.action.RoutingCalculator;

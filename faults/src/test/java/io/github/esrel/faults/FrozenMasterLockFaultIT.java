@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Test;
  * never any other 5xx. After the thaw, locks are granted again with tokens above every token seen before.
  * With the suite's fault detection (two checks of 5 s) the cluster fails over within the plugin's 30 s of
  * retrying, so the calls mostly wait and succeed; with the default (three of 10 s) some give up with the 503
- * (es-plugin's {@code TreeLockIT} provokes that 503 with every copy of the lock index gone). Either is
+ * (es-plugin's {@code TreeLockFailoverIT} provokes that 503 with every copy of the lock index gone). Either is
  * documented; the test checks that nothing else comes back and that the freeze was felt (a call waited
  * out fault detection).
  *

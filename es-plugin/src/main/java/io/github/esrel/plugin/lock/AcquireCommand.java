@@ -1,5 +1,11 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.GrantIds;
+import io.github.esrel.plugin.lock.grant.LockMode;
+import io.github.esrel.plugin.lock.grant.LockOwner;
+import io.github.esrel.plugin.lock.grant.TreePath;
 import java.util.Objects;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;

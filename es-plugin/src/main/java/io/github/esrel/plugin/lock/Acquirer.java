@@ -1,6 +1,12 @@
 package io.github.esrel.plugin.lock;
 
-import io.github.esrel.plugin.lock.LockTable.AcquireOutcome;
+import io.github.esrel.plugin.lock.commit.GroupCommitter;
+import io.github.esrel.plugin.lock.commit.TaskScheduler;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.GrantIds;
+import io.github.esrel.plugin.lock.grant.TreePath;
+import io.github.esrel.plugin.lock.store.AcquireOutcome;
+import io.github.esrel.plugin.lock.store.LockState;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

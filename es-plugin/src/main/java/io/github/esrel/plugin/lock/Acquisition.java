@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.grant.Grant;
 import java.util.List;
 import java.util.Objects;
 import org.elasticsearch.core.Nullable;

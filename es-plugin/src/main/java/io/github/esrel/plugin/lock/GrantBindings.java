@@ -1,5 +1,7 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import io.github.esrel.plugin.lock.grant.TreePath;
 import java.util.List;
 import org.elasticsearch.ElasticsearchSecurityException;
 import org.elasticsearch.core.Nullable;

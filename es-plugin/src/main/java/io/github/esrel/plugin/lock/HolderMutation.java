@@ -1,5 +1,9 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.commit.GroupCommitter;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.TreePath;
+import io.github.esrel.plugin.lock.store.LockState;
 import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;

@@ -1,5 +1,18 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.commit.GroupCommitter;
+import io.github.esrel.plugin.lock.commit.TaskScheduler;
+import io.github.esrel.plugin.lock.commit.VersionedStore;
+import io.github.esrel.plugin.lock.grant.Caller;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.GrantIds;
+import io.github.esrel.plugin.lock.grant.GrantPage;
+import io.github.esrel.plugin.lock.grant.TreePath;
+import io.github.esrel.plugin.lock.store.FencingTokens;
+import io.github.esrel.plugin.lock.store.GrantStore;
+import io.github.esrel.plugin.lock.store.LockState;
+import io.github.esrel.plugin.lock.store.TreeLockIndex;
+import io.github.esrel.plugin.lock.table.LockTableStore;
 import java.util.function.LongSupplier;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ContextPreservingActionListener;
@@ -12,20 +25,27 @@ import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.threadpool.ThreadPool;
 
 /**
- * Tree locks with leases and fencing tokens, kept in the system index {@link TreeLockIndex#NAME}: one
- * document per lock namespace (a target index) holding its whole {@link LockTable}.
+ * Tree locks with leases and fencing tokens, kept in the system index {@link TreeLockIndex#NAME}. Each lock namespace
+ * (a target index) has one table of grants there: by default ({@link GrantStore}) a head document, which holds the
+ * last token and the changes of the latest rounds, and one document per grant; with {@code esrel.treelock.store:
+ * table} ({@link LockTableStore}, the design of esrel 0.1) one document holding the whole table.
  *
  * <h2>Why it is correct</h2>
- * Every change is a read-modify-write of that one document: a real-time GET, a decision on the snapshot read
- * ({@link LockState}, pure, held to {@link LockTable}'s decisions by tests), and a write conditional on the snapshot's
- * {@code _seq_no}/{@code _primary_term} (or a create when there was no document). Elasticsearch applies a
- * conditional write on the primary only if nothing changed since the read, so the decisions of all nodes form
- * one sequence, each taken on the table its predecessor wrote: two conflicting grants can only coexist if one
- * decision ignored the other, which the condition rules out. A grant is answered only after its write was
- * acknowledged, that is, replicated to every in-sync copy, and Elasticsearch only promotes an in-sync copy,
- * so an answered grant, and the token counter with it, survives the loss of the primary. The counter lives in
- * the same document and is never reset (the document is never deleted), so every token is greater than every
- * token issued before in that namespace.
+ * Every change of a namespace is a read-modify-write of one document, its head: a real-time GET, a decision on the
+ * table as of that head ({@link LockState}, pure: the same decisions whichever store keeps the table), and a write of
+ * the next head conditional on the read's {@code _seq_no}/{@code _primary_term} (or a create when there was none).
+ * Elasticsearch applies a conditional write on the primary only if nothing changed since the read, so the decisions
+ * of all nodes form one sequence, each taken on the table its predecessor wrote: two conflicting grants can only
+ * coexist if one decision ignored the other, which the condition rules out. The table as of a head is the grant
+ * documents plus that head's changes: a round writes the grant documents of the round before it, and waits for them
+ * to be acknowledged, before it writes its own head. A node decides on the table it keeps in memory only while the
+ * head it reads names that table, or names the rounds that bring it up to date; else it rebuilds it from the grant
+ * documents. A grant is answered only after its head was acknowledged, that is, replicated to every in-sync copy,
+ * and Elasticsearch only promotes an in-sync copy, so an answered grant, and the last token with it, survives the
+ * loss of the primary. The head is never deleted, and every token is above both the last one and the clock
+ * ({@link FencingTokens}), so every token is greater than every token issued before in that namespace. The table
+ * store keeps the whole table in that one document instead: the same argument, without grant documents to write
+ * first or tables kept in memory.
  *
  * <h2>How it runs</h2>
  * The read-modify-writes are group commits ({@link GroupCommitter}): the requests of one namespace on one node
@@ -62,6 +82,7 @@ public final class TreeLockService {
                 System::currentTimeMillis);
     }
 
+    /** The store choice: the grant store, or the one-document table store of esrel 0.1. */
     private static VersionedStore<LockState> store(String kind, Client client, TaskScheduler scheduler) {
         return switch (kind) {
             case TreeLockSettings.STORE_TABLE -> new LockTableStore(client, scheduler, System::currentTimeMillis);

@@ -1,5 +1,6 @@
 package io.github.esrel.plugin.lock;
 
+import io.github.esrel.plugin.lock.store.GrantStore;
 import java.util.List;
 import org.elasticsearch.common.settings.Setting;
 import org.elasticsearch.common.settings.Setting.Property;

@@ -1,9 +1,20 @@
 package io.github.esrel.plugin.lock;
 
-import static io.github.esrel.plugin.lock.LockMode.EXCLUSIVE;
-import static io.github.esrel.plugin.lock.LockMode.SHARED;
+import static io.github.esrel.plugin.lock.grant.LockMode.EXCLUSIVE;
+import static io.github.esrel.plugin.lock.grant.LockMode.SHARED;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.github.esrel.plugin.lock.commit.InMemoryStore;
+import io.github.esrel.plugin.lock.commit.ManualScheduler;
+import io.github.esrel.plugin.lock.commit.VersionedStore;
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import io.github.esrel.plugin.lock.grant.Caller;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.GrantPage;
+import io.github.esrel.plugin.lock.grant.LockMode;
+import io.github.esrel.plugin.lock.grant.TreePath;
+import io.github.esrel.plugin.lock.store.LockState;
+import io.github.esrel.plugin.lock.store.TreeLockIndex;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -387,6 +398,7 @@ class TreeLockServiceTest {
                                 holder.path(),
                                 holder.owner(),
                                 holder.token(),
+                                0,
                                 Caller.of(null),
                                 ManualScheduler.EPOCH_MILLIS + 5_000,
                                 false)

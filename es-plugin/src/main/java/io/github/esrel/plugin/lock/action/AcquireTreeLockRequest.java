@@ -1,7 +1,7 @@
 package io.github.esrel.plugin.lock.action;
 
-import io.github.esrel.plugin.lock.GrantIds;
-import io.github.esrel.plugin.lock.LockMode;
+import io.github.esrel.plugin.lock.grant.GrantIds;
+import io.github.esrel.plugin.lock.grant.LockMode;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-import io.github.esrel.plugin.lock.AuthenticatedUser;
-import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantBindings;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import io.github.esrel.plugin.lock.grant.Caller;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.elasticsearch.action.ActionListener;

@@ -1,6 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
-import io.github.esrel.plugin.lock.TreePath;
+import io.github.esrel.plugin.lock.grant.TreePath;
 import java.io.IOException;
 import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;

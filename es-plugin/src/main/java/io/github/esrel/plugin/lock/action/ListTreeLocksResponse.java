@@ -1,6 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
-import io.github.esrel.plugin.lock.Grant;
+import io.github.esrel.plugin.lock.grant.Grant;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
-import io.github.esrel.plugin.lock.GrantIds;
+import io.github.esrel.plugin.lock.grant.GrantIds;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -2,9 +2,9 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.AcquireCommand;
-import io.github.esrel.plugin.lock.AuthenticatedUser;
 import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.common.util.concurrent.ThreadContext;

@@ -2,7 +2,7 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
 import io.github.esrel.plugin.lock.TreeLockService;
-import io.github.esrel.plugin.lock.TreePath;
+import io.github.esrel.plugin.lock.grant.TreePath;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.injection.guice.Inject;

@@ -1,9 +1,9 @@
 package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.compat.ClusterIndices;
-import io.github.esrel.plugin.lock.Caller;
 import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
+import io.github.esrel.plugin.lock.grant.Caller;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.client.internal.node.NodeClient;

@@ -1,8 +1,8 @@
 package io.github.esrel.plugin.lock.action;
 
-import io.github.esrel.plugin.lock.GrantIds;
-import io.github.esrel.plugin.lock.LockOwner;
-import io.github.esrel.plugin.lock.TreePath;
+import io.github.esrel.plugin.lock.grant.GrantIds;
+import io.github.esrel.plugin.lock.grant.LockOwner;
+import io.github.esrel.plugin.lock.grant.TreePath;
 import java.io.IOException;
 import java.util.Objects;
 import org.elasticsearch.action.ActionRequest;

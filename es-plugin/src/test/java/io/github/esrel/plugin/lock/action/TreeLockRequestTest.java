@@ -3,9 +3,9 @@ package io.github.esrel.plugin.lock.action;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.github.esrel.plugin.lock.AuthenticatedUser;
-import io.github.esrel.plugin.lock.Grant;
-import io.github.esrel.plugin.lock.LockMode;
+import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import io.github.esrel.plugin.lock.grant.Grant;
+import io.github.esrel.plugin.lock.grant.LockMode;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

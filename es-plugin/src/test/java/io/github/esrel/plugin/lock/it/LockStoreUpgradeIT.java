@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * store holds locks (it reads the fence as a lock on {@code /}).
  */
 @EsrelTest
-@Tag(TreeLockIT.NODE_RESTARTS)
+@Tag(AbstractTreeLockIT.NODE_RESTARTS)
 class LockStoreUpgradeIT {
 
     private static final String STORE = "esrel.treelock.store";
