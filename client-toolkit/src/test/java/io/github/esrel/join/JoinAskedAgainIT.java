@@ -191,7 +191,7 @@ class JoinAskedAgainIT {
                         .id(gone)
                         .doc(Map.of("gender", "male"))
                         .refresh(Refresh.True),
-                Map.class);
+                User.class);
         JoinResult<User, Post> fewer = join.childrenWhereParent(newestByWomen);
         assertThat(fewer.requests()).as(fewer.requests().toString()).hasSize(1);
         assertThat(answer(fewer))
@@ -259,7 +259,7 @@ class JoinAskedAgainIT {
                         .id("u3")
                         .doc(Map.of("name", "Renamed Three"))
                         .refresh(Refresh.True),
-                Map.class);
+                User.class);
         JoinResult<User, Post> renamed = join.childrenWhereParent(twoAuthors);
         assertThat(renamed.requests()).as(renamed.requests().toString()).hasSize(2);
         assertThat(renamed.requests().get(1)).contains("the 2 parent(s) of the page");
@@ -297,7 +297,7 @@ class JoinAskedAgainIT {
         assertThat(answer(rewritten)).isEqualTo(answer(renamed));
 
         // A third author matches now: the check fails, and the join is read as the first time (a round trip more).
-        es.update(u -> u.index("few-users").id("u5").doc(Map.of("n", 3)).refresh(Refresh.True), Map.class);
+        es.update(u -> u.index("few-users").id("u5").doc(Map.of("n", 3)).refresh(Refresh.True), User.class);
         JoinResult<User, Post> three = join.childrenWhereParent(twoAuthors);
         assertThat(three.requests()).as(three.requests().toString()).hasSize(3);
         assertThat(three.parentsMatched()).isEqualTo(3);
