@@ -25,6 +25,7 @@ class PageParentsTest {
                 .source(JsonData.of(Map.of("name", id))));
     }
 
+    @SafeVarargs // reads the array, and nothing else
     private static Map<String, Hit<JsonData>> read(Hit<JsonData>... hits) {
         Map<String, Hit<JsonData>> out = new HashMap<>();
         for (Hit<JsonData> h : hits) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.json.JsonData;
 import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.join.Join;
 import io.github.esrel.lock.AcquireResult;
@@ -183,8 +184,10 @@ class EsrelAutoConfigurationIT {
                     assertThat(logged.status()).isEqualTo(Outcome.Status.UPDATED);
                     assertThat(logged.value().value()).isEqualTo(1);
                     assertThat(node.client()
-                                    .get(g -> g.index("boot-counters").id("logged"), Map.class)
-                                    .source())
+                                    .get(g -> g.index("boot-counters").id("logged"), JsonData.class)
+                                    .source()
+                                    .toJson()
+                                    .asJsonObject())
                             .containsKey("_esrel_writes");
                     TreeLocks locks = context.getBean(TreeLocks.class);
                     assertThat(locks.backend()).isEqualTo(TreeLocks.Backend.DOCUMENTS);
