@@ -35,6 +35,7 @@ class GettingStartedIT {
         occ.upsert("getting-started", "visits", Counter.class, () -> new Counter(0), c -> new Counter(c.value() + 1));
         try (TreeLock lock = locks.acquire("/reports/2026", LockMode.EXCLUSIVE).orThrow()) {
             int shard = routing.calculator("getting-started").shard("visits");
+            System.out.printf("visits live on shard %d; token %d fences writes under the lock%n", shard, lock.token());
         }
         locks.close(); // ends its lease renewals; one TreeLocks per namespace and application
         // end::first-calls[]
