@@ -11,9 +11,9 @@ import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.ClientApi;
-import io.github.esrel.internal.ConditionalWrites;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
+import io.github.esrel.internal.bulk.ConditionalWrites;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -249,8 +249,7 @@ public final class BulkUpdate<T> {
                 .batchSize(batchSize)
                 .decider((batch, out) -> decide(batch, out, outcomes, rounds))
                 .listener(rounds)
-                .unknownOutcomes(true)
-                .recheckLost(true)
+                .lostAnswers(ConditionalWrites.LostAnswers.RECHECK)
                 .build();
         ConditionalWrites.Report report;
         try {

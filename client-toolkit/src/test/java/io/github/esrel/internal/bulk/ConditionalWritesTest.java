@@ -1,4 +1,4 @@
-package io.github.esrel.internal;
+package io.github.esrel.internal.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,6 +10,7 @@ import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.bulk.OperationType;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;

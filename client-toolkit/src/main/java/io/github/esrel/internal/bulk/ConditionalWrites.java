@@ -1,4 +1,4 @@
-package io.github.esrel.internal;
+package io.github.esrel.internal.bulk;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
@@ -7,6 +7,9 @@ import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkOperation;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
+import io.github.esrel.internal.Checks;
+import io.github.esrel.internal.Listeners;
+import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
@@ -46,9 +49,9 @@ import java.util.function.Function;
  *       problem but the index's; the whole write fails, at once for a 403 block (read-only, write), after
  *       the retry policy for a 429 one (the flood-stage {@code read_only_allow_delete}, which Elasticsearch
  *       lifts by itself once disk space is freed);</li>
- *   <li>with {@link Builder#unknownOutcomes}, a request that was sent and met a connection failure or a server
- *       error that does not say it was refused, for the whole request or an item: the item's outcome is unknown
- *       ({@link Listener#onUnknown}), and it is not sent again (that could apply it twice);</li>
+ *   <li>a request that was sent and met a connection failure or a server error that does not say it was refused,
+ *       for the whole request or an item: its answer is lost, and {@link Builder#lostAnswers} says what follows
+ *       (see {@link LostAnswers});</li>
  *   <li>anything else: the item failed.</li>
  * </ul>
  * Conflicts and rejections are retried per item under the {@link RetryPolicy}; past it the item has given
@@ -61,6 +64,26 @@ import java.util.function.Function;
  * @param <I> the caller's item type
  */
 public final class ConditionalWrites<I> implements AutoCloseable {
+
+    /**
+     * What becomes of an item whose write was sent and whose answer was lost: a connection failure, or a server error
+     * (for the request or the item) that does not say the write was refused (see {@link Reasons#mayHaveApplied}).
+     */
+    public enum LostAnswers {
+        /** The write throws what the request met; an item's error fails the item. */
+        FAIL,
+        /**
+         * The item's outcome is unknown ({@link Listener#onUnknown}), and it is not sent again (that could apply it
+         * twice); the other items go on.
+         */
+        UNKNOWN,
+        /**
+         * The item goes back to the {@link Decider} ({@link Listener#onLost}), which reads the document and finds out
+         * what became of the write (a decider that can tell its writes in the document: {@code BulkUpdate}'s); it
+         * counts as a conflict under the retry policy, past which the item is unknown, as with {@link #UNKNOWN}.
+         */
+        RECHECK
+    }
 
     /**
      * Decides items whose write conflicted (or whose first decision is due) again: one read for all of
@@ -169,8 +192,9 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         default void onFailed(I item, ElasticsearchException failure) {}
 
         /**
-         * With {@link Builder#unknownOutcomes}: the item's write was sent, and whether it was applied is not known
-         * (a connection failure, a server error that does not say the write was refused). It is not sent again.
+         * With {@link LostAnswers#UNKNOWN} or {@link LostAnswers#RECHECK}: the item's write was sent, and whether it
+         * was applied is not known (a connection failure, a server error that does not say the write was refused). It
+         * is not sent again.
          *
          * @param item the item
          * @param cause the request's or the item's failure
@@ -178,7 +202,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         default void onUnknown(I item, Exception cause) {}
 
         /**
-         * With {@link Builder#recheckLost}: the item's write was sent and its fate is not known (as for
+         * With {@link LostAnswers#RECHECK}: the item's write was sent and its fate is not known (as for
          * {@link #onUnknown}); the item goes back to the decider, which reads the document and finds out, within the
          * retry policy. Called before the decider sees it again.
          *
@@ -225,7 +249,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @param rejected rejected writes and reads
      * @param gaveUp items given up under the retry policy
      * @param failed items failed otherwise
-     * @param unknown items whose write was sent and whose fate is not known ({@link Builder#unknownOutcomes})
+     * @param unknown items whose write was sent and whose fate is not known (not with {@link LostAnswers#FAIL})
      * @param interrupted whether the thread was interrupted, leaving items unwritten
      * @param stopped whether {@link Builder#stopWhen} stopped the write, leaving items unwritten
      */
@@ -240,7 +264,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             boolean interrupted,
             boolean stopped) {
 
-        /** A report of a write that reports no unknown outcomes (without {@link Builder#unknownOutcomes}). */
+        /** A report of a write that reports no unknown outcomes (with {@link LostAnswers#FAIL}). */
         public Report(
                 int rounds,
                 long written,
@@ -264,8 +288,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private final int batchSize;
     private final boolean abortOnDenied;
     private final boolean abortOnBlock;
-    private final boolean unknownOutcomes;
-    private final boolean recheckLost;
+    private final LostAnswers lostAnswers;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
     private final ExecutorService pool;
@@ -291,10 +314,9 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         this.batchSize = b.batchSize;
         this.abortOnDenied = b.abortOnDenied;
         this.abortOnBlock = b.abortOnBlock;
-        this.unknownOutcomes = b.unknownOutcomes;
-        this.recheckLost = b.recheckLost;
-        if (recheckLost && (decider == null || !unknownOutcomes)) {
-            throw new IllegalArgumentException("recheckLost needs a decider and unknownOutcomes");
+        this.lostAnswers = b.lostAnswers;
+        if (lostAnswers == LostAnswers.RECHECK && decider == null) {
+            throw new IllegalArgumentException("LostAnswers.RECHECK needs a decider");
         }
         this.stopWhen = b.stopWhen;
         this.permits = new Semaphore(b.maxInFlight);
@@ -494,7 +516,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         try {
             response = sender.send(ops, refresh);
         } catch (ElasticsearchException e) {
-            if (unknownOutcomes && Reasons.mayHaveApplied(e)) {
+            if (lostAnswers != LostAnswers.FAIL && Reasons.mayHaveApplied(e)) {
                 lost(batch, e, attempts, next, counts);
                 return;
             }
@@ -503,7 +525,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
             }
             whole = e.error();
         } catch (IOException e) {
-            if (unknownOutcomes) {
+            if (lostAnswers != LostAnswers.FAIL) {
                 lost(batch, e, attempts, next, counts);
                 return;
             }
@@ -540,7 +562,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
                 retryOrGiveUp(item, failure, attempts, next, counts, false);
             } else if (abortOnDenied && (status == 401 || status == 403) || abortOnBlock && isBlock(failure)) {
                 next.abort(failure);
-            } else if (unknownOutcomes && Reasons.mayHaveApplied(failure)) {
+            } else if (lostAnswers != LostAnswers.FAIL && Reasons.mayHaveApplied(failure)) {
                 lost(List.of(item), failure, attempts, next, counts);
             } else {
                 counts.failed++;
@@ -555,10 +577,10 @@ public final class ConditionalWrites<I> implements AutoCloseable {
 
     /**
      * Items whose write was sent and whose fate is not known: back to the decider, which finds out, with
-     * {@link Builder#recheckLost} and while the policy allows another attempt; else unknown.
+     * {@link LostAnswers#RECHECK} and while the policy allows another attempt; else unknown.
      */
     private void lost(List<I> items, Exception cause, Map<I, Attempts> attempts, Next<I> next, Counts counts) {
-        if (!recheckLost) {
+        if (lostAnswers != LostAnswers.RECHECK) {
             unknown(items, cause, counts);
             return;
         }
@@ -678,8 +700,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         private int maxInFlight = 1;
         private boolean abortOnDenied;
         private boolean abortOnBlock;
-        private boolean unknownOutcomes;
-        private boolean recheckLost;
+        private LostAnswers lostAnswers = LostAnswers.FAIL;
         private BooleanSupplier stopWhen = () -> false;
         private String threadName = "esrel-bulk-writer";
 
@@ -810,30 +831,13 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         }
 
         /**
-         * Whether a request that was sent and failed in a way that leaves its items' fate unknown (a connection
-         * failure; a server error, for the request or an item, that does not say the write was refused: see
-         * {@link Reasons#mayHaveApplied}) makes those items {@linkplain Listener#onUnknown unknown} instead of
-         * failing the whole write (default: the write throws, an item's error fails the item).
+         * What becomes of an item whose answer was lost (see {@link LostAnswers}). Default {@link LostAnswers#FAIL}.
          *
-         * @param unknown true to report unknown outcomes per item
+         * @param lostAnswers what follows a lost answer; {@link LostAnswers#RECHECK} needs a {@link #decider}
          * @return this builder
          */
-        public Builder<I> unknownOutcomes(boolean unknown) {
-            this.unknownOutcomes = unknown;
-            return this;
-        }
-
-        /**
-         * With {@link #unknownOutcomes} and a decider: an item whose fate is not known goes back to the decider
-         * instead ({@link Listener#onLost}), which reads the document and finds out what became of the write (a
-         * decider that can tell its writes in the document: {@code BulkUpdate}'s); it counts as a conflict under the
-         * retry policy, past which the item is unknown. Default false.
-         *
-         * @param recheck true to have lost writes decided again
-         * @return this builder
-         */
-        public Builder<I> recheckLost(boolean recheck) {
-            this.recheckLost = recheck;
+        public Builder<I> lostAnswers(LostAnswers lostAnswers) {
+            this.lostAnswers = Objects.requireNonNull(lostAnswers, "lostAnswers cannot be null");
             return this;
         }
 
@@ -855,6 +859,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          *
          * @return the engine
          * @throws NullPointerException if neither a client nor a sender was given
+         * @throws IllegalArgumentException if lost answers are to be rechecked without a decider
          */
         public ConditionalWrites<I> build() {
             if (client == null && sender == null) {
