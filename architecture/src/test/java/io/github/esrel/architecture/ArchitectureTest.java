@@ -90,15 +90,7 @@ class ArchitectureTest {
 
     @TestFactory
     List<DynamicTest> shouldHaveNoCyclesBetweenPackages() {
-        return perModule(m -> slices().matching(ESREL + ".(**)")
-                .should()
-                .beFreeOfCycles()
-                // The one cycle today: internal.DocumentMapper (the default DocumentConverter) implements the public
-                // doc.DocumentConverter while doc's DocStream uses internal's helpers. Breaking it means occ's Json
-                // and Occ take the default converter from doc; occ/ is being changed elsewhere, so the edge waits.
-                .ignoreDependency(
-                        describe("internal.DocumentMapper", c -> c.getName().startsWith(INTERNAL + ".DocumentMapper")),
-                        describe("doc", c -> c.getPackageName().equals(ESREL + ".doc"))));
+        return perModule(m -> slices().matching(ESREL + ".(**)").should().beFreeOfCycles());
     }
 
     @TestFactory

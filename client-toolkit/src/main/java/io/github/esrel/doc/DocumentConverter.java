@@ -77,6 +77,22 @@ public interface DocumentConverter {
      * @throws NullPointerException if {@code mapper} is {@code null}
      */
     static DocumentConverter of(JsonpMapper mapper) {
-        return DocumentMapper.of(mapper);
+        DocumentMapper documents = DocumentMapper.of(mapper);
+        return new DocumentConverter() {
+            @Override
+            public <T> T read(ObjectNode source, Class<T> type, DocMeta meta) {
+                return documents.toValue(source, type); // the metadata plays no part
+            }
+
+            @Override
+            public ObjectNode write(Object value) {
+                return documents.toObject(value);
+            }
+
+            @Override
+            public String toString() {
+                return documents.toString();
+            }
+        };
     }
 }

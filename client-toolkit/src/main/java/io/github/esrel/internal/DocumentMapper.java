@@ -6,8 +6,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.doc.DocMeta;
-import io.github.esrel.doc.DocumentConverter;
 import jakarta.json.stream.JsonGenerator;
 import jakarta.json.stream.JsonParser;
 import java.io.StringReader;
@@ -15,9 +13,10 @@ import java.io.StringWriter;
 import java.util.Objects;
 
 /**
- * Maps the application's documents between esrel's JSON trees and the application's types with the application's own
- * mapper, the one its {@code ElasticsearchClient} was built with: the documents esrel reads and writes for the
- * application look exactly as those the application writes itself (its property naming, its modules, its dates).
+ * Maps values between esrel's JSON trees and the application's types with the application's own mapper, the one its
+ * {@code ElasticsearchClient} was built with: the documents esrel reads and writes for the application look exactly as
+ * those the application writes itself (its property naming, its modules, its dates). The default
+ * {@code DocumentConverter} maps the application's documents with it; script parameters go through it too.
  *
  * <p>A {@link JacksonJsonpMapper} maps with its {@link ObjectMapper} directly, tree to value. Any other mapper
  * ({@code Jackson3JsonpMapper}, a JSON-B one, one of the application's own) maps through the JSON text,
@@ -25,13 +24,15 @@ import java.util.Objects;
  * what it cannot map (a {@code SimpleJsonpMapper} maps no classes of the application) fails with its reason.
  * Jackson 2 trees ({@link JsonNode} and its subclasses) need no mapper and are copied as they are.
  *
- * <p>The default {@link DocumentConverter}: the metadata of a document plays no part in its mapping.
- *
  * <p>Thread-safe. Internal: not part of esrel's API, may change without notice.
  */
-public abstract class DocumentMapper implements DocumentConverter {
+public final class DocumentMapper {
 
-    private DocumentMapper() {}
+    private final Mapping mapping;
+
+    private DocumentMapper(Mapping mapping) {
+        this.mapping = mapping;
+    }
 
     /**
      * The mapper for the documents of an application whose client maps JSON with {@code mapper}.
@@ -40,7 +41,8 @@ public abstract class DocumentMapper implements DocumentConverter {
      */
     public static DocumentMapper of(JsonpMapper mapper) {
         Objects.requireNonNull(mapper, "mapper cannot be null");
-        return mapper instanceof JacksonJsonpMapper jackson ? new Jackson(jackson.objectMapper()) : new Jsonp(mapper);
+        return new DocumentMapper(
+                mapper instanceof JacksonJsonpMapper jackson ? new Jackson(jackson.objectMapper()) : new Jsonp(mapper));
     }
 
     /**
@@ -48,11 +50,11 @@ public abstract class DocumentMapper implements DocumentConverter {
      *
      * @throws IllegalArgumentException if the mapper cannot, with its reason
      */
-    public final <T> T toValue(JsonNode tree, Class<T> type) {
+    public <T> T toValue(JsonNode tree, Class<T> type) {
         if (JsonNode.class.isAssignableFrom(type) && type.isInstance(tree)) {
             return type.cast(tree.deepCopy());
         }
-        return map(tree, type);
+        return mapping.map(tree, type);
     }
 
     /**
@@ -60,20 +62,19 @@ public abstract class DocumentMapper implements DocumentConverter {
      *
      * @throws IllegalArgumentException if the mapper cannot, with its reason
      */
-    public final JsonNode toTree(Object value) {
+    public JsonNode toTree(Object value) {
         if (value instanceof JsonNode tree) {
             return tree.deepCopy();
         }
-        return tree(value);
+        return mapping.tree(value);
     }
 
-    @Override
-    public final <T> T read(ObjectNode source, Class<T> type, DocMeta meta) {
-        return toValue(source, type);
-    }
-
-    @Override
-    public final ObjectNode write(Object value) {
+    /**
+     * Maps a document to its source.
+     *
+     * @throws IllegalArgumentException if the mapper cannot, with its reason, or {@code value} is no JSON object
+     */
+    public ObjectNode toObject(Object value) {
         JsonNode tree = toTree(value);
         if (tree instanceof ObjectNode object) {
             return object;
@@ -82,27 +83,25 @@ public abstract class DocumentMapper implements DocumentConverter {
                 + " from " + (value == null ? "null" : value.getClass().getName()));
     }
 
-    abstract <T> T map(JsonNode tree, Class<T> type);
-
-    abstract JsonNode tree(Object value);
-
-    /** The mapper's name, for messages. */
-    abstract String name();
-
     @Override
     public String toString() {
-        return "DocumentMapper{" + name() + '}';
+        return "DocumentMapper{" + mapping.name() + '}';
     }
 
-    private static final class Jackson extends DocumentMapper {
-        private final ObjectMapper mapper;
+    /** How one kind of mapper maps; both fail with an {@link IllegalArgumentException} that gives the reason. */
+    private interface Mapping {
+        <T> T map(JsonNode tree, Class<T> type);
 
-        Jackson(ObjectMapper mapper) {
-            this.mapper = mapper;
-        }
+        JsonNode tree(Object value);
 
+        /** The mapper's name, for messages. */
+        String name();
+    }
+
+    /** A Jackson 2 mapper: tree to value directly. */
+    private record Jackson(ObjectMapper mapper) implements Mapping {
         @Override
-        <T> T map(JsonNode tree, Class<T> type) {
+        public <T> T map(JsonNode tree, Class<T> type) {
             try {
                 return mapper.treeToValue(tree, type);
             } catch (JsonProcessingException e) {
@@ -111,25 +110,20 @@ public abstract class DocumentMapper implements DocumentConverter {
         }
 
         @Override
-        JsonNode tree(Object value) {
+        public JsonNode tree(Object value) {
             return mapper.valueToTree(value);
         }
 
         @Override
-        String name() {
+        public String name() {
             return "Jackson 2 " + mapper.getClass().getName();
         }
     }
 
-    private static final class Jsonp extends DocumentMapper {
-        private final JsonpMapper mapper;
-
-        Jsonp(JsonpMapper mapper) {
-            this.mapper = mapper;
-        }
-
+    /** Any other mapper: through the JSON text, with the mapper's own serialize and deserialize. */
+    private record Jsonp(JsonpMapper mapper) implements Mapping {
         @Override
-        <T> T map(JsonNode tree, Class<T> type) {
+        public <T> T map(JsonNode tree, Class<T> type) {
             T value;
             try (JsonParser parser = mapper.jsonProvider().createParser(new StringReader(tree.toString()))) {
                 value = mapper.deserialize(parser, type);
@@ -143,7 +137,7 @@ public abstract class DocumentMapper implements DocumentConverter {
         }
 
         @Override
-        JsonNode tree(Object value) {
+        public JsonNode tree(Object value) {
             StringWriter text = new StringWriter();
             try (JsonGenerator generator = mapper.jsonProvider().createGenerator(text)) {
                 mapper.serialize(value, generator);
@@ -170,7 +164,7 @@ public abstract class DocumentMapper implements DocumentConverter {
         }
 
         @Override
-        String name() {
+        public String name() {
             return mapper.getClass().getSimpleName();
         }
     }

@@ -5,28 +5,27 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.convert.SourceConverter;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Maps the sources of hits to the caller's types: with the client's own mapper, straight from what the client parsed,
- * or, when the entry point was given a {@link DocumentConverter} (Spring Data's, say), with that converter.
+ * Maps the sources of hits to the caller's types with the entry point's {@link SourceConverter}: with the client's own
+ * mapper, straight from what the client parsed, or, when the entry point was given a {@link DocumentConverter}
+ * (Spring Data's, say), with that converter; and says what went wrong in the join's words.
  */
 final class Sources {
 
-    private final JsonpMapper mapper;
-    /** {@code null}: the client's mapper maps. */
-    private final DocumentConverter converter;
+    private final SourceConverter converter;
 
-    Sources(JsonpMapper mapper, DocumentConverter converter) {
-        this.mapper = mapper;
-        this.converter = converter;
+    /**
+     * @param client the JSON mapper of the client the join searches with
+     * @param converter the converter the entry point was given, or {@code null} for the client's mapper
+     */
+    Sources(JsonpMapper client, DocumentConverter converter) {
+        this.converter = SourceConverter.of(client, converter);
     }
 
     /**
@@ -34,7 +33,7 @@ final class Sources {
      * typed searches of a join search for JSON and convert the hits ({@link #typed}).
      */
     boolean converts(Class<?> type) {
-        return converter != null && type != JsonData.class && type != Void.class;
+        return converter.converts(type);
     }
 
     /**
@@ -75,7 +74,9 @@ final class Sources {
     <T> Doc<T> doc(Hit<JsonData> h, Class<T> type) {
         T value;
         try {
-            value = h.source() == null ? null : value(h, type);
+            value = h.source() == null
+                    ? null
+                    : converter.read(h.source(), type, DocMeta.of(h.index(), h.id(), h.routing()));
         } catch (jakarta.json.JsonException | IllegalArgumentException e) {
             // (A JsonpMappingException, or Jackson's own failure wrapped in a JsonException.)
             throw new JoinException(
@@ -85,21 +86,5 @@ final class Sources {
                     e);
         }
         return new Doc<>(h.index(), h.id(), h.score(), h.sort(), value);
-    }
-
-    private <T> T value(Hit<JsonData> h, Class<T> type) {
-        if (converter == null) {
-            return h.source().to(type, mapper);
-        }
-        JsonNode tree;
-        try {
-            tree = JsonTrees.parse(h.source().toJson(mapper).toString());
-        } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(e.getOriginalMessage(), e);
-        }
-        if (!(tree instanceof ObjectNode source)) {
-            throw new IllegalArgumentException("the source is not a JSON object");
-        }
-        return converter.read(source, type, DocMeta.of(h.index(), h.id(), h.routing()));
     }
 }

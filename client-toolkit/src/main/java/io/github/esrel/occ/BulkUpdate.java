@@ -410,9 +410,9 @@ public final class BulkUpdate<T> {
                 unchanged = false;
             } else {
                 // Unchanged when the functions changed nothing the class maps, or nothing that would be stored.
-                unchanged = Json.sameSource(seen, next);
-                tree = unchanged ? null : Json.keepUnmapped(source, seen, next, meta);
-                unchanged |= !unchanged && Json.sameSource(source, tree);
+                unchanged = SourceMerge.sameSource(seen, next);
+                tree = unchanged ? null : SourceMerge.merge(source, seen, next, meta);
+                unchanged |= !unchanged && SourceMerge.sameSource(source, tree);
             }
             if (!unchanged) {
                 occ.json().checkRouting(value, w.index, w.id, w.routing);

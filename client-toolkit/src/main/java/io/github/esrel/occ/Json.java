@@ -1,25 +1,26 @@
 package io.github.esrel.occ;
 
+import co.elastic.clients.json.JsonpMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.DocumentMapper;
-import io.github.esrel.internal.JsonTrees;
+import io.github.esrel.internal.convert.SourceConverter;
 
 /**
- * Maps sources between Jackson trees and the caller's types with the entry point's {@link DocumentConverter},
- * compares them, and decides what a typed write stores ({@link SourceMerge}).
+ * Maps sources between Jackson trees and the caller's types with the entry point's {@link SourceConverter}, and says
+ * what went wrong in OCC's words: the document, the type, and the fix.
  */
 final class Json {
 
-    private final DocumentConverter converter;
-    /** Script parameters are not documents: the client's own mapper writes them. */
-    private final DocumentMapper params;
+    private final SourceConverter converter;
 
-    Json(DocumentConverter converter, DocumentMapper params) {
-        this.converter = converter;
-        this.params = params;
+    /**
+     * @param client the JSON mapper of the application's client
+     * @param converter the {@link DocumentConverter} the entry point was given, or {@code null} for the client's mapper
+     */
+    Json(JsonpMapper client, DocumentConverter converter) {
+        this.converter = SourceConverter.of(client, converter);
     }
 
     /** Maps a stored source to the caller's type. */
@@ -63,19 +64,9 @@ final class Json {
         }
     }
 
-    /**
-     * What a read-modify-write stores when the stored source is {@code stored}, the class gives back {@code seen}
-     * of it and the function's value writes as {@code next}: see {@link SourceMerge}.
-     *
-     * @throws UnmappedFieldsException if fields the class does not map cannot be kept
-     */
-    static ObjectNode keepUnmapped(ObjectNode stored, ObjectNode seen, ObjectNode next, DocMeta doc) {
-        return SourceMerge.merge(stored, seen, next, Errors.where(doc.index(), doc.id(), doc.routing()));
-    }
-
     /** {@code value} with the versions of the write that stored it, for the caller's outcome. */
     <T> T withMeta(T value, DocMeta meta) {
-        return value == null ? null : converter.withMeta(value, meta);
+        return converter.withMeta(value, meta);
     }
 
     /**
@@ -99,18 +90,10 @@ final class Json {
     /** A script parameter as the client's mapper writes it, for the request esrel sends with its own. */
     JsonNode toParam(Object value, String name) {
         try {
-            return params.toTree(value);
+            return converter.toTree(value);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "cannot serialize the script parameter [" + name + "]: " + e.getMessage(), e);
         }
-    }
-
-    /**
-     * True when writing {@code next} would store the same JSON as {@code stored}: numbers by value (a stored
-     * {@code 5} equals a {@code long} field 5 or {@code 5.0}).
-     */
-    static boolean sameSource(ObjectNode stored, ObjectNode next) {
-        return stored.equals(JsonTrees.BY_VALUE, next);
     }
 }

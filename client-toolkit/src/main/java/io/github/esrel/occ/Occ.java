@@ -18,7 +18,6 @@ import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
-import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Failures;
@@ -220,8 +219,7 @@ public final class Occ {
         this.translator = b.exceptionTranslator;
         this.refresh = b.refresh;
         this.routingCheck = b.routingCheck;
-        DocumentMapper clientMapper = DocumentMapper.of(b.client._jsonpMapper());
-        this.json = new Json(b.converter != null ? b.converter : clientMapper, clientMapper);
+        this.json = new Json(b.client._jsonpMapper(), b.converter);
         this.log = b.writeLog == null ? new WriteLog(WriteLog.DEFAULT_FIELD, false) : new WriteLog(b.writeLog, true);
         if (!log.adds() && !Clients.seesEveryCopy(client)) {
             LOG.warn(
@@ -580,8 +578,8 @@ public final class Occ {
             // in place to make the new one.
             Class<?> type = (seen.value() != null ? seen.value() : value).getClass();
             ObjectNode seenTree = json.toTree(json.toValue(stored, type, meta), seen.index(), seen.id());
-            ObjectNode merged = Json.keepUnmapped(stored, seenTree, next, meta);
-            if (Json.sameSource(stored, merged)) {
+            ObjectNode merged = SourceMerge.merge(stored, seenTree, next, meta);
+            if (SourceMerge.sameSource(stored, merged)) {
                 return finish(once(op, seen, Outcome.Status.NOOP, value, start)
                         .version(got.seqNo(), got.primaryTerm(), got.version())
                         .build());

@@ -421,8 +421,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             T next = Objects.requireNonNull(call.fn.apply(value), "the update function returned null");
             call.last = next;
             ObjectNode tree = json.toTree(next, call.index(), call.id());
-            ObjectNode merged = Json.sameSource(seen, tree) ? current : Json.keepUnmapped(current, seen, tree, meta);
-            if (merged == current || Json.sameSource(current, merged)) {
+            ObjectNode merged =
+                    SourceMerge.sameSource(seen, tree) ? current : SourceMerge.merge(current, seen, tree, meta);
+            if (merged == current || SourceMerge.sameSource(current, merged)) {
                 call.status = Outcome.Status.NOOP;
                 return current;
             }

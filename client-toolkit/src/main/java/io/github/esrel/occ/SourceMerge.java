@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocMeta;
 import io.github.esrel.internal.JsonTrees;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,11 +45,29 @@ final class SourceMerge {
     private SourceMerge() {}
 
     /**
+     * True when writing {@code next} would store the same JSON as {@code stored}: numbers by value (a stored
+     * {@code 5} equals a {@code long} field 5 or {@code 5.0}).
+     */
+    static boolean sameSource(ObjectNode stored, ObjectNode next) {
+        return stored.equals(JsonTrees.BY_VALUE, next);
+    }
+
+    /**
      * Whether {@code seen} holds everything {@code stored} does (numbers by value): then the class maps the whole
      * source, and the function's value is what to store.
      */
     static boolean mapsWhole(ObjectNode stored, ObjectNode seen) {
-        return Json.sameSource(stored, seen);
+        return sameSource(stored, seen);
+    }
+
+    /**
+     * The source to store for the document {@code doc} (see {@link #merge(ObjectNode, ObjectNode, ObjectNode,
+     * String)}).
+     *
+     * @throws UnmappedFieldsException if an array's fields of its own cannot be kept (see the class comment)
+     */
+    static ObjectNode merge(ObjectNode stored, ObjectNode seen, ObjectNode next, DocMeta doc) {
+        return merge(stored, seen, next, Errors.where(doc.index(), doc.id(), doc.routing()));
     }
 
     /**

@@ -10,7 +10,6 @@ import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.Checks;
 import io.github.esrel.internal.Clients;
-import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
@@ -193,7 +192,7 @@ public final class MaterializedView<S, P> {
                 b.parentType,
                 b.copies,
                 b.composer,
-                b.converter != null ? b.converter : DocumentMapper.of(b.client._jsonpMapper()),
+                b.converter != null ? b.converter : DocumentConverter.of(b.client._jsonpMapper()),
                 settings.sourceIndex(),
                 settings.parentIndex());
         this.state = new StateStore(

@@ -10,7 +10,7 @@ import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.github.esrel.internal.DocumentMapper;
+import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.occ.Versioned;
 import java.time.Duration;
 import java.util.List;
@@ -56,7 +56,7 @@ class ViewCompositionTest {
                         new ViewComposer.Copy("gender", "user_gender"),
                         new ViewComposer.Copy("address.city", "user.city")),
                 null,
-                DocumentMapper.of(new JacksonJsonpMapper()),
+                DocumentConverter.of(new JacksonJsonpMapper()),
                 "photos",
                 "users");
     }
@@ -70,7 +70,7 @@ class ViewCompositionTest {
                 parentType,
                 List.of(),
                 function,
-                DocumentMapper.of(new JacksonJsonpMapper()),
+                DocumentConverter.of(new JacksonJsonpMapper()),
                 "photos",
                 "users");
     }
@@ -280,7 +280,7 @@ class ViewCompositionTest {
 
     @Test
     void shouldNameTheCompositionMistake() {
-        DocumentMapper simple = DocumentMapper.of(new SimpleJsonpMapper());
+        DocumentConverter simple = DocumentConverter.of(new SimpleJsonpMapper());
         assertThatThrownBy(() -> new ViewComposer<>(
                         "v", "esrel", ObjectNode.class, ObjectNode.class, List.of(), null, simple, "s", "p"))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -296,7 +296,7 @@ class ViewCompositionTest {
                 ObjectNode.class,
                 List.of(new ViewComposer.Copy("name", "user_name")),
                 null,
-                DocumentMapper.of(new SimpleJsonpMapper()),
+                DocumentConverter.of(new SimpleJsonpMapper()),
                 "photos",
                 "users");
         ObjectNode view = trees.compose(snap(json("{'title':'t'}"), "u1", json("{'name':'ann'}")), 1);
