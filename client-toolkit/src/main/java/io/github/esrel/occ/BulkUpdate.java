@@ -67,7 +67,7 @@ public final class BulkUpdate<T> {
     /** Default documents per {@code _mget} and per {@code _bulk} request. */
     public static final int DEFAULT_BATCH_SIZE = 500;
 
-    private final Occ occ;
+    private final OccCore core;
     private final Class<T> type;
     private final List<Item<T>> items = new ArrayList<>();
     private BulkUpdateListener listener = BulkUpdateListener.NO_OP;
@@ -75,10 +75,10 @@ public final class BulkUpdate<T> {
     private int batchSize = DEFAULT_BATCH_SIZE;
     private boolean executed;
 
-    BulkUpdate(Occ occ, Class<T> type) {
-        this.occ = occ;
+    BulkUpdate(OccCore core, Class<T> type) {
+        this.core = core;
         this.type = type;
-        this.policy = occ.retryPolicy();
+        this.policy = core.retryPolicy();
     }
 
     /**
@@ -216,7 +216,7 @@ public final class BulkUpdate<T> {
     public BulkOutcome<T> execute() {
         BulkOutcome<T> outcome = tryExecute();
         if (!outcome.complete()) {
-            throw occ.translate(new OccBulkException(outcome));
+            throw core.translate(new OccBulkException(outcome));
         }
         return outcome;
     }
@@ -242,10 +242,10 @@ public final class BulkUpdate<T> {
         List<Write<T>> writes = Write.of(items, policy, start);
         Rounds rounds = new Rounds(outcomes);
         ConditionalWrites<Write<T>> engine = ConditionalWrites.<Write<T>>builder(w -> w.operation)
-                .client(occ.client())
+                .client(core.client())
                 .retryPolicy(policy)
                 .attempts(w -> w.attempts)
-                .refresh(occ.refresh())
+                .refresh(core.refresh())
                 .batchSize(batchSize)
                 .decider((batch, out) -> decide(batch, out, outcomes, rounds))
                 .listener(rounds)
@@ -258,14 +258,14 @@ public final class BulkUpdate<T> {
             int number = rounds.round;
             Listeners.safely(() -> listener.onFailure(number, e), "BulkUpdateListener.onFailure");
             int status = e instanceof ElasticsearchException ee ? ee.status() : 0;
-            throw occ.translate(new OccException(
+            throw core.translate(new OccException(
                     "bulk optimistic update failed in round " + number + " ("
                             + Arrays.stream(outcomes).filter(Objects::nonNull).count() + " of " + items.size()
                             + " items done): " + e.getMessage(),
                     status,
                     e));
         }
-        return new BulkOutcome<>(List.of(outcomes), report.rounds(), Occ.since(start));
+        return new BulkOutcome<>(List.of(outcomes), report.rounds(), OccCore.since(start));
     }
 
     /**
@@ -275,7 +275,7 @@ public final class BulkUpdate<T> {
     private void decide(
             List<Write<T>> batch, ConditionalWrites.Decisions<Write<T>> out, Outcome<T>[] outcomes, Rounds rounds)
             throws IOException {
-        MgetResponse<ObjectNode> read = occ.client()
+        MgetResponse<ObjectNode> read = core.client()
                 .mget(
                         m -> {
                             for (Write<T> w : batch) {
@@ -305,20 +305,20 @@ public final class BulkUpdate<T> {
                 } else {
                     for (Item<T> item : w.items) {
                         counts.failed++;
-                        outcomes[item.position] = occ.finish(item.failed("read failed: " + Reasons.of(e)));
+                        outcomes[item.position] = core.finish(item.failed("read failed: " + Reasons.of(e)));
                     }
                 }
                 continue;
             }
             GetResult<ObjectNode> doc = got.result();
-            if (!doc.found() && occ.routingCheck() && !w.routingChecked) {
+            if (!doc.found() && core.routingCheck() && !w.routingChecked) {
                 w.routingChecked = true;
                 try {
-                    Errors.checkRouting(occ.client(), w.index, w.id, w.routing);
+                    Errors.checkRouting(core.client(), w.index, w.id, w.routing);
                 } catch (OccException wrongRouting) {
                     for (Item<T> item : w.items) {
                         counts.failed++;
-                        outcomes[item.position] = occ.finish(item.failed(wrongRouting.getMessage()));
+                        outcomes[item.position] = core.finish(item.failed(wrongRouting.getMessage()));
                     }
                     continue;
                 }
@@ -343,7 +343,7 @@ public final class BulkUpdate<T> {
             ConditionalWrites.Decisions<Write<T>> out,
             Outcome<T>[] outcomes,
             Counts counts) {
-        WriteLog log = occ.writeLog();
+        WriteLog log = core.writeLog();
         if (w.sent != null && !knownNotApplied(w, doc, log, outcomes, counts)) {
             return;
         }
@@ -356,12 +356,12 @@ public final class BulkUpdate<T> {
         // argument): the fields it lacks are not the class's, and are kept (see SourceMerge).
         ObjectNode seen;
         try {
-            value = doc == null ? null : occ.json().toValue(source, type, meta);
-            seen = doc == null ? null : occ.json().toTree(value, w.index, w.id);
+            value = doc == null ? null : core.json().toValue(source, type, meta);
+            seen = doc == null ? null : core.json().toTree(value, w.index, w.id);
         } catch (RuntimeException e) {
             for (Item<T> item : w.items) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+                outcomes[item.position] = core.finish(item.failed("function failed: " + e));
             }
             return;
         }
@@ -374,10 +374,10 @@ public final class BulkUpdate<T> {
                 if (value == null && item.initial == null) {
                     if (noIndex != null) {
                         counts.failed++;
-                        outcomes[item.position] = occ.finish(item.failed(noIndex));
+                        outcomes[item.position] = core.finish(item.failed(noIndex));
                     } else {
                         counts.notFound++;
-                        outcomes[item.position] = occ.finish(
+                        outcomes[item.position] = core.finish(
                                 item.outcome(Outcome.Status.NOT_FOUND).build());
                     }
                     continue;
@@ -388,7 +388,7 @@ public final class BulkUpdate<T> {
                 next = Objects.requireNonNull(item.fn.apply(base), "the update function returned null");
             } catch (RuntimeException e) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed("function failed: " + e));
+                outcomes[item.position] = core.finish(item.failed("function failed: " + e));
                 continue;
             }
             item.created = value == null;
@@ -404,7 +404,7 @@ public final class BulkUpdate<T> {
         ObjectNode tree;
         boolean unchanged;
         try {
-            ObjectNode next = occ.json().toTree(value, w.index, w.id);
+            ObjectNode next = core.json().toTree(value, w.index, w.id);
             if (created) {
                 tree = next;
                 unchanged = false;
@@ -415,13 +415,13 @@ public final class BulkUpdate<T> {
                 unchanged |= !unchanged && SourceMerge.sameSource(source, tree);
             }
             if (!unchanged) {
-                occ.json().checkRouting(value, w.index, w.id, w.routing);
+                core.json().checkRouting(value, w.index, w.id, w.routing);
             }
         } catch (RuntimeException e) {
             String why = e instanceof OccException ? e.getMessage() : "function failed: " + e;
             for (Item<T> item : carried) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed(why));
+                outcomes[item.position] = core.finish(item.failed(why));
             }
             w.items = List.of();
             return;
@@ -429,7 +429,7 @@ public final class BulkUpdate<T> {
         if (unchanged) {
             counts.noops++;
             for (Item<T> item : carried) {
-                outcomes[item.position] = occ.finish(item.outcome(Outcome.Status.NOOP)
+                outcomes[item.position] = core.finish(item.outcome(Outcome.Status.NOOP)
                         .value(item.last)
                         .version(doc.seqNo(), doc.primaryTerm(), doc.version())
                         .build());
@@ -486,7 +486,7 @@ public final class BulkUpdate<T> {
             for (Item<T> item : w.items) {
                 counts.written++;
                 outcomes[item.position] =
-                        occ.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
+                        core.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
                                 .value(item.last)
                                 .error(ConditionalWrite.APPLIED_UNSEEN)
                                 .build());
@@ -503,7 +503,7 @@ public final class BulkUpdate<T> {
                             "the write met a conflict on a transport" + " that may have sent it more than once");
             for (Item<T> item : w.items) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.unknown(cause));
+                outcomes[item.position] = core.finish(item.unknown(cause));
             }
             w.items = List.of();
             w.sent = null;
@@ -559,8 +559,8 @@ public final class BulkUpdate<T> {
                     r.index(), w.id, w.routing, orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()));
             for (Item<T> item : w.items) {
                 outcomes[item.position] =
-                        occ.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
-                                .value(occ.json().withMeta(item.last, stored))
+                        core.finish(item.outcome(item.created ? Outcome.Status.CREATED : Outcome.Status.UPDATED)
+                                .value(core.json().withMeta(item.last, stored))
                                 .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), orMinus1(r.version()))
                                 .build());
             }
@@ -569,7 +569,7 @@ public final class BulkUpdate<T> {
         @Override
         public void onConflict(Write<T> w, int attempt, boolean finalOutcome) {
             counts.conflicts++; // one conflicting write, whatever the items it carried
-            occ.conflict(w.index, w.id, attempt);
+            core.conflict(w.index, w.id, attempt);
             for (Item<T> item : w.items) {
                 item.conflicts++;
             }
@@ -585,10 +585,10 @@ public final class BulkUpdate<T> {
             for (Item<T> item : w.items) {
                 if (last.status() == Failures.CONFLICT) {
                     counts.gaveUp++;
-                    outcomes[item.position] = occ.finish(item.gaveUp(stop));
+                    outcomes[item.position] = core.finish(item.gaveUp(stop));
                 } else {
                     counts.failed++;
-                    outcomes[item.position] = occ.finish(item.failed(Reasons.of(last)));
+                    outcomes[item.position] = core.finish(item.failed(Reasons.of(last)));
                 }
             }
         }
@@ -597,7 +597,7 @@ public final class BulkUpdate<T> {
         public void onFailed(Write<T> w, ElasticsearchException failure) {
             for (Item<T> item : w.items) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.failed(Reasons.of(failure)));
+                outcomes[item.position] = core.finish(item.failed(Reasons.of(failure)));
             }
         }
 
@@ -610,7 +610,7 @@ public final class BulkUpdate<T> {
         public void onUnknown(Write<T> w, Exception cause) {
             for (Item<T> item : w.items) {
                 counts.failed++;
-                outcomes[item.position] = occ.finish(item.unknown(cause));
+                outcomes[item.position] = core.finish(item.unknown(cause));
             }
         }
 
@@ -627,7 +627,7 @@ public final class BulkUpdate<T> {
                     retried,
                     counts.gaveUp,
                     counts.failed,
-                    Occ.since(roundStart));
+                    OccCore.since(roundStart));
             Listeners.safely(() -> listener.afterRound(done), "BulkUpdateListener.afterRound");
         }
 
@@ -635,7 +635,7 @@ public final class BulkUpdate<T> {
         public void onInterrupted(List<Write<T>> pending) {
             for (Write<T> w : pending) {
                 for (Item<T> item : w.items) {
-                    outcomes[item.position] = occ.finish(item.gaveUp(StopReason.INTERRUPTED));
+                    outcomes[item.position] = core.finish(item.gaveUp(StopReason.INTERRUPTED));
                 }
             }
         }

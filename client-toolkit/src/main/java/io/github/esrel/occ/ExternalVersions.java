@@ -8,7 +8,6 @@ import co.elastic.clients.elasticsearch._types.VersionType;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import io.github.esrel.doc.DocRef;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.RestCall;
@@ -80,9 +79,8 @@ public final class ExternalVersions {
 
     private static final Duration DEFAULT_GC_DELETES = Duration.ofSeconds(60);
 
-    private final ElasticsearchClient client;
+    private final OccCore core;
     private final boolean gte;
-    private final Refresh refresh;
     private final Duration rememberDeletesFor;
     private final int maxRememberedDeletes;
     private final LongSupplier nanoClock;
@@ -90,9 +88,8 @@ public final class ExternalVersions {
     private final Map<String, Duration> gcDeletes = new ConcurrentHashMap<>();
 
     private ExternalVersions(Builder b) {
-        this.client = Clients.adopt(b.client);
+        this.core = OccCore.requests(Clients.adopt(b.client), b.refresh);
         this.gte = b.gte;
-        this.refresh = b.refresh;
         this.rememberDeletesFor = b.rememberDeletesFor;
         this.maxRememberedDeletes = b.maxRememberedDeletes;
         this.nanoClock = b.nanoClock;
@@ -175,18 +172,8 @@ public final class ExternalVersions {
         checkVersion(version);
         Objects.requireNonNull(document, "document cannot be null");
         try {
-            IndexResponse r = client.index(i -> {
-                i.index(index)
-                        .id(id)
-                        .version(version)
-                        .versionType(versionType())
-                        .document(document)
-                        .refresh(refresh);
-                if (routing != null) {
-                    ClientApi.routing(i, routing);
-                }
-                return i;
-            });
+            IndexResponse r = core.index(
+                    index, id, routing, document, i -> i.version(version).versionType(versionType()));
             Tombstone deleted = takeRememberedDelete(index, id, routing);
             if (r.result() == Result.Created && deleted != null && refuses(deleted.version, version)) {
                 return new ExternalWrite(
@@ -244,10 +231,8 @@ public final class ExternalVersions {
         String routing = doc.routing();
         checkVersion(version);
         try {
-            BulkResponseItem r = BulkDelete.send(client, refresh, d -> {
-                d.index(index).id(id).version(version).versionType(versionType());
-                return routing == null ? d : d.routing(routing);
-            });
+            BulkResponseItem r =
+                    core.delete(index, id, routing, d -> d.version(version).versionType(versionType()));
             remember(index, id, routing, version);
             ExternalWrite.Status status =
                     r.status() == 404 ? ExternalWrite.Status.NOT_FOUND : ExternalWrite.Status.DELETED;
@@ -257,9 +242,9 @@ public final class ExternalVersions {
                     routing,
                     status,
                     version,
-                    orMinus1(r.version()),
-                    orMinus1(r.seqNo()),
-                    orMinus1(r.primaryTerm()),
+                    OccCore.orMinus1(r.version()),
+                    OccCore.orMinus1(r.seqNo()),
+                    OccCore.orMinus1(r.primaryTerm()),
                     null);
         } catch (ElasticsearchException | IOException e) {
             return notDone(index, id, routing, version, "delete", e);
@@ -305,7 +290,7 @@ public final class ExternalVersions {
             JsonObject answer = RestCall.get(
                             "/" + RestCall.segment(index) + "/_settings/index.gc_deletes",
                             Map.of("include_defaults", "true", "flat_settings", "true"))
-                    .sendForObject(client);
+                    .sendForObject(core.client());
             Duration value = DEFAULT_GC_DELETES;
             for (JsonValue perIndex : answer.values()) {
                 JsonObject o = perIndex.asJsonObject();
@@ -539,9 +524,5 @@ public final class ExternalVersions {
         public ExternalVersions build() {
             return new ExternalVersions(this);
         }
-    }
-
-    private static long orMinus1(Long v) {
-        return v == null ? -1 : v;
     }
 }

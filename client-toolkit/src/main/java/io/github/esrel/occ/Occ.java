@@ -2,30 +2,18 @@ package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.Refresh;
-import co.elastic.clients.elasticsearch._types.Result;
 import co.elastic.clients.elasticsearch.core.GetResponse;
-import co.elastic.clients.elasticsearch.core.IndexRequest;
-import co.elastic.clients.elasticsearch.core.IndexResponse;
-import co.elastic.clients.elasticsearch.core.UpdateResponse;
-import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
-import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Clients;
-import io.github.esrel.internal.Listeners;
-import io.github.esrel.internal.Reasons;
-import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -200,27 +188,14 @@ public final class Occ {
     static final RetryPolicy DEFAULT_POLICY =
             RetryPolicy.of(b -> b.maxAttempts(DEFAULT_MAX_ATTEMPTS).deadline(DEFAULT_DEADLINE));
 
-    private final ElasticsearchClient client;
-    private final RetryPolicy policy;
-    private final OccListener listener;
-    private final ExceptionTranslator translator;
-    private final Refresh refresh;
-    private final boolean routingCheck;
-    private final Json json;
-    /** The write log; where it is off, the default field is still kept as stored and hidden from the class. */
-    private final WriteLog log;
-
+    private final OccCore core;
     private final OccCalls calls;
+    private final SeenWrites seenWrites;
+    private final ScriptedUpdate scripted;
 
     private Occ(Builder b) {
-        this.client = Clients.internal(b.client);
-        this.policy = b.policy;
-        this.listener = b.listener;
-        this.translator = b.exceptionTranslator;
-        this.refresh = b.refresh;
-        this.routingCheck = b.routingCheck;
-        this.json = new Json(b.client._jsonpMapper(), b.converter);
-        this.log = b.writeLog == null ? new WriteLog(WriteLog.DEFAULT_FIELD, false) : new WriteLog(b.writeLog, true);
+        ElasticsearchClient client = Clients.internal(b.client);
+        WriteLog log = b.writeLog == null ? WriteLog.off() : new WriteLog(b.writeLog, true);
         if (!log.adds() && !Clients.seesEveryCopy(client)) {
             LOG.warn(
                     "esrel cannot see whether the transport {} sends a request more than once (it is not built on"
@@ -229,7 +204,18 @@ public final class Occ {
                             + " recognise such copies.",
                     b.client._transport().getClass().getName());
         }
-        this.calls = new OccCalls(this, b.combineWrites);
+        this.core = new OccCore(
+                client,
+                b.refresh,
+                new Json(b.client._jsonpMapper(), b.converter),
+                log,
+                b.policy,
+                b.routingCheck,
+                b.listener,
+                b.exceptionTranslator);
+        this.calls = new OccCalls(core, b.combineWrites);
+        this.seenWrites = new SeenWrites(core);
+        this.scripted = new ScriptedUpdate(core);
     }
 
     /**
@@ -262,7 +248,7 @@ public final class Occ {
      * @return the retry policy, never {@code null}
      */
     public RetryPolicy retryPolicy() {
-        return policy;
+        return core.retryPolicy();
     }
 
     /**
@@ -299,10 +285,10 @@ public final class Occ {
         check(index, id);
         Objects.requireNonNull(type, "type cannot be null");
         try {
-            GetResponse<ObjectNode> got = read(index, id, routing);
+            GetResponse<ObjectNode> got = core.read(index, id, routing);
             if (!got.found()) {
-                if (routingCheck) {
-                    Errors.checkRouting(client, index, id, routing);
+                if (core.routingCheck()) {
+                    Errors.checkRouting(core.client(), index, id, routing);
                 }
                 return Optional.empty();
             }
@@ -311,14 +297,14 @@ public final class Occ {
                     got.index(),
                     id,
                     routing,
-                    json.toValue(log.without(got.source()), type, meta),
+                    core.json().toValue(core.writeLog().without(got.source()), type, meta),
                     got.seqNo(),
                     got.primaryTerm(),
                     got.version()));
         } catch (ElasticsearchException e) {
-            throw translate(Errors.translate("get", index, id, routing, e));
+            throw core.translate(Errors.translate("get", index, id, routing, e));
         } catch (IOException e) {
-            throw translate(Errors.io("get", index, id, routing, e));
+            throw core.translate(Errors.io("get", index, id, routing, e));
         }
     }
 
@@ -361,7 +347,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> update(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
-        return orThrow(tryUpdate(doc, type, fn));
+        return core.orThrow(tryUpdate(doc, type, fn));
     }
 
     /**
@@ -427,7 +413,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> upsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
-        return orThrow(tryUpsert(doc, type, initial, fn));
+        return core.orThrow(tryUpsert(doc, type, initial, fn));
     }
 
     /**
@@ -484,7 +470,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> deleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
-        return orThrow(tryDeleteIf(doc, type, condition));
+        return core.orThrow(tryDeleteIf(doc, type, condition));
     }
 
     /**
@@ -525,7 +511,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code value} does not serialize to a JSON object
      */
     public <T> Outcome<T> replace(Versioned<T> seen, T value) {
-        return orThrow(tryReplace(seen, value));
+        return core.orThrow(tryReplace(seen, value));
     }
 
     /**
@@ -547,58 +533,7 @@ public final class Occ {
     public <T> Outcome<T> tryReplace(Versioned<T> seen, T value) {
         Objects.requireNonNull(seen, "seen cannot be null");
         Objects.requireNonNull(value, "value cannot be null");
-        long start = System.nanoTime();
-        Outcome.Operation op = Outcome.Operation.REPLACE;
-        started(seen.index(), op);
-        try {
-            ObjectNode next = json.toTree(value, seen.index(), seen.id());
-            json.checkRouting(value, seen.index(), seen.id(), seen.routing());
-            // The stored source, to keep what the class does not map. Read at the version seen or not at all: if the
-            // document changed since, the conditional write would conflict anyway.
-            GetResponse<ObjectNode> got;
-            try {
-                got = read(seen.index(), seen.id(), seen.routing());
-            } catch (ElasticsearchException e) {
-                throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
-            } catch (IOException e) {
-                throw Errors.io("conditional write of", seen.index(), seen.id(), seen.routing(), e);
-            }
-            if (!got.found() || got.seqNo() != seen.seqNo() || got.primaryTerm() != seen.primaryTerm()) {
-                conflict(seen.index(), seen.id(), 1);
-                return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
-                        .attempts(1, 1)
-                        .stopReason(StopReason.NOT_RETRYABLE)
-                        .build());
-            }
-            // The write log is esrel's, not the caller's: the merge sees the document without it.
-            ObjectNode stored = log.without(got.source());
-            DocMeta meta =
-                    new DocMeta(got.index(), seen.id(), seen.routing(), got.seqNo(), got.primaryTerm(), got.version());
-            // What the class gives back of the stored source, mapped afresh: the caller may have changed seen's value
-            // in place to make the new one.
-            Class<?> type = (seen.value() != null ? seen.value() : value).getClass();
-            ObjectNode seenTree = json.toTree(json.toValue(stored, type, meta), seen.index(), seen.id());
-            ObjectNode merged = SourceMerge.merge(stored, seenTree, next, meta);
-            if (SourceMerge.sameSource(stored, merged)) {
-                return finish(once(op, seen, Outcome.Status.NOOP, value, start)
-                        .version(got.seqNo(), got.primaryTerm(), got.version())
-                        .build());
-            }
-            String writeId = log.newId();
-            ObjectNode body = log.with(merged, got.source(), WriteLog.on(seen), writeId);
-            return conditional(
-                    op,
-                    "conditional write of",
-                    seen,
-                    Outcome.Status.UPDATED,
-                    value,
-                    start,
-                    () -> ConditionalWrite.Stored.of(overwrite(seen, body)),
-                    writeId,
-                    false);
-        } catch (RuntimeException e) {
-            throw failed(seen.index(), op, start, e);
-        }
+        return seenWrites.replace(seen, value);
     }
 
     /**
@@ -615,7 +550,7 @@ public final class Occ {
      * @throws OccException if the delete fails for another reason than a conflict
      */
     public <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
-        return orThrow(tryDeleteIfUnchanged(seen));
+        return core.orThrow(tryDeleteIfUnchanged(seen));
     }
 
     /**
@@ -630,96 +565,7 @@ public final class Occ {
      */
     public <T> Outcome<T> tryDeleteIfUnchanged(Versioned<T> seen) {
         Objects.requireNonNull(seen, "seen cannot be null");
-        long start = System.nanoTime();
-        Outcome.Operation op = Outcome.Operation.DELETE_IF_UNCHANGED;
-        started(seen.index(), op);
-        try {
-            return conditional(
-                    op,
-                    "conditional delete of",
-                    seen,
-                    Outcome.Status.DELETED,
-                    seen.value(),
-                    start,
-                    () -> delete(seen),
-                    null,
-                    true);
-        } catch (RuntimeException e) {
-            throw failed(seen.index(), op, start, e);
-        }
-    }
-
-    /**
-     * Sends one request conditional on {@code seen}'s seq_no and primary term, not retried: the caller decided
-     * what to write (or to delete) from {@code seen}, so if the document changed since, a conflict is the outcome.
-     * A lost answer is found out as {@link ConditionalWrite} finds it out.
-     *
-     * @param writeId the write's id in the write log, {@code null} without one (and for a delete)
-     */
-    private <T> Outcome<T> conditional(
-            Outcome.Operation op,
-            String what,
-            Versioned<T> seen,
-            Outcome.Status status,
-            T value,
-            long start,
-            ConditionalWrite.Request request,
-            String writeId,
-            boolean delete) {
-        ConditionalWrite.Fate fate;
-        try {
-            fate = ConditionalWrite.send(
-                    request,
-                    () -> current(seen.index(), seen.id(), seen.routing()),
-                    delete ? null : log.ifAdding(),
-                    seen,
-                    writeId,
-                    delete);
-        } catch (ElasticsearchException e) {
-            throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
-        }
-        if (fate instanceof ConditionalWrite.Written w) {
-            ConditionalWrite.Stored r = w.stored();
-            T stamped = delete
-                    ? value
-                    : json.withMeta(
-                            value,
-                            new DocMeta(r.index(), seen.id(), seen.routing(), r.seqNo(), r.primaryTerm(), r.version()));
-            return finish(once(op, seen, status, stamped, start)
-                    .version(r.seqNo(), r.primaryTerm(), r.version())
-                    .build());
-        }
-        if (fate instanceof ConditionalWrite.Applied) {
-            return finish(once(op, seen, status, value, start)
-                    .error(ConditionalWrite.APPLIED_UNSEEN)
-                    .build());
-        }
-        if (fate instanceof ConditionalWrite.Unknown u) {
-            return finish(unknownOutcome(op, what, seen, value, start, u.cause()));
-        }
-        conflict(seen.index(), seen.id(), 1);
-        return finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
-                .attempts(1, 1)
-                .stopReason(StopReason.NOT_RETRYABLE)
-                .build());
-    }
-
-    /** The outcome of a request on {@code seen} that was sent and met {@code e}: whether it was applied is unknown. */
-    private static <T> Outcome<T> unknownOutcome(
-            Outcome.Operation op, String what, Versioned<T> seen, T value, long start, Exception e) {
-        return once(op, seen, Outcome.Status.UNKNOWN, value, start)
-                .error(Errors.unknown(what.replace(" of", ""), e))
-                .cause(e)
-                .build();
-    }
-
-    /** The outcome of one request on {@code seen}, started at {@code start}. */
-    private static <T> Outcome.Builder<T> once(
-            Outcome.Operation op, Versioned<T> seen, Outcome.Status status, T value, long start) {
-        return Outcome.<T>builder(seen.index(), seen.id(), seen.routing(), status)
-                .operation(op)
-                .value(value)
-                .since(start);
+        return seenWrites.deleteIfUnchanged(seen);
     }
 
     /**
@@ -750,97 +596,7 @@ public final class Occ {
         if (retryOnConflict < 0) {
             throw new IllegalArgumentException("retryOnConflict must not be negative, got " + retryOnConflict);
         }
-        long start = System.nanoTime();
-        started(index, Outcome.Operation.SCRIPTED_UPDATE);
-        Outcome<Void> outcome;
-        try {
-            outcome = scripted(index, doc.id(), doc.routing(), painless, params, retryOnConflict);
-        } catch (RuntimeException e) {
-            throw failed(index, Outcome.Operation.SCRIPTED_UPDATE, start, e);
-        }
-        // Giving up is an outcome the listener has heard (onOutcome); only then does it become the exception.
-        return outcome.status() == Outcome.Status.CONFLICT || outcome.status() == Outcome.Status.UNKNOWN
-                ? orThrow(outcome)
-                : outcome;
-    }
-
-    /** The scripted update's request and its outcome, reported to the listener; throws what the caller gets. */
-    private Outcome<Void> scripted(
-            String index, String id, String routing, String painless, Map<String, ?> params, int retryOnConflict) {
-        Map<String, JsonData> jsonParams = new LinkedHashMap<>();
-        (params == null ? Map.<String, Object>of() : params)
-                .forEach((k, v) -> jsonParams.put(k, JsonData.of(json.toParam(v, k))));
-        long start = System.nanoTime();
-        try {
-            UpdateResponse<ObjectNode> r = client.update(
-                    u -> {
-                        u.index(index)
-                                .id(id)
-                                .retryOnConflict(retryOnConflict)
-                                .refresh(refresh)
-                                .script(ClientApi.painless(painless, jsonParams));
-                        if (routing != null) {
-                            ClientApi.routing(u, routing);
-                        }
-                        return u;
-                    },
-                    ObjectNode.class);
-            Outcome.Status status = r.result() == Result.NoOp
-                    ? Outcome.Status.NOOP
-                    : r.result() == Result.Created
-                            ? Outcome.Status.CREATED
-                            : r.result() == Result.Deleted ? Outcome.Status.DELETED : Outcome.Status.UPDATED;
-            return finish(Outcome.<Void>builder(r.index(), id, routing, status)
-                    .operation(Outcome.Operation.SCRIPTED_UPDATE)
-                    .version(orMinus1(r.seqNo()), orMinus1(r.primaryTerm()), r.version())
-                    .since(start)
-                    .build());
-        } catch (ElasticsearchException e) {
-            if (e.status() == 409) {
-                conflict(index, id, 1);
-                return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.CONFLICT)
-                        .operation(Outcome.Operation.SCRIPTED_UPDATE)
-                        .attempts(1, 1)
-                        .stopReason(StopReason.MAX_ATTEMPTS)
-                        .error("retry_on_conflict=" + retryOnConflict + " exhausted")
-                        .since(start)
-                        .build());
-            }
-            if (e.status() == 404 && Reasons.hasType(e, "document_missing_exception")) {
-                return finish(Outcome.<Void>builder(index, id, routing, Outcome.Status.NOT_FOUND)
-                        .operation(Outcome.Operation.SCRIPTED_UPDATE)
-                        .since(start)
-                        .build());
-            }
-            if (e.status() == 400
-                    && Errors.isScriptFailure(e)
-                    && Boolean.FALSE.equals(Errors.painlessOnEveryNode(client))) {
-                throw new OccException(
-                        "scripted update of " + Errors.where(index, id, routing) + " failed: this cluster"
-                                + " cannot run painless scripts because the " + Errors.PAINLESS_MODULE
-                                + " module is not installed on every"
-                                + " node (Elasticsearch's integ-test distribution ships without it). Use Occ.update(...), the optimistic"
-                                + " read-modify-write with if_seq_no/if_primary_term, which needs no scripting. Server said: "
-                                + Reasons.of(e),
-                        e.status(),
-                        e);
-            }
-            if (Errors.mayHaveApplied(e)) {
-                return finish(scriptedUnknown(index, id, routing, start, e));
-            }
-            throw Errors.translate("scripted update of", index, id, routing, e);
-        } catch (IOException e) {
-            return finish(scriptedUnknown(index, id, routing, start, e));
-        }
-    }
-
-    private static Outcome<Void> scriptedUnknown(String index, String id, String routing, long start, Exception e) {
-        return Outcome.<Void>builder(index, id, routing, Outcome.Status.UNKNOWN)
-                .operation(Outcome.Operation.SCRIPTED_UPDATE)
-                .error(Errors.unknown("scripted update", e))
-                .cause(e)
-                .since(start)
-                .build();
+        return scripted.run(index, doc.id(), doc.routing(), painless, params, retryOnConflict);
     }
 
     /**
@@ -851,7 +607,7 @@ public final class Occ {
      * @return true only when every node is known to have {@code lang-painless}
      */
     public boolean scriptingAvailable() {
-        return Boolean.TRUE.equals(Errors.painlessOnEveryNode(client));
+        return Boolean.TRUE.equals(Errors.painlessOnEveryNode(core.client()));
     }
 
     /**
@@ -864,7 +620,7 @@ public final class Occ {
      */
     public <T> BulkUpdate<T> bulk(Class<T> type) {
         Objects.requireNonNull(type, "type cannot be null");
-        return new BulkUpdate<>(this, type);
+        return new BulkUpdate<>(core, type);
     }
 
     // --- the read-modify-write calls: OccCalls runs them ------------------------------------------
@@ -880,180 +636,19 @@ public final class Occ {
             Predicate<? super T> deleteIf) {
         check(index, id);
         long start = System.nanoTime();
-        started(index, op);
+        core.started(index, op);
         Outcome<T> outcome;
         try {
             outcome = calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf);
         } catch (RuntimeException e) {
-            throw failed(index, op, start, e);
+            throw core.failed(index, op, start, e);
         }
-        return finish(outcome);
-    }
-
-    GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
-        return client.get(
-                g -> {
-                    g.index(index).id(id);
-                    if (routing != null) {
-                        ClientApi.routing(g, routing);
-                    }
-                    return g;
-                },
-                ObjectNode.class);
-    }
-
-    /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
-    Versioned<ObjectNode> current(String index, String id, String routing) throws IOException {
-        GetResponse<ObjectNode> got = read(index, id, routing);
-        return got.found()
-                ? new Versioned<>(got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
-                : null;
-    }
-
-    /** Creates the document with {@code source}, failing with a conflict if it exists. */
-    ConditionalWrite.Stored create(String index, String id, String routing, ObjectNode source) throws IOException {
-        return ConditionalWrite.Stored.of(client.create(r -> {
-            r.index(index).id(id).document(source).refresh(refresh);
-            if (routing != null) {
-                ClientApi.routing(r, routing);
-            }
-            return r;
-        }));
-    }
-
-    /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
-    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
-        return client.index(i -> {
-            i.index(seen.index())
-                    .id(seen.id())
-                    .document(source)
-                    .ifSeqNo(seen.seqNo())
-                    .ifPrimaryTerm(seen.primaryTerm());
-            return routed(i.refresh(refresh), seen.routing());
-        });
-    }
-
-    /**
-     * Deletes the document {@code seen} if it still has that seq_no and primary term, as a {@link BulkDelete}.
-     *
-     * @throws ElasticsearchException the delete's failure, with its status (a conflict is 409)
-     */
-    ConditionalWrite.Stored delete(Versioned<?> seen) throws IOException {
-        BulkResponseItem item = BulkDelete.send(client, refresh, d -> {
-            d.index(seen.index()).id(seen.id()).ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm());
-            return seen.routing() == null ? d : d.routing(seen.routing());
-        });
-        if (item.status() == 404) {
-            // Not found at all: as the conflict a delete conditional on a version of it answers.
-            throw Failures.ofBulkItem(
-                    Failures.CONFLICT,
-                    ErrorCause.of(e -> e.type("version_conflict_engine_exception")
-                            .reason("[" + seen.id() + "]: version conflict, document not found")));
-        }
-        return new ConditionalWrite.Stored(
-                item.index(), orMinus1(item.seqNo()), orMinus1(item.primaryTerm()), orMinus1(item.version()));
+        return core.finish(outcome);
     }
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
     int combining(DocRef doc) {
         return calls.pending(new OccCalls.Key(doc.requireIndex(), doc.id(), doc.routing()));
-    }
-
-    // --- shared with BulkUpdate -------------------------------------------------------------------
-
-    ElasticsearchClient client() {
-        return client;
-    }
-
-    Json json() {
-        return json;
-    }
-
-    Refresh refresh() {
-        return refresh;
-    }
-
-    /** The write log (see {@link WriteLog#adds()}). */
-    WriteLog writeLog() {
-        return log;
-    }
-
-    boolean routingCheck() {
-        return routingCheck;
-    }
-
-    // The listener calls below skip the no-op listener: their lambdas capture arguments, so they would allocate on
-    // every call of a hot path that nobody listens to.
-
-    <T> Outcome<T> finish(Outcome<T> outcome) {
-        if (listener != OccListener.NO_OP) {
-            Listeners.safely(() -> listener.onOutcome(outcome), "OccListener.onOutcome");
-        }
-        return outcome;
-    }
-
-    void conflict(String index, String id, int attempt) {
-        if (listener != OccListener.NO_OP) {
-            Listeners.safely(() -> listener.onConflict(index, id, attempt), "OccListener.onConflict");
-        }
-    }
-
-    private void started(String index, Outcome.Operation op) {
-        if (listener != OccListener.NO_OP) {
-            Listeners.safely(() -> listener.onStart(index, op), "OccListener.onStart");
-        }
-    }
-
-    void combinedWrite(String index, int calls) {
-        if (listener != OccListener.NO_OP) {
-            Listeners.safely(() -> listener.onCombinedWrite(index, calls), "OccListener.onCombinedWrite");
-        }
-    }
-
-    /** Reports an operation that throws {@code e}; returns what its caller gets instead (see {@link #translate}). */
-    private RuntimeException failed(String index, Outcome.Operation op, long startNanos, RuntimeException e) {
-        if (listener != OccListener.NO_OP) {
-            Duration took = since(startNanos);
-            Listeners.safely(() -> listener.onFailure(index, op, e, took), "OccListener.onFailure");
-        }
-        return translate(e);
-    }
-
-    /**
-     * What the caller gets instead of {@code e}: esrel's own exceptions go through the builder's translator, once,
-     * on their way out; a caller's own (a function's exception, an argument check) stays as it is, since it is not
-     * esrel's to rename.
-     */
-    RuntimeException translate(RuntimeException e) {
-        if (translator == ExceptionTranslator.NONE || !(e instanceof OccException)) {
-            return e;
-        }
-        RuntimeException translated = translator.translate(e);
-        return translated != null ? translated : e; // a translator must not lose the exception
-    }
-
-    /** {@link Outcome#orThrow()}, with the exception it throws translated. */
-    private <T> Outcome<T> orThrow(Outcome<T> outcome) {
-        try {
-            return outcome.orThrow();
-        } catch (OccException e) {
-            throw translate(e);
-        }
-    }
-
-    static Duration since(long startNanos) {
-        return Duration.ofNanos(System.nanoTime() - startNanos);
-    }
-
-    private static <D> IndexRequest.Builder<D> routed(IndexRequest.Builder<D> b, String routing) {
-        if (routing != null) {
-            ClientApi.routing(b, routing);
-        }
-        return b;
-    }
-
-    private static long orMinus1(Long v) {
-        return v == null ? -1 : v;
     }
 
     static void check(String index, String id) {
@@ -1067,8 +662,10 @@ public final class Occ {
 
     @Override
     public String toString() {
-        return "Occ{policy=" + policy + ", refresh=" + refresh + ", routingCheck=" + routingCheck + ", combineWrites="
-                + calls.combining() + ", writeLog=" + (log.adds() ? log.field() : "off") + '}';
+        WriteLog log = core.writeLog();
+        return "Occ{policy=" + core.retryPolicy() + ", refresh=" + core.refresh() + ", routingCheck="
+                + core.routingCheck() + ", combineWrites=" + calls.combining() + ", writeLog="
+                + (log.adds() ? log.field() : "off") + '}';
     }
 
     /** Builder for {@link Occ}. Not thread-safe. */

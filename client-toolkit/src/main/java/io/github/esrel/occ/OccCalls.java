@@ -1,8 +1,6 @@
 package io.github.esrel.occ;
 
-import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch._types.Refresh;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
@@ -44,27 +42,21 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     /** The document a call is for: calls with equal keys are combined. */
     record Key(String index, String id, String routing) {}
 
-    private final Occ occ;
-    private final ElasticsearchClient client;
+    private final OccCore core;
     private final Json json;
-    private final Refresh refresh;
-    private final RetryPolicy policy;
     /** Null when write combining is off. */
     private final WriteCombiner<Key, Call<?>> combiner;
-    /** Null without {@link Occ.Builder#writeLog}. */
+    /** Writes add their entry with {@link Occ.Builder#writeLog}; the field is kept as stored without it. */
     private final WriteLog log;
 
-    OccCalls(Occ occ, boolean combineWrites) {
-        this.occ = occ;
-        this.client = occ.client();
-        this.json = occ.json();
-        this.refresh = occ.refresh();
-        this.policy = occ.retryPolicy();
-        this.log = occ.writeLog();
+    OccCalls(OccCore core, boolean combineWrites) {
+        this.core = core;
+        this.json = core.json();
+        this.log = core.writeLog();
         this.combiner = combineWrites
                 ? new WriteCombiner<>(
                         this,
-                        policy.sleeper(),
+                        core.retryPolicy().sleeper(),
                         System::nanoTime,
                         WriteCombiner.DEFAULT_MAX_BATCH,
                         WriteCombiner.DEFAULT_MAX_LINGER)
@@ -81,7 +73,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      */
     <T> Outcome<T> run(
             Key key, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
-        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, policy, occ.routingCheck());
+        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, core.retryPolicy(), core.routingCheck());
         if (combiner != null && !WriteCombiner.insideAttempt()) {
             combiner.submit(key, call);
         } else {
@@ -139,7 +131,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             GetResponse<ObjectNode> got;
             ElasticsearchException noIndex = null;
             try {
-                got = occ.read(index, id, routing);
+                got = core.read(index, id, routing);
             } catch (ElasticsearchException e) {
                 if (e.status() == 404
                         && Reasons.hasType(e, "index_not_found_exception")
@@ -154,7 +146,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (!found && batch.stream().anyMatch(c -> !c.routingChecked)) {
                 batch.forEach(c -> c.routingChecked = true);
                 try {
-                    Errors.checkRouting(client, index, id, routing);
+                    Errors.checkRouting(core.client(), index, id, routing);
                 } catch (OccException wrongRouting) {
                     batch.forEach(
                             c -> c.fail(new OccException(wrongRouting.getMessage(), wrongRouting.status(), null)));
@@ -209,7 +201,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             return;
         }
         ConditionalWrite.Fate fate =
-                ConditionalWrite.send(() -> occ.delete(read), () -> readNow(call), null, read, null, true);
+                ConditionalWrite.send(() -> core.delete(read), () -> readNow(call), null, read, null, true);
         if (fate instanceof ConditionalWrite.NotApplied n) {
             throw n.conflict(); // changed since: read and test again
         }
@@ -270,7 +262,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 carried += call.finished() || call.attemptFailure != null ? 0 : 1;
             }
             if (carried > 1) {
-                occ.combinedWrite(first.index(), carried);
+                core.combinedWrite(first.index(), carried);
             }
             String writeId = log.newId();
             ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
@@ -279,8 +271,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                 Versioned<ObjectNode> base = stored == null ? null : read;
                 fate = ConditionalWrite.send(
                         () -> base == null
-                                ? occ.create(first.index(), first.id(), first.routing(), tree)
-                                : ConditionalWrite.Stored.of(occ.overwrite(base, tree)),
+                                ? core.create(first.index(), first.id(), first.routing(), tree)
+                                : ConditionalWrite.Stored.of(core.overwrite(base, tree)),
                         () -> readNow(first),
                         log.ifAdding(),
                         base,
@@ -333,7 +325,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
 
     /** The document of {@code call} now, realtime; {@code null} when it does not exist. */
     private Versioned<ObjectNode> readNow(Call<?> call) throws IOException {
-        return occ.current(call.index(), call.id(), call.routing());
+        return core.current(call.index(), call.id(), call.routing());
     }
 
     /**
@@ -482,8 +474,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             call.lastFailure = e;
             if (conflict) {
                 call.conflicts++;
-                occ.conflict(call.index(), call.id(), call.attempts.attempt());
-            } else if (!policy.retryOn().test(e)) {
+                core.conflict(call.index(), call.id(), call.attempts.attempt());
+            } else if (!core.retryPolicy().retryOn().test(e)) {
                 call.fail(Errors.translate(call.what(), call.index(), call.id(), call.routing(), e));
                 continue;
             }

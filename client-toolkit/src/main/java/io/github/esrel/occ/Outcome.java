@@ -203,7 +203,7 @@ public final class Outcome<T> {
 
         /** The operation started at {@code startNanos} ({@link System#nanoTime()}): it took the time since. */
         Builder<T> since(long startNanos) {
-            this.took = Occ.since(startNanos);
+            this.took = Duration.ofNanos(System.nanoTime() - startNanos);
             return this;
         }
 

@@ -72,6 +72,11 @@ final class WriteLog {
         this.adds = adds;
     }
 
+    /** The log of an entry point without it: writes add no entry, and the default field is kept as stored. */
+    static WriteLog off() {
+        return new WriteLog(DEFAULT_FIELD, false);
+    }
+
     String field() {
         return field;
     }

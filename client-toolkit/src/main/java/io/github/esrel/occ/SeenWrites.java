@@ -1,0 +1,173 @@
+package io.github.esrel.occ;
+
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
+import co.elastic.clients.elasticsearch.core.GetResponse;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.doc.DocMeta;
+import io.github.esrel.retry.StopReason;
+import java.io.IOException;
+
+/**
+ * The writes of what the caller decided from a version it saw ({@code replace} and {@code deleteIfUnchanged}): one
+ * request each, conditional on that version's seq_no and primary term, and never retried, since esrel cannot decide
+ * again for the caller: if the document changed since, a conflict is the outcome. A lost answer is found out as
+ * {@link ConditionalWrite} finds it out. Each operation is reported to the listener from its start to its outcome.
+ */
+final class SeenWrites {
+
+    private final OccCore core;
+
+    SeenWrites(OccCore core) {
+        this.core = core;
+    }
+
+    /** {@link Occ#tryReplace}. */
+    <T> Outcome<T> replace(Versioned<T> seen, T value) {
+        long start = System.nanoTime();
+        Outcome.Operation op = Outcome.Operation.REPLACE;
+        core.started(seen.index(), op);
+        try {
+            Json json = core.json();
+            ObjectNode next = json.toTree(value, seen.index(), seen.id());
+            json.checkRouting(value, seen.index(), seen.id(), seen.routing());
+            // The stored source, to keep what the class does not map. Read at the version seen or not at all: if the
+            // document changed since, the conditional write would conflict anyway.
+            GetResponse<ObjectNode> got;
+            try {
+                got = core.read(seen.index(), seen.id(), seen.routing());
+            } catch (ElasticsearchException e) {
+                throw Errors.translate("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+            } catch (IOException e) {
+                throw Errors.io("conditional write of", seen.index(), seen.id(), seen.routing(), e);
+            }
+            if (!got.found() || got.seqNo() != seen.seqNo() || got.primaryTerm() != seen.primaryTerm()) {
+                return conflict(op, seen, value, start);
+            }
+            // The write log is esrel's, not the caller's: the merge sees the document without it.
+            WriteLog log = core.writeLog();
+            ObjectNode stored = log.without(got.source());
+            DocMeta meta =
+                    new DocMeta(got.index(), seen.id(), seen.routing(), got.seqNo(), got.primaryTerm(), got.version());
+            // What the class gives back of the stored source, mapped afresh: the caller may have changed seen's value
+            // in place to make the new one.
+            Class<?> type = (seen.value() != null ? seen.value() : value).getClass();
+            ObjectNode seenTree = json.toTree(json.toValue(stored, type, meta), seen.index(), seen.id());
+            ObjectNode merged = SourceMerge.merge(stored, seenTree, next, meta);
+            if (SourceMerge.sameSource(stored, merged)) {
+                return core.finish(once(op, seen, Outcome.Status.NOOP, value, start)
+                        .version(got.seqNo(), got.primaryTerm(), got.version())
+                        .build());
+            }
+            String writeId = log.newId();
+            ObjectNode body = log.with(merged, got.source(), WriteLog.on(seen), writeId);
+            return send(
+                    op,
+                    "conditional write of",
+                    seen,
+                    Outcome.Status.UPDATED,
+                    value,
+                    start,
+                    () -> ConditionalWrite.Stored.of(core.overwrite(seen, body)),
+                    writeId);
+        } catch (RuntimeException e) {
+            throw core.failed(seen.index(), op, start, e);
+        }
+    }
+
+    /** {@link Occ#tryDeleteIfUnchanged}. */
+    <T> Outcome<T> deleteIfUnchanged(Versioned<T> seen) {
+        long start = System.nanoTime();
+        Outcome.Operation op = Outcome.Operation.DELETE_IF_UNCHANGED;
+        core.started(seen.index(), op);
+        try {
+            return send(
+                    op,
+                    "conditional delete of",
+                    seen,
+                    Outcome.Status.DELETED,
+                    seen.value(),
+                    start,
+                    () -> core.delete(seen),
+                    null);
+        } catch (RuntimeException e) {
+            throw core.failed(seen.index(), op, start, e);
+        }
+    }
+
+    /**
+     * Sends the request conditional on {@code seen} until its fate is known.
+     *
+     * @param writeId the write's id in the write log; {@code null} without one, and for a delete
+     */
+    private <T> Outcome<T> send(
+            Outcome.Operation op,
+            String what,
+            Versioned<T> seen,
+            Outcome.Status status,
+            T value,
+            long start,
+            ConditionalWrite.Request request,
+            String writeId) {
+        boolean delete = op == Outcome.Operation.DELETE_IF_UNCHANGED;
+        ConditionalWrite.Fate fate;
+        try {
+            fate = ConditionalWrite.send(
+                    request,
+                    () -> core.current(seen.index(), seen.id(), seen.routing()),
+                    delete ? null : core.writeLog().ifAdding(),
+                    seen,
+                    writeId,
+                    delete);
+        } catch (ElasticsearchException e) {
+            throw Errors.translate(what, seen.index(), seen.id(), seen.routing(), e);
+        }
+        if (fate instanceof ConditionalWrite.Written w) {
+            ConditionalWrite.Stored r = w.stored();
+            T stamped = delete
+                    ? value
+                    : core.json()
+                            .withMeta(
+                                    value,
+                                    new DocMeta(
+                                            r.index(),
+                                            seen.id(),
+                                            seen.routing(),
+                                            r.seqNo(),
+                                            r.primaryTerm(),
+                                            r.version()));
+            return core.finish(once(op, seen, status, stamped, start)
+                    .version(r.seqNo(), r.primaryTerm(), r.version())
+                    .build());
+        }
+        if (fate instanceof ConditionalWrite.Applied) {
+            return core.finish(once(op, seen, status, value, start)
+                    .error(ConditionalWrite.APPLIED_UNSEEN)
+                    .build());
+        }
+        if (fate instanceof ConditionalWrite.Unknown u) {
+            return core.finish(once(op, seen, Outcome.Status.UNKNOWN, value, start)
+                    .error(Errors.unknown(what.replace(" of", ""), u.cause()))
+                    .cause(u.cause())
+                    .build());
+        }
+        return conflict(op, seen, value, start);
+    }
+
+    /** The document changed since {@code seen}: the outcome, not retried. */
+    private <T> Outcome<T> conflict(Outcome.Operation op, Versioned<T> seen, T value, long start) {
+        core.conflict(seen.index(), seen.id(), 1);
+        return core.finish(once(op, seen, Outcome.Status.CONFLICT, value, start)
+                .attempts(1, 1)
+                .stopReason(StopReason.NOT_RETRYABLE)
+                .build());
+    }
+
+    /** The outcome of one request on {@code seen}, started at {@code start}. */
+    private static <T> Outcome.Builder<T> once(
+            Outcome.Operation op, Versioned<T> seen, Outcome.Status status, T value, long start) {
+        return Outcome.<T>builder(seen.index(), seen.id(), seen.routing(), status)
+                .operation(op)
+                .value(value)
+                .since(start);
+    }
+}
