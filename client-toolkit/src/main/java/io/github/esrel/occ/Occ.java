@@ -21,6 +21,8 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Optimistic concurrency for Elasticsearch documents: read a document as a typed object, apply a pure
@@ -175,7 +177,7 @@ import java.util.function.UnaryOperator;
  */
 public final class Occ {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Occ.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Occ.class);
 
     /** Attempts of the default retry policy, the first included. */
     public static final int DEFAULT_MAX_ATTEMPTS = 100;
@@ -365,7 +367,7 @@ public final class Occ {
     public <T> Outcome<T> tryUpdate(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(fn, "fn cannot be null");
-        return run(Outcome.Operation.UPDATE, doc.requireIndex(), doc.id(), doc.routing(), type, null, fn, null);
+        return run(Outcome.Operation.UPDATE, doc, type, null, fn, null);
     }
 
     /**
@@ -432,7 +434,7 @@ public final class Occ {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(initial, "initial cannot be null");
         Objects.requireNonNull(fn, "fn cannot be null");
-        return run(Outcome.Operation.UPSERT, doc.requireIndex(), doc.id(), doc.routing(), type, initial, fn, null);
+        return run(Outcome.Operation.UPSERT, doc, type, initial, fn, null);
     }
 
     /**
@@ -487,8 +489,7 @@ public final class Occ {
     public <T> Outcome<T> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
         Objects.requireNonNull(doc, "doc cannot be null");
         Objects.requireNonNull(condition, "condition cannot be null");
-        return run(
-                Outcome.Operation.DELETE_IF, doc.requireIndex(), doc.id(), doc.routing(), type, null, null, condition);
+        return run(Outcome.Operation.DELETE_IF, doc, type, null, null, condition);
     }
 
     /**
@@ -627,19 +628,18 @@ public final class Occ {
 
     private <T> Outcome<T> run(
             Outcome.Operation op,
-            String index,
-            String id,
-            String routing,
+            DocRef doc,
             Class<T> type,
             Supplier<T> initial,
             UnaryOperator<T> fn,
             Predicate<? super T> deleteIf) {
-        check(index, id);
+        String index = doc.requireIndex();
+        check(index, doc.id());
         long start = System.nanoTime();
         core.started(index, op);
         Outcome<T> outcome;
         try {
-            outcome = calls.run(new OccCalls.Key(index, id, routing), type, initial, fn, deleteIf);
+            outcome = calls.run(doc, type, initial, fn, deleteIf);
         } catch (RuntimeException e) {
             throw core.failed(index, op, start, e);
         }
@@ -648,7 +648,8 @@ public final class Occ {
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
     int combining(DocRef doc) {
-        return calls.pending(new OccCalls.Key(doc.requireIndex(), doc.id(), doc.routing()));
+        doc.requireIndex();
+        return calls.pending(doc);
     }
 
     static void check(String index, String id) {

@@ -4,9 +4,8 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Reasons;
-import io.github.esrel.retry.Attempts;
-import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.time.Duration;
@@ -19,7 +18,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * The read-modify-write calls ({@code update}, {@code upsert} and {@code deleteIf}) of one {@link Occ}, from the
- * caller's call to its {@link Outcome}: each {@link Call} runs attempts under its own retry policy, alone or
+ * caller's call to its {@link Outcome}: each {@link OccCall} runs attempts under its own retry policy, alone or
  * combined with other callers' calls of the same document in a {@link WriteCombiner}, which hands the calls
  * queued for one document to {@link #attempt} as a batch. A single uncombined call is a batch of one.
  *
@@ -37,15 +36,12 @@ import java.util.function.UnaryOperator;
  * the write is charged to every call still in the attempt, each under its own retry policy: those allowed another
  * attempt are left for it, the others end.
  */
-final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
-
-    /** The document a call is for: calls with equal keys are combined. */
-    record Key(String index, String id, String routing) {}
+final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
 
     private final OccCore core;
     private final Json json;
     /** Null when write combining is off. */
-    private final WriteCombiner<Key, Call<?>> combiner;
+    private final WriteCombiner<DocRef, OccCall<?>> combiner;
     /** Writes add their entry with {@link Occ.Builder#writeLog}; the field is kept as stored without it. */
     private final WriteLog log;
 
@@ -72,22 +68,22 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      * @throws RuntimeException the call's failure (a function's own exception unchanged)
      */
     <T> Outcome<T> run(
-            Key key, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
-        Call<T> call = new Call<>(key, type, initial, fn, deleteIf, core.retryPolicy(), core.routingCheck());
+            DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
+        OccCall<T> call = new OccCall<>(doc, type, initial, fn, deleteIf, core.retryPolicy(), core.routingCheck());
         if (combiner != null && !WriteCombiner.insideAttempt()) {
-            combiner.submit(key, call);
+            combiner.submit(doc, call);
         } else {
             // Uncombined (switched off, or called from inside a combined attempt, which must not wait for itself).
-            List<Call<?>> alone = List.of(call);
+            List<OccCall<?>> alone = List.of(call);
             WriteCombiner.Memo memo = new WriteCombiner.Memo();
             while (!call.finished()) {
                 Duration wait = attempt(alone, memo);
                 if (!call.finished() && !call.attempts.sleep(wait)) {
-                    stop(call, StopReason.INTERRUPTED);
+                    call.stop(StopReason.INTERRUPTED);
                 }
             }
         }
-        return result(call);
+        return call.result();
     }
 
     /** Whether calls are combined. */
@@ -95,9 +91,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         return combiner != null;
     }
 
-    /** Calls of {@code key} waiting for or carried by a combined write now; 0 when combining is off. */
-    int pending(Key key) {
-        return combiner == null ? 0 : combiner.pending(key);
+    /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. */
+    int pending(DocRef doc) {
+        return combiner == null ? 0 : combiner.pending(doc);
     }
 
     /**
@@ -109,8 +105,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      * current, so neither a {@code NOOP} nor a function's failure is decided on it.
      */
     @Override
-    public Duration attempt(List<Call<?>> batch, WriteCombiner.Memo memo) {
-        Call<?> first = batch.get(0);
+    public Duration attempt(List<OccCall<?>> batch, WriteCombiner.Memo memo) {
+        OccCall<?> first = batch.get(0);
         String index = first.index();
         String id = first.id();
         String routing = first.routing();
@@ -171,7 +167,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             return failed(batch, e);
         } catch (IOException e) {
             memo.set(null);
-            for (Call<?> call : batch) {
+            for (OccCall<?> call : batch) {
                 if (!call.finished()) {
                     call.fail(Errors.io(call.what(), index, id, routing, e));
                 }
@@ -180,9 +176,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         }
     }
 
-    private <T> void deleteIf(Call<T> call, Versioned<ObjectNode> read) throws IOException {
+    private <T> void deleteIf(OccCall<T> call, Versioned<ObjectNode> read) throws IOException {
         if (read == null) {
-            call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
+            call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
             return;
         }
         T current;
@@ -190,7 +186,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             current = json.toValue(log.without(read.value()), call.type, meta(read));
             call.last = current;
             if (!call.deleteIf.test(current)) {
-                call.done(outcome(call, read.index(), Outcome.Status.NOOP)
+                call.done(call.outcome(read.index(), Outcome.Status.NOOP)
                         .value(current)
                         .version(read.seqNo(), read.primaryTerm(), read.version())
                         .build());
@@ -206,11 +202,11 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             throw n.conflict(); // changed since: read and test again
         }
         if (fate instanceof ConditionalWrite.Unknown u) {
-            unknown(call, u.cause());
+            call.unknown(u.cause());
             return;
         }
         ConditionalWrite.Stored d = ((ConditionalWrite.Written) fate).stored();
-        call.done(outcome(call, read.index(), Outcome.Status.DELETED)
+        call.done(call.outcome(read.index(), Outcome.Status.DELETED)
                 .value(current)
                 .version(d.seqNo(), d.primaryTerm(), d.version())
                 .build());
@@ -227,13 +223,13 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *     failure
      */
     private boolean combined(
-            List<Call<?>> batch,
+            List<OccCall<?>> batch,
             Versioned<ObjectNode> read,
             ElasticsearchException noIndex,
             WriteCombiner.Memo memo,
             boolean fromMemo)
             throws IOException {
-        Call<?> first = batch.get(0);
+        OccCall<?> first = batch.get(0);
         // The write log is esrel's, not the caller's: the functions and the merge see the document without it.
         ObjectNode stored = read == null ? null : log.without(read.value());
         // A document created by an earlier call of this write has no versions yet.
@@ -241,7 +237,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         ObjectNode current = stored;
         boolean changed = false;
         boolean failures = false;
-        for (Call<?> call : batch) {
+        for (OccCall<?> call : batch) {
             call.afterChange = changed;
             call.attemptFailure = null;
             ObjectNode next = apply(call, current, meta, noIndex);
@@ -258,7 +254,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
         ConditionalWrite.Stored written = null;
         if (changed) {
             int carried = 0;
-            for (Call<?> call : batch) {
+            for (OccCall<?> call : batch) {
                 carried += call.finished() || call.attemptFailure != null ? 0 : 1;
             }
             if (carried > 1) {
@@ -315,7 +311,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             memo.set(read);
         }
         endFailed(batch);
-        for (Call<?> call : batch) {
+        for (OccCall<?> call : batch) {
             if (!call.finished()) {
                 end(call, written, read);
             }
@@ -324,7 +320,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     }
 
     /** The document of {@code call} now, realtime; {@code null} when it does not exist. */
-    private Versioned<ObjectNode> readNow(Call<?> call) throws IOException {
+    private Versioned<ObjectNode> readNow(OccCall<?> call) throws IOException {
         return core.current(call.index(), call.id(), call.routing());
     }
 
@@ -332,47 +328,29 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      * Ends every call still open as its write's verdict says, after the write log showed the write applied although
      * its answer was a conflict (its own replay): the seq_no it got is not known, later writes may have followed.
      */
-    private void endAppliedUnseen(List<Call<?>> batch, Versioned<ObjectNode> read) {
-        for (Call<?> call : batch) {
+    private void endAppliedUnseen(List<OccCall<?>> batch, Versioned<ObjectNode> read) {
+        for (OccCall<?> call : batch) {
             if (!call.finished()) {
-                appliedUnseen(call, read);
+                call.appliedUnseen(read);
             }
         }
-    }
-
-    private static <T> void appliedUnseen(Call<T> call, Versioned<ObjectNode> read) {
-        Outcome.Status status = call.status == Outcome.Status.NOOP && !call.afterChange && read != null
-                ? Outcome.Status.NOOP
-                : call.status;
-        call.done(outcome(call, call.index(), status)
-                .value(call.last)
-                .error(ConditionalWrite.APPLIED_UNSEEN)
-                .build());
     }
 
     /**
      * Ends every call still open with {@code UNKNOWN}: the write that carried them was sent and its fate is not known
      * ({@code e}). Not retried: a retry could apply it twice.
      */
-    private static void endUnknown(List<Call<?>> batch, Exception e) {
-        for (Call<?> call : batch) {
+    private static void endUnknown(List<OccCall<?>> batch, Exception e) {
+        for (OccCall<?> call : batch) {
             if (!call.finished()) {
-                unknown(call, e);
+                call.unknown(e);
             }
         }
     }
 
-    private static <T> void unknown(Call<T> call, Exception e) {
-        call.done(outcome(call, call.index(), Outcome.Status.UNKNOWN)
-                .value(call.last)
-                .error(Errors.unknown(call.what().replace(" of", ""), e))
-                .cause(e)
-                .build());
-    }
-
     /** Ends the calls whose function (or mapping) failed in this attempt with their failure. */
-    private static void endFailed(List<Call<?>> batch) {
-        for (Call<?> call : batch) {
+    private static void endFailed(List<OccCall<?>> batch) {
+        for (OccCall<?> call : batch) {
             if (!call.finished() && call.attemptFailure != null) {
                 call.fail(call.attemptFailure);
             }
@@ -386,7 +364,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *
      * @param meta the document as read (without versions when an earlier call of the write created it)
      */
-    private <T> ObjectNode apply(Call<T> call, ObjectNode current, DocMeta meta, ElasticsearchException noIndex) {
+    private <T> ObjectNode apply(OccCall<T> call, ObjectNode current, DocMeta meta, ElasticsearchException noIndex) {
         try {
             if (current == null) {
                 if (call.initial == null) {
@@ -436,11 +414,11 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
      *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
      * @param read the document as read; {@code null} when it was missing
      */
-    private <T> void end(Call<T> call, ConditionalWrite.Stored written, Versioned<ObjectNode> read) {
+    private <T> void end(OccCall<T> call, ConditionalWrite.Stored written, Versioned<ObjectNode> read) {
         if (call.status == Outcome.Status.NOT_FOUND) {
-            call.done(outcome(call, call.index(), Outcome.Status.NOT_FOUND).build());
+            call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
         } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {
-            call.done(outcome(call, read.index(), Outcome.Status.NOOP)
+            call.done(call.outcome(read.index(), Outcome.Status.NOOP)
                     .value(call.last)
                     .version(read.seqNo(), read.primaryTerm(), read.version())
                     .build());
@@ -452,7 +430,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
                     written.seqNo(),
                     written.primaryTerm(),
                     written.version());
-            call.done(outcome(call, written.index(), call.status)
+            call.done(call.outcome(written.index(), call.status)
                     .value(json.withMeta(call.last, stored))
                     .version(written.seqNo(), written.primaryTerm(), written.version())
                     .build());
@@ -464,10 +442,10 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
     }
 
     /** A failure of the read or the write, charged to every call the attempt carried. */
-    private Duration failed(List<Call<?>> batch, ElasticsearchException e) {
+    private Duration failed(List<OccCall<?>> batch, ElasticsearchException e) {
         Duration wait = Duration.ZERO;
         boolean conflict = e.status() == 409;
-        for (Call<?> call : batch) {
+        for (OccCall<?> call : batch) {
             if (call.finished()) {
                 continue;
             }
@@ -483,154 +461,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCalls.Call<?>> {
             if (delay.isPresent()) {
                 wait = delay.get().compareTo(wait) > 0 ? delay.get() : wait;
             } else {
-                stop(call, call.attempts.stopReason());
+                call.stop(call.attempts.stopReason());
             }
         }
         return wait;
-    }
-
-    /**
-     * Ends a call that may not try again: a conflict becomes a {@code CONFLICT} outcome, a rejection (or no attempt
-     * at all, when interrupted in the queue) likewise or the exception the caller gets today.
-     */
-    private static <T> void stop(Call<T> call, StopReason reason) {
-        ElasticsearchException lastFailure = call.lastFailure;
-        if (lastFailure != null && lastFailure.status() != 409) {
-            OccException e = Errors.translate(call.what(), call.index(), call.id(), call.routing(), lastFailure);
-            if (lastFailure.status() == 429) {
-                e = new OccException(
-                        e.getMessage() + " (rejected " + call.attempts.attempt() + " time(s); " + reason + ")",
-                        429,
-                        lastFailure);
-            }
-            call.fail(e);
-            return;
-        }
-        call.done(outcome(call, call.index(), Outcome.Status.CONFLICT)
-                .value(call.last)
-                .stopReason(reason)
-                .build());
-    }
-
-    /**
-     * The result for the caller's thread; a call withdrawn from the queue by an interrupt ends as {@link #stop
-     * stopped} with {@link StopReason#INTERRUPTED}.
-     *
-     * @throws RuntimeException the failure of the call (a function's own exception unchanged), or what a combined
-     *     attempt failed with
-     */
-    private static <T> Outcome<T> result(Call<T> call) {
-        Throwable crash = call.crash();
-        if (crash instanceof RuntimeException e) {
-            throw e;
-        }
-        if (crash instanceof Error e) {
-            throw e;
-        }
-        if (crash != null) {
-            throw new OccException(
-                    call.what() + " " + Errors.where(call.index(), call.id(), call.routing()) + " failed: " + crash,
-                    0,
-                    crash);
-        }
-        if (call.withdrawn() && call.outcome == null && call.failure == null) {
-            stop(call, StopReason.INTERRUPTED);
-        }
-        if (call.failure != null) {
-            throw call.failure;
-        }
-        return Objects.requireNonNull(call.outcome, "no outcome");
-    }
-
-    /** The outcome of {@code call} so far: its attempts, conflicts and time. */
-    private static <T> Outcome.Builder<T> outcome(Call<T> call, String concreteIndex, Outcome.Status status) {
-        return Outcome.<T>builder(concreteIndex, call.id(), call.routing(), status)
-                .operation(call.operation())
-                .attempts(call.attempts.attempt(), call.conflicts)
-                .since(call.start);
-    }
-
-    /**
-     * One caller's call on its way through attempts: its input, its attempts under the retry policy, the verdict
-     * of its current attempt, and its result, an {@link Outcome} or an exception for the caller's thread. Only
-     * {@link OccCalls} reads and writes it.
-     */
-    static final class Call<T> extends WriteCombiner.Op {
-        final Key key;
-        final Class<T> type;
-        final Supplier<T> initial;
-        final UnaryOperator<T> fn;
-        final Predicate<? super T> deleteIf;
-        final Attempts attempts;
-        final long start = System.nanoTime();
-        int conflicts;
-        boolean routingChecked;
-        /** The last value computed (or, for a delete, read), reported when the call gives up. */
-        T last;
-        /** The failure of the last attempt, if it is to be retried. */
-        ElasticsearchException lastFailure;
-
-        // The current attempt's verdict, turned into the outcome once the attempt's write is known.
-        Outcome.Status status;
-        /** True when an earlier call of the same attempt changed the value this call's function saw. */
-        boolean afterChange;
-        /** Why this call's function (or mapping) failed in the current attempt; it ends so once the attempt is decided. */
-        RuntimeException attemptFailure;
-
-        private Outcome<T> outcome;
-        private RuntimeException failure;
-
-        Call(
-                Key key,
-                Class<T> type,
-                Supplier<T> initial,
-                UnaryOperator<T> fn,
-                Predicate<? super T> deleteIf,
-                RetryPolicy policy,
-                boolean routingCheck) {
-            super(deleteIf != null);
-            this.key = key;
-            this.type = Objects.requireNonNull(type, "type cannot be null");
-            this.initial = initial;
-            this.fn = fn;
-            this.deleteIf = deleteIf;
-            this.attempts = policy.attempts(); // the call's deadline counts from now
-            this.routingChecked = !routingCheck; // nothing to check when the check is off
-        }
-
-        String index() {
-            return key.index();
-        }
-
-        String id() {
-            return key.id();
-        }
-
-        String routing() {
-            return key.routing();
-        }
-
-        Outcome.Operation operation() {
-            return deleteIf != null
-                    ? Outcome.Operation.DELETE_IF
-                    : initial != null ? Outcome.Operation.UPSERT : Outcome.Operation.UPDATE;
-        }
-
-        /** Names the operation in error messages. */
-        String what() {
-            return deleteIf != null ? "conditional delete of" : initial != null ? "upsert of" : "update of";
-        }
-
-        /** The call is over with this outcome. */
-        void done(Outcome<T> result) {
-            this.outcome = result;
-            finish();
-        }
-
-        /** The call is over: the caller's thread throws {@code e}. */
-        void fail(RuntimeException e) {
-            this.failure = e;
-            finish();
-        }
     }
 }
