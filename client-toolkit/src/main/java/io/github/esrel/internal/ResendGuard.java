@@ -1,6 +1,5 @@
 package io.github.esrel.internal;
 
-import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.Endpoint;
 import co.elastic.clients.transport.JsonEndpoint;
@@ -36,7 +35,7 @@ import java.util.concurrent.CompletionException;
  *
  * <p>Internal: not part of esrel's API, may change without notice.
  */
-final class ResendGuard implements ElasticsearchTransport {
+final class ResendGuard extends ForwardingTransport {
 
     /** Endpoints (elasticsearch-java's ids without their {@code es/} prefix) sent with POST or DELETE that only read. */
     private static final Set<String> READS = Set.of(
@@ -60,22 +59,16 @@ final class ResendGuard implements ElasticsearchTransport {
     /** Writes by id that Elasticsearch takes by POST as well as by PUT. */
     private static final Set<String> POSTABLE = Set.of("es/index", "es/create");
 
-    private final ElasticsearchTransport delegate;
     private final boolean seesCopies;
 
     private ResendGuard(ElasticsearchTransport delegate) {
-        this.delegate = delegate;
+        super(delegate);
         this.seesCopies =
                 delegate.options() != null && ClientApi.reportingCopies(delegate.options(), new SendAttempts()) != null;
     }
 
     static ElasticsearchTransport wrap(ElasticsearchTransport transport) {
         return transport instanceof ResendGuard ? transport : new ResendGuard(transport);
-    }
-
-    /** The transport this one guards. */
-    ElasticsearchTransport delegate() {
-        return delegate;
     }
 
     /**
@@ -202,20 +195,5 @@ final class ResendGuard implements ElasticsearchTransport {
             url = endpoint.id();
         }
         return new UnansweredRequestException("[" + url + "]", refused);
-    }
-
-    @Override
-    public JsonpMapper jsonpMapper() {
-        return delegate.jsonpMapper();
-    }
-
-    @Override
-    public TransportOptions options() {
-        return delegate.options();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
     }
 }

@@ -44,21 +44,14 @@ import org.elasticsearch.client.ResponseException;
  *
  * <p>Internal: not part of esrel's API, may change without notice.
  */
-final class StatusNormalizingTransport implements ElasticsearchTransport {
-
-    private final ElasticsearchTransport delegate;
+final class StatusNormalizingTransport extends ForwardingTransport {
 
     private StatusNormalizingTransport(ElasticsearchTransport delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     static ElasticsearchTransport wrap(ElasticsearchTransport transport) {
         return transport instanceof StatusNormalizingTransport ? transport : new StatusNormalizingTransport(transport);
-    }
-
-    /** The transport this one decodes the errors of. */
-    ElasticsearchTransport delegate() {
-        return delegate;
     }
 
     @Override
@@ -90,21 +83,6 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
             }
             throw failure instanceof CompletionException ce ? ce : new CompletionException(failure);
         });
-    }
-
-    @Override
-    public JsonpMapper jsonpMapper() {
-        return delegate.jsonpMapper();
-    }
-
-    @Override
-    public TransportOptions options() {
-        return delegate.options();
-    }
-
-    @Override
-    public void close() throws IOException {
-        delegate.close();
     }
 
     private <ResponseT, ErrorT> ResponseT decode(ResponseException e, Endpoint<?, ResponseT, ErrorT> endpoint)

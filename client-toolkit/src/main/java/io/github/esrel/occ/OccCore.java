@@ -35,41 +35,25 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <p>Thread-safe: immutable, and the client is.
+ *
+ * @param client the client esrel sends with (see {@code Clients}); not closed here
+ * @param refresh the {@code refresh} parameter of every write, {@code null} to send none
+ * @param json the JSON of the caller's documents
+ * @param writeLog the write log; where writes add no entry, the field is still kept as stored and hidden from the class
+ * @param retryPolicy how conflicts and rejections are retried
+ * @param routingCheck whether a miss is checked for the same id under another routing
+ * @param listener hears the operations
+ * @param translator what esrel's exceptions become on their way to the caller
  */
-final class OccCore {
-
-    private final ElasticsearchClient client;
-    private final Refresh refresh;
-    private final Json json;
-    private final WriteLog log;
-    private final RetryPolicy policy;
-    private final boolean routingCheck;
-    private final OccListener listener;
-    private final ExceptionTranslator translator;
-
-    /**
-     * @param client the client esrel sends with (see {@code Clients}); not closed here
-     * @param refresh the {@code refresh} parameter of every write, {@code null} to send none
-     * @param log the write log; where writes add no entry, the field is still kept as stored and hidden from the class
-     */
-    OccCore(
-            ElasticsearchClient client,
-            Refresh refresh,
-            Json json,
-            WriteLog log,
-            RetryPolicy policy,
-            boolean routingCheck,
-            OccListener listener,
-            ExceptionTranslator translator) {
-        this.client = client;
-        this.refresh = refresh;
-        this.json = json;
-        this.log = log;
-        this.policy = policy;
-        this.routingCheck = routingCheck;
-        this.listener = listener;
-        this.translator = translator;
-    }
+record OccCore(
+        ElasticsearchClient client,
+        Refresh refresh,
+        Json json,
+        WriteLog writeLog,
+        RetryPolicy retryPolicy,
+        boolean routingCheck,
+        OccListener listener,
+        ExceptionTranslator translator) {
 
     /**
      * The core of an entry point that only sends requests ({@link ExternalVersions}): it writes documents whole with
@@ -85,32 +69,6 @@ final class OccCore {
                 false,
                 OccListener.NO_OP,
                 ExceptionTranslator.NONE);
-    }
-
-    ElasticsearchClient client() {
-        return client;
-    }
-
-    Refresh refresh() {
-        return refresh;
-    }
-
-    Json json() {
-        return json;
-    }
-
-    /** The write log (see {@link WriteLog#adds()}). */
-    WriteLog writeLog() {
-        return log;
-    }
-
-    RetryPolicy retryPolicy() {
-        return policy;
-    }
-
-    /** Whether a miss is checked for the same id under another routing. */
-    boolean routingCheck() {
-        return routingCheck;
     }
 
     // --- the requests ------------------------------------------------------------------------------
