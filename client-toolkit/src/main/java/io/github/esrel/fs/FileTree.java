@@ -19,9 +19,6 @@ import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.RestCall;
 import io.github.esrel.internal.ShardFailures;
 import io.github.esrel.lock.AcquireResult;
-import io.github.esrel.lock.LockConflict;
-import io.github.esrel.lock.LockMode;
-import io.github.esrel.lock.LockRequest;
 import io.github.esrel.lock.TreeLock;
 import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.path.TreePath;
@@ -111,7 +108,7 @@ public final class FileTree {
     private final TreeLocks locks;
     private final int batchSize;
     private final Duration writeLockWait;
-    private final Duration renameLockWait;
+    private final RenameLocks renameLocks;
     private final RenameListener listener;
     private volatile Layout layout;
 
@@ -125,7 +122,7 @@ public final class FileTree {
         }
         this.batchSize = b.batchSize;
         this.writeLockWait = b.writeLockWait;
-        this.renameLockWait = b.renameLockWait;
+        this.renameLocks = new RenameLocks(locks, b.renameLockWait);
         this.listener = b.listener;
     }
 
@@ -207,7 +204,7 @@ public final class FileTree {
             throw new IllegalArgumentException("/ is a directory, not a file");
         }
         Objects.requireNonNull(contents, "contents cannot be null");
-        AcquireResult<TreeLock> r = locks.acquire(exclusive(file, writeLockWait));
+        AcquireResult<TreeLock> r = locks.acquire(RenameLocks.exclusive(file, writeLockWait));
         if (!r.acquired()) {
             return WriteResult.locked(r.conflicts());
         }
@@ -321,7 +318,7 @@ public final class FileTree {
     public RenameResult renameFile(String from, String to) {
         TreePath src = TreePath.of(from);
         TreePath dst = TreePath.of(to);
-        return withLocks(src, dst, (token, held) -> {
+        return renameLocks.run(src, dst, (token, held) -> {
             Optional<Stored> file = find(src);
             if (file.isEmpty()) {
                 return refused("no file at " + src);
@@ -408,7 +405,8 @@ public final class FileTree {
         if (src.onSameBranch(dst)) {
             throw new IllegalArgumentException("cannot rename " + src + " to " + dst + ": one is inside the other");
         }
-        return withLocks(src, dst, (token, held) -> new DirectoryRename(this, src, dst, token, held, continuing).run());
+        return renameLocks.run(
+                src, dst, (token, held) -> new DirectoryRename(this, src, dst, token, held, continuing).run());
     }
 
     // ---- internals shared with DirectoryRename
@@ -623,77 +621,6 @@ public final class FileTree {
         } catch (IOException | ElasticsearchException e) {
             throw new FsException("cannot read the mapping of [" + index + "]: " + e.getMessage(), e);
         }
-    }
-
-    interface LockedAction {
-        /** @param held true while both leases are still held, as far as this process knows */
-        RenameResult run(long token, java.util.function.BooleanSupplier held) throws IOException;
-    }
-
-    /**
-     * Runs the action under exclusive locks on both paths, waiting up to the rename's lock wait for both. It never
-     * waits while holding one of them (no deadlock with a rename the other way round, no path held idle): it
-     * waits for one path holding nothing, tries the other at once, and if that one is busy releases the first and
-     * waits for the busy one next, until both are held or the wait is over.
-     */
-    private RenameResult withLocks(TreePath a, TreePath b, LockedAction action) {
-        long deadline = System.nanoTime() + renameLockWait.toNanos();
-        TreePath waitFor = a.compareTo(b) <= 0 ? a : b;
-        TreePath thenTry = waitFor == a ? b : a;
-        while (true) {
-            AcquireResult<TreeLock> waited = locks.acquire(exclusive(waitFor, left(deadline)));
-            if (!waited.acquired()) {
-                return locked(waited.conflicts());
-            }
-            TreeLock held = waited.orThrow();
-            AcquireResult<TreeLock> tried;
-            try {
-                tried = locks.acquire(exclusive(thenTry, Duration.ZERO));
-            } catch (RuntimeException e) {
-                held.release();
-                throw e;
-            }
-            if (tried.acquired()) {
-                TreeLock other = tried.orThrow();
-                try {
-                    // With namespace-wide tokens the later grant carries the larger one; fence with it.
-                    return action.run(Math.max(held.token(), other.token()), () -> held.isHeld() && other.isHeld());
-                } catch (IOException | ElasticsearchException e) {
-                    throw new FsException("rename " + a + " -> " + b + " failed: " + e.getMessage(), e);
-                } finally {
-                    // Released, not closed: a lease lost meanwhile is already in the result (FENCED, when a newer
-                    // holder's writes won), not a reason to throw the result away.
-                    releaseBoth(other, held);
-                }
-            }
-            held.release();
-            if (left(deadline).isZero()) {
-                return locked(tried.conflicts());
-            }
-            TreePath busy = thenTry;
-            thenTry = waitFor;
-            waitFor = busy;
-        }
-    }
-
-    private static void releaseBoth(TreeLock first, TreeLock second) {
-        try {
-            first.release();
-        } finally {
-            second.release();
-        }
-    }
-
-    private static LockRequest exclusive(TreePath path, Duration maxWait) {
-        return LockRequest.of(l -> l.path(path).mode(LockMode.EXCLUSIVE).maxWait(maxWait));
-    }
-
-    private static Duration left(long deadlineNanos) {
-        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
-    }
-
-    private static RenameResult locked(List<LockConflict> conflicts) {
-        return new RenameResult(RenameResult.Status.LOCKED, 0, 0, 0, conflicts, "locked by " + conflicts);
     }
 
     static RenameResult refused(String why) {
