@@ -26,8 +26,16 @@ import java.util.function.BooleanSupplier;
 /**
  * One directory rename, run while its locks are held: a {@link DocStream} over the files below the source
  * (point in time + {@code search_after}, constant memory: one page at a time), one fenced bulk request per page.
+ *
+ * @param tree the file tree
+ * @param from the directory renamed
+ * @param to its new path
+ * @param token the fencing token of the locks held
+ * @param held true while both locks are still held, as far as this process knows
+ * @param continuing whether it finishes a rename that stopped part way ({@code to} may then hold files already)
  */
-final class DirectoryRename {
+record DirectoryRename(
+        FileTree tree, TreePath from, TreePath to, long token, BooleanSupplier held, boolean continuing) {
 
     /** How long the point in time over the files lives between two pages: longer than writing a page takes. */
     private static final Duration KEEP_ALIVE = Duration.ofMinutes(2);
@@ -35,22 +43,6 @@ final class DirectoryRename {
     private static final RetryPolicy REJECTIONS = RetryPolicy.of(r -> r.maxAttempts(9)
             .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(50), 2.0, Duration.ofSeconds(2)))
             .retryOn(Failures.rejected()));
-
-    private final FileTree tree;
-    private final TreePath from;
-    private final TreePath to;
-    private final long token;
-    private final BooleanSupplier held;
-    private final boolean continuing;
-
-    DirectoryRename(FileTree tree, TreePath from, TreePath to, long token, BooleanSupplier held, boolean continuing) {
-        this.tree = tree;
-        this.continuing = continuing;
-        this.from = from;
-        this.to = to;
-        this.token = token;
-        this.held = held;
-    }
 
     RenameResult run() throws IOException {
         long total = tree.count(from.value());

@@ -143,15 +143,21 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return "/" + RestCall.segment(index) + "/_treelock";
     }
 
-    /** The REST calls and their answers. */
-    static final class Store implements LockStore {
-        private final ElasticsearchClient client;
-        private final String index;
-        private final String base;
-        private final boolean bindToUser;
-        private final LostAnswers lostAnswers;
-        /** Cleared, for every store of the provider, once a node refuses grant ids (a plugin older than them). */
-        private final AtomicBoolean grantIds;
+    /**
+     * The REST calls and their answers.
+     *
+     * @param base the path of the namespace's endpoints, {@code /<index>/_treelock}
+     * @param grantIds cleared, for every store of the provider, once a node refuses grant ids (a plugin older than
+     *     them)
+     */
+    record Store(
+            ElasticsearchClient client,
+            String index,
+            String base,
+            boolean bindToUser,
+            LostAnswers lostAnswers,
+            AtomicBoolean grantIds)
+            implements LockStore {
 
         Store(
                 ElasticsearchClient client,
@@ -159,12 +165,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                 boolean bindToUser,
                 LostAnswers lostAnswers,
                 AtomicBoolean grantIds) {
-            this.client = client;
-            this.index = index;
-            this.base = base(index);
-            this.bindToUser = bindToUser;
-            this.lostAnswers = lostAnswers;
-            this.grantIds = grantIds;
+            this(client, index, PluginTreeLocks.base(index), bindToUser, lostAnswers, grantIds);
         }
 
         @Override
