@@ -57,13 +57,15 @@ class RoutingGuideIT {
         RoutingCalculator calc = RoutingClient.of(b -> b.client(es)).calculator("guide-twice");
         String other = calc.routingValuesForShard((calc.shard(DocRef.id("123").withRouting("abc")) + 1) % 4, 1, "x")
                 .get(0);
-        for (String routing : List.of("abc", other)) {
-            es.index(i -> i.index("guide-twice")
-                    .id("123")
-                    .routing(routing)
-                    .refresh(Refresh.True)
-                    .document(Map.of("n", 1)));
-        }
+        // A bulk: its operations take one routing value on every client line (IndexRequest's routing does not).
+        es.bulk(b -> {
+            b.refresh(Refresh.True);
+            for (String routing : List.of("abc", other)) {
+                b.operations(op -> op.index(
+                        i -> i.index("guide-twice").id("123").routing(routing).document(Map.of("n", 1))));
+            }
+            return b;
+        });
         // tag::duplicates[]
         DuplicateIdReport report = DuplicateIdScanner.of(b -> b.client(es)).scan("guide-twice");
         for (DuplicateId d : report.duplicates()) {
