@@ -7,7 +7,7 @@ import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.convert.SourceConverter;
+import io.github.esrel.doc.internal.SourceConverter;
 import java.util.ArrayList;
 import java.util.List;
 

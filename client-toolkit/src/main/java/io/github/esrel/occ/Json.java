@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
-import io.github.esrel.internal.convert.SourceConverter;
+import io.github.esrel.doc.internal.SourceConverter;
 
 /**
  * Maps sources between Jackson trees and the caller's types with the entry point's {@link SourceConverter}, and says

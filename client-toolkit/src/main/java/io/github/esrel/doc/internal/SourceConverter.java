@@ -1,4 +1,4 @@
-package io.github.esrel.internal.convert;
+package io.github.esrel.doc.internal;
 
 import co.elastic.clients.json.JsonData;
 import co.elastic.clients.json.JsonpMapper;
