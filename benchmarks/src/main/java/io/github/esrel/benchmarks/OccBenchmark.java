@@ -1,8 +1,8 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.benchmarks.Votes.Counter;
+import io.github.esrel.benchmarks.Votes.Tally;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.micrometer.EsrelMicrometer;
 import io.github.esrel.occ.BulkUpdate;
@@ -12,22 +12,10 @@ import io.github.esrel.occ.OccMetrics;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
-import io.github.esrel.testenv.Clients;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Optimistic-concurrency throughput (seed 004's vote counter): increments per second of one writer
@@ -61,28 +49,8 @@ final class OccBenchmark {
 
     private static final int VERSUS_WARMUP_ROUNDS = 2;
 
-    private static final int PROCESSES = 4;
-    private static final int THREADS_PER_PROCESS = 4;
-
     private final ElasticsearchClient es;
     private final PrintStream out;
-
-    record Counter(long votes) {
-        Counter vote() {
-            return new Counter(votes + 1);
-        }
-    }
-
-    /** A vote counter that maps only the count of a document holding more: its other fields must survive. */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    record Tally(long votes) {
-        Tally vote() {
-            return new Tally(votes + 1);
-        }
-    }
-
-    /** Fields of the wide document that {@link Tally} does not map. */
-    private static final int UNMAPPED_FIELDS = 10;
 
     /**
      * Timed rounds of each side of the bulk rows (one by one against the bulk; the bulk with and without fields the
@@ -91,11 +59,13 @@ final class OccBenchmark {
     private static final int BULK_ROUNDS = 3;
 
     private final BenchRecord record;
+    private final Votes counters;
 
     OccBenchmark(ElasticsearchClient es, PrintStream out, BenchRecord record) {
         this.es = es;
         this.out = out;
         this.record = record;
+        this.counters = new Votes(es, INDEX);
     }
 
     /** The retry policy of the contended rows: attempts enough never to give up, a short jittered backoff. */
@@ -119,16 +89,17 @@ final class OccBenchmark {
 
         // Warm up both paths (JIT, 16 pooled connections) so that the first measured row is not penalized, and the
         // node: its writes to one document got 5x faster over the first 15 seconds of 16 writers.
-        reset("warmup");
-        writers(1, 200, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
-        reset("warmup-naive");
+        counters.reset("warmup");
+        Votes.writers(1, 200, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
+        counters.reset("warmup-naive");
         for (int r = 0; r < WARMUP_ROUNDS; r++) {
-            writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
-            writers(WRITERS, VOTES_EACH, w -> naiveVote("warmup-naive"));
+            Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
+            Votes.writers(WRITERS, VOTES_EACH, w -> counters.naiveVote("warmup-naive"));
         }
 
-        reset("single");
-        long baseline = writers(1, BASELINE_VOTES, w -> occ.update(INDEX, "single", Counter.class, Counter::vote));
+        counters.reset("single");
+        long baseline =
+                Votes.writers(1, BASELINE_VOTES, w -> occ.update(INDEX, "single", Counter.class, Counter::vote));
         double baseRate = BASELINE_VOTES / (baseline / 1e9);
         int votes = WRITERS * VOTES_EACH;
 
@@ -144,40 +115,40 @@ final class OccBenchmark {
         // Write combining (the default): the 16 writers of one Occ queue behind one conditional write.
         OccMetrics combinedMetrics = new OccMetrics();
         Occ combined = Occ.of(b -> b.client(es).listener(combinedMetrics).retryPolicy(patient));
-        reset("combined");
-        long seqBefore = seqNo("combined");
+        counters.reset("combined");
+        long seqBefore = counters.seqNo("combined");
         int combinedVotes = WRITERS * COMBINED_VOTES_EACH;
-        long combinedNanos = writers(
+        long combinedNanos = Votes.writers(
                 WRITERS, COMBINED_VOTES_EACH, w -> combined.update(INDEX, "combined", Counter.class, Counter::vote));
         OccMetrics.Snapshot cm = combinedMetrics.snapshot();
         row(
                 "16 writers, one document, esrel, write combining (default)",
                 combinedVotes / (combinedNanos / 1e9),
                 baseRate,
-                combinedVotes - count("combined"),
+                combinedVotes - counters.count("combined"),
                 cm.conflicts(),
                 wasted(cm),
                 cm.attemptsPercentile(0.99),
-                (double) combinedVotes / (seqNo("combined") - seqBefore));
+                (double) combinedVotes / (counters.seqNo("combined") - seqBefore));
 
         // The same on a document that also holds fields the class does not map (another service's, _class, nested
         // objects, arrays): esrel keeps them, at the cost of one more serialization and a merge per call.
         OccMetrics wideMetrics = new OccMetrics();
         Occ wide = Occ.of(b -> b.client(es).listener(wideMetrics).retryPolicy(patient));
-        resetWide("combined-wide");
-        long wideSeqBefore = seqNo("combined-wide");
-        long wideNanos = writers(
+        counters.resetWide("combined-wide");
+        long wideSeqBefore = counters.seqNo("combined-wide");
+        long wideNanos = Votes.writers(
                 WRITERS, COMBINED_VOTES_EACH, w -> wide.update(INDEX, "combined-wide", Tally.class, Tally::vote));
         OccMetrics.Snapshot wm = wideMetrics.snapshot();
         row(
-                "16 writers, one document with " + UNMAPPED_FIELDS + " fields the class does not map, combining",
+                "16 writers, one document with " + Votes.UNMAPPED_FIELDS + " fields the class does not map, combining",
                 combinedVotes / (wideNanos / 1e9),
                 baseRate,
-                combinedVotes - countWide("combined-wide"),
+                combinedVotes - counters.countWide("combined-wide"),
                 wm.conflicts(),
                 wasted(wm),
                 wm.attemptsPercentile(0.99),
-                (double) combinedVotes / (seqNo("combined-wide") - wideSeqBefore));
+                (double) combinedVotes / (counters.seqNo("combined-wide") - wideSeqBefore));
 
         processes(baseRate);
 
@@ -193,14 +164,15 @@ final class OccBenchmark {
                     .combineWrites(false)
                     .retryPolicy(patient.toBuilder().backoff(shape.getValue()).build()));
             String id = "contended-" + shape.getKey().hashCode();
-            reset(id);
-            long nanos = writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote));
+            counters.reset(id);
+            long nanos =
+                    Votes.writers(WRITERS, VOTES_EACH, w -> contended.update(INDEX, id, Counter.class, Counter::vote));
             OccMetrics.Snapshot m = metrics.snapshot();
             row(
                     "16 writers, one document, combining off, " + shape.getKey(),
                     votes / (nanos / 1e9),
                     baseRate,
-                    votes - count(id),
+                    votes - counters.count(id),
                     m.conflicts(),
                     wasted(m),
                     m.attemptsPercentile(0.99),
@@ -210,13 +182,13 @@ final class OccBenchmark {
         OccMetrics spread = new OccMetrics();
         Occ uncontended = Occ.of(b -> b.client(es).listener(spread).retryPolicy(patient));
         for (int w = 0; w < WRITERS; w++) {
-            reset("own-" + w);
+            counters.reset("own-" + w);
         }
-        long own =
-                writers(WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote));
+        long own = Votes.writers(
+                WRITERS, VOTES_EACH, w -> uncontended.update(INDEX, "own-" + w, Counter.class, Counter::vote));
         long ownLost = 0;
         for (int w = 0; w < WRITERS; w++) {
-            ownLost += VOTES_EACH - count("own-" + w);
+            ownLost += VOTES_EACH - counters.count("own-" + w);
         }
         row(
                 "16 writers, esrel, one document each (uncontended)",
@@ -228,13 +200,13 @@ final class OccBenchmark {
                 spread.snapshot().attemptsPercentile(0.99),
                 1);
 
-        reset("naive");
-        long naive = writers(WRITERS, VOTES_EACH, w -> naiveVote("naive"));
+        counters.reset("naive");
+        long naive = Votes.writers(WRITERS, VOTES_EACH, w -> counters.naiveVote("naive"));
         row(
                 "16 writers, naive read-increment-write, one document (loses votes)",
                 votes / (naive / 1e9),
                 baseRate,
-                votes - count("naive"),
+                votes - counters.count("naive"),
                 0,
                 0,
                 1,
@@ -243,8 +215,8 @@ final class OccBenchmark {
         hotDocumentRounds(patient);
 
         if (occ.scriptingAvailable()) {
-            reset("scripted");
-            long scripted = writers(
+            counters.reset("scripted");
+            long scripted = Votes.writers(
                     WRITERS,
                     VOTES_EACH,
                     w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"), "ctx._source.votes += 1", Map.of(), 1000)
@@ -253,7 +225,7 @@ final class OccBenchmark {
                     "16 writers, scripted _update retry_on_conflict=1000, one document",
                     votes / (scripted / 1e9),
                     baseRate,
-                    votes - count("scripted"),
+                    votes - counters.count("scripted"),
                     0,
                     0,
                     1,
@@ -273,13 +245,13 @@ final class OccBenchmark {
         long[] bulkRounds = new long[BULK_ROUNDS];
         for (int r = -1; r < BULK_ROUNDS; r++) {
             String prefix = "bulk-" + (r + 1) + "-";
-            resetAll(prefix, docs, false);
-            long oneByOne = timed(() -> {
+            counters.resetAll(prefix, docs, false);
+            long oneByOne = Votes.timed(() -> {
                 for (int d = 0; d < docs; d++) {
                     occ.update(INDEX, prefix + d, Counter.class, Counter::vote);
                 }
             });
-            long bulk = timed(() -> {
+            long bulk = Votes.timed(() -> {
                 BulkUpdate<Counter> b = occ.bulk(Counter.class);
                 for (int d = 0; d < docs; d++) {
                     b.update(INDEX, prefix + d, Counter::vote);
@@ -291,8 +263,8 @@ final class OccBenchmark {
                 bulkRounds[r] = bulk;
             }
         }
-        long oneByOne = median(oneByOneRounds);
-        long bulk = median(bulkRounds);
+        long oneByOne = Votes.median(oneByOneRounds);
+        long bulk = Votes.median(bulkRounds);
         // What keeping unmapped fields costs a bulk: the same bulk on fresh documents the class maps whole and on fresh
         // documents with fields it does not map, in alternating rounds (the median of each side).
         long[] plainBulk = new long[BULK_ROUNDS];
@@ -300,16 +272,16 @@ final class OccBenchmark {
         for (int r = 0; r < BULK_ROUNDS; r++) {
             String plainPrefix = "bulk-plain-" + r + "-";
             String widePrefix = "bulk-wide-" + r + "-";
-            resetAll(plainPrefix, docs, false);
-            resetAll(widePrefix, docs, true);
-            plainBulk[r] = timed(() -> {
+            counters.resetAll(plainPrefix, docs, false);
+            counters.resetAll(widePrefix, docs, true);
+            plainBulk[r] = Votes.timed(() -> {
                 BulkUpdate<Counter> b = occ.bulk(Counter.class);
                 for (int d = 0; d < docs; d++) {
                     b.update(INDEX, plainPrefix + d, Counter::vote);
                 }
                 b.execute();
             });
-            wideBulk[r] = timed(() -> {
+            wideBulk[r] = Votes.timed(() -> {
                 BulkUpdate<Tally> b = occ.bulk(Tally.class);
                 for (int d = 0; d < docs; d++) {
                     b.update(INDEX, widePrefix + d, Tally::vote);
@@ -317,8 +289,8 @@ final class OccBenchmark {
                 b.execute();
             });
         }
-        long plainMedian = median(plainBulk);
-        long wideMedian = median(wideBulk);
+        long plainMedian = Votes.median(plainBulk);
+        long wideMedian = Votes.median(wideBulk);
         out.printf("%n  %,d documents, +1 each, one writer:%n", docs);
         out.printf("  %-72s %9s %8s%n", "what", "docs/s", "ratio");
         out.printf(
@@ -336,7 +308,7 @@ final class OccBenchmark {
                 (double) oneByOne / plainMedian);
         out.printf(
                 "  %-72s %,9.0f %7.2fx   (%.2fx the line above)%n",
-                "Occ.bulk, fresh documents with " + UNMAPPED_FIELDS + " fields the class does not map (median)",
+                "Occ.bulk, fresh documents with " + Votes.UNMAPPED_FIELDS + " fields the class does not map (median)",
                 docs / (wideMedian / 1e9),
                 (double) oneByOne / wideMedian,
                 (double) plainMedian / wideMedian);
@@ -428,15 +400,16 @@ final class OccBenchmark {
             Occ metered = Occ.of(b -> b.client(es)
                     .retryPolicy(patient)
                     .listener(setup.micrometer().occListener()));
-            reset(setup.id());
+            counters.reset(setup.id());
             // Warm up the metered path too (its meters are registered on first use).
-            writers(WRITERS, 20, w -> metered.update(INDEX, setup.id(), Counter.class, Counter::vote));
+            Votes.writers(WRITERS, 20, w -> metered.update(INDEX, setup.id(), Counter.class, Counter::vote));
             AlternatingRounds.Round off = () -> {
-                writers(WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, setup.id(), Counter.class, Counter::vote));
+                Votes.writers(
+                        WRITERS, METERS_VOTES_EACH, w -> plain.update(INDEX, setup.id(), Counter.class, Counter::vote));
                 return (long) WRITERS * METERS_VOTES_EACH;
             };
             AlternatingRounds.Round on = () -> {
-                writers(
+                Votes.writers(
                         WRITERS,
                         METERS_VOTES_EACH,
                         w -> metered.update(INDEX, setup.id(), Counter.class, Counter::vote));
@@ -470,19 +443,19 @@ final class OccBenchmark {
      */
     private void hotDocumentRounds(RetryPolicy patient) throws Exception {
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(patient));
-        reset("vs-one");
-        reset("vs-combining");
-        reset("vs-naive");
+        counters.reset("vs-one");
+        counters.reset("vs-combining");
+        counters.reset("vs-naive");
         AlternatingRounds.Round one = () -> {
-            writers(1, VOTES_EACH, w -> occ.update(INDEX, "vs-one", Counter.class, Counter::vote));
+            Votes.writers(1, VOTES_EACH, w -> occ.update(INDEX, "vs-one", Counter.class, Counter::vote));
             return VOTES_EACH;
         };
         AlternatingRounds.Round combined = () -> {
-            writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "vs-combining", Counter.class, Counter::vote));
+            Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "vs-combining", Counter.class, Counter::vote));
             return (long) WRITERS * VOTES_EACH;
         };
         AlternatingRounds.Round naive = () -> {
-            writers(WRITERS, VOTES_EACH, w -> naiveVote("vs-naive"));
+            Votes.writers(WRITERS, VOTES_EACH, w -> counters.naiveVote("vs-naive"));
             return (long) WRITERS * VOTES_EACH;
         };
         AlternatingRounds.run(VERSUS_WARMUP_ROUNDS, naive, combined);
@@ -490,10 +463,10 @@ final class OccBenchmark {
                 "  the hot document in %d alternating rounds of each side (%d votes per writer), after %d untimed:%n",
                 VERSUS_ROUNDS, VOTES_EACH, VERSUS_WARMUP_ROUNDS);
         out.printf("  %-72s %9s %9s %8s %10s %9s%n", "what", "A votes/s", "B votes/s", "B/A", "median r/r", "spread");
-        long before = count("vs-combining");
+        long before = counters.count("vs-combining");
         alternatingRow("16 writers, one document, write combining (B) vs 1 writer (A)", one, combined);
         alternatingRow("16 writers, one document, write combining (B) vs the naive loop (A)", naive, combined);
-        long lost = 2L * VERSUS_ROUNDS * WRITERS * VOTES_EACH - (count("vs-combining") - before);
+        long lost = 2L * VERSUS_ROUNDS * WRITERS * VOTES_EACH - (counters.count("vs-combining") - before);
         if (lost != 0) {
             throw new IllegalStateException("write combining lost " + lost + " votes");
         }
@@ -508,215 +481,31 @@ final class OccBenchmark {
         record.add("occ", what, r.b(), "votes/s", r.medianRoundRatio(), BenchRecord.Better.HIGHER, r.spread());
     }
 
-    /** The naive loop's vote: read, increment, write unconditionally (a write in between is lost). */
-    private void naiveVote(String id) throws Exception {
-        Counter c = es.get(g -> g.index(INDEX).id(id), Counter.class).source();
-        es.index(i -> i.index(INDEX).id(id).document(c.vote()));
-    }
-
     /** Attempts beyond the first, per operation. */
     private static double wasted(OccMetrics.Snapshot m) {
         return m.operations() == 0 ? 0 : (double) (m.totalAttempts() - m.operations()) / m.operations();
     }
 
-    private long seqNo(String id) throws Exception {
-        return es.get(g -> g.index(INDEX).id(id), ObjectNode.class).seqNo();
-    }
-
-    /**
-     * {@value #PROCESSES} child JVMs with {@value #THREADS_PER_PROCESS} writers each on one document: each
-     * combines its own writers, and the processes conflict with one another. Each child warms up, says
-     * READY, waits for GO on stdin, votes and prints {@code DONE <conflicts> <attempts> <operations>}.
-     */
+    /** The processes' row ({@link OccProcesses}): combining within each child JVM, conflicts between them. */
     private void processes(double baseRate) throws Exception {
         String uri = System.getProperty(Benchmarks.HTTP_URI_PROPERTY);
-        String what = PROCESSES + " JVMs x " + THREADS_PER_PROCESS + " writers, one document, write combining";
+        String what = OccProcesses.PROCESSES + " JVMs x " + OccProcesses.THREADS_PER_PROCESS
+                + " writers, one document, write combining";
         if (uri == null) {
             out.printf("  %-72s %9s%n", what, "skipped (no node address for child JVMs)");
             return;
         }
-        reset("processes");
-        long seqBefore = seqNo("processes");
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<Process> children = new ArrayList<>();
-        try {
-            for (int p = 0; p < PROCESSES; p++) {
-                children.add(new ProcessBuilder(
-                                java,
-                                "-Xmx256m",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                Child.class.getName(),
-                                uri,
-                                INDEX,
-                                "processes",
-                                String.valueOf(THREADS_PER_PROCESS),
-                                String.valueOf(COMBINED_VOTES_EACH))
-                        .redirectError(ProcessBuilder.Redirect.DISCARD)
-                        .start());
-            }
-            List<BufferedReader> outs = new ArrayList<>();
-            for (Process child : children) {
-                BufferedReader r =
-                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-                String line = r.readLine();
-                if (!"READY".equals(line)) {
-                    throw new IllegalStateException("child JVM did not get ready: " + line);
-                }
-                outs.add(r);
-            }
-            long t0 = System.nanoTime();
-            for (Process child : children) {
-                child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
-                child.getOutputStream().flush();
-            }
-            long conflicts = 0;
-            long attempts = 0;
-            long operations = 0;
-            for (BufferedReader r : outs) {
-                String[] done = r.readLine().split(" ");
-                conflicts += Long.parseLong(done[1]);
-                attempts += Long.parseLong(done[2]);
-                operations += Long.parseLong(done[3]);
-            }
-            long nanos = System.nanoTime() - t0;
-            long cast = (long) PROCESSES * THREADS_PER_PROCESS * COMBINED_VOTES_EACH;
-            row(
-                    what,
-                    cast / (nanos / 1e9),
-                    baseRate,
-                    cast - count("processes"),
-                    conflicts,
-                    operations == 0 ? 0 : (double) (attempts - operations) / operations,
-                    0,
-                    (double) cast / (seqNo("processes") - seqBefore));
-        } finally {
-            for (Process child : children) {
-                child.destroyForcibly();
-                child.waitFor(30, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    /** One process of {@link #processes}: args = node URI, index, id, writers, votes per writer. */
-    static final class Child {
-        private Child() {}
-
-        public static void main(String[] args) throws Exception {
-            String index = args[1];
-            String id = args[2];
-            int writers = Integer.parseInt(args[3]);
-            int each = Integer.parseInt(args[4]);
-            try (ElasticsearchClient es = Clients.connect(List.of(URI.create(args[0])))) {
-                OccMetrics metrics = new OccMetrics();
-                // The default backoff between processes, with attempts enough never to give up here.
-                Occ occ = Occ.of(
-                        b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
-                String warm = "warm-" + ProcessHandle.current().pid();
-                es.index(i -> i.index(index).id(warm).document(new Counter(0)));
-                writers(writers, 20, w -> occ.update(index, warm, Counter.class, Counter::vote));
-                metrics.reset();
-                System.out.println("READY");
-                System.out.flush();
-                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-                if (!"GO".equals(in.readLine())) {
-                    return;
-                }
-                writers(writers, each, w -> occ.update(index, id, Counter.class, Counter::vote));
-                OccMetrics.Snapshot m = metrics.snapshot();
-                System.out.println("DONE " + m.conflicts() + " " + m.totalAttempts() + " " + m.operations());
-                System.out.flush();
-            }
-        }
-    }
-
-    private void reset(String id) throws Exception {
-        es.index(i -> i.index(INDEX).id(id).document(new Counter(0)));
-    }
-
-    /** A document with the vote count and {@value #UNMAPPED_FIELDS} fields {@link Tally} does not map. */
-    private void resetWide(String id) throws Exception {
-        Map<String, Object> doc = wideDocument();
-        es.index(i -> i.index(INDEX).id(id).document(doc));
-    }
-
-    private static Map<String, Object> wideDocument() {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("_class", "com.example.Design");
-        doc.put("votes", 0);
-        doc.put("name", "elasticsearch");
-        doc.put("owner", Map.of("team", "search", "pager", Map.of("primary", "ann", "secondary", "bob")));
-        doc.put("tags", List.of("a", "b", "c"));
-        doc.put("archived", false);
-        doc.put("rank", 0);
-        doc.put("created", "2026-12-04T12:00:00Z");
-        doc.put("comments", List.of(Map.of("text", "first", "by", "ann"), Map.of("text", "second", "by", "bob")));
-        doc.put("price", Map.of("amount", "12.50", "currency", "EUR"));
-        doc.put("note", "from the billing service");
-        return doc;
-    }
-
-    /** Indexes {@code n} documents {@code prefix0..}, plain or wide, in one bulk request, and refreshes. */
-    private void resetAll(String prefix, int n, boolean wide) throws Exception {
-        Map<String, Object> doc = wide ? wideDocument() : Map.of("votes", 0);
-        es.bulk(b -> {
-            for (int d = 0; d < n; d++) {
-                String id = prefix + d;
-                b.operations(o -> o.index(i -> i.index(INDEX).id(id).document(doc)));
-            }
-            return b;
-        });
-        es.indices().refresh(r -> r.index(INDEX));
-    }
-
-    private static long median(long[] values) {
-        long[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
-
-    private long countWide(String id) throws Exception {
-        return es.get(g -> g.index(INDEX).id(id), Tally.class).source().votes();
-    }
-
-    private long count(String id) throws Exception {
-        return es.get(g -> g.index(INDEX).id(id), Counter.class).source().votes();
-    }
-
-    interface Vote {
-        void cast(int writer) throws Exception;
-    }
-
-    private static long timed(Timer.Action action) throws Exception {
-        long start = System.nanoTime();
-        action.run();
-        return System.nanoTime() - start;
-    }
-
-    /** Wall time of {@code n} writers released together, each casting {@code each} votes. */
-    private static long writers(int n, int each, Vote vote) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(n);
-        CyclicBarrier start = new CyclicBarrier(n + 1);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int w = 0; w < n; w++) {
-                int writer = w;
-                futures.add(pool.submit(() -> {
-                    start.await();
-                    for (int i = 0; i < each; i++) {
-                        vote.cast(writer);
-                    }
-                    return null;
-                }));
-            }
-            start.await();
-            long t0 = System.nanoTime();
-            for (Future<?> f : futures) {
-                f.get(10, TimeUnit.MINUTES);
-            }
-            return System.nanoTime() - t0;
-        } finally {
-            pool.shutdownNow();
-        }
+        counters.reset("processes");
+        long seqBefore = counters.seqNo("processes");
+        OccProcesses.Run run = OccProcesses.run(uri, INDEX, "processes", COMBINED_VOTES_EACH);
+        row(
+                what,
+                run.cast() / (run.nanos() / 1e9),
+                baseRate,
+                run.cast() - counters.count("processes"),
+                run.conflicts(),
+                run.wasted(),
+                0,
+                (double) run.cast() / (counters.seqNo("processes") - seqBefore));
     }
 }
