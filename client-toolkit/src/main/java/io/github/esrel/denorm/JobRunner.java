@@ -5,7 +5,6 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocStream;
 import io.github.esrel.doc.DocStreamException;
-import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.Failures;
@@ -43,6 +42,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class JobRunner {
 
     private final PropagationSettings p;
+    private final SerialListener listener;
     private final Relation rel;
     private final String jobId;
     private final String parentId;
@@ -63,7 +63,8 @@ final class JobRunner {
      */
     JobRunner(PropagationSettings p, String jobId, String parentId, JobControl control, Checkpoints.Stored claimed) {
         // Writer threads and this one call the listener: one call at a time, as PropagationListener promises.
-        this.p = p.withListener(new SerialListener(p.listener()));
+        this.p = p;
+        this.listener = new SerialListener(p.listener(), jobId);
         this.rel = p.relation();
         this.jobId = jobId;
         this.parentId = parentId;
@@ -83,7 +84,7 @@ final class JobRunner {
         startNanos = System.nanoTime();
         try {
             checkpoint(JobState.RUNNING, null, true);
-            Listeners.safely(() -> p.listener().onStart(jobId, parentId), "PropagationListener.onStart");
+            listener.tell(l -> l.onStart(jobId, parentId), "onStart");
             ChildRewrite.Parent parent = reads.parent();
             if (parent == null) {
                 return finish(JobState.PARENT_NOT_FOUND);
@@ -112,7 +113,7 @@ final class JobRunner {
             } catch (IOException | RuntimeException again) {
                 pe.addSuppressed(again);
             }
-            Listeners.safely(() -> p.listener().onJobFailure(jobId, pe), "PropagationListener.onJobFailure");
+            listener.tell(l -> l.onJobFailure(jobId, pe), "onJobFailure");
             throw pe;
         }
     }
@@ -126,7 +127,7 @@ final class JobRunner {
         int slices = SlicePlan.slices(
                 p.maxSlices(), sliceable ? reads.primaryShards() : 1, rel.childrenRoutedByParent(), p.streaming());
         ExecutorService sliceThreads = slices > 1 ? Executors.newFixedThreadPool(slices, sliceThreadFactory()) : null;
-        try (PageWriter writes = new PageWriter(p.withBulksInFlightResolved(), jobId, reads, ledger, () -> pass)) {
+        try (PageWriter writes = new PageWriter(p.withBulksInFlightResolved(), reads, ledger, () -> pass, listener)) {
             for (pass = 1; pass <= maxPasses; pass++) {
                 if (p.refresh()) {
                     reads.refreshChildren();
@@ -326,7 +327,7 @@ final class JobRunner {
                 : null;
         Progress pr = new Progress(jobId, parentId, pass, counts, elapsed, rate, eta);
         control.progress(pr);
-        Listeners.safely(() -> p.listener().onProgress(pr), "PropagationListener.onProgress");
+        listener.tell(l -> l.onProgress(pr), "onProgress");
     }
 
     private PropagationResult finish(JobState state) throws IOException {
@@ -350,7 +351,7 @@ final class JobRunner {
                 ledger.counts(),
                 ledger.failures(),
                 Duration.ofNanos(System.nanoTime() - startNanos));
-        Listeners.safely(() -> p.listener().onFinish(r), "PropagationListener.onFinish");
+        listener.tell(l -> l.onFinish(r), "onFinish");
         return r;
     }
 
@@ -381,7 +382,7 @@ final class JobRunner {
         while (true) {
             try {
                 checkpointVersion = p.checkpoints().write(c, checkpointVersion);
-                Listeners.safely(() -> p.listener().onCheckpoint(jobId, state, at), "PropagationListener.onCheckpoint");
+                listener.tell(l -> l.onCheckpoint(jobId, state, at), "onCheckpoint");
                 return;
             } catch (ElasticsearchException e) {
                 if (!attempts.retryAfter(e)) {

@@ -9,7 +9,6 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.ClientApi;
-import io.github.esrel.internal.Listeners;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.internal.bulk.ConditionalWrites;
 import io.github.esrel.retry.Attempts;
@@ -48,15 +47,17 @@ final class PageWriter implements AutoCloseable {
     private final JobReads reads;
     private final Ledger ledger;
     private final IntSupplier pass;
+    private final SerialListener listener;
     private final ConditionalWrites<Item> writes;
     private final List<CompletableFuture<ConditionalWrites.Report>> running = new ArrayList<>();
     /** Pages handed to the writer so far; guarded by this. */
     private long pages;
 
-    PageWriter(PropagationSettings p, String jobId, JobReads reads, Ledger ledger, IntSupplier pass) {
+    PageWriter(PropagationSettings p, JobReads reads, Ledger ledger, IntSupplier pass, SerialListener listener) {
         this.p = p;
+        this.listener = listener;
+        this.jobId = listener.jobId();
         this.rel = p.relation();
-        this.jobId = jobId;
         this.reads = reads;
         this.ledger = ledger;
         this.pass = pass;
@@ -109,18 +110,15 @@ final class PageWriter implements AutoCloseable {
             return false;
         }
         long page = ++pages;
-        Listeners.safely(
-                () -> p.listener().onPageStart(jobId, pass.getAsInt(), page, documents),
-                "PropagationListener.onPageStart");
+        listener.tell(l -> l.onPageStart(jobId, pass.getAsInt(), page, documents), "onPageStart");
         try {
             running.add(writes.submit(work)
-                    .whenComplete((report, failure) -> Listeners.safely(
-                            () -> p.listener().onPageEnd(jobId, page, unwrapped(failure)),
-                            "PropagationListener.onPageEnd")));
+                    .whenComplete((report, failure) ->
+                            listener.tell(l -> l.onPageEnd(jobId, page, unwrapped(failure)), "onPageEnd")));
         } catch (InterruptedException e) {
             // Cancelled: the page stays unwritten and unstamped, so a resume or the next run finds it.
             Thread.currentThread().interrupt();
-            Listeners.safely(() -> p.listener().onPageEnd(jobId, page, e), "PropagationListener.onPageEnd");
+            listener.tell(l -> l.onPageEnd(jobId, page, e), "onPageEnd");
             return true;
         }
         return collect(false);
@@ -268,7 +266,7 @@ final class PageWriter implements AutoCloseable {
 
     private void fail(String id, String routing, int status, String reason) {
         ChildFailure f = ledger.fail(id, routing, status, reason);
-        Listeners.safely(() -> p.listener().onFailure(jobId, f), "PropagationListener.onFailure");
+        listener.tell(l -> l.onFailure(jobId, f), "onFailure");
     }
 
     private static long seq(Long v) {
@@ -288,8 +286,7 @@ final class PageWriter implements AutoCloseable {
     private final class Writes implements ConditionalWrites.Listener<Item> {
         @Override
         public void beforeBulk(int round, int items) {
-            Listeners.safely(
-                    () -> p.listener().beforeBulk(jobId, pass.getAsInt(), items), "PropagationListener.beforeBulk");
+            listener.tell(l -> l.beforeBulk(jobId, pass.getAsInt(), items), "beforeBulk");
         }
 
         @Override
@@ -300,13 +297,13 @@ final class PageWriter implements AutoCloseable {
         @Override
         public void onConflict(Item it, int attempt, boolean finalOutcome) {
             ledger.conflict();
-            Listeners.safely(() -> p.listener().onConflict(jobId, it.id), "PropagationListener.onConflict");
+            listener.tell(l -> l.onConflict(jobId, it.id), "onConflict");
         }
 
         @Override
         public void onRejected(int items, Duration wait) {
             ledger.rejected(items);
-            Listeners.safely(() -> p.listener().onRejected(jobId, items, wait), "PropagationListener.onRejected");
+            listener.tell(l -> l.onRejected(jobId, items, wait), "onRejected");
         }
 
         @Override

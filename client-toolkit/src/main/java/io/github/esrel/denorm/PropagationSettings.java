@@ -36,17 +36,12 @@ record PropagationSettings(
         int maxSlices,
         String owner) {
 
-    /** These settings with another listener. */
-    PropagationSettings withListener(PropagationListener l) {
-        return with(l, bulksInFlight);
-    }
-
     /** These settings with {@link #bulksInFlight} resolved: as configured, or asked of the cluster (0 = auto). */
     PropagationSettings withBulksInFlightResolved() {
-        return bulksInFlight > 0 ? this : with(listener, BulksInFlight.of(client));
+        return bulksInFlight > 0 ? this : withBulksInFlight(BulksInFlight.of(client));
     }
 
-    private PropagationSettings with(PropagationListener l, int inFlight) {
+    private PropagationSettings withBulksInFlight(int inFlight) {
         return new PropagationSettings(
                 client,
                 relation,
@@ -55,7 +50,7 @@ record PropagationSettings(
                 maxDocsPerSecond,
                 retryPolicy,
                 readPolicy,
-                l,
+                listener,
                 writeMode,
                 streaming,
                 keepAlive,
