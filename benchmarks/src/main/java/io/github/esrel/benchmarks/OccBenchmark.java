@@ -126,9 +126,7 @@ final class OccBenchmark {
                 combinedVotes / (combinedNanos / 1e9),
                 baseRate,
                 combinedVotes - counters.count("combined"),
-                cm.conflicts(),
-                wasted(cm),
-                cm.attemptsPercentile(0.99),
+                cm,
                 (double) combinedVotes / (counters.seqNo("combined") - seqBefore));
 
         // The same on a document that also holds fields the class does not map (another service's, _class, nested
@@ -145,9 +143,7 @@ final class OccBenchmark {
                 combinedVotes / (wideNanos / 1e9),
                 baseRate,
                 combinedVotes - counters.countWide("combined-wide"),
-                wm.conflicts(),
-                wasted(wm),
-                wm.attemptsPercentile(0.99),
+                wm,
                 (double) combinedVotes / (counters.seqNo("combined-wide") - wideSeqBefore));
 
         processes(baseRate);
@@ -173,9 +169,7 @@ final class OccBenchmark {
                     votes / (nanos / 1e9),
                     baseRate,
                     votes - counters.count(id),
-                    m.conflicts(),
-                    wasted(m),
-                    m.attemptsPercentile(0.99),
+                    m,
                     1);
         }
 
@@ -195,22 +189,12 @@ final class OccBenchmark {
                 votes / (own / 1e9),
                 baseRate,
                 ownLost,
-                spread.snapshot().conflicts(),
-                wasted(spread.snapshot()),
-                spread.snapshot().attemptsPercentile(0.99),
+                spread.snapshot(),
                 1);
 
         counters.reset("naive");
         long naive = Votes.writers(WRITERS, VOTES_EACH, w -> counters.naiveVote("naive"));
-        row(
-                "16 writers, naive read-increment-write, one document (loses votes)",
-                votes / (naive / 1e9),
-                baseRate,
-                votes - counters.count("naive"),
-                0,
-                0,
-                1,
-                1);
+        plainRow("16 writers, naive read-increment-write, one document (loses votes)", naive, baseRate, "naive");
 
         hotDocumentRounds(patient);
 
@@ -221,15 +205,11 @@ final class OccBenchmark {
                     VOTES_EACH,
                     w -> occ.scriptedUpdate(DocRef.of(INDEX, "scripted"), "ctx._source.votes += 1", Map.of(), 1000)
                             .orThrow());
-            row(
+            plainRow(
                     "16 writers, scripted _update retry_on_conflict=1000, one document",
-                    votes / (scripted / 1e9),
+                    scripted,
                     baseRate,
-                    votes - counters.count("scripted"),
-                    0,
-                    0,
-                    1,
-                    1);
+                    "scripted");
         } else {
             out.printf(
                     "  %-72s %9s%n",
@@ -340,6 +320,21 @@ final class OccBenchmark {
                 + " wasted = attempts beyond the first per vote; p99 = attempts per vote; v/write = votes per write (seq_no"
                 + " delta)");
         es.indices().delete(d -> d.index(INDEX));
+    }
+
+    /**
+     * The row of {@value #WRITERS} writers x {@value #VOTES_EACH} votes on document {@code id} that no {@link Occ}
+     * listener counted: no conflicts or attempts to report.
+     */
+    private void plainRow(String what, long nanos, double baseRate, String id) throws Exception {
+        int votes = WRITERS * VOTES_EACH;
+        row(what, votes / (nanos / 1e9), baseRate, votes - counters.count(id), 0, 0, 1, 1);
+    }
+
+    /** A row whose attempts an {@link OccMetrics} counted: its conflicts, wasted attempts and p99 attempts. */
+    private void row(
+            String what, double rate, double baseRate, long lost, OccMetrics.Snapshot m, double votesPerWrite) {
+        row(what, rate, baseRate, lost, m.conflicts(), wasted(m), m.attemptsPercentile(0.99), votesPerWrite);
     }
 
     private void row(
