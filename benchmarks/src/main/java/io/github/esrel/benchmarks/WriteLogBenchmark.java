@@ -1,8 +1,10 @@
 package io.github.esrel.benchmarks;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.github.esrel.internal.Clients;
 import io.github.esrel.occ.Occ;
 import java.io.PrintStream;
 import java.io.StringReader;
@@ -14,11 +16,14 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * What the write log ({@code Occ.Builder#writeLog}, opt-in) costs. (What never sending a write twice costs every write
- * shows in {@link OccBenchmark}'s one-writer row, against a run of the code before it.)
+ * What esrel's guarantees about lost answers cost.
  *
  * <ul>
- *   <li>One writer, and 16 writers combining, voting through {@code Occ} with the write log against without it.</li>
+ *   <li>One writer's read and conditional write on the client esrel makes of the application's (its transport never
+ *       lets the low-level client send a write twice) against the same on the application's client: what that
+ *       guarantee costs every write.</li>
+ *   <li>One writer, and 16 writers combining, voting through {@code Occ} with the write log ({@code
+ *       Occ.Builder#writeLog}, opt-in) against without it.</li>
  *   <li>What the log adds to a document: its bytes in the source, and on disk (the store of 20,000 documents, force
  *       merged) with the field mapped {@code "enabled": false} and with dynamic mapping, against documents without
  *       it; and how fast such documents are indexed.</li>
@@ -66,6 +71,21 @@ final class WriteLogBenchmark {
             votes(logged, "logged", 200);
         }
 
+        // What esrel's transport costs a write: the same read and conditional write, sent on the application's
+        // client (A) and on the client esrel makes of it (B), whose transport never lets the low-level client send a
+        // write twice. (Occ itself is not the B side: it remembers what it wrote and skips reads, which is not the
+        // transport's doing.)
+        ElasticsearchClient guarded = Clients.adopt(es);
+        es.index(i -> i.index(INDEX).id("raw").document(new Counter(0)));
+        for (int warm = 0; warm < 2; warm++) {
+            rawVotes(es, "raw", 200);
+            rawVotes(guarded, "raw", 200);
+        }
+        alternating(
+                "1 writer, read + conditional write, esrel's transport (B) vs the application's (A)",
+                () -> rawVotes(es, "raw", VOTES),
+                () -> rawVotes(guarded, "raw", VOTES),
+                "votes/s");
         alternating(
                 "1 writer, Occ.update, with the write log (B) vs without (A)",
                 () -> votes(plain, "plain", VOTES),
@@ -79,6 +99,20 @@ final class WriteLogBenchmark {
         es.indices().delete(d -> d.index(INDEX));
 
         storeSize();
+    }
+
+    /** The read-and-conditional-write loop of {@code n} votes, on {@code client}. */
+    private static long rawVotes(ElasticsearchClient client, String id, int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            GetResponse<Counter> got = client.get(g -> g.index(INDEX).id(id), Counter.class);
+            Counter next = got.source().vote();
+            client.index(x -> x.index(INDEX)
+                    .id(id)
+                    .ifSeqNo(got.seqNo())
+                    .ifPrimaryTerm(got.primaryTerm())
+                    .document(next));
+        }
+        return n;
     }
 
     private static long votes(Occ occ, String id, int n) {
