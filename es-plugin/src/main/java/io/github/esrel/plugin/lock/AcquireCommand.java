@@ -36,48 +36,6 @@ public record AcquireCommand(
         @Nullable String grantId) {
 
     /**
-     * An acquire whose grant is bound to no user.
-     *
-     * @param namespace the concrete index whose locks these are
-     * @param path      the path to lock, valid
-     * @param mode      the mode on {@code path}
-     * @param owner     who will hold the grant, valid
-     * @param ttl       the lease, or null for the default
-     * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all
-     */
-    public AcquireCommand(
-            String namespace,
-            String path,
-            LockMode mode,
-            String owner,
-            @Nullable TimeValue ttl,
-            @Nullable TimeValue waitTime) {
-        this(namespace, path, mode, owner, ttl, waitTime, null, null);
-    }
-
-    /**
-     * An acquire without a grant id.
-     *
-     * @param namespace the concrete index whose locks these are
-     * @param path      the path to lock, valid
-     * @param mode      the mode on {@code path}
-     * @param owner     who will hold the grant, valid
-     * @param ttl       the lease, or null for the default
-     * @param waitTime  how long to keep trying while conflicting grants are live, or null for not at all
-     * @param bindTo    the user to bind the grant to, or null for none
-     */
-    public AcquireCommand(
-            String namespace,
-            String path,
-            LockMode mode,
-            String owner,
-            @Nullable TimeValue ttl,
-            @Nullable TimeValue waitTime,
-            @Nullable AuthenticatedUser bindTo) {
-        this(namespace, path, mode, owner, ttl, waitTime, bindTo, null);
-    }
-
-    /**
      * Checks that the required components are present.
      *
      * @throws NullPointerException if {@code namespace}, {@code path}, {@code mode} or {@code owner} is null

@@ -138,7 +138,7 @@ class TreeLockServiceTest {
             @Nullable TimeValue wait,
             Cancellation cancellation) {
         Answer<Acquisition> answer = new Answer<>();
-        service.acquire(new AcquireCommand(NS, path, mode, owner, ttl, wait), cancellation, answer);
+        service.acquire(new AcquireCommand(NS, path, mode, owner, ttl, wait, null, null), cancellation, answer);
         scheduler.runReady();
         return answer;
     }
@@ -214,7 +214,8 @@ class TreeLockServiceTest {
         assertThat(refusal("/a", EXCLUSIVE, "w3")).containsExactly(a, b);
 
         Answer<Acquisition> other = new Answer<>();
-        service.acquire(new AcquireCommand("photos", "/", EXCLUSIVE, "w3", null, null), Cancellation.NONE, other);
+        service.acquire(
+                new AcquireCommand("photos", "/", EXCLUSIVE, "w3", null, null, null, null), Cancellation.NONE, other);
         scheduler.runReady();
         assertThat(other.value().acquired()).isTrue();
     }
@@ -245,7 +246,10 @@ class TreeLockServiceTest {
         List<Answer<Acquisition>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             Answer<Acquisition> answer = new Answer<>();
-            service.acquire(new AcquireCommand(NS, "/f" + i, EXCLUSIVE, "w", null, null), Cancellation.NONE, answer);
+            service.acquire(
+                    new AcquireCommand(NS, "/f" + i, EXCLUSIVE, "w", null, null, null, null),
+                    Cancellation.NONE,
+                    answer);
             answers.add(answer);
         }
         scheduler.runReady();
@@ -502,7 +506,8 @@ class TreeLockServiceTest {
         store.failNextWrite(new InMemoryStore.Unavailable("acknowledgement lost"), true);
 
         Answer<Acquisition> answer = new Answer<>();
-        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null), Cancellation.NONE, answer);
+        service.acquire(
+                new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, null, null), Cancellation.NONE, answer);
         scheduler.runUntilIdle(10_000);
 
         Grant g = answer.value().grant();
@@ -569,8 +574,9 @@ class TreeLockServiceTest {
         TreeLockService otherNode = service(Settings.EMPTY);
         Answer<Acquisition> here = new Answer<>();
         Answer<Acquisition> there = new Answer<>();
-        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null), Cancellation.NONE, here);
-        otherNode.acquire(new AcquireCommand(NS, "/a/b", SHARED, "w2", null, null), Cancellation.NONE, there);
+        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, null, null), Cancellation.NONE, here);
+        otherNode.acquire(
+                new AcquireCommand(NS, "/a/b", SHARED, "w2", null, null, null, null), Cancellation.NONE, there);
         scheduler.runReady();
 
         assertThat(store.writeAttempts())
@@ -605,7 +611,7 @@ class TreeLockServiceTest {
         ThreadContext.StoredContext testContext = threadContext.stashContext();
         threadContext.putHeader("X-Caller", "alice");
         service.acquire(
-                new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null),
+                new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, null, null),
                 Cancellation.NONE,
                 ActionListener.wrap(
                         a -> {
@@ -633,7 +639,8 @@ class TreeLockServiceTest {
     void shouldRefuseABoundGrantToOtherUsersWith403NamingTheBinding() {
         AuthenticatedUser alice = new AuthenticatedUser("alice", "file1");
         Answer<Acquisition> acquired = new Answer<>();
-        service.acquire(new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, alice), Cancellation.NONE, acquired);
+        service.acquire(
+                new AcquireCommand(NS, "/a", EXCLUSIVE, "w1", null, null, alice, null), Cancellation.NONE, acquired);
         scheduler.runReady();
         Grant g = acquired.value().grant();
         assertThat(g.boundTo()).isEqualTo(alice);

@@ -16,6 +16,7 @@ import io.github.esrel.join.Join;
 import io.github.esrel.join.JoinQuery;
 import io.github.esrel.join.JoinResult;
 import io.github.esrel.join.ParentWithChildren;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import java.io.IOException;
@@ -32,7 +33,7 @@ import java.util.SplittableRandom;
  * the join's fan-out cap, and grouping posts by author with field collapsing, in both of the seed's
  * forms.
  */
-public final class BlogSample implements Sample {
+public final class BlogSample extends Sample {
 
     private static final String USERS = "blog-users";
     private static final String POSTS = "blog-posts";
@@ -48,14 +49,11 @@ public final class BlogSample implements Sample {
     /** A blog post: {@code user} holds the author's {@code _id}; {@code author} the denormalized copy. */
     public record Post(String title, String user, int popularity, long date, int seq, Author author) {}
 
-    @Override
-    public String name() {
-        return "blog";
-    }
-
-    @Override
-    public String title() {
-        return "Users and blog posts: application-side join vs denormalized query, the fan-out cap, grouping by author";
+    /** Creates the sample. */
+    public BlogSample() {
+        super(
+                "blog",
+                "Users and blog posts: application-side join vs denormalized query, the fan-out cap, grouping by author");
     }
 
     @Override
@@ -117,34 +115,9 @@ public final class BlogSample implements Sample {
         out.println("\n   The newest 10 posts about \"relationships\" by any John: join vs denormalized query.");
         Query relationships = Query.of(q -> q.match(m -> m.field("title").query("relationships")));
         SortOptions newest = SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)));
-        long t0 = System.nanoTime();
-        JoinResult<User, Post> joined = join.childrenWhereParent(JoinQuery.of(
-                        User.class,
-                        Post.class,
-                        q -> q.parents(USERS, p -> p.match(m -> m.field("name").query("John")))
-                                .children(POSTS, "user")
-                                .childQuery(relationships)
-                                .childSort(newest)
-                                .childrenPerPage(10)))
-                .orThrow();
-        long joinMs = ms(t0);
-        long t1 = System.nanoTime();
-        List<String> denormalized = es
-                .search(
-                        s -> s.index(POSTS)
-                                .size(10)
-                                .sort(newest)
-                                .query(q -> q.bool(b -> b.must(relationships)
-                                        .filter(f -> f.match(
-                                                m -> m.field("author.name").query("John"))))),
-                        Post.class)
-                .hits()
-                .hits()
-                .stream()
-                .map(Hit::id)
-                .toList();
-        long denormMs = ms(t1);
-        compare(out, joined, denormalized, joinMs, denormMs);
+        Query johns = Query.of(q -> q.match(m -> m.field("name").query("John")));
+        Query byAJohn = Query.of(q -> q.match(m -> m.field("author.name").query("John")));
+        joinVsDenormalized(es, join, out, johns, relationships, byAJohn, newest);
     }
 
     /** Seed 003: photos (posts) filtered by their user's gender. */
@@ -157,34 +130,10 @@ public final class BlogSample implements Sample {
                 SortOptions.of(s -> s.field(f -> f.field("popularity").order(SortOrder.Desc)));
         SortOptions thenNewest =
                 SortOptions.of(s -> s.field(f -> f.field("date").order(SortOrder.Desc)));
-        long t0 = System.nanoTime();
-        JoinResult<User, Post> joined = join.childrenWhereParent(JoinQuery.of(
-                        User.class,
-                        Post.class,
-                        q -> q.parents(USERS, p -> p.term(t -> t.field("gender").value("female")))
-                                .children(POSTS, "user")
-                                .childQuery(popular)
-                                .childSort(byPopularity, thenNewest)
-                                .childrenPerPage(10)))
-                .orThrow();
-        long joinMs = ms(t0);
-        long t1 = System.nanoTime();
-        List<String> denormalized = es
-                .search(
-                        s -> s.index(POSTS)
-                                .size(10)
-                                .sort(byPopularity, thenNewest)
-                                .query(q -> q.bool(b -> b.must(popular)
-                                        .filter(f -> f.term(
-                                                t -> t.field("author.gender").value("female"))))),
-                        Post.class)
-                .hits()
-                .hits()
-                .stream()
-                .map(Hit::id)
-                .toList();
-        long denormMs = ms(t1);
-        compare(out, joined, denormalized, joinMs, denormMs);
+        Query women = Query.of(q -> q.term(t -> t.field("gender").value("female")));
+        Query byAWoman = Query.of(q -> q.term(t -> t.field("author.gender").value("female")));
+        JoinResult<User, Post> joined =
+                joinVsDenormalized(es, join, out, women, popular, byAWoman, byPopularity, thenNewest);
         if (joined.plan() == JoinQuery.Plan.CHILDREN_FIRST) {
             out.printf(
                     "   Half the users are women, so the join read the most popular posts first (%d of them) and"
@@ -197,6 +146,49 @@ public final class BlogSample implements Sample {
                             + " query read none.%n",
                     joined.parentsRead(), joined.termsBatches());
         }
+    }
+
+    /**
+     * The same question asked both ways: the join (users matching {@code userQuery}, then their top ten posts matching
+     * {@code postQuery}) and the denormalized query (the top ten posts matching {@code postQuery} whose copied author
+     * matches {@code authorQuery}), timed and compared.
+     */
+    private static JoinResult<User, Post> joinVsDenormalized(
+            ElasticsearchClient es,
+            Join join,
+            PrintStream out,
+            Query userQuery,
+            Query postQuery,
+            Query authorQuery,
+            SortOptions... sort)
+            throws IOException {
+        long t0 = System.nanoTime();
+        JoinResult<User, Post> joined = join.childrenWhereParent(JoinQuery.of(
+                        User.class,
+                        Post.class,
+                        q -> q.parents(USERS, userQuery)
+                                .children(POSTS, "user")
+                                .childQuery(postQuery)
+                                .childSort(sort)
+                                .childrenPerPage(10)))
+                .orThrow();
+        long joinMs = ms(t0);
+        long t1 = System.nanoTime();
+        List<String> denormalized = es
+                .search(
+                        s -> s.index(POSTS)
+                                .size(10)
+                                .sort(List.of(sort))
+                                .query(q -> q.bool(b -> b.must(postQuery).filter(authorQuery))),
+                        Post.class)
+                .hits()
+                .hits()
+                .stream()
+                .map(Hit::id)
+                .toList();
+        long denormMs = ms(t1);
+        compare(out, joined, denormalized, joinMs, denormMs);
+        return joined;
     }
 
     private static void compare(
@@ -346,11 +338,7 @@ public final class BlogSample implements Sample {
     }
 
     private static void load(ElasticsearchClient es) throws IOException {
-        for (String index : List.of(USERS, POSTS)) {
-            if (es.indices().exists(e -> e.index(index)).value()) {
-                es.indices().delete(d -> d.index(index));
-            }
-        }
+        Indices.deleteIfExist(es, USERS, POSTS);
         es.indices()
                 .create(c -> c.index(USERS)
                         .settings(s -> s.numberOfShards("2").numberOfReplicas("0"))

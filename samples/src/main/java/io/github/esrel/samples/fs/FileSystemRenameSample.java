@@ -7,6 +7,7 @@ import io.github.esrel.fs.RenameListener;
 import io.github.esrel.fs.RenameResult;
 import io.github.esrel.lock.LockConflict;
 import io.github.esrel.lock.TreeLocks;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import java.io.PrintStream;
@@ -19,26 +20,21 @@ import java.util.concurrent.TimeUnit;
  * directory (every file below it rewritten) under an exclusive tree lock, while a second process
  * tries to rename the same directory and to write below it, and is refused.
  */
-public final class FileSystemRenameSample implements Sample {
+public final class FileSystemRenameSample extends Sample {
 
     private static final String INDEX = "fs";
     private static final int FILES = 600;
 
-    @Override
-    public String name() {
-        return "fs";
-    }
-
-    @Override
-    public String title() {
-        return "File system in an index: grep -r, and mv of a directory under tree locks while another process is refused";
+    /** Creates the sample. */
+    public FileSystemRenameSample() {
+        super(
+                "fs",
+                "File system in an index: grep -r, and mv of a directory under tree locks while another process is refused");
     }
 
     @Override
     public void run(ElasticsearchClient es, PrintStream out) throws Exception {
-        if (es.indices().exists(e -> e.index(INDEX)).value()) {
-            es.indices().delete(d -> d.index(INDEX));
-        }
+        Indices.deleteIfExist(es, INDEX);
         try (TreeLocks worker1 = TreeLocks.of(b -> b.client(es).index(INDEX).owner("worker-1"));
                 TreeLocks worker2 = TreeLocks.of(b -> b.client(es).index(INDEX).owner("worker-2"))) {
             FileTree fs = FileTree.of(b -> b.client(es).index(INDEX).locks(worker1));

@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.occ.Versioned;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import io.github.esrel.view.Intent;
@@ -30,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * versions them with a clock read between two snapshot reads (a stale rebuild can never win), and
  * records an intent before every write so that a repair sweep finishes what a crash interrupted.
  */
-public final class PhotoUserViewSample implements Sample {
+public final class PhotoUserViewSample extends Sample {
 
     private static final String USERS = "photo-users";
     private static final String PHOTOS = "photo-photos";
@@ -45,14 +46,11 @@ public final class PhotoUserViewSample implements Sample {
     /** A user. */
     public record User(String name, String gender, String hair) {}
 
-    @Override
-    public String name() {
-        return "photos";
-    }
-
-    @Override
-    public String title() {
-        return "Photo/user materialized view: concurrent edits, a late stale rebuild refused, a crash repaired";
+    /** Creates the sample. */
+    public PhotoUserViewSample() {
+        super(
+                "photos",
+                "Photo/user materialized view: concurrent edits, a late stale rebuild refused, a crash repaired");
     }
 
     @Override
@@ -288,13 +286,8 @@ public final class PhotoUserViewSample implements Sample {
     }
 
     private static void setUp(ElasticsearchClient es) throws IOException {
-        for (String index : List.of(USERS, PHOTOS, VIEW, STATE, "photo-naive-view")) {
-            if (es.indices().exists(e -> e.index(index)).value()) {
-                es.indices().delete(d -> d.index(index));
-            }
-        }
-        es.indices()
-                .create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        Indices.deleteIfExist(es, USERS, PHOTOS, VIEW, STATE, "photo-naive-view");
+        Indices.createOneShard(es, USERS);
         es.indices().create(c -> c.index(PHOTOS).withJson(new StringReader("""
             {"settings": {"number_of_shards": 2, "number_of_replicas": 0},
              "mappings": {"properties": {"user_id": {"type": "keyword"}, "title": {"type": "text"},

@@ -12,6 +12,7 @@ import io.github.esrel.denorm.Relation;
 import io.github.esrel.occ.Occ;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import java.io.IOException;
@@ -31,32 +32,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  * posts (point in time + search_after) and rewrites them with conditional bulk requests, showing a
  * progress bar, while readers keep editing posts. No scripts, no {@code _update_by_query}.
  */
-public final class UserRenameSample implements Sample {
+public final class UserRenameSample extends Sample {
 
     private static final String USERS = "rename-users";
     private static final String POSTS = "rename-posts";
     private static final int JOHNS_POSTS = 3_000;
     private static final int MARYS_POSTS = 300;
 
-    @Override
-    public String name() {
-        return "rename";
-    }
-
-    @Override
-    public String title() {
-        return "Renaming a user propagated to all of his posts, with a progress bar and concurrent edits";
+    /** Creates the sample. */
+    public UserRenameSample() {
+        super("rename", "Renaming a user propagated to all of his posts, with a progress bar and concurrent edits");
     }
 
     @Override
     public void run(ElasticsearchClient es, PrintStream out) throws Exception {
-        for (String index : List.of(USERS, POSTS, "esrel-propagation")) {
-            if (es.indices().exists(e -> e.index(index)).value()) {
-                es.indices().delete(d -> d.index(index));
-            }
-        }
-        es.indices()
-                .create(c -> c.index(USERS).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        Indices.deleteIfExist(es, USERS, POSTS, "esrel-propagation");
+        Indices.createOneShard(es, USERS);
         es.indices().create(c -> c.index(POSTS).withJson(new StringReader("""
             {"settings": {"number_of_shards": 2, "number_of_replicas": 0},
              "mappings": {"properties": {"title": {"type": "text"}, "edits": {"type": "long"},

@@ -16,6 +16,7 @@ import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.routing.RoutingFunction;
 import io.github.esrel.routing.RoutingResult;
 import io.github.esrel.routing.RoutingSpec;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import java.io.IOException;
@@ -33,19 +34,16 @@ import java.util.SplittableRandom;
  * the duplicate-id scan finds it, the stray copy is deleted with its own routing, and a second scan is
  * clean. Every distribution is printed twice: as esrel computes it and as the shards really hold it.
  */
-public final class RoutingSkewSample implements Sample {
+public final class RoutingSkewSample extends Sample {
 
     private static final int SHARDS = 5;
     private static final int DOCS = 10_000;
 
-    @Override
-    public String name() {
-        return "routing";
-    }
-
-    @Override
-    public String title() {
-        return "Shard routing: even spread, tenant skew, routing_partition_size, computed routing, duplicate _id";
+    /** Creates the sample. */
+    public RoutingSkewSample() {
+        super(
+                "routing",
+                "Shard routing: even spread, tenant skew, routing_partition_size, computed routing, duplicate _id");
     }
 
     @Override
@@ -267,9 +265,7 @@ public final class RoutingSkewSample implements Sample {
 
     private static void createIndex(ElasticsearchClient es, String index, Map<String, String> settings)
             throws IOException {
-        if (es.indices().exists(e -> e.index(index)).value()) {
-            es.indices().delete(d -> d.index(index));
-        }
+        Indices.deleteIfExist(es, index);
         // Elasticsearch only accepts a routing partition when the mapping requires routing.
         boolean partitioned = settings.containsKey("routing_partition_size");
         es.indices()

@@ -9,6 +9,7 @@ import io.github.esrel.occ.Outcome;
 import io.github.esrel.occ.Versioned;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
+import io.github.esrel.samples.support.Indices;
 import io.github.esrel.samples.support.Sample;
 import io.github.esrel.samples.support.Table;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * on its own. Then the seed's Adam-and-Eve story with the version read for the
  * page.
  */
-public final class TshirtVotesSample implements Sample {
+public final class TshirtVotesSample extends Sample {
 
     private static final String INDEX = "designs";
     private static final int VOTERS = 16;
@@ -45,23 +46,15 @@ public final class TshirtVotesSample implements Sample {
         }
     }
 
-    @Override
-    public String name() {
-        return "votes";
-    }
-
-    @Override
-    public String title() {
-        return "T-shirt votes: naive read-increment-write loses votes, optimistic concurrency loses none";
+    /** Creates the sample. */
+    public TshirtVotesSample() {
+        super("votes", "T-shirt votes: naive read-increment-write loses votes, optimistic concurrency loses none");
     }
 
     @Override
     public void run(ElasticsearchClient es, PrintStream out) throws Exception {
-        if (es.indices().exists(e -> e.index(INDEX)).value()) {
-            es.indices().delete(d -> d.index(INDEX));
-        }
-        es.indices()
-                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        Indices.deleteIfExist(es, INDEX);
+        Indices.createOneShard(es, INDEX);
         int cast = VOTERS * VOTES_EACH;
         Table table = Table.of("approach", "voters", "votes cast", "votes counted", "lost", "conflicts retried", "ms");
 

@@ -72,30 +72,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      */
     public AcquireTreeLockRequest(
             String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
-        this(index, path, mode, owner, ttl, wait, false);
-    }
-
-    /**
-     * Creates a request; {@link #validate()} checks the path, owner and durations.
-     *
-     * @param index      the target index (or an alias of one), the lock namespace
-     * @param path       the path to lock
-     * @param mode       the mode on {@code path}
-     * @param owner      the owner of the grant; null if missing, which {@link #validate()} refuses
-     * @param ttl        the lease, or null for the default (60 s, or the node's maximum if shorter)
-     * @param wait       how long to keep trying while the lock is taken, or null for zero (fail fast)
-     * @param bindToUser whether to bind the grant to the authenticated user who sends the request
-     * @throws NullPointerException if {@code index} or {@code mode} is null
-     */
-    public AcquireTreeLockRequest(
-            String index,
-            String path,
-            LockMode mode,
-            String owner,
-            @Nullable TimeValue ttl,
-            @Nullable TimeValue wait,
-            boolean bindToUser) {
-        this(index, path, mode, owner, ttl, wait, bindToUser, null);
+        this(index, path, mode, owner, ttl, wait, false, null);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.github.esrel.plugin.lock.action;
 
 import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
@@ -42,6 +44,19 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
         super.writeTo(out);
         out.writeOptionalString(owner);
         out.writeLong(token);
+    }
+
+    /**
+     * The fields of a holder request's body, in the order its messages name them: the grant's {@code path},
+     * {@code owner} and {@code token}, then the request's own field.
+     */
+    static Map<String, TreeLockBodyParser.Type> holderFields(String own, TreeLockBodyParser.Type type) {
+        Map<String, TreeLockBodyParser.Type> fields = new LinkedHashMap<>();
+        fields.put("path", TreeLockBodyParser.Type.STRING);
+        fields.put("owner", TreeLockBodyParser.Type.STRING);
+        fields.put("token", TreeLockBodyParser.Type.INTEGER);
+        fields.put(own, type);
+        return Collections.unmodifiableMap(fields);
     }
 
     /** The body's {@code token}, which is required. */

@@ -2,7 +2,6 @@ package io.github.esrel.plugin.lock.action;
 
 import io.github.esrel.plugin.lock.grant.GrantIds;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
@@ -26,14 +25,8 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
     /** A valid body, quoted in the messages for bodies that cannot be read. */
     public static final String EXAMPLE = "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17}";
 
-    private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
-
-    static {
-        FIELDS.put("path", TreeLockBodyParser.Type.STRING);
-        FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
-        FIELDS.put("token", TreeLockBodyParser.Type.INTEGER);
-        FIELDS.put("grant_id", TreeLockBodyParser.Type.STRING);
-    }
+    private static final Map<String, TreeLockBodyParser.Type> FIELDS =
+            holderFields("grant_id", TreeLockBodyParser.Type.STRING);
 
     @Nullable
     private final String grantId;

@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.action;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
@@ -22,14 +21,8 @@ public final class RenewTreeLockRequest extends HolderTreeLockRequest {
     public static final String EXAMPLE =
             "{\"path\": \"/a/b/c.txt\", \"owner\": \"worker-7\", \"token\": 17, \"ttl\": \"30s\"}";
 
-    private static final Map<String, TreeLockBodyParser.Type> FIELDS = new LinkedHashMap<>();
-
-    static {
-        FIELDS.put("path", TreeLockBodyParser.Type.STRING);
-        FIELDS.put("owner", TreeLockBodyParser.Type.STRING);
-        FIELDS.put("token", TreeLockBodyParser.Type.INTEGER);
-        FIELDS.put("ttl", TreeLockBodyParser.Type.STRING);
-    }
+    private static final Map<String, TreeLockBodyParser.Type> FIELDS =
+            holderFields("ttl", TreeLockBodyParser.Type.STRING);
 
     @Nullable
     private final TimeValue ttl;

@@ -27,6 +27,7 @@ import org.elasticsearch.action.delete.DeleteRequest;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.action.index.IndexRequest;
 import org.elasticsearch.action.search.SearchRequest;
+import org.elasticsearch.action.search.SearchResponse;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.common.UUIDs;
 import org.elasticsearch.core.Nullable;
@@ -314,6 +315,22 @@ public final class GrantStore implements VersionedStore<LockState> {
     private record Found(List<Grant> grants, List<Purge> purges) {}
 
     /**
+     * Searches the lock index; a search that missed a shard fails (503, retried) rather than answering, since what
+     * part of the lock documents say is not what the namespace holds.
+     */
+    private void searchEveryShard(SearchSourceBuilder source, ActionListener<SearchResponse> listener) {
+        client.search(new SearchRequest(TreeLockIndex.NAME).source(source), listener.delegateFailure((l, response) -> {
+            if (response.getFailedShards() > 0 || response.getSuccessfulShards() < response.getTotalShards()) {
+                l.onFailure(new ElasticsearchStatusException(
+                        "the lock index could not be searched on every shard; retrying",
+                        RestStatus.SERVICE_UNAVAILABLE));
+                return;
+            }
+            l.onResponse(response);
+        }));
+    }
+
+    /**
      * Reads the namespace's grant documents: the grants, and the released ones due to be purged (those not yet
      * due are left out, so that a table is rebuilt from what it holds, plus at most what releases left for later),
      * released grant ids' documents included.
@@ -346,13 +363,7 @@ public final class GrantStore implements VersionedStore<LockState> {
         if (after != null) {
             source.searchAfter(after);
         }
-        client.search(new SearchRequest(TreeLockIndex.NAME).source(source), listener.delegateFailure((l, response) -> {
-            if (response.getFailedShards() > 0 || response.getSuccessfulShards() < response.getTotalShards()) {
-                l.onFailure(new ElasticsearchStatusException(
-                        "the lock index could not be searched on every shard; retrying",
-                        RestStatus.SERVICE_UNAVAILABLE));
-                return;
-            }
+        searchEveryShard(source, listener.delegateFailure((l, response) -> {
             SearchHit[] hits = response.getHits().getHits();
             try {
                 for (SearchHit hit : hits) {
@@ -392,13 +403,7 @@ public final class GrantStore implements VersionedStore<LockState> {
                 .sort("purge_after", SortOrder.DESC)
                 .size(GrantIds.MAX_REMEMBERED)
                 .trackTotalHits(false);
-        client.search(new SearchRequest(TreeLockIndex.NAME).source(source), listener.delegateFailure((l, response) -> {
-            if (response.getFailedShards() > 0 || response.getSuccessfulShards() < response.getTotalShards()) {
-                l.onFailure(new ElasticsearchStatusException(
-                        "the lock index could not be searched on every shard; retrying",
-                        RestStatus.SERVICE_UNAVAILABLE));
-                return;
-            }
+        searchEveryShard(source, listener.delegateFailure((l, response) -> {
             List<ReleasedId> ids = new ArrayList<>();
             try {
                 for (SearchHit hit : response.getHits().getHits()) {

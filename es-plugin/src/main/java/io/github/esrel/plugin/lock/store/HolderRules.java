@@ -72,13 +72,14 @@ public interface HolderRules<R> {
     R spent(long nonce, long now);
 
     /**
-     * The table with {@code match} replaced by {@code renewed}.
+     * The table with {@code match} replaced by {@code renewed} (and expired grants pruned where the table prunes).
      *
      * @param match   the live grant renewed
      * @param renewed the grant with its new lease end
+     * @param now     the current time, epoch milliseconds
      * @return a {@link HolderOutcome#DONE} result with the renewed grant
      */
-    R renewed(Grant match, Grant renewed);
+    R renewed(Grant match, Grant renewed, long now);
 
     /**
      * An answer that changes nothing.
@@ -160,7 +161,7 @@ public interface HolderRules<R> {
             return notHeldOrHeldByOther(path, now);
         }
         return match.mayBeChangedBy(caller)
-                ? renewed(match, match.withExpiry(now + ttlMillis))
+                ? renewed(match, match.withExpiry(now + ttlMillis), now)
                 : boundToOtherUser(match);
     }
 

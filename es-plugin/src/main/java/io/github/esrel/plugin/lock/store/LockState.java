@@ -1,7 +1,6 @@
 package io.github.esrel.plugin.lock.store;
 
 import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
-import io.github.esrel.plugin.lock.grant.Caller;
 import io.github.esrel.plugin.lock.grant.Grant;
 import io.github.esrel.plugin.lock.grant.GrantIds;
 import io.github.esrel.plugin.lock.grant.GrantPage;
@@ -215,42 +214,7 @@ public final class LockState implements HolderRules<LockState.Held> {
         }
         long token = nextToken(now);
         Grant grant = new Grant(path, mode, owner, token, now + ttlMillis, nonce, boundTo);
-        Map<Long, Grant> nextPut = new HashMap<>(put);
-        nextPut.put(token, grant);
-        return new Acquired(
-                AcquireOutcome.GRANTED,
-                new LockState(index, generation, token, nextPut, removed, released),
-                grant,
-                List.of());
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @throws IllegalStateException if this state's index changed since it was taken
-     */
-    @Override
-    public Held release(
-            String path,
-            String owner,
-            long token,
-            long nonce,
-            Caller caller,
-            long now,
-            boolean earlierWriteMayHaveApplied) {
-        checkCurrent();
-        return HolderRules.super.release(path, owner, token, nonce, caller, now, earlierWriteMayHaveApplied);
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * @throws IllegalStateException if this state's index changed since it was taken
-     */
-    @Override
-    public Held renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
-        checkCurrent();
-        return HolderRules.super.renew(path, owner, token, caller, ttlMillis, now);
+        return new Acquired(AcquireOutcome.GRANTED, with(grant, token), grant, List.of());
     }
 
     @Override
@@ -266,41 +230,26 @@ public final class LockState implements HolderRules<LockState.Held> {
             nextRemoved = new HashSet<>(removed);
             nextRemoved.add(token);
         }
+        Map<Long, ReleasedId> nextReleased = nonce == 0 ? released : remembering(nonce, token, now);
         return new Held(
                 HolderOutcome.DONE,
-                new LockState(
-                        index,
-                        generation,
-                        lastToken,
-                        nextPut,
-                        nextRemoved,
-                        nonce == 0
-                                ? released
-                                : remembering(new ReleasedId(nonce, token, now + GrantIds.REMEMBER_MILLIS))),
+                new LockState(index, generation, lastToken, nextPut, nextRemoved, nextReleased),
                 match,
                 List.of());
     }
 
     @Override
     public Held spent(long nonce, long now) {
-        return new Held(
-                HolderOutcome.DONE,
-                new LockState(
-                        index,
-                        generation,
-                        lastToken,
-                        put,
-                        removed,
-                        remembering(new ReleasedId(nonce, 0, now + GrantIds.REMEMBER_MILLIS))),
-                null,
-                List.of());
+        LockState next = new LockState(index, generation, lastToken, put, removed, remembering(nonce, 0, now));
+        return new Held(HolderOutcome.DONE, next, null, List.of());
     }
 
-    private Map<Long, ReleasedId> remembering(ReleasedId r) {
+    /** This round's released grant ids with {@code nonce}'s added, released at {@code now} by {@code token}. */
+    private Map<Long, ReleasedId> remembering(long nonce, long token, long now) {
         // In the order released, as the index keeps them.
         Map<Long, ReleasedId> next = new LinkedHashMap<>(released);
-        next.remove(r.nonce());
-        next.put(r.nonce(), r);
+        next.remove(nonce);
+        next.put(nonce, new ReleasedId(nonce, token, now + GrantIds.REMEMBER_MILLIS));
         return next;
     }
 
@@ -332,14 +281,15 @@ public final class LockState implements HolderRules<LockState.Held> {
     }
 
     @Override
-    public Held renewed(Grant match, Grant renewed) {
+    public Held renewed(Grant match, Grant renewed, long now) {
+        return new Held(HolderOutcome.DONE, with(renewed, lastToken), renewed, List.of());
+    }
+
+    /** This state with {@code grant} put (new, or replacing the grant with its token), and this last token. */
+    private LockState with(Grant grant, long lastToken) {
         Map<Long, Grant> nextPut = new HashMap<>(put);
-        nextPut.put(renewed.token(), renewed);
-        return new Held(
-                HolderOutcome.DONE,
-                new LockState(index, generation, lastToken, nextPut, removed, released),
-                renewed,
-                List.of());
+        nextPut.put(grant.token(), grant);
+        return new LockState(index, generation, lastToken, nextPut, removed, released);
     }
 
     @Override
@@ -544,16 +494,30 @@ public final class LockState implements HolderRules<LockState.Held> {
         return stored != null && isStoredAndLive(stored, now) ? stored : null;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException if this state's index changed since it was taken
+     */
     @Override
     @Nullable
     public Grant findByNonce(String path, String owner, long nonce, long now) {
+        // Release starts by finding its grant: a stale state is refused here, before it decides anything.
+        checkCurrent();
         Grant g = byNonce(nonce, now);
         return g != null && g.path().equals(path) && g.owner().equals(owner) ? g : null;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws IllegalStateException if this state's index changed since it was taken
+     */
     @Override
     @Nullable
     public Grant find(String path, String owner, long token, long now) {
+        // Release and renew start by finding their grant: a stale state is refused here, before they decide.
+        checkCurrent();
         Grant g = put.get(token);
         if (g == null && removed.contains(token) == false) {
             g = index.byToken(token);

@@ -19,6 +19,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentBuilder;
 
@@ -36,7 +37,7 @@ import org.elasticsearch.xcontent.XContentBuilder;
  * <p>Time is passed in by the caller ({@code now}, epoch milliseconds): a grant is live while
  * {@code now < expires_at}, and an expired grant is ignored whether or not it has been pruned yet.
  */
-public final class LockTable {
+public final class LockTable implements HolderRules<LockTable.HolderResult> {
 
     /** The table of an index that never had a lock: no grants, no token issued. */
     public static final LockTable EMPTY = new LockTable(0, List.of(), List.of());
@@ -101,8 +102,9 @@ public final class LockTable {
         return next;
     }
 
+    @Override
     @Nullable
-    private ReleasedId releasedId(long nonce, long now) {
+    public ReleasedId releasedId(long nonce, long now) {
         for (int i = released.size() - 1; i >= 0; i--) {
             ReleasedId r = released.get(i);
             if (r.nonce() == nonce) {
@@ -324,32 +326,6 @@ public final class LockTable {
     }
 
     /**
-     * {@link #release(String, String, long, Caller, long, boolean)} of a release that may carry a grant id: the
-     * rules of {@link HolderRules#release}. A release with a grant id remembers it as released, and a release that
-     * finds its own grant id remembered is done.
-     *
-     * @param path                       the path of the grant
-     * @param owner                      the owner of the grant
-     * @param token                      the fencing token of the grant, or 0 to name it by its grant id
-     * @param nonce                      the nonce of the request's grant id ({@link GrantIds#nonce}), or 0 for none
-     * @param caller                     who asks
-     * @param now                        the current time, epoch milliseconds
-     * @param earlierWriteMayHaveApplied as for {@link #release(String, String, long, long, boolean)}
-     * @return the outcome, with the new table and the released grant, the holders of the path, or the bound grant
-     * @throws IllegalArgumentException if both {@code token} and {@code nonce} are 0
-     */
-    public HolderResult release(
-            String path,
-            String owner,
-            long token,
-            long nonce,
-            Caller caller,
-            long now,
-            boolean earlierWriteMayHaveApplied) {
-        return new Rules(now).release(path, owner, token, nonce, caller, now, earlierWriteMayHaveApplied);
-    }
-
-    /**
      * Sets the expiry of the live grant with this path, owner and token to {@code now + ttlMillis}. This can
      * shorten a lease too. Expired grants are pruned from the resulting table.
      *
@@ -364,113 +340,79 @@ public final class LockTable {
         return renew(path, owner, token, Caller.of(null), ttlMillis, now);
     }
 
-    /**
-     * {@link #renew(String, String, long, long, long)} on behalf of {@code caller}: a grant bound to another user
-     * is left alone ({@link HolderOutcome#BOUND_TO_OTHER_USER}) unless the caller overrides bindings.
-     *
-     * @param path      the path of the grant
-     * @param owner     the owner of the grant
-     * @param token     the fencing token of the grant
-     * @param caller    who asks
-     * @param ttlMillis the new lease, in milliseconds from {@code now}
-     * @param now       the current time, epoch milliseconds
-     * @return the outcome, with the new table and the renewed grant, the holders of the path, or the bound grant
-     */
-    public HolderResult renew(String path, String owner, long token, Caller caller, long ttlMillis, long now) {
-        return new Rules(now).renew(path, owner, token, caller, ttlMillis, now);
+    @Override
+    @Nullable
+    public Grant find(String path, String owner, long token, long now) {
+        return liveGrant(path, owner, now, g -> g.token() == token);
     }
 
-    /** The release and renew rules on this table: a change prunes the grants expired at {@code now}. */
-    private final class Rules implements HolderRules<HolderResult> {
-        private final long now;
+    @Override
+    @Nullable
+    public Grant findByNonce(String path, String owner, long nonce, long now) {
+        return liveGrant(path, owner, now, g -> g.nonce() == nonce);
+    }
 
-        Rules(long now) {
-            this.now = now;
-        }
-
-        @Override
-        public Grant find(String path, String owner, long token, long at) {
-            for (Grant g : grants) {
-                if (g.token() == token
-                        && g.path().equals(path)
-                        && g.owner().equals(owner)
-                        && g.expiredAt(at) == false) {
-                    return g;
-                }
+    /** The first live grant with this path and owner that {@code named} accepts. */
+    @Nullable
+    private Grant liveGrant(String path, String owner, long now, Predicate<Grant> named) {
+        for (Grant g : grants) {
+            if (named.test(g) && g.path().equals(path) && g.owner().equals(owner) && g.expiredAt(now) == false) {
+                return g;
             }
-            return null;
         }
+        return null;
+    }
 
-        @Override
-        @Nullable
-        public Grant findByNonce(String path, String owner, long nonce, long at) {
-            for (Grant g : grants) {
-                if (g.nonce() == nonce
-                        && g.path().equals(path)
-                        && g.owner().equals(owner)
-                        && g.expiredAt(at) == false) {
-                    return g;
+    @Override
+    public HolderResult released(Grant released, long nonce, long now) {
+        return replaced(
+                released,
+                null,
+                nonce == 0 ? null : new ReleasedId(nonce, released.token(), now + GrantIds.REMEMBER_MILLIS),
+                now);
+    }
+
+    @Override
+    public HolderResult spent(long nonce, long now) {
+        LockTable next = new LockTable(
+                lastToken, grants, releasedAt(now, new ReleasedId(nonce, 0, now + GrantIds.REMEMBER_MILLIS)));
+        return new HolderResult(HolderOutcome.DONE, next, null, List.of());
+    }
+
+    @Override
+    public HolderResult renewed(Grant match, Grant renewed, long now) {
+        return replaced(match, renewed, null, now);
+    }
+
+    /** The table with {@code match} replaced by {@code renewed}, or dropped for null; live grants only. */
+    private HolderResult replaced(Grant match, @Nullable Grant renewed, @Nullable ReleasedId releasedId, long now) {
+        List<Grant> next = new ArrayList<>(grants.size());
+        for (Grant g : grants) {
+            if (g == match) {
+                if (renewed != null) {
+                    next.add(renewed);
                 }
+            } else if (g.expiredAt(now) == false) {
+                next.add(g);
             }
-            return null;
         }
+        return new HolderResult(
+                HolderOutcome.DONE,
+                new LockTable(lastToken, next, releasedAt(now, releasedId)),
+                renewed == null ? match : renewed,
+                List.of());
+    }
 
-        @Override
-        @Nullable
-        public ReleasedId releasedId(long nonce, long at) {
-            return LockTable.this.releasedId(nonce, at);
-        }
+    @Override
+    public HolderResult unchanged(HolderOutcome outcome, List<Grant> holders) {
+        return new HolderResult(outcome, this, null, holders);
+    }
 
-        @Override
-        public HolderResult released(Grant released, long nonce, long at) {
-            return replaced(
-                    released,
-                    null,
-                    nonce == 0 ? null : new ReleasedId(nonce, released.token(), at + GrantIds.REMEMBER_MILLIS));
-        }
-
-        @Override
-        public HolderResult spent(long nonce, long at) {
-            LockTable next = new LockTable(
-                    lastToken, grants, releasedAt(at, new ReleasedId(nonce, 0, at + GrantIds.REMEMBER_MILLIS)));
-            return new HolderResult(HolderOutcome.DONE, next, null, List.of());
-        }
-
-        @Override
-        public HolderResult renewed(Grant match, Grant renewed) {
-            return replaced(match, renewed, null);
-        }
-
-        /** The table with {@code match} replaced by {@code renewed}, or dropped for null; live grants only. */
-        private HolderResult replaced(Grant match, @Nullable Grant renewed, @Nullable ReleasedId releasedId) {
-            List<Grant> next = new ArrayList<>(grants.size());
-            for (Grant g : grants) {
-                if (g == match) {
-                    if (renewed != null) {
-                        next.add(renewed);
-                    }
-                } else if (g.expiredAt(now) == false) {
-                    next.add(g);
-                }
-            }
-            return new HolderResult(
-                    HolderOutcome.DONE,
-                    new LockTable(lastToken, next, releasedAt(now, releasedId)),
-                    renewed == null ? match : renewed,
-                    List.of());
-        }
-
-        @Override
-        public HolderResult unchanged(HolderOutcome outcome, List<Grant> holders) {
-            return new HolderResult(outcome, LockTable.this, null, holders);
-        }
-
-        @Override
-        public List<Grant> liveOn(String path, long at) {
-            return grants.stream()
-                    .filter(g -> g.path().equals(path) && g.expiredAt(at) == false)
-                    .toList();
-        }
+    @Override
+    public List<Grant> liveOn(String path, long now) {
+        return grants.stream()
+                .filter(g -> g.path().equals(path) && g.expiredAt(now) == false)
+                .toList();
     }
 
     /**

@@ -297,7 +297,7 @@ class TreeLockRequestTest {
                 new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null),
                 new AcquireTreeLockRequest(
                         "fs", "/😀", LockMode.EXCLUSIVE, null, TimeValue.timeValueMillis(1500), TimeValue.ZERO),
-                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true),
+                new AcquireTreeLockRequest("fs", "/a", LockMode.SHARED, "w", null, null, true, null),
                 new AcquireTreeLockRequest(
                         "fs", "/a", LockMode.SHARED, "w", null, null, false, "grant-id-0123456789"))) {
             assertThat(roundTrip(r, AcquireTreeLockRequest::new)).isEqualTo(r);
