@@ -2,6 +2,7 @@ package io.github.esrel.denorm;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One job's listener, called by one thread at a time. With more than one bulk in flight (the default) the writer
@@ -62,7 +63,7 @@ final class SerialListener implements PropagationListener {
     }
 
     @Override
-    public synchronized void onPageEnd(String jobId, long page, Throwable failure) {
+    public synchronized void onPageEnd(String jobId, long page, @Nullable Throwable failure) {
         delegate.onPageEnd(jobId, page, failure);
     }
 

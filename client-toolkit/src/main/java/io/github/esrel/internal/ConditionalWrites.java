@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one engine for bulks of conditional writes (on {@code _seq_no}/{@code _primary_term} or an external
@@ -213,7 +214,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     /** Sends one bulk request; the client's, or a test's. */
     @FunctionalInterface
     interface Sender {
-        BulkResponse send(List<BulkOperation> operations, Refresh refresh) throws IOException;
+        BulkResponse send(List<BulkOperation> operations, @Nullable Refresh refresh) throws IOException;
     }
 
     /**
@@ -255,12 +256,12 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     }
 
     private final Function<I, BulkOperation> operation;
-    private final Decider<I> decider;
+    private final @Nullable Decider<I> decider;
     private final Listener<I> listener;
     private final RetryPolicy policy;
-    private final Function<I, Attempts> attemptsOf;
+    private final @Nullable Function<I, Attempts> attemptsOf;
     private final Sender sender;
-    private final Refresh refresh;
+    private final @Nullable Refresh refresh;
     private final int batchSize;
     private final boolean abortOnDenied;
     private final boolean abortOnBlock;
@@ -268,7 +269,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private final boolean recheckLost;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
-    private final ExecutorService pool;
+    private final @Nullable ExecutorService pool;
 
     private ConditionalWrites(Builder<I> b) {
         this.operation = Objects.requireNonNull(b.operation, "operation cannot be null");
@@ -388,7 +389,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @param e what the future completed with
      * @return the cause: an {@link IOException} or a runtime exception
      */
-    public static Exception unwrap(Throwable e) {
+    public static @Nullable Exception unwrap(Throwable e) {
         Throwable t = e instanceof CompletionException || e instanceof java.util.concurrent.ExecutionException
                 ? e.getCause()
                 : e;
@@ -467,18 +468,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private void decide(List<I> items, Map<I, Attempts> attempts, List<I> decided, Next<I> next, Counts counts)
             throws IOException {
         for (int from = 0; from < items.size(); from += batchSize) {
-            decider.decide(items.subList(from, Math.min(from + batchSize, items.size())), new Decisions<>() {
-                @Override
-                public void write(I item) {
-                    decided.add(item);
-                }
+            // Only with a decider: decideAndWrite checked.
+            Objects.requireNonNull(decider, "decider")
+                    .decide(items.subList(from, Math.min(from + batchSize, items.size())), new Decisions<>() {
+                        @Override
+                        public void write(I item) {
+                            decided.add(item);
+                        }
 
-                @Override
-                public void readAgain(I item, ElasticsearchException rejection) {
-                    counts.rejected++;
-                    retryOrGiveUp(item, rejection, attempts, next, counts, true);
-                }
-            });
+                        @Override
+                        public void readAgain(I item, ElasticsearchException rejection) {
+                            counts.rejected++;
+                            retryOrGiveUp(item, rejection, attempts, next, counts, true);
+                        }
+                    });
         }
     }
 
@@ -637,6 +640,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         Duration wait = Duration.ZERO;
         int rejectedNow;
         /** The first failure that fails the whole write. */
+        @Nullable
         ElasticsearchException abort;
 
         void abort(ElasticsearchException failure) {
@@ -667,13 +671,13 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     public static final class Builder<I> {
 
         private final Function<I, BulkOperation> operation;
-        private ElasticsearchClient client;
-        private Sender sender;
-        private Decider<I> decider;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable Sender sender;
+        private @Nullable Decider<I> decider;
         private Listener<I> listener = new Listener<>() {};
         private RetryPolicy policy = RetryPolicy.defaults();
-        private Function<I, Attempts> attemptsOf;
-        private Refresh refresh;
+        private @Nullable Function<I, Attempts> attemptsOf;
+        private @Nullable Refresh refresh;
         private int batchSize = Integer.MAX_VALUE;
         private int maxInFlight = 1;
         private boolean abortOnDenied;

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The transport every esrel client sends through: esrel's requests that change something are never sent twice.
@@ -165,7 +166,7 @@ final class ResendGuard implements ElasticsearchTransport {
     }
 
     /** {@code options} with every copy reported to a fresh {@link SendAttempts}; {@code null} if it cannot be. */
-    private TransportOptions guard(TransportOptions options) {
+    private @Nullable TransportOptions guard(@Nullable TransportOptions options) {
         SendAttempts attempts = new SendAttempts();
         TransportOptions own = delegate.options();
         TransportOptions given = options != null ? options : own;
@@ -184,7 +185,7 @@ final class ResendGuard implements ElasticsearchTransport {
         return reporting;
     }
 
-    private static ResendRefusedException refusal(Throwable failure) {
+    private static @Nullable ResendRefusedException refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ResendRefusedException r) {
                 return r;

@@ -26,6 +26,7 @@ import org.apache.http.Header;
 import org.apache.http.util.EntityUtils;
 import org.elasticsearch.client.Response;
 import org.elasticsearch.client.ResponseException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transport that reports HTTP error statuses the way elasticsearch-java's default transport does, in front of
@@ -140,7 +141,7 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
     }
 
     /** The low-level answer as the transport layer's response type, for {@link TransportException#statusCode()}. */
-    private record HttpResponse(Response response, byte[] bytes) implements TransportHttpClient.Response {
+    private record HttpResponse(Response response, byte @Nullable [] bytes) implements TransportHttpClient.Response {
         @Override
         public TransportHttpClient.Node node() {
             return new TransportHttpClient.Node(URI.create(response.getHost().toURI()));
@@ -168,7 +169,7 @@ final class StatusNormalizingTransport implements ElasticsearchTransport {
         }
 
         @Override
-        public BinaryData body() {
+        public @Nullable BinaryData body() {
             if (bytes == null) {
                 return null;
             }

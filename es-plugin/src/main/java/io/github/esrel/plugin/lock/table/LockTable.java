@@ -19,8 +19,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock table of one namespace as esrel 0.1 decided on it: every grant and the last fencing token issued, scanned
@@ -389,7 +389,7 @@ public final class LockTable {
         }
 
         @Override
-        public Grant find(String path, String owner, long token, long at) {
+        public @Nullable Grant find(String path, String owner, long token, long at) {
             for (Grant g : grants) {
                 if (g.token() == token
                         && g.path().equals(path)
