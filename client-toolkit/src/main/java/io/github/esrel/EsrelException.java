@@ -1,5 +1,7 @@
 package io.github.esrel;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The base of every exception esrel throws for a failed operation: a propagation, a join, an optimistic
  * update, a view rebuild, a tree lock, a routing lookup, a file-tree change, a retried call. Catch it to
@@ -25,7 +27,7 @@ public class EsrelException extends RuntimeException {
      *     capability), or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public EsrelException(String message, int status, Throwable cause) {
+    public EsrelException(@Nullable String message, int status, @Nullable Throwable cause) {
         super(message, cause);
         this.status = status;
     }

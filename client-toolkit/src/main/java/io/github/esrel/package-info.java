@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/README.md">The guide</a>.
  */
+@NullMarked
 package io.github.esrel;
+
+import org.jspecify.annotations.NullMarked;

@@ -42,6 +42,8 @@ import org.junit.jupiter.api.TestFactory;
  *   <li>Per-line folders are reached only through their seam: every line of a seam declares the same classes (so
  *       shared code can only name what every line has), and no other module reaches into a module's line classes.
  *       That shared code uses only what every line's library has is proved by compiling it on every line.</li>
+ *   <li>Every package of every published module (the BOMs' libraries and the plugin) is {@code @NullMarked} in its
+ *       {@code package-info}.</li>
  * </ul>
  */
 class ArchitectureTest {
@@ -57,6 +59,7 @@ class ArchitectureTest {
     private static final String TABLE_STORE = LOCKS + ".table";
     private static final String STORE_CHOICE = LOCKS + ".TreeLockService";
     private static final String GROUP_COMMIT = LOCKS + ".commit";
+    private static final String NULL_MARKED = "org.jspecify.annotations.NullMarked";
 
     private static Tree tree;
     private static Map<String, Tree.Module> modules;
@@ -212,6 +215,41 @@ class ArchitectureTest {
                     .dependOnClassesThat(
                             describe("in another module's per-line folders", c -> others.contains(topLevel(c))));
         });
+    }
+
+    /**
+     * JSpecify's {@code @NullMarked} on every package of every published module: its types are non-null unless marked
+     * {@code @Nullable}, which Kotlin and IDEs read and NullAway checks when main code compiles. A new package cannot
+     * forget it.
+     */
+    @TestFactory
+    List<DynamicTest> shouldNullMarkEveryPackageOfEveryPublishedModule() {
+        Set<String> published = new TreeSet<>(tree.bomArtifacts());
+        published.add(PLUGIN);
+        published.retainAll(classes.keySet()); // starters are dependency-only: no classes of their own
+        assertThat(published)
+                .contains(
+                        "esrel-client", "esrel-client-es8", PLUGIN, TESTENV, "esrel-spring-boot", "esrel-spring-boot3");
+        List<DynamicTest> tests = new ArrayList<>();
+        for (String m : published) {
+            tests.add(DynamicTest.dynamicTest(m, () -> {
+                JavaClasses own = classes.get(m);
+                Set<String> unmarked = new TreeSet<>();
+                own.forEach(c -> {
+                    String info = c.getPackageName() + ".package-info";
+                    if (!own.contain(info) || !own.get(info).isAnnotatedWith(NULL_MARKED)) {
+                        unmarked.add(c.getPackageName());
+                    }
+                });
+                assertThat(unmarked)
+                        .as(
+                                "packages of %s without a package-info.java annotated @%s (and a sentence on what the"
+                                        + " package is for)",
+                                m, NULL_MARKED)
+                        .isEmpty();
+            }));
+        }
+        return tests;
     }
 
     // ---- helpers --------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import co.elastic.clients.transport.rest_client.RestClientTransport;
 import java.io.StringReader;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What esrel needs from {@code elasticsearch-java} that its 8.x and 9.x lines spell differently: the one seam
@@ -54,7 +55,7 @@ public final class ClientApi {
      * {@code ElasticsearchTransportBase} keeps its HTTP client to itself, but its one transport,
      * {@code RestClientTransport}, shows the low-level {@code RestClient} that HTTP client wraps.
      */
-    public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
+    public static @Nullable TransportHttpClient httpClient(ElasticsearchTransport transport) {
         return transport instanceof RestClientTransport rest ? new RestClientHttpClient(rest.restClient()) : null;
     }
 
@@ -63,7 +64,7 @@ public final class ClientApi {
      * low-level client of this line, {@code RestClient} ({@code RestClientTransport}); {@code null} for options of
      * another transport.
      */
-    static TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
+    static @Nullable TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
         return RestClientCopies.handles(options) ? RestClientCopies.reporting(options, attempts) : null;
     }
 
@@ -85,7 +86,7 @@ public final class ClientApi {
      * {@link #range(String, boolean, long)} with the range's {@code format} ({@code null}: none); {@code epoch_millis}
      * reads the bound as milliseconds on a date field whatever its own format, and numeric fields ignore it.
      */
-    public static Query range(String field, boolean atLeast, long bound, String format) {
+    public static Query range(String field, boolean atLeast, long bound, @Nullable String format) {
         if (format != null) {
             // Sent as written: 8.15's range query model writes a parsed "format" beside the field's object instead of
             // in it, which Elasticsearch refuses.

@@ -25,6 +25,7 @@ import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.nio.AsyncResponseConsumer;
 import org.apache.hc.core5.http.nio.CapacityChannel;
 import org.apache.hc.core5.http.protocol.HttpContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What esrel needs from {@code elasticsearch-java} that its 8.x and 9.x lines spell differently: the one seam
@@ -55,7 +56,7 @@ public final class ClientApi {
      * the 9.x line ({@code Rest5ClientTransport}, {@code RestClientTransport}) extends
      * {@link ElasticsearchTransportBase}, which does.
      */
-    public static TransportHttpClient httpClient(ElasticsearchTransport transport) {
+    public static @Nullable TransportHttpClient httpClient(ElasticsearchTransport transport) {
         return transport instanceof ElasticsearchTransportBase base ? base.httpClient() : null;
     }
 
@@ -64,7 +65,7 @@ public final class ClientApi {
      * low-level clients of this line: {@code Rest5Client} ({@code Rest5ClientTransport}) and {@code RestClient}
      * ({@code RestClientTransport}, whose jar is optional); {@code null} for options of another transport.
      */
-    static TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
+    static @Nullable TransportOptions reportingCopies(TransportOptions options, SendAttempts attempts) {
         if (options instanceof Rest5ClientOptions rest5) {
             return Rest5Copies.reporting(rest5, attempts);
         }
@@ -86,7 +87,7 @@ public final class ClientApi {
      * {@link #range(String, boolean, long)} with the range's {@code format} ({@code null}: none); {@code epoch_millis}
      * reads the bound as milliseconds on a date field whatever its own format, and numeric fields ignore it.
      */
-    public static Query range(String field, boolean atLeast, long bound, String format) {
+    public static Query range(String field, boolean atLeast, long bound, @Nullable String format) {
         return Query.of(q -> q.range(r -> r.untyped(u -> {
             u.field(field);
             if (format != null) {

@@ -2,6 +2,7 @@ package io.github.esrel.denorm;
 
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The durable state of a propagation job, one document per job in the checkpoint index (default
@@ -56,7 +57,7 @@ public record Checkpoint(
         JobCounts counts,
         Instant startedAt,
         Instant updatedAt,
-        String error,
+        @Nullable String error,
         List<Slice> slices) {
 
     /**

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads and writes job checkpoints in the checkpoint index.
@@ -243,7 +244,7 @@ final class Checkpoints {
         return out;
     }
 
-    private static String text(JsonNode d, String f) {
+    private static @Nullable String text(JsonNode d, String f) {
         JsonNode n = d.get(f);
         return n == null || n.isNull() ? null : n.asText();
     }

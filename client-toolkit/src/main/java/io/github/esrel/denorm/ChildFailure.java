@@ -1,5 +1,7 @@
 package io.github.esrel.denorm;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A child a propagation could not bring up to date, reported instead of dropped.
  *
@@ -10,4 +12,4 @@ package io.github.esrel.denorm;
  *     or 0 when the copy could not be applied client-side (a copy target inside a non-object field)
  * @param reason what went wrong, in Elasticsearch's words where it answered
  */
-public record ChildFailure(String childId, String routing, int status, String reason) {}
+public record ChildFailure(String childId, @Nullable String routing, int status, String reason) {}

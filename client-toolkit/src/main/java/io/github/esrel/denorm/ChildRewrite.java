@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.JsonTrees;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The pure heart of a propagation: given a child as read and the parent as read <em>after</em> it,
@@ -33,7 +34,11 @@ final class ChildRewrite {
      * @param partial only the copies and the stamp, for an update operation (WRITE only)
      * @param error why the child is INVALID
      */
-    record Decision(Kind kind, ObjectNode full, ObjectNode partial, String error) {
+    record Decision(
+            Kind kind,
+            @Nullable ObjectNode full,
+            @Nullable ObjectNode partial,
+            @Nullable String error) {
         static final Decision UP_TO_DATE = new Decision(Kind.UP_TO_DATE, null, null, null);
         static final Decision MOVED = new Decision(Kind.MOVED, null, null, null);
     }

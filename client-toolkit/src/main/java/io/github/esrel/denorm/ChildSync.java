@@ -1,5 +1,7 @@
 package io.github.esrel.denorm;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What {@link Propagator#syncChild} did to one child.
  *
@@ -9,7 +11,8 @@ package io.github.esrel.denorm;
  * @param parentSeqNo the parent's {@code _seq_no} the copies now come from, or -1
  * @param attempts read-write attempts made (more than 1 after version conflicts)
  */
-public record ChildSync(String childId, Status status, String parentId, long parentSeqNo, int attempts) {
+public record ChildSync(
+        String childId, Status status, @Nullable String parentId, long parentSeqNo, int attempts) {
 
     /** What happened to the child. */
     public enum Status {

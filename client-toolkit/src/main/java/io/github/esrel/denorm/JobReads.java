@@ -11,6 +11,7 @@ import io.github.esrel.internal.Indices;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.Attempts;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,7 @@ final class JobReads {
     }
 
     /** The parent now (a realtime get), or {@code null} if it does not exist. */
-    ChildRewrite.Parent parent() throws IOException {
+    ChildRewrite.@Nullable Parent parent() throws IOException {
         Attempts attempts = p.readPolicy().attempts();
         while (true) {
             try {
@@ -88,6 +89,7 @@ final class JobReads {
      * @return its id; {@code null} when the cluster cannot open one and the job streams in {@code AUTO} mode (it
      *     then reads with one stream, which falls back to a scroll)
      */
+    @Nullable
     String openPointInTime() throws IOException {
         try {
             return p.client()
@@ -131,7 +133,7 @@ final class JobReads {
      * Slice {@code slice} of {@code slices} of {@link #children(long, int)}, through the shared point in time
      * {@code pitId} ({@code null}, with one slice, for a stream of its own).
      */
-    DocStream children(long bound, int pageSize, String pitId, int slice, int slices) {
+    DocStream children(long bound, int pageSize, @Nullable String pitId, int slice, int slices) {
         Query byParent = Query.of(q -> q.term(t -> t.field(rel.parentIdField()).value(parentId)));
         Query query = p.ignoreStamps()
                 ? byParent

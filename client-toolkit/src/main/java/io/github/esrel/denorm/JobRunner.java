@@ -22,6 +22,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One run of one propagation job: passes of "stream the children whose stamp is below the parent's
@@ -61,7 +62,12 @@ final class JobRunner {
     /**
      * @param claimed the claimed checkpoint of a resumed job, with its version; {@code null} for a new job
      */
-    JobRunner(PropagationSettings p, String jobId, String parentId, JobControl control, Checkpoints.Stored claimed) {
+    JobRunner(
+            PropagationSettings p,
+            String jobId,
+            String parentId,
+            JobControl control,
+            Checkpoints.@Nullable Stored claimed) {
         // Writer threads and this one call the listener: one call at a time, as PropagationListener promises.
         this.p = p;
         this.listener = new SerialListener(p.listener(), jobId);
@@ -174,7 +180,7 @@ final class JobRunner {
      *
      * @return how the job ends, or {@code null} when every slice read its last page
      */
-    private JobState slices(
+    private @Nullable JobState slices(
             ExecutorService threads,
             long bound,
             int pageSize,
@@ -248,7 +254,7 @@ final class JobRunner {
      * @param halt set by another slice that ended the pass: this one stops after its current page
      * @return how the job ends, or {@code null} when the slice read its last page (or another slice halted it)
      */
-    private JobState slice(
+    private @Nullable JobState slice(
             DocStream opened,
             int slice,
             Set<String> skip,
@@ -356,7 +362,7 @@ final class JobRunner {
     }
 
     /** Synchronized: slices checkpoint from their threads, and the heartbeat must not go back in time. */
-    private synchronized void checkpoint(JobState state, String error, boolean force) throws IOException {
+    private synchronized void checkpoint(JobState state, @Nullable String error, boolean force) throws IOException {
         long now = System.nanoTime();
         if (!force && now - lastCheckpointNanos < p.checkpointInterval().toNanos()) {
             return;

@@ -1,6 +1,7 @@
 package io.github.esrel.denorm;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How far a propagation job is: its {@link JobCounts}, its rate and when it should end.
@@ -20,7 +21,7 @@ public record Progress(
         JobCounts counts,
         Duration elapsed,
         double docsPerSecond,
-        Duration eta) {
+        @Nullable Duration eta) {
 
     /**
      * {@link JobCounts#fraction()}.

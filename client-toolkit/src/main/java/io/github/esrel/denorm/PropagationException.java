@@ -1,6 +1,7 @@
 package io.github.esrel.denorm;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A propagation (or a stream of documents) failed as a whole: the cluster could not be reached or
@@ -21,7 +22,7 @@ public class PropagationException extends EsrelException {
      *     job, 409 for a job running elsewhere), or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public PropagationException(String message, int status, Throwable cause) {
+    public PropagationException(@Nullable String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

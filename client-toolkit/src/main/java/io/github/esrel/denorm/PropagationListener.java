@@ -2,6 +2,7 @@ package io.github.esrel.denorm;
 
 import java.time.Duration;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows a propagation job, like the client's {@code BulkIngester} listener: progress for a progress
@@ -106,7 +107,7 @@ public interface PropagationListener {
      * @param page the number {@link #onPageStart} gave
      * @param failure what ended the page, {@code null} when it was written
      */
-    default void onPageEnd(String jobId, long page, Throwable failure) {}
+    default void onPageEnd(String jobId, long page, @Nullable Throwable failure) {}
 
     /**
      * The job's checkpoint was saved (at the start, every {@link Propagator.Builder#checkpointInterval} while it

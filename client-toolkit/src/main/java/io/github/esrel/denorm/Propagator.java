@@ -29,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps denormalized copies up to date: when a parent changes, every child of a {@link Relation} is
@@ -107,7 +108,7 @@ public final class Propagator {
     private final String owner;
 
     private Propagator(Builder b) {
-        this.client = Clients.internal(b.client);
+        this.client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.relation = Objects.requireNonNull(b.relation, "relation cannot be null");
         this.checkpoints = new Checkpoints(client, b.checkpointIndex);
         this.retryPolicy = b.retryPolicy;
@@ -419,7 +420,7 @@ public final class Propagator {
         }
     }
 
-    private PropagationJob launch(String jobId, String parentId, Checkpoints.Stored carried) {
+    private PropagationJob launch(String jobId, String parentId, Checkpoints.@Nullable Stored carried) {
         JobControl control = new JobControl(jobId, parentId);
         CompletableFuture<PropagationResult> future = new CompletableFuture<>();
         executor.execute(() -> {
@@ -509,8 +510,8 @@ public final class Propagator {
         public static final RetryPolicy DEFAULT_RETRY_POLICY = RetryPolicy.of(r -> r.maxAttempts(10)
                 .backoff(Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofSeconds(2))));
 
-        private ElasticsearchClient client;
-        private Relation relation;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable Relation relation;
         private String checkpointIndex = "esrel-propagation";
         private int batchSize = 1000;
         private double maxDocsPerSecond;

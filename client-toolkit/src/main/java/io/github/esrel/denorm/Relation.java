@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A denormalized relation, declared once: which child index holds copies of which parent fields, and
@@ -212,12 +213,12 @@ public final class Relation {
 
     /** Builder for {@link Relation}. Not thread-safe. */
     public static final class Builder implements ObjectBuilder<Relation> {
-        private String name;
-        private String parentIndex;
-        private String childIndex;
-        private String parentIdField;
+        private @Nullable String name;
+        private @Nullable String parentIndex;
+        private @Nullable String childIndex;
+        private @Nullable String parentIdField;
         private final List<Copy> copies = new ArrayList<>();
-        private String stampField;
+        private @Nullable String stampField;
         private boolean childrenRoutedByParent;
 
         private Builder() {}

@@ -1,6 +1,7 @@
 package io.github.esrel.doc;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What Elasticsearch keeps beside a document's source: its concrete index, id, routing value, sequence number,
@@ -15,7 +16,7 @@ import java.util.Objects;
  * @param primaryTerm {@code _primary_term}, or {@value #UNKNOWN}
  * @param version {@code _version}, or {@value #UNKNOWN}
  */
-public record DocMeta(String index, String id, String routing, long seqNo, long primaryTerm, long version) {
+public record DocMeta(String index, String id, @Nullable String routing, long seqNo, long primaryTerm, long version) {
 
     /** The value of {@link #seqNo}, {@link #primaryTerm} and {@link #version} when they are not known. */
     public static final long UNKNOWN = -1;
@@ -38,7 +39,7 @@ public record DocMeta(String index, String id, String routing, long seqNo, long 
      * @param routing its routing value, or {@code null}
      * @return the metadata, with {@link #UNKNOWN} versions
      */
-    public static DocMeta of(String index, String id, String routing) {
+    public static DocMeta of(String index, String id, @Nullable String routing) {
         return new DocMeta(index, id, routing, UNKNOWN, UNKNOWN, UNKNOWN);
     }
 

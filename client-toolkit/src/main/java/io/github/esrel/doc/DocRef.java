@@ -2,6 +2,7 @@ package io.github.esrel.doc;
 
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The address of one document: its id, the index it is in, and the routing value it was written with (a
@@ -21,11 +22,11 @@ import java.util.function.Function;
  */
 public final class DocRef {
 
-    private final String index;
+    private final @Nullable String index;
     private final String id;
-    private final String routing;
+    private final @Nullable String routing;
 
-    private DocRef(String index, String id, String routing) {
+    private DocRef(@Nullable String index, @Nullable String id, @Nullable String routing) {
         Objects.requireNonNull(id, "id cannot be null");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
@@ -83,7 +84,7 @@ public final class DocRef {
      * @param routing the routing value it was (or is to be) written with; {@code null} or empty for none
      * @return a reference with the same index and id
      */
-    public DocRef withRouting(String routing) {
+    public DocRef withRouting(@Nullable String routing) {
         return new DocRef(index, id, routing);
     }
 
@@ -92,7 +93,7 @@ public final class DocRef {
      *
      * @return the index or alias, or {@code null} for a reference made with {@link #id(String)}
      */
-    public String index() {
+    public @Nullable String index() {
         return index;
     }
 
@@ -110,7 +111,7 @@ public final class DocRef {
      *
      * @return the routing value, or {@code null} when the document is routed by its id
      */
-    public String routing() {
+    public @Nullable String routing() {
         return routing;
     }
 
@@ -169,9 +170,9 @@ public final class DocRef {
     /** Builds a {@link DocRef}. */
     public static final class Builder {
 
-        private String index;
-        private String id;
-        private String routing;
+        private @Nullable String index;
+        private @Nullable String id;
+        private @Nullable String routing;
 
         private Builder() {}
 

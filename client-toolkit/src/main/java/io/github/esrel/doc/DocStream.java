@@ -29,6 +29,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,28 +83,28 @@ public final class DocStream implements AutoCloseable {
     private final Query query;
     private final int pageSize;
     private final Duration keepAlive;
-    private final String routing;
+    private final @Nullable String routing;
     private final List<String> sourceIncludes;
     private final boolean fetchSource;
     private final Mode requested;
     private final RetryPolicy retry;
-    private final ExecutorService prefetcher;
+    private final @Nullable ExecutorService prefetcher;
     private final int sliceId;
     private final int sliceMax;
     /** Whether the stream opened its point in time (and closes it), or was given one. */
     private final boolean ownsPointInTime;
 
-    private Mode mode;
-    private String pitId;
-    private String scrollId;
-    private List<FieldValue> after;
+    private @Nullable Mode mode;
+    private @Nullable String pitId;
+    private @Nullable String scrollId;
+    private @Nullable List<FieldValue> after;
     private long total = -1;
     private boolean exhausted;
     private boolean closed;
-    private CompletableFuture<List<Hit<ObjectNode>>> ahead;
+    private @Nullable CompletableFuture<List<Hit<ObjectNode>>> ahead;
 
     private DocStream(Builder b) {
-        this.client = Clients.internal(b.client);
+        this.client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.query = b.query != null ? b.query : Query.of(q -> q.matchAll(m -> m));
         this.pageSize = b.pageSize;
@@ -202,7 +203,7 @@ public final class DocStream implements AutoCloseable {
      *
      * @return the mode chosen when the stream opened, never {@code AUTO}; or {@code null}
      */
-    public Mode mode() {
+    public @Nullable Mode mode() {
         return mode;
     }
 
@@ -376,12 +377,12 @@ public final class DocStream implements AutoCloseable {
 
     /** Builder for {@link DocStream}. Not thread-safe. */
     public static final class Builder {
-        private ElasticsearchClient client;
-        private String index;
-        private Query query;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable String index;
+        private @Nullable Query query;
         private int pageSize = 1000;
         private Duration keepAlive = Duration.ofMinutes(5);
-        private String routing;
+        private @Nullable String routing;
         private final List<String> sourceIncludes = new ArrayList<>();
         private boolean fetchSource = true;
         private Mode mode = Mode.AUTO;
@@ -389,7 +390,7 @@ public final class DocStream implements AutoCloseable {
         private boolean prefetch;
         private int sliceId;
         private int sliceMax = 1;
-        private String pointInTime;
+        private @Nullable String pointInTime;
 
         private Builder() {}
 

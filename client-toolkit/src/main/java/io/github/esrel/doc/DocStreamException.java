@@ -1,6 +1,7 @@
 package io.github.esrel.doc;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link DocStream} could not read a page: a search failed with something other than a rejection, or
@@ -18,7 +19,7 @@ public class DocStreamException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public DocStreamException(String message, int status, Throwable cause) {
+    public DocStreamException(String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

@@ -3,6 +3,7 @@ package io.github.esrel.doc;
 import co.elastic.clients.json.JsonpMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.internal.DocumentMapper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How the application's documents become the JSON esrel stores, and back. By default esrel maps them with the JSON
@@ -62,7 +63,7 @@ public interface DocumentConverter {
      * @param value the caller's document
      * @return the routing value, or {@code null}
      */
-    default String routing(Object value) {
+    default @Nullable String routing(Object value) {
         return null;
     }
 

@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/optimistic-concurrency.md#addressing-documents">Optimistic concurrency: addressing documents</a>.
  */
+@NullMarked
 package io.github.esrel.doc;
+
+import org.jspecify.annotations.NullMarked;

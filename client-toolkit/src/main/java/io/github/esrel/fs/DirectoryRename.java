@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One directory rename, run while its locks are held: a {@link DocStream} over the files below the source
@@ -91,7 +92,7 @@ record DirectoryRename(
     }
 
     /** Rewrites one page; returns why the page was fenced off, or null when every file moved. */
-    private String write(List<Hit<ObjectNode>> page) throws IOException {
+    private @Nullable String write(List<Hit<ObjectNode>> page) throws IOException {
         String[] fenced = {null};
         List<Hit<ObjectNode>> conflicted = new ArrayList<>();
         ElasticsearchException[] failed = {null};
@@ -142,7 +143,7 @@ record DirectoryRename(
      * rename's own copy of the write, applied first (the bulk was sent again after an I/O error); any other conflict
      * means a newer lock holder changed the file.
      */
-    private String fencedOff(List<Hit<ObjectNode>> conflicted) throws IOException {
+    private @Nullable String fencedOff(List<Hit<ObjectNode>> conflicted) throws IOException {
         if (conflicted.isEmpty()) {
             return null;
         }

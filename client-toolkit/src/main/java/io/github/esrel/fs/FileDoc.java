@@ -1,6 +1,7 @@
 package io.github.esrel.fs;
 
 import io.github.esrel.path.TreePath;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A file of a {@link FileTree}: one Elasticsearch document, stored as
@@ -13,11 +14,11 @@ import io.github.esrel.path.TreePath;
  *
  * @param id the document id; stable across renames
  * @param path the file's full path
- * @param contents the file's text
+ * @param contents the file's text; null if the stored document has none
  * @param version the document's {@code _version}: the fencing token of its last writer under
  *     {@link FileTree.Fencing#EXTERNAL_VERSION}
  */
-public record FileDoc(String id, TreePath path, String contents, long version) {
+public record FileDoc(String id, TreePath path, @Nullable String contents, long version) {
 
     /**
      * The file name: the last segment of its path.

@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,10 +111,10 @@ public final class FileTree {
     private final Duration writeLockWait;
     private final RenameLocks renameLocks;
     private final RenameListener listener;
-    private volatile Layout layout;
+    private volatile @Nullable Layout layout;
 
     private FileTree(Builder b) {
-        this.es = Clients.internal(b.client);
+        this.es = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.index = Objects.requireNonNull(b.index, "index cannot be null");
         this.locks = Objects.requireNonNull(b.locks, "locks cannot be null");
         if (!locks.index().equals(index)) {
@@ -453,7 +454,7 @@ public final class FileTree {
         return Query.of(q -> q.term(t -> t.field("path.tree").value(FieldValue.of(dir.value()))));
     }
 
-    Map<String, Object> source(TreePath file, String contents) {
+    Map<String, Object> source(TreePath file, @Nullable String contents) {
         TreePath dir = file.parent().orElse(TreePath.ROOT);
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("name", file.name());
@@ -476,14 +477,14 @@ public final class FileTree {
         for (MultiGetResponseItem<Map<String, Object>> item : got.docs()) {
             if (item.isResult() && item.result().found()) {
                 Map<String, Object> src = item.result().source();
-                TreePath dir = TreePath.of((String) src.get("path"));
+                TreePath dir = TreePath.of((String) Objects.requireNonNull(src.get("path"), "path"));
                 long version =
                         item.result().version() == null ? 0 : item.result().version();
                 stored.put(
                         item.result().id(),
                         new FileDoc(
                                 item.result().id(),
-                                dir.child((String) src.get("name")),
+                                dir.child((String) Objects.requireNonNull(src.get("name"), "name")),
                                 (String) src.get("contents"),
                                 version));
             }
@@ -535,7 +536,7 @@ public final class FileTree {
     }
 
     /** Makes the write conditional: the token as external version, or the seq_no/primary_term read. */
-    void fence(IndexRequest.Builder<?> req, long token, Stored read) {
+    void fence(IndexRequest.Builder<?> req, long token, @Nullable Stored read) {
         if (layout().fencing == Fencing.EXTERNAL_VERSION) {
             req.version(token).versionType(VersionType.External);
         } else if (read == null) {
@@ -556,9 +557,13 @@ public final class FileTree {
 
     static FileDoc toDoc(Hit<Map<String, Object>> h) {
         Map<String, Object> src = h.source();
-        TreePath dir = TreePath.of((String) src.get("path"));
+        TreePath dir = TreePath.of((String) Objects.requireNonNull(src.get("path"), "path"));
         long version = h.version() == null ? 0 : h.version();
-        return new FileDoc(h.id(), dir.child((String) src.get("name")), (String) src.get("contents"), version);
+        return new FileDoc(
+                h.id(),
+                dir.child((String) Objects.requireNonNull(src.get("name"), "name")),
+                (String) src.get("contents"),
+                version);
     }
 
     /** A file as read, with what a conditional write needs. */
@@ -634,9 +639,9 @@ public final class FileTree {
 
     /** Builder for {@link FileTree}. */
     public static final class Builder {
-        private ElasticsearchClient client;
-        private String index;
-        private TreeLocks locks;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable String index;
+        private @Nullable TreeLocks locks;
         private int batchSize = 500;
         private Duration writeLockWait = Duration.ZERO;
         private Duration renameLockWait = Duration.ZERO;

@@ -2,6 +2,7 @@ package io.github.esrel.fs;
 
 import io.github.esrel.EsrelException;
 import io.github.esrel.retry.Failures;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The file tree could not be read or written: the cluster failed or refused a request. Expected
@@ -18,7 +19,7 @@ public class FsException extends EsrelException {
      * @param cause the client's exception, or {@code null}; its status (403 when the user lacks a privilege, say) is
      *     this exception's
      */
-    public FsException(String message, Throwable cause) {
+    public FsException(String message, @Nullable Throwable cause) {
         super(message, Failures.status(cause), cause);
     }
 }

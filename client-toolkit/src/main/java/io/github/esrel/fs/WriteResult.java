@@ -3,6 +3,7 @@ package io.github.esrel.fs;
 import io.github.esrel.lock.LockConflict;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a write did: the file as written, or why it was not.
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param conflicts the locks that refused the write ({@link Status#LOCKED}), else empty
  * @param message a human-readable explanation
  */
-public record WriteResult(Status status, FileDoc file, List<LockConflict> conflicts, String message) {
+public record WriteResult(Status status, @Nullable FileDoc file, List<LockConflict> conflicts, String message) {
 
     /** How a write ended. */
     public enum Status {
@@ -64,7 +65,7 @@ public record WriteResult(Status status, FileDoc file, List<LockConflict> confli
      * @throws FsException when the write was refused by a lock; its message names the holders
      */
     public FileDoc orThrow() {
-        if (status != Status.WRITTEN) {
+        if (status != Status.WRITTEN || file == null) { // a written result has its file
             throw new FsException("the write was refused: " + message, null);
         }
         return file;

@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/file-trees.md">File trees</a>.
  */
+@NullMarked
 package io.github.esrel.fs;
+
+import org.jspecify.annotations.NullMarked;

@@ -21,6 +21,7 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks esrel on a cluster, in bounded time: the esrel plugin on every node ({@code GET _nodes/plugins}) and, given
@@ -51,7 +52,7 @@ public final class HealthProbe {
     static final String PLUGIN_LOCK_INDEX_PREFIX = ".esrel-treelocks-";
 
     private final ElasticsearchClient client;
-    private final TreeLocks locks;
+    private final @Nullable TreeLocks locks;
     private final Duration timeout;
 
     private HealthProbe(Builder b) {
@@ -135,7 +136,11 @@ public final class HealthProbe {
      * @param health the answer to {@code GET _cluster/health/<lock index>*?level=indices}
      */
     static HealthReport assess(
-            JsonObject nodesInfo, TreeLocks.Backend backend, String namespace, String lockIndex, JsonObject health) {
+            JsonObject nodesInfo,
+            TreeLocks.@Nullable Backend backend,
+            @Nullable String namespace,
+            @Nullable String lockIndex,
+            @Nullable JsonObject health) {
         Map<String, Object> details = new LinkedHashMap<>();
         boolean up = true;
 
@@ -173,7 +178,8 @@ public final class HealthProbe {
             up = false;
             lockDetails.put("error", "the tree locks use the plugin, but nodes " + missing + " lack it");
         }
-        JsonObject indices = health.getJsonObject("indices");
+        // Asked whenever there are tree locks.
+        JsonObject indices = Objects.requireNonNull(health, "health").getJsonObject("indices");
         String status = null;
         String index = null;
         if (indices != null) {
@@ -203,7 +209,7 @@ public final class HealthProbe {
     }
 
     /** The esrel plugin's version on one node, or {@code null} when the node does not list it. */
-    private static String pluginVersion(JsonObject node) {
+    private static @Nullable String pluginVersion(JsonObject node) {
         if (!node.containsKey("plugins")) {
             return null;
         }
@@ -224,8 +230,8 @@ public final class HealthProbe {
 
     /** Builder for {@link HealthProbe}. Not thread-safe. */
     public static final class Builder {
-        private ElasticsearchClient client;
-        private TreeLocks locks;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable TreeLocks locks;
         private Duration timeout = DEFAULT_TIMEOUT;
 
         private Builder() {}
@@ -248,7 +254,7 @@ public final class HealthProbe {
          * @param locks the tree locks, or {@code null} for none
          * @return this builder
          */
-        public Builder treeLocks(TreeLocks locks) {
+        public Builder treeLocks(@Nullable TreeLocks locks) {
             this.locks = locks;
             return this;
         }

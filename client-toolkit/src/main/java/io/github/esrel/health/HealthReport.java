@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@link HealthProbe#check()} found: the verdict and its details, as the {@code esrel} health contributor of
@@ -23,10 +24,14 @@ public final class HealthReport {
 
     private final boolean up;
     private final Map<String, Object> details;
-    private final TreeLocks.Backend provider;
+    private final TreeLocks.@Nullable Backend provider;
     private final List<String> nodesWithoutPlugin;
 
-    HealthReport(boolean up, Map<String, Object> details, TreeLocks.Backend provider, List<String> nodesWithoutPlugin) {
+    HealthReport(
+            boolean up,
+            Map<String, Object> details,
+            TreeLocks.@Nullable Backend provider,
+            List<String> nodesWithoutPlugin) {
         this.up = up;
         this.details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
         this.provider = provider;

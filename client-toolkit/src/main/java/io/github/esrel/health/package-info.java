@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#checking-esrel-on-a-cluster">Tree locks: checking esrel on a cluster</a>.
  */
+@NullMarked
 package io.github.esrel.health;
+
+import org.jspecify.annotations.NullMarked;

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every esrel entry point does with the client it is given, once: check that the server accepts this
@@ -34,7 +35,7 @@ public final class Clients {
     private static final JsonpMapper ESREL_MAPPER = new JacksonJsonpMapper();
 
     /** What is wrong with the elasticsearch-java on the class path, or {@code null}: checked once per class loader. */
-    private static final String CLIENT_VERSION_PROBLEM = clientVersionProblem(Version.VERSION);
+    private static final @Nullable String CLIENT_VERSION_PROBLEM = clientVersionProblem(Version.VERSION);
 
     private Clients() {}
 
@@ -43,7 +44,7 @@ public final class Clients {
      * always choose that version: a framework's dependency management (Spring Boot's BOM) pins it for every
      * library, esrel's dependency included, so the message names the property that overrides Boot's pin.
      */
-    static String clientVersionProblem(Version version) {
+    static @Nullable String clientVersionProblem(Version version) {
         if (version == null) {
             return null; // a client built from source reports no version: nothing to judge
         }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Dotted paths into Jackson object trees ({@code "user.name"}), and value comparison with numbers by
@@ -38,7 +39,7 @@ public final class JsonTrees {
      * The value at {@code path}, or {@code null} when a step is missing or not an object. A literal key
      * with dots ({@code "user.name": ...}) is found too, at any level.
      */
-    public static JsonNode get(JsonNode root, String path) {
+    public static @Nullable JsonNode get(JsonNode root, String path) {
         if (root == null || !root.isObject()) {
             return null;
         }
@@ -67,7 +68,7 @@ public final class JsonTrees {
      * @throws IllegalArgumentException if a step exists and is neither an object nor null; the message
      *     names the path, the step and what it holds
      */
-    public static void set(ObjectNode root, String path, JsonNode value) {
+    public static void set(ObjectNode root, String path, @Nullable JsonNode value) {
         String[] steps = path.split("\\.");
         ObjectNode at = root;
         for (int i = 0; i < steps.length - 1; i++) {
@@ -105,7 +106,7 @@ public final class JsonTrees {
     }
 
     /** Equal JSON, numbers by value; {@code null}, a JSON null and a missing value are all equal. */
-    public static boolean same(JsonNode a, JsonNode b) {
+    public static boolean same(@Nullable JsonNode a, @Nullable JsonNode b) {
         boolean aMissing = a == null || a.isNull() || a.isMissingNode();
         boolean bMissing = b == null || b.isNull() || b.isMissingNode();
         if (aMissing || bMissing) {
@@ -115,7 +116,7 @@ public final class JsonTrees {
     }
 
     /** The id a field holds, as text: a string or a number ({@code 7} is {@code "7"}); {@code null} otherwise. */
-    public static String idText(JsonNode node) {
+    public static @Nullable String idText(@Nullable JsonNode node) {
         if (node == null || !(node.isTextual() || node.isNumber())) {
             return null;
         }

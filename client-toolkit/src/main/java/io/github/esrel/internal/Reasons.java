@@ -6,6 +6,7 @@ import io.github.esrel.retry.Failures;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What Elasticsearch said went wrong, for esrel's messages: every type and reason of an error and of the causes
@@ -21,7 +22,7 @@ public final class Reasons {
      * @param error the error, may be {@code null}
      * @return the chain; {@code "(no reason given)"} without an error
      */
-    public static String of(ErrorCause error) {
+    public static String of(@Nullable ErrorCause error) {
         if (error == null) {
             return "(no reason given)";
         }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The transport every esrel client sends through: esrel's requests that change something are never sent twice.
@@ -158,7 +159,7 @@ final class ResendGuard extends ForwardingTransport {
     }
 
     /** {@code options} with every copy reported to a fresh {@link SendAttempts}; {@code null} if it cannot be. */
-    private TransportOptions guard(TransportOptions options) {
+    private @Nullable TransportOptions guard(@Nullable TransportOptions options) {
         SendAttempts attempts = new SendAttempts();
         TransportOptions own = delegate.options();
         TransportOptions given = options != null ? options : own;
@@ -177,7 +178,7 @@ final class ResendGuard extends ForwardingTransport {
         return reporting;
     }
 
-    private static ResendRefusedException refusal(Throwable failure) {
+    private static @Nullable ResendRefusedException refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ResendRefusedException r) {
                 return r;

@@ -1,5 +1,7 @@
 package io.github.esrel.internal;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown into the low-level client when it is about to send another copy of a request an earlier copy of which may
  * have been executed (see {@link SendAttempts}); {@link ResendGuard} turns it into the caller's
@@ -11,14 +13,15 @@ package io.github.esrel.internal;
  */
 final class ResendRefusedException extends RuntimeException {
 
-    private final transient Throwable earlierFailure;
+    private final transient @Nullable Throwable earlierFailure;
 
-    ResendRefusedException(int copies, String last, Throwable earlierFailure) {
+    ResendRefusedException(int copies, String last, @Nullable Throwable earlierFailure) {
         super("esrel refused to send a copy of a request again: copy " + copies + " " + last, null, false, false);
         this.earlierFailure = earlierFailure;
     }
 
     /** The failure of the copy before, if it failed; {@code null} if it was answered. */
+    @Nullable
     Throwable earlierFailure() {
         return earlierFailure;
     }

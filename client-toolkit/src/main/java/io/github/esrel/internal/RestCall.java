@@ -11,6 +11,7 @@ import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls a REST endpoint the typed client does not know (the esrel plugin's) through the client's
@@ -24,10 +25,10 @@ public final class RestCall {
     private final String method;
     private final String path;
     private final Map<String, String> query;
-    private final Object body;
+    private final @Nullable Object body;
     private final boolean readOnly;
 
-    private RestCall(String method, String path, Map<String, String> query, Object body, boolean readOnly) {
+    private RestCall(String method, String path, Map<String, String> query, @Nullable Object body, boolean readOnly) {
         this.method = Objects.requireNonNull(method);
         this.path = Objects.requireNonNull(path);
         this.query = Map.copyOf(query);
@@ -109,7 +110,7 @@ public final class RestCall {
     }
 
     /** The HTTP status and JSON body of an answer from {@link #exchange}. */
-    public record Answer(int status, JsonData body) {
+    public record Answer(int status, @Nullable JsonData body) {
         public boolean ok() {
             return status >= 200 && status < 300;
         }

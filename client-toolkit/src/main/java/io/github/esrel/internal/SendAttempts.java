@@ -8,8 +8,10 @@ import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Set;
 import javax.net.ssl.SSLHandshakeException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The copies of one request that the low-level client sends, and whether it may send another: the rule of
@@ -59,10 +61,10 @@ final class SendAttempts {
     }
 
     private int copies;
-    private Fate fate;
+    private @Nullable Fate fate;
     private int status;
-    private Throwable failure;
-    private ByteArrayOutputStream body;
+    private @Nullable Throwable failure;
+    private @Nullable ByteArrayOutputStream body;
 
     /**
      * A copy is about to be sent.
@@ -117,7 +119,7 @@ final class SendAttempts {
     }
 
     private boolean resendable() {
-        return switch (fate) {
+        return switch (Objects.requireNonNull(fate, "no copy sent yet")) {
             case NOT_CONNECTED -> true;
             case ANSWERED -> status == 429 || refusedByElasticsearch();
             case SENT, LOST -> false;
@@ -151,7 +153,7 @@ final class SendAttempts {
     }
 
     private String describeLast() {
-        return switch (fate) {
+        return switch (Objects.requireNonNull(fate, "no copy sent yet")) {
             case SENT -> "was sent and never reported back";
             case NOT_CONNECTED -> "could not connect";
             case ANSWERED ->

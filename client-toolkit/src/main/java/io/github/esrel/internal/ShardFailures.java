@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch._types.ShardFailure;
 import co.elastic.clients.elasticsearch._types.ShardStatistics;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Searches that some shards did not answer. By default Elasticsearch answers a search even when shards of the
@@ -53,7 +54,7 @@ public final class ShardFailures {
      * @return {@code null} when every shard searched answered (skipped shards are fine: they hold no match);
      *     otherwise {@code "n of m shards failed: [index] on node ...: reason; ..."}
      */
-    public static String of(ShardStatistics shards) {
+    public static @Nullable String of(ShardStatistics shards) {
         if (shards == null || shards.failed() == null || shards.failed().intValue() == 0) {
             return null;
         }

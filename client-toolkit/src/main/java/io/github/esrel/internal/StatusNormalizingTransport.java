@@ -26,6 +26,7 @@ import org.apache.http.Header;
 import org.apache.http.util.EntityUtils;
 import org.elasticsearch.client.Response;
 import org.elasticsearch.client.ResponseException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transport that reports HTTP error statuses the way elasticsearch-java's default transport does, in front of
@@ -118,7 +119,7 @@ final class StatusNormalizingTransport extends ForwardingTransport {
     }
 
     /** The low-level answer as the transport layer's response type, for {@link TransportException#statusCode()}. */
-    private record HttpResponse(Response response, byte[] bytes) implements TransportHttpClient.Response {
+    private record HttpResponse(Response response, byte @Nullable [] bytes) implements TransportHttpClient.Response {
         @Override
         public TransportHttpClient.Node node() {
             return new TransportHttpClient.Node(URI.create(response.getHost().toURI()));
@@ -146,7 +147,7 @@ final class StatusNormalizingTransport extends ForwardingTransport {
         }
 
         @Override
-        public BinaryData body() {
+        public @Nullable BinaryData body() {
             if (bytes == null) {
                 return null;
             }

@@ -3,4 +3,7 @@
  * visibility between packages of one library; they may change or disappear in any release, and the Javadoc of
  * the published jars leaves them out.
  */
+@NullMarked
 package io.github.esrel.internal;
+
+import org.jspecify.annotations.NullMarked;

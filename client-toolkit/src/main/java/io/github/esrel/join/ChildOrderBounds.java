@@ -10,6 +10,7 @@ import io.github.esrel.internal.ClientApi;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where children-first's first read of children ended recently, so that the next read of the same children in the
@@ -131,7 +132,7 @@ final class ChildOrderBounds {
      * a plain field sort (not {@code _score}, {@code _doc} or another meta field) with the field's default mode for the
      * order, missing values last, and no nested path, numeric type or format. {@code null} otherwise.
      */
-    static String boundedField(List<SortOptions> sort) {
+    static @Nullable String boundedField(List<SortOptions> sort) {
         if (sort == null || sort.isEmpty() || !sort.get(0).isField()) {
             return null;
         }

@@ -8,6 +8,7 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where one page of {@link Join#childrenWhereParent} reads the child side.
@@ -41,7 +42,8 @@ final class ChildSide {
     private final int from;
     private String pitId;
 
-    private ChildSide(String index, String pitId, Time keepAlive, List<FieldValue> after, int from) {
+    private ChildSide(
+            String index, @Nullable String pitId, @Nullable Time keepAlive, List<FieldValue> after, int from) {
         this.index = index;
         this.pitId = pitId;
         this.keepAlive = keepAlive;
@@ -117,6 +119,7 @@ final class ChildSide {
      * @param lastSort the sort values of this page's last child
      * @return the cursor, or {@code null} when there is no position to continue from
      */
+    @Nullable
     JoinCursor next(int window, List<FieldValue> lastSort) {
         if (!inPit()) {
             return JoinCursor.children(null, List.of(), window);

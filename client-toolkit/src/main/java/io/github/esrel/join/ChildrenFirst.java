@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The first round trip of {@link JoinQuery.Plan#AUTO} and {@link JoinQuery.Plan#CHILDREN_FIRST},
@@ -82,11 +83,11 @@ final class ChildrenFirst<P, C> {
     private final ChildOrderBounds bounds;
     private final RecentKeys recentKeys;
     /** The question as {@link RecentKeys} knows it; {@code null} when its children are not read from the start. */
-    private String question;
+    private @Nullable String question;
     /** The keys checked in the first round trip, and those of them whose parent matches; {@code null} when none. */
-    private Set<String> checkedAhead;
+    private @Nullable Set<String> checkedAhead;
 
-    private Map<String, Doc<P>> matchingAhead;
+    private @Nullable Map<String, Doc<P>> matchingAhead;
 
     ChildrenFirst(
             Searcher searcher,
@@ -124,7 +125,7 @@ final class ChildrenFirst<P, C> {
      * @param beside searches to send in the first round trip; if they make it fail, it is sent again without them
      * @param what names them in the round-trip log
      */
-    Outcome<P, C> run(List<SearchRequest> beside, String what) {
+    Outcome<P, C> run(List<SearchRequest> beside, @Nullable String what) {
         Outcome<P, C> out = new Outcome<>();
         long parentTotal = parentCounts.get(q.parentIndex());
         String condition = condition(q, mapper);
@@ -265,8 +266,8 @@ final class ChildrenFirst<P, C> {
             boolean probing,
             int probeSize,
             long parentTotal,
-            ChildOrderBounds.Bound bound,
-            List<String> recent,
+            ChildOrderBounds.@Nullable Bound bound,
+            @Nullable List<String> recent,
             List<SearchRequest> beside,
             String besideWhat) {
         List<SearchRequest> first = new ArrayList<>();
@@ -446,7 +447,7 @@ final class ChildrenFirst<P, C> {
         return out;
     }
 
-    private List<Hit<JsonData>> page(List<Match> found) {
+    private List<Hit<JsonData>> page(@Nullable List<Match> found) {
         return found.subList(Math.min(side.from(), found.size()), Math.min(window, found.size())).stream()
                 .map(Match::child)
                 .toList();
@@ -489,7 +490,7 @@ final class ChildrenFirst<P, C> {
         return found.byKey();
     }
 
-    private List<ResponseBody<JsonData>> run(String what, String index, List<SearchRequest> requests) {
+    private List<ResponseBody<JsonData>> run(String what, @Nullable String index, List<SearchRequest> requests) {
         try {
             return searcher.run(what, index, requests, JsonData.class, trips);
         } catch (Searcher.TermsLimitHit e) {

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One page of {@link Join#childrenOf}: parents in the parent order ({@link ParentPages}), each page of
@@ -55,7 +56,7 @@ final class ChildrenOf<P, C> {
      *
      * @param cursor where to continue (a cursor of this kind of join), or {@code null} for the first page
      */
-    JoinResult<P, C> page(JoinCursor cursor) {
+    JoinResult<P, C> page(@Nullable JoinCursor cursor) {
         int maxParents = settings.maxParents();
         ParentPages<P> pages = new ParentPages<>(
                 searcher,
@@ -181,7 +182,7 @@ final class ChildrenOf<P, C> {
         return groups;
     }
 
-    private ChildGroup<C> group(InnerHitsResult inner) {
+    private ChildGroup<C> group(@Nullable InnerHitsResult inner) {
         List<Doc<C>> children = new ArrayList<>();
         long total = 0;
         if (inner != null) {

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpUtils;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One page of {@link Join#childrenWhereParent}: opens the child side (the index directly, or a point
@@ -52,7 +53,7 @@ final class ChildrenWhereParent<P, C> {
      *
      * @param cursor where to continue (a cursor of this kind of join), or {@code null} for the first page
      */
-    JoinResult<P, C> page(JoinCursor cursor) {
+    JoinResult<P, C> page(@Nullable JoinCursor cursor) {
         ChildSide side;
         boolean opened = false;
         if (cursor != null) {

@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch._types.FieldValue;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One document a join or a grouping returned: where it lives, how it scored and sorted, and its
@@ -16,7 +17,12 @@ import java.util.Objects;
  * @param value the source mapped to the caller's type; {@code null} when the source was not fetched
  * @param <T> the caller's document type
  */
-public record Doc<T>(String index, String id, Double score, List<FieldValue> sort, T value) {
+public record Doc<T>(
+        String index,
+        String id,
+        @Nullable Double score,
+        List<FieldValue> sort,
+        @Nullable T value) {
 
     /**
      * Checks the components and copies {@code sort}.

@@ -4,6 +4,7 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.json.JsonpMappingException;
 import io.github.esrel.internal.Reasons;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Turns Elasticsearch failures into {@link JoinException}s whose messages name the value and the fix. */
 final class Errors {
@@ -23,7 +24,7 @@ final class Errors {
         return reason != null && reason.contains("script_lang not supported [painless]");
     }
 
-    static JoinException translate(String what, String index, int status, String reason, Throwable cause) {
+    static JoinException translate(String what, String index, int status, String reason, @Nullable Throwable cause) {
         String hint = "";
         if (reason.contains("index_not_found_exception")) {
             hint = ": no such index [" + index + "]";

@@ -2,6 +2,7 @@ package io.github.esrel.join;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One group of a field-collapsing search: the documents sharing one value of the group field.
@@ -30,7 +31,7 @@ public record Group<T>(String key, double bestScore, long total, List<Doc<T>> hi
      * @return the {@link Doc#value()} of each hit, in the per-group sort order; an element is
      *     {@code null} when that source was not fetched
      */
-    public List<T> values() {
+    public @Nullable List<T> values() {
         return hits.stream().map(Doc::value).toList();
     }
 }

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A field-collapsing search (seed 000 §1.3): the documents matching a query, grouped by one field,
@@ -33,13 +34,14 @@ public final class GroupQuery<T> {
     private final int groups;
     private final int perGroup;
     private final List<SortOptions> perGroupSort;
-    private final SourceConfig source;
+    private final @Nullable SourceConfig source;
 
     private GroupQuery(Builder<T> b) {
         this.type = b.type;
-        this.index = b.index;
+        // build() refused a query without them.
+        this.index = Objects.requireNonNull(b.index);
         this.query = b.query;
-        this.field = b.field;
+        this.field = Objects.requireNonNull(b.field);
         this.from = b.from;
         this.groups = b.groups;
         this.perGroup = b.perGroup;
@@ -152,7 +154,7 @@ public final class GroupQuery<T> {
      *
      * @return the source filter, or {@code null} for the whole source
      */
-    public SourceConfig source() {
+    public @Nullable SourceConfig source() {
         return source;
     }
 
@@ -170,14 +172,14 @@ public final class GroupQuery<T> {
     public static final class Builder<T> implements ObjectBuilder<GroupQuery<T>> {
 
         private final Class<T> type;
-        private String index;
+        private @Nullable String index;
         private Query query = Query.of(q -> q.matchAll(m -> m));
-        private String field;
+        private @Nullable String field;
         private int from;
         private int groups = 10;
         private int perGroup = 3;
         private List<SortOptions> perGroupSort = List.of();
-        private SourceConfig source;
+        private @Nullable SourceConfig source;
 
         Builder(Class<T> type) {
             this.type = Objects.requireNonNull(type, "type cannot be null");

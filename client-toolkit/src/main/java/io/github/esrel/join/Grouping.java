@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Field collapsing (seed 000 §1.3): the top documents of each group of a field, groups ordered by
@@ -77,7 +78,7 @@ public final class Grouping {
     private final AtomicReference<Boolean> painless = new AtomicReference<>();
 
     private Grouping(Builder b) {
-        this.es = Clients.adopt(b.client);
+        this.es = Clients.adopt(Objects.requireNonNull(b.client, "client cannot be null"));
         this.searcher = new Searcher(es);
         this.sources = searcher.sources();
         this.maxBuckets = b.maxBuckets;
@@ -187,7 +188,7 @@ public final class Grouping {
                 page, Groups.Form.TERMS_SCRIPTED_MAX_SCORE, total(r), true, null, trips.list(), since(start));
     }
 
-    private <T> Groups<T> clientOrdered(GroupQuery<T> q, Trips trips, long start, String note) {
+    private <T> Groups<T> clientOrdered(GroupQuery<T> q, Trips trips, long start, @Nullable String note) {
         SearchRequest request = Requests.termsAllBuckets(q, maxBuckets);
         ResponseBody<Void> r = searcher.one(
                 "terms on " + q.field() + " (every bucket) with top_hits", q.index(), request, Void.class, trips);
@@ -275,7 +276,7 @@ public final class Grouping {
         return other == null ? 0 : other;
     }
 
-    private <T> List<Doc<T>> docs(HitsMetadata<JsonData> hits, Class<T> type) {
+    private <T> List<Doc<T>> docs(@Nullable HitsMetadata<JsonData> hits, Class<T> type) {
         List<Doc<T>> out = new ArrayList<>();
         if (hits != null) {
             for (Hit<JsonData> h : hits.hits()) {
@@ -302,7 +303,7 @@ public final class Grouping {
     /** Builds a {@link Grouping}; only {@link #client} is required. */
     public static final class Builder implements ObjectBuilder<Grouping> {
 
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private int maxBuckets = DEFAULT_MAX_BUCKETS;
         private TermsOrdering ordering = TermsOrdering.AUTO;
 

@@ -3,6 +3,7 @@ package io.github.esrel.join;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The groups a field-collapsing search returned, how it got them, and whether they are exact.
@@ -23,7 +24,7 @@ public record Groups<T>(
         Form form,
         long totalHits,
         boolean exact,
-        String note,
+        @Nullable String note,
         List<String> requests,
         Duration took) {
 

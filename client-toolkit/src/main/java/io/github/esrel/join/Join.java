@@ -7,6 +7,7 @@ import io.github.esrel.internal.Clients;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Application-side joins (seed 000 §1.1): one query finds the parents' keys, one {@code terms} query
@@ -154,7 +155,7 @@ public final class Join {
     private final RecentKeys recentKeys = new RecentKeys(System::nanoTime);
 
     private Join(Builder b) {
-        this.es = Clients.adopt(b.client);
+        this.es = Clients.adopt(Objects.requireNonNull(b.client, "client cannot be null"));
         this.searcher = new Searcher(es, b.converter);
         this.settings =
                 new JoinSettings(b.maxParents, b.pageSize, b.pitKeepAlive, b.consistentPaging, b.maxProbedChildren);
@@ -254,7 +255,7 @@ public final class Join {
      *     or fields (esrel cannot merge it), or the cursor comes from {@link #childrenOf}
      * @throws NullPointerException if {@code q} is {@code null}
      */
-    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q, JoinCursor cursor) {
+    public <P, C> JoinResult<P, C> childrenWhereParent(JoinQuery<P, C> q, @Nullable JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.CHILDREN, "childrenWhereParent");
@@ -304,7 +305,7 @@ public final class Join {
      * @throws IllegalArgumentException if the cursor comes from {@link #childrenWhereParent}
      * @throws NullPointerException if {@code q} is {@code null}
      */
-    public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q, JoinCursor cursor) {
+    public <P, C> JoinResult<P, C> childrenOf(JoinQuery<P, C> q, @Nullable JoinCursor cursor) {
         Objects.requireNonNull(q, "query cannot be null");
         if (cursor != null) {
             cursor.requireSide(JoinCursor.Side.PARENTS, "childrenOf");
@@ -318,7 +319,7 @@ public final class Join {
      *
      * @param cursor the cursor to abandon, or {@code null} (nothing to do)
      */
-    public void close(JoinCursor cursor) {
+    public void close(@Nullable JoinCursor cursor) {
         if (cursor != null && cursor.pitId() != null) {
             Pits.close(es, cursor.pitId(), "cursor", new Trips());
         }
@@ -337,14 +338,14 @@ public final class Join {
     /** Builds a {@link Join}; only {@link #client} is required. */
     public static final class Builder implements ObjectBuilder<Join> {
 
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private int maxParents = DEFAULT_MAX_PARENTS;
         private int pageSize = DEFAULT_PAGE_SIZE;
-        private Integer maxTermsCount;
+        private @Nullable Integer maxTermsCount;
         private Duration pitKeepAlive = Duration.ofMinutes(1);
         private boolean consistentPaging;
         private int maxProbedChildren = DEFAULT_MAX_PROBED_CHILDREN;
-        private DocumentConverter converter;
+        private @Nullable DocumentConverter converter;
 
         Builder() {}
 

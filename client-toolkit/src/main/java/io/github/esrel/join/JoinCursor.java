@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the next page of a join starts: for {@link Join#childrenOf}, after a given parent of a point in
@@ -43,15 +44,15 @@ public final class JoinCursor {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Side side;
-    private final String pitId;
+    private final @Nullable String pitId;
     private final List<FieldValue> searchAfter;
     private final int offset;
 
-    JoinCursor(String pitId, List<FieldValue> searchAfter, int offset) {
+    JoinCursor(@Nullable String pitId, @Nullable List<FieldValue> searchAfter, int offset) {
         this(Side.PARENTS, pitId, searchAfter, offset);
     }
 
-    private JoinCursor(Side side, String pitId, List<FieldValue> searchAfter, int offset) {
+    private JoinCursor(Side side, @Nullable String pitId, @Nullable List<FieldValue> searchAfter, int offset) {
         this.side = side;
         this.pitId = pitId;
         this.searchAfter = searchAfter == null ? List.of() : List.copyOf(searchAfter);
@@ -59,7 +60,7 @@ public final class JoinCursor {
     }
 
     /** A cursor of {@link Join#childrenWhereParent}. */
-    static JoinCursor children(String pitId, List<FieldValue> searchAfter, int offset) {
+    static JoinCursor children(@Nullable String pitId, List<FieldValue> searchAfter, int offset) {
         return new JoinCursor(Side.CHILDREN, pitId, searchAfter, offset);
     }
 
@@ -76,7 +77,7 @@ public final class JoinCursor {
      *
      * @return the PIT id, or {@code null} if none is open yet
      */
-    public String pitId() {
+    public @Nullable String pitId() {
         return pitId;
     }
 

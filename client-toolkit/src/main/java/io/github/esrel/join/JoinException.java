@@ -1,6 +1,7 @@
 package io.github.esrel.join;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A join or a grouping failed in a way the caller did not ask for: an index does not exist, a key
@@ -23,7 +24,7 @@ public class JoinException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public JoinException(String message, int status, Throwable cause) {
+    public JoinException(String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to join: the parent side (index, query, the field holding each parent's key), the child side
@@ -100,12 +101,12 @@ public final class JoinQuery<P, C> {
     private final Query parentQuery;
     private final String parentKey;
     private final List<SortOptions> parentSort;
-    private final SourceConfig parentSource;
+    private final @Nullable SourceConfig parentSource;
     private final String childIndex;
     private final String childKey;
     private final Query childQuery;
     private final List<SortOptions> childSort;
-    private final SourceConfig childSource;
+    private final @Nullable SourceConfig childSource;
     private final int childrenPerPage;
     private final int parentsPerPage;
     private final int from;
@@ -117,13 +118,14 @@ public final class JoinQuery<P, C> {
     private JoinQuery(Builder<P, C> b) {
         this.parentType = b.parentType;
         this.childType = b.childType;
-        this.parentIndex = b.parentIndex;
+        // build() refused a query without either side; the child key comes with the child index.
+        this.parentIndex = Objects.requireNonNull(b.parentIndex);
         this.parentQuery = b.parentQuery;
         this.parentKey = b.parentKey;
         this.parentSort = b.parentSort;
         this.parentSource = b.parentSource;
-        this.childIndex = b.childIndex;
-        this.childKey = b.childKey;
+        this.childIndex = Objects.requireNonNull(b.childIndex);
+        this.childKey = Objects.requireNonNull(b.childKey);
         this.childQuery = b.childQuery;
         this.childSort = b.childSort;
         this.childSource = b.childSource;
@@ -265,7 +267,7 @@ public final class JoinQuery<P, C> {
      *
      * @return the parent source filter, or {@code null} for the whole source
      */
-    public SourceConfig parentSource() {
+    public @Nullable SourceConfig parentSource() {
         return parentSource;
     }
 
@@ -310,7 +312,7 @@ public final class JoinQuery<P, C> {
      *
      * @return the child source filter, or {@code null} for the whole source
      */
-    public SourceConfig childSource() {
+    public @Nullable SourceConfig childSource() {
         return childSource;
     }
 
@@ -397,16 +399,16 @@ public final class JoinQuery<P, C> {
 
         private final Class<P> parentType;
         private final Class<C> childType;
-        private String parentIndex;
+        private @Nullable String parentIndex;
         private Query parentQuery = Query.of(q -> q.matchAll(m -> m));
         private String parentKey = ID;
         private List<SortOptions> parentSort = List.of();
-        private SourceConfig parentSource;
-        private String childIndex;
-        private String childKey;
+        private @Nullable SourceConfig parentSource;
+        private @Nullable String childIndex;
+        private @Nullable String childKey;
         private Query childQuery = Query.of(q -> q.matchAll(m -> m));
         private List<SortOptions> childSort = List.of();
-        private SourceConfig childSource;
+        private @Nullable SourceConfig childSource;
         private int childrenPerPage = 10;
         private int parentsPerPage = 10;
         private int from;
@@ -492,7 +494,7 @@ public final class JoinQuery<P, C> {
          * @param source the parent source filter, or {@code null} for the whole source
          * @return this builder
          */
-        public Builder<P, C> parentSource(SourceConfig source) {
+        public Builder<P, C> parentSource(@Nullable SourceConfig source) {
             this.parentSource = source;
             return this;
         }
@@ -569,7 +571,7 @@ public final class JoinQuery<P, C> {
          * @param source the child source filter, or {@code null} for the whole source
          * @return this builder
          */
-        public Builder<P, C> childSource(SourceConfig source) {
+        public Builder<P, C> childSource(@Nullable SourceConfig source) {
             this.childSource = source;
             return this;
         }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a join returned and what it cost: the pairs, the same grouped by parent, how many parents
@@ -52,8 +53,8 @@ public final class JoinResult<P, C> {
     private final int maxParents;
     private final List<String> requests;
     private final Duration took;
-    private final JoinCursor next;
-    private final String advice;
+    private final @Nullable JoinCursor next;
+    private final @Nullable String advice;
     private final JoinQuery.Plan plan;
     private final int childrenRead;
 
@@ -92,7 +93,7 @@ public final class JoinResult<P, C> {
         private final Status status;
         private final JoinQuery.Plan plan;
         private List<Pair<P, C>> pairs = List.of();
-        private List<ParentWithChildren<P, C>> parents;
+        private @Nullable List<ParentWithChildren<P, C>> parents;
         private long parentsMatched;
         private boolean parentsMatchedExact;
         private int parentsRead;
@@ -105,8 +106,8 @@ public final class JoinResult<P, C> {
         private int maxParents;
         private List<String> requests = List.of();
         private Duration took = Duration.ZERO;
-        private JoinCursor next;
-        private String advice;
+        private @Nullable JoinCursor next;
+        private @Nullable String advice;
 
         private Builder(Status status, JoinQuery.Plan plan) {
             this.status = status;
@@ -166,7 +167,7 @@ public final class JoinResult<P, C> {
         }
 
         /** Where the next page starts; {@code null} on the last page. */
-        Builder<P, C> next(JoinCursor next) {
+        Builder<P, C> next(@Nullable JoinCursor next) {
             this.next = next;
             return this;
         }
@@ -177,7 +178,7 @@ public final class JoinResult<P, C> {
         }
 
         /** Why the join stopped at its cap; {@code null} when complete. */
-        Builder<P, C> advice(String advice) {
+        Builder<P, C> advice(@Nullable String advice) {
             this.advice = advice;
             return this;
         }
@@ -206,7 +207,9 @@ public final class JoinResult<P, C> {
             children.computeIfAbsent(ref, r -> new ArrayList<>()).add(p.child());
         }
         List<ParentWithChildren<P, C>> out = new ArrayList<>();
-        parentsByRef.forEach((ref, parent) -> out.add(new ParentWithChildren<>(parent, children.get(ref), -1)));
+        // Every parent came with a child.
+        parentsByRef.forEach((ref, parent) ->
+                out.add(new ParentWithChildren<>(parent, Objects.requireNonNull(children.get(ref)), -1)));
         return out;
     }
 
@@ -257,7 +260,7 @@ public final class JoinResult<P, C> {
      * @return a new list of each child's {@link Doc#value()}; an element is {@code null} when child
      *     sources were not fetched
      */
-    public List<C> children() {
+    public @Nullable List<C> children() {
         List<C> out = new ArrayList<>(pairs.size());
         pairs.forEach(p -> out.add(p.child().value()));
         return out;
@@ -424,7 +427,7 @@ public final class JoinResult<P, C> {
      *
      * @return the advice, or {@code null}
      */
-    public String advice() {
+    public @Nullable String advice() {
         return advice;
     }
 

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One page of the parent side of {@link Join#childrenWhereParent}: the parents' keys (and, when
@@ -22,7 +23,12 @@ import java.util.Map;
  * @param docs the parents, parallel to {@code keys}; {@code null} when only keys were read
  */
 record KeyPage<P>(
-        List<String> keys, List<Doc<P>> docs, List<FieldValue> lastSort, long total, boolean exact, String pitId) {
+        List<@Nullable String> keys,
+        @Nullable List<Doc<P>> docs,
+        List<FieldValue> lastSort,
+        long total,
+        boolean exact,
+        @Nullable String pitId) {
 
     /**
      * What a keys-only page keeps of the answer: the rest (index names, scores, shard info) is

@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** Join keys: read from hits, normalized to strings, split into terms batches. */
 final class Keys {
@@ -25,7 +26,7 @@ final class Keys {
      * The key of a hit: its {@code _id} for {@value JoinQuery#ID}, else the first value of the field as
      * returned in {@code fields}; {@code null} when the hit has no value.
      */
-    static String of(Hit<?> hit, String field) {
+    static @Nullable String of(Hit<?> hit, String field) {
         if (JoinQuery.ID.equals(field)) {
             return hit.id();
         }
@@ -61,7 +62,7 @@ final class Keys {
      * The first of a child's values of {@code field} that is one of {@code keys}: which parent a child
      * joined to when several of its keys could match. {@code null} when none is.
      */
-    static String firstIn(Hit<?> child, String field, Set<String> keys) {
+    static @Nullable String firstIn(Hit<?> child, String field, Set<String> keys) {
         for (String k : values(child.fields(), field)) {
             if (keys.contains(k)) {
                 return k;
@@ -74,7 +75,7 @@ final class Keys {
      * A key as a string, the same for a keyword {@code "7"} and a number {@code 7} (or {@code 7.0}),
      * so that an {@code _id} matches a numeric reference.
      */
-    static String normalize(JsonValue v) {
+    static @Nullable String normalize(JsonValue v) {
         if (v == null) {
             return null;
         }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keys-first plan of {@link Join#childrenWhereParent} ({@link JoinQuery.Plan#KEYS_FIRST}): read the
@@ -110,7 +111,7 @@ final class KeysFirst<P, C> {
      *     them all; {@code null} to read them here
      * @return the result but for what the caller adds: the children read before, the cap and the cost
      */
-    JoinResult.Builder<P, C> join(MatchingParents<P> known) {
+    JoinResult.Builder<P, C> join(@Nullable MatchingParents<P> known) {
         return join(known, null);
     }
 
@@ -118,7 +119,7 @@ final class KeysFirst<P, C> {
      * {@link #join(MatchingParents)}, with the answers of {@link #prefetch} read beside the first round trip: used
      * when they were built for exactly the keys of the matching parents, else ignored.
      */
-    JoinResult.Builder<P, C> join(MatchingParents<P> known, Prefetched prefetched) {
+    JoinResult.Builder<P, C> join(MatchingParents<P> known, @Nullable Prefetched prefetched) {
         MatchingParents<P> parents = known != null ? known : collectParents();
         if (parents.exceeded) {
             return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST)
@@ -188,7 +189,7 @@ final class KeysFirst<P, C> {
      * @param last the parents on the last answer's page
      * @return the result, or {@code null} (after one round trip) when the keys no longer hold
      */
-    JoinResult.Builder<P, C> joinIfStillMatching(List<String> keys, PageParents last) {
+    JoinResult.@Nullable Builder<P, C> joinIfStillMatching(List<String> keys, PageParents last) {
         int window = side.from() + q.childrenPerPage();
         boolean checkPage = last.checkable();
         boolean readPage = !checkPage && !last.keys().isEmpty();

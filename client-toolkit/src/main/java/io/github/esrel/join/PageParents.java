@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parents on the page of a keys-first answer, as read, and what tells whether they are still so: for the same
@@ -31,7 +32,7 @@ import java.util.TreeSet;
  * @param seqNoSum the sum of the parents' {@code _seq_no}
  * @param changed whether the parents had changed when last checked: read them beside the check next time
  */
-record PageParents(List<String> keys, Map<String, Hit<JsonData>> hits, long seqNoSum, boolean changed) {
+record PageParents(List<String> keys, @Nullable Map<String, Hit<JsonData>> hits, long seqNoSum, boolean changed) {
 
     /** The most parents on a page kept as read: more are only kept by key (their sources are not held). */
     static final int MAX_PARENTS = 100;
@@ -85,7 +86,7 @@ record PageParents(List<String> keys, Map<String, Hit<JsonData>> hits, long seqN
      * Whether the check's aggregation ({@link Requests#PAGE_PARENTS}) found the same parents as read: as many
      * documents with these keys in these indices, with the same sum of {@code _seq_no}.
      */
-    boolean unchanged(Aggregate pageParents) {
+    boolean unchanged(@Nullable Aggregate pageParents) {
         if (pageParents == null || !pageParents.isFilter()) {
             return false;
         }

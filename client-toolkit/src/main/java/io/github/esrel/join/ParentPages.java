@@ -6,6 +6,7 @@ import co.elastic.clients.elasticsearch.core.search.Hit;
 import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import co.elastic.clients.elasticsearch.core.search.TotalHitsRelation;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Streams the parent side of {@link Join#childrenOf} in the parent order, page by page.
@@ -42,7 +43,7 @@ final class ParentPages<P> {
     private final boolean pitFromStart;
     private final int window;
     private final Trips trips;
-    private String pitId;
+    private @Nullable String pitId;
     private List<FieldValue> after;
     private int offset;
 
@@ -56,7 +57,7 @@ final class ParentPages<P> {
             Searcher searcher,
             JoinQuery<P, ?> q,
             Time keepAlive,
-            JoinCursor start,
+            @Nullable JoinCursor start,
             boolean pitFromStart,
             int window,
             Trips trips) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parent keys children-first checked in the last minute, per question, so that the same question asked again
@@ -104,7 +105,7 @@ final class RecentKeys {
     }
 
     /** The parents on the page of the last keys-first answer to this question, or {@link PageParents#NONE}. */
-    PageParents page(String question) {
+    PageParents page(@Nullable String question) {
         synchronized (pages) {
             RecentPage e = pages.get(question);
             return e == null || nanoClock.getAsLong() - e.at() > MAX_AGE_NANOS ? PageParents.NONE : e.page();
@@ -112,7 +113,7 @@ final class RecentKeys {
     }
 
     /** Remembers the parents on the page of a keys-first answer to this question; {@code null} forgets them. */
-    void putPage(String question, PageParents page) {
+    void putPage(String question, @Nullable PageParents page) {
         synchronized (pages) {
             if (page == null || page.keys().isEmpty()) {
                 pages.remove(question);

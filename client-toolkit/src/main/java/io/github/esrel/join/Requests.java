@@ -13,6 +13,7 @@ import io.github.esrel.internal.ClientApi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The searches joins and groupings send, built in one place so that tests can look at them. */
 final class Requests {
@@ -44,7 +45,7 @@ final class Requests {
     }
 
     /** {@code query} scored as given, restricted (without scoring) to children of these keys. */
-    static Query childrenOf(Query query, String childKey, List<String> keys) {
+    static Query childrenOf(Query query, @Nullable String childKey, List<String> keys) {
         Query terms = keysIn(childKey, keys);
         return Query.of(q -> q.bool(b -> b.must(query).filter(terms)));
     }
@@ -58,7 +59,7 @@ final class Requests {
      * @param from parents to skip (the first PIT page after a page read without a PIT)
      */
     static SearchRequest parentPage(
-            JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int from, int size) {
+            JoinQuery<?, ?> q, @Nullable String pitId, Time keepAlive, List<FieldValue> after, int from, int size) {
         return SearchRequest.of(s -> {
             if (pitId == null) {
                 s.index(q.parentIndex());
@@ -91,7 +92,12 @@ final class Requests {
      * @param pitId the point in time, or {@code null} for the first page read directly
      */
     static SearchRequest parentKeys(
-            JoinQuery<?, ?> q, String pitId, Time keepAlive, List<FieldValue> after, int size, int trackUpTo) {
+            JoinQuery<?, ?> q,
+            @Nullable String pitId,
+            @Nullable Time keepAlive,
+            List<FieldValue> after,
+            int size,
+            int trackUpTo) {
         return parentKeys(
                 q, pitId, keepAlive, after, size, trackUpTo, q.parentFetch() == JoinQuery.ParentFetch.LAZY, false);
     }
@@ -117,8 +123,8 @@ final class Requests {
 
     private static SearchRequest parentKeys(
             JoinQuery<?, ?> q,
-            String pitId,
-            Time keepAlive,
+            @Nullable String pitId,
+            @Nullable Time keepAlive,
             List<FieldValue> after,
             int size,
             int trackUpTo,
@@ -191,7 +197,7 @@ final class Requests {
      * @param page the parents of the last answer's page as read, to be counted and their {@code _seq_no} summed in
      *     the aggregation {@value #PAGE_PARENTS} ({@link PageParents#unchanged}); {@code null}: not checked
      */
-    static SearchRequest keysStillMatch(JoinQuery<?, ?> q, List<String> keys, PageParents page) {
+    static SearchRequest keysStillMatch(JoinQuery<?, ?> q, List<String> keys, @Nullable PageParents page) {
         Query ids = keysIn(q.parentKey(), keys);
         return SearchRequest.of(s -> s.index(q.parentIndex())
                 .size(0)
@@ -239,7 +245,7 @@ final class Requests {
             int from,
             int size,
             String preference,
-            ChildOrderBounds.Bound bound) {
+            ChildOrderBounds.@Nullable Bound bound) {
         return SearchRequest.of(s -> {
             side.target(s);
             s.query(bound == null ? q.childQuery() : bound.filter(q.childQuery()))

@@ -15,6 +15,7 @@ import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends searches: one request as {@code _search}, several as one {@code _msearch}, so that any
@@ -28,7 +29,7 @@ final class Searcher {
 
         final String reason;
 
-        TermsLimitHit(String reason, Throwable cause) {
+        TermsLimitHit(String reason, @Nullable Throwable cause) {
             super(reason, cause, false, false);
             this.reason = reason;
         }
@@ -42,7 +43,7 @@ final class Searcher {
     }
 
     /** @param converter maps the sources of hits; {@code null} for the client's own mapper */
-    Searcher(ElasticsearchClient es, DocumentConverter converter) {
+    Searcher(ElasticsearchClient es, @Nullable DocumentConverter converter) {
         this.es = es;
         this.sources = new Sources(es._jsonpMapper(), converter);
     }
@@ -64,7 +65,8 @@ final class Searcher {
      * @throws TermsLimitHit if a request had more terms than {@code index.max_terms_count}
      * @throws JoinException for any other failure
      */
-    <T> List<ResponseBody<T>> run(String what, String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
+    <T> List<ResponseBody<T>> run(
+            String what, @Nullable String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
         if (sources.converts(type)) {
             // The entry point's converter maps the sources, not the client: searched as JSON, then converted.
             List<ResponseBody<JsonData>> raw = search(what, index, requests, JsonData.class, trips);

@@ -7,6 +7,7 @@ import co.elastic.clients.elasticsearch._types.SortOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Orders hits of several searches by their sort values the way Elasticsearch orders them within one
@@ -76,7 +77,7 @@ final class SortValues {
                 + " holds every key");
     }
 
-    static int compare(FieldValue x, FieldValue y) {
+    static int compare(FieldValue x, @Nullable FieldValue y) {
         if (isNumber(x) && isNumber(y)) {
             if (x.isLong() && y.isLong()) {
                 return Long.compare(x.longValue(), y.longValue());

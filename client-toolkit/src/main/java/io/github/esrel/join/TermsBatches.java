@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Searches the child side for many parent keys: one search per batch of keys, all batches in one
@@ -57,7 +58,7 @@ final class TermsBatches {
      */
     <T> Answers<T> run(
             String index,
-            List<String> keys,
+            @Nullable List<String> keys,
             int cap,
             Function<List<String>, SearchRequest> request,
             List<SearchRequest> alongside,

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,7 @@ final class TermsLimits {
     private final Map<String, Integer> known = new ConcurrentHashMap<>();
 
     /** @param fixed a limit given by the user (never read from the cluster), or {@code null} */
-    TermsLimits(Integer fixed) {
+    TermsLimits(@Nullable Integer fixed) {
         this.fixed = fixed;
     }
 
@@ -50,7 +51,7 @@ final class TermsLimits {
      * names; the default where unset), caches and returns it. When the settings cannot be read (no
      * {@code view_index_metadata} privilege), falls back to the limit named in {@code rejection}.
      */
-    int read(ElasticsearchClient es, String index, Trips trips, String rejection) {
+    int read(ElasticsearchClient es, String index, Trips trips, @Nullable String rejection) {
         Integer limit = null;
         try {
             trips.add("settings [" + index + "] " + SETTING);
@@ -81,7 +82,7 @@ final class TermsLimits {
         return known.get(index);
     }
 
-    private static Integer first(JsonObject state, String... groups) {
+    private static @Nullable Integer first(JsonObject state, String... groups) {
         for (String group : groups) {
             JsonValue settings = state.get(group);
             if (settings instanceof JsonObject o && o.get(SETTING) != null) {

@@ -13,4 +13,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/relationships.md#joins">Joins, denormalized propagation and views</a>.
  */
+@NullMarked
 package io.github.esrel.join;
+
+import org.jspecify.annotations.NullMarked;

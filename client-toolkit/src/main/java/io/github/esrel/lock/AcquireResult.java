@@ -4,6 +4,7 @@ import io.github.esrel.ExceptionTranslator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of an acquisition: either the held lock, or the live locks that stood in the way when
@@ -23,13 +24,13 @@ import java.util.Optional;
  */
 public final class AcquireResult<L> {
 
-    private final L lock;
+    private final @Nullable L lock;
     private final List<LockConflict> conflicts;
     private final String what;
     /** The provider's: turns the busy exception of {@link #orThrow()} into the caller framework's. */
     private final ExceptionTranslator translator;
 
-    private AcquireResult(L lock, List<LockConflict> conflicts, String what, ExceptionTranslator translator) {
+    private AcquireResult(@Nullable L lock, List<LockConflict> conflicts, String what, ExceptionTranslator translator) {
         this.lock = lock;
         this.conflicts = List.copyOf(conflicts);
         this.what = what;

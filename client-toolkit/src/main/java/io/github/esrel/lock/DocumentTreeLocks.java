@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tree locks for clusters without the esrel plugin: seed 000's lock documents, made safe without
@@ -118,7 +119,12 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
 
     DocumentTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        this.docs = new LockDocs(Clients.internal(b.client), b.lockIndex, b.clock, b.createLockIndex, b.sleeper);
+        this.docs = new LockDocs(
+                Clients.internal(Objects.requireNonNull(b.client, "client cannot be null")),
+                b.lockIndex,
+                b.clock,
+                b.createLockIndex,
+                b.sleeper);
     }
 
     /**
@@ -507,6 +513,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         }
 
         @Override
+        @Nullable
         String renewHolders(long expiresAt) {
             for (Target t : leafFirst) {
                 if (!docs.update(t, renewHolder(grant, expiresAt))) {
@@ -537,6 +544,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         }
 
         @Override
+        @Nullable
         String renewHolders(long expiresAt) {
             List<Boolean> renewed = docs.updateAll(targets, renewHolder(grant, expiresAt));
             for (int i = 0; i < renewed.size(); i++) {

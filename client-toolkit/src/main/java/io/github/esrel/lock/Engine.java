@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,8 +71,11 @@ final class Engine {
      * @param late set when the store granted, but its answer came after the lease had ended, or when the answers to
      *     the attempt were lost; what it may have granted was given back
      */
-    record Step<L>(L lock, List<LockConflict> conflicts, String late) {
-        Step(L lock, List<LockConflict> conflicts) {
+    record Step<L>(
+            @Nullable L lock,
+            List<LockConflict> conflicts,
+            @Nullable String late) {
+        Step(@Nullable L lock, List<LockConflict> conflicts) {
             this(lock, conflicts, null);
         }
     }

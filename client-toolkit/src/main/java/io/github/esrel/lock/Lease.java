@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,8 +63,11 @@ final class Lease {
         }
     }
 
-    record Renewal(boolean renewed, Instant expiresAt, String lostReason) {
-        static Renewal ok(Instant expiresAt) {
+    record Renewal(
+            boolean renewed,
+            @Nullable Instant expiresAt,
+            @Nullable String lostReason) {
+        static Renewal ok(@Nullable Instant expiresAt) {
             return new Renewal(true, expiresAt, null);
         }
 
@@ -81,17 +85,20 @@ final class Lease {
     private final ReentrantLock io = new ReentrantLock();
     private final Ops ops;
     private volatile Duration ttl;
-    private final Timer timer;
+    private final @Nullable Timer timer;
     private final LongSupplier nanoClock;
     private final Runnable onEnd;
+    // Set by start(), which the lock calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Events events;
+
     private volatile State state = State.HELD;
     private volatile long deadlineNanos;
     private volatile Instant expiresAt;
-    private volatile Future<?> next;
-    private volatile String lostReason;
+    private volatile @Nullable Future<?> next;
+    private volatile @Nullable String lostReason;
     private volatile boolean lostBeforeRelease;
-    private volatile TreeLockException lastFailure;
+    private volatile @Nullable TreeLockException lastFailure;
 
     /**
      * @param sentNanos {@link System#nanoTime()} when the granting request was sent
@@ -103,7 +110,7 @@ final class Lease {
             Duration ttl,
             long sentNanos,
             Instant expiresAt,
-            ScheduledExecutorService scheduler,
+            @Nullable ScheduledExecutorService scheduler,
             Runnable onEnd) {
         this(ops, ttl, sentNanos, expiresAt, scheduler == null ? null : Timer.of(scheduler), System::nanoTime, onEnd);
     }
@@ -120,7 +127,7 @@ final class Lease {
             Duration ttl,
             long sentNanos,
             Instant expiresAt,
-            Timer timer,
+            @Nullable Timer timer,
             LongSupplier nanoClock,
             Runnable onEnd) {
         this.ops = ops;
@@ -157,6 +164,7 @@ final class Lease {
         return state;
     }
 
+    @Nullable
     String lostReason() {
         return lostReason;
     }
@@ -183,7 +191,7 @@ final class Lease {
      * @param newTtl the new lease, or {@code null} to keep the current one
      * @return as {@link #renew()}
      */
-    boolean renew(Duration newTtl) {
+    boolean renew(@Nullable Duration newTtl) {
         io.lock();
         try {
             return renewLocked(newTtl);
@@ -192,7 +200,7 @@ final class Lease {
         }
     }
 
-    private boolean renewLocked(Duration newTtl) {
+    private boolean renewLocked(@Nullable Duration newTtl) {
         if (state != State.HELD) {
             return false;
         }

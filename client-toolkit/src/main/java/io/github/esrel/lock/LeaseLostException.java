@@ -1,5 +1,7 @@
 package io.github.esrel.lock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by {@link TreeLock#close()} (and {@link DocumentLocks#close()}) when the lock's lease had been lost before it was released: it ran out
  * (renewals failed for longer than the lease), or the server no longer held it (released or taken over after
@@ -18,7 +20,7 @@ public class LeaseLostException extends TreeLockException {
     private static final long serialVersionUID = 1L;
 
     /** The lock whose lease was lost; not serialized. */
-    private final transient TreeLock lock;
+    private final transient @Nullable TreeLock lock;
 
     /**
      * Creates the exception.
@@ -31,7 +33,7 @@ public class LeaseLostException extends TreeLockException {
     }
 
     /** For {@link DocumentLocks}, which share the lease and this contract. */
-    LeaseLostException(String held, String reason, TreeLock lock) {
+    LeaseLostException(String held, String reason, @Nullable TreeLock lock) {
         super(
                 "the lease of " + held + " was lost before it was released: " + reason
                         + "; work done under it may have overlapped with another holder's",
@@ -45,7 +47,7 @@ public class LeaseLostException extends TreeLockException {
      *
      * @return the lock; {@code null} for {@link DocumentLocks}, and after deserialization
      */
-    public TreeLock lock() {
+    public @Nullable TreeLock lock() {
         return lock;
     }
 }

@@ -1,6 +1,7 @@
 package io.github.esrel.lock;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A live lock that stood in the way of an acquisition: who holds what, and until when its lease runs
@@ -12,7 +13,11 @@ import java.time.Instant;
  * @param owner the holder's owner ({@code null} if the server did not say)
  * @param expiresAt when the holder's lease ends unless renewed ({@code null} if not known)
  */
-public record LockConflict(String path, LockMode mode, String owner, Instant expiresAt) {
+public record LockConflict(
+        String path,
+        @Nullable LockMode mode,
+        @Nullable String owner,
+        @Nullable Instant expiresAt) {
 
     @Override
     public String toString() {

@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lock documents and the only way they change: read, decide, write back conditionally
@@ -120,7 +121,8 @@ final class LockDocs {
     }
 
     /** What a lock document is about: its identity, written on creation. */
-    record Target(String ns, String kind, String key, List<String> tree) {
+    record Target(
+            String ns, String kind, String key, @Nullable List<String> tree) {
         String id() {
             return docId(ns, kind, key);
         }
@@ -136,6 +138,7 @@ final class LockDocs {
             return holders.stream().filter(h -> h.liveAt(now)).toList();
         }
 
+        @Nullable
         Holder holder(String grant) {
             return holders.stream()
                     .filter(h -> h.grant().equals(grant))
@@ -157,14 +160,14 @@ final class LockDocs {
          *     {@code null}; a decision that recognises its own holder needs nothing else, one that removed its holder
          *     finds it gone either way
          */
-        Change<R> decide(Doc doc, Change<R> unsure);
+        Change<R> decide(Doc doc, @Nullable Change<R> unsure);
     }
 
     /**
      * A decision on a document as read: write these holders (and the last token) and return
      * {@code result}, or leave the document alone and return {@code result}.
      */
-    record Change<R>(boolean write, long token, List<Holder> holders, R result) {
+    record Change<R>(boolean write, long token, @Nullable List<Holder> holders, R result) {
         static <R> Change<R> write(long token, List<Holder> holders, R result) {
             return new Change<>(true, token, holders, result);
         }
@@ -209,7 +212,7 @@ final class LockDocs {
     }
 
     /** {@link #update(Target, Decide)} after a write of {@code unsure}, whose outcome is not known. */
-    private <R> R update(Target target, Decide<R> fn, Change<R> unsure) {
+    private <R> R update(Target target, Decide<R> fn, @Nullable Change<R> unsure) {
         ensureIndex();
         int lost = 0;
         for (int round = 1; ; round++) {
@@ -576,7 +579,7 @@ final class LockDocs {
         return new TreeLockException("cannot " + what + " in [" + lockIndex + "]: " + e, 0, e);
     }
 
-    static String string(JsonObject o, String key) {
+    static @Nullable String string(JsonObject o, String key) {
         return o.get(key) instanceof JsonString s ? s.getString() : null;
     }
 

@@ -5,6 +5,7 @@ import io.github.esrel.path.TreePath;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What to lock and how: a path, a mode, and optionally the owner, the lease, how long to wait, and a
@@ -24,8 +25,8 @@ public final class LockRequest {
 
     private final TreePath path;
     private final LockMode mode;
-    private final String owner;
-    private final Duration ttl;
+    private final @Nullable String owner;
+    private final @Nullable Duration ttl;
     private final Duration wait;
     private final boolean autoRenew;
     private final boolean bindToUser;
@@ -118,7 +119,7 @@ public final class LockRequest {
      *
      * @return the owner, or {@code null}
      */
-    public String owner() {
+    public @Nullable String owner() {
         return owner;
     }
 
@@ -127,7 +128,7 @@ public final class LockRequest {
      *
      * @return the lease duration, or {@code null}
      */
-    public Duration ttl() {
+    public @Nullable Duration ttl() {
         return ttl;
     }
 
@@ -196,10 +197,10 @@ public final class LockRequest {
 
     /** Builder for {@link LockRequest}. Not thread-safe. */
     public static final class Builder {
-        private TreePath path;
+        private @Nullable TreePath path;
         private LockMode mode = LockMode.EXCLUSIVE;
-        private String owner;
-        private Duration ttl;
+        private @Nullable String owner;
+        private @Nullable Duration ttl;
         private Duration wait = Duration.ZERO;
         private boolean autoRenew = true;
         private boolean bindToUser;

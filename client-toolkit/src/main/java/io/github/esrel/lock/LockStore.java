@@ -4,6 +4,7 @@ import io.github.esrel.path.TreePath;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** Where tree locks live: the plugin's REST API or lock documents. One attempt per call, no waiting. */
 interface LockStore {
@@ -28,7 +29,10 @@ interface LockStore {
      * A grant, or the conflicts in its way, or neither: the answers to the attempt were lost, and what it may have
      * been granted was given back ({@code lost} says how).
      */
-    record Attempt(Grant grant, List<LockConflict> conflicts, String lost) {
+    record Attempt(
+            @Nullable Grant grant,
+            List<LockConflict> conflicts,
+            @Nullable String lost) {
         static Attempt granted(Grant g) {
             return new Attempt(g, List.of(), null);
         }

@@ -19,9 +19,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tree locks served by the esrel plugin ({@code POST /{index}/_treelock/acquire|renew|release},
@@ -64,7 +66,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
     PluginTreeLocks(TreeLocks.Builder b) {
         super(new Engine(b));
-        ElasticsearchClient client = Clients.internal(b.client);
+        ElasticsearchClient client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         LostAnswers lostAnswers = new LostAnswers(engine.sleeper);
         AtomicBoolean grantIds = new AtomicBoolean(true);
         this.store = new Store(client, engine.index, false, lostAnswers, grantIds);
@@ -222,7 +224,13 @@ public final class PluginTreeLocks extends EngineTreeLocks {
 
         /** One send of the acquire; without the grant id, for good, if the server does not know grant ids. */
         private RestCall.Answer acquireOnce(
-                String what, TreePath path, LockMode mode, String owner, Duration ttl, long waitNanos, String grantId) {
+                String what,
+                TreePath path,
+                LockMode mode,
+                String owner,
+                Duration ttl,
+                long waitNanos,
+                @Nullable String grantId) {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("path", path.value());
             body.put("mode", mode.jsonName());
@@ -266,7 +274,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
          * Releases whatever {@code grantId} holds on the path, and spends the id (the plugin refuses it to any later
          * acquire); null when done, else why it could not be (the grant, if any, ends with its lease).
          */
-        private String settle(TreePath path, String owner, String grantId) {
+        private @Nullable String settle(TreePath path, String owner, String grantId) {
             Map<String, Object> body = Map.of("path", path.value(), "owner", owner, "grant_id", grantId);
             try {
                 lostAnswers.send(
@@ -290,7 +298,12 @@ public final class PluginTreeLocks extends EngineTreeLocks {
          * is lost: a renewal names the grant by its token, and one sent twice only sets the lease once more; a
          * release carries the grant id, and the server answers a release it already made "released".
          */
-        private record Ops(Store store, TreePath path, String owner, long token, String grantId) implements Lease.Ops {
+        private record Ops(
+                Store store,
+                TreePath path,
+                String owner,
+                long token,
+                @Nullable String grantId) implements Lease.Ops {
 
             @Override
             public Lease.Renewal renew(Duration ttl) {
@@ -370,7 +383,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             }
         }
 
-        private JsonObject json(RestCall.Answer a) {
+        private @Nullable JsonObject json(RestCall.Answer a) {
             if (a.body() == null) {
                 return null;
             }
@@ -446,7 +459,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return out;
     }
 
-    private static String string(JsonObject o, String key) {
+    private static @Nullable String string(JsonObject o, String key) {
         JsonValue v = o.get(key);
         return v instanceof JsonString s ? s.getString() : v == null || v == JsonValue.NULL ? null : v.toString();
     }
@@ -462,7 +475,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return -1;
     }
 
-    private static LockMode mode(String s) {
+    private static @Nullable LockMode mode(String s) {
         try {
             return s == null ? null : LockMode.fromJsonName(s);
         } catch (IllegalArgumentException e) {
@@ -471,7 +484,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
     }
 
     /** {@code <key>_millis} if present, else {@code <key>} as ISO-8601 or epoch millis; null if absent. */
-    static Instant instant(JsonObject o, String key) {
+    static @Nullable Instant instant(JsonObject o, String key) {
         if (o.get(key + "_millis") instanceof JsonNumber n) {
             return Instant.ofEpochMilli(n.longValue());
         }

@@ -2,6 +2,7 @@ package io.github.esrel.lock;
 
 import io.github.esrel.EsrelException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock operation failed in a way the caller did not ask for: the cluster could not be reached or
@@ -40,7 +41,7 @@ public class TreeLockException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public TreeLockException(String message, int status, Throwable cause) {
+    public TreeLockException(String message, int status, @Nullable Throwable cause) {
         this(message, status, cause, List.of());
     }
 
@@ -53,7 +54,8 @@ public class TreeLockException extends EsrelException {
      * @param cause the client's exception, or {@code null}
      * @param conflicts the locks in the way; copied, must not be or contain {@code null}
      */
-    public TreeLockException(String message, int status, Throwable cause, List<LockConflict> conflicts) {
+    public TreeLockException(
+            String message, int status, @Nullable Throwable cause, @Nullable List<LockConflict> conflicts) {
         super(message, status, cause);
         this.conflicts = List.copyOf(conflicts);
     }

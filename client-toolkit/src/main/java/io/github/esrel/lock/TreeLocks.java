@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hierarchical locks on paths, leased and fenced, namespaced by a target index: the provider
@@ -209,9 +210,15 @@ public interface TreeLocks extends AutoCloseable {
         public static final Backoff DEFAULT_WAIT_BACKOFF =
                 Backoff.exponentialWithJitter(Duration.ofMillis(10), 2.0, Duration.ofMillis(500));
 
+        @Nullable
         ElasticsearchClient client;
+
+        @Nullable
         String index;
+
+        @Nullable
         String owner;
+
         Duration ttl = DEFAULT_TTL;
         TreeLockListener listener = TreeLockListener.NO_OP;
         Backoff waitBackoff = DEFAULT_WAIT_BACKOFF;

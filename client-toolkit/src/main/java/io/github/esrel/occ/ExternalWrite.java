@@ -1,5 +1,7 @@
 package io.github.esrel.occ;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an {@link ExternalVersions} write or delete did.
  *
@@ -18,13 +20,13 @@ package io.github.esrel.occ;
 public record ExternalWrite(
         String index,
         String id,
-        String routing,
+        @Nullable String routing,
         Status status,
         long requestedVersion,
         long storedVersion,
         long seqNo,
         long primaryTerm,
-        String explanation) {
+        @Nullable String explanation) {
 
     /** What happened. */
     public enum Status {

@@ -1,6 +1,7 @@
 package io.github.esrel.occ;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An optimistic-concurrency operation failed in a way the caller did not ask for: the cluster could
@@ -24,7 +25,7 @@ public class OccException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public OccException(String message, int status, Throwable cause) {
+    public OccException(String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

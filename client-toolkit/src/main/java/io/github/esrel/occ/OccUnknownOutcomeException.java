@@ -1,5 +1,7 @@
 package io.github.esrel.occ;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by {@link Outcome#orThrow()} for an operation whose write (or delete) was sent but whose fate is not known
  * ({@link Outcome.Status#UNKNOWN}): the connection failed or timed out before the answer, Elasticsearch answered with a
@@ -21,7 +23,7 @@ public class OccUnknownOutcomeException extends OccException {
      * @param cause what made it unknown, or {@code null}
      * @throws NullPointerException if {@code outcome} is {@code null}
      */
-    public OccUnknownOutcomeException(Outcome<?> outcome, Throwable cause) {
+    public OccUnknownOutcomeException(Outcome<?> outcome, @Nullable Throwable cause) {
         super(outcome.describe(), 0, cause);
         this.outcome = outcome;
     }

@@ -4,6 +4,7 @@ import io.github.esrel.retry.StopReason;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an optimistic operation did to one document: whether it wrote, how many attempts and
@@ -237,7 +238,7 @@ public final class Outcome<T> {
      *
      * @return the routing value, or {@code null} when the document was routed by its id
      */
-    public String routing() {
+    public @Nullable String routing() {
         return doc.routing();
     }
 
@@ -266,7 +267,7 @@ public final class Outcome<T> {
      *
      * @return the value, or {@code null} (always {@code null} for scripted updates)
      */
-    public T value() {
+    public @Nullable T value() {
         return doc.value();
     }
 
@@ -332,7 +333,7 @@ public final class Outcome<T> {
      *
      * @return the error message, or {@code null}
      */
-    public String error() {
+    public @Nullable String error() {
         return error;
     }
 

@@ -1,6 +1,7 @@
 package io.github.esrel.occ;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A document as read (or as just written), with what a later conditional write needs: its sequence
@@ -18,7 +19,7 @@ import java.util.Objects;
  * @param <T> the caller's document type
  */
 public record Versioned<T>(
-        String index, String id, String routing, T value, long seqNo, long primaryTerm, long version) {
+        String index, String id, @Nullable String routing, T value, long seqNo, long primaryTerm, long version) {
 
     /**
      * Creates a versioned document. Normally obtained from {@link Occ#get} or {@link Outcome#versioned()};

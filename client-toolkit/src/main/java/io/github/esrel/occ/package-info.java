@@ -7,4 +7,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/optimistic-concurrency.md">Optimistic concurrency</a>.
  */
+@NullMarked
 package io.github.esrel.occ;
+
+import org.jspecify.annotations.NullMarked;

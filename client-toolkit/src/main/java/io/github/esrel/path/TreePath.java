@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An absolute, normalised, {@code /}-separated path: {@code /}, {@code /clinton},
@@ -184,7 +185,7 @@ public final class TreePath implements Comparable<TreePath> {
      * @param path the string to check, may be {@code null}
      * @return whether it is a valid, normalised path
      */
-    public static boolean isValid(String path) {
+    public static boolean isValid(@Nullable String path) {
         if (path == null) {
             return false;
         }

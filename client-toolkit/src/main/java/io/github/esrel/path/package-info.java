@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#paths">Tree locks: paths</a>.
  */
+@NullMarked
 package io.github.esrel.path;
+
+import org.jspecify.annotations.NullMarked;

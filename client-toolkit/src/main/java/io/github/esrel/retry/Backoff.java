@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How long to wait after a failed attempt before the next one: a function from the number of the
@@ -113,7 +114,7 @@ public interface Backoff {
      * @return a new backoff wrapping this one; this one is unchanged
      * @throws IllegalArgumentException unless {@code 0 <= ratio <= 1}
      */
-    default Backoff withJitter(double ratio, RandomGenerator random) {
+    default Backoff withJitter(double ratio, @Nullable RandomGenerator random) {
         if (!(ratio >= 0.0 && ratio <= 1.0)) {
             throw new IllegalArgumentException("jitter ratio must be between 0 and 1, got " + ratio);
         }

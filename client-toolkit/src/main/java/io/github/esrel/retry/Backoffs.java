@@ -3,6 +3,7 @@ package io.github.esrel.retry;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /** The implementations behind {@link Backoff}'s factories; value classes with a readable toString. */
 final class Backoffs {
@@ -43,7 +44,7 @@ final class Backoffs {
         }
     }
 
-    record Jittered(Backoff base, double ratio, RandomGenerator random) implements Backoff {
+    record Jittered(Backoff base, double ratio, @Nullable RandomGenerator random) implements Backoff {
         @Override
         public Duration delay(int failedAttempt) {
             long nanos = base.delay(failedAttempt).toNanos();

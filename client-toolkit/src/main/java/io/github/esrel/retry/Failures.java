@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Classifies failures from Elasticsearch: the HTTP status of an exception (looking through causes,
@@ -33,7 +34,7 @@ public final class Failures {
      * @param failure the failure to classify; {@code null} gives 0
      * @return the HTTP status, or 0 when none is found in the cause chain
      */
-    public static int status(Throwable failure) {
+    public static int status(@Nullable Throwable failure) {
         for (Throwable t : causes(failure)) {
             if (t instanceof ElasticsearchException ee) {
                 return ee.status();
@@ -52,7 +53,7 @@ public final class Failures {
      * @param failure the failure, may be {@code null}
      * @return the chain; empty for {@code null}
      */
-    public static List<Throwable> causes(Throwable failure) {
+    public static List<Throwable> causes(@Nullable Throwable failure) {
         List<Throwable> chain = new ArrayList<>();
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
@@ -67,7 +68,7 @@ public final class Failures {
      * @param failure the failure to classify, may be {@code null}
      * @return whether {@link #status} is {@value #CONFLICT}
      */
-    public static boolean isVersionConflict(Throwable failure) {
+    public static boolean isVersionConflict(@Nullable Throwable failure) {
         return status(failure) == CONFLICT;
     }
 
@@ -77,7 +78,7 @@ public final class Failures {
      * @param failure the failure to classify, may be {@code null}
      * @return whether {@link #status} is {@value #TOO_MANY_REQUESTS}
      */
-    public static boolean isRejected(Throwable failure) {
+    public static boolean isRejected(@Nullable Throwable failure) {
         return status(failure) == TOO_MANY_REQUESTS;
     }
 
@@ -107,7 +108,7 @@ public final class Failures {
      * @param error the item's error, or {@code null} for a generic cause of type {@code unknown}
      * @return an exception whose {@link #status} is {@code status}; it is returned, not thrown
      */
-    public static ElasticsearchException ofBulkItem(int status, ErrorCause error) {
+    public static ElasticsearchException ofBulkItem(int status, @Nullable ErrorCause error) {
         ErrorCause cause =
                 error != null ? error : ErrorCause.of(e -> e.type("unknown").reason("status " + status));
         return new ElasticsearchException(
@@ -122,7 +123,7 @@ public final class Failures {
      * @param error the error, or {@code null} (500)
      * @return the HTTP status Elasticsearch answers that error with
      */
-    public static int statusOf(ErrorCause error) {
+    public static int statusOf(@Nullable ErrorCause error) {
         if (error == null || error.type() == null) {
             return 500;
         }

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When and how often to try an operation again: at most {@link #maxAttempts()} attempts, waiting
@@ -36,7 +37,7 @@ public final class RetryPolicy {
 
     private final int maxAttempts;
     private final Backoff backoff;
-    private final Duration deadline;
+    private final @Nullable Duration deadline;
     private final Predicate<Throwable> retryOn;
     private final Sleeper sleeper;
     private final LongSupplier nanoClock;
@@ -129,7 +130,7 @@ public final class RetryPolicy {
      *
      * @return the deadline, or {@code null} when there is none
      */
-    public Duration deadline() {
+    public @Nullable Duration deadline() {
         return deadline;
     }
 
@@ -203,7 +204,7 @@ public final class RetryPolicy {
     public static final class Builder {
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private Backoff backoff = DEFAULT_BACKOFF;
-        private Duration deadline;
+        private @Nullable Duration deadline;
         private Predicate<Throwable> retryOn = Failures.versionConflict().or(Failures.rejected());
         private Sleeper sleeper = Sleeper.SYSTEM;
         private LongSupplier nanoClock = System::nanoTime;

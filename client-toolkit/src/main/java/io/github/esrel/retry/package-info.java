@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/optimistic-concurrency.md#retries">Optimistic concurrency: retries</a>.
  */
+@NullMarked
 package io.github.esrel.retry;
+
+import org.jspecify.annotations.NullMarked;

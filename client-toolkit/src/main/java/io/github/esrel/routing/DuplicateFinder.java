@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the document keys (index, id) that occur more than once among those {@link #add added}, in memory
@@ -85,13 +86,13 @@ final class DuplicateFinder implements Closeable {
     private long largestTableBytes;
 
     // In memory: one table for every key.
-    private FingerprintTable table;
+    private @Nullable FingerprintTable table;
 
     // Spilled: one file per partition.
-    private final Path dir;
+    private final @Nullable Path dir;
     private final List<Path> files = new ArrayList<>();
-    private DataOutputStream[] writers;
-    private long[] records;
+    private DataOutputStream @Nullable [] writers;
+    private long @Nullable [] records;
     private long spilledBytes;
     private int partitionsCounted;
     private boolean finished;
@@ -148,6 +149,7 @@ final class DuplicateFinder implements Closeable {
     }
 
     /** The spill directory, or {@code null} in memory. */
+    @Nullable
     Path directory() {
         return dir;
     }

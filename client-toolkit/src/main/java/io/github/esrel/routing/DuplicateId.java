@@ -5,6 +5,7 @@ import io.github.esrel.internal.RestCall;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code _id} that lives more than once in one index: written with two (or more) routing values that
@@ -50,7 +51,7 @@ public record DuplicateId(String index, String id, List<Copy> copies) {
      *
      * @return one entry per copy; {@code null} for a copy written without routing (routed by its id)
      */
-    public List<String> routings() {
+    public @Nullable List<String> routings() {
         List<String> r = new ArrayList<>(copies.size());
         copies.forEach(c -> r.add(c.doc().routing()));
         return r;
@@ -73,7 +74,7 @@ public record DuplicateId(String index, String id, List<Copy> copies) {
      * @param routing the routing value, or {@code null} for the copy routed by its id
      * @return the copy, or {@code null} if none has that routing value
      */
-    public Copy copyWithRouting(String routing) {
+    public @Nullable Copy copyWithRouting(String routing) {
         String r = routing == null || routing.isEmpty() ? null : routing;
         for (Copy c : copies) {
             if (Objects.equals(c.doc().routing(), r)) {
@@ -117,7 +118,7 @@ public record DuplicateId(String index, String id, List<Copy> copies) {
          *
          * @return the routing value, or {@code null} when it was routed by its id
          */
-        public String routing() {
+        public @Nullable String routing() {
             return doc.routing();
         }
 
@@ -129,7 +130,9 @@ public record DuplicateId(String index, String id, List<Copy> copies) {
          *     index, id and routing URL-encoded
          */
         public String deleteRequest() {
-            return "DELETE /" + RestCall.segment(doc.index()) + "/_doc/" + RestCall.segment(doc.id()) + "?"
+            // A copy names its index (the constructor checks).
+            return "DELETE /" + RestCall.segment(Objects.requireNonNull(doc.index())) + "/_doc/"
+                    + RestCall.segment(doc.id()) + "?"
                     + (doc.routing() == null ? "" : "routing=" + RestCall.segment(doc.routing()) + "&")
                     + "if_seq_no=" + seqNo + "&if_primary_term=" + primaryTerm;
         }

@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,7 +112,7 @@ public final class DuplicateIdScanner {
     private final RetryPolicy retry = RetryPolicy.of(r -> r.maxAttempts(10).retryOn(Failures.rejected()));
 
     private DuplicateIdScanner(Builder b) {
-        this.client = Clients.internal(b.client);
+        this.client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.maxIdsInMemory = b.maxIdsInMemory;
         this.maxReported = b.maxReported;
         this.pageSize = b.pageSize;
@@ -174,8 +175,8 @@ public final class DuplicateIdScanner {
         private final String index;
         private final Object lock = new Object();
         private final long started = System.nanoTime();
-        private String pit;
-        private DuplicateFinder finder;
+        private @Nullable String pit;
+        private @Nullable DuplicateFinder finder;
         private long total;
         private long read;
         private long phaseStart;
@@ -251,7 +252,7 @@ public final class DuplicateIdScanner {
             }
         }
 
-        private RoutingException failure(int status, String message, Throwable cause) {
+        private RoutingException failure(int status, @Nullable String message, @Nullable Throwable cause) {
             if (status == 404 && message != null && message.contains("index_not_found_exception")) {
                 return new RoutingException("no such index [" + index + "]: " + message, 404, cause);
             }
@@ -484,7 +485,7 @@ public final class DuplicateIdScanner {
 
     /** Builder for {@link DuplicateIdScanner}. Not thread-safe. */
     public static final class Builder {
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private int maxIdsInMemory = DEFAULT_MAX_IDS_IN_MEMORY;
         private int maxReported = DEFAULT_MAX_REPORTED;
         private int pageSize = DEFAULT_PAGE_SIZE;

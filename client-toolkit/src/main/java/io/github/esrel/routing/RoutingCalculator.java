@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Computes, in pure Java and without the cluster, the shard Elasticsearch puts a document on: the
@@ -84,7 +85,7 @@ public final class RoutingCalculator {
      * @throws IllegalArgumentException if the id is null or empty, or if routing is null on an index that is
      *     partitioned or requires routing (Elasticsearch rejects such requests too)
      */
-    int shard(String id, String routing) {
+    int shard(String id, @Nullable String routing) {
         if (id == null || id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty");
         }
@@ -145,7 +146,7 @@ public final class RoutingCalculator {
      * @return {@code count} distinct values in increasing order of {@code n}, all landing on {@code shard}
      * @throws IllegalArgumentException if the shard is out of range or count is negative
      */
-    public List<String> routingValuesForShard(int shard, int count, String prefix) {
+    public List<String> routingValuesForShard(int shard, int count, @Nullable String prefix) {
         if (shard < 0 || shard >= spec.numberOfShards()) {
             throw new IllegalArgumentException(
                     "shard must be between 0 and " + (spec.numberOfShards() - 1) + ", got " + shard);

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the routing parameters of live indices and computes shards on the server. Thread-safe;
@@ -53,7 +54,7 @@ public final class RoutingClient {
     }
 
     private RoutingClient(Builder b) {
-        this.client = Clients.internal(b.client);
+        this.client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.source = b.source;
     }
 
@@ -268,7 +269,7 @@ public final class RoutingClient {
                 || routing != null && "true".equals(str(routing.get("required")));
     }
 
-    private static String str(JsonValue v) {
+    private static @Nullable String str(@Nullable JsonValue v) {
         if (v == null) {
             return null;
         }
@@ -306,7 +307,7 @@ public final class RoutingClient {
 
     /** Builder for {@link RoutingClient}. */
     public static final class Builder {
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private Source source = Source.AUTO;
 
         private Builder() {}

@@ -1,6 +1,7 @@
 package io.github.esrel.routing;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routing parameters, a server-side calculation or a duplicate-id scan could not be obtained: the
@@ -18,7 +19,7 @@ public class RoutingException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public RoutingException(String message, int status, Throwable cause) {
+    public RoutingException(@Nullable String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

@@ -1,6 +1,7 @@
 package io.github.esrel.routing;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shards of a batch of documents, computed by {@link RoutingClient#calculate}.
@@ -13,7 +14,11 @@ import java.util.List;
  * @param computedByServer true when the esrel plugin computed it with the server's own routing code
  */
 public record RoutingResult(
-        RoutingSpec spec, int[] shards, Distribution distribution, List<String> warnings, boolean computedByServer) {
+        RoutingSpec spec,
+        int[] shards,
+        @Nullable Distribution distribution,
+        List<String> warnings,
+        boolean computedByServer) {
 
     /**
      * Copies {@code shards} and {@code warnings}.

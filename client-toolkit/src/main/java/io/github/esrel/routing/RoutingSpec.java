@@ -3,6 +3,7 @@ package io.github.esrel.routing;
 import io.github.esrel.internal.Checks;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routing parameters of one index: everything needed to compute the shard of a document
@@ -20,7 +21,7 @@ public final class RoutingSpec {
     /** Elasticsearch's upper bound for {@code index.number_of_shards}. */
     public static final int MAX_SHARDS = 1024;
 
-    private final String index;
+    private final @Nullable String index;
     private final int numberOfShards;
     private final int routingNumShards;
     private final int routingPartitionSize;
@@ -79,7 +80,7 @@ public final class RoutingSpec {
      *
      * @return the index name, or {@code null}
      */
-    public String index() {
+    public @Nullable String index() {
         return index;
     }
 
@@ -189,7 +190,7 @@ public final class RoutingSpec {
 
     /** Builder for {@link RoutingSpec}. Not thread-safe. */
     public static final class Builder {
-        private String index;
+        private @Nullable String index;
         private int numberOfShards;
         private int routingNumShards;
         private int routingPartitionSize = 1;

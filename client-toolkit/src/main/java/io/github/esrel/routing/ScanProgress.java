@@ -2,6 +2,7 @@ package io.github.esrel.routing;
 
 import java.time.Duration;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How far a duplicate-id scan is, in the unit of its current phase: documents while it reads the index,
@@ -18,7 +19,13 @@ import java.util.Locale;
  * @param eta estimated time to finish the phase, or {@code null} when unknown
  */
 public record ScanProgress(
-        String index, Phase phase, long done, long total, Duration elapsed, double perSecond, Duration eta) {
+        String index,
+        Phase phase,
+        long done,
+        long total,
+        Duration elapsed,
+        double perSecond,
+        @Nullable Duration eta) {
 
     /** The phases of a scan, in order. */
     public enum Phase {

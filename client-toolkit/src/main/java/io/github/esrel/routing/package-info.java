@@ -6,4 +6,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/routing.md">Routing calculator and duplicate ids</a>.
  */
+@NullMarked
 package io.github.esrel.routing;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package io.github.esrel.view;
 
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A durable record, written to the state index <em>before</em> a source write, that the views it
@@ -26,7 +27,8 @@ import java.time.Instant;
  * @param createdAt when it was recorded
  * @param owner the process that recorded it
  */
-public record Intent(String id, Target target, String targetId, String routing, Instant createdAt, String owner) {
+public record Intent(
+        String id, Target target, String targetId, @Nullable String routing, Instant createdAt, String owner) {
 
     /** What the intent covers. */
     public enum Target {

@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A materialized view (seed 003 parts 2 and 3): one view document per "many"-side source document
@@ -167,7 +168,7 @@ public final class MaterializedView<S, P> {
     private final ViewRepair repair;
 
     private MaterializedView(Builder<S, P> b) {
-        ElasticsearchClient client = Clients.internal(b.client);
+        ElasticsearchClient client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         this.settings = new ViewSettings(
                 client,
                 b.name,
@@ -228,7 +229,7 @@ public final class MaterializedView<S, P> {
      *     another major version)
      */
     public static <S, P> MaterializedView<S, P> of(
-            Class<S> sourceType, Class<P> parentType, Function<Builder<S, P>, Builder<S, P>> fn) {
+            Class<S> sourceType, @Nullable Class<P> parentType, @Nullable Function<Builder<S, P>, Builder<S, P>> fn) {
         return fn.apply(new Builder<>(sourceType, parentType)).build();
     }
 
@@ -727,15 +728,15 @@ public final class MaterializedView<S, P> {
 
         private final Class<S> sourceType;
         private final Class<P> parentType;
-        private ElasticsearchClient client;
-        private String name;
-        private String sourceIndex;
-        private String parentIndex;
-        private String viewIndex;
-        private String parentIdField;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable String name;
+        private @Nullable String sourceIndex;
+        private @Nullable String parentIndex;
+        private @Nullable String viewIndex;
+        private @Nullable String parentIdField;
         private final List<ViewComposer.Copy> copies = new ArrayList<>();
-        private BiFunction<S, P, ?> composer;
-        private DocumentConverter converter;
+        private @Nullable BiFunction<S, P, ?> composer;
+        private @Nullable DocumentConverter converter;
         private String stateIndex = "esrel-views";
         private String metaField = "esrel";
         private int batchSize = 500;

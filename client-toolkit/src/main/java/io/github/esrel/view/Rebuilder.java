@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rebuilds views whole from a snapshot of their sources, with the snapshot's clock value as the
@@ -33,7 +34,7 @@ import java.util.Set;
 final class Rebuilder {
 
     /** A source document to (re)build the view of. */
-    record Ref(String id, String routing) {
+    record Ref(String id, @Nullable String routing) {
         Ref {
             Objects.requireNonNull(id, "id cannot be null");
         }
@@ -49,12 +50,13 @@ final class Rebuilder {
             boolean found,
             long seqNo,
             long primaryTerm,
-            String parentId,
+            @Nullable String parentId,
             boolean parentFound,
             long parentSeqNo,
             long parentPrimaryTerm) {
         /** The stamp of a source as read (missing or not) and of its parent as read. */
-        static Stamp of(GetResult<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
+        static Stamp of(
+                GetResult<ObjectNode> source, @Nullable String parentId, @Nullable GetResult<ObjectNode> parent) {
             boolean found = source != null && source.found();
             return of(
                     found,
@@ -65,12 +67,12 @@ final class Rebuilder {
         }
 
         /** The stamp of a source as streamed (so it exists) and of its parent as read. */
-        static Stamp of(Hit<ObjectNode> source, String parentId, GetResult<ObjectNode> parent) {
+        static Stamp of(Hit<ObjectNode> source, @Nullable String parentId, @Nullable GetResult<ObjectNode> parent) {
             return of(true, seq(source.seqNo()), seq(source.primaryTerm()), parentId, parent);
         }
 
         private static Stamp of(
-                boolean found, long seqNo, long primaryTerm, String parentId, GetResult<ObjectNode> parent) {
+                boolean found, long seqNo, long primaryTerm, @Nullable String parentId, GetResult<ObjectNode> parent) {
             boolean pFound = parent != null && parent.found();
             return new Stamp(
                     found,
@@ -84,10 +86,14 @@ final class Rebuilder {
     }
 
     /** Sources as read by one read. */
-    record Snap(Ref ref, Stamp stamp, ObjectNode source, ObjectNode parent) {}
+    record Snap(
+            Ref ref,
+            Stamp stamp,
+            @Nullable ObjectNode source,
+            @Nullable ObjectNode parent) {}
 
     /** A view ready to write: its document ({@code null} = delete) and its version. */
-    record Prepared(Ref ref, long version, ObjectNode document, Stamp stamp) {}
+    record Prepared(Ref ref, long version, @Nullable ObjectNode document, Stamp stamp) {}
 
     private final ViewSettings settings;
     private final StateStore state;

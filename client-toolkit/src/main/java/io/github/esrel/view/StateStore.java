@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,7 +152,7 @@ final class StateStore {
      * Records an intent durably (the write is acknowledged after the translog is synced), create-only under a fresh
      * id (see the class comment).
      */
-    Intent record(Intent.Target target, String targetId, String routing) throws IOException {
+    Intent record(Intent.Target target, String targetId, @Nullable String routing) throws IOException {
         ensure();
         for (int attempt = 1; ; attempt++) {
             Intent intent = new Intent(
@@ -275,7 +276,7 @@ final class StateStore {
         return "floor:" + view;
     }
 
-    private String kindOf(String id) throws IOException {
+    private @Nullable String kindOf(String id) throws IOException {
         GetResponse<ObjectNode> g = client.get(r -> r.index(index).id(id), ObjectNode.class);
         return g.found() ? g.source().path("kind").asText() : null;
     }

@@ -11,6 +11,7 @@ import io.github.esrel.occ.Versioned;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The view document of a snapshot, and the JSON conversions around it: pure, no requests, so that what a
@@ -218,7 +219,7 @@ final class ViewComposer<S, P> {
     }
 
     /** The versions recorded in a bookkeeping field, or {@code null} when there is none. */
-    static Rebuilder.Stamp stampOf(JsonNode meta) {
+    static Rebuilder.@Nullable Stamp stampOf(JsonNode meta) {
         if (meta == null || !meta.isObject()) {
             return null;
         }

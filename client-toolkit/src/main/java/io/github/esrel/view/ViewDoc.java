@@ -1,6 +1,7 @@
 package io.github.esrel.view;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stored view document with its bookkeeping.
@@ -13,4 +14,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * @param parentSeqNo the parent's {@code _seq_no}, or -1 when there was no parent
  */
 public record ViewDoc(
-        String id, long version, ObjectNode document, long sourceSeqNo, String parentId, long parentSeqNo) {}
+        String id,
+        long version,
+        ObjectNode document,
+        long sourceSeqNo,
+        @Nullable String parentId,
+        long parentSeqNo) {}

@@ -1,6 +1,7 @@
 package io.github.esrel.view;
 
 import io.github.esrel.EsrelException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A materialized-view operation failed as a whole: the cluster could not be reached or refused a
@@ -20,7 +21,7 @@ public class ViewException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's or the source write's exception, or {@code null}
      */
-    public ViewException(String message, int status, Throwable cause) {
+    public ViewException(String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

@@ -14,6 +14,7 @@ import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The reads of many documents a view makes, in its batch size and under its read policy: multi-gets
@@ -34,7 +35,8 @@ final class ViewReads {
      * @param includes {@code null} for whole sources, an empty list for none, else these fields
      * @throws ViewException if an item is still rejected when the read policy gives up
      */
-    MgetResponse<ObjectNode> mget(String index, List<Rebuilder.Ref> refs, List<String> includes) throws IOException {
+    MgetResponse<ObjectNode> mget(String index, List<Rebuilder.Ref> refs, @Nullable List<String> includes)
+            throws IOException {
         Attempts attempts = settings.readPolicy().attempts();
         while (true) {
             MgetResponse<ObjectNode> r = settings.client()
@@ -85,7 +87,7 @@ final class ViewReads {
      */
     void stream(
             String index,
-            Query query,
+            @Nullable Query query,
             boolean withSource,
             List<String> includes,
             StateStore.PageHandler<Hit<ObjectNode>> handler)

@@ -1,6 +1,7 @@
 package io.github.esrel.view;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A view composed from a consistent snapshot of its sources, not written yet
@@ -44,7 +45,7 @@ public final class ViewSnapshot {
      * @return a copy of the whole view document with its bookkeeping, which the caller may change
      *     freely without affecting this snapshot; {@code null} when the source is gone (a delete)
      */
-    public ObjectNode document() {
+    public @Nullable ObjectNode document() {
         return prepared.document() == null ? null : prepared.document().deepCopy();
     }
 

@@ -6,4 +6,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/relationships.md#materialized-views">Joins, denormalized propagation and views</a>.
  */
+@NullMarked
 package io.github.esrel.view;
+
+import org.jspecify.annotations.NullMarked;

@@ -10,6 +10,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * esrel's meters and observations in one place: one instance per {@link MeterRegistry}, whose listeners go to the
@@ -36,10 +37,10 @@ public final class EsrelMicrometer {
     private final ObservationRegistry observations;
     private final List<Tag> tags;
     // One listener of each kind per instance, made on first use, so that its meters (and gauges) exist once.
-    private OccMeters occ;
-    private LockMeters locks;
-    private PropagationMeters propagation;
-    private ViewMeters views;
+    private @Nullable OccMeters occ;
+    private @Nullable LockMeters locks;
+    private @Nullable PropagationMeters propagation;
+    private @Nullable ViewMeters views;
 
     private EsrelMicrometer(Builder b) {
         this.registry = Objects.requireNonNull(b.registry, "registry");
@@ -116,7 +117,7 @@ public final class EsrelMicrometer {
 
     /** Options of {@link EsrelMicrometer}. */
     public static final class Builder {
-        private MeterRegistry registry;
+        private @Nullable MeterRegistry registry;
         private ObservationRegistry observations = ObservationRegistry.NOOP;
         private List<Tag> tags = List.of();
 

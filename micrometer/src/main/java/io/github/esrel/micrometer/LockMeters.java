@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of {@link io.github.esrel.lock.TreeLocks} (see the module's README) and, with an observation registry,
@@ -85,7 +86,7 @@ final class LockMeters implements TreeLockListener {
         ended(index, request.mode(), failure instanceof TreeLockException ? DENIED : ERROR, waited, failure);
     }
 
-    private void ended(String index, LockMode mode, int outcome, Duration waited, RuntimeException failure) {
+    private void ended(String index, LockMode mode, int outcome, Duration waited, @Nullable RuntimeException failure) {
         meters(index).acquire(mode, outcome).record(waited);
         if (observations.isNoop()) {
             return;

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of {@link io.github.esrel.denorm.Propagator} jobs (see the module's README) and, with an observation
@@ -152,7 +153,7 @@ final class PropagationMeters implements PropagationListener {
     }
 
     @Override
-    public void onPageEnd(String jobId, long page, Throwable failure) {
+    public void onPageEnd(String jobId, long page, @Nullable Throwable failure) {
         if (observations.isNoop()) {
             return;
         }

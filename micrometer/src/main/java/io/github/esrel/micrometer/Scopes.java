@@ -2,6 +2,7 @@ package io.github.esrel.micrometer;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Ends observations that an esrel listener started and opened a scope for on the caller's thread: the listener
@@ -21,7 +22,7 @@ final class Scopes {
      * Closes the scope of the current observation if its context is of type {@code kind}, and returns the
      * observation (to stop); {@code null} when the current observation is not one of {@code kind}.
      */
-    static Observation close(ObservationRegistry registry, Class<? extends Observation.Context> kind) {
+    static @Nullable Observation close(ObservationRegistry registry, Class<? extends Observation.Context> kind) {
         Observation.Scope scope = registry.getCurrentObservationScope();
         if (scope == null || !kind.isInstance(scope.getCurrentObservation().getContext())) {
             return null;

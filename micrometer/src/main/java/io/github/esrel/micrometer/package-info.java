@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/metrics.md">Metrics</a>.
  */
+@NullMarked
 package io.github.esrel.micrometer;
+
+import org.jspecify.annotations.NullMarked;

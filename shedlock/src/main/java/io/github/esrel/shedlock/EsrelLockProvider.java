@@ -19,6 +19,7 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.support.LockException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ShedLock {@link ExtensibleLockProvider} on esrel's tree locks: each lock name is an exclusive lock on one path
@@ -76,7 +77,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
     private final Set<TreeLock> lingering = ConcurrentHashMap.newKeySet();
 
     private EsrelLockProvider(Builder b) {
-        this.treeLocks = b.treeLocks;
+        this.treeLocks = Objects.requireNonNull(b.treeLocks, "treeLocks cannot be null");
         this.names = PathNames.under(b.prefix);
     }
 
@@ -231,7 +232,7 @@ public final class EsrelLockProvider implements ExtensibleLockProvider {
     /** Configures an {@link EsrelLockProvider}: validated at once, immutable once built. */
     public static final class Builder {
 
-        private TreeLocks treeLocks;
+        private @Nullable TreeLocks treeLocks;
         private TreePath prefix = TreePath.of(DEFAULT_PREFIX);
 
         private Builder() {}

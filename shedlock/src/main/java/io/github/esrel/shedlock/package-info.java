@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#shedlock">Tree locks: ShedLock</a>.
  */
+@NullMarked
 package io.github.esrel.shedlock;
+
+import org.jspecify.annotations.NullMarked;

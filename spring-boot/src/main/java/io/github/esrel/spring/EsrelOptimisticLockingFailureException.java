@@ -2,6 +2,7 @@ package io.github.esrel.spring;
 
 import io.github.esrel.occ.OccConflictException;
 import io.github.esrel.occ.Outcome;
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.OptimisticLockingFailureException;
 
 /**
@@ -32,7 +33,7 @@ public class EsrelOptimisticLockingFailureException extends OptimisticLockingFai
      *
      * @return the outcome, or {@code null} after deserialization
      */
-    public Outcome<?> outcome() {
+    public @Nullable Outcome<?> outcome() {
         return outcome;
     }
 }

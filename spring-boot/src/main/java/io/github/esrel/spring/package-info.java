@@ -8,4 +8,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/spring.md#exceptions">Spring Boot and Spring Data: exceptions</a>.
  */
+@NullMarked
 package io.github.esrel.spring;
+
+import org.jspecify.annotations.NullMarked;

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the nodes of one {@link EsCluster}. One instance per start: {@link #close()} ends it for
@@ -92,7 +93,7 @@ interface ClusterBackend extends AutoCloseable {
     }
 
     /** The node's main log file, or {@code null} if the backend has none on this machine. */
-    default Path nodeLog(int i) {
+    default @Nullable Path nodeLog(int i) {
         return null;
     }
 

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** Waits for a cluster health status through whichever node answers. */
 final class ClusterHealth {
@@ -23,7 +24,7 @@ final class ClusterHealth {
      * @return empty once reached, or on timeout what the cluster last answered
      */
     static Optional<String> await(
-            EsHttp http, List<URI> nodes, String status, int nodeCount, Duration timeout, Runnable check) {
+            EsHttp http, List<URI> nodes, @Nullable String status, int nodeCount, Duration timeout, Runnable check) {
         String query = "/_cluster/health?timeout="
                 + POLL.toSeconds()
                 + "s"

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an {@link EsCluster.Builder} asked for; immutable, the settings map keeps its order. Equal
@@ -19,7 +20,7 @@ record ClusterSpec(
         String version,
         boolean shared,
         boolean nodeControl,
-        Security security,
+        @Nullable Security security,
         boolean partitionable) {
 
     ClusterSpec {

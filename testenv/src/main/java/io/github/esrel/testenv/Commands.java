@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /** Runs short helper commands (useradd, elasticsearch-plugin, mvn) to completion. */
 final class Commands {
@@ -26,7 +27,7 @@ final class Commands {
      *
      * @throws EsClusterException if it cannot be started or does not finish within {@code timeout}
      */
-    static Result run(List<String> command, Map<String, String> env, Path dir, Duration timeout) {
+    static Result run(List<String> command, Map<String, String> env, @Nullable Path dir, Duration timeout) {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         if (dir != null) {

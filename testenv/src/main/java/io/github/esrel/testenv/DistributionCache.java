@@ -56,9 +56,7 @@ final class DistributionCache {
             // The JVM-wide lock (synchronized) and the file lock together: FileChannel.lock would throw
             // for a second thread of the same JVM instead of waiting.
             try (FileChannel lockChannel = FileChannel.open(
-                            dir.getParent().resolve(key + ".lock"),
-                            StandardOpenOption.CREATE,
-                            StandardOpenOption.WRITE);
+                            dir.resolveSibling(key + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock lock = lockChannel.lock()) {
                 if (Files.exists(dir.resolve(COMPLETE_MARKER))) {
                     return home;

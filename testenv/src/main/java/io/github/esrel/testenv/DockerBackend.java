@@ -14,12 +14,14 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.testcontainers.DockerClientFactory;
@@ -53,8 +55,8 @@ final class DockerBackend implements ClusterBackend {
             "esrel-" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     private final List<Node> nodes = new ArrayList<>();
 
-    private DockerNetworking networking;
-    private Network network;
+    private @Nullable DockerNetworking networking;
+    private @Nullable Network network;
     private EsHttp http = new EsHttp(Map.of());
     private Map<String, String> headers = Map.of();
     private Optional<SSLContext> sslContext = Optional.empty();
@@ -159,7 +161,7 @@ final class DockerBackend implements ClusterBackend {
     }
 
     private ElasticsearchContainer container(
-            DockerImageName base, Path pluginZip, int i, NodePorts nodePorts, Map<String, String> settings) {
+            DockerImageName base, @Nullable Path pluginZip, int i, NodePorts nodePorts, Map<String, String> settings) {
         ElasticsearchContainer container =
                 pluginZip != null ? new EsrelElasticsearchContainer(base, pluginZip) : new ElasticsearchContainer(base);
         // Single-node discovery, the CA copied out after the start: Testcontainers' defaults that testenv sets itself.
@@ -245,7 +247,8 @@ final class DockerBackend implements ClusterBackend {
         Path dir = null;
         try {
             dir = Files.createTempDirectory("esrel-security-");
-            SecurityFiles.write(dir, spec.security(), adminPassword);
+            // Only for a cluster with security.
+            SecurityFiles.write(dir, Objects.requireNonNull(spec.security()), adminPassword);
             for (String file : List.of("users", "users_roles", "roles.yml")) {
                 files.put(HOME + "/config/" + file, readable(dir.resolve(file)));
             }

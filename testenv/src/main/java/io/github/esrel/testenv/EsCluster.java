@@ -17,6 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.elasticsearch.client.RestClient;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,7 +52,7 @@ public final class EsCluster implements AutoCloseable {
     private static final Duration RESTORE_HEALTH_TIMEOUT = Duration.ofMinutes(5);
 
     private final ClusterSpec spec;
-    private volatile Running running;
+    private volatile @Nullable Running running;
 
     private EsCluster(ClusterSpec spec) {
         this.spec = spec;
@@ -262,7 +263,7 @@ public final class EsCluster implements AutoCloseable {
      */
     public synchronized void stopNode(int i) {
         controllableNode(i).stopNode(i);
-        running.frozen.remove(i);
+        running().frozen.remove(i);
     }
 
     /**
@@ -276,7 +277,7 @@ public final class EsCluster implements AutoCloseable {
      */
     public synchronized void killNode(int i) {
         controllableNode(i).killNode(i);
-        running.frozen.remove(i);
+        running().frozen.remove(i);
     }
 
     /**
@@ -296,7 +297,7 @@ public final class EsCluster implements AutoCloseable {
      */
     public synchronized void freezeNode(int i) {
         controllableNode(i).freezeNode(i);
-        running.frozen.add(i);
+        running().frozen.add(i);
     }
 
     /**
@@ -311,7 +312,7 @@ public final class EsCluster implements AutoCloseable {
      */
     public synchronized void thawNode(int i) {
         controllableNode(i).thawNode(i);
-        running.frozen.remove(i);
+        running().frozen.remove(i);
     }
 
     /**
@@ -466,6 +467,7 @@ public final class EsCluster implements AutoCloseable {
 
     private void nodeStarted(ClusterBackend backend) {
         // A port taken meanwhile makes the node come back on new ports: tell the client.
+        Running running = running();
         running.api.setNodes(backend.httpUris());
         running.users.values().forEach(u -> u.setNodes(backend.httpUris()));
         Clients.setNodes(running.restClient, backend.httpUris());
@@ -507,7 +509,7 @@ public final class EsCluster implements AutoCloseable {
      * @throws IndexOutOfBoundsException if there is no node {@code i}
      * @throws IllegalStateException if the cluster is not started
      */
-    public Path nodeLog(int i) {
+    public @Nullable Path nodeLog(int i) {
         return backendForNode(i).nodeLog(i);
     }
 
@@ -692,9 +694,9 @@ public final class EsCluster implements AutoCloseable {
         private boolean shared;
         private boolean nodeControl;
         private boolean partitionable;
-        private Security security;
+        private @Nullable Security security;
         private boolean plugin = true;
-        private String heap;
+        private @Nullable String heap;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private Duration startTimeout = TestenvProperties.startTimeout();
         private String version = TestenvProperties.esVersion();

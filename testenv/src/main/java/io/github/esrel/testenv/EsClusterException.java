@@ -1,6 +1,7 @@
 package io.github.esrel.testenv;
 
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A test cluster could not be prepared, started or controlled. The message says which node and why,
@@ -26,7 +27,7 @@ public final class EsClusterException extends RuntimeException {
      * @param message what failed, on which node, and why
      * @param cause the underlying failure, or {@code null} if none
      */
-    public EsClusterException(String message, Throwable cause) {
+    public EsClusterException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

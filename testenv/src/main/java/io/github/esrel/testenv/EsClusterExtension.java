@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
 import org.elasticsearch.client.RestClient;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
@@ -96,7 +97,7 @@ public final class EsClusterExtension implements BeforeAllCallback, BeforeEachCa
         return type == RestClient.class ? cluster.restClient() : cluster;
     }
 
-    private static void start(ExtensionContext context, Field field, Object instance) {
+    private static void start(ExtensionContext context, Field field, @Nullable Object instance) {
         EsCluster cluster = read(field, instance);
         if (cluster.shared()) {
             // Closed when the whole test run ends, after every class that may share the cluster.
@@ -114,7 +115,7 @@ public final class EsClusterExtension implements BeforeAllCallback, BeforeEachCa
         return AnnotationSupport.findAnnotatedFields(testClass, Cluster.class, filter);
     }
 
-    private static EsCluster read(Field field, Object instance) {
+    private static EsCluster read(Field field, @Nullable Object instance) {
         String name = field.getDeclaringClass().getSimpleName() + "." + field.getName();
         if (!EsCluster.class.isAssignableFrom(field.getType())) {
             throw new ExtensionConfigurationException("@Cluster field "

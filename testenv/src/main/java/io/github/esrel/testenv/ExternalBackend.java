@@ -29,10 +29,22 @@ final class ExternalBackend implements ClusterBackend {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     private final ClusterSpec spec;
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private List<URI> uris;
+
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Map<String, String> headers;
+
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Optional<SSLContext> sslContext;
+
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private String version;
+
     private int size;
     private boolean pluginInstalled;
 

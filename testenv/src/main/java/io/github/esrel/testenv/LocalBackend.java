@@ -10,10 +10,12 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,20 +52,28 @@ final class LocalBackend implements ClusterBackend {
     /** Settings given to one node's later starts, over the cluster's. */
     private final Map<Integer, Map<String, String>> nodeSettings = new HashMap<>();
 
-    private Path clusterDir;
+    private @Nullable Path clusterDir;
 
     /** Where the logs of nodes that failed to start are kept, since clusterDir is deleted. */
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Path failedLogs;
 
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Path esHome;
+
+    // Set by start(), which EsCluster calls before anything else (NullAway.Init: not in the constructor).
+    @SuppressWarnings("NullAway.Init")
     private Path jdk;
-    private NodeUser user;
+
+    private @Nullable NodeUser user;
     /** The account of each node: {@link #user} for all, or one per node in a partitionable cluster. */
     private final List<NodeUser> nodeUsers = new CopyOnWriteArrayList<>();
     /** The partitions of a partitionable cluster, or why there are none. */
-    private NetworkPartitions partitions;
+    private @Nullable NetworkPartitions partitions;
 
-    private String noPartitions = "the cluster was built without partitionable()";
+    private @Nullable String noPartitions = "the cluster was built without partitionable()";
     private boolean closed;
 
     LocalBackend(ClusterSpec spec) {
@@ -180,7 +190,8 @@ final class LocalBackend implements ClusterBackend {
     /** Writes the file realm and, with TLS, the certificates into the node's config. */
     private void secure(LocalNode node, Optional<Path> tls, String adminPassword) {
         try {
-            SecurityFiles.write(node.configDirectory(), spec.security(), adminPassword);
+            // Only for a cluster with security.
+            SecurityFiles.write(node.configDirectory(), Objects.requireNonNull(spec.security()), adminPassword);
         } catch (IOException e) {
             throw new EsClusterException("cannot write the security files of " + node.name() + ": " + e, e);
         }
@@ -315,7 +326,7 @@ final class LocalBackend implements ClusterBackend {
      * Waits until every node of {@code starting} runs and the cluster has {@code nodeCount} nodes
      * (and {@code status}, if not null), relaunching a node on new ports if its ports were taken.
      */
-    private void awaitUp(List<LocalNode> starting, int nodeCount, String status) {
+    private void awaitUp(List<LocalNode> starting, int nodeCount, @Nullable String status) {
         long deadline = System.nanoTime() + spec.startTimeout().toNanos();
         int[] launches = new int[spec.nodes()];
         // The launcher returns once the node is up, so answering HTTP follows at once; checked anyway

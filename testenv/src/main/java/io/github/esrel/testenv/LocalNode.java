@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Elasticsearch process of a local cluster, with its own directory: {@code config/} (a copy of
@@ -41,12 +42,12 @@ final class LocalNode {
     private NodePorts ports;
 
     /** {@code bin/elasticsearch -d}: exits once the node is up, or with an error if it is not. */
-    private volatile Process launcher;
+    private volatile @Nullable Process launcher;
 
     /** The daemonized node process, known once the launcher has exited successfully. */
-    private volatile ProcessHandle server;
+    private volatile @Nullable ProcessHandle server;
 
-    private String failure;
+    private @Nullable String failure;
 
     private volatile boolean https;
 
@@ -185,6 +186,7 @@ final class LocalNode {
         return poll();
     }
 
+    @Nullable
     String failure() {
         return failure;
     }
@@ -308,10 +310,12 @@ final class LocalNode {
     }
 
     private ProcessHandle runningServer(String action) {
-        if (poll() != Status.RUNNING) {
+        // poll() has set server when it says RUNNING.
+        ProcessHandle running = poll() == Status.RUNNING ? server : null;
+        if (running == null) {
             throw new IllegalStateException("cannot " + action + " " + name() + ": it is not running");
         }
-        return server;
+        return running;
     }
 
     private void signal(ProcessHandle process, String signal) {

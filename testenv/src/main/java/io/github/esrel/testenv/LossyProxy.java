@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy on the loopback interface in front of one node's HTTP port that loses requests or answers, for tests of
@@ -317,7 +318,7 @@ public final class LossyProxy implements AutoCloseable {
                     return;
                 }
                 requests.incrementAndGet();
-                Rule now = rule.get();
+                Rule now = Objects.requireNonNull(rule.get()); // never set to null
                 boolean matches = now.requestLine.test(request.startLine);
                 if (matches && draw(now.requestShare)) {
                     requestsDropped.incrementAndGet();
@@ -332,7 +333,8 @@ public final class LossyProxy implements AutoCloseable {
                 node.getOutputStream().write(request.bytes);
                 node.getOutputStream().flush();
                 boolean head = request.startLine.regionMatches(true, 0, "HEAD ", 0, 5);
-                Message answer = Message.read(fromNode, head);
+                // Opened with the node connection above.
+                Message answer = Message.read(Objects.requireNonNull(fromNode), head);
                 if (answer == null) {
                     return;
                 }
@@ -345,7 +347,7 @@ public final class LossyProxy implements AutoCloseable {
                     requestsReplayed.incrementAndGet();
                     node.getOutputStream().write(request.bytes);
                     node.getOutputStream().flush();
-                    answer = Message.read(fromNode, head);
+                    answer = Message.read(Objects.requireNonNull(fromNode), head);
                     if (answer == null) {
                         return;
                     }
@@ -371,7 +373,7 @@ public final class LossyProxy implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Socket s) {
+    private static void closeQuietly(@Nullable Socket s) {
         if (s != null) {
             try {
                 s.close();
@@ -404,7 +406,7 @@ public final class LossyProxy implements AutoCloseable {
     private record Message(String startLine, byte[] bytes) {
 
         /** The next message, or {@code null} at the end of the stream; {@code noBody}: the answer to a HEAD. */
-        static Message read(InputStream in, boolean noBody) throws IOException {
+        static @Nullable Message read(InputStream in, boolean noBody) throws IOException {
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             String head = readUntilBlankLine(in, all);
             if (head == null) {
@@ -471,7 +473,8 @@ public final class LossyProxy implements AutoCloseable {
         }
 
         /** Reads lines up to an empty one, copying them to {@code all}; null at the end of the stream. */
-        private static String readUntilBlankLine(InputStream in, ByteArrayOutputStream all) throws IOException {
+        private static @Nullable String readUntilBlankLine(InputStream in, ByteArrayOutputStream all)
+                throws IOException {
             StringBuilder text = new StringBuilder();
             while (true) {
                 String line = readLine(in, all);
@@ -486,7 +489,7 @@ public final class LossyProxy implements AutoCloseable {
         }
 
         /** One line without its CRLF, copied with it to {@code all}; null at the end of the stream. */
-        private static String readLine(InputStream in, ByteArrayOutputStream all) throws IOException {
+        private static @Nullable String readLine(InputStream in, ByteArrayOutputStream all) throws IOException {
             ByteArrayOutputStream line = new ByteArrayOutputStream();
             int previous = -1;
             while (true) {

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,12 @@ final class MavenRepository {
             Pattern.compile("<localRepository>\\s*([^<]+?)\\s*</localRepository>");
 
     /** An artifact: {@code group:artifact:version:type[:classifier]}. */
-    record Coordinates(String group, String artifact, String version, String type, String classifier) {
+    record Coordinates(
+            String group,
+            String artifact,
+            String version,
+            String type,
+            @Nullable String classifier) {
 
         String fileName() {
             return artifact + "-" + version + (classifier == null ? "" : "-" + classifier) + "." + type;

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,9 +29,9 @@ final class NodeUser {
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(30);
 
     /** The account to switch to, or null to run as this JVM's user. */
-    private final String runAs;
+    private final @Nullable String runAs;
 
-    private NodeUser(String runAs) {
+    private NodeUser(@Nullable String runAs) {
         this.runAs = runAs;
     }
 

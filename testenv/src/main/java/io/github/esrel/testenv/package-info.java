@@ -7,4 +7,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/testing.md">Testing your application</a>.
  */
+@NullMarked
 package io.github.esrel.testenv;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,6 +9,7 @@ import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.DocumentMapper;
 import io.github.esrel.internal.JsonTrees;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How an entry point maps the application's documents to the caller's types and back: with the
@@ -25,13 +26,13 @@ public final class SourceConverter {
 
     private final JsonpMapper client;
     /** The entry point's own converter; {@code null}: the client's mapper maps the documents. */
-    private final DocumentConverter given;
+    private final @Nullable DocumentConverter given;
 
     private final DocumentConverter documents;
     /** The client's mapper, for what is no document. */
     private final DocumentMapper values;
 
-    private SourceConverter(JsonpMapper client, DocumentConverter given) {
+    private SourceConverter(JsonpMapper client, @Nullable DocumentConverter given) {
         this.client = client;
         this.given = given;
         this.documents = given != null ? given : DocumentConverter.of(client);
@@ -46,7 +47,7 @@ public final class SourceConverter {
      * @return the converter
      * @throws NullPointerException if {@code client} is {@code null}
      */
-    public static SourceConverter of(JsonpMapper client, DocumentConverter given) {
+    public static SourceConverter of(JsonpMapper client, @Nullable DocumentConverter given) {
         return new SourceConverter(client, given);
     }
 
@@ -103,12 +104,12 @@ public final class SourceConverter {
     }
 
     /** {@code value} with the versions of the write that stored it (see {@link DocumentConverter#withMeta}). */
-    public <T> T withMeta(T value, DocMeta meta) {
+    public <T> @Nullable T withMeta(@Nullable T value, DocMeta meta) {
         return value == null ? null : documents.withMeta(value, meta);
     }
 
     /** The routing {@code value} declares for itself, or {@code null} (see {@link DocumentConverter#routing}). */
-    public String routing(Object value) {
+    public @Nullable String routing(Object value) {
         return documents.routing(value);
     }
 

@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one engine for bulks of conditional writes (on {@code _seq_no}/{@code _primary_term} or an external
@@ -237,7 +238,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     /** Sends one bulk request; the client's, or a test's. */
     @FunctionalInterface
     interface Sender {
-        BulkResponse send(List<BulkOperation> operations, Refresh refresh) throws IOException;
+        BulkResponse send(List<BulkOperation> operations, @Nullable Refresh refresh) throws IOException;
     }
 
     /**
@@ -279,19 +280,19 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     }
 
     private final Function<I, BulkOperation> operation;
-    private final Decider<I> decider;
+    private final @Nullable Decider<I> decider;
     private final Listener<I> listener;
     private final RetryPolicy policy;
-    private final Function<I, Attempts> attemptsOf;
+    private final @Nullable Function<I, Attempts> attemptsOf;
     private final Sender sender;
-    private final Refresh refresh;
+    private final @Nullable Refresh refresh;
     private final int batchSize;
     private final boolean abortOnDenied;
     private final boolean abortOnBlock;
     private final LostAnswers lostAnswers;
     private final BooleanSupplier stopWhen;
     private final Semaphore permits;
-    private final ExecutorService pool;
+    private final @Nullable ExecutorService pool;
 
     private ConditionalWrites(Builder<I> b) {
         this.operation = Objects.requireNonNull(b.operation, "operation cannot be null");
@@ -410,7 +411,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
      * @param e what the future completed with
      * @return the cause: an {@link IOException} or a runtime exception
      */
-    public static Exception unwrap(Throwable e) {
+    public static @Nullable Exception unwrap(Throwable e) {
         Throwable t = e instanceof CompletionException || e instanceof java.util.concurrent.ExecutionException
                 ? e.getCause()
                 : e;
@@ -489,18 +490,20 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     private void decide(List<I> items, Map<I, Attempts> attempts, List<I> decided, Next<I> next, Counts counts)
             throws IOException {
         for (int from = 0; from < items.size(); from += batchSize) {
-            decider.decide(items.subList(from, Math.min(from + batchSize, items.size())), new Decisions<>() {
-                @Override
-                public void write(I item) {
-                    decided.add(item);
-                }
+            // Only with a decider: decideAndWrite checked.
+            Objects.requireNonNull(decider, "decider")
+                    .decide(items.subList(from, Math.min(from + batchSize, items.size())), new Decisions<>() {
+                        @Override
+                        public void write(I item) {
+                            decided.add(item);
+                        }
 
-                @Override
-                public void readAgain(I item, ElasticsearchException rejection) {
-                    counts.rejected++;
-                    retryOrGiveUp(item, rejection, attempts, next, counts, true);
-                }
-            });
+                        @Override
+                        public void readAgain(I item, ElasticsearchException rejection) {
+                            counts.rejected++;
+                            retryOrGiveUp(item, rejection, attempts, next, counts, true);
+                        }
+                    });
         }
     }
 
@@ -659,6 +662,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
         Duration wait = Duration.ZERO;
         int rejectedNow;
         /** The first failure that fails the whole write. */
+        @Nullable
         ElasticsearchException abort;
 
         void abort(ElasticsearchException failure) {
@@ -689,13 +693,13 @@ public final class ConditionalWrites<I> implements AutoCloseable {
     public static final class Builder<I> {
 
         private final Function<I, BulkOperation> operation;
-        private ElasticsearchClient client;
-        private Sender sender;
-        private Decider<I> decider;
+        private @Nullable ElasticsearchClient client;
+        private @Nullable Sender sender;
+        private @Nullable Decider<I> decider;
         private Listener<I> listener = new Listener<>() {};
         private RetryPolicy policy = RetryPolicy.defaults();
-        private Function<I, Attempts> attemptsOf;
-        private Refresh refresh;
+        private @Nullable Function<I, Attempts> attemptsOf;
+        private @Nullable Refresh refresh;
         private int batchSize = Integer.MAX_VALUE;
         private int maxInFlight = 1;
         private boolean abortOnDenied;

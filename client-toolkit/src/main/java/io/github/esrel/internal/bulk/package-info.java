@@ -3,4 +3,7 @@
  * share: {@link io.github.esrel.internal.bulk.ConditionalWrites}. Not part of esrel's API (see
  * {@link io.github.esrel.internal}).
  */
+@NullMarked
 package io.github.esrel.internal.bulk;
+
+import org.jspecify.annotations.NullMarked;

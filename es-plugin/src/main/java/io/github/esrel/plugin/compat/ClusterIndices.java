@@ -8,7 +8,7 @@ import org.elasticsearch.cluster.ClusterState;
 import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.service.ClusterService;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The indices and aliases of one cluster state, as esrel's transport actions read them: the one seam between
@@ -44,8 +44,7 @@ public final class ClusterIndices {
      * @param name the concrete index name (not an alias or pattern)
      * @return its metadata (settings, mappings, routing shards, aliases), or {@code null}
      */
-    @Nullable
-    public IndexMetadata index(String name) {
+    public @Nullable IndexMetadata index(String name) {
         return metadata.index(name);
     }
 
@@ -69,8 +68,7 @@ public final class ClusterIndices {
      * @throws IllegalArgumentException if {@code routing} differs from the alias's index routing, as
      *     Elasticsearch refuses it when indexing
      */
-    @Nullable
-    public String resolveIndexRouting(@Nullable String routing, String alias) {
+    public @Nullable String resolveIndexRouting(@Nullable String routing, String alias) {
         return metadata.resolveIndexRouting(routing, alias);
     }
 
@@ -82,8 +80,7 @@ public final class ClusterIndices {
      * @return for each concrete index with routing, its routing values (intersected with the aliases' search
      *     routing); null if the search is not routed at all
      */
-    @Nullable
-    public Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
+    public @Nullable Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
         return metadata.resolveSearchRouting(routing, expressions);
     }
 

@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/versions.md">Versions and upgrading</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.compat;
+
+import org.jspecify.annotations.NullMarked;

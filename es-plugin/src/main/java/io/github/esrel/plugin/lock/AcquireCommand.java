@@ -7,8 +7,8 @@ import io.github.esrel.plugin.lock.grant.LockMode;
 import io.github.esrel.plugin.lock.grant.LockOwner;
 import io.github.esrel.plugin.lock.grant.TreePath;
 import java.util.Objects;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An acquire as {@link TreeLockService#acquire} takes it: {@code mode} on {@code path} and shared on its proper

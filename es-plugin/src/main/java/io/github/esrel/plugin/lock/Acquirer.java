@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.rest.RestStatus;
 import org.elasticsearch.tasks.TaskCancelledException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs acquires: each is a mutation of its namespace's table, and one refused while its wait lasts holds
@@ -148,8 +148,7 @@ final class Acquirer {
     }
 
     /** Takes the acquire out of the sleepers, returning its timer, or null if it was not asleep. */
-    @Nullable
-    private TaskScheduler.Cancellable remove(AcquireMutation acquire) {
+    private TaskScheduler.@Nullable Cancellable remove(AcquireMutation acquire) {
         List<TaskScheduler.Cancellable> removed = new ArrayList<>(1);
         sleeping.computeIfPresent(acquire.command.namespace(), (ns, timers) -> {
             TaskScheduler.Cancellable timer = timers.remove(acquire);
@@ -249,7 +248,7 @@ final class Acquirer {
         }
 
         @Override
-        public Exception cancellation() {
+        public @Nullable Exception cancellation() {
             return cancellation.isCancelled() ? clientWentAway() : null;
         }
     }

@@ -3,7 +3,7 @@ package io.github.esrel.plugin.lock;
 import io.github.esrel.plugin.lock.grant.Grant;
 import java.util.List;
 import java.util.Objects;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an acquire ended with, both outcomes being expected ones: the new grant, or the live grants that still
@@ -33,7 +33,7 @@ public record Acquisition(@Nullable Grant grant, List<Grant> conflicts) {
      * @param grant the new grant
      * @return an acquisition with {@code grant} and no conflicts
      */
-    public static Acquisition granted(Grant grant) {
+    public static Acquisition granted(@Nullable Grant grant) {
         return new Acquisition(Objects.requireNonNull(grant, "grant cannot be null"), List.of());
     }
 

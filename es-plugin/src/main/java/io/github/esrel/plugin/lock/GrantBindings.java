@@ -4,8 +4,8 @@ import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
 import io.github.esrel.plugin.lock.grant.TreePath;
 import java.util.List;
 import org.elasticsearch.ElasticsearchSecurityException;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.rest.RestStatus;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Grants bound to a user ({@code "bind_to_user": true} on acquire): only that user may release or renew them,
@@ -55,8 +55,7 @@ public final class GrantBindings {
      * @param failure a failure of release or renew
      * @return the user the grant is bound to, or null if {@code failure} is not a {@link #refused} one
      */
-    @Nullable
-    public static AuthenticatedUser boundTo(Exception failure) {
+    public static @Nullable AuthenticatedUser boundTo(Exception failure) {
         if (failure instanceof ElasticsearchSecurityException e) {
             List<String> user = e.getMetadata(BOUND_USER);
             List<String> realm = e.getMetadata(BOUND_REALM);

@@ -5,6 +5,7 @@ import io.github.esrel.plugin.lock.grant.Grant;
 import io.github.esrel.plugin.lock.grant.TreePath;
 import io.github.esrel.plugin.lock.store.LockState;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.elasticsearch.ElasticsearchSecurityException;
@@ -57,8 +58,10 @@ final class HolderMutation implements GroupCommitter.Mutation<LockState> {
             case BOUND_TO_OTHER_USER ->
                 new GroupCommitter.Decision<>(
                         table,
+                        // BOUND_TO_OTHER_USER: the holder is bound to a user.
                         () -> listener.onFailure(GrantBindings.refused(
-                                grant, result.holders().get(0).boundTo())));
+                                grant,
+                                Objects.requireNonNull(result.holders().get(0).boundTo()))));
         };
     }
 

@@ -2,8 +2,8 @@ package io.github.esrel.plugin.lock;
 
 import org.elasticsearch.common.settings.AbstractScopedSettings;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
+import org.jspecify.annotations.Nullable;
 
 /** The current values of the dynamic {@link TreeLockSettings}, and the checks of requests against them. */
 final class TreeLockLimits {

@@ -20,9 +20,9 @@ import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.common.settings.ClusterSettings;
 import org.elasticsearch.common.settings.Settings;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.threadpool.ThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tree locks with leases and fencing tokens, kept in the system index {@link TreeLockIndex#NAME}. Each lock namespace

@@ -5,4 +5,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md">Tree locks</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.lock;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Collects, doc by doc, the routing mistakes a batch reveals and turns them into warnings: documents that

@@ -2,6 +2,7 @@ package io.github.esrel.plugin.routing;
 
 import java.util.function.IntConsumer;
 import org.elasticsearch.cluster.routing.Murmur3HashFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The 9.4+ routing function written out, for servers that predate it (a 9.3 node asked about an index
@@ -11,7 +12,7 @@ import org.elasticsearch.cluster.routing.Murmur3HashFunction;
 record ModuloShardFunction(int numberOfShards, int partitionSize) implements ShardFunction {
 
     @Override
-    public int shard(String id, String routing) {
+    public int shard(String id, @Nullable String routing) {
         if (partitionSize > 1) {
             return shardOfHash(
                     Murmur3HashFunction.hash(routing) + Math.floorMod(Murmur3HashFunction.hash(id), partitionSize));

@@ -2,6 +2,7 @@ package io.github.esrel.plugin.routing;
 
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An Elasticsearch release version such as {@code 8.19.0}, as users know it. Index versions inside the
@@ -23,7 +24,7 @@ public record ReleaseVersion(int major, int minor, int patch) implements Compara
      * @return the parsed version
      * @throws IllegalArgumentException naming the value and the expected format
      */
-    public static ReleaseVersion parse(String field, String value) {
+    public static ReleaseVersion parse(String field, @Nullable String value) {
         Matcher m = value == null ? null : FORMAT.matcher(value);
         if (m == null || m.matches() == false) {
             throw new IllegalArgumentException(

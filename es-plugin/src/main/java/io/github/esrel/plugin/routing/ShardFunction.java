@@ -2,7 +2,7 @@ package io.github.esrel.plugin.routing;
 
 import java.util.function.IntConsumer;
 import org.elasticsearch.cluster.routing.IndexRouting;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a document goes and which shards a routed search visits: the two questions the calculator asks.
@@ -37,7 +37,7 @@ public interface ShardFunction {
     static ShardFunction server(IndexRouting routing) {
         return new ShardFunction() {
             @Override
-            public int shard(String id, String r) {
+            public int shard(String id, @Nullable String r) {
                 return routing.getShard(id, r);
             }
 

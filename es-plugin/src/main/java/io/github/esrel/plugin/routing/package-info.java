@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/routing.md">Routing calculator and duplicate ids</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.routing;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,7 @@
 package io.github.esrel.plugin.xcontent;
 
 import org.elasticsearch.xcontent.XContentParser.Token;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Words for the tokens of a request body, for the parse errors of every esrel endpoint. Public only so that the
@@ -17,7 +18,7 @@ public final class Tokens {
      * @return {@code an object}, {@code an array}, {@code a string}, {@code a number}, {@code a boolean},
      *     {@code null}, or {@code an empty body} for no token
      */
-    public static String describe(Token token) {
+    public static String describe(@Nullable Token token) {
         if (token == null) {
             return "an empty body";
         }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.data.elasticsearch.annotations.Document;
 import org.springframework.data.elasticsearch.client.elc.EntityAsMap;
@@ -157,7 +158,7 @@ public final class SpringDataDocumentConverter implements DocumentConverter {
     }
 
     @Override
-    public String routing(Object value) {
+    public @Nullable String routing(Object value) {
         return value != null && isEntity(value.getClass()) ? operations.getEntityRouting(value) : null;
     }
 

@@ -6,4 +6,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/spring.md#spring-data-elasticsearch">Spring Boot and Spring Data: Spring Data Elasticsearch</a>.
  */
+@NullMarked
 package io.github.esrel.spring.data;
+
+import org.jspecify.annotations.NullMarked;

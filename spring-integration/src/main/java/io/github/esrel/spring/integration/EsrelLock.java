@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock {@link EsrelLockRegistry#obtain(Object)} returns for a key: a local {@link ReentrantLock} (re-entry, and
@@ -49,11 +50,11 @@ public final class EsrelLock implements LineLock {
     private final EsrelLockRegistry registry;
     private final TreePath path;
     private final ReentrantLock local = new ReentrantLock();
-    private volatile TreeLock held;
+    private volatile @Nullable TreeLock held;
     private volatile boolean lost;
     private volatile long lastUsedNanos = System.nanoTime();
     /** The thread whose holds a re-entry ended on a lost lease, and how many of them it has not unlocked yet. */
-    private volatile Thread lostBy;
+    private volatile @Nullable Thread lostBy;
 
     private volatile int lostHolds;
 
@@ -333,7 +334,7 @@ public final class EsrelLock implements LineLock {
     }
 
     /** Renews the held lease, for the current lease ({@code ttl == null}) or a new one. */
-    boolean renew(Duration ttl) {
+    boolean renew(@Nullable Duration ttl) {
         if (!local.isHeldByCurrentThread()) {
             throw new IllegalMonitorStateException("the current thread does not hold the lock at " + path);
         }

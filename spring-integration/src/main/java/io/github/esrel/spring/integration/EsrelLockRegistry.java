@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Spring Integration {@code LockRegistry} on esrel's tree locks: each key is an exclusive tree lock on one path
@@ -165,7 +166,7 @@ public final class EsrelLockRegistry implements LineRegistry {
         renew(lockKey, Objects.requireNonNull(ttl, "ttl cannot be null"));
     }
 
-    private void renew(Object lockKey, Duration newTtl) {
+    private void renew(Object lockKey, @Nullable Duration newTtl) {
         EsrelLock lock;
         synchronized (locks) {
             lock = locks.get(key(lockKey));
@@ -197,7 +198,7 @@ public final class EsrelLockRegistry implements LineRegistry {
 
     /** Options of an {@link EsrelLockRegistry}. */
     public static final class Builder {
-        private TreeLocks treeLocks;
+        private @Nullable TreeLocks treeLocks;
         private TreePath prefix = DEFAULT_PREFIX;
         private Duration ttl = DEFAULT_TTL;
         private boolean autoRenew = true;

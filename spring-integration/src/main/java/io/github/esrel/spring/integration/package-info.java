@@ -6,4 +6,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#spring-integration">Tree locks: Spring Integration</a>.
  */
+@NullMarked
 package io.github.esrel.spring.integration;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,6 +9,7 @@ import org.elasticsearch.cluster.metadata.IndexAbstraction;
 import org.elasticsearch.cluster.metadata.IndexMetadata;
 import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.plugins.Plugin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link ClusterIndices} reads on Elasticsearch 8.19 and 9.0: index metadata is cluster-wide
@@ -25,6 +26,7 @@ record LineMetadata(ClusterState state, IndexNameExpressionResolver resolver) {
         return resolver.concreteIndexNames(state, request);
     }
 
+    @Nullable
     IndexMetadata index(String name) {
         return state.metadata().index(name);
     }
@@ -33,11 +35,13 @@ record LineMetadata(ClusterState state, IndexNameExpressionResolver resolver) {
         return state.metadata().getIndicesLookup();
     }
 
-    String resolveIndexRouting(String routing, String alias) {
+    @Nullable
+    String resolveIndexRouting(@Nullable String routing, String alias) {
         return state.metadata().resolveIndexRouting(routing, alias);
     }
 
-    Map<String, Set<String>> resolveSearchRouting(String routing, String... expressions) {
+    @Nullable
+    Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
         return resolver.resolveSearchRouting(state, routing, expressions);
     }
 }

@@ -11,6 +11,7 @@ import org.elasticsearch.cluster.metadata.IndexNameExpressionResolver;
 import org.elasticsearch.cluster.metadata.ProjectMetadata;
 import org.elasticsearch.cluster.project.ProjectResolver;
 import org.elasticsearch.plugins.Plugin;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link ClusterIndices} reads on Elasticsearch 9.1 and later: index metadata lives in the
@@ -28,6 +29,7 @@ record LineMetadata(ProjectMetadata project, IndexNameExpressionResolver resolve
         return resolver.concreteIndexNames(project, request);
     }
 
+    @Nullable
     IndexMetadata index(String name) {
         return project.index(name);
     }
@@ -36,11 +38,13 @@ record LineMetadata(ProjectMetadata project, IndexNameExpressionResolver resolve
         return project.getIndicesLookup();
     }
 
-    String resolveIndexRouting(String routing, String alias) {
+    @Nullable
+    String resolveIndexRouting(@Nullable String routing, String alias) {
         return project.resolveIndexRouting(routing, alias);
     }
 
-    Map<String, Set<String>> resolveSearchRouting(String routing, String... expressions) {
+    @Nullable
+    Map<String, Set<String>> resolveSearchRouting(@Nullable String routing, String... expressions) {
         return resolver.resolveSearchRouting(project, routing, expressions);
     }
 }

@@ -10,12 +10,12 @@ import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.tasks.CancellableTask;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.tasks.TaskId;
 import org.elasticsearch.xcontent.XContentParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code POST /{index}/_treelock/acquire {"path", "mode", "owner", "ttl", "wait", "bind_to_user", "grant_id"}}:
@@ -71,7 +71,12 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      * @throws NullPointerException if {@code index} or {@code mode} is null
      */
     public AcquireTreeLockRequest(
-            String index, String path, LockMode mode, String owner, @Nullable TimeValue ttl, @Nullable TimeValue wait) {
+            String index,
+            @Nullable String path,
+            LockMode mode,
+            @Nullable String owner,
+            @Nullable TimeValue ttl,
+            @Nullable TimeValue wait) {
         this(index, path, mode, owner, ttl, wait, false, null);
     }
 
@@ -90,9 +95,9 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      */
     public AcquireTreeLockRequest(
             String index,
-            String path,
+            @Nullable String path,
             LockMode mode,
-            String owner,
+            @Nullable String owner,
             @Nullable TimeValue ttl,
             @Nullable TimeValue wait,
             boolean bindToUser,
@@ -163,7 +168,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateOwner(owner, super.validate());
         if (ttl != null && ttl.millis() <= 0) {
             e = ValidateActions.addValidationError("ttl must be at least 1ms, got [" + ttl.getStringRep() + "]", e);
@@ -193,8 +198,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      *
      * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
      */
-    @Nullable
-    public String owner() {
+    public @Nullable String owner() {
         return owner;
     }
 
@@ -204,8 +208,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      * @return the {@code ttl} of the body, or null for the default (60 s, or the node's
      *     {@code esrel.treelock.max_ttl} if shorter)
      */
-    @Nullable
-    public TimeValue ttl() {
+    public @Nullable TimeValue ttl() {
         return ttl;
     }
 
@@ -215,8 +218,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      *
      * @return the {@code wait} of the body, or null for zero (fail fast)
      */
-    @Nullable
-    public TimeValue waitTime() {
+    public @Nullable TimeValue waitTime() {
         return wait;
     }
 
@@ -234,8 +236,7 @@ public final class AcquireTreeLockRequest extends TreeLockRequest {
      *
      * @return the {@code grant_id} of the body, or null if it had none
      */
-    @Nullable
-    public String grantId() {
+    public @Nullable String grantId() {
         return grantId;
     }
 

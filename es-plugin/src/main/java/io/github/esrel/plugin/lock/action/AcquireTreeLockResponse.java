@@ -7,10 +7,10 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.rest.RestStatus;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer to an acquire, both outcomes being ordinary responses:
@@ -47,7 +47,7 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
      * @return a response with {@code "acquired": true}
      * @throws NullPointerException if {@code index} or {@code grant} is null
      */
-    public static AcquireTreeLockResponse acquired(String index, Grant grant) {
+    public static AcquireTreeLockResponse acquired(String index, @Nullable Grant grant) {
         return new AcquireTreeLockResponse(index, Objects.requireNonNull(grant, "grant cannot be null"), List.of());
     }
 
@@ -105,8 +105,7 @@ public final class AcquireTreeLockResponse extends ActionResponse implements ToX
      *
      * @return the grant, or null if the lock was not acquired
      */
-    @Nullable
-    public Grant grant() {
+    public @Nullable Grant grant() {
         return grant;
     }
 

@@ -8,7 +8,7 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request of the holder of a grant ({@link ReleaseTreeLockRequest}, {@link RenewTreeLockRequest}): it names the
@@ -27,7 +27,7 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
      * @param owner the owner of the grant; null if missing, which {@link #validate()} refuses
      * @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate}
      */
-    HolderTreeLockRequest(String index, String path, @Nullable String owner, long token) {
+    HolderTreeLockRequest(String index, @Nullable String path, @Nullable String owner, long token) {
         super(index, path);
         this.owner = owner;
         this.token = token;
@@ -70,7 +70,7 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = validateOwner(owner, super.validate());
         return token == 0 && tokenRequired() == false ? e : validateToken(token, e);
     }
@@ -85,8 +85,7 @@ public abstract class HolderTreeLockRequest extends TreeLockRequest {
      *
      * @return the {@code owner} of the body; null if it had none (then {@link #validate()} fails)
      */
-    @Nullable
-    public String owner() {
+    public @Nullable String owner() {
         return owner;
     }
 

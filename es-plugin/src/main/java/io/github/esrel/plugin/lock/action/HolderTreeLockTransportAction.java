@@ -6,6 +6,7 @@ import io.github.esrel.plugin.lock.GrantRef;
 import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
 import io.github.esrel.plugin.lock.grant.Caller;
+import java.util.Objects;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.elasticsearch.action.ActionListener;
@@ -16,6 +17,7 @@ import org.elasticsearch.common.io.stream.Writeable;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
 import org.elasticsearch.tasks.Task;
 import org.elasticsearch.transport.TransportService;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Release and renew: a change to the grant the request names, on behalf of the authenticated caller. When the
@@ -46,7 +48,12 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
 
     @Override
     protected final void execute(Task task, String namespace, Request request, ActionListener<Response> listener) {
-        GrantRef grant = new GrantRef(namespace, request.path(), request.owner(), request.token());
+        // validate() refused a request without a path or an owner.
+        GrantRef grant = new GrantRef(
+                namespace,
+                Objects.requireNonNull(request.path()),
+                Objects.requireNonNull(request.owner()),
+                request.token());
         Caller caller = Caller.of(callingUser());
         change(grant, caller, request, listener.delegateResponse((answer, refused) -> {
             if (GrantBindings.boundTo(refused) == null) {
@@ -67,7 +74,7 @@ abstract class HolderTreeLockTransportAction<Request extends HolderTreeLockReque
     abstract void change(GrantRef grant, Caller caller, Request request, ActionListener<Response> listener);
 
     /** The authenticated user, or null; a grant bound to a user then needs the override, which security decides. */
-    private AuthenticatedUser callingUser() {
+    private @Nullable AuthenticatedUser callingUser() {
         try {
             return AuthenticatedUser.current(threadContext);
         } catch (IllegalStateException e) {

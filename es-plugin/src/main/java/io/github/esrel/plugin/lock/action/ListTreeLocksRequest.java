@@ -7,7 +7,7 @@ import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /{index}/_treelock[?path=/a][&size=1000][&after=/a/k]}: the live grants on the path or below it (every
@@ -78,8 +78,7 @@ public final class ListTreeLocksRequest extends TreeLockRequest {
      *
      * @return the {@code after} of the request, or null from the start
      */
-    @Nullable
-    public String after() {
+    public @Nullable String after() {
         return after;
     }
 
@@ -88,13 +87,12 @@ public final class ListTreeLocksRequest extends TreeLockRequest {
      *
      * @return 1 to {@value #MAX_SIZE}, or null for every grant
      */
-    @Nullable
-    public Integer size() {
+    public @Nullable Integer size() {
         return size;
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = super.validate();
         if (after != null) {
             String problem = TreePath.problem("after", after);

@@ -7,9 +7,9 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The live grants of an index, one entry per locked path (sorted), its holders sorted by token:

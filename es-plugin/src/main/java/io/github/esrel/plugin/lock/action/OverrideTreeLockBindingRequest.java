@@ -6,6 +6,7 @@ import org.elasticsearch.action.ActionRequest;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link OverrideTreeLockBindingAction} question, naming the request it is asked for (for audit logs). */
 public final class OverrideTreeLockBindingRequest extends ActionRequest {
@@ -39,7 +40,7 @@ public final class OverrideTreeLockBindingRequest extends ActionRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         return null;
     }
 

@@ -7,8 +7,8 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code POST /{index}/_treelock/release {"path", "owner", "token", "grant_id"}}: ends the grant with this path,
@@ -40,7 +40,7 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
      * @param token the grant's fencing token; 0 stands for "missing" and is refused by {@link #validate}
      * @throws NullPointerException if {@code index} is null
      */
-    public ReleaseTreeLockRequest(String index, String path, String owner, long token) {
+    public ReleaseTreeLockRequest(String index, @Nullable String path, @Nullable String owner, long token) {
         this(index, path, owner, token, null);
     }
 
@@ -55,7 +55,8 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
      * @param grantId the grant id the grant was acquired with, or null for none
      * @throws NullPointerException if {@code index} is null
      */
-    public ReleaseTreeLockRequest(String index, String path, String owner, long token, @Nullable String grantId) {
+    public ReleaseTreeLockRequest(
+            String index, @Nullable String path, @Nullable String owner, long token, @Nullable String grantId) {
         super(index, path, owner, token);
         this.grantId = grantId;
     }
@@ -96,7 +97,7 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         return validateGrantId(grantId, super.validate());
     }
 
@@ -110,8 +111,7 @@ public final class ReleaseTreeLockRequest extends HolderTreeLockRequest {
      *
      * @return the {@code grant_id} of the body, or null if it had none
      */
-    @Nullable
-    public String grantId() {
+    public @Nullable String grantId() {
         return grantId;
     }
 

@@ -7,9 +7,9 @@ import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.core.TimeValue;
 import org.elasticsearch.xcontent.XContentParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code POST /{index}/_treelock/renew {"path", "owner", "token", "ttl"}}: the grant's lease ends {@code ttl}
@@ -38,7 +38,8 @@ public final class RenewTreeLockRequest extends HolderTreeLockRequest {
      *              node's maximum if shorter)
      * @throws NullPointerException if {@code index} is null
      */
-    public RenewTreeLockRequest(String index, String path, String owner, long token, @Nullable TimeValue ttl) {
+    public RenewTreeLockRequest(
+            String index, @Nullable String path, @Nullable String owner, long token, @Nullable TimeValue ttl) {
         super(index, path, owner, token);
         this.ttl = ttl;
     }
@@ -85,7 +86,7 @@ public final class RenewTreeLockRequest extends HolderTreeLockRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = super.validate();
         if (ttl != null && ttl.millis() <= 0) {
             e = ValidateActions.addValidationError("ttl must be at least 1ms, got [" + ttl.getStringRep() + "]", e);

@@ -5,6 +5,7 @@ import io.github.esrel.plugin.lock.AcquireCommand;
 import io.github.esrel.plugin.lock.Cancellation;
 import io.github.esrel.plugin.lock.TreeLockService;
 import io.github.esrel.plugin.lock.grant.AuthenticatedUser;
+import java.util.Objects;
 import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.support.ActionFilters;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
@@ -63,11 +64,12 @@ public class TransportAcquireTreeLockAction
             ActionListener<AcquireTreeLockResponse> listener) {
         AcquireCommand command;
         try {
+            // validate() refused a request without a path or an owner.
             command = new AcquireCommand(
                     namespace,
-                    request.path(),
+                    Objects.requireNonNull(request.path()),
                     request.mode(),
-                    request.owner(),
+                    Objects.requireNonNull(request.owner()),
                     request.ttl(),
                     request.waitTime(),
                     request.bindToUser() ? bindingUser() : null,

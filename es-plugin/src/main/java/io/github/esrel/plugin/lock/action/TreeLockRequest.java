@@ -12,7 +12,7 @@ import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.action.support.IndicesOptions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every tree lock request has: the target index, which is the lock namespace, and a path. It is an
@@ -80,7 +80,7 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
         if (index.isEmpty()) {
             e = ValidateActions.addValidationError("index is required, e.g. POST /my-index/_treelock/acquire", e);
@@ -100,20 +100,22 @@ public abstract class TreeLockRequest extends ActionRequest implements IndicesRe
     }
 
     /** Adds the owner's problem, if any. */
-    static ActionRequestValidationException validateOwner(@Nullable String owner, ActionRequestValidationException e) {
+    static @Nullable ActionRequestValidationException validateOwner(
+            @Nullable String owner, @Nullable ActionRequestValidationException e) {
         String problem = LockOwner.problem(owner);
         return problem == null ? e : ValidateActions.addValidationError(problem, e);
     }
 
     /** Adds the grant id's problem, if any. */
-    static ActionRequestValidationException validateGrantId(
-            @Nullable String grantId, ActionRequestValidationException e) {
+    static @Nullable ActionRequestValidationException validateGrantId(
+            @Nullable String grantId, @Nullable ActionRequestValidationException e) {
         String problem = GrantIds.problem(grantId);
         return problem == null ? e : ValidateActions.addValidationError(problem, e);
     }
 
     /** Adds a problem with a token, if any: tokens are positive. */
-    static ActionRequestValidationException validateToken(long token, ActionRequestValidationException e) {
+    static @Nullable ActionRequestValidationException validateToken(
+            long token, @Nullable ActionRequestValidationException e) {
         return token > 0
                 ? e
                 : ValidateActions.addValidationError(

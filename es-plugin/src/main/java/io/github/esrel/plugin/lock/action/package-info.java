@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#rest-api">Tree locks: REST API</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.action;
+
+import org.jspecify.annotations.NullMarked;

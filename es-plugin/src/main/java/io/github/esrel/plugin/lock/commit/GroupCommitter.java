@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.Logger;
 import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies mutations to one state per key kept in a {@link VersionedStore}, many per write (group commit).
@@ -81,8 +81,7 @@ public final class GroupCommitter<S> {
          *
          * @return the failure of a mutation nobody waits for any more, or null to go on
          */
-        @Nullable
-        default Exception cancellation() {
+        default @Nullable Exception cancellation() {
             return null;
         }
     }
@@ -177,8 +176,13 @@ public final class GroupCommitter<S> {
         final long retryDeadlineNanos;
         int conflicts;
         int transientFailures;
+
+        @Nullable
         Exception lastConflict;
+
+        @Nullable
         Exception lastTransient;
+
         long slowestAttemptNanos;
 
         Pending(Mutation<S> mutation, long submittedNanos, long retryDeadlineNanos) {

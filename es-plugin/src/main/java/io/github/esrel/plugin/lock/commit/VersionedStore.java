@@ -1,7 +1,7 @@
 package io.github.esrel.plugin.lock.commit;
 
 import org.elasticsearch.action.ActionListener;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a {@link GroupCommitter} keeps its states: one per key, read together with its version and replaced

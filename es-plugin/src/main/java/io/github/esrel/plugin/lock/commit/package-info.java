@@ -4,4 +4,7 @@
  * io.github.esrel.plugin.lock.commit.VersionedStore} and on a {@link io.github.esrel.plugin.lock.commit.TaskScheduler}
  * that tests replace with virtual time. Knows nothing about locks.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.commit;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,7 +3,7 @@ package io.github.esrel.plugin.lock.grant;
 import java.util.Map;
 import java.util.Objects;
 import org.elasticsearch.common.util.concurrent.ThreadContext;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The user Elasticsearch security authenticated for the current request, as far as a grant bound to a user
@@ -53,8 +53,7 @@ public record AuthenticatedUser(String name, String realm) {
      * @return the user, or null if there is none: security is off, or the context is not a request's
      * @throws IllegalStateException if the authentication is there but does not have the expected shape
      */
-    @Nullable
-    public static AuthenticatedUser current(ThreadContext threadContext) {
+    public static @Nullable AuthenticatedUser current(ThreadContext threadContext) {
         Object authentication = threadContext.getTransient(AUTHENTICATION_KEY);
         return authentication == null ? null : of(authentication);
     }

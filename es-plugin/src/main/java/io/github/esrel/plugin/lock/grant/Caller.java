@@ -1,6 +1,6 @@
 package io.github.esrel.plugin.lock.grant;
 
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who asks to release or renew a grant, as far as a grant bound to a user cares.

@@ -3,7 +3,7 @@ package io.github.esrel.plugin.lock.grant;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Grant ids: the identity a client gives one acquisition ({@code "grant_id"}), so that the same request sent
@@ -40,8 +40,7 @@ public final class GrantIds {
      * @param grantId the grant id of a request; null when it has none, which is fine
      * @return a message for a 400 that names the problem, or {@code null} if {@code grantId} is acceptable
      */
-    @Nullable
-    public static String problem(@Nullable String grantId) {
+    public static @Nullable String problem(@Nullable String grantId) {
         if (grantId == null) {
             return null;
         }

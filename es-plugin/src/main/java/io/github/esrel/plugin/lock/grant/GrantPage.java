@@ -2,7 +2,7 @@ package io.github.esrel.plugin.lock.grant;
 
 import java.util.List;
 import java.util.Objects;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A page of a namespace's live grants, sorted by path, then token: every holder of each path it lists.

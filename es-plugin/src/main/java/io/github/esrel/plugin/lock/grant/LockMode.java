@@ -1,6 +1,7 @@
 package io.github.esrel.plugin.lock.grant;
 
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a path is locked. Shared is compatible with shared; exclusive conflicts with every other lock on
@@ -28,7 +29,7 @@ public enum LockMode {
      * @return the mode named by {@code value}
      * @throws IllegalArgumentException naming the accepted values
      */
-    public static LockMode parse(String value) {
+    public static LockMode parse(@Nullable String value) {
         if ("exclusive".equals(value)) {
             return EXCLUSIVE;
         }

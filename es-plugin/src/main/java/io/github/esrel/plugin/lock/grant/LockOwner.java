@@ -1,7 +1,7 @@
 package io.github.esrel.plugin.lock.grant;
 
 import java.nio.charset.StandardCharsets;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owners are opaque strings chosen by clients ({@code worker-7}, a host and pid, a UUID). The node only
@@ -21,8 +21,7 @@ public final class LockOwner {
      * @param owner the owner given in a request; {@code null} means it was missing
      * @return a message for a 400 that names the problem, or {@code null} if {@code owner} is acceptable
      */
-    @Nullable
-    public static String problem(@Nullable String owner) {
+    public static @Nullable String problem(@Nullable String owner) {
         if (owner == null) {
             return "owner is required, e.g. \"worker-7\"";
         }

@@ -2,6 +2,7 @@ package io.github.esrel.plugin.lock.grant;
 
 import java.io.IOException;
 import java.util.Map;
+import java.util.Objects;
 import org.elasticsearch.xcontent.XContentBuilder;
 
 /**
@@ -61,8 +62,8 @@ public record ReleasedId(long nonce, long token, long untilMillis) {
     public static ReleasedId fromSource(Object stored) {
         Map<?, ?> m = (Map<?, ?>) stored;
         return new ReleasedId(
-                ((Number) m.get("nonce")).longValue(),
-                ((Number) m.get("token")).longValue(),
-                ((Number) m.get("until")).longValue());
+                ((Number) Objects.requireNonNull(m.get("nonce"), "nonce")).longValue(),
+                ((Number) Objects.requireNonNull(m.get("token"), "token")).longValue(),
+                ((Number) Objects.requireNonNull(m.get("until"), "until")).longValue());
     }
 }

@@ -1,7 +1,7 @@
 package io.github.esrel.plugin.lock.grant;
 
 import java.nio.charset.StandardCharsets;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Lock paths: absolute, {@code /}-separated and normalised. {@code /} is the root; every other path is
@@ -32,8 +32,7 @@ public final class TreePath {
      * @param path the path to check; {@code null} means it was missing
      * @return a message for a 400 that names the problem, or {@code null} if {@code path} is valid
      */
-    @Nullable
-    public static String problem(String field, @Nullable String path) {
+    public static @Nullable String problem(String field, @Nullable String path) {
         if (path == null) {
             return field + " is required, e.g. \"/a/b/c.txt\"";
         }
@@ -106,8 +105,7 @@ public final class TreePath {
      * @param path a valid path
      * @return its parent, or null for the root
      */
-    @Nullable
-    public static String parent(String path) {
+    public static @Nullable String parent(String path) {
         if (path.equals(ROOT)) {
             return null;
         }

@@ -5,4 +5,7 @@
  * ({@link io.github.esrel.plugin.lock.grant.Caller}); grant ids and the released ones remembered. Depends on no other
  * part of the plugin.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.grant;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/tree-locks.md#rest-api">Tree locks: REST API</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.rest;
+
+import org.jspecify.annotations.NullMarked;

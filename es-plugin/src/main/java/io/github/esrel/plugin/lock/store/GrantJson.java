@@ -5,7 +5,9 @@ import io.github.esrel.plugin.lock.grant.Grant;
 import io.github.esrel.plugin.lock.grant.LockMode;
 import java.io.IOException;
 import java.util.Map;
+import java.util.Objects;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One grant as every document of the lock index stores it: {@code {"path": "/a/b", "mode": "exclusive", "owner":
@@ -34,17 +36,18 @@ final class GrantJson {
     }
 
     /** Reads one grant as {@link #write} stored it; a malformed one throws a {@code RuntimeException}. */
-    static Grant read(Object stored) {
-        Map<?, ?> g = (Map<?, ?>) stored;
+    static Grant read(@Nullable Object stored) {
+        Map<?, ?> g = (Map<?, ?>) Objects.requireNonNull(stored, "grant");
         return new Grant(
-                (String) g.get("path"),
-                LockMode.parse((String) g.get("mode")),
-                (String) g.get("owner"),
-                ((Number) g.get("token")).longValue(),
-                ((Number) g.get("expires_at")).longValue(),
-                ((Number) g.get("nonce")).longValue(),
+                (String) Objects.requireNonNull(g.get("path"), "path"),
+                LockMode.parse((String) Objects.requireNonNull(g.get("mode"), "mode")),
+                (String) Objects.requireNonNull(g.get("owner"), "owner"),
+                ((Number) Objects.requireNonNull(g.get("token"), "token")).longValue(),
+                ((Number) Objects.requireNonNull(g.get("expires_at"), "expires_at")).longValue(),
+                ((Number) Objects.requireNonNull(g.get("nonce"), "nonce")).longValue(),
                 g.get("bound_user") == null
                         ? null
-                        : new AuthenticatedUser((String) g.get("bound_user"), (String) g.get("bound_realm")));
+                        : new AuthenticatedUser((String) g.get("bound_user"), (String)
+                                Objects.requireNonNull(g.get("bound_realm"), "bound_realm")));
     }
 }

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -30,7 +31,6 @@ import org.elasticsearch.action.search.SearchRequest;
 import org.elasticsearch.action.search.SearchResponse;
 import org.elasticsearch.client.internal.Client;
 import org.elasticsearch.common.UUIDs;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.index.VersionType;
 import org.elasticsearch.index.engine.VersionConflictEngineException;
 import org.elasticsearch.index.query.QueryBuilders;
@@ -40,6 +40,7 @@ import org.elasticsearch.search.builder.SearchSourceBuilder;
 import org.elasticsearch.search.sort.SortOrder;
 import org.elasticsearch.xcontent.XContentBuilder;
 import org.elasticsearch.xcontent.XContentFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock tables in the lock index {@link TreeLockIndex#NAME}, stored so that a round writes what it changed,
@@ -238,7 +239,7 @@ public final class GrantStore implements VersionedStore<LockState> {
             t.seqNo = response.getSeqNo();
             t.primaryTerm = response.getPrimaryTerm();
             deliver(namespace, t, listener);
-        } else if (steps != null) {
+        } else if (t != null && steps != null) { // steps only with a table
             t.catchUp(head, steps, response.getSeqNo(), response.getPrimaryTerm());
             deliver(namespace, t, listener);
         } else {
@@ -338,7 +339,7 @@ public final class GrantStore implements VersionedStore<LockState> {
     private void searchGrants(
             String namespace,
             long now,
-            @Nullable Object[] after,
+            Object @Nullable [] after,
             List<Grant> grants,
             List<Purge> purges,
             ActionListener<Found> listener) {
@@ -371,7 +372,7 @@ public final class GrantStore implements VersionedStore<LockState> {
                     if (Boolean.TRUE.equals(doc.get("released")) || RELEASED_ID_KIND.equals(doc.get("kind"))) {
                         purges.add(new Purge(
                                 hit.getId(),
-                                ((Number) doc.get("purge_after")).longValue(),
+                                ((Number) Objects.requireNonNull(doc.get("purge_after"), "purge_after")).longValue(),
                                 hit.getSeqNo(),
                                 hit.getPrimaryTerm()));
                     } else {
@@ -407,7 +408,8 @@ public final class GrantStore implements VersionedStore<LockState> {
             List<ReleasedId> ids = new ArrayList<>();
             try {
                 for (SearchHit hit : response.getHits().getHits()) {
-                    ids.add(ReleasedId.fromSource(hit.getSourceAsMap().get("grant")));
+                    ids.add(ReleasedId.fromSource(
+                            Objects.requireNonNull(hit.getSourceAsMap().get("grant"), "grant")));
                 }
             } catch (RuntimeException e) {
                 l.onFailure(new IllegalStateException("a released grant id document is corrupt: " + e.getMessage(), e));
@@ -435,7 +437,10 @@ public final class GrantStore implements VersionedStore<LockState> {
                 // Nothing to keep after a one-document table being taken over: no node has a table at a head of it.
                 t.writeId == null
                         ? List.of()
-                        : LockHead.earlierAfter(t.earlier, new LockHead.Step(t.writeId, t.headChanges)),
+                        : LockHead.earlierAfter(
+                                t.earlier,
+                                // Read with the head's write id.
+                                new LockHead.Step(t.writeId, Objects.requireNonNull(t.headChanges))),
                 new RoundChanges(decided.lastToken(), decided.put(), List.copyOf(removed), decided.released()));
         storeGrants(namespace, t, now, listener.delegateFailure((l, stored) -> writeHead(namespace, t, read, head, l)));
     }

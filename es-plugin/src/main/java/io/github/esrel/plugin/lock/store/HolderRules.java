@@ -5,7 +5,7 @@ import io.github.esrel.plugin.lock.grant.Grant;
 import io.github.esrel.plugin.lock.grant.GrantIds;
 import io.github.esrel.plugin.lock.grant.ReleasedId;
 import java.util.List;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rules of release and renew, once for every table that decides them ({@link LockState}, the indexed table both

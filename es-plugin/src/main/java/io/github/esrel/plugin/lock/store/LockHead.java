@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The head document of a namespace in the lock index (its id is the namespace): the one document whose
@@ -162,14 +162,14 @@ record LockHead(long round, String writeId, List<Step> earlier, RoundChanges cha
         builder.endObject();
     }
 
-    private static RoundChanges readChanges(Object source, long lastToken) {
+    private static RoundChanges readChanges(@Nullable Object source, long lastToken) {
         Map<?, ?> changes = (Map<?, ?>) Objects.requireNonNull(source, "changes");
         List<Grant> put = new ArrayList<>();
-        for (Object g : (List<?>) changes.get("put")) {
+        for (Object g : (List<?>) Objects.requireNonNull(changes.get("put"), "put")) {
             put.add(GrantJson.read(g));
         }
         List<Long> removed = new ArrayList<>();
-        for (Object token : (List<?>) changes.get("removed")) {
+        for (Object token : (List<?>) Objects.requireNonNull(changes.get("removed"), "removed")) {
             removed.add(((Number) token).longValue());
         }
         List<ReleasedId> released = new ArrayList<>();
@@ -188,13 +188,16 @@ record LockHead(long round, String writeId, List<Step> earlier, RoundChanges cha
      *
      * @throws IllegalStateException if it is not one (only the plugin writes the lock index)
      */
-    static LockHead fromSource(Map<String, Object> source) {
+    static LockHead fromSource(@Nullable Map<String, Object> stored) {
         try {
+            Map<String, Object> source = Objects.requireNonNull(stored, "no source");
             long lastToken = ((Number) Objects.requireNonNull(source.get("last_token"), "last_token")).longValue();
             List<Step> earlier = new ArrayList<>();
             for (Object step : (List<?>) Objects.requireNonNull(source.get("earlier"), "earlier")) {
                 Map<?, ?> s = (Map<?, ?>) step;
-                earlier.add(new Step((String) s.get("write_id"), readChanges(s.get("changes"), lastToken)));
+                earlier.add(new Step(
+                        (String) Objects.requireNonNull(s.get("write_id"), "write_id"),
+                        readChanges(s.get("changes"), lastToken)));
             }
             return new LockHead(
                     ((Number) Objects.requireNonNull(source.get("round"), "round")).longValue(),

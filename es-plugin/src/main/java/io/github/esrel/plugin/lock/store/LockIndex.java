@@ -16,10 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.NavigableSet;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stored grants of one namespace, indexed so that a decision costs {@code O(depth · log n)} instead of the
@@ -226,7 +227,8 @@ final class LockIndex {
             return;
         }
         byNonce.remove(g.nonce(), g);
-        List<Grant> onPath = byPath.get(g.path());
+        // Every grant of byToken is on its path too.
+        List<Grant> onPath = Objects.requireNonNull(byPath.get(g.path()));
         onPath.remove(g);
         if (onPath.isEmpty()) {
             byPath.remove(g.path());

@@ -3,6 +3,7 @@ package io.github.esrel.plugin.lock.store;
 import io.github.esrel.plugin.lock.commit.VersionedStore;
 import io.github.esrel.plugin.lock.commit.VersionedStore.Failure;
 import io.github.esrel.plugin.lock.commit.VersionedStore.Retries;
+import java.util.Objects;
 import org.elasticsearch.ElasticsearchException;
 import org.elasticsearch.ElasticsearchStatusException;
 import org.elasticsearch.ExceptionsHelper;
@@ -104,7 +105,8 @@ public final class LockIndexFailures {
                 attempts,
                 conflicts,
                 waited,
-                describe(last));
+                // Given up after failed attempts: one of them was the last.
+                describe(Objects.requireNonNull(last)));
         if (retries.lastConflict() != null && retries.lastConflict() != last) {
             e.addSuppressed(retries.lastConflict());
         }

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lock table of one namespace as a round sees it: the table as stored, indexed ({@link LockIndex}), and the

@@ -7,8 +7,8 @@ import org.elasticsearch.action.ActionListener;
 import org.elasticsearch.action.get.GetRequest;
 import org.elasticsearch.action.get.GetResponse;
 import org.elasticsearch.client.internal.Client;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.index.IndexNotFoundException;
+import org.jspecify.annotations.Nullable;
 
 /** How both lock stores read a namespace's document from the lock index: in real time, answered on the scheduler. */
 public final class StoreReads {
@@ -31,7 +31,7 @@ public final class StoreReads {
             Client client,
             TaskScheduler scheduler,
             String id,
-            Consumer<GetResponse> onAnswer,
+            Consumer<@Nullable GetResponse> onAnswer,
             ActionListener<?> listener) {
         Runnable absent = () -> onAnswer(onAnswer, null, listener);
         client.get(new GetRequest(TreeLockIndex.NAME, id).realtime(true), new ActionListener<>() {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A namespace's whole lock table in one document, as esrel 0.1 stored it and the table store ({@code
@@ -117,16 +118,17 @@ public record TableDocument(long lastToken, List<Grant> grants, List<ReleasedId>
      * @return the table the document holds
      * @throws IllegalStateException if it is not a lock table (only the plugin writes the lock index)
      */
-    public static TableDocument fromSource(Map<String, Object> source) {
+    public static TableDocument fromSource(@Nullable Map<String, Object> source) {
         try {
-            long lastToken = ((Number) Objects.requireNonNull(source.get("last_token"), "last_token")).longValue();
-            List<?> stored = (List<?>) Objects.requireNonNull(source.get("grants"), "grants");
+            Map<String, Object> doc = Objects.requireNonNull(source, "no source");
+            long lastToken = ((Number) Objects.requireNonNull(doc.get("last_token"), "last_token")).longValue();
+            List<?> stored = (List<?>) Objects.requireNonNull(doc.get("grants"), "grants");
             List<Grant> grants = new ArrayList<>(stored.size());
             for (Object o : stored) {
                 grants.add(GrantJson.read(o));
             }
             List<ReleasedId> released = new ArrayList<>();
-            if (source.get("changes") instanceof Map<?, ?> changes && changes.get("released") instanceof List<?> ids) {
+            if (doc.get("changes") instanceof Map<?, ?> changes && changes.get("released") instanceof List<?> ids) {
                 for (Object o : ids) {
                     released.add(ReleasedId.fromSource(o));
                 }

@@ -6,4 +6,7 @@
  * grant), with what every store of the lock index shares: the index itself, its reads, what its failures mean, the
  * stored form of a grant, and the one-document table of esrel 0.1 that the grant store takes over.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.store;
+
+import org.jspecify.annotations.NullMarked;

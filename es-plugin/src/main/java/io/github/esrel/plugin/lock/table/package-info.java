@@ -4,4 +4,7 @@
  * decisions that the kernel's are held to ({@link io.github.esrel.plugin.lock.table.LockTable}). A leaf: only the
  * store choice ({@code TreeLockService}) uses it; the grant store reads its documents through the kernel.
  */
+@NullMarked
 package io.github.esrel.plugin.lock.table;
+
+import org.jspecify.annotations.NullMarked;

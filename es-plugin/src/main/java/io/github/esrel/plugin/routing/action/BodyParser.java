@@ -8,6 +8,7 @@ import java.util.List;
 import org.elasticsearch.xcontent.XContentParseException;
 import org.elasticsearch.xcontent.XContentParser;
 import org.elasticsearch.xcontent.XContentParser.Token;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Strict reading of request bodies with Elasticsearch's XContent: wrong types and unknown fields are
@@ -89,14 +90,15 @@ final class BodyParser {
                     parser.getTokenLocation(), "[docs] entry " + index + " has no [id]; every doc needs one");
         }
         String problem = RoutingCalcDoc.idProblem(id);
-        if (problem != null) {
+        if (problem != null || id == null) { // a null id has a problem
             throw new XContentParseException(parser.getTokenLocation(), "[docs] entry " + index + ": " + problem);
         }
         return new RoutingCalcDoc(id, routing);
     }
 
     /** A string value; numbers are refused rather than coerced, so type mistakes surface. */
-    static String string(XContentParser parser, Token token, String field, boolean nullable) throws IOException {
+    static @Nullable String string(XContentParser parser, Token token, String field, boolean nullable)
+            throws IOException {
         if (token == Token.VALUE_STRING) {
             return parser.text();
         }

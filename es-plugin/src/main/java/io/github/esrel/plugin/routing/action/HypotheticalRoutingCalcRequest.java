@@ -10,8 +10,8 @@ import org.elasticsearch.action.ActionRequestValidationException;
 import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where documents would go in an index that does not exist, given its routing parameters:
@@ -32,7 +32,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     private static final String FIELDS =
             "[number_of_shards, routing_num_shards, routing_partition_size, index_version, routing_function, docs]";
 
-    private final Integer numberOfShards;
+    private final @Nullable Integer numberOfShards;
 
     @Nullable
     private final Integer routingNumShards;
@@ -46,7 +46,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     @Nullable
     private final String routingFunction;
 
-    private final List<RoutingCalcDoc> docs;
+    private final @Nullable List<RoutingCalcDoc> docs;
 
     /**
      * Creates a request; {@link #validate()} checks the parameters and their combination.
@@ -59,12 +59,12 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
      * @param docs                 the docs to place; copied
      */
     public HypotheticalRoutingCalcRequest(
-            Integer numberOfShards,
+            @Nullable Integer numberOfShards,
             @Nullable Integer routingNumShards,
             @Nullable Integer routingPartitionSize,
             @Nullable String indexVersion,
             @Nullable String routingFunction,
-            List<RoutingCalcDoc> docs) {
+            @Nullable List<RoutingCalcDoc> docs) {
         this.numberOfShards = numberOfShards;
         this.routingNumShards = routingNumShards;
         this.routingPartitionSize = routingPartitionSize;
@@ -140,7 +140,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
         if (numberOfShards == null) {
             e = ValidateActions.addValidationError(
@@ -210,7 +210,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
      * @return the {@code number_of_shards} of the body; 1 to {@value #MAX_NUMBER_OF_SHARDS} once validated,
      *     null if it was missing (then {@link #validate()} fails)
      */
-    public Integer numberOfShards() {
+    public @Nullable Integer numberOfShards() {
         return numberOfShards;
     }
 
@@ -262,7 +262,7 @@ public final class HypotheticalRoutingCalcRequest extends ActionRequest {
      * @return the {@code docs} of the body, in request order; unmodifiable; null if the body had none (then
      *     {@link #validate()} fails)
      */
-    public List<RoutingCalcDoc> docs() {
+    public @Nullable List<RoutingCalcDoc> docs() {
         return docs;
     }
 

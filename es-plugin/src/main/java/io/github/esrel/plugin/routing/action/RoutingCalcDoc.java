@@ -8,7 +8,7 @@ import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
 import org.elasticsearch.common.io.stream.Writeable;
-import org.elasticsearch.core.Nullable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One document of a batch: its id and the routing it would be indexed with.
@@ -45,12 +45,12 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
     }
 
     /** Empty routing means "no routing", as in Elasticsearch's index and get requests. */
-    static String normalizeRouting(String routing) {
+    static @Nullable String normalizeRouting(@Nullable String routing) {
         return routing == null || routing.isEmpty() ? null : routing;
     }
 
     /** The problem with an id, or null if it is a possible document id. */
-    static String idProblem(String id) {
+    static @Nullable String idProblem(@Nullable String id) {
         if (id == null) {
             return "id is required";
         }
@@ -69,8 +69,8 @@ public record RoutingCalcDoc(String id, @Nullable String routing) implements Wri
      * Adds what is wrong with a batch to {@code e}: no docs at all, or the first doc whose id no document can
      * have (one is enough to fix the client; a 100k batch must not yield 100k messages).
      */
-    static ActionRequestValidationException validateBatch(
-            List<RoutingCalcDoc> docs, ActionRequestValidationException e) {
+    static @Nullable ActionRequestValidationException validateBatch(
+            List<RoutingCalcDoc> docs, @Nullable ActionRequestValidationException e) {
         if (docs.isEmpty()) {
             return ValidateActions.addValidationError("docs must not be empty; give at least one {\"id\": ...}", e);
         }

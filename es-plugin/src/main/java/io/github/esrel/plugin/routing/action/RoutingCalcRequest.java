@@ -11,8 +11,8 @@ import org.elasticsearch.action.ValidateActions;
 import org.elasticsearch.action.support.IndicesOptions;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.XContentParser;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which shard documents of an existing index (or alias to one index) go to. Three forms:
@@ -153,7 +153,7 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
     }
 
     @Override
-    public ActionRequestValidationException validate() {
+    public @Nullable ActionRequestValidationException validate() {
         ActionRequestValidationException e = null;
         if (indices.length == 0 || Arrays.stream(indices).anyMatch(i -> i == null || i.isEmpty())) {
             e = ValidateActions.addValidationError("index is required, e.g. GET /my-index/_routing_calc?id=1", e);
@@ -206,8 +206,7 @@ public final class RoutingCalcRequest extends ActionRequest implements IndicesRe
      *
      * @return the {@code routing} query parameter, never empty; null if absent or empty
      */
-    @Nullable
-    public String routing() {
+    public @Nullable String routing() {
         return routing;
     }
 

@@ -8,9 +8,9 @@ import java.util.Objects;
 import org.elasticsearch.action.ActionResponse;
 import org.elasticsearch.common.io.stream.StreamInput;
 import org.elasticsearch.common.io.stream.StreamOutput;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.xcontent.ToXContentObject;
 import org.elasticsearch.xcontent.XContentBuilder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer of both routing actions. Every form carries the index parameters
@@ -213,8 +213,7 @@ public final class RoutingCalcResponse extends ActionResponse implements ToXCont
      *
      * @return the {@code index} field, the concrete index an alias resolved to; null when the body omits it
      */
-    @Nullable
-    public String index() {
+    public @Nullable String index() {
         return index;
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
@@ -20,9 +21,9 @@ import org.elasticsearch.cluster.metadata.MetadataCreateIndexService;
 import org.elasticsearch.cluster.routing.IndexRouting;
 import org.elasticsearch.common.settings.Setting;
 import org.elasticsearch.common.settings.Settings;
-import org.elasticsearch.core.Nullable;
 import org.elasticsearch.index.IndexNotFoundException;
 import org.elasticsearch.index.IndexVersion;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Computes which shard documents go to, exactly as Elasticsearch does: real indices are answered by the
@@ -145,7 +146,7 @@ public final class RoutingCalculator {
         checkBatchSize(request.docs());
         RoutingFunctionType type = functionOf(request);
         IndexVersion created = RoutingCompat.creationVersionFor(type);
-        int shards = request.numberOfShards();
+        int shards = Objects.requireNonNull(request.numberOfShards()); // validate() refused a request without
         int routingShards = request.routingNumShards() != null
                 ? request.routingNumShards()
                 : MetadataCreateIndexService.calculateNumRoutingShards(shards, created);
@@ -159,7 +160,12 @@ public final class RoutingCalculator {
         Target target = new Target(parameters, RoutingCompat.hypothetical(indexMetadata, type));
         String routingRequiredBecause =
                 parameters.partitioned() ? "it is partitioned (routing_partition_size " + partitionSize + ")" : null;
-        return batch(null, target, request.docs(), UnaryOperator.identity(), routingRequiredBecause);
+        return batch(
+                null,
+                target,
+                Objects.requireNonNull(request.docs()), // validate() refused a request without
+                UnaryOperator.identity(),
+                routingRequiredBecause);
     }
 
     private RoutingCalcResponse search(

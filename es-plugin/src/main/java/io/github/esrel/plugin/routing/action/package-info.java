@@ -4,4 +4,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/routing.md#rest-api">Routing: REST API</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.routing.action;
+
+import org.jspecify.annotations.NullMarked;

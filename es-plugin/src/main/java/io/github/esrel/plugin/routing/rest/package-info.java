@@ -3,4 +3,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/routing.md#rest-api">Routing: REST API</a>.
  */
+@NullMarked
 package io.github.esrel.plugin.routing.rest;
+
+import org.jspecify.annotations.NullMarked;

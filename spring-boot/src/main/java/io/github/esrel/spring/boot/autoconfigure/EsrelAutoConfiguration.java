@@ -8,6 +8,7 @@ import io.github.esrel.occ.Occ;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.routing.RoutingClient;
 import io.github.esrel.spring.SpringExceptionTranslator;
+import java.util.Objects;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -104,7 +105,8 @@ public class EsrelAutoConfiguration {
         EsrelProperties.LocksProperties locks = properties.getLocks();
         TreeLocks.Builder builder = TreeLocks.builder()
                 .client(client)
-                .index(locks.getNamespace())
+                // Set: the bean's condition.
+                .index(Objects.requireNonNull(locks.getNamespace(), "esrel.locks.namespace"))
                 .backend(locks.getProvider())
                 .ttl(locks.getTtl())
                 .waitBackoff(locks.getWaitBackoff().toBackoff())

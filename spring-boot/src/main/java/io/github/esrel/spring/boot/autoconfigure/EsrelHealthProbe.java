@@ -7,6 +7,7 @@ import io.github.esrel.lock.TreeLocks;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
@@ -26,7 +27,7 @@ final class EsrelHealthProbe {
     /**
      * @param locks the application's {@code TreeLocks} bean, or {@code null}
      */
-    EsrelHealthProbe(ElasticsearchClient client, TreeLocks locks, Duration timeout) {
+    EsrelHealthProbe(ElasticsearchClient client, @Nullable TreeLocks locks, Duration timeout) {
         this.probe = HealthProbe.of(b -> b.client(client).treeLocks(locks).timeout(timeout));
         this.withLocks = locks != null;
     }

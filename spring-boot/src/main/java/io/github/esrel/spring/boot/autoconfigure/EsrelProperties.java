@@ -4,6 +4,8 @@ import io.github.esrel.lock.TreeLocks;
 import io.github.esrel.retry.Backoff;
 import io.github.esrel.routing.RoutingClient;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -114,10 +116,10 @@ public class EsrelProperties {
     public static class BackoffProperties {
 
         /** The first delay, before jitter. */
-        private Duration initial;
+        private @Nullable Duration initial;
 
         /** The cap on any delay, before jitter. */
-        private Duration max;
+        private @Nullable Duration max;
 
         /** The factor between two consecutive delays. */
         private double multiplier = 2.0;
@@ -137,7 +139,7 @@ public class EsrelProperties {
          *
          * @return the first delay, before jitter
          */
-        public Duration getInitial() {
+        public @Nullable Duration getInitial() {
             return initial;
         }
 
@@ -155,7 +157,7 @@ public class EsrelProperties {
          *
          * @return the cap on any delay, before jitter
          */
-        public Duration getMax() {
+        public @Nullable Duration getMax() {
             return max;
         }
 
@@ -188,7 +190,12 @@ public class EsrelProperties {
 
         /** The backoff these properties describe. */
         Backoff toBackoff() {
-            return Backoff.exponentialWithJitter(initial, multiplier, max);
+            // Set by of(...) for every backoff of these properties; only a bound instance of the public constructor
+            // lacks them.
+            return Backoff.exponentialWithJitter(
+                    Objects.requireNonNull(initial, "initial cannot be null"),
+                    multiplier,
+                    Objects.requireNonNull(max, "max cannot be null"));
         }
     }
 
@@ -219,7 +226,7 @@ public class EsrelProperties {
          * a write sent by a proxy or by Elasticsearch itself is recognised, not applied twice. Unset: no log (esrel's
          * writes are still never sent twice by the client; see {@code Occ.Builder.writeLog(boolean)}).
          */
-        private String writeLog;
+        private @Nullable String writeLog;
 
         /** Creates the properties with the core's defaults. */
         public OccProperties() {}
@@ -310,7 +317,7 @@ public class EsrelProperties {
          *
          * @return the field of the write log, or {@code null} for none
          */
-        public String getWriteLog() {
+        public @Nullable String getWriteLog() {
             return writeLog;
         }
 
@@ -319,7 +326,7 @@ public class EsrelProperties {
          *
          * @param writeLog the field in which each document keeps esrel's last writes; {@code null} or blank for none
          */
-        public void setWriteLog(String writeLog) {
+        public void setWriteLog(@Nullable String writeLog) {
             this.writeLog = writeLog;
         }
     }
@@ -331,7 +338,7 @@ public class EsrelProperties {
          * The namespace of the TreeLocks bean: the (existing) index whose paths are locked. No TreeLocks bean without
          * it.
          */
-        private String namespace;
+        private @Nullable String namespace;
 
         /**
          * Which implementation serves the locks: auto (the plugin when every node has it, else lock documents),
@@ -343,7 +350,7 @@ public class EsrelProperties {
         private Duration ttl = Duration.ofSeconds(60);
 
         /** The owner of locks requested without one; default host name, process id and a random part. */
-        private String owner;
+        private @Nullable String owner;
 
         /** The pause between attempts while a request waits for conflicting locks to go. */
         private final BackoffProperties waitBackoff =
@@ -366,7 +373,7 @@ public class EsrelProperties {
          *
          * @return the index whose paths are locked, or {@code null} for no TreeLocks bean
          */
-        public String getNamespace() {
+        public @Nullable String getNamespace() {
             return namespace;
         }
 
@@ -375,7 +382,7 @@ public class EsrelProperties {
          *
          * @param namespace the index whose paths are locked
          */
-        public void setNamespace(String namespace) {
+        public void setNamespace(@Nullable String namespace) {
             this.namespace = namespace;
         }
 
@@ -420,7 +427,7 @@ public class EsrelProperties {
          *
          * @return the owner of locks requested without one, or {@code null} for the core's
          */
-        public String getOwner() {
+        public @Nullable String getOwner() {
             return owner;
         }
 
@@ -429,7 +436,7 @@ public class EsrelProperties {
          *
          * @param owner the owner of locks requested without one
          */
-        public void setOwner(String owner) {
+        public void setOwner(@Nullable String owner) {
             this.owner = owner;
         }
 
@@ -623,7 +630,7 @@ public class EsrelProperties {
          * Bulk requests in flight per propagation job, 1 to 16; unset: chosen from the cluster's write thread pools
          * when a job starts.
          */
-        private Integer bulksInFlight;
+        private @Nullable Integer bulksInFlight;
 
         /** At most this many children rewritten per second; 0 for no limit. */
         private double maxDocsPerSecond;
@@ -639,7 +646,7 @@ public class EsrelProperties {
          *
          * @return bulk requests in flight per job, or {@code null} for the cluster's choice
          */
-        public Integer getBulksInFlight() {
+        public @Nullable Integer getBulksInFlight() {
             return bulksInFlight;
         }
 
@@ -648,7 +655,7 @@ public class EsrelProperties {
          *
          * @param bulksInFlight bulk requests in flight per job, 1 to 16, or {@code null} for the cluster's choice
          */
-        public void setBulksInFlight(Integer bulksInFlight) {
+        public void setBulksInFlight(@Nullable Integer bulksInFlight) {
             this.bulksInFlight = bulksInFlight;
         }
 

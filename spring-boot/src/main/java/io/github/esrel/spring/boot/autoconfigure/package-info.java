@@ -6,4 +6,7 @@
  *
  * <p>Guide: <a href="https://github.com/esrel/esrel/blob/main/docs/spring.md">Spring Boot and Spring Data</a>.
  */
+@NullMarked
 package io.github.esrel.spring.boot.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;
