@@ -9,6 +9,7 @@ import co.elastic.clients.util.ObjectBuilder;
 import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A delete of one document sent as a {@code _bulk} of one: a {@code POST}. A proxy or load balancer in front of
@@ -30,7 +31,7 @@ final class BulkDelete {
      */
     static BulkResponseItem send(
             ElasticsearchClient client,
-            Refresh refresh,
+            @Nullable Refresh refresh,
             Function<DeleteOperation.Builder, ObjectBuilder<DeleteOperation>> delete)
             throws IOException {
         BulkResponse r = client.bulk(b -> {

@@ -4,6 +4,7 @@ import io.github.esrel.retry.Attempts;
 import io.github.esrel.retry.StopReason;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One item of a {@link BulkUpdate}, as it was added (its document, and its function or its upsert's), and its progress
@@ -15,17 +16,28 @@ final class BulkItem<T> {
     final int position;
     final String index;
     final String id;
-    final String routing;
-    final Supplier<T> initial;
+    final @Nullable String routing;
+    final @Nullable Supplier<T> initial;
     final UnaryOperator<T> fn;
+    // Set when the item's job starts it.
+    @SuppressWarnings("NullAway.Init")
     Attempts attempts;
+
     long start;
     int conflicts;
+
+    @Nullable
     T last;
     /** Its function made the document (an upsert of a missing one) in the write being decided. */
     boolean created;
 
-    BulkItem(int position, String index, String id, String routing, Supplier<T> initial, UnaryOperator<T> fn) {
+    BulkItem(
+            int position,
+            String index,
+            String id,
+            @Nullable String routing,
+            @Nullable Supplier<T> initial,
+            UnaryOperator<T> fn) {
         this.position = position;
         this.index = index;
         this.id = id;
@@ -46,7 +58,7 @@ final class BulkItem<T> {
         return outcome(Outcome.Status.CONFLICT).value(last).stopReason(reason).build();
     }
 
-    Outcome<T> failed(String error) {
+    Outcome<T> failed(@Nullable String error) {
         return outcome(Outcome.Status.FAILED)
                 .value(last)
                 .stopReason(attempts.stopReason())

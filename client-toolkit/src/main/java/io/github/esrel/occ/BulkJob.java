@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One execution of a {@link BulkUpdate}: its items grouped by document ({@link Write}), and each document read with
@@ -66,7 +67,8 @@ final class BulkJob<T> {
     BulkOutcome<T> run(int batchSize) {
         long start = System.nanoTime();
         List<Write<T>> writes = Write.of(items, policy, start);
-        ConditionalWrites<Write<T>> engine = ConditionalWrites.<Write<T>>builder(w -> w.operation)
+        ConditionalWrites<Write<T>> engine = ConditionalWrites.<Write<T>>builder(
+                        w -> Objects.requireNonNull(w.operation, "a write is sent once decided"))
                 .client(core.client())
                 .retryPolicy(policy)
                 .attempts(w -> w.attempts)
@@ -160,29 +162,37 @@ final class BulkJob<T> {
      *     update of it fails with
      */
     private void decide(
-            Write<T> w, GetResult<ObjectNode> doc, String noIndex, ConditionalWrites.Decisions<Write<T>> out) {
+            Write<T> w,
+            @Nullable GetResult<ObjectNode> doc,
+            @Nullable String noIndex,
+            ConditionalWrites.Decisions<Write<T>> out) {
         Counts counts = rounds.counts;
         WriteLog log = core.writeLog();
         if (w.sent != null && !knownNotApplied(w, doc, log)) {
             return;
         }
-        T value;
-        DocMeta meta = doc == null
-                ? null
-                : new DocMeta(doc.index(), w.id, w.routing, doc.seqNo(), doc.primaryTerm(), doc.version());
-        ObjectNode source = doc == null ? null : log.without(doc.source());
+        T value = null;
+        DocMeta meta = null;
+        ObjectNode source = null;
         // What the class gives back of the stored source, written before the functions run (they may change their
         // argument): the fields it lacks are not the class's, and are kept (see SourceMerge).
-        ObjectNode seen;
-        try {
-            value = doc == null ? null : core.json().toValue(source, type, meta);
-            seen = doc == null ? null : core.json().toTree(value, w.index, w.id);
-        } catch (RuntimeException e) {
-            for (BulkItem<T> item : w.items) {
-                counts.failed++;
-                end(item, item.failed("function failed: " + e));
+        ObjectNode seen = null;
+        if (doc != null) {
+            DocMeta read = new DocMeta(doc.index(), w.id, w.routing, doc.seqNo(), doc.primaryTerm(), doc.version());
+            ObjectNode stored = log.without(doc.source());
+            meta = read;
+            source = stored;
+            try {
+                T mapped = core.json().toValue(stored, type, read);
+                value = mapped;
+                seen = core.json().toTree(mapped, w.index, w.id);
+            } catch (RuntimeException e) {
+                for (BulkItem<T> item : w.items) {
+                    counts.failed++;
+                    end(item, item.failed("function failed: " + e));
+                }
+                return;
             }
-            return;
         }
         List<BulkItem<T>> carried = new ArrayList<>(w.items.size());
         boolean created = false;
@@ -190,7 +200,12 @@ final class BulkJob<T> {
             item.created = false;
             T next;
             try {
-                if (value == null && item.initial == null) {
+                T base;
+                if (value != null) {
+                    base = value;
+                } else if (item.initial != null) {
+                    base = Objects.requireNonNull(item.initial.get(), "initial value supplier returned null");
+                } else {
                     if (noIndex != null) {
                         counts.failed++;
                         end(item, item.failed(noIndex));
@@ -200,9 +215,6 @@ final class BulkJob<T> {
                     }
                     continue;
                 }
-                T base = value != null
-                        ? value
-                        : Objects.requireNonNull(item.initial.get(), "initial value supplier returned null");
                 next = Objects.requireNonNull(item.fn.apply(base), "the update function returned null");
             } catch (RuntimeException e) {
                 counts.failed++;
@@ -219,18 +231,27 @@ final class BulkJob<T> {
         if (carried.isEmpty()) {
             return;
         }
-        ObjectNode tree;
+        ObjectNode tree = null;
         boolean unchanged;
         try {
+            if (value == null) {
+                throw new IllegalStateException("no value for [" + w.index + "][" + w.id + "]"); // each item left one
+            }
             ObjectNode next = core.json().toTree(value, w.index, w.id);
             if (created) {
                 tree = next;
                 unchanged = false;
+            } else if (doc == null || source == null || seen == null || meta == null) {
+                // Nothing created: the first item's function ran on the value read.
+                throw new IllegalStateException("an update of [" + w.index + "][" + w.id + "] that was not read");
             } else {
                 // Unchanged when the functions changed nothing the class maps, or nothing that would be stored.
                 unchanged = SourceMerge.sameSource(seen, next);
-                tree = unchanged ? null : SourceMerge.merge(source, seen, next, meta);
-                unchanged |= !unchanged && SourceMerge.sameSource(source, tree);
+                if (!unchanged) {
+                    ObjectNode merged = SourceMerge.merge(source, seen, next, meta);
+                    tree = merged;
+                    unchanged = SourceMerge.sameSource(source, merged);
+                }
             }
             if (!unchanged) {
                 core.json().checkRouting(value, w.index, w.id, w.routing);
@@ -245,6 +266,7 @@ final class BulkJob<T> {
             return;
         }
         if (unchanged) {
+            Objects.requireNonNull(doc, "an unchanged document was read");
             counts.noops++;
             for (BulkItem<T> item : carried) {
                 end(
@@ -261,6 +283,7 @@ final class BulkJob<T> {
         // The same id for another copy on the same version: conditional on it, at most one copy applies, and the log
         // must then name that one ours.
         String writeId = w.sent != null && sameVersion(w.sent.base(), base) ? w.sent.id() : log.newId();
+        Objects.requireNonNull(tree, "a changed document has its new source");
         ObjectNode logged = log.with(tree, doc == null ? null : doc.source(), WriteLog.on(base), writeId);
         w.sent = new Sent(base, writeId);
         if (created) {
@@ -272,6 +295,7 @@ final class BulkJob<T> {
                 return c;
             }));
         } else {
+            Objects.requireNonNull(doc, "an update of a document read");
             String concrete = doc.index();
             long seqNo = doc.seqNo();
             long term = doc.primaryTerm();
@@ -291,7 +315,8 @@ final class BulkJob<T> {
      * (see {@link WriteLog#verdict}): true when it was not applied and the document is to be decided again; false
      * when its items are finished here (applied as the write log shows, or unknown).
      */
-    private boolean knownNotApplied(Write<T> w, GetResult<ObjectNode> doc, WriteLog log) {
+    private boolean knownNotApplied(Write<T> w, @Nullable GetResult<ObjectNode> doc, WriteLog log) {
+        Sent sent = Objects.requireNonNull(w.sent, "a write sent before is what the read is asked about");
         Counts counts = rounds.counts;
         Exception lost = w.lost;
         w.lost = null;
@@ -300,8 +325,8 @@ final class BulkJob<T> {
             w.sent = null; // a plain conflict, and no log to recognise a copy by
             return true;
         }
-        WriteLog.Verdict verdict = WriteLog.verdict(
-                log.ifAdding(), doc == null ? null : versioned(w, doc), w.sent.base(), w.sent.id(), false);
+        WriteLog.Verdict verdict =
+                WriteLog.verdict(log.ifAdding(), doc == null ? null : versioned(w, doc), sent.base(), sent.id(), false);
         if (verdict == WriteLog.Verdict.APPLIED) {
             for (BulkItem<T> item : w.items) {
                 counts.written++;
@@ -352,7 +377,7 @@ final class BulkJob<T> {
                 OccCore.orMinus1(doc.version()));
     }
 
-    private static boolean sameVersion(Versioned<?> a, Versioned<?> b) {
+    private static boolean sameVersion(@Nullable Versioned<?> a, @Nullable Versioned<?> b) {
         return a == null ? b == null : b != null && a.seqNo() == b.seqNo() && a.primaryTerm() == b.primaryTerm();
     }
 
@@ -488,24 +513,28 @@ final class BulkJob<T> {
     private static final class Write<T> {
         final String index;
         final String id;
-        final String routing;
+        final @Nullable String routing;
         /** The items the write being decided carries; those finished before it are dropped. */
         List<BulkItem<T>> items = new ArrayList<>();
         /** One attempt count per document: its items share its reads and writes. */
-        Attempts attempts;
+        final Attempts attempts;
 
         boolean routingChecked;
         /** The conditional write decided after the last read. */
+        @Nullable
         BulkOperation operation;
         /** The write sent last, until it is answered as written: what a later read is asked about it. */
+        @Nullable
         Sent sent;
         /** Why the answer to the write sent last was lost, until the next read. */
+        @Nullable
         Exception lost;
 
-        private Write(String index, String id, String routing) {
+        private Write(String index, String id, @Nullable String routing, Attempts attempts) {
             this.index = index;
             this.id = id;
             this.routing = routing;
+            this.attempts = attempts;
         }
 
         /** Whether an item would make the document when it is missing. */
@@ -519,10 +548,7 @@ final class BulkJob<T> {
             for (BulkItem<T> item : items) {
                 Write<T> w = byDoc.computeIfAbsent(
                         Arrays.asList(item.index, item.id, item.routing),
-                        k -> new Write<>(item.index, item.id, item.routing));
-                if (w.attempts == null) {
-                    w.attempts = policy.attempts();
-                }
+                        k -> new Write<>(item.index, item.id, item.routing, policy.attempts()));
                 item.attempts = w.attempts;
                 item.start = start;
                 w.items.add(item);
@@ -532,5 +558,6 @@ final class BulkJob<T> {
     }
 
     /** A write sent for a document: the version it was conditional on ({@code null}: a create) and its log id. */
-    private record Sent(Versioned<ObjectNode> base, String id) {}
+    private record Sent(
+            @Nullable Versioned<ObjectNode> base, @Nullable String id) {}
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Optimistic updates of many documents at once: each round reads the pending documents with one
@@ -132,7 +133,7 @@ public final class BulkUpdate<T> {
     }
 
     /** Adds an item of {@code doc}, whose index the caller checked first (so a bad index is reported first). */
-    private BulkUpdate<T> add(String index, DocRef doc, Supplier<T> initial, UnaryOperator<T> fn) {
+    private BulkUpdate<T> add(String index, DocRef doc, @Nullable Supplier<T> initial, UnaryOperator<T> fn) {
         items.add(new BulkItem<>(items.size(), index, doc.id(), doc.routing(), initial, fn));
         return this;
     }

@@ -6,6 +6,8 @@ import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.retry.Failures;
 import java.io.IOException;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One conditional write (or delete) of one document, sent until its fate is known or cannot be: when its answer is
@@ -48,6 +50,7 @@ final class ConditionalWrite {
     /** Reads the document now (realtime); {@code null} when it does not exist. */
     @FunctionalInterface
     interface Read {
+        @Nullable
         Versioned<ObjectNode> now() throws IOException;
     }
 
@@ -64,7 +67,7 @@ final class ConditionalWrite {
      * Not applied: another write took the version it was conditional on. {@code now} is the document as read after
      * (may be {@code null}: not read, or gone); {@code conflict} the conflict answered, or one standing for it.
      */
-    record NotApplied(Versioned<ObjectNode> now, ElasticsearchException conflict) implements Fate {}
+    record NotApplied(@Nullable Versioned<ObjectNode> now, ElasticsearchException conflict) implements Fate {}
 
     /** Sent, and whether it was applied is not known: {@code cause} says why. */
     record Unknown(Exception cause) implements Fate {}
@@ -80,7 +83,13 @@ final class ConditionalWrite {
      * @param delete whether it is a conditional delete
      * @throws ElasticsearchException a refusal that says nothing was written (a 4xx other than 409, a 429, no primary)
      */
-    static Fate send(Request request, Read read, WriteLog log, Versioned<?> base, String id, boolean delete) {
+    static Fate send(
+            Request request,
+            Read read,
+            @Nullable WriteLog log,
+            @Nullable Versioned<?> base,
+            @Nullable String id,
+            boolean delete) {
         boolean inDoubt = false;
         Exception lost = null;
         for (int sends = 1; ; sends++) {
@@ -107,30 +116,47 @@ final class ConditionalWrite {
             try {
                 now = read.now();
             } catch (ElasticsearchException | IOException e) {
-                return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(null, conflict);
+                return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(null, answered(conflict));
             }
             switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
                 case APPLIED:
-                    return new Applied(now);
+                    return new Applied(Objects.requireNonNull(now, "an APPLIED verdict is read from a document"));
                 case NOT_APPLIED:
                     return new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
                 case NOT_YET:
                     if (conflict != null) {
                         // A conflict, yet the read shows the version written on: read from a copy behind the primary.
-                        return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(now, conflict);
+                        return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, conflict);
                     }
                     if (sends < MAX_SENDS) {
                         continue; // conditional on the same version as every copy before: at most one applies
                     }
-                    return new Unknown(lost);
+                    return new Unknown(lostOr(lost, null)); // no conflict: the answer was lost
                 default: // CANNOT_TELL
-                    return inDoubt ? new Unknown(lost != null ? lost : conflict) : new NotApplied(now, conflict);
+                    return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, answered(conflict));
             }
         }
     }
 
+    /** Why a send in doubt is unknown: its lost answer (a send is in doubt only after one), else its conflict. */
+    private static Exception lostOr(@Nullable Exception lost, @Nullable ElasticsearchException conflict) {
+        Exception cause = lost != null ? lost : conflict;
+        if (cause == null) {
+            throw new IllegalStateException("a send in doubt without a lost answer");
+        }
+        return cause;
+    }
+
+    /** The conflict of a send not in doubt: answered with anything else, it returned or threw. */
+    private static ElasticsearchException answered(@Nullable ElasticsearchException conflict) {
+        if (conflict == null) {
+            throw new IllegalStateException("a send neither answered with a conflict nor in doubt");
+        }
+        return conflict;
+    }
+
     /** A conflict standing for "another write took the version this one was conditional on", as its answer would be. */
-    private static ElasticsearchException lostToAnother(Versioned<?> base) {
+    private static ElasticsearchException lostToAnother(@Nullable Versioned<?> base) {
         String on = base == null
                 ? "no document"
                 : "seqNo [" + base.seqNo() + "], primary term [" + base.primaryTerm() + "]";

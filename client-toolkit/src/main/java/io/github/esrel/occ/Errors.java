@@ -8,6 +8,7 @@ import io.github.esrel.internal.NodeComponents;
 import io.github.esrel.internal.Reasons;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,12 +22,13 @@ final class Errors {
 
     private Errors() {}
 
-    static String where(String index, String id, String routing) {
+    static String where(String index, String id, @Nullable String routing) {
         return "[" + index + "][" + id + "]" + (routing == null ? "" : " (routing [" + routing + "])");
     }
 
     /** A failure of a read or write of one document, with a message naming the value and the fix. */
-    static OccException translate(String what, String index, String id, String routing, ElasticsearchException e) {
+    static OccException translate(
+            String what, String index, String id, @Nullable String routing, ElasticsearchException e) {
         if (Reasons.hasType(e, "routing_missing_exception")) {
             return new OccException(
                     what + " " + where(index, id, routing) + " failed: index [" + index
@@ -79,7 +81,7 @@ final class Errors {
                 + "); it was not sent again, which could apply it twice: read the document to decide";
     }
 
-    static OccException io(String what, String index, String id, String routing, Exception e) {
+    static OccException io(String what, String index, String id, @Nullable String routing, Exception e) {
         return new OccException(what + " " + where(index, id, routing) + " failed: " + e, 0, e);
     }
 
@@ -91,7 +93,7 @@ final class Errors {
      *
      * @throws OccException (status 404) if the id exists in the index with another routing
      */
-    static void checkRouting(ElasticsearchClient client, String index, String id, String routing) {
+    static void checkRouting(ElasticsearchClient client, String index, String id, @Nullable String routing) {
         SearchResponse<Void> found;
         try {
             found = client.search(
@@ -129,7 +131,7 @@ final class Errors {
      * Whether every node has the {@code lang-painless} module. Node info may be forbidden to the
      * caller: then the answer is unknown ({@code null}).
      */
-    static Boolean painlessOnEveryNode(ElasticsearchClient client) {
+    static @Nullable Boolean painlessOnEveryNode(ElasticsearchClient client) {
         try {
             Map<String, NodeComponents> nodes = NodeComponents.of(client);
             return !nodes.isEmpty()

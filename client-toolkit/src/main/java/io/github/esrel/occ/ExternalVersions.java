@@ -24,6 +24,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes and deletes documents whose versions live in another system (a database's row version, an
@@ -88,7 +89,8 @@ public final class ExternalVersions {
     private final Map<String, Duration> gcDeletes = new ConcurrentHashMap<>();
 
     private ExternalVersions(Builder b) {
-        this.core = OccCore.requests(Clients.adopt(b.client), b.refresh);
+        this.core =
+                OccCore.requests(Clients.adopt(Objects.requireNonNull(b.client, "client cannot be null")), b.refresh);
         this.gte = b.gte;
         this.rememberDeletesFor = b.rememberDeletesFor;
         this.maxRememberedDeletes = b.maxRememberedDeletes;
@@ -255,7 +257,8 @@ public final class ExternalVersions {
      * A write or delete that failed: stale on a conflict, unknown where it may have been applied (sent, and not
      * answered, or answered with a server error that does not say it was refused), else thrown.
      */
-    private ExternalWrite notDone(String index, String id, String routing, long version, String what, Exception e) {
+    private ExternalWrite notDone(
+            String index, String id, @Nullable String routing, long version, String what, Exception e) {
         if (e instanceof ElasticsearchException es) {
             if (es.status() == 409) {
                 return stale(index, id, routing, version, es);
@@ -268,7 +271,7 @@ public final class ExternalVersions {
     }
 
     private static ExternalWrite unknown(
-            String index, String id, String routing, long version, String what, Exception e) {
+            String index, String id, @Nullable String routing, long version, String what, Exception e) {
         return new ExternalWrite(
                 index, id, routing, ExternalWrite.Status.UNKNOWN, version, -1, -1, -1, Errors.unknown(what, e));
     }
@@ -330,7 +333,8 @@ public final class ExternalVersions {
         };
     }
 
-    private ExternalWrite stale(String index, String id, String routing, long version, ElasticsearchException e) {
+    private ExternalWrite stale(
+            String index, String id, @Nullable String routing, long version, ElasticsearchException e) {
         String reason = e.error() == null ? "" : String.valueOf(e.error().reason());
         Matcher m = CURRENT_VERSION.matcher(reason);
         long current = m.find() ? Long.parseLong(m.group(1)) : -1;
@@ -377,13 +381,13 @@ public final class ExternalVersions {
         return gte ? VersionType.ExternalGte : VersionType.External;
     }
 
-    private void remember(String index, String id, String routing, long version) {
+    private void remember(String index, String id, @Nullable String routing, long version) {
         synchronized (deletes) {
             deletes.put(new Key(index, id, routing), new Tombstone(version, nanoClock.getAsLong()));
         }
     }
 
-    private Tombstone remembered(String index, String id, String routing) {
+    private @Nullable Tombstone remembered(String index, String id, @Nullable String routing) {
         synchronized (deletes) {
             Key key = new Key(index, id, routing);
             Tombstone t = deletes.get(key);
@@ -396,7 +400,7 @@ public final class ExternalVersions {
     }
 
     /** The remembered delete of the document, forgotten now that a write has been applied over it. */
-    private Tombstone takeRememberedDelete(String index, String id, String routing) {
+    private @Nullable Tombstone takeRememberedDelete(String index, String id, @Nullable String routing) {
         synchronized (deletes) {
             Tombstone t = remembered(index, id, routing);
             if (t != null) {
@@ -418,15 +422,15 @@ public final class ExternalVersions {
                 + rememberDeletesFor + ", maxRememberedDeletes=" + maxRememberedDeletes + '}';
     }
 
-    private record Key(String index, String id, String routing) {}
+    private record Key(String index, String id, @Nullable String routing) {}
 
     private record Tombstone(long version, long nanos) {}
 
     /** Builder for {@link ExternalVersions}. Not thread-safe. */
     public static final class Builder {
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private boolean gte;
-        private Refresh refresh;
+        private @Nullable Refresh refresh;
         private Duration rememberDeletesFor = Duration.ofHours(1);
         private int maxRememberedDeletes = 100_000;
         private LongSupplier nanoClock = System::nanoTime;
@@ -463,7 +467,7 @@ public final class ExternalVersions {
          * @param refresh the refresh mode, or {@code null} to not send the parameter
          * @return this builder
          */
-        public Builder refresh(Refresh refresh) {
+        public Builder refresh(@Nullable Refresh refresh) {
             this.refresh = refresh;
             return this;
         }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.doc.internal.SourceConverter;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps sources between Jackson trees and the caller's types with the entry point's {@link SourceConverter}, and says
@@ -19,7 +20,7 @@ final class Json {
      * @param client the JSON mapper of the application's client
      * @param converter the {@link DocumentConverter} the entry point was given, or {@code null} for the client's mapper
      */
-    Json(JsonpMapper client, DocumentConverter converter) {
+    Json(JsonpMapper client, @Nullable DocumentConverter converter) {
         this.converter = SourceConverter.of(client, converter);
     }
 
@@ -65,7 +66,7 @@ final class Json {
     }
 
     /** {@code value} with the versions of the write that stored it, for the caller's outcome. */
-    <T> T withMeta(T value, DocMeta meta) {
+    <T> @Nullable T withMeta(@Nullable T value, DocMeta meta) {
         return converter.withMeta(value, meta);
     }
 
@@ -74,7 +75,7 @@ final class Json {
      *
      * @throws OccException naming both values if it does
      */
-    void checkRouting(Object value, String index, String id, String routing) {
+    void checkRouting(Object value, String index, String id, @Nullable String routing) {
         String declared = converter.routing(value);
         if (declared != null && !declared.isEmpty() && !declared.equals(routing)) {
             throw new OccException(

@@ -21,6 +21,7 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,7 +197,7 @@ public final class Occ {
     private final ScriptedUpdate scripted;
 
     private Occ(Builder b) {
-        ElasticsearchClient client = Clients.internal(b.client);
+        ElasticsearchClient client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
         WriteLog log = b.writeLog == null ? WriteLog.off() : new WriteLog(b.writeLog, true);
         if (!log.adds() && !Clients.seesEveryCopy(client)) {
             LOG.warn(
@@ -630,9 +631,9 @@ public final class Occ {
             Outcome.Operation op,
             DocRef doc,
             Class<T> type,
-            Supplier<T> initial,
-            UnaryOperator<T> fn,
-            Predicate<? super T> deleteIf) {
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf) {
         String index = doc.requireIndex();
         check(index, doc.id());
         long start = System.nanoTime();
@@ -671,15 +672,15 @@ public final class Occ {
 
     /** Builder for {@link Occ}. Not thread-safe. */
     public static final class Builder {
-        private ElasticsearchClient client;
+        private @Nullable ElasticsearchClient client;
         private RetryPolicy policy = DEFAULT_POLICY;
         private OccListener listener = OccListener.NO_OP;
-        private Refresh refresh;
+        private @Nullable Refresh refresh;
         private boolean routingCheck = true;
         private boolean combineWrites = true;
         private ExceptionTranslator exceptionTranslator = ExceptionTranslator.NONE;
-        private DocumentConverter converter;
-        private String writeLog;
+        private @Nullable DocumentConverter converter;
+        private @Nullable String writeLog;
 
         private Builder() {}
 
@@ -729,7 +730,7 @@ public final class Occ {
          * @param refresh the refresh mode, or {@code null} to not send the parameter
          * @return this builder
          */
-        public Builder refresh(Refresh refresh) {
+        public Builder refresh(@Nullable Refresh refresh) {
             this.refresh = refresh;
             return this;
         }

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One caller's call on its way through attempts: its input, its attempts under the retry policy, the verdict
@@ -22,34 +23,37 @@ final class OccCall<T> extends WriteCombiner.Op {
     final DocRef doc;
 
     final Class<T> type;
-    final Supplier<T> initial;
-    final UnaryOperator<T> fn;
-    final Predicate<? super T> deleteIf;
+    final @Nullable Supplier<T> initial;
+    final @Nullable UnaryOperator<T> fn;
+    final @Nullable Predicate<? super T> deleteIf;
     final Attempts attempts;
     final long start = System.nanoTime();
     int conflicts;
     boolean routingChecked;
     /** The last value computed (or, for a delete, read), reported when the call gives up. */
+    @Nullable
     T last;
     /** The failure of the last attempt, if it is to be retried. */
+    @Nullable
     ElasticsearchException lastFailure;
 
     // The current attempt's verdict, turned into the outcome once the attempt's write is known.
-    Outcome.Status status;
+    Outcome.@Nullable Status status;
     /** True when an earlier call of the same attempt changed the value this call's function saw. */
     boolean afterChange;
     /** Why this call's function (or mapping) failed in the current attempt; it ends so once the attempt is decided. */
+    @Nullable
     RuntimeException attemptFailure;
 
-    private Outcome<T> outcome;
-    private RuntimeException failure;
+    private @Nullable Outcome<T> outcome;
+    private @Nullable RuntimeException failure;
 
     OccCall(
             DocRef doc,
             Class<T> type,
-            Supplier<T> initial,
-            UnaryOperator<T> fn,
-            Predicate<? super T> deleteIf,
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf,
             RetryPolicy policy,
             boolean routingCheck) {
         super(deleteIf != null);
@@ -63,13 +67,14 @@ final class OccCall<T> extends WriteCombiner.Op {
     }
 
     String index() {
-        return doc.index();
+        return doc.requireIndex(); // checked when the call was made
     }
 
     String id() {
         return doc.id();
     }
 
+    @Nullable
     String routing() {
         return doc.routing();
     }
@@ -101,9 +106,10 @@ final class OccCall<T> extends WriteCombiner.Op {
      * The write that carried the call is applied, as the write log shows, although its answer was lost or a conflict
      * (its own replay): the seq_no it got is not known, later writes may have followed.
      */
-    void appliedUnseen(Versioned<ObjectNode> read) {
+    void appliedUnseen(@Nullable Versioned<ObjectNode> read) {
+        Outcome.Status decided = Objects.requireNonNull(status, "a decided attempt has a verdict");
         Outcome.Status verdict =
-                status == Outcome.Status.NOOP && !afterChange && read != null ? Outcome.Status.NOOP : status;
+                decided == Outcome.Status.NOOP && !afterChange && read != null ? Outcome.Status.NOOP : decided;
         done(outcome(index(), verdict)
                 .value(last)
                 .error(ConditionalWrite.APPLIED_UNSEEN)

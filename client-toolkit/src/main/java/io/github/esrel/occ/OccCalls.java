@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The read-modify-write calls ({@code update}, {@code upsert} and {@code deleteIf}) of one {@link Occ}, from the
@@ -41,7 +42,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
     private final OccCore core;
     private final Json json;
     /** Null when write combining is off. */
-    private final WriteCombiner<DocRef, OccCall<?>> combiner;
+    private final @Nullable WriteCombiner<DocRef, OccCall<?>> combiner;
     /** Writes add their entry with {@link Occ.Builder#writeLog}; the field is kept as stored without it. */
     private final WriteLog log;
 
@@ -68,7 +69,11 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      * @throws RuntimeException the call's failure (a function's own exception unchanged)
      */
     <T> Outcome<T> run(
-            DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn, Predicate<? super T> deleteIf) {
+            DocRef doc,
+            Class<T> type,
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf) {
         OccCall<T> call = new OccCall<>(doc, type, initial, fn, deleteIf, core.retryPolicy(), core.routingCheck());
         if (combiner != null && !WriteCombiner.insideAttempt()) {
             combiner.submit(doc, call);
@@ -150,7 +155,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                 }
             }
             // The document as read, what the conditional write or delete is conditional on; null when missing.
-            Versioned<ObjectNode> read = found
+            Versioned<ObjectNode> read = found && got != null
                     ? new Versioned<>(
                             got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
                     : null;
@@ -176,16 +181,17 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
         }
     }
 
-    private <T> void deleteIf(OccCall<T> call, Versioned<ObjectNode> read) throws IOException {
+    private <T> void deleteIf(OccCall<T> call, @Nullable Versioned<ObjectNode> read) throws IOException {
         if (read == null) {
             call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
             return;
         }
+        Predicate<? super T> condition = Objects.requireNonNull(call.deleteIf, "a conditional delete has a condition");
         T current;
         try {
             current = json.toValue(log.without(read.value()), call.type, meta(read));
             call.last = current;
-            if (!call.deleteIf.test(current)) {
+            if (!condition.test(current)) {
                 call.done(call.outcome(read.index(), Outcome.Status.NOOP)
                         .value(current)
                         .version(read.seqNo(), read.primaryTerm(), read.version())
@@ -224,8 +230,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      */
     private boolean combined(
             List<OccCall<?>> batch,
-            Versioned<ObjectNode> read,
-            ElasticsearchException noIndex,
+            @Nullable Versioned<ObjectNode> read,
+            @Nullable ElasticsearchException noIndex,
             WriteCombiner.Memo memo,
             boolean fromMemo)
             throws IOException {
@@ -259,6 +265,9 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
             }
             if (carried > 1) {
                 core.combinedWrite(first.index(), carried);
+            }
+            if (current == null) {
+                throw new IllegalStateException("a changed document without a source"); // a changed call returned one
             }
             String writeId = log.newId();
             ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
@@ -320,7 +329,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
     }
 
     /** The document of {@code call} now, realtime; {@code null} when it does not exist. */
-    private Versioned<ObjectNode> readNow(OccCall<?> call) throws IOException {
+    private @Nullable Versioned<ObjectNode> readNow(OccCall<?> call) throws IOException {
         return core.current(call.index(), call.id(), call.routing());
     }
 
@@ -328,7 +337,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      * Ends every call still open as its write's verdict says, after the write log showed the write applied although
      * its answer was a conflict (its own replay): the seq_no it got is not known, later writes may have followed.
      */
-    private void endAppliedUnseen(List<OccCall<?>> batch, Versioned<ObjectNode> read) {
+    private void endAppliedUnseen(List<OccCall<?>> batch, @Nullable Versioned<ObjectNode> read) {
         for (OccCall<?> call : batch) {
             if (!call.finished()) {
                 call.appliedUnseen(read);
@@ -364,8 +373,10 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      *
      * @param meta the document as read (without versions when an earlier call of the write created it)
      */
-    private <T> ObjectNode apply(OccCall<T> call, ObjectNode current, DocMeta meta, ElasticsearchException noIndex) {
+    private <T> @Nullable ObjectNode apply(
+            OccCall<T> call, @Nullable ObjectNode current, DocMeta meta, @Nullable ElasticsearchException noIndex) {
         try {
+            UnaryOperator<T> fn = Objects.requireNonNull(call.fn, "an update or upsert has a function");
             if (current == null) {
                 if (call.initial == null) {
                     if (noIndex != null) {
@@ -376,8 +387,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                     return null;
                 }
                 T created = Objects.requireNonNull(
-                        call.fn.apply(
-                                Objects.requireNonNull(call.initial.get(), "initial value supplier returned null")),
+                        fn.apply(Objects.requireNonNull(call.initial.get(), "initial value supplier returned null")),
                         "the update function returned null");
                 call.last = created;
                 ObjectNode tree = json.toTree(created, call.index(), call.id());
@@ -388,7 +398,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
             T value = json.toValue(current, call.type, meta);
             // What the class gives back of the source, written before the function runs: it may change its argument.
             ObjectNode seen = json.toTree(value, call.index(), call.id());
-            T next = Objects.requireNonNull(call.fn.apply(value), "the update function returned null");
+            T next = Objects.requireNonNull(fn.apply(value), "the update function returned null");
             call.last = next;
             ObjectNode tree = json.toTree(next, call.index(), call.id());
             ObjectNode merged =
@@ -414,7 +424,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      *     is {@code NOT_FOUND}, or {@code NOOP} on the value read)
      * @param read the document as read; {@code null} when it was missing
      */
-    private <T> void end(OccCall<T> call, ConditionalWrite.Stored written, Versioned<ObjectNode> read) {
+    private <T> void end(
+            OccCall<T> call, ConditionalWrite.@Nullable Stored written, @Nullable Versioned<ObjectNode> read) {
         if (call.status == Outcome.Status.NOT_FOUND) {
             call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
         } else if (call.status == Outcome.Status.NOOP && !call.afterChange && read != null) {
@@ -423,6 +434,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                     .version(read.seqNo(), read.primaryTerm(), read.version())
                     .build());
         } else {
+            // A call that is neither NOT_FOUND nor a NOOP on the value read changed the value: the attempt wrote.
+            Objects.requireNonNull(written, "a changed value without a write");
             DocMeta stored = new DocMeta(
                     written.index(),
                     call.id(),
@@ -430,7 +443,8 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                     written.seqNo(),
                     written.primaryTerm(),
                     written.version());
-            call.done(call.outcome(written.index(), call.status)
+            call.done(call.outcome(
+                            written.index(), Objects.requireNonNull(call.status, "a decided attempt has a verdict"))
                     .value(json.withMeta(call.last, stored))
                     .version(written.seqNo(), written.primaryTerm(), written.version())
                     .build());

@@ -17,6 +17,7 @@ import io.github.esrel.retry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every write of one entry point shares, and the requests it sends. {@link Occ} builds one from its builder and
@@ -47,7 +48,7 @@ import java.util.function.Consumer;
  */
 record OccCore(
         ElasticsearchClient client,
-        Refresh refresh,
+        @Nullable Refresh refresh,
         Json json,
         WriteLog writeLog,
         RetryPolicy retryPolicy,
@@ -59,7 +60,7 @@ record OccCore(
      * The core of an entry point that only sends requests ({@link ExternalVersions}): it writes documents whole with
      * the client's mapper, keeps no write log, retries nothing and has no listener.
      */
-    static OccCore requests(ElasticsearchClient client, Refresh refresh) {
+    static OccCore requests(ElasticsearchClient client, @Nullable Refresh refresh) {
         return new OccCore(
                 client,
                 refresh,
@@ -74,7 +75,7 @@ record OccCore(
     // --- the requests ------------------------------------------------------------------------------
 
     /** Reads the document, realtime. */
-    GetResponse<ObjectNode> read(String index, String id, String routing) throws IOException {
+    GetResponse<ObjectNode> read(String index, String id, @Nullable String routing) throws IOException {
         return client.get(
                 g -> {
                     g.index(index).id(id);
@@ -87,7 +88,8 @@ record OccCore(
     }
 
     /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
-    Versioned<ObjectNode> current(String index, String id, String routing) throws IOException {
+    @Nullable
+    Versioned<ObjectNode> current(String index, String id, @Nullable String routing) throws IOException {
         GetResponse<ObjectNode> got = read(index, id, routing);
         return got.found()
                 ? new Versioned<>(got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
@@ -95,7 +97,8 @@ record OccCore(
     }
 
     /** Creates the document with {@code source}, failing with a conflict if it exists. */
-    ConditionalWrite.Stored create(String index, String id, String routing, ObjectNode source) throws IOException {
+    ConditionalWrite.Stored create(String index, String id, @Nullable String routing, ObjectNode source)
+            throws IOException {
         return ConditionalWrite.Stored.of(client.create(r -> {
             r.index(index).id(id).document(source).refresh(refresh);
             if (routing != null) {
@@ -120,7 +123,7 @@ record OccCore(
      * external version).
      */
     <D> IndexResponse index(
-            String index, String id, String routing, D document, Consumer<IndexRequest.Builder<D>> condition)
+            String index, String id, @Nullable String routing, D document, Consumer<IndexRequest.Builder<D>> condition)
             throws IOException {
         return client.<D>index(i -> {
             i.index(index).id(id).document(document).refresh(refresh);
@@ -160,7 +163,8 @@ record OccCore(
      *
      * @return the item's answer: deleted, or {@code not_found} (status 404, no error)
      */
-    BulkResponseItem delete(String index, String id, String routing, Consumer<DeleteOperation.Builder> condition)
+    BulkResponseItem delete(
+            String index, String id, @Nullable String routing, Consumer<DeleteOperation.Builder> condition)
             throws IOException {
         return BulkDelete.send(client, refresh, d -> {
             d.index(index).id(id);

@@ -25,7 +25,7 @@ public class OccException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public OccException(String message, int status, @Nullable Throwable cause) {
+    public OccException(@Nullable String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

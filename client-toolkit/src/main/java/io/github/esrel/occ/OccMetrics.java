@@ -2,6 +2,7 @@ package io.github.esrel.occ;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -40,7 +41,8 @@ public final class OccMetrics implements OccListener {
 
     @Override
     public void onOutcome(Outcome<?> outcome) {
-        byStatus.get(outcome.status()).increment();
+        Objects.requireNonNull(byStatus.get(outcome.status()), "a counter for every status")
+                .increment();
         attempts.incrementAndGet(Math.min(Math.max(outcome.attempts(), 1), HISTOGRAM_BUCKETS));
     }
 

@@ -104,11 +104,14 @@ public final class Outcome<T> {
     private final int attempts;
     private final int conflicts;
     private final StopReason stopReason;
-    private final String error;
+    private final @Nullable String error;
     private final Duration took;
     /** Why the outcome is {@code UNKNOWN}: the exception, for the one {@link #orThrow()} throws. */
-    private final Throwable cause;
+    private final @Nullable Throwable cause;
 
+    // Versioned's value is declared non-null, but an outcome without a value (a scripted update's, a missing
+    // document's) keeps a null one there on purpose: value() declares it, and versioned() hands it out as is.
+    @SuppressWarnings("NullAway")
     private Outcome(Builder<T> b) {
         this.operation = b.operation;
         this.doc = new Versioned<>(b.index, b.id, b.routing, b.value, b.seqNo, b.primaryTerm, b.version);
@@ -125,7 +128,7 @@ public final class Outcome<T> {
      * Starts the outcome of one operation on one document: its index (the concrete one when Elasticsearch reported
      * it, else as the caller gave it), id, routing ({@code null} when routed by id) and status.
      */
-    static <T> Builder<T> builder(String index, String id, String routing, Status status) {
+    static <T> Builder<T> builder(String index, String id, @Nullable String routing, Status status) {
         return new Builder<>(index, id, routing, status);
     }
 
@@ -137,21 +140,21 @@ public final class Outcome<T> {
     static final class Builder<T> {
         private final String index;
         private final String id;
-        private final String routing;
+        private final @Nullable String routing;
         private final Status status;
         private Operation operation = Operation.UPDATE;
-        private T value;
-        private Throwable cause;
+        private @Nullable T value;
+        private @Nullable Throwable cause;
         private long seqNo = -1;
         private long primaryTerm = -1;
         private long version = -1;
         private int attempts = 1;
         private int conflicts;
-        private StopReason stopReason;
-        private String error;
+        private @Nullable StopReason stopReason;
+        private @Nullable String error;
         private Duration took = Duration.ZERO;
 
-        private Builder(String index, String id, String routing, Status status) {
+        private Builder(String index, String id, @Nullable String routing, Status status) {
             this.index = index;
             this.id = id;
             this.routing = routing;
@@ -164,7 +167,7 @@ public final class Outcome<T> {
             return this;
         }
 
-        Builder<T> value(T value) {
+        Builder<T> value(@Nullable T value) {
             this.value = value;
             return this;
         }
@@ -185,19 +188,19 @@ public final class Outcome<T> {
         }
 
         /** Why retrying stopped; {@code null} for {@link StopReason#NONE}. */
-        Builder<T> stopReason(StopReason stopReason) {
+        Builder<T> stopReason(@Nullable StopReason stopReason) {
             this.stopReason = stopReason;
             return this;
         }
 
         /** The error of a failed item, or a hint. */
-        Builder<T> error(String error) {
+        Builder<T> error(@Nullable String error) {
             this.error = error;
             return this;
         }
 
         /** What made the outcome {@code UNKNOWN}, kept as the cause of {@link OccUnknownOutcomeException}. */
-        Builder<T> cause(Throwable cause) {
+        Builder<T> cause(@Nullable Throwable cause) {
             this.cause = cause;
             return this;
         }

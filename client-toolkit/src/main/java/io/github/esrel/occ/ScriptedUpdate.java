@@ -11,6 +11,7 @@ import io.github.esrel.retry.StopReason;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Occ#scriptedUpdate}: the update API with a painless script and {@code retry_on_conflict}, the server reading,
@@ -26,7 +27,8 @@ final class ScriptedUpdate {
     }
 
     /** Runs the update; the caller checked the arguments. */
-    Outcome<Void> run(String index, String id, String routing, String painless, Map<String, ?> params, int retries) {
+    Outcome<Void> run(
+            String index, String id, @Nullable String routing, String painless, Map<String, ?> params, int retries) {
         long start = System.nanoTime();
         core.started(index, Outcome.Operation.SCRIPTED_UPDATE);
         Outcome<Void> outcome;
@@ -42,7 +44,12 @@ final class ScriptedUpdate {
 
     /** The request and its outcome, reported to the listener; throws what the caller gets. */
     private Outcome<Void> send(
-            String index, String id, String routing, String painless, Map<String, ?> params, int retryOnConflict) {
+            String index,
+            String id,
+            @Nullable String routing,
+            String painless,
+            Map<String, ?> params,
+            int retryOnConflict) {
         Map<String, JsonData> jsonParams = new LinkedHashMap<>();
         (params == null ? Map.<String, Object>of() : params)
                 .forEach((k, v) -> jsonParams.put(k, JsonData.of(core.json().toParam(v, k))));
@@ -105,7 +112,7 @@ final class ScriptedUpdate {
         }
     }
 
-    private static Outcome<Void> unknown(String index, String id, String routing, long start, Exception e) {
+    private static Outcome<Void> unknown(String index, String id, @Nullable String routing, long start, Exception e) {
         return outcome(index, id, routing, Outcome.Status.UNKNOWN, start)
                 .error(Errors.unknown("scripted update", e))
                 .cause(e)
@@ -113,7 +120,7 @@ final class ScriptedUpdate {
     }
 
     private static Outcome.Builder<Void> outcome(
-            String index, String id, String routing, Outcome.Status status, long start) {
+            String index, String id, @Nullable String routing, Outcome.Status status, long start) {
         return Outcome.<Void>builder(index, id, routing, status)
                 .operation(Outcome.Operation.SCRIPTED_UPDATE)
                 .since(start);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writes of what the caller decided from a version it saw ({@code replace} and {@code deleteIfUnchanged}): one
@@ -107,7 +108,7 @@ final class SeenWrites {
             T value,
             long start,
             ConditionalWrite.Request request,
-            String writeId) {
+            @Nullable String writeId) {
         boolean delete = op == Outcome.Operation.DELETE_IF_UNCHANGED;
         ConditionalWrite.Fate fate;
         try {
@@ -164,7 +165,7 @@ final class SeenWrites {
 
     /** The outcome of one request on {@code seen}, started at {@code start}. */
     private static <T> Outcome.Builder<T> once(
-            Outcome.Operation op, Versioned<T> seen, Outcome.Status status, T value, long start) {
+            Outcome.Operation op, Versioned<T> seen, Outcome.Status status, @Nullable T value, long start) {
         return Outcome.<T>builder(seen.index(), seen.id(), seen.routing(), status)
                 .operation(op)
                 .value(value)

@@ -9,6 +9,7 @@ import io.github.esrel.internal.JsonTrees;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a typed read-modify-write stores: the stored source with the function's changes applied to it, so that
@@ -83,7 +84,7 @@ final class SourceMerge {
         return object(stored, seen, next, new Path(where));
     }
 
-    private static ObjectNode object(ObjectNode stored, ObjectNode seen, ObjectNode next, Path path) {
+    private static ObjectNode object(ObjectNode stored, @Nullable ObjectNode seen, ObjectNode next, Path path) {
         ObjectNode out = NODES.objectNode();
         for (Map.Entry<String, JsonNode> e : stored.properties()) {
             String key = e.getKey();
@@ -113,7 +114,7 @@ final class SourceMerge {
     }
 
     /** A value the function changed (or the class writes without having read it). */
-    private static JsonNode value(JsonNode stored, JsonNode seen, JsonNode next, Path path) {
+    private static JsonNode value(JsonNode stored, @Nullable JsonNode seen, JsonNode next, Path path) {
         if (stored.isObject() && next.isObject()) {
             return object(
                     (ObjectNode) stored,
@@ -220,7 +221,8 @@ final class SourceMerge {
     }
 
     /** Where in the source the merge is, for messages: {@code comments[2].likes}. */
-    private record Path(String where, Path parent, String name, int index) {
+    private record Path(
+            String where, @Nullable Path parent, @Nullable String name, int index) {
         Path(String where) {
             this(where, null, null, -1);
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Write combining for hot documents: the operations of many threads on one document (one key) queue in
@@ -116,16 +117,16 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
      * time, reads or writes it.
      */
     static final class Memo {
-        private Object value;
+        private @Nullable Object value;
 
         /** The value kept, or {@code null}. */
         @SuppressWarnings("unchecked")
-        <T> T get() {
+        <T> @Nullable T get() {
             return (T) value;
         }
 
         /** Keeps {@code value} ({@code null} forgets). */
-        void set(Object value) {
+        void set(@Nullable Object value) {
             this.value = value;
         }
     }
@@ -137,9 +138,13 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         final boolean solo;
         // Written by the leader's thread before the lane lock is taken and read after it: the lock orders them.
         boolean finished;
+
+        @Nullable
         Throwable crash;
         // Written under the lane's lock; lead and done are also read without it, by the waiting caller.
+        @Nullable
         Thread caller;
+
         volatile boolean lead;
         boolean taken;
         volatile boolean done;
@@ -160,7 +165,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         }
 
         /** What the runner threw, if the operation failed that way; else null. */
-        final Throwable crash() {
+        final @Nullable Throwable crash() {
             return crash;
         }
 
@@ -498,7 +503,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
     }
 
     /** The memo of a closed lane and when it closed, on the combiner's clock. */
-    private record Parked(Object memo, long since, int expected, long attemptNanos) {}
+    private record Parked(@Nullable Object memo, long since, int expected, long attemptNanos) {}
 
     /** The queue of one key. */
     private static final class Lane<O extends Op> {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The write log: a field of the document holding its last {@value #SIZE} conditional writes by esrel, each as the
@@ -87,11 +88,13 @@ final class WriteLog {
     }
 
     /** This log where writes add their entry, {@code null} where they do not: what {@link #verdict} is given. */
+    @Nullable
     WriteLog ifAdding() {
         return adds ? this : null;
     }
 
     /** A new write's id; {@code null} where writes add no entry. */
+    @Nullable
     String newId() {
         return adds
                 ? String.format(
@@ -100,7 +103,7 @@ final class WriteLog {
     }
 
     /** The version a write is conditional on, as the log names it: {@code term:seq_no}, or {@code new} for a create. */
-    static String on(Versioned<?> base) {
+    static String on(@Nullable Versioned<?> base) {
         return base == null ? "new" : base.primaryTerm() + ":" + base.seqNo();
     }
 
@@ -120,7 +123,7 @@ final class WriteLog {
      * their entry, the entry of this write ({@code on}, {@code id}) appended, the oldest entries dropped past
      * {@value #SIZE}.
      */
-    ObjectNode with(ObjectNode next, ObjectNode stored, String on, String id) {
+    ObjectNode with(ObjectNode next, @Nullable ObjectNode stored, String on, @Nullable String id) {
         JsonNode before = stored == null ? null : stored.get(field);
         if (!adds && before == null) {
             return next;
@@ -153,7 +156,12 @@ final class WriteLog {
      * @param delete whether the write was a conditional delete
      * @return the verdict
      */
-    static Verdict verdict(WriteLog log, Versioned<ObjectNode> now, Versioned<?> base, String id, boolean delete) {
+    static Verdict verdict(
+            @Nullable WriteLog log,
+            @Nullable Versioned<ObjectNode> now,
+            @Nullable Versioned<?> base,
+            @Nullable String id,
+            boolean delete) {
         if (now == null) {
             // Gone: a create was not applied (yet); an update or a delete may have been, before the document went.
             return base == null && !delete ? Verdict.NOT_YET : Verdict.CANNOT_TELL;
@@ -190,8 +198,11 @@ final class WriteLog {
     }
 
     /** The seq_no of an entry's {@code term:seq_no}; -1 for {@code new} or anything else. */
-    private static long seqOf(String on) {
-        int colon = on == null ? -1 : on.indexOf(':');
+    private static long seqOf(@Nullable String on) {
+        if (on == null) {
+            return -1;
+        }
+        int colon = on.indexOf(':');
         if (colon < 0) {
             return -1;
         }

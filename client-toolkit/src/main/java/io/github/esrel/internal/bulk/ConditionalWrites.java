@@ -779,7 +779,7 @@ public final class ConditionalWrites<I> implements AutoCloseable {
          * @param refresh the refresh, or {@code null}
          * @return this builder
          */
-        public Builder<I> refresh(Refresh refresh) {
+        public Builder<I> refresh(@Nullable Refresh refresh) {
             this.refresh = refresh;
             return this;
         }
