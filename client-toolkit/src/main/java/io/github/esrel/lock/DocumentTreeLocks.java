@@ -486,7 +486,7 @@ public final class DocumentTreeLocks extends EngineTreeLocks {
         }
 
         /** Sets every holder of the grant to expire at {@code expiresAt}; why the lease is lost, or {@code null}. */
-        abstract String renewHolders(long expiresAt);
+        abstract @Nullable String renewHolders(long expiresAt);
 
         @Override
         public Lease.Renewal renew(Duration ttl) {

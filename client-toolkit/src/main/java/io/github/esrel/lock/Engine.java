@@ -130,16 +130,16 @@ final class Engine {
         return waitLoop(r.toString(), r.maxWait(), maxServerWait, serverWait -> {
             long sent = System.nanoTime();
             LockStore.Attempt a = store.tryAcquire(r.path(), r.mode(), who, leaseTtl, serverWait);
-            if (a.grant() == null) {
+            LockStore.Grant grant = a.grant();
+            if (grant == null) {
                 return new Step<>(null, a.conflicts(), a.lost());
             }
             return granted(
-                    a.grant(),
+                    grant,
                     leaseTtl,
                     sent,
                     r.autoRenew(),
-                    lease -> new TreeLock(
-                            index, r.path(), r.mode(), who, a.grant().token(), lease, listeners));
+                    lease -> new TreeLock(index, r.path(), r.mode(), who, grant.token(), lease, listeners));
         });
     }
 
@@ -256,7 +256,7 @@ final class Engine {
         }
     }
 
-    static String requireIndex(String index) {
+    static String requireIndex(@Nullable String index) {
         if (index == null || index.isBlank()) {
             throw new IllegalArgumentException("index must be set: locks are namespaced by the target index");
         }

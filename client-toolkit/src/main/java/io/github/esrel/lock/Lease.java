@@ -3,6 +3,7 @@ package io.github.esrel.lock;
 import io.github.esrel.internal.Listeners;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,7 +68,7 @@ final class Lease {
             boolean renewed,
             @Nullable Instant expiresAt,
             @Nullable String lostReason) {
-        static Renewal ok(@Nullable Instant expiresAt) {
+        static Renewal ok(Instant expiresAt) {
             return new Renewal(true, expiresAt, null);
         }
 
@@ -221,12 +222,12 @@ final class Lease {
         }
         lastFailure = null;
         if (!r.renewed()) {
-            lostLocked(r.lostReason());
+            lostLocked(Objects.requireNonNull(r.lostReason(), "a lost renewal says why"));
             return false;
         }
         this.ttl = ttl;
         deadlineNanos = sent + ttl.toNanos();
-        expiresAt = r.expiresAt();
+        expiresAt = Objects.requireNonNull(r.expiresAt(), "a renewal says until when");
         fire(() -> events.renewed(), "onRenewed");
         if (timer != null) {
             schedule(renewInterval());
@@ -331,7 +332,8 @@ final class Lease {
     private void schedule(Duration delay) {
         cancelNext();
         try {
-            next = timer.schedule(this::tick, Math.max(1, delay.toNanos()));
+            // Renewals are scheduled only on a lease with a timer.
+            next = Objects.requireNonNull(timer, "no timer").schedule(this::tick, Math.max(1, delay.toNanos()));
         } catch (RejectedExecutionException e) {
             // The provider is closing; it releases its open locks itself.
             log.debug("renewal not scheduled: the provider is closed");

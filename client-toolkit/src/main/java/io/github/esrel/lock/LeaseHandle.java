@@ -2,6 +2,7 @@ package io.github.esrel.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 
 /**
  * What a handle on held locks does with their lease, the same for a {@link TreeLock} and for
@@ -112,7 +113,7 @@ abstract class LeaseHandle implements AutoCloseable {
             return;
         }
         if (!release() && lease.lostBeforeRelease()) {
-            throw lost(lease.lostReason());
+            throw lost(Objects.requireNonNull(lease.lostReason(), "a lease lost before its release says why"));
         }
     }
 }

@@ -33,6 +33,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -447,7 +448,8 @@ final class LockDocs {
             m.put("tree", t.tree());
         }
         m.put("token", change.token());
-        m.put("holders", change.holders().stream().map(Holder::toSource).toList());
+        List<Holder> holders = Objects.requireNonNull(change.holders(), "a change that writes has its holders");
+        m.put("holders", holders.stream().map(Holder::toSource).toList());
         return m;
     }
 

@@ -218,7 +218,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                 return Attempt.busy(conflicts(o));
             }
             long token = o.getJsonNumber("token").longValue();
-            Instant expiresAt = instant(o, "expires_at");
+            Instant expiresAt = required(instant(o, "expires_at"), "expires_at");
             return Attempt.granted(new Grant(token, expiresAt, new Ops(this, path, owner, token, grantId)));
         }
 
@@ -326,7 +326,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
                     return Lease.Renewal.lost(path + " is held by another owner or token" + store.reason(a));
                 }
                 JsonObject o = store.json(a);
-                return Lease.Renewal.ok(o == null ? null : instant(o, "expires_at"));
+                return Lease.Renewal.ok(required(o == null ? null : instant(o, "expires_at"), "expires_at"));
             }
 
             @Override
@@ -421,13 +421,16 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return d.toMillis() + "ms";
     }
 
-    static List<LockConflict> conflicts(JsonObject o) {
+    static List<LockConflict> conflicts(@Nullable JsonObject o) {
         List<LockConflict> out = new ArrayList<>();
         if (o != null && o.get("conflicts") instanceof JsonArray arr) {
             for (JsonValue v : arr) {
                 if (v instanceof JsonObject c) {
                     out.add(new LockConflict(
-                            string(c, "path"), mode(string(c, "mode")), string(c, "owner"), instant(c, "expires_at")));
+                            required(string(c, "path"), "path"),
+                            mode(string(c, "mode")),
+                            string(c, "owner"),
+                            instant(c, "expires_at")));
                 }
             }
         }
@@ -435,7 +438,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
     }
 
     /** The list answer: {@code {"locks": [...]}}, or the array itself. */
-    static List<LockInfo> locks(JsonObject answer) {
+    static List<LockInfo> locks(@Nullable JsonObject answer) {
         List<LockInfo> out = new ArrayList<>();
         if (answer == null || !(answer.get("locks") instanceof JsonArray arr)) {
             return out;
@@ -448,15 +451,29 @@ public final class PluginTreeLocks extends EngineTreeLocks {
             if (l.get("holders") instanceof JsonArray hs) {
                 for (JsonValue hv : hs) {
                     if (hv instanceof JsonObject h) {
-                        holders.add(
-                                new LockInfo.Holder(string(h, "owner"), number(h, "token"), instant(h, "expires_at")));
+                        holders.add(new LockInfo.Holder(
+                                required(string(h, "owner"), "owner"),
+                                number(h, "token"),
+                                required(instant(h, "expires_at"), "expires_at")));
                     }
                 }
             }
             LockMode mode = mode(string(l, "mode"));
-            out.add(new LockInfo(TreePath.of(string(l, "path")), mode == null ? LockMode.SHARED : mode, holders));
+            out.add(new LockInfo(
+                    TreePath.of(required(string(l, "path"), "path")), mode == null ? LockMode.SHARED : mode, holders));
         }
         return out;
+    }
+
+    /**
+     * A field the plugin's answers always carry; without it the answer is not one this client can read (the plugin
+     * answered in a shape it does not know).
+     */
+    private static <V> V required(@Nullable V value, String field) {
+        if (value == null) {
+            throw new TreeLockException("the esrel plugin's answer has no [" + field + "]", 0, null);
+        }
+        return value;
     }
 
     private static @Nullable String string(JsonObject o, String key) {
@@ -475,7 +492,7 @@ public final class PluginTreeLocks extends EngineTreeLocks {
         return -1;
     }
 
-    private static @Nullable LockMode mode(String s) {
+    private static @Nullable LockMode mode(@Nullable String s) {
         try {
             return s == null ? null : LockMode.fromJsonName(s);
         } catch (IllegalArgumentException e) {

@@ -418,14 +418,14 @@ public interface TreeLocks extends AutoCloseable {
          */
         public TreeLocks build() {
             Objects.requireNonNull(client, "client cannot be null");
-            Engine.requireIndex(index);
+            String target = Engine.requireIndex(index);
             switch (backend) {
                 case PLUGIN:
                     return new PluginTreeLocks(this);
                 case DOCUMENTS:
                     return new DocumentTreeLocks(this);
                 default:
-                    return PluginTreeLocks.available(Clients.internal(client), index)
+                    return PluginTreeLocks.available(Clients.internal(client), target)
                             ? new PluginTreeLocks(this)
                             : new DocumentTreeLocks(this);
             }
