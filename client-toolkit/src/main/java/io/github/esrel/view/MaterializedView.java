@@ -169,13 +169,14 @@ public final class MaterializedView<S, P> {
 
     private MaterializedView(Builder<S, P> b) {
         ElasticsearchClient client = Clients.internal(Objects.requireNonNull(b.client, "client cannot be null"));
+        // The required settings are checked in the order (and with the messages) of ViewSettings's own checks.
         this.settings = new ViewSettings(
                 client,
-                b.name,
-                b.sourceIndex,
-                b.parentIndex,
-                b.viewIndex,
-                b.parentIdField,
+                Objects.requireNonNull(b.name, "name cannot be null"),
+                Objects.requireNonNull(b.sourceIndex, "sourceIndex cannot be null"),
+                Objects.requireNonNull(b.parentIndex, "parentIndex cannot be null"),
+                Objects.requireNonNull(b.viewIndex, "viewIndex cannot be null"),
+                Objects.requireNonNull(b.parentIdField, "parentIdField cannot be null"),
                 b.stateIndex,
                 b.metaField,
                 b.batchSize,
@@ -230,7 +231,9 @@ public final class MaterializedView<S, P> {
      */
     public static <S, P> MaterializedView<S, P> of(
             Class<S> sourceType, @Nullable Class<P> parentType, @Nullable Function<Builder<S, P>, Builder<S, P>> fn) {
-        return fn.apply(new Builder<>(sourceType, parentType)).build();
+        return Objects.requireNonNull(fn, "fn cannot be null")
+                .apply(new Builder<>(sourceType, parentType))
+                .build();
     }
 
     /**
@@ -747,7 +750,7 @@ public final class MaterializedView<S, P> {
         private Duration intentRetention = DEFAULT_INTENT_RETENTION;
         private Clock clock = Clock.systemUTC();
 
-        private Builder(Class<S> sourceType, Class<P> parentType) {
+        private Builder(Class<S> sourceType, @Nullable Class<P> parentType) {
             this.sourceType = Objects.requireNonNull(sourceType, "sourceType cannot be null");
             this.parentType = Objects.requireNonNull(parentType, "parentType cannot be null");
         }

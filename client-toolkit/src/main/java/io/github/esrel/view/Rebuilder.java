@@ -72,16 +72,20 @@ final class Rebuilder {
         }
 
         private static Stamp of(
-                boolean found, long seqNo, long primaryTerm, @Nullable String parentId, GetResult<ObjectNode> parent) {
-            boolean pFound = parent != null && parent.found();
+                boolean found,
+                long seqNo,
+                long primaryTerm,
+                @Nullable String parentId,
+                @Nullable GetResult<ObjectNode> parent) {
+            GetResult<ObjectNode> p = parent != null && parent.found() ? parent : null;
             return new Stamp(
                     found,
                     seqNo,
                     primaryTerm,
                     parentId,
-                    pFound,
-                    pFound ? seq(parent.seqNo()) : -1,
-                    pFound ? seq(parent.primaryTerm()) : -1);
+                    p != null,
+                    p != null ? seq(p.seqNo()) : -1,
+                    p != null ? seq(p.primaryTerm()) : -1);
         }
     }
 

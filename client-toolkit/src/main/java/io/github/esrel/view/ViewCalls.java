@@ -47,7 +47,7 @@ final class ViewCalls {
         call(
                 () -> {
                     step.run();
-                    return null;
+                    return Boolean.TRUE; // no result: call's value is dropped
                 },
                 what);
     }

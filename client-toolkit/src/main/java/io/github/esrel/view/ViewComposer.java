@@ -45,7 +45,7 @@ final class ViewComposer<S, P> {
     private final Class<S> sourceType;
     private final Class<P> parentType;
     private final List<Copy> copies;
-    private final BiFunction<S, P, ?> function;
+    private final @Nullable BiFunction<S, P, ?> function;
     private final DocumentConverter converter;
     /** The indices sources and parents are read from, for the metadata the converter gets. */
     private final String sourceIndex;
@@ -64,7 +64,7 @@ final class ViewComposer<S, P> {
             Class<S> sourceType,
             Class<P> parentType,
             List<Copy> copies,
-            BiFunction<S, P, ?> function,
+            @Nullable BiFunction<S, P, ?> function,
             DocumentConverter converter,
             String sourceIndex,
             String parentIndex) {
@@ -95,7 +95,9 @@ final class ViewComposer<S, P> {
      * @throws NullPointerException if the caller's function returned {@code null}
      */
     ObjectNode compose(Rebuilder.Snap s, long version) {
-        ObjectNode doc = function == null ? copied(s.source(), s.parent()) : composed(s);
+        ObjectNode source = Objects.requireNonNull(s.source(), "a view is composed of a source that exists");
+        BiFunction<S, P, ?> fn = function;
+        ObjectNode doc = fn == null ? copied(source, s.parent()) : composed(fn, source, s);
         if (doc.has(metaField)) {
             throw new IllegalArgumentException("the view document must not have a field [" + metaField
                     + "]: it holds the view's bookkeeping (change it with metaField(...))");
@@ -105,7 +107,7 @@ final class ViewComposer<S, P> {
     }
 
     /** The default composition: the source, with each copy set from the parent or removed where it has none. */
-    private ObjectNode copied(ObjectNode source, ObjectNode parent) {
+    private ObjectNode copied(ObjectNode source, @Nullable ObjectNode parent) {
         ObjectNode doc = source.deepCopy();
         for (Copy c : copies) {
             JsonNode value = parent == null ? null : JsonTrees.get(parent, c.from());
@@ -119,15 +121,19 @@ final class ViewComposer<S, P> {
         return doc;
     }
 
-    private ObjectNode composed(Rebuilder.Snap s) {
+    private ObjectNode composed(BiFunction<S, P, ?> function, ObjectNode sourceTree, Rebuilder.Snap s) {
         S source = convert(
-                s.source(), sourceType, meta(sourceIndex, s.ref().id(), s.ref().routing(), s));
-        P parent = s.parent() == null
+                sourceTree, sourceType, meta(sourceIndex, s.ref().id(), s.ref().routing(), s));
+        ObjectNode parentTree = s.parent();
+        P parent = parentTree == null
                 ? null
                 : convert(
-                        s.parent(),
+                        parentTree,
                         parentType,
-                        DocMeta.of(parentIndex, s.stamp().parentId(), null));
+                        DocMeta.of(
+                                parentIndex,
+                                Objects.requireNonNull(s.stamp().parentId(), "a parent read is named by its id"),
+                                null));
         Object out = Objects.requireNonNull(function.apply(source, parent), "the compose function returned null");
         try {
             return converter.write(out);
@@ -137,7 +143,7 @@ final class ViewComposer<S, P> {
         }
     }
 
-    private static DocMeta meta(String index, String id, String routing, Rebuilder.Snap s) {
+    private static DocMeta meta(String index, String id, @Nullable String routing, Rebuilder.Snap s) {
         return new DocMeta(index, id, routing, s.stamp().seqNo(), s.stamp().primaryTerm(), DocMeta.UNKNOWN);
     }
 
@@ -176,7 +182,7 @@ final class ViewComposer<S, P> {
     }
 
     /** The versions a stored view was built from, or {@code null} without bookkeeping. */
-    Rebuilder.Stamp builtFrom(ObjectNode storedView) {
+    Rebuilder.@Nullable Stamp builtFrom(ObjectNode storedView) {
         return stampOf(storedView.get(metaField));
     }
 
@@ -198,7 +204,7 @@ final class ViewComposer<S, P> {
      *
      * @throws IllegalArgumentException if it cannot be mapped
      */
-    Versioned<S> source(GetResult<ObjectNode> read, String routing) {
+    Versioned<S> source(GetResult<ObjectNode> read, @Nullable String routing) {
         return new Versioned<>(
                 read.index(),
                 read.id(),
@@ -219,7 +225,7 @@ final class ViewComposer<S, P> {
     }
 
     /** The versions recorded in a bookkeeping field, or {@code null} when there is none. */
-    static Rebuilder.@Nullable Stamp stampOf(JsonNode meta) {
+    static Rebuilder.@Nullable Stamp stampOf(@Nullable JsonNode meta) {
         if (meta == null || !meta.isObject()) {
             return null;
         }
