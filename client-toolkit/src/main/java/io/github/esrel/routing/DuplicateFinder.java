@@ -92,7 +92,7 @@ final class DuplicateFinder implements Closeable {
     private final @Nullable Path dir;
     private final List<Path> files = new ArrayList<>();
     private DataOutputStream @Nullable [] writers;
-    private long @Nullable [] records;
+    private final long[] records;
     private long spilledBytes;
     private int partitionsCounted;
     private boolean finished;
@@ -110,18 +110,20 @@ final class DuplicateFinder implements Closeable {
         if (expected <= maxIdsInMemory) {
             this.table = new FingerprintTable(expected);
             this.dir = null;
+            this.records = new long[0];
             return;
         }
         int partitions = fanout(expected, maxIdsInMemory);
+        this.records = new long[partitions];
         try {
             Files.createDirectories(Objects.requireNonNull(spillParent, "spillParent cannot be null"));
             this.dir = Files.createTempDirectory(spillParent, "esrel-dupscan-");
-            this.writers = new DataOutputStream[partitions];
-            this.records = new long[partitions];
+            DataOutputStream[] out = new DataOutputStream[partitions];
+            this.writers = out;
             for (int p = 0; p < partitions; p++) {
                 Path f = dir.resolve("p0-" + p);
                 files.add(f);
-                writers[p] = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(f), WRITE_BUFFER));
+                out[p] = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(f), WRITE_BUFFER));
             }
         } catch (IOException e) {
             close();
@@ -145,7 +147,7 @@ final class DuplicateFinder implements Closeable {
 
     /** The first-level partition count: 1 in memory. */
     int partitions() {
-        return dir == null ? 1 : writers.length;
+        return dir == null ? 1 : records.length; // one count per spill file
     }
 
     /** The spill directory, or {@code null} in memory. */
@@ -219,7 +221,7 @@ final class DuplicateFinder implements Closeable {
             }
             int p = (int) page.hashes()[i];
             try {
-                write(writers[p], ordinal, ids.get(i));
+                write(Objects.requireNonNull(writers, "closed")[p], ordinal, ids.get(i));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write spill file " + files.get(p) + ": " + e.getMessage(), e);
             }
@@ -254,8 +256,9 @@ final class DuplicateFinder implements Closeable {
         record Part(Path file, long records, int level) {}
         Deque<Part> work = new ArrayDeque<>();
         try {
-            for (int p = 0; p < writers.length; p++) {
-                writers[p].close();
+            DataOutputStream[] spilled = Objects.requireNonNull(writers, "closed");
+            for (int p = 0; p < spilled.length; p++) {
+                spilled[p].close();
                 spilledBytes += Files.size(files.get(p));
                 work.add(new Part(files.get(p), records[p], 0));
             }

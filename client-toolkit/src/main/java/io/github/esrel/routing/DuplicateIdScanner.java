@@ -310,9 +310,12 @@ public final class DuplicateIdScanner {
         }
 
         private void readSlice(int slice, int of) {
+            // Both set by execute() before it reads.
+            String pitId = Objects.requireNonNull(pit, "no point in time");
+            DuplicateFinder counter = Objects.requireNonNull(finder, "no finder");
             try (DocStream stream = DocStream.of(b -> b.client(client)
                     .index(index)
-                    .pointInTime(pit)
+                    .pointInTime(pitId)
                     .slice(slice, of)
                     .fetchSource(false)
                     .pageSize(pageSize)
@@ -324,9 +327,9 @@ public final class DuplicateIdScanner {
                         indices.add(hit.index());
                         ids.add(hit.id());
                     }
-                    DuplicateFinder.Prepared prepared = finder.prepare(indices, ids); // hashing, outside the lock
+                    DuplicateFinder.Prepared prepared = counter.prepare(indices, ids); // hashing, outside the lock
                     synchronized (lock) {
-                        finder.add(prepared);
+                        counter.add(prepared);
                         read += page.size();
                         progress(ScanProgress.Phase.READ, read, total);
                     }

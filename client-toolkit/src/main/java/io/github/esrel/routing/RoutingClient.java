@@ -173,7 +173,12 @@ public final class RoutingClient {
             }
             answer.getJsonArray("warnings").forEach(w -> warnings.add(((JsonString) w).getString()));
         }
-        return new RoutingResult(spec, shards, new Distribution(counts), new ArrayList<>(warnings), true);
+        return new RoutingResult(
+                spec,
+                shards,
+                new Distribution(Objects.requireNonNull(counts, "the first answer sized the counts")),
+                new ArrayList<>(warnings),
+                true);
     }
 
     private RoutingSpec specFromPlugin(String index) {
