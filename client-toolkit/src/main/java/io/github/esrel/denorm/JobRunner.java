@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -149,7 +150,9 @@ final class JobRunner {
                 } else {
                     try {
                         ledger.passStarted(slices);
-                        end = slices(sliceThreads, bound, pageSize, pit, slices, skip, writes, found);
+                        // A point in time is opened only for more than one slice, which have their threads.
+                        ExecutorService threads = Objects.requireNonNull(sliceThreads, "no slice threads");
+                        end = slices(threads, bound, pageSize, pit, slices, skip, writes, found);
                     } finally {
                         reads.closePointInTime(pit);
                     }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The counts of one run of a job as its pages are written (concurrently, with several bulks in flight), the
@@ -72,7 +73,7 @@ final class Ledger {
     }
 
     /** Counts a child that could not be written; returns the failure to report. */
-    synchronized ChildFailure fail(String id, String routing, int status, String reason) {
+    synchronized ChildFailure fail(String id, @Nullable String routing, int status, String reason) {
         ChildFailure f = new ChildFailure(id, routing, status, reason);
         done++;
         failed++;

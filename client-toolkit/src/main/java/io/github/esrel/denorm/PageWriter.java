@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.function.IntSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +90,7 @@ final class PageWriter implements AutoCloseable {
             switch (d.kind()) {
                 case UP_TO_DATE -> ledger.handled(Ledger.Kind.UP_TO_DATE);
                 case MOVED -> ledger.handled(Ledger.Kind.MOVED);
-                case INVALID -> fail(h.id(), h.routing(), 0, d.error());
+                case INVALID -> fail(h.id(), h.routing(), 0, invalid(d));
                 case WRITE ->
                     work.add(new Item(
                             h.index(),
@@ -226,7 +227,7 @@ final class PageWriter implements AutoCloseable {
             switch (d.kind()) {
                 case UP_TO_DATE -> ledger.handled(Ledger.Kind.UP_TO_DATE);
                 case MOVED -> ledger.handled(Ledger.Kind.MOVED);
-                case INVALID -> fail(it.id, it.routing, 0, d.error());
+                case INVALID -> fail(it.id, it.routing, 0, invalid(d));
                 case WRITE -> {
                     it.seqNo = seq(doc.result().seqNo());
                     it.primaryTerm = seq(doc.result().primaryTerm());
@@ -264,7 +265,13 @@ final class PageWriter implements AutoCloseable {
         }));
     }
 
-    private void fail(String id, String routing, int status, String reason) {
+    /** Why a child cannot be brought up to date, as its {@code INVALID} decision says (the mapping's message). */
+    private static String invalid(ChildRewrite.Decision d) {
+        String why = d.error();
+        return why != null ? why : "the parent's fields cannot be copied into the child";
+    }
+
+    private void fail(String id, @Nullable String routing, int status, String reason) {
         ChildFailure f = ledger.fail(id, routing, status, reason);
         listener.tell(l -> l.onFailure(jobId, f), "onFailure");
     }

@@ -344,7 +344,7 @@ public final class Propagator {
         return sync(child.id(), child.routing());
     }
 
-    private ChildSync sync(String childId, String routing) {
+    private ChildSync sync(String childId, @Nullable String routing) {
         Attempts attempts = retryPolicy.attempts();
         while (true) {
             try {

@@ -109,7 +109,7 @@ public final class JsonTrees {
     public static boolean same(@Nullable JsonNode a, @Nullable JsonNode b) {
         boolean aMissing = a == null || a.isNull() || a.isMissingNode();
         boolean bMissing = b == null || b.isNull() || b.isMissingNode();
-        if (aMissing || bMissing) {
+        if (a == null || b == null || aMissing || bMissing) { // a null one is missing
             return aMissing && bMissing;
         }
         return a.equals(BY_VALUE, b);

@@ -9,6 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one {@link MaterializedView} was built with (see its {@link MaterializedView.Builder}), handed to
@@ -69,6 +70,7 @@ record ViewSettings(
     }
 
     /** The parent a source document names, or {@code null} when it names none. */
+    @Nullable
     String parentIdOf(ObjectNode source) {
         return JsonTrees.idText(JsonTrees.get(source, parentIdField));
     }
