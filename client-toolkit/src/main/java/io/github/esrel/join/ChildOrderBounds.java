@@ -9,6 +9,7 @@ import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import io.github.esrel.internal.ClientApi;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -53,7 +54,7 @@ final class ChildOrderBounds {
      * @param value the first sort value of the read's last child
      * @param children how many children the read returned, all with a key at least that far
      */
-    record Bound(String field, boolean descending, long value, int children, long readAt) {
+    record Bound(@Nullable String field, boolean descending, long value, int children, long readAt) {
 
         /** Bounding turned off for the read since {@code readAt}. */
         static Bound off(long readAt) {
@@ -66,7 +67,11 @@ final class ChildOrderBounds {
 
         /** The read's query with the bound as a filter: scores are those of the query alone. */
         Query filter(Query childQuery) {
-            Query range = ClientApi.range(field, descending, value, "epoch_millis");
+            Query range = ClientApi.range(
+                    Objects.requireNonNull(field, "a bound that is off filters nothing"),
+                    descending,
+                    value,
+                    "epoch_millis");
             return Query.of(q -> q.bool(b -> {
                 if (childQuery != null) {
                     b.must(childQuery);
@@ -90,6 +95,7 @@ final class ChildOrderBounds {
      *
      * @param read the child index, query and sort, as one string
      */
+    @Nullable
     Bound get(String read, int size) {
         synchronized (bounds) {
             Bound b = bounds.get(read);

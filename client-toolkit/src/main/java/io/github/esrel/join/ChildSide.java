@@ -36,11 +36,11 @@ final class ChildSide {
             SortOptions.of(s -> s.field(f -> f.field("_shard_doc").order(SortOrder.Asc)));
 
     private final String index;
-    private Time keepAlive;
+    private @Nullable Time keepAlive;
     private boolean switched;
     private final List<FieldValue> after;
     private final int from;
-    private String pitId;
+    private @Nullable String pitId;
 
     private ChildSide(
             String index, @Nullable String pitId, @Nullable Time keepAlive, List<FieldValue> after, int from) {
@@ -65,6 +65,7 @@ final class ChildSide {
         return pitId != null;
     }
 
+    @Nullable
     String pitId() {
         return pitId;
     }

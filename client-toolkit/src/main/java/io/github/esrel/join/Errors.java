@@ -24,7 +24,8 @@ final class Errors {
         return reason != null && reason.contains("script_lang not supported [painless]");
     }
 
-    static JoinException translate(String what, String index, int status, String reason, @Nullable Throwable cause) {
+    static JoinException translate(
+            String what, @Nullable String index, int status, String reason, @Nullable Throwable cause) {
         String hint = "";
         if (reason.contains("index_not_found_exception")) {
             hint = ": no such index [" + index + "]";
@@ -48,15 +49,15 @@ final class Errors {
         return new JoinException(what + " on [" + index + "] failed: " + reason + hint, status, cause);
     }
 
-    static JoinException translate(String what, String index, ElasticsearchException e) {
+    static JoinException translate(String what, @Nullable String index, ElasticsearchException e) {
         return translate(what, index, e.status(), Reasons.of(e), e);
     }
 
-    static JoinException io(String what, String index, Exception e) {
+    static JoinException io(String what, @Nullable String index, Exception e) {
         return new JoinException(what + " on [" + index + "] failed: " + e, 0, e);
     }
 
-    static JoinException mapping(String what, String index, JsonpMappingException e) {
+    static JoinException mapping(String what, @Nullable String index, JsonpMappingException e) {
         Throwable root = Reasons.root(e);
         return new JoinException(
                 what + " on [" + index + "]: cannot map a source to the document class: " + e.getMessage()

@@ -24,7 +24,7 @@ public class JoinException extends EsrelException {
      * @param status the HTTP status Elasticsearch answered with, or 0 when there was no answer
      * @param cause the client's exception, or {@code null}
      */
-    public JoinException(String message, int status, @Nullable Throwable cause) {
+    public JoinException(@Nullable String message, int status, @Nullable Throwable cause) {
         super(message, status, cause);
     }
 }

@@ -80,7 +80,7 @@ final class Searcher {
     }
 
     private <T> List<ResponseBody<T>> search(
-            String what, String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
+            String what, @Nullable String index, List<SearchRequest> requests, Class<T> type, Trips trips) {
         if (requests.isEmpty()) {
             return List.of();
         }
@@ -127,7 +127,7 @@ final class Searcher {
      * The response, if every shard answered it. Elasticsearch answers a search some shards failed (a node frozen or
      * gone) with the hits of the others: a join built on it would miss parents or children without saying so.
      */
-    private static <T> ResponseBody<T> whole(String what, String index, ResponseBody<T> response) {
+    private static <T> ResponseBody<T> whole(String what, @Nullable String index, ResponseBody<T> response) {
         String missing = ShardFailures.of(response.shards());
         if (missing != null) {
             throw new JoinException(

@@ -7,7 +7,6 @@ import co.elastic.clients.elasticsearch._types.SortOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Orders hits of several searches by their sort values the way Elasticsearch orders them within one
@@ -43,7 +42,7 @@ final class SortValues {
                 FieldValue y = i < b.size() ? b.get(i) : null;
                 boolean xMissing = x == null || x.isNull();
                 boolean yMissing = y == null || y.isNull();
-                if (xMissing || yMissing) {
+                if (x == null || y == null || xMissing || yMissing) { // a null one is missing
                     if (xMissing != yMissing) {
                         return xMissing ? 1 : -1;
                     }
@@ -77,7 +76,7 @@ final class SortValues {
                 + " holds every key");
     }
 
-    static int compare(FieldValue x, @Nullable FieldValue y) {
+    static int compare(FieldValue x, FieldValue y) {
         if (isNumber(x) && isNumber(y)) {
             if (x.isLong() && y.isLong()) {
                 return Long.compare(x.longValue(), y.longValue());

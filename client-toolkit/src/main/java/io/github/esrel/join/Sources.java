@@ -10,6 +10,7 @@ import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.doc.internal.SourceConverter;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps the sources of hits to the caller's types with the entry point's {@link SourceConverter}: with the client's own
@@ -24,7 +25,7 @@ final class Sources {
      * @param client the JSON mapper of the client the join searches with
      * @param converter the converter the entry point was given, or {@code null} for the client's mapper
      */
-    Sources(JsonpMapper client, DocumentConverter converter) {
+    Sources(JsonpMapper client, @Nullable DocumentConverter converter) {
         this.converter = SourceConverter.of(client, converter);
     }
 

@@ -26,7 +26,7 @@ final class TermsLimits {
     private static final Pattern ALLOWED = Pattern.compile("allowed maximum of \\[(\\d+)]");
     private static final String SETTING = "index.max_terms_count";
 
-    private final Integer fixed;
+    private final @Nullable Integer fixed;
     private final Map<String, Integer> known = new ConcurrentHashMap<>();
 
     /** @param fixed a limit given by the user (never read from the cluster), or {@code null} */
