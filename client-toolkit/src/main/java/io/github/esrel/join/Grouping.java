@@ -228,12 +228,17 @@ public final class Grouping {
             return out; // unmapped field: no groups
         }
         for (MultiBucketBase b : buckets) {
-            HitsMetadata<JsonData> hits =
-                    b.aggregations().get(Requests.GROUP_HITS).topHits().hits();
+            HitsMetadata<JsonData> hits = Objects.requireNonNull(
+                            b.aggregations().get(Requests.GROUP_HITS), "a bucket has the hits asked for")
+                    .topHits()
+                    .hits();
             List<Doc<T>> docs = docs(hits, q.type());
             double best;
             if (scripted) {
-                Double v = b.aggregations().get(Requests.TOP_SCORE).max().value();
+                Double v = Objects.requireNonNull(
+                                b.aggregations().get(Requests.TOP_SCORE), "a bucket has the score asked for")
+                        .max()
+                        .value();
                 best = v == null ? Double.NaN : v;
             } else {
                 best = hits.maxScore() != null
@@ -262,7 +267,7 @@ public final class Grouping {
         throw new IllegalStateException("unexpected bucket " + b.getClass().getName());
     }
 
-    private static long otherDocs(Aggregate agg) {
+    private static long otherDocs(@Nullable Aggregate agg) {
         Long other = null;
         if (agg == null) {
             return 0;

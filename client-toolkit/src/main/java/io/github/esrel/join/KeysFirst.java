@@ -119,7 +119,7 @@ final class KeysFirst<P, C> {
      * {@link #join(MatchingParents)}, with the answers of {@link #prefetch} read beside the first round trip: used
      * when they were built for exactly the keys of the matching parents, else ignored.
      */
-    JoinResult.Builder<P, C> join(MatchingParents<P> known, @Nullable Prefetched prefetched) {
+    JoinResult.Builder<P, C> join(@Nullable MatchingParents<P> known, @Nullable Prefetched prefetched) {
         MatchingParents<P> parents = known != null ? known : collectParents();
         if (parents.exceeded) {
             return JoinResult.<P, C>builder(JoinResult.Status.CAP_EXCEEDED, JoinQuery.Plan.KEYS_FIRST)
@@ -240,8 +240,10 @@ final class KeysFirst<P, C> {
         if (checkPage) {
             pageChanged =
                     !last.unchanged(matchingAmongKeys.filter().aggregations().get(Requests.PAGE_PARENTS));
+            Map<String, Hit<JsonData>> lastHits =
+                    Objects.requireNonNull(last.hits(), "a checkable page has its parents");
             for (String key : pageChanged ? Set.<String>of() : wanted) {
-                Hit<JsonData> hit = last.hits().get(key);
+                Hit<JsonData> hit = lastHits.get(key);
                 if (hit != null) {
                     readParents.put(key, hit);
                     parentDocs.put(key, searcher.sources().doc(hit, q.parentType()));

@@ -78,7 +78,8 @@ record PageParents(List<String> keys, @Nullable Map<String, Hit<JsonData>> hits,
     /** The concrete indices the parents were read from. */
     Set<String> indices() {
         Set<String> out = new TreeSet<>();
-        hits.values().forEach(h -> out.add(h.index()));
+        // Asked of a checkable page only, which has its parents.
+        Objects.requireNonNull(hits, "no parents read").values().forEach(h -> out.add(h.index()));
         return out;
     }
 
@@ -91,7 +92,8 @@ record PageParents(List<String> keys, @Nullable Map<String, Hit<JsonData>> hits,
             return false;
         }
         Aggregate sum = pageParents.filter().aggregations().get(Requests.SEQ_NO_SUM);
-        return pageParents.filter().docCount() == hits.size()
+        return pageParents.filter().docCount()
+                        == Objects.requireNonNull(hits, "no parents read").size()
                 && sum != null
                 && sum.isSum()
                 && sum.sum().value() == seqNoSum;

@@ -61,6 +61,7 @@ final class RecentKeys {
      * @param question the parent index, query and key, and the child read, as one string
      * @param children how many children the read about to be sent reads
      */
+    @Nullable
     List<String> get(String question, int children) {
         synchronized (entries) {
             Recent e = entries.get(question);

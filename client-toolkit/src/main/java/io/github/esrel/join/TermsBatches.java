@@ -5,7 +5,6 @@ import co.elastic.clients.elasticsearch.core.search.ResponseBody;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Searches the child side for many parent keys: one search per batch of keys, all batches in one
@@ -58,7 +57,7 @@ final class TermsBatches {
      */
     <T> Answers<T> run(
             String index,
-            @Nullable List<String> keys,
+            List<String> keys,
             int cap,
             Function<List<String>, SearchRequest> request,
             List<SearchRequest> alongside,
