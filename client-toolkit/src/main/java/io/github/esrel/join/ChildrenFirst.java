@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -37,6 +38,7 @@ final class ChildrenFirst<P, C> {
     /** What the first round trip (and the probing, if it ran) learned. */
     static final class Outcome<P, C> {
         /** The answer's page ({@code from} to {@code from + childrenPerPage}); {@code null} when not answered. */
+        @Nullable
         List<Pair<P, C>> pairs;
         /** Whether children may follow the page. */
         boolean more;
@@ -47,6 +49,7 @@ final class ChildrenFirst<P, C> {
         /** Whether every child matching the child query was read, so that {@link #found} is exact. */
         boolean childrenExhausted;
         /** Every matching parent, when the preview read them all; {@code null} otherwise. */
+        @Nullable
         MatchingParents<P> parents;
 
         long parentsMatched;
@@ -56,8 +59,10 @@ final class ChildrenFirst<P, C> {
         /** More parents match than {@link Join.Builder#maxParents(int)} and probing could not answer. */
         boolean capExceeded;
         /** Why keys-first must take over (or the cap was hit), for messages. */
+        @Nullable
         String reason;
         /** The answers of the searches sent beside the first round trip, in their order; {@code null} when none. */
+        @Nullable
         List<ResponseBody<JsonData>> beside;
 
         boolean answered() {
@@ -168,7 +173,7 @@ final class ChildrenFirst<P, C> {
             }
             // The bound's filter and the searches beside are the only things the last such call did not send: never
             // fail a join over them.
-            if (bound != null) {
+            if (bound != null && read != null) { // a bound is looked up for a read
                 bounds.turnOff(read);
                 bound = null;
             }
@@ -225,7 +230,7 @@ final class ChildrenFirst<P, C> {
             }
         }
 
-        if (out.parentsExact && out.parentsRead >= out.parentsMatched) {
+        if (keys != null && out.parentsExact && out.parentsRead >= out.parentsMatched) { // exact: counted now
             // Every matching parent's key is known: the children already read are filtered for free.
             out.parents =
                     MatchingParents.of(keys.hits().hits(), Requests.previewReadsKeysOnly(q), q, searcher.sources());
@@ -269,7 +274,7 @@ final class ChildrenFirst<P, C> {
             ChildOrderBounds.@Nullable Bound bound,
             @Nullable List<String> recent,
             List<SearchRequest> beside,
-            String besideWhat) {
+            @Nullable String besideWhat) {
         List<SearchRequest> first = new ArrayList<>();
         List<String> what = new ArrayList<>();
         if (counting) {
@@ -290,7 +295,7 @@ final class ChildrenFirst<P, C> {
         }
         if (!beside.isEmpty()) {
             first.addAll(beside);
-            what.add(besideWhat);
+            what.add(besideWhat != null ? besideWhat : "the searches beside");
         }
         boolean parentSide = counting || recent != null || parentTotal < 0;
         boolean childSide = probing || !beside.isEmpty();
@@ -447,7 +452,7 @@ final class ChildrenFirst<P, C> {
         return out;
     }
 
-    private List<Hit<JsonData>> page(@Nullable List<Match> found) {
+    private List<Hit<JsonData>> page(List<Match> found) {
         return found.subList(Math.min(side.from(), found.size()), Math.min(window, found.size())).stream()
                 .map(Match::child)
                 .toList();
@@ -469,11 +474,14 @@ final class ChildrenFirst<P, C> {
     private Map<String, Doc<P>> fromCheckedAhead(Set<String> keys, Outcome<P, C> out) {
         Map<String, Doc<P>> matching = new HashMap<>();
         List<String> unchecked = new ArrayList<>();
+        // Both set by the first round trip that checked the parents of recent keys, before this is asked.
+        Set<String> checked = Objects.requireNonNull(checkedAhead, "no parents checked ahead");
+        Map<String, Doc<P>> matchingChecked = Objects.requireNonNull(matchingAhead, "no parents checked ahead");
         for (String k : keys) {
-            if (!checkedAhead.contains(k)) {
+            if (!checked.contains(k)) {
                 unchecked.add(k);
-            } else if (matchingAhead.containsKey(k)) {
-                matching.put(k, matchingAhead.get(k));
+            } else if (matchingChecked.containsKey(k)) {
+                matching.put(k, matchingChecked.get(k));
             }
         }
         matching.putAll(parents(unchecked, "matching parents of " + unchecked.size() + " new children's keys", out));

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.json.JsonpMapper;
 import co.elastic.clients.json.JsonpUtils;
 import java.util.List;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,13 +80,15 @@ final class ChildrenWhereParent<P, C> {
             r = plan(side);
         } catch (RuntimeException | Error e) {
             // A point in time handed in with a cursor stays open, so that the caller can retry the page.
-            if (opened || side.switched()) {
-                Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
+            String pit = side.pitId(); // there is one when it was opened or switched to
+            if ((opened || side.switched()) && pit != null) {
+                Pits.close(searcher.client(), pit, q.childIndex(), trips);
             }
             throw e;
         }
-        if (!r.hasNext() && side.inPit()) {
-            Pits.close(searcher.client(), side.pitId(), q.childIndex(), trips);
+        String pit = side.pitId();
+        if (!r.hasNext() && pit != null) { // in a point in time
+            Pits.close(searcher.client(), pit, q.childIndex(), trips);
         }
         return r.maxParents(settings.maxParents()).cost(trips, start).build(); // the close included
     }
@@ -105,7 +108,7 @@ final class ChildrenWhereParent<P, C> {
             // the last answer's keys: when the preview finds the same keys, the join is answered in one round trip.
             question = side.inPit() ? null : keysFirstQuestion(side);
             List<String> lastKeys = question == null ? null : recentKeys.get(question, 1);
-            if (lastKeys != null && q.parentKeyIsId() && q.plan() == JoinQuery.Plan.AUTO) {
+            if (question != null && lastKeys != null && q.parentKeyIsId() && q.plan() == JoinQuery.Plan.AUTO) {
                 JoinResult.Builder<P, C> again =
                         keysFirst.joinIfStillMatching(lastKeys, recentKeys.page(pageQuestion(question)));
                 if (again != null) {
@@ -119,7 +122,7 @@ final class ChildrenWhereParent<P, C> {
                             searcher, parentCounts, bounds, recentKeys, settings, q, side, trips)
                     .run(
                             ahead,
-                            ahead.isEmpty()
+                            ahead.isEmpty() || lastKeys == null
                                     ? null
                                     : "children of the last answer's " + lastKeys.size() + " parent keys"
                                             + (ahead.size() > 1 ? " and those parents" : ""));
@@ -133,7 +136,7 @@ final class ChildrenWhereParent<P, C> {
                 return finish(capExceeded(o), childrenRead);
             }
             parents = o.parents;
-            if (o.beside != null && parents != null) {
+            if (o.beside != null && parents != null && lastKeys != null) { // beside: searches for the last keys
                 prefetched = new KeysFirst.Prefetched(lastKeys, o.beside);
             }
         }
@@ -148,14 +151,14 @@ final class ChildrenWhereParent<P, C> {
     }
 
     /** Remembers the keys of a keys-first answer and of the parents on its page, for the question asked again. */
-    private void remember(String question, List<String> keys, KeysFirst<P, C> answered) {
+    private void remember(@Nullable String question, List<String> keys, KeysFirst<P, C> answered) {
         if (question != null) {
             recentKeys.put(question, List.of(keys));
             recentKeys.putPage(pageQuestion(question), answered.page());
         }
     }
 
-    private void forget(String question) {
+    private void forget(@Nullable String question) {
         if (question != null) {
             recentKeys.put(question, List.of());
             recentKeys.putPage(pageQuestion(question), null);
@@ -184,7 +187,7 @@ final class ChildrenWhereParent<P, C> {
     private JoinResult.Builder<P, C> answered(ChildrenFirst.Outcome<P, C> o, ChildSide side) {
         int window = side.from() + q.childrenPerPage();
         return JoinResult.<P, C>builder(JoinResult.Status.COMPLETE, JoinQuery.Plan.CHILDREN_FIRST)
-                .pairs(o.pairs)
+                .pairs(Objects.requireNonNull(o.pairs, "an answered outcome has its page"))
                 .parentSide(o.parentsMatched, o.parentsExact, o.parentsRead)
                 .childrenMatched(o.found, o.childrenExhausted)
                 .maxTermsCount(batches.limit(q.childIndex()))

@@ -45,7 +45,7 @@ final class Requests {
     }
 
     /** {@code query} scored as given, restricted (without scoring) to children of these keys. */
-    static Query childrenOf(Query query, @Nullable String childKey, List<String> keys) {
+    static Query childrenOf(Query query, String childKey, List<String> keys) {
         Query terms = keysIn(childKey, keys);
         return Query.of(q -> q.bool(b -> b.must(query).filter(terms)));
     }
@@ -301,7 +301,7 @@ final class Requests {
             int groups,
             int perGroup,
             List<SortOptions> perGroupSort,
-            SourceConfig source) {
+            @Nullable SourceConfig source) {
         return SearchRequest.of(s -> {
             s.index(index)
                     .query(grouped(query, field))
