@@ -199,12 +199,13 @@ final class Checkpoints {
 
     static Checkpoint fromDoc(String jobId, JsonNode d) {
         JsonNode error = d.get("error");
+        List<Checkpoint.Slice> slices = slices(jobId, d.get("slices"));
         return new Checkpoint(
                 jobId,
-                text(d, "relation"),
-                text(d, "parent_id"),
-                JobState.valueOf(text(d, "state")),
-                text(d, "owner"),
+                required(jobId, d, "relation"),
+                required(jobId, d, "parent_id"),
+                JobState.valueOf(required(jobId, d, "state")),
+                required(jobId, d, "owner"),
                 num(d, "parent_seq_no"),
                 new JobCounts(
                         num(d, "total"),
@@ -219,7 +220,16 @@ final class Checkpoints {
                 Instant.ofEpochMilli(num(d, "started_at")),
                 Instant.ofEpochMilli(num(d, "updated_at")),
                 error == null || error.isNull() ? null : error.asText(),
-                slices(jobId, d.get("slices")));
+                slices);
+    }
+
+    /** A field every checkpoint esrel writes has; a document without it is no checkpoint of esrel's. */
+    private static String required(String jobId, JsonNode d, String f) {
+        String value = text(d, f);
+        if (value == null) {
+            throw new IllegalStateException("checkpoint [" + jobId + "] has no [" + f + "]: " + d);
+        }
+        return value;
     }
 
     /** The slices of a checkpoint; none in one written before slices existed. */
