@@ -443,7 +443,9 @@ abstract class AbstractTreeLocksContractIT {
                     }
                 }));
         TreeLocks other = locks(ns);
-        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/long/job").ttl(Duration.ofSeconds(1))))
+        // A lease of 3 s, renewed every second: a renewal may come up to 2 s late on a loaded machine without the lease
+        // ending (with 1 s, the renewals stopped there before the sixth).
+        TreeLock lock = locks.acquire(LockRequest.of(b -> b.path("/long/job").ttl(Duration.ofSeconds(3))))
                 .orThrow();
         Instant first = lock.expiresAt();
 
