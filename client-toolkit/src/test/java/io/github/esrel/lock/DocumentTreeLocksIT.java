@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
+import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.json.JsonData;
 import io.github.esrel.path.TreePath;
@@ -58,7 +59,7 @@ class DocumentTreeLocksIT extends AbstractTreeLocksContractIT {
             try {
                 revokeOnce(lock);
                 return;
-            } catch (co.elastic.clients.elasticsearch._types.ElasticsearchException e) {
+            } catch (ElasticsearchException e) {
                 if (e.status() != 409 || attempt == 20) {
                     throw e;
                 }
