@@ -33,6 +33,8 @@ public final class Benchmarks {
     static {
         ALL.put("routing", (es, out, record) -> new RoutingBenchmark(es, out, record).run());
         ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
+        // The row of several JVMs on one document alone (it also runs in occ).
+        ALL.put("occ-jvms", (es, out, record) -> new OccBenchmark(es, out, record).runProcessesOnly());
         ALL.put("write-log", (es, out, record) -> new WriteLogBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
         // Not part of "all": its 10,000-lock row takes minutes to fill with the one-document lock table.
@@ -88,6 +90,7 @@ public final class Benchmarks {
                 // "meters" repeats rows of occ and locks, "lock-scale" takes long: not part of "all".
                 if ((which.equals("all")
                                 && !b.getKey().equals("meters")
+                                && !b.getKey().equals("occ-jvms")
                                 && !b.getKey().equals("lock-scale"))
                         || names.contains(b.getKey())) {
                     b.getValue().run(cluster.client(), out, record);

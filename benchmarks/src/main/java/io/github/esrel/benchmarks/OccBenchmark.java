@@ -14,6 +14,7 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -49,6 +50,11 @@ final class OccBenchmark {
 
     private static final int VERSUS_WARMUP_ROUNDS = 2;
 
+    /** Rounds per side of the several JVMs' row, and the one writer's votes in its rounds. */
+    private static final int PROCESSES_ROUNDS = 8;
+
+    private static final int PROCESSES_BASELINE_VOTES = 300;
+
     private final ElasticsearchClient es;
     private final PrintStream out;
 
@@ -78,6 +84,20 @@ final class OccBenchmark {
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         out.printf("%nOptimistic concurrency: what esrel-micrometer costs%n");
         metersOverhead(PATIENT);
+        es.indices().delete(d -> d.index(INDEX));
+    }
+
+    /** Only the row of several JVMs on one document and its one-writer baseline ({@code -Desrel.bench=occ-jvms}). */
+    void runProcessesOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
+        counters.reset("warmup");
+        for (int r = 0; r < WARMUP_ROUNDS; r++) {
+            Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
+        }
+        out.printf("%nOptimistic concurrency: several JVMs on one document%n");
+        processes();
         es.indices().delete(d -> d.index(INDEX));
     }
 
@@ -146,7 +166,7 @@ final class OccBenchmark {
                 wm,
                 (double) combinedVotes / (counters.seqNo("combined-wide") - wideSeqBefore));
 
-        processes(baseRate);
+        processes();
 
         metersOverhead(patient);
 
@@ -197,6 +217,7 @@ final class OccBenchmark {
         plainRow("16 writers, naive read-increment-write, one document (loses votes)", naive, baseRate, "naive");
 
         hotDocumentRounds(patient);
+        new UnmappedFieldsRows(es, out, record, counters, INDEX).run(occ);
 
         if (occ.scriptingAvailable()) {
             counters.reset("scripted");
@@ -481,8 +502,11 @@ final class OccBenchmark {
         return m.operations() == 0 ? 0 : (double) (m.totalAttempts() - m.operations()) / m.operations();
     }
 
-    /** The processes' row ({@link OccProcesses}): combining within each child JVM, conflicts between them. */
-    private void processes(double baseRate) throws Exception {
+    /**
+     * The processes' row ({@link OccProcesses}): combining within each child JVM, conflicts between them, in
+     * alternating rounds with one writer of this JVM on a document of its own, while the children wait.
+     */
+    private void processes() throws Exception {
         String uri = System.getProperty(Benchmarks.HTTP_URI_PROPERTY);
         String what = OccProcesses.PROCESSES + " JVMs x " + OccProcesses.THREADS_PER_PROCESS
                 + " writers, one document, write combining";
@@ -491,16 +515,56 @@ final class OccBenchmark {
             return;
         }
         counters.reset("processes");
-        long seqBefore = counters.seqNo("processes");
-        OccProcesses.Run run = OccProcesses.run(uri, INDEX, "processes", COMBINED_VOTES_EACH);
-        row(
-                what,
-                run.cast() / (run.nanos() / 1e9),
-                baseRate,
-                run.cast() - counters.count("processes"),
-                run.conflicts(),
-                run.wasted(),
-                0,
-                (double) run.cast() / (counters.seqNo("processes") - seqBefore));
+        counters.reset("processes-one");
+        Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
+        long[] totals = new long[4]; // votes, conflicts, attempts, operations of the timed rounds
+        try (OccProcesses children = OccProcesses.start(uri, INDEX, "processes", VOTES_EACH)) {
+            AlternatingRounds.Round one = () -> {
+                Votes.writers(
+                        1,
+                        PROCESSES_BASELINE_VOTES,
+                        w -> occ.update(INDEX, "processes-one", Counter.class, Counter::vote));
+                return PROCESSES_BASELINE_VOTES;
+            };
+            AlternatingRounds.Round jvms = () -> {
+                OccProcesses.Run run = children.round();
+                totals[0] += run.cast();
+                totals[1] += run.conflicts();
+                totals[2] += run.attempts();
+                totals[3] += run.operations();
+                return run.cast();
+            };
+            AlternatingRounds.run(1, one, jvms);
+            long untimed = totals[0];
+            Arrays.fill(totals, 0);
+            long seqBefore = counters.seqNo("processes");
+            AlternatingRounds.Result r = AlternatingRounds.run(PROCESSES_ROUNDS, one, jvms);
+            long lost = untimed + totals[0] - counters.count("processes");
+            double perWrite = (double) totals[0] / (counters.seqNo("processes") - seqBefore);
+            double wasted = totals[3] == 0 ? 0 : (double) (totals[2] - totals[3]) / totals[3];
+            out.printf(
+                    "  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f   (median of %d rounds against 1 writer: %,.0f"
+                            + " votes/s; spread %.1f %%)%n",
+                    what,
+                    r.b(),
+                    r.medianRoundRatio(),
+                    lost,
+                    totals[1],
+                    wasted,
+                    "-",
+                    perWrite,
+                    PROCESSES_ROUNDS,
+                    r.a(),
+                    r.spread() * 100);
+            record.add("occ", what, r.b(), "votes/s", r.medianRoundRatio(), BenchRecord.Better.HIGHER, r.spread());
+            record.add(
+                    "occ",
+                    what + ": wasted attempts per vote",
+                    wasted,
+                    "attempts",
+                    Double.NaN,
+                    BenchRecord.Better.LOWER,
+                    Double.NaN);
+        }
     }
 }

@@ -17,35 +17,48 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@value #PROCESSES} child JVMs with {@value #THREADS_PER_PROCESS} writers each on one document, for
  * {@link OccBenchmark}: each combines its own writers, and the processes conflict with one another. Each child warms
- * up, says READY, waits for GO on stdin, votes and prints {@code DONE <conflicts> <attempts> <operations>}.
+ * up and says READY; then, for every GO on stdin, its writers vote and it prints
+ * {@code DONE <conflicts> <attempts> <operations>}; it ends at EXIT or when stdin closes. The children live for many
+ * rounds, so that the row can alternate with its baseline on a warm node (this machine's rates drift by half
+ * between runs minutes apart).
  */
-final class OccProcesses {
+final class OccProcesses implements AutoCloseable {
 
     static final int PROCESSES = 4;
     static final int THREADS_PER_PROCESS = 4;
 
+    /** Rounds of each child's writers x 100 votes before it says READY. */
+    private static final int WARMUP_ROUNDS = 6;
+
     /**
-     * What the processes did together.
+     * What the processes did together in one round.
      *
      * @param cast the votes cast
-     * @param nanos the wall time from GO to the last DONE
      * @param conflicts the conflicts the children's writes met
      * @param attempts the attempts of their operations
      * @param operations their operations
      */
-    record Run(long cast, long nanos, long conflicts, long attempts, long operations) {
-        /** Attempts beyond the first, per operation. */
-        double wasted() {
-            return operations == 0 ? 0 : (double) (attempts - operations) / operations;
-        }
+    record Run(long cast, long conflicts, long attempts, long operations) {}
+
+    private final List<Process> children;
+    private final List<BufferedReader> outs;
+    private final int each;
+
+    private OccProcesses(List<Process> children, List<BufferedReader> outs, int each) {
+        this.children = children;
+        this.outs = outs;
+        this.each = each;
     }
 
-    private OccProcesses() {}
-
-    /** Starts the children on the node at {@code uri}, lets them vote {@code each} times per writer on {@code id}. */
-    static Run run(String uri, String index, String id, int each) throws Exception {
+    /**
+     * Starts the children on the node at {@code uri} and waits until they are warm; each round, every writer votes
+     * {@code each} times on {@code id}.
+     */
+    static OccProcesses start(String uri, String index, String id, int each) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<Process> children = new ArrayList<>();
+        List<BufferedReader> outs = new ArrayList<>();
+        OccProcesses processes = new OccProcesses(children, outs, each);
         try {
             for (int p = 0; p < PROCESSES; p++) {
                 children.add(new ProcessBuilder(
@@ -62,7 +75,6 @@ final class OccProcesses {
                         .redirectError(ProcessBuilder.Redirect.DISCARD)
                         .start());
             }
-            List<BufferedReader> outs = new ArrayList<>();
             for (Process child : children) {
                 BufferedReader r =
                         new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
@@ -72,31 +84,48 @@ final class OccProcesses {
                 }
                 outs.add(r);
             }
-            long t0 = System.nanoTime();
-            for (Process child : children) {
-                child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
-                child.getOutputStream().flush();
+            return processes;
+        } catch (Exception | Error e) {
+            processes.close();
+            throw e;
+        }
+    }
+
+    /** One round: every child's writers vote; returns when the last child is done. */
+    Run round() throws Exception {
+        for (Process child : children) {
+            child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+            child.getOutputStream().flush();
+        }
+        long conflicts = 0;
+        long attempts = 0;
+        long operations = 0;
+        for (BufferedReader r : outs) {
+            String line = r.readLine();
+            if (line == null || !line.startsWith("DONE ")) {
+                throw new IllegalStateException("child JVM failed its round: " + line);
             }
-            long conflicts = 0;
-            long attempts = 0;
-            long operations = 0;
-            for (BufferedReader r : outs) {
-                String[] done = r.readLine().split(" ");
-                conflicts += Long.parseLong(done[1]);
-                attempts += Long.parseLong(done[2]);
-                operations += Long.parseLong(done[3]);
-            }
-            long nanos = System.nanoTime() - t0;
-            return new Run((long) PROCESSES * THREADS_PER_PROCESS * each, nanos, conflicts, attempts, operations);
-        } finally {
-            for (Process child : children) {
-                child.destroyForcibly();
+            String[] done = line.split(" ");
+            conflicts += Long.parseLong(done[1]);
+            attempts += Long.parseLong(done[2]);
+            operations += Long.parseLong(done[3]);
+        }
+        return new Run((long) PROCESSES * THREADS_PER_PROCESS * each, conflicts, attempts, operations);
+    }
+
+    @Override
+    public void close() {
+        for (Process child : children) {
+            child.destroyForcibly();
+            try {
                 child.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
-    /** One process of {@link #run}: args = node URI, index, id, writers, votes per writer. */
+    /** One process of {@link #start}: args = node URI, index, id, writers, votes per writer and round. */
     static final class Child {
         private Child() {}
 
@@ -112,18 +141,21 @@ final class OccProcesses {
                         b -> b.client(es).listener(metrics).retryPolicy(RetryPolicy.of(p -> p.maxAttempts(1000))));
                 String warm = "warm-" + ProcessHandle.current().pid();
                 es.index(i -> i.index(index).id(warm).document(new Counter(0)));
-                Votes.writers(writers, 20, w -> occ.update(index, warm, Counter.class, Counter::vote));
-                metrics.reset();
+                // Warm as the parent JVM is when it measures the one-writer baseline (a service's JVMs are long
+                // running): rounds of its writers on a document of its own, so that the compiler is done before GO.
+                for (int r = 0; r < WARMUP_ROUNDS; r++) {
+                    Votes.writers(writers, 100, w -> occ.update(index, warm, Counter.class, Counter::vote));
+                }
                 System.out.println("READY");
                 System.out.flush();
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-                if (!"GO".equals(in.readLine())) {
-                    return;
+                while ("GO".equals(in.readLine())) {
+                    metrics.reset();
+                    Votes.writers(writers, each, w -> occ.update(index, id, Counter.class, Counter::vote));
+                    OccMetrics.Snapshot m = metrics.snapshot();
+                    System.out.println("DONE " + m.conflicts() + " " + m.totalAttempts() + " " + m.operations());
+                    System.out.flush();
                 }
-                Votes.writers(writers, each, w -> occ.update(index, id, Counter.class, Counter::vote));
-                OccMetrics.Snapshot m = metrics.snapshot();
-                System.out.println("DONE " + m.conflicts() + " " + m.totalAttempts() + " " + m.operations());
-                System.out.flush();
             }
         }
     }

@@ -2,6 +2,8 @@ package io.github.esrel.micrometer;
 
 import io.github.esrel.occ.OccListener;
 import io.github.esrel.occ.Outcome;
+import io.micrometer.common.KeyValue;
+import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,12 +43,22 @@ final class OccMeters implements OccListener {
     private static final Outcome.Operation[] OPERATIONS = Outcome.Operation.values();
     private static final Outcome.Status[] STATUSES = Outcome.Status.values();
     private static final String[] STATUS_LABELS = new String[STATUSES.length + 1];
+    /** Made once: an observation per call should allocate no more than Micrometer itself does. */
+    private static final KeyValue[] OUTCOME_KEYS = new KeyValue[STATUSES.length + 1];
+
+    private static final String[] CONTEXTUAL_NAMES = new String[OPERATIONS.length];
 
     static {
         for (Outcome.Status s : STATUSES) {
             STATUS_LABELS[s.ordinal()] = s.name().toLowerCase(Locale.ROOT);
         }
         STATUS_LABELS[STATUSES.length] = ERROR;
+        for (int i = 0; i < STATUS_LABELS.length; i++) {
+            OUTCOME_KEYS[i] = KeyValue.of("outcome", STATUS_LABELS[i]);
+        }
+        for (Outcome.Operation op : OPERATIONS) {
+            CONTEXTUAL_NAMES[op.ordinal()] = "esrel " + op.label();
+        }
     }
 
     private final MeterRegistry registry;
@@ -76,9 +88,8 @@ final class OccMeters implements OccListener {
             return;
         }
         Observation o = Observation.createNotStarted(OBSERVATION, Context::new, observations)
-                .contextualName("esrel " + operation.label())
-                .lowCardinalityKeyValue("index", index)
-                .lowCardinalityKeyValue("operation", operation.label());
+                .contextualName(CONTEXTUAL_NAMES[operation.ordinal()])
+                .lowCardinalityKeyValues(meters(index).startKeys[operation.ordinal()]);
         Scopes.open(o);
     }
 
@@ -99,7 +110,7 @@ final class OccMeters implements OccListener {
         if (!observations.isNoop() && outcome.operation() != Outcome.Operation.BULK) {
             Observation o = Scopes.close(observations, Context.class);
             if (o != null) {
-                o.lowCardinalityKeyValue("outcome", STATUS_LABELS[status]).stop();
+                o.lowCardinalityKeyValue(OUTCOME_KEYS[status]).stop();
             }
         }
     }
@@ -111,7 +122,9 @@ final class OccMeters implements OccListener {
         if (!observations.isNoop()) {
             Observation o = Scopes.close(observations, Context.class);
             if (o != null) {
-                o.lowCardinalityKeyValue("outcome", ERROR).error(failure).stop();
+                o.lowCardinalityKeyValue(OUTCOME_KEYS[STATUSES.length])
+                        .error(failure)
+                        .stop();
             }
         }
     }
@@ -142,9 +155,14 @@ final class OccMeters implements OccListener {
         final AtomicReferenceArray<Timer> calls = new AtomicReferenceArray<>(OPERATIONS.length * STATUS_LABELS.length);
         final AtomicReferenceArray<DistributionSummary> attempts = new AtomicReferenceArray<>(OPERATIONS.length);
         final AtomicReferenceArray<Counter> giveUps = new AtomicReferenceArray<>(OPERATIONS.length);
+        /** The key values an observation of each operation on this index starts with. */
+        final KeyValues[] startKeys = new KeyValues[OPERATIONS.length];
 
         IndexMeters(String index) {
             this.index = index;
+            for (Outcome.Operation op : OPERATIONS) {
+                startKeys[op.ordinal()] = KeyValues.of("index", index, "operation", op.label());
+            }
             this.conflicts = Counter.builder(CONFLICTS)
                     .description("Version conflicts (409) met by optimistic writes, each retried or ending its call")
                     .tags(common)
