@@ -31,6 +31,7 @@ import java.util.Map;
 final class OccBenchmark {
 
     private static final String INDEX = "bench-occ";
+    private static final String ONE_WRITER_INDEX = "bench-occ-one";
     private static final int WRITERS = 16;
     private static final int VOTES_EACH = 100;
     private static final int BASELINE_VOTES = 800;
@@ -515,7 +516,12 @@ final class OccBenchmark {
             return;
         }
         counters.reset("processes");
-        counters.reset("processes-one");
+        // The one writer's document is in an index of its own: seq_no counts a shard's writes, and the votes per write
+        // of the row count only the processes'.
+        es.indices()
+                .create(c -> c.index(ONE_WRITER_INDEX)
+                        .settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        new Votes(es, ONE_WRITER_INDEX).reset("processes-one");
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
         long[] totals = new long[4]; // votes, conflicts, attempts, operations of the timed rounds
         try (OccProcesses children = OccProcesses.start(uri, INDEX, "processes", VOTES_EACH)) {
@@ -523,7 +529,7 @@ final class OccBenchmark {
                 Votes.writers(
                         1,
                         PROCESSES_BASELINE_VOTES,
-                        w -> occ.update(INDEX, "processes-one", Counter.class, Counter::vote));
+                        w -> occ.update(ONE_WRITER_INDEX, "processes-one", Counter.class, Counter::vote));
                 return PROCESSES_BASELINE_VOTES;
             };
             AlternatingRounds.Round jvms = () -> {
@@ -565,6 +571,8 @@ final class OccBenchmark {
                     Double.NaN,
                     BenchRecord.Better.LOWER,
                     Double.NaN);
+        } finally {
+            es.indices().delete(d -> d.index(ONE_WRITER_INDEX));
         }
     }
 }
