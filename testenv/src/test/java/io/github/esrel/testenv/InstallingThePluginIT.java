@@ -51,11 +51,16 @@ class InstallingThePluginIT {
                 .withStartupTimeout(Duration.ofMinutes(5))
                 .withCertPath("")) {
             es.start();
-            EsHttp.Response plugins = new EsHttp(Map.of())
-                    .get(
-                            URI.create("http://" + es.getHttpHostAddress()),
-                            "/_cat/plugins?format=json",
-                            Duration.ofSeconds(30));
+            URI uri = URI.create("http://" + es.getHttpHostAddress());
+            EsHttp http = new EsHttp(Map.of());
+            // Testcontainers' container waits for the node's "started" log line only, which a starved machine's node
+            // logs before it has its cluster state; until then _cat/plugins lists no node's plugins. Wait as
+            // EsrelElasticsearchContainer does.
+            assertThat(http.get(uri, "/_cluster/health?wait_for_status=yellow&timeout=120s", Duration.ofSeconds(150))
+                            .status())
+                    .as("the node's cluster health, yellow within 120 s")
+                    .isEqualTo(200);
+            EsHttp.Response plugins = http.get(uri, "/_cat/plugins?format=json", Duration.ofSeconds(30));
             assertThat(plugins.body().findValuesAsText("component")).contains("esrel");
         }
     }
