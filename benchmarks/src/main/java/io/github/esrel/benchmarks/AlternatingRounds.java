@@ -1,5 +1,6 @@
 package io.github.esrel.benchmarks;
 
+import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
@@ -22,6 +23,17 @@ final class AlternatingRounds {
         /** B's throughput over A's, over all rounds. */
         double ratio() {
             return b / a;
+        }
+
+        /**
+         * Prints the row (both throughputs, B/A over all rounds, the median of the rounds' ratios, the spread) and
+         * records it with the median of the rounds' ratios, which a burst of load in one round moves less.
+         */
+        void report(PrintStream out, BenchRecord record, String benchmark, String what, String unit) {
+            out.printf(
+                    "  %-72s %,9.0f %,9.0f %7.2fx %9.2fx %7.1f %%%n",
+                    what, a, b, ratio(), medianRoundRatio, spread * 100);
+            record.add(benchmark, what, b, unit, medianRoundRatio, BenchRecord.Better.HIGHER, spread);
         }
     }
 

@@ -14,7 +14,6 @@ import io.github.esrel.retry.Backoff;
 import io.github.esrel.retry.RetryPolicy;
 import java.io.PrintStream;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -490,12 +489,7 @@ final class OccBenchmark {
     }
 
     private void alternatingRow(String what, AlternatingRounds.Round a, AlternatingRounds.Round b) throws Exception {
-        AlternatingRounds.Result r = AlternatingRounds.run(VERSUS_ROUNDS, a, b);
-        out.printf(
-                "  %-72s %,9.0f %,9.0f %7.2fx %9.2fx %7.1f %%%n",
-                what, r.a(), r.b(), r.ratio(), r.medianRoundRatio(), r.spread() * 100);
-        // The median of the rounds' own ratios: a burst of load in one round moves it less.
-        record.add("occ", what, r.b(), "votes/s", r.medianRoundRatio(), BenchRecord.Better.HIGHER, r.spread());
+        AlternatingRounds.run(VERSUS_ROUNDS, a, b).report(out, record, "occ", what, "votes/s");
     }
 
     /** Attempts beyond the first, per operation. */
@@ -523,7 +517,7 @@ final class OccBenchmark {
                         .settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         new Votes(es, ONE_WRITER_INDEX).reset("processes-one");
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
-        long[] totals = new long[4]; // votes, conflicts, attempts, operations of the timed rounds
+        OccProcesses.Run[] timed = {OccProcesses.Run.NONE}; // the children's rounds since the untimed one
         try (OccProcesses children = OccProcesses.start(uri, INDEX, "processes", VOTES_EACH)) {
             AlternatingRounds.Round one = () -> {
                 Votes.writers(
@@ -534,20 +528,18 @@ final class OccBenchmark {
             };
             AlternatingRounds.Round jvms = () -> {
                 OccProcesses.Run run = children.round();
-                totals[0] += run.cast();
-                totals[1] += run.conflicts();
-                totals[2] += run.attempts();
-                totals[3] += run.operations();
+                timed[0] = timed[0].plus(run);
                 return run.cast();
             };
             AlternatingRounds.run(1, one, jvms);
-            long untimed = totals[0];
-            Arrays.fill(totals, 0);
+            long untimed = timed[0].cast();
+            timed[0] = OccProcesses.Run.NONE;
             long seqBefore = counters.seqNo("processes");
             AlternatingRounds.Result r = AlternatingRounds.run(PROCESSES_ROUNDS, one, jvms);
-            long lost = untimed + totals[0] - counters.count("processes");
-            double perWrite = (double) totals[0] / (counters.seqNo("processes") - seqBefore);
-            double wasted = totals[3] == 0 ? 0 : (double) (totals[2] - totals[3]) / totals[3];
+            OccProcesses.Run t = timed[0];
+            long lost = untimed + t.cast() - counters.count("processes");
+            double perWrite = (double) t.cast() / (counters.seqNo("processes") - seqBefore);
+            double wasted = t.wasted();
             out.printf(
                     "  %-72s %,9.0f %7.2fx %6d %10d %7.2f %4s %6.1f   (median of %d rounds against 1 writer: %,.0f"
                             + " votes/s; spread %.1f %%)%n",
@@ -555,7 +547,7 @@ final class OccBenchmark {
                     r.b(),
                     r.medianRoundRatio(),
                     lost,
-                    totals[1],
+                    t.conflicts(),
                     wasted,
                     "-",
                     perWrite,

@@ -38,7 +38,23 @@ final class OccProcesses implements AutoCloseable {
      * @param attempts the attempts of their operations
      * @param operations their operations
      */
-    record Run(long cast, long conflicts, long attempts, long operations) {}
+    record Run(long cast, long conflicts, long attempts, long operations) {
+        static final Run NONE = new Run(0, 0, 0, 0);
+
+        /** This run and {@code other} together. */
+        Run plus(Run other) {
+            return new Run(
+                    cast + other.cast,
+                    conflicts + other.conflicts,
+                    attempts + other.attempts,
+                    operations + other.operations);
+        }
+
+        /** Attempts beyond the first, per operation. */
+        double wasted() {
+            return operations == 0 ? 0 : (double) (attempts - operations) / operations;
+        }
+    }
 
     private final List<Process> children;
     private final List<BufferedReader> outs;
@@ -97,20 +113,16 @@ final class OccProcesses implements AutoCloseable {
             child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
             child.getOutputStream().flush();
         }
-        long conflicts = 0;
-        long attempts = 0;
-        long operations = 0;
+        Run run = new Run((long) PROCESSES * THREADS_PER_PROCESS * each, 0, 0, 0);
         for (BufferedReader r : outs) {
             String line = r.readLine();
             if (line == null || !line.startsWith("DONE ")) {
                 throw new IllegalStateException("child JVM failed its round: " + line);
             }
             String[] done = line.split(" ");
-            conflicts += Long.parseLong(done[1]);
-            attempts += Long.parseLong(done[2]);
-            operations += Long.parseLong(done[3]);
+            run = run.plus(new Run(0, Long.parseLong(done[1]), Long.parseLong(done[2]), Long.parseLong(done[3])));
         }
-        return new Run((long) PROCESSES * THREADS_PER_PROCESS * each, conflicts, attempts, operations);
+        return run;
     }
 
     @Override
