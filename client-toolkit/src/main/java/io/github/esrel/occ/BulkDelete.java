@@ -2,6 +2,7 @@ package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch.core.BulkRequest;
 import co.elastic.clients.elasticsearch.core.BulkResponse;
 import co.elastic.clients.elasticsearch.core.bulk.BulkResponseItem;
 import co.elastic.clients.elasticsearch.core.bulk.DeleteOperation;
@@ -34,10 +35,24 @@ final class BulkDelete {
             @Nullable Refresh refresh,
             Function<DeleteOperation.Builder, ObjectBuilder<DeleteOperation>> delete)
             throws IOException {
-        BulkResponse r = client.bulk(b -> {
+        return item(client.bulk(request(refresh, delete)));
+    }
+
+    /** The {@code _bulk} of one delete. */
+    static BulkRequest request(
+            @Nullable Refresh refresh, Function<DeleteOperation.Builder, ObjectBuilder<DeleteOperation>> delete) {
+        return BulkRequest.of(b -> {
             b.operations(op -> op.delete(delete));
             return refresh == null ? b : b.refresh(refresh);
         });
+    }
+
+    /**
+     * The answer of the delete: deleted, or {@code not_found} (status 404, no error).
+     *
+     * @throws co.elastic.clients.elasticsearch._types.ElasticsearchException the item's error, with its status
+     */
+    static BulkResponseItem item(BulkResponse r) {
         BulkResponseItem item = r.items().get(0);
         if (item.error() != null) {
             throw Failures.ofBulkItem(item.status(), item.error());

@@ -139,7 +139,7 @@ final class BulkJob<T> {
             if (!doc.found() && core.routingCheck() && !w.routingChecked) {
                 w.routingChecked = true;
                 try {
-                    Errors.checkRouting(core.client(), w.index, w.id, w.routing);
+                    Errors.checkRouting(core, w.index, w.id, w.routing);
                 } catch (OccException wrongRouting) {
                     for (BulkItem<T> item : w.items) {
                         counts.failed++;

@@ -4,9 +4,11 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.WriteResponseBase;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.Futures;
 import io.github.esrel.retry.Failures;
 import java.io.IOException;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,6 +49,18 @@ final class ConditionalWrite {
         }
     }
 
+    /** Sends the write; the future fails with what the blocking {@link Request} throws. */
+    @FunctionalInterface
+    interface AsyncRequest {
+        CompletableFuture<Stored> send();
+    }
+
+    /** Reads the document now (realtime), completing with {@code null} when it does not exist. */
+    @FunctionalInterface
+    interface AsyncRead {
+        CompletableFuture<@Nullable Versioned<ObjectNode>> now();
+    }
+
     /** Reads the document now (realtime); {@code null} when it does not exist. */
     @FunctionalInterface
     interface Read {
@@ -75,7 +89,7 @@ final class ConditionalWrite {
     private ConditionalWrite() {}
 
     /**
-     * Sends the write until its fate is known or cannot be.
+     * Sends the write until its fate is known or cannot be, on the caller's thread.
      *
      * @param log the write log the write carries; {@code null} without one (and for a delete)
      * @param base the document the write is conditional on; {@code null} for a create
@@ -90,51 +104,144 @@ final class ConditionalWrite {
             @Nullable Versioned<?> base,
             @Nullable String id,
             boolean delete) {
-        boolean inDoubt = false;
-        Exception lost = null;
-        for (int sends = 1; ; sends++) {
-            ElasticsearchException conflict = null;
-            try {
-                return new Written(request.send());
-            } catch (ElasticsearchException e) {
-                if (e.status() == Failures.CONFLICT) {
-                    conflict = e;
-                } else if (Errors.mayHaveApplied(e)) {
-                    inDoubt = true;
-                    lost = e;
+        CompletableFuture<Fate> fate =
+                sendAsync(() -> Futures.now(request::send), () -> readNow(read), log, base, id, delete);
+        try {
+            return Futures.await(fate);
+        } catch (IOException e) {
+            throw new IllegalStateException("a fate is never an IOException", e); // send turns them into Unknown
+        }
+    }
+
+    /**
+     * {@link #send}, over futures: the same rule for the blocking form (whose futures are complete when returned) and
+     * the non-blocking one. The returned future fails with the refusal {@link #send} throws.
+     */
+    static CompletableFuture<Fate> sendAsync(
+            AsyncRequest request,
+            AsyncRead read,
+            @Nullable WriteLog log,
+            @Nullable Versioned<?> base,
+            @Nullable String id,
+            boolean delete) {
+        return sendAsync(request, read, log, base, id, delete, 1, false, null);
+    }
+
+    private static CompletableFuture<Fate> sendAsync(
+            AsyncRequest request,
+            AsyncRead read,
+            @Nullable WriteLog log,
+            @Nullable Versioned<?> base,
+            @Nullable String id,
+            boolean delete,
+            int sends,
+            boolean wasInDoubt,
+            @Nullable Exception wasLost) {
+        return request.send()
+                .<Object>handle((stored, failure) -> failure == null ? stored : Futures.unwrap(failure))
+                .thenCompose(answer -> {
+                    if (answer instanceof Stored stored) {
+                        return CompletableFuture.completedFuture(new Written(stored));
+                    }
+                    boolean inDoubt = wasInDoubt;
+                    Exception lost = wasLost;
+                    ElasticsearchException conflict = null;
+                    if (answer instanceof ElasticsearchException e) {
+                        if (e.status() == Failures.CONFLICT) {
+                            conflict = e;
+                        } else if (Errors.mayHaveApplied(e)) {
+                            inDoubt = true;
+                            lost = e;
+                        } else {
+                            throw e;
+                        }
+                    } else if (answer instanceof IOException e) {
+                        inDoubt = true;
+                        lost = e;
+                    } else {
+                        throw Futures.rethrow((Throwable) answer);
+                    }
+                    if (conflict != null && !inDoubt && (log == null || delete)) {
+                        return CompletableFuture.completedFuture(
+                                new NotApplied(null, conflict)); // a plain conflict: nothing can tell more
+                    }
+                    boolean doubt = inDoubt;
+                    Exception lostAnswer = lost;
+                    ElasticsearchException conflicted = conflict;
+                    return read.now()
+                            .handle((now, readFailure) -> {
+                                Throwable cause = readFailure == null ? null : Futures.unwrap(readFailure);
+                                if (cause != null
+                                        && !(cause instanceof ElasticsearchException)
+                                        && !(cause instanceof IOException)) {
+                                    throw Futures.rethrow(cause);
+                                }
+                                return cause != null
+                                        ? CompletableFuture.<Fate>completedFuture(
+                                                doubt
+                                                        ? new Unknown(lostOr(lostAnswer, conflicted))
+                                                        : new NotApplied(null, answered(conflicted)))
+                                        : afterRead(
+                                                request,
+                                                read,
+                                                log,
+                                                base,
+                                                id,
+                                                delete,
+                                                sends,
+                                                doubt,
+                                                lostAnswer,
+                                                conflicted,
+                                                now);
+                            })
+                            .thenCompose(f -> f);
+                });
+    }
+
+    /** What the document read after a send in doubt, or after a conflict that may be the write's own copy, says. */
+    private static CompletableFuture<Fate> afterRead(
+            AsyncRequest request,
+            AsyncRead read,
+            @Nullable WriteLog log,
+            @Nullable Versioned<?> base,
+            @Nullable String id,
+            boolean delete,
+            int sends,
+            boolean inDoubt,
+            @Nullable Exception lost,
+            @Nullable ElasticsearchException conflict,
+            @Nullable Versioned<ObjectNode> now) {
+        Fate fate;
+        switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
+            case APPLIED:
+                fate = new Applied(Objects.requireNonNull(now, "an APPLIED verdict is read from a document"));
+                break;
+            case NOT_APPLIED:
+                fate = new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
+                break;
+            case NOT_YET:
+                if (conflict != null) {
+                    // A conflict, yet the read shows the version written on: read from a copy behind the primary.
+                    fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, conflict);
+                } else if (sends < MAX_SENDS) {
+                    // Conditional on the same version as every copy before: at most one applies.
+                    return sendAsync(request, read, log, base, id, delete, sends + 1, inDoubt, lost);
                 } else {
-                    throw e;
+                    fate = new Unknown(lostOr(lost, null)); // no conflict: the answer was lost
                 }
-            } catch (IOException e) {
-                inDoubt = true;
-                lost = e;
-            }
-            if (conflict != null && !inDoubt && (log == null || delete)) {
-                return new NotApplied(null, conflict); // a plain conflict: nothing can tell more
-            }
-            Versioned<ObjectNode> now;
-            try {
-                now = read.now();
-            } catch (ElasticsearchException | IOException e) {
-                return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(null, answered(conflict));
-            }
-            switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
-                case APPLIED:
-                    return new Applied(Objects.requireNonNull(now, "an APPLIED verdict is read from a document"));
-                case NOT_APPLIED:
-                    return new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
-                case NOT_YET:
-                    if (conflict != null) {
-                        // A conflict, yet the read shows the version written on: read from a copy behind the primary.
-                        return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, conflict);
-                    }
-                    if (sends < MAX_SENDS) {
-                        continue; // conditional on the same version as every copy before: at most one applies
-                    }
-                    return new Unknown(lostOr(lost, null)); // no conflict: the answer was lost
-                default: // CANNOT_TELL
-                    return inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, answered(conflict));
-            }
+                break;
+            default: // CANNOT_TELL
+                fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, answered(conflict));
+        }
+        return CompletableFuture.completedFuture(fate);
+    }
+
+    /** {@code read} now, as a complete future. */
+    private static CompletableFuture<@Nullable Versioned<ObjectNode>> readNow(Read read) {
+        try {
+            return CompletableFuture.completedFuture(read.now());
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 

@@ -2,12 +2,13 @@ package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
-import co.elastic.clients.elasticsearch.core.SearchResponse;
+import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.search.Hit;
 import io.github.esrel.internal.NodeComponents;
 import io.github.esrel.internal.Reasons;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,32 +94,49 @@ final class Errors {
      *
      * @throws OccException (status 404) if the id exists in the index with another routing
      */
-    static void checkRouting(ElasticsearchClient client, String index, String id, @Nullable String routing) {
-        SearchResponse<Void> found;
-        try {
-            found = client.search(
-                    s -> s.index(index).size(10).source(src -> src.fetch(false)).query(q -> q.ids(i -> i.values(id))),
-                    Void.class);
-        } catch (Exception e) {
-            log.debug("routing check of {} failed, ignored", where(index, id, routing), e);
-            return;
+    static void checkRouting(OccCore core, String index, String id, @Nullable String routing) {
+        OccException wrong = wrongRouting(core, index, id, routing).join(); // a failed search is null, not a failure
+        if (wrong != null) {
+            throw wrong;
         }
-        for (Hit<Void> hit : found.hits().hits()) {
-            if (!Objects.equals(hit.routing(), routing)) {
-                String elsewhere = hit.routing() == null ? "without routing" : "with routing [" + hit.routing() + "]";
-                String asked = routing == null ? "without routing" : "with routing [" + routing + "]";
-                throw new OccException(
-                        "document [" + id + "] is not found in [" + index + "] " + asked
-                                + ", but it exists in [" + hit.index() + "] " + elsewhere
-                                + ": a routed document lives on the shard"
-                                + " of its routing value and every get, update and delete must pass that same routing, here DocRef.of(\""
-                                + index + "\", \"" + id + "\")"
-                                + (hit.routing() == null ? "" : ".withRouting(\"" + hit.routing() + "\")")
-                                + "; writing it with another routing would create a second copy on another shard",
-                        404,
-                        null);
-            }
-        }
+    }
+
+    /**
+     * {@link #checkRouting}'s search: completes with the failure to throw when the id exists in the index with
+     * another routing, with {@code null} otherwise (also when the search failed).
+     */
+    static CompletableFuture<@Nullable OccException> wrongRouting(
+            OccCore core, String index, String id, @Nullable String routing) {
+        return core.sender()
+                .search(SearchRequest.of(s ->
+                        s.index(index).size(10).source(src -> src.fetch(false)).query(q -> q.ids(i -> i.values(id)))))
+                .handle((found, failure) -> {
+                    if (failure != null) {
+                        log.debug("routing check of {} failed, ignored", where(index, id, routing), failure);
+                        return null;
+                    }
+                    for (Hit<Void> hit : found.hits().hits()) {
+                        if (!Objects.equals(hit.routing(), routing)) {
+                            return wrongRouting(index, id, routing, hit);
+                        }
+                    }
+                    return null;
+                });
+    }
+
+    private static OccException wrongRouting(String index, String id, @Nullable String routing, Hit<Void> hit) {
+        String elsewhere = hit.routing() == null ? "without routing" : "with routing [" + hit.routing() + "]";
+        String asked = routing == null ? "without routing" : "with routing [" + routing + "]";
+        return new OccException(
+                "document [" + id + "] is not found in [" + index + "] " + asked
+                        + ", but it exists in [" + hit.index() + "] " + elsewhere
+                        + ": a routed document lives on the shard"
+                        + " of its routing value and every get, update and delete must pass that same routing, here DocRef.of(\""
+                        + index + "\", \"" + id + "\")"
+                        + (hit.routing() == null ? "" : ".withRouting(\"" + hit.routing() + "\")")
+                        + "; writing it with another routing would create a second copy on another shard",
+                404,
+                null);
     }
 
     /** True when the failure is a scripted update that could not run its script. */

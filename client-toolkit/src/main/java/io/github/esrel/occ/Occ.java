@@ -1,5 +1,6 @@
 package io.github.esrel.occ;
 
+import co.elastic.clients.elasticsearch.ElasticsearchAsyncClient;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
@@ -193,6 +194,7 @@ public final class Occ {
 
     private final OccCore core;
     private final OccCalls calls;
+    private final OccAsync async;
     private final SeenWrites seenWrites;
     private final ScriptedUpdate scripted;
 
@@ -209,6 +211,7 @@ public final class Occ {
         }
         this.core = new OccCore(
                 client,
+                Sender.blocking(client),
                 b.refresh,
                 new Json(b.client._jsonpMapper(), b.converter),
                 log,
@@ -217,6 +220,7 @@ public final class Occ {
                 b.listener,
                 b.exceptionTranslator);
         this.calls = new OccCalls(core, b.combineWrites);
+        this.async = new OccAsync(core.async(), b.combineWrites);
         this.seenWrites = new SeenWrites(core);
         this.scripted = new ScriptedUpdate(core);
     }
@@ -291,7 +295,7 @@ public final class Occ {
             GetResponse<ObjectNode> got = core.read(index, id, routing);
             if (!got.found()) {
                 if (core.routingCheck()) {
-                    Errors.checkRouting(core.client(), index, id, routing);
+                    Errors.checkRouting(core, index, id, routing);
                 }
                 return Optional.empty();
             }
@@ -366,8 +370,6 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryUpdate(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
-        Objects.requireNonNull(doc, "doc cannot be null");
-        Objects.requireNonNull(fn, "fn cannot be null");
         return run(Outcome.Operation.UPDATE, doc, type, null, fn, null);
     }
 
@@ -432,9 +434,6 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryUpsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
-        Objects.requireNonNull(doc, "doc cannot be null");
-        Objects.requireNonNull(initial, "initial cannot be null");
-        Objects.requireNonNull(fn, "fn cannot be null");
         return run(Outcome.Operation.UPSERT, doc, type, initial, fn, null);
     }
 
@@ -488,8 +487,6 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
-        Objects.requireNonNull(doc, "doc cannot be null");
-        Objects.requireNonNull(condition, "condition cannot be null");
         return run(Outcome.Operation.DELETE_IF, doc, type, null, null, condition);
     }
 
@@ -634,17 +631,18 @@ public final class Occ {
             @Nullable Supplier<T> initial,
             @Nullable UnaryOperator<T> fn,
             @Nullable Predicate<? super T> deleteIf) {
-        String index = doc.requireIndex();
-        check(index, doc.id());
-        long start = System.nanoTime();
-        core.started(index, op);
-        Outcome<T> outcome;
-        try {
-            outcome = calls.run(doc, type, initial, fn, deleteIf);
-        } catch (RuntimeException e) {
-            throw core.failed(index, op, start, e);
-        }
-        return core.finish(outcome);
+        return calls.call(op, doc, type, initial, fn, deleteIf);
+    }
+
+    /**
+     * The non-blocking form of this updater: the same operations, returning {@link java.util.concurrent.CompletableFuture}s,
+     * sent through elasticsearch-java's async client over this updater's transport, with its options, listener and
+     * exception translator. Its calls are combined with one another, not with this updater's blocking calls.
+     *
+     * @return the non-blocking form, one per updater
+     */
+    public OccAsync async() {
+        return async;
     }
 
     /** Calls of {@code doc} waiting for or carried by a combined write now; 0 when combining is off. For tests. */
@@ -694,6 +692,19 @@ public final class Occ {
         public Builder client(ElasticsearchClient client) {
             this.client = Objects.requireNonNull(client, "client cannot be null");
             return this;
+        }
+
+        /**
+         * {@link #client(ElasticsearchClient)} for an application that has the async client: esrel sends through its
+         * transport and options, blocking for {@link Occ}'s methods and without blocking for {@link Occ#async()}'s.
+         *
+         * @param client the client whose transport every read and write goes through; not closed by esrel
+         * @return this builder
+         * @throws NullPointerException if {@code client} is {@code null}
+         */
+        public Builder client(ElasticsearchAsyncClient client) {
+            Objects.requireNonNull(client, "client cannot be null");
+            return client(new ElasticsearchClient(client._transport(), client._transportOptions()));
         }
 
         /**

@@ -5,6 +5,7 @@ import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.Futures;
 import io.github.esrel.internal.Reasons;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -39,6 +41,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
 
+    private static final CompletableFuture<Boolean> DECIDED = CompletableFuture.completedFuture(true);
+    private static final CompletableFuture<Boolean> NOT_DECIDED = CompletableFuture.completedFuture(false);
+    private static final CompletableFuture<Duration> NO_WAIT = CompletableFuture.completedFuture(Duration.ZERO);
+
     private final OccCore core;
     private final Json json;
     /** Null when write combining is off. */
@@ -58,6 +64,74 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                         WriteCombiner.DEFAULT_MAX_BATCH,
                         WriteCombiner.DEFAULT_MAX_LINGER)
                 : null;
+    }
+
+    /**
+     * One operation of the API, as its listener sees it: the arguments checked, its start, then {@link #run} and its
+     * outcome or failure (translated).
+     */
+    <T> Outcome<T> call(
+            Outcome.Operation op,
+            DocRef doc,
+            Class<T> type,
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf) {
+        String index = checked(op, doc, initial, fn, deleteIf);
+        long start = System.nanoTime();
+        core.started(index, op);
+        Outcome<T> outcome;
+        try {
+            outcome = run(doc, type, initial, fn, deleteIf);
+        } catch (RuntimeException e) {
+            throw core.failed(index, op, start, e);
+        }
+        return core.finish(outcome);
+    }
+
+    /** {@link #call} without blocking ({@link #runAsync}); the arguments are checked before it returns. */
+    <T> CompletableFuture<Outcome<T>> callAsync(
+            Outcome.Operation op,
+            DocRef doc,
+            Class<T> type,
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf) {
+        String index = checked(op, doc, initial, fn, deleteIf);
+        long start = System.nanoTime();
+        core.started(index, op);
+        return runAsync(doc, type, initial, fn, deleteIf).handle((outcome, failure) -> {
+            if (failure != null) {
+                throw Futures.rethrow(core.failedOrError(index, op, start, Futures.unwrap(failure)));
+            }
+            return core.finish(outcome);
+        });
+    }
+
+    /** {@link Outcome#orThrow()}, with the exception it throws translated. */
+    <T> Outcome<T> orThrow(Outcome<T> outcome) {
+        return core.orThrow(outcome);
+    }
+
+    /** The index of {@code doc}, after the checks of the arguments every form of the API makes before anything. */
+    private static String checked(
+            Outcome.Operation op,
+            DocRef doc,
+            @Nullable Supplier<?> initial,
+            @Nullable UnaryOperator<?> fn,
+            @Nullable Predicate<?> deleteIf) {
+        Objects.requireNonNull(doc, "doc cannot be null");
+        if (op == Outcome.Operation.DELETE_IF) {
+            Objects.requireNonNull(deleteIf, "condition cannot be null");
+        } else {
+            if (op == Outcome.Operation.UPSERT) {
+                Objects.requireNonNull(initial, "initial cannot be null");
+            }
+            Objects.requireNonNull(fn, "fn cannot be null");
+        }
+        String index = doc.requireIndex();
+        Occ.check(index, doc.id());
+        return index;
     }
 
     /**
@@ -82,13 +156,50 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
             List<OccCall<?>> alone = List.of(call);
             WriteCombiner.Memo memo = new WriteCombiner.Memo();
             while (!call.finished()) {
-                Duration wait = attempt(alone, memo);
+                Duration wait;
+                try {
+                    wait = Futures.await(attempt(alone, memo)); // complete: the blocking sender sent on this thread
+                } catch (IOException e) {
+                    throw new IllegalStateException("an attempt turns I/O failures into its calls' failures", e);
+                }
                 if (!call.finished() && !call.attempts.sleep(wait)) {
                     call.stop(StopReason.INTERRUPTED);
                 }
             }
         }
         return call.result();
+    }
+
+    /**
+     * {@link #run}, without blocking: the attempts run on the threads that complete their requests (the async client's
+     * I/O threads) and the backoff on a timer, so no thread waits for the call. Combined as {@link #run} combines, in
+     * lanes of this instance's own.
+     *
+     * @return completes with the outcome, or fails with what {@link #run} throws
+     */
+    <T> CompletableFuture<Outcome<T>> runAsync(
+            DocRef doc,
+            Class<T> type,
+            @Nullable Supplier<T> initial,
+            @Nullable UnaryOperator<T> fn,
+            @Nullable Predicate<? super T> deleteIf) {
+        OccCall<T> call = new OccCall<>(doc, type, initial, fn, deleteIf, core.retryPolicy(), core.routingCheck());
+        CompletableFuture<@Nullable Void> done =
+                combiner != null ? combiner.submitAsync(doc, call) : alone(call, new WriteCombiner.Memo());
+        return done.handle((ignored, failure) -> {
+            if (failure != null && !call.finished()) {
+                call.crash = Futures.unwrap(failure); // as the combiner fails an operation whose attempt threw
+            }
+            return call.result();
+        });
+    }
+
+    /** Attempts of one uncombined call, one after another, waiting the backoff on a timer. */
+    private CompletableFuture<@Nullable Void> alone(OccCall<?> call, WriteCombiner.Memo memo) {
+        return attempt(List.of(call), memo)
+                .thenCompose(wait -> call.finished()
+                        ? Futures.done()
+                        : Futures.delay(wait).thenCompose(ignored -> alone(call, memo)));
     }
 
     /** Whether calls are combined. */
@@ -110,81 +221,115 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      * current, so neither a {@code NOOP} nor a function's failure is decided on it.
      */
     @Override
-    public Duration attempt(List<OccCall<?>> batch, WriteCombiner.Memo memo) {
+    public CompletableFuture<Duration> attempt(List<OccCall<?>> batch, WriteCombiner.Memo memo) {
         OccCall<?> first = batch.get(0);
-        String index = first.index();
-        String id = first.id();
-        String routing = first.routing();
-        try {
-            Versioned<ObjectNode> last = first.deleteIf == null ? memo.get() : null;
-            if (last != null) {
-                if (combined(batch, last, null, memo, true)) {
-                    return Duration.ZERO;
+        Versioned<ObjectNode> last = first.deleteIf == null ? memo.get() : null;
+        CompletableFuture<Boolean> fromMemo;
+        if (last == null) {
+            fromMemo = NOT_DECIDED;
+        } else {
+            fromMemo = combined(batch, last, null, memo, true).thenCompose(decided -> {
+                if (decided) {
+                    return DECIDED;
                 }
                 Versioned<ObjectNode> checked = memo.get(); // read after the conflict by the write log's check
                 memo.set(null);
                 if (checked != null && checked != last) {
-                    combined(batch, checked, null, memo, false);
-                    return Duration.ZERO;
+                    return combined(batch, checked, null, memo, false).thenApply(ended -> true);
                 }
-            }
-            memo.set(null);
-            GetResponse<ObjectNode> got;
-            ElasticsearchException noIndex = null;
-            try {
-                got = core.read(index, id, routing);
-            } catch (ElasticsearchException e) {
-                if (e.status() == 404
-                        && Reasons.hasType(e, "index_not_found_exception")
-                        && batch.stream().anyMatch(c -> c.initial != null)) {
-                    got = null; // an upsert creates the document (and the index, if the cluster auto-creates)
-                    noIndex = e;
-                } else {
-                    throw e;
-                }
-            }
-            boolean found = got != null && got.found();
-            if (!found && batch.stream().anyMatch(c -> !c.routingChecked)) {
-                batch.forEach(c -> c.routingChecked = true);
-                try {
-                    Errors.checkRouting(core.client(), index, id, routing);
-                } catch (OccException wrongRouting) {
-                    batch.forEach(
-                            c -> c.fail(new OccException(wrongRouting.getMessage(), wrongRouting.status(), null)));
-                    return Duration.ZERO;
-                }
-            }
-            // The document as read, what the conditional write or delete is conditional on; null when missing.
-            Versioned<ObjectNode> read = found && got != null
-                    ? new Versioned<>(
-                            got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
-                    : null;
-            if (first.deleteIf != null) {
-                deleteIf(first, read);
-            } else {
-                combined(batch, read, noIndex, memo, false);
-            }
-            return Duration.ZERO;
-        } catch (ElasticsearchException e) {
-            if (e.status() != 409) {
-                memo.set(null); // a conflict may have left the read made after it, for the next attempt
-            }
-            return failed(batch, e);
-        } catch (IOException e) {
-            memo.set(null);
-            for (OccCall<?> call : batch) {
-                if (!call.finished()) {
-                    call.fail(Errors.io(call.what(), index, id, routing, e));
-                }
-            }
-            return Duration.ZERO;
+                return NOT_DECIDED;
+            });
         }
+        return fromMemo.thenCompose(decided -> decided ? NO_WAIT : readAndRun(batch, memo))
+                .handle((wait, failure) -> {
+                    if (failure == null) {
+                        return wait;
+                    }
+                    Throwable cause = Futures.unwrap(failure);
+                    if (cause instanceof ElasticsearchException e) {
+                        if (e.status() != 409) {
+                            memo.set(null); // a conflict may have left the read made after it, for the next attempt
+                        }
+                        return failed(batch, e);
+                    }
+                    if (cause instanceof IOException e) {
+                        memo.set(null);
+                        for (OccCall<?> call : batch) {
+                            if (!call.finished()) {
+                                call.fail(Errors.io(call.what(), first.index(), first.id(), first.routing(), e));
+                            }
+                        }
+                        return Duration.ZERO;
+                    }
+                    throw Futures.rethrow(cause);
+                });
     }
 
-    private <T> void deleteIf(OccCall<T> call, @Nullable Versioned<ObjectNode> read) throws IOException {
+    /** The attempt's read, then the functions (or the delete's test) and the write. */
+    private CompletableFuture<Duration> readAndRun(List<OccCall<?>> batch, WriteCombiner.Memo memo) {
+        memo.set(null);
+        OccCall<?> first = batch.get(0);
+        String index = first.index();
+        String id = first.id();
+        String routing = first.routing();
+        return core.readAsync(index, id, routing)
+                .handle((got, failure) -> {
+                    if (failure == null) {
+                        return new Read(got, null);
+                    }
+                    Throwable cause = Futures.unwrap(failure);
+                    if (cause instanceof ElasticsearchException e
+                            && e.status() == 404
+                            && Reasons.hasType(e, "index_not_found_exception")
+                            && batch.stream().anyMatch(c -> c.initial != null)) {
+                        // An upsert creates the document (and the index, if the cluster auto-creates).
+                        return new Read(null, e);
+                    }
+                    throw Futures.rethrow(cause);
+                })
+                .thenCompose(r -> {
+                    boolean found = r.got() != null && r.got().found();
+                    if (found || batch.stream().allMatch(c -> c.routingChecked)) {
+                        return decide(batch, r, memo);
+                    }
+                    batch.forEach(c -> c.routingChecked = true);
+                    return Errors.wrongRouting(core, index, id, routing).thenCompose(wrong -> {
+                        if (wrong != null) {
+                            batch.forEach(c -> c.fail(new OccException(wrong.getMessage(), wrong.status(), null)));
+                            return NO_WAIT;
+                        }
+                        return decide(batch, r, memo);
+                    });
+                });
+    }
+
+    /** What the attempt read: the answer, or the missing index an upsert creates. */
+    private record Read(
+            @Nullable GetResponse<ObjectNode> got, @Nullable ElasticsearchException noIndex) {}
+
+    private CompletableFuture<Duration> decide(List<OccCall<?>> batch, Read r, WriteCombiner.Memo memo) {
+        OccCall<?> first = batch.get(0);
+        GetResponse<ObjectNode> got = r.got();
+        // The document as read, what the conditional write or delete is conditional on; null when missing.
+        Versioned<ObjectNode> read = got != null && got.found()
+                ? new Versioned<>(
+                        got.index(),
+                        first.id(),
+                        first.routing(),
+                        got.source(),
+                        got.seqNo(),
+                        got.primaryTerm(),
+                        got.version())
+                : null;
+        CompletableFuture<?> decided =
+                first.deleteIf != null ? deleteIf(first, read) : combined(batch, read, r.noIndex(), memo, false);
+        return decided.thenApply(ended -> Duration.ZERO);
+    }
+
+    private <T> CompletableFuture<@Nullable Void> deleteIf(OccCall<T> call, @Nullable Versioned<ObjectNode> read) {
         if (read == null) {
             call.done(call.outcome(call.index(), Outcome.Status.NOT_FOUND).build());
-            return;
+            return Futures.done();
         }
         Predicate<? super T> condition = Objects.requireNonNull(call.deleteIf, "a conditional delete has a condition");
         T current;
@@ -196,26 +341,28 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
                         .value(current)
                         .version(read.seqNo(), read.primaryTerm(), read.version())
                         .build());
-                return;
+                return Futures.done();
             }
         } catch (RuntimeException e) {
             call.fail(e);
-            return;
+            return Futures.done();
         }
-        ConditionalWrite.Fate fate =
-                ConditionalWrite.send(() -> core.delete(read), () -> readNow(call), null, read, null, true);
-        if (fate instanceof ConditionalWrite.NotApplied n) {
-            throw n.conflict(); // changed since: read and test again
-        }
-        if (fate instanceof ConditionalWrite.Unknown u) {
-            call.unknown(u.cause());
-            return;
-        }
-        ConditionalWrite.Stored d = ((ConditionalWrite.Written) fate).stored();
-        call.done(call.outcome(read.index(), Outcome.Status.DELETED)
-                .value(current)
-                .version(d.seqNo(), d.primaryTerm(), d.version())
-                .build());
+        return ConditionalWrite.sendAsync(() -> core.deleteAsync(read), () -> readNow(call), null, read, null, true)
+                .thenApply(fate -> {
+                    if (fate instanceof ConditionalWrite.NotApplied n) {
+                        throw n.conflict(); // changed since: read and test again
+                    }
+                    if (fate instanceof ConditionalWrite.Unknown u) {
+                        call.unknown(u.cause());
+                        return null;
+                    }
+                    ConditionalWrite.Stored d = ((ConditionalWrite.Written) fate).stored();
+                    call.done(call.outcome(read.index(), Outcome.Status.DELETED)
+                            .value(current)
+                            .version(d.seqNo(), d.primaryTerm(), d.version())
+                            .build());
+                    return null;
+                });
     }
 
     /**
@@ -223,18 +370,16 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
      *
      * @param read the document the attempt starts from; {@code null} when it is missing
      * @param fromMemo true when {@code read} is what the last attempt wrote, not a read
-     * @return false, with no call ended, when the attempt started from the memo and cannot decide on it (see
-     *     {@link #attempt}): the caller reads the document and tries again
-     * @throws ElasticsearchException if the write fails; the calls whose functions failed have ended with their
-     *     failure
+     * @return completes with false, with no call ended, when the attempt started from the memo and cannot decide on it
+     *     (see {@link #attempt}): the caller reads the document and tries again; fails with the write's failure (an
+     *     {@link ElasticsearchException}), when the calls whose functions failed have ended with their failure
      */
-    private boolean combined(
+    private CompletableFuture<Boolean> combined(
             List<OccCall<?>> batch,
             @Nullable Versioned<ObjectNode> read,
             @Nullable ElasticsearchException noIndex,
             WriteCombiner.Memo memo,
-            boolean fromMemo)
-            throws IOException {
+            boolean fromMemo) {
         OccCall<?> first = batch.get(0);
         // The write log is esrel's, not the caller's: the functions and the merge see the document without it.
         ObjectNode stored = read == null ? null : log.without(read.value());
@@ -255,82 +400,88 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
             }
         }
         if (fromMemo && (!changed || failures)) {
-            return false;
+            return NOT_DECIDED;
         }
-        ConditionalWrite.Stored written = null;
-        if (changed) {
-            int carried = 0;
-            for (OccCall<?> call : batch) {
-                carried += call.finished() || call.attemptFailure != null ? 0 : 1;
-            }
-            if (carried > 1) {
-                core.combinedWrite(first.index(), carried);
-            }
-            if (current == null) {
-                throw new IllegalStateException("a changed document without a source"); // a changed call returned one
-            }
-            String writeId = log.newId();
-            ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
-            ConditionalWrite.Fate fate;
-            try {
-                Versioned<ObjectNode> base = stored == null ? null : read;
-                fate = ConditionalWrite.send(
+        if (!changed) {
+            memo.set(read);
+            ended(batch, null, read);
+            return DECIDED;
+        }
+        int carried = 0;
+        for (OccCall<?> call : batch) {
+            carried += call.finished() || call.attemptFailure != null ? 0 : 1;
+        }
+        if (carried > 1) {
+            core.combinedWrite(first.index(), carried);
+        }
+        if (current == null) {
+            throw new IllegalStateException("a changed document without a source"); // a changed call returned one
+        }
+        String writeId = log.newId();
+        ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
+        Versioned<ObjectNode> base = stored == null ? null : read;
+        return ConditionalWrite.sendAsync(
                         () -> base == null
-                                ? core.create(first.index(), first.id(), first.routing(), tree)
-                                : ConditionalWrite.Stored.of(core.overwrite(base, tree)),
+                                ? core.createAsync(first.index(), first.id(), first.routing(), tree)
+                                : core.overwriteAsync(base, tree).thenApply(ConditionalWrite.Stored::of),
                         () -> readNow(first),
                         log.ifAdding(),
                         base,
                         writeId,
-                        false);
-            } catch (RuntimeException e) {
-                endFailed(batch); // a refusal that says nothing was written, or a bug
-                throw e;
-            }
-            if (fate instanceof ConditionalWrite.Applied a) {
-                memo.set(a.now());
-                endFailed(batch);
-                endAppliedUnseen(batch, read);
-                return true;
-            }
-            if (fate instanceof ConditionalWrite.NotApplied n) {
-                memo.set(n.now()); // the next attempt starts from the document as read, if it was
-                if (fromMemo) {
-                    return false; // changed by another process since this one wrote it
-                }
-                endFailed(batch);
-                throw n.conflict();
-            }
-            if (fate instanceof ConditionalWrite.Unknown u) {
-                memo.set(null);
-                endFailed(batch);
-                endUnknown(batch, u.cause());
-                return true;
-            }
-            written = ((ConditionalWrite.Written) fate).stored();
-            memo.set(new Versioned<>(
-                    written.index(),
-                    first.id(),
-                    first.routing(),
-                    tree,
-                    written.seqNo(),
-                    written.primaryTerm(),
-                    written.version()));
-        } else {
-            memo.set(read);
-        }
+                        false)
+                .handle((fate, failure) -> {
+                    if (failure != null) {
+                        endFailed(batch); // a refusal that says nothing was written, or a bug
+                        throw Futures.rethrow(failure);
+                    }
+                    if (fate instanceof ConditionalWrite.Applied a) {
+                        memo.set(a.now());
+                        endFailed(batch);
+                        endAppliedUnseen(batch, read);
+                        return true;
+                    }
+                    if (fate instanceof ConditionalWrite.NotApplied n) {
+                        memo.set(n.now()); // the next attempt starts from the document as read, if it was
+                        if (fromMemo) {
+                            return false; // changed by another process since this one wrote it
+                        }
+                        endFailed(batch);
+                        throw n.conflict();
+                    }
+                    if (fate instanceof ConditionalWrite.Unknown u) {
+                        memo.set(null);
+                        endFailed(batch);
+                        endUnknown(batch, u.cause());
+                        return true;
+                    }
+                    ConditionalWrite.Stored written = ((ConditionalWrite.Written) fate).stored();
+                    memo.set(new Versioned<>(
+                            written.index(),
+                            first.id(),
+                            first.routing(),
+                            tree,
+                            written.seqNo(),
+                            written.primaryTerm(),
+                            written.version()));
+                    ended(batch, written, read);
+                    return true;
+                });
+    }
+
+    /** Ends the calls of an attempt that is over: those whose function failed, then the others as it decided. */
+    private void ended(
+            List<OccCall<?>> batch, ConditionalWrite.@Nullable Stored written, @Nullable Versioned<ObjectNode> read) {
         endFailed(batch);
         for (OccCall<?> call : batch) {
             if (!call.finished()) {
                 end(call, written, read);
             }
         }
-        return true;
     }
 
     /** The document of {@code call} now, realtime; {@code null} when it does not exist. */
-    private @Nullable Versioned<ObjectNode> readNow(OccCall<?> call) throws IOException {
-        return core.current(call.index(), call.id(), call.routing());
+    private CompletableFuture<@Nullable Versioned<ObjectNode>> readNow(OccCall<?> call) {
+        return core.currentAsync(call.index(), call.id(), call.routing());
     }
 
     /**

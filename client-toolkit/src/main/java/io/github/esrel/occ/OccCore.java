@@ -3,6 +3,8 @@ package io.github.esrel.occ;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.elasticsearch._types.ErrorCause;
 import co.elastic.clients.elasticsearch._types.Refresh;
+import co.elastic.clients.elasticsearch.core.CreateRequest;
+import co.elastic.clients.elasticsearch.core.GetRequest;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import co.elastic.clients.elasticsearch.core.IndexRequest;
 import co.elastic.clients.elasticsearch.core.IndexResponse;
@@ -11,11 +13,13 @@ import co.elastic.clients.elasticsearch.core.bulk.DeleteOperation;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.ExceptionTranslator;
 import io.github.esrel.internal.ClientApi;
+import io.github.esrel.internal.Futures;
 import io.github.esrel.internal.Listeners;
 import io.github.esrel.retry.Failures;
 import io.github.esrel.retry.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
@@ -38,6 +42,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe: immutable, and the client is.
  *
  * @param client the client esrel sends with (see {@code Clients}); not closed here
+ * @param sender sends the requests: with {@code client} on the caller's thread, or through the async client over its
+ *     transport
  * @param refresh the {@code refresh} parameter of every write, {@code null} to send none
  * @param json the JSON of the caller's documents
  * @param writeLog the write log; where writes add no entry, the field is still kept as stored and hidden from the class
@@ -48,6 +54,7 @@ import org.jspecify.annotations.Nullable;
  */
 record OccCore(
         ElasticsearchClient client,
+        Sender sender,
         @Nullable Refresh refresh,
         Json json,
         WriteLog writeLog,
@@ -63,6 +70,7 @@ record OccCore(
     static OccCore requests(ElasticsearchClient client, @Nullable Refresh refresh) {
         return new OccCore(
                 client,
+                Sender.blocking(client),
                 refresh,
                 new Json(client._jsonpMapper(), null),
                 WriteLog.off(),
@@ -73,44 +81,59 @@ record OccCore(
     }
 
     // --- the requests ------------------------------------------------------------------------------
+    // Each request is built once and sent by the sender: on the caller's thread for the blocking form (the future is
+    // complete when returned), through the async client for the non-blocking one. The blocking methods await it.
+
+    /** This core with its requests sent through elasticsearch-java's async client, over the same transport. */
+    OccCore async() {
+        return new OccCore(
+                client, Sender.async(client), refresh, json, writeLog, retryPolicy, routingCheck, listener, translator);
+    }
 
     /** Reads the document, realtime. */
-    GetResponse<ObjectNode> read(String index, String id, @Nullable String routing) throws IOException {
-        return client.get(
-                g -> {
-                    g.index(index).id(id);
-                    if (routing != null) {
-                        ClientApi.routing(g, routing);
-                    }
-                    return g;
-                },
-                ObjectNode.class);
-    }
-
-    /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
-    @Nullable
-    Versioned<ObjectNode> current(String index, String id, @Nullable String routing) throws IOException {
-        GetResponse<ObjectNode> got = read(index, id, routing);
-        return got.found()
-                ? new Versioned<>(got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
-                : null;
-    }
-
-    /** Creates the document with {@code source}, failing with a conflict if it exists. */
-    ConditionalWrite.Stored create(String index, String id, @Nullable String routing, ObjectNode source)
-            throws IOException {
-        return ConditionalWrite.Stored.of(client.create(r -> {
-            r.index(index).id(id).document(source).refresh(refresh);
-            if (routing != null) {
-                ClientApi.routing(r, routing);
-            }
-            return r;
+    CompletableFuture<GetResponse<ObjectNode>> readAsync(String index, String id, @Nullable String routing) {
+        return sender.get(GetRequest.of(g -> {
+            g.index(index).id(id);
+            return routing == null ? g : ClientApi.routing(g, routing);
         }));
     }
 
+    GetResponse<ObjectNode> read(String index, String id, @Nullable String routing) throws IOException {
+        return Futures.await(readAsync(index, id, routing));
+    }
+
+    /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
+    CompletableFuture<@Nullable Versioned<ObjectNode>> currentAsync(String index, String id, @Nullable String routing) {
+        return readAsync(index, id, routing)
+                .thenApply(got -> got.found()
+                        ? new Versioned<>(
+                                got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
+                        : null);
+    }
+
+    @Nullable
+    Versioned<ObjectNode> current(String index, String id, @Nullable String routing) throws IOException {
+        return Futures.await(currentAsync(index, id, routing));
+    }
+
+    /** Creates the document with {@code source}, failing with a conflict if it exists. */
+    CompletableFuture<ConditionalWrite.Stored> createAsync(
+            String index, String id, @Nullable String routing, ObjectNode source) {
+        return sender.create(CreateRequest.of(r -> {
+                    r.index(index).id(id).document(source).refresh(refresh);
+                    return routing == null ? r : ClientApi.routing(r, routing);
+                }))
+                .thenApply(ConditionalWrite.Stored::of);
+    }
+
+    ConditionalWrite.Stored create(String index, String id, @Nullable String routing, ObjectNode source)
+            throws IOException {
+        return Futures.await(createAsync(index, id, routing, source));
+    }
+
     /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
-    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
-        return index(
+    CompletableFuture<IndexResponse> overwriteAsync(Versioned<?> seen, ObjectNode source) {
+        return indexAsync(
                 seen.index(),
                 seen.id(),
                 seen.routing(),
@@ -118,44 +141,61 @@ record OccCore(
                 i -> i.ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()));
     }
 
+    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
+        return Futures.await(overwriteAsync(seen, source));
+    }
+
     /**
      * Writes {@code document} whole, on the condition {@code condition} sets (a seq_no and primary term, or an
      * external version).
      */
+    <D> CompletableFuture<IndexResponse> indexAsync(
+            String index,
+            String id,
+            @Nullable String routing,
+            D document,
+            Consumer<IndexRequest.Builder<D>> condition) {
+        return sender.index(IndexRequest.<D>of(i -> {
+            i.index(index).id(id).document(document).refresh(refresh);
+            condition.accept(i);
+            return routing == null ? i : ClientApi.routing(i, routing);
+        }));
+    }
+
     <D> IndexResponse index(
             String index, String id, @Nullable String routing, D document, Consumer<IndexRequest.Builder<D>> condition)
             throws IOException {
-        return client.<D>index(i -> {
-            i.index(index).id(id).document(document).refresh(refresh);
-            condition.accept(i);
-            if (routing != null) {
-                ClientApi.routing(i, routing);
-            }
-            return i;
-        });
+        return Futures.await(indexAsync(index, id, routing, document, condition));
     }
 
     /**
-     * Deletes the document {@code seen} if it still has that seq_no and primary term, as a {@link BulkDelete}.
-     *
-     * @throws co.elastic.clients.elasticsearch._types.ElasticsearchException the delete's failure, with its status (a
-     *     conflict is 409; so is a document not found at all)
+     * Deletes the document {@code seen} if it still has that seq_no and primary term, as a {@link BulkDelete}; fails
+     * with the delete's failure, with its status (a conflict is 409; so is a document not found at all).
      */
+    CompletableFuture<ConditionalWrite.Stored> deleteAsync(Versioned<?> seen) {
+        return deleteAsync(
+                        seen.index(),
+                        seen.id(),
+                        seen.routing(),
+                        d -> d.ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()))
+                .thenApply(item -> {
+                    if (item.status() == 404) {
+                        // Not found at all: as the conflict a delete conditional on a version of it answers.
+                        throw Failures.ofBulkItem(
+                                Failures.CONFLICT,
+                                ErrorCause.of(e -> e.type("version_conflict_engine_exception")
+                                        .reason("[" + seen.id() + "]: version conflict, document not found")));
+                    }
+                    return new ConditionalWrite.Stored(
+                            item.index(),
+                            orMinus1(item.seqNo()),
+                            orMinus1(item.primaryTerm()),
+                            orMinus1(item.version()));
+                });
+    }
+
     ConditionalWrite.Stored delete(Versioned<?> seen) throws IOException {
-        BulkResponseItem item = delete(
-                seen.index(),
-                seen.id(),
-                seen.routing(),
-                d -> d.ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()));
-        if (item.status() == 404) {
-            // Not found at all: as the conflict a delete conditional on a version of it answers.
-            throw Failures.ofBulkItem(
-                    Failures.CONFLICT,
-                    ErrorCause.of(e -> e.type("version_conflict_engine_exception")
-                            .reason("[" + seen.id() + "]: version conflict, document not found")));
-        }
-        return new ConditionalWrite.Stored(
-                item.index(), orMinus1(item.seqNo()), orMinus1(item.primaryTerm()), orMinus1(item.version()));
+        return Futures.await(deleteAsync(seen));
     }
 
     /**
@@ -163,14 +203,20 @@ record OccCore(
      *
      * @return the item's answer: deleted, or {@code not_found} (status 404, no error)
      */
+    CompletableFuture<BulkResponseItem> deleteAsync(
+            String index, String id, @Nullable String routing, Consumer<DeleteOperation.Builder> condition) {
+        return sender.bulk(BulkDelete.request(refresh, d -> {
+                    d.index(index).id(id);
+                    condition.accept(d);
+                    return routing == null ? d : d.routing(routing);
+                }))
+                .thenApply(BulkDelete::item);
+    }
+
     BulkResponseItem delete(
             String index, String id, @Nullable String routing, Consumer<DeleteOperation.Builder> condition)
             throws IOException {
-        return BulkDelete.send(client, refresh, d -> {
-            d.index(index).id(id);
-            condition.accept(d);
-            return routing == null ? d : d.routing(routing);
-        });
+        return Futures.await(deleteAsync(index, id, routing, condition));
     }
 
     static long orMinus1(Long v) {
@@ -212,6 +258,11 @@ record OccCore(
             Listeners.safely(() -> listener.onFailure(index, op, e, took), "OccListener.onFailure");
         }
         return translate(e);
+    }
+
+    /** {@link #failed} for what a future failed with: an {@link Error} is thrown as it is. */
+    RuntimeException failedOrError(String index, Outcome.Operation op, long startNanos, Throwable t) {
+        return failed(index, op, startNanos, Futures.unchecked(t));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.esrel.occ;
 
 import io.github.esrel.internal.Checks;
+import io.github.esrel.internal.Futures;
 import io.github.esrel.retry.Sleeper;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
@@ -106,9 +108,11 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
          *
          * @param batch one solo operation, or combinable operations in queue order
          * @param memo what the runner kept for this key after its last attempt, while the key stayed busy
-         * @return how long to wait before another attempt, used only if some operation is left
+         * @return how long to wait before another attempt, used only if some operation is left; for the blocking
+         *     {@link #submit}, complete when returned (the runner sent its requests on the leader's thread); a failed
+         *     future fails the batch's operations not yet finished, as a throw does
          */
-        Duration attempt(List<O> batch, Memo memo);
+        CompletableFuture<Duration> attempt(List<O> batch, Memo memo);
     }
 
     /**
@@ -146,6 +150,10 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
         Thread caller;
 
         volatile boolean lead;
+        /** Completed when the operation is done, for {@link #submitAsync}; null for a blocking caller. */
+        @Nullable
+        CompletableFuture<@Nullable Void> whenDone;
+
         boolean taken;
         volatile boolean done;
         boolean withdrawn;
@@ -284,7 +292,7 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 if (lane.closed) {
                     continue;
                 }
-                op.caller = Thread.currentThread();
+                op.caller = op.whenDone == null ? Thread.currentThread() : null; // nobody parks for a future
                 lane.queue.addLast(op);
                 if (lane.awaited > 0 && lane.queue.size() >= lane.awaited) {
                     lane.arrived.signal();
@@ -360,41 +368,21 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 lane.lock.unlock();
             }
             Duration retryAfter = Duration.ZERO;
+            Throwable crash = null;
             IN_ATTEMPT.set(Boolean.TRUE);
             long started = nanoClock.getAsLong();
             try {
-                retryAfter = runner.attempt(batch, lane.memo);
+                retryAfter = Futures.await(runner.attempt(batch, lane.memo));
             } catch (Throwable t) {
-                for (O op : batch) {
-                    if (!op.finished) {
-                        op.crash = t;
-                    }
-                }
+                crash = t;
             } finally {
                 IN_ATTEMPT.remove();
             }
             long took = nanoClock.getAsLong() - started;
             lane.lock.lock();
             try {
-                lane.inAttempt = 0;
-                lane.lastAttemptNanos = took;
-                List<O> again = new ArrayList<>();
-                for (O op : batch) {
-                    op.taken = false;
-                    if (op.finished || op.crash != null) {
-                        op.done = true;
-                        LockSupport.unpark(op.caller);
-                    } else {
-                        again.add(op);
-                    }
-                }
-                for (int i = again.size() - 1; i >= 0; i--) {
-                    lane.queue.addFirst(again.get(i));
-                }
-                lane.expected = batch.size() - again.size() + lane.queue.size();
-                if (!again.isEmpty()) {
-                    lane.backoff = true;
-                    lane.notBefore = nanoClock.getAsLong() + (retryAfter == null ? 0 : retryAfter.toNanos());
+                for (O op : settle(lane, batch, took, retryAfter, crash)) {
+                    LockSupport.unpark(op.caller);
                 }
                 if (me.done) {
                     me.lead = false;
@@ -405,6 +393,146 @@ final class WriteCombiner<K, O extends WriteCombiner.Op> {
                 lane.lock.unlock();
             }
         }
+    }
+
+    /**
+     * Queues {@code op} behind the operations on the same key without blocking: the returned future completes when the
+     * operation is done (finished by an attempt, or failed by a runner's exception, {@link Op#crash()}). The lane's
+     * attempts run one after another on the threads that complete them, and its backoff on a timer; nobody leads for
+     * a caller, so a lane is led from its first operation until it is empty. A combiner serves either blocking or
+     * non-blocking callers, never both.
+     */
+    CompletableFuture<@Nullable Void> submitAsync(K key, O op) {
+        Objects.requireNonNull(key);
+        op.whenDone = new CompletableFuture<>();
+        Lane<O> lane = enqueue(key, op);
+        if (op.lead) {
+            op.lead = false; // the lane is led by its attempts' completions, not by this operation
+            drive(key, lane);
+        }
+        return op.whenDone;
+    }
+
+    /**
+     * Runs the attempts of a non-blocking lane until it is empty: a complete attempt is followed by the next on this
+     * thread, an attempt in flight by the next on the thread that completes it. The operations an attempt ended are
+     * completed before the next batch is taken, with the lane still led: a caller that queues its next operation as
+     * soon as one is done (a closed loop) is queued again before that take, which is what a blocking leader lingers
+     * for (see {@link #linger}).
+     */
+    private void drive(K key, Lane<O> lane) {
+        while (true) {
+            List<O> batch;
+            lane.lock.lock();
+            try {
+                long wait = lane.backoff ? lane.notBefore - nanoClock.getAsLong() : 0;
+                if (wait > 0) {
+                    Futures.delay(Duration.ofNanos(wait)).thenRun(() -> drive(key, lane));
+                    return;
+                }
+                lane.backoff = false;
+                batch = take(lane);
+            } finally {
+                lane.lock.unlock();
+            }
+            long started = nanoClock.getAsLong();
+            CompletableFuture<Duration> attempt;
+            try {
+                attempt = runner.attempt(batch, lane.memo);
+            } catch (Throwable t) {
+                attempt = CompletableFuture.failedFuture(t);
+            }
+            if (!attempt.isDone()) {
+                attempt.whenComplete((retryAfter, failure) -> {
+                    if (ended(key, lane, batch, started, retryAfter, failure)) {
+                        drive(key, lane);
+                    }
+                });
+                return;
+            }
+            Duration retryAfter = null;
+            Throwable failure = null;
+            try {
+                retryAfter = attempt.join();
+            } catch (Throwable t) {
+                failure = t;
+            }
+            if (!ended(key, lane, batch, started, retryAfter, failure)) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * The end of a non-blocking lane's attempt: settles it, completes the operations it ended, and closes the lane when
+     * nothing is left.
+     *
+     * @return true when the lane has operations for another attempt
+     */
+    private boolean ended(
+            K key,
+            Lane<O> lane,
+            List<O> batch,
+            long started,
+            @Nullable Duration retryAfter,
+            @Nullable Throwable failure) {
+        long took = nanoClock.getAsLong() - started;
+        List<O> done;
+        lane.lock.lock();
+        try {
+            done = settle(lane, batch, took, retryAfter, failure == null ? null : Futures.unwrap(failure));
+        } finally {
+            lane.lock.unlock();
+        }
+        for (O op : done) {
+            Objects.requireNonNull(op.whenDone, "a non-blocking operation").complete(null);
+        }
+        lane.lock.lock();
+        try {
+            if (lane.queue.isEmpty()) {
+                handOff(key, lane); // closes the lane
+                return false;
+            }
+            return true;
+        } finally {
+            lane.lock.unlock();
+        }
+    }
+
+    /**
+     * What both forms do when an attempt is over, under the lock: the operations it finished (or that its exception
+     * {@code crash} failed) are done; the others go back to the front of the queue in their order, and the lane backs
+     * off for {@code retryAfter}.
+     *
+     * @return the operations now done, for their callers to be woken
+     */
+    private List<O> settle(
+            Lane<O> lane, List<O> batch, long took, @Nullable Duration retryAfter, @Nullable Throwable crash) {
+        lane.inAttempt = 0;
+        lane.lastAttemptNanos = took;
+        List<O> again = new ArrayList<>();
+        List<O> done = new ArrayList<>(batch.size());
+        for (O op : batch) {
+            op.taken = false;
+            if (!op.finished && crash != null) {
+                op.crash = crash;
+            }
+            if (op.finished || op.crash != null) {
+                op.done = true;
+                done.add(op);
+            } else {
+                again.add(op);
+            }
+        }
+        for (int i = again.size() - 1; i >= 0; i--) {
+            lane.queue.addFirst(again.get(i));
+        }
+        lane.expected = batch.size() - again.size() + lane.queue.size();
+        if (!again.isEmpty()) {
+            lane.backoff = true;
+            lane.notBefore = nanoClock.getAsLong() + (retryAfter == null ? 0 : retryAfter.toNanos());
+        }
+        return done;
     }
 
     /**
