@@ -100,6 +100,14 @@ public final class ClientApi {
         return Query.of(q -> q.withJson(new StringReader(json)));
     }
 
+    /**
+     * Looks up the JSON-P providers the client's deserializers use (a service lookup that reads jar files, done once),
+     * so that the first response that needs one, on an I/O thread of the async client, does not read a file there.
+     */
+    public static void loadJsonProviders() {
+        JsonpUtils.provider();
+    }
+
     // Sets the routing of a request builder and returns it: the same call as in the 9.x copy, where the builders'
     // routing methods differ between client versions. Every 8.x client from 8.15 on has routing(String).
 

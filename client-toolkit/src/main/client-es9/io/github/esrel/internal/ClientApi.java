@@ -3,6 +3,7 @@ package io.github.esrel.internal;
 import co.elastic.clients.elasticsearch._types.Script;
 import co.elastic.clients.elasticsearch._types.query_dsl.Query;
 import co.elastic.clients.json.JsonData;
+import co.elastic.clients.json.JsonpUtils;
 import co.elastic.clients.transport.ElasticsearchTransport;
 import co.elastic.clients.transport.ElasticsearchTransportBase;
 import co.elastic.clients.transport.TransportOptions;
@@ -70,6 +71,15 @@ public final class ClientApi {
             return Rest5Copies.reporting(rest5, attempts);
         }
         return RestClientCopies.handles(options) ? RestClientCopies.reporting(options, attempts) : null;
+    }
+
+    /**
+     * Looks up the JSON-P providers the client's deserializers use (a service lookup that reads jar files, done once),
+     * so that the first response that needs one, on an I/O thread of the async client, does not read a file there.
+     */
+    public static void loadJsonProviders() {
+        JsonpUtils.provider();
+        JsonpUtils.systemProvider();
     }
 
     /** A painless script with its source inline. */

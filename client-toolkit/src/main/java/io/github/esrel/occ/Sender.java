@@ -13,6 +13,7 @@ import co.elastic.clients.elasticsearch.core.IndexResponse;
 import co.elastic.clients.elasticsearch.core.SearchRequest;
 import co.elastic.clients.elasticsearch.core.SearchResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.Futures;
 import java.util.concurrent.CompletableFuture;
 
@@ -75,6 +76,7 @@ interface Sender {
 
     /** Sends without blocking, through the async client over {@code client}'s transport and options. */
     static Sender async(ElasticsearchClient client) {
+        ClientApi.loadJsonProviders(); // here, not on an I/O thread: the lookup reads jar files
         ElasticsearchAsyncClient async = new ElasticsearchAsyncClient(client._transport(), client._transportOptions());
         return new Sender() {
             @Override

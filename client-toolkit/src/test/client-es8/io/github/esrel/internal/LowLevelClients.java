@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
 import org.apache.http.Header;
 import org.apache.http.HttpHost;
 import org.apache.http.message.BasicHeader;
 import org.elasticsearch.client.RestClient;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applications' clients of several hosts, on each low-level client of this client line (8.x: {@code RestClient}):
@@ -28,6 +30,15 @@ public final class LowLevelClients {
 
     /** An application's client of {@code hosts}, in that order, on the low-level client {@code name}. */
     public static Hosts open(String name, List<URI> hosts, Map<String, String> headers) {
+        return open(name, hosts, headers, null);
+    }
+
+    /**
+     * {@link #open(String, List, Map)}, with the low-level client's I/O threads made by {@code ioThreads} ({@code
+     * null}: the client's own).
+     */
+    public static Hosts open(
+            String name, List<URI> hosts, Map<String, String> headers, @Nullable ThreadFactory ioThreads) {
         if (!name.equals("RestClient")) {
             throw new IllegalArgumentException("no low-level client [" + name + "] on this line: " + names());
         }
@@ -37,6 +48,7 @@ public final class LowLevelClients {
                 .setDefaultHeaders(headers.entrySet().stream()
                         .map(h -> new BasicHeader(h.getKey(), h.getValue()))
                         .toArray(Header[]::new))
+                .setHttpClientConfigCallback(http -> ioThreads == null ? http : http.setThreadFactory(ioThreads))
                 .build();
         return new Hosts(new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper())), rest);
     }

@@ -4,14 +4,18 @@ import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import co.elastic.clients.json.jackson.JacksonJsonpMapper;
 import co.elastic.clients.transport.rest5_client.Rest5ClientTransport;
 import co.elastic.clients.transport.rest5_client.low_level.Rest5Client;
+import co.elastic.clients.transport.rest5_client.low_level.Rest5ClientBuilder;
 import co.elastic.clients.transport.rest_client.RestClientTransport;
 import java.io.IOException;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadFactory;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.core5.http.message.BasicHeader;
 import org.apache.http.HttpHost;
 import org.elasticsearch.client.RestClient;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applications' clients of several hosts, on each low-level client of this client line (9.x: {@code Rest5Client},
@@ -29,13 +33,28 @@ public final class LowLevelClients {
 
     /** An application's client of {@code hosts}, in that order, on the low-level client {@code name}. */
     public static Hosts open(String name, List<URI> hosts, Map<String, String> headers) {
+        return open(name, hosts, headers, null);
+    }
+
+    /**
+     * {@link #open(String, List, Map)}, with the low-level client's I/O threads made by {@code ioThreads} ({@code
+     * null}: the client's own).
+     */
+    public static Hosts open(
+            String name, List<URI> hosts, Map<String, String> headers, @Nullable ThreadFactory ioThreads) {
         switch (name) {
             case "Rest5Client": {
-                Rest5Client rest = Rest5Client.builder(hosts)
+                Rest5ClientBuilder builder = Rest5Client.builder(hosts)
                         .setDefaultHeaders(headers.entrySet().stream()
                                 .map(h -> new BasicHeader(h.getKey(), h.getValue()))
-                                .toArray(org.apache.hc.core5.http.Header[]::new))
-                        .build();
+                                .toArray(org.apache.hc.core5.http.Header[]::new));
+                if (ioThreads != null) {
+                    // The builder of elasticsearch-java 9.0 has no config callback: the HTTP client whole.
+                    builder.setHttpClient(HttpAsyncClients.custom()
+                            .setThreadFactory(ioThreads)
+                            .build());
+                }
+                Rest5Client rest = builder.build();
                 return new Hosts(
                         new ElasticsearchClient(new Rest5ClientTransport(rest, new JacksonJsonpMapper())), rest);
             }
@@ -46,6 +65,8 @@ public final class LowLevelClients {
                         .setDefaultHeaders(headers.entrySet().stream()
                                 .map(h -> new org.apache.http.message.BasicHeader(h.getKey(), h.getValue()))
                                 .toArray(org.apache.http.Header[]::new))
+                        .setHttpClientConfigCallback(
+                                http -> ioThreads == null ? http : http.setThreadFactory(ioThreads))
                         .build();
                 return new Hosts(
                         new ElasticsearchClient(new RestClientTransport(rest, new JacksonJsonpMapper())), rest);
