@@ -35,6 +35,8 @@ public final class Benchmarks {
         ALL.put("occ", (es, out, record) -> new OccBenchmark(es, out, record).run());
         // The row of several JVMs on one document alone (it also runs in occ).
         ALL.put("occ-jvms", (es, out, record) -> new OccBenchmark(es, out, record).runProcessesOnly());
+        // The rows of the non-blocking form alone (they also run in occ).
+        ALL.put("occ-async", (es, out, record) -> new OccBenchmark(es, out, record).runAsyncOnly());
         ALL.put("write-log", (es, out, record) -> new WriteLogBenchmark(es, out, record).run());
         ALL.put("locks", (es, out, record) -> new LockBenchmark(es, out, record).run());
         // Not part of "all": its 10,000-lock row takes minutes to fill with the one-document lock table.
@@ -91,6 +93,7 @@ public final class Benchmarks {
                 if ((which.equals("all")
                                 && !b.getKey().equals("meters")
                                 && !b.getKey().equals("occ-jvms")
+                                && !b.getKey().equals("occ-async")
                                 && !b.getKey().equals("lock-scale"))
                         || names.contains(b.getKey())) {
                     b.getValue().run(cluster.client(), out, record);

@@ -101,6 +101,20 @@ final class OccBenchmark {
         es.indices().delete(d -> d.index(INDEX));
     }
 
+    /** Only the rows of the non-blocking form against the blocking one ({@code -Desrel.bench=occ-async}). */
+    void runAsyncOnly() throws Exception {
+        es.indices()
+                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
+        Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
+        counters.reset("warmup");
+        for (int r = 0; r < WARMUP_ROUNDS; r++) {
+            Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
+        }
+        out.printf("%nOptimistic concurrency: the non-blocking form%n");
+        new AsyncRows(out, record, counters, INDEX).run(occ);
+        es.indices().delete(d -> d.index(INDEX));
+    }
+
     void run() throws Exception {
         es.indices()
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
@@ -218,6 +232,7 @@ final class OccBenchmark {
 
         hotDocumentRounds(patient);
         new UnmappedFieldsRows(es, out, record, counters, INDEX).run(occ);
+        new AsyncRows(out, record, counters, INDEX).run(occ);
 
         if (occ.scriptingAvailable()) {
             counters.reset("scripted");

@@ -2,12 +2,14 @@ package io.github.esrel.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import co.elastic.clients.elasticsearch.ElasticsearchAsyncClient;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.occ.BulkOutcome;
 import io.github.esrel.occ.ExternalVersions;
 import io.github.esrel.occ.ExternalWrite;
 import io.github.esrel.occ.Occ;
+import io.github.esrel.occ.OccAsync;
 import io.github.esrel.occ.OccUnknownOutcomeException;
 import io.github.esrel.occ.Outcome;
 import io.github.esrel.occ.Versioned;
@@ -20,6 +22,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** docs/optimistic-concurrency.md. */
@@ -64,6 +68,20 @@ class OccGuideIT {
                         .value()
                         .votes())
                 .isEqualTo(4);
+    }
+
+    @Test
+    void shouldUpdateWithoutBlocking(ElasticsearchClient es) throws Exception {
+        ElasticsearchAsyncClient asyncClient = new ElasticsearchAsyncClient(es._transport(), es._transportOptions());
+        // tag::async[]
+        OccAsync occ = Occ.of(b -> b.client(asyncClient)).async(); // or occ.async() of a blocking Occ
+        DocRef aurora = DocRef.of("async-designs", "aurora");
+        // No thread waits: the attempts run on the client's I/O threads, the backoffs on a timer.
+        CompletableFuture<Long> votes = occ.upsert(aurora, Design.class, () -> new Design("Aurora", 0), Design::vote)
+                .thenCompose(created -> occ.update(aurora, Design.class, Design::vote)) // chained on the outcome
+                .thenApply(updated -> updated.value().votes()); // 2
+        // end::async[]
+        assertThat(votes.get(30, TimeUnit.SECONDS)).isEqualTo(2);
     }
 
     @Test

@@ -155,6 +155,78 @@ class WriteCombinerTest {
         manyThreads();
     }
 
+    /**
+     * Non-blocking lanes: attempts complete on another thread (as requests complete on the client's I/O threads), and
+     * each caller chains its next operation on the last one's future, from one caller thread: every operation applies
+     * once, each chain's in its order, one attempt in flight, backoffs waited on the timer, and the lane is gone after.
+     */
+    @Test
+    void shouldApplyEveryChainedAsyncOperationOnceAndInOrderWithOneAttemptInFlight() throws Exception {
+        ExecutorService io = Executors.newFixedThreadPool(2);
+        try {
+            WriteCombiner<String, Inc> async = new WriteCombiner<>(
+                    (batch, memo) -> CompletableFuture.supplyAsync(() -> doc.run(batch, memo), io),
+                    slept::add,
+                    System::nanoTime,
+                    64,
+                    WriteCombiner.DEFAULT_MAX_LINGER);
+            doc.conflictIn.add(3); // a conflict: the lane backs off 7 ms on the timer, then tries again
+            int chains = 100;
+            int each = 20;
+            List<CompletableFuture<List<Long>>> all = new ArrayList<>();
+            for (int c = 0; c < chains; c++) {
+                all.add(chain(async, c, 0, each, new ArrayList<>()));
+            }
+            List<Long> seen = new ArrayList<>();
+            for (CompletableFuture<List<Long>> chain : all) {
+                List<Long> mine = chain.get(60, TimeUnit.SECONDS);
+                assertThat(mine).as("a chain's operations apply in its order").isSorted();
+                seen.addAll(mine);
+            }
+            assertThat(doc.value).isEqualTo((long) chains * each);
+            assertThat(seen).hasSize(chains * each).doesNotHaveDuplicates();
+            assertThat(doc.maxInFlight).isEqualTo(1);
+            assertThat(doc.attempts.get()).as("operations were combined").isLessThan(chains * each / 4);
+            assertThat(slept).as("no thread slept for the backoff").isEmpty();
+            assertThat(async.lanes()).isZero();
+        } finally {
+            io.shutdownNow();
+        }
+    }
+
+    /** A caller's operations one after another, each submitted when the last one's future completes. */
+    private CompletableFuture<List<Long>> chain(
+            WriteCombiner<String, Inc> async, int caller, int n, int each, List<Long> seen) {
+        if (n == each) {
+            return CompletableFuture.completedFuture(seen);
+        }
+        Inc op = Inc.inc(caller + ":" + n);
+        return async.submitAsync("hot", op).thenCompose(done -> {
+            assertThat(op.finished()).isTrue();
+            seen.add(op.after);
+            return chain(async, caller, n + 1, each, seen);
+        });
+    }
+
+    @Test
+    void shouldFailTheAsyncOperationsOfAnAttemptThatThrows() throws Exception {
+        doc.crashIn.add(1);
+        WriteCombiner<String, Inc> async = new WriteCombiner<>(
+                (batch, memo) -> CompletableFuture.supplyAsync(() -> doc.run(batch, memo)),
+                slept::add,
+                System::nanoTime,
+                64,
+                Duration.ZERO);
+        Inc first = Inc.inc("first");
+        async.submitAsync("hot", first).get(10, TimeUnit.SECONDS);
+        assertThat(first.crash()).hasMessage("store down in attempt 1");
+        Inc next = Inc.inc("next");
+        async.submitAsync("hot", next).get(10, TimeUnit.SECONDS);
+        assertThat(next.crash()).isNull();
+        assertThat(next.after).isEqualTo(1);
+        assertThat(async.lanes()).isZero();
+    }
+
     private void manyThreads() throws Exception {
         int threads = 16;
         int each = 2000;
