@@ -36,8 +36,7 @@ final class AsyncRows {
     }
 
     void run(Occ occ) throws Exception {
-        out.printf(
-                "  the non-blocking form (B) against the blocking one (A), %d alternating rounds:%n", ROUNDS);
+        out.printf("  the non-blocking form (B) against the blocking one (A), %d alternating rounds:%n", ROUNDS);
         out.printf("  %-72s %9s %9s %8s %10s %9s%n", "what", "A ops/s", "B ops/s", "B/A", "median r/r", "spread");
         OccAsync async = occ.async();
         hotDocument(occ, async);
