@@ -1,14 +1,15 @@
 package io.github.esrel.occ;
 
 import io.github.esrel.doc.DocRef;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * The non-blocking form of {@link Occ}: {@code update}, {@code upsert} and {@code deleteIf} (and their {@code try...}
- * variants) return a {@link CompletableFuture} instead of waiting, and no thread waits for them: requests go through
+ * The non-blocking form of {@link Occ}: {@code update}, {@code upsert}, {@code deleteIf}, {@code replace} and
+ * {@code deleteIfUnchanged} (and their {@code try...} variants) return a {@link CompletableFuture} instead of waiting, and no thread waits for them: requests go through
  * elasticsearch-java's {@code ElasticsearchAsyncClient} over the updater's transport, the attempts run on the threads
  * that complete their requests (the low-level client's I/O threads), and the backoff between attempts waits on a
  * timer. Get it from {@link Occ#async()}.
@@ -46,9 +47,11 @@ import java.util.function.UnaryOperator;
 public final class OccAsync {
 
     private final OccCalls calls;
+    private final SeenWrites seenWrites;
 
     OccAsync(OccCore core, boolean combineWrites) {
         this.calls = new OccCalls(core, combineWrites);
+        this.seenWrites = new SeenWrites(core);
     }
 
     /**
@@ -178,6 +181,58 @@ public final class OccAsync {
      */
     public <T> CompletableFuture<Outcome<T>> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
         return calls.callAsync(Outcome.Operation.DELETE_IF, doc, type, null, null, condition);
+    }
+
+    /**
+     * {@link Occ#replace(Versioned, Object)} without blocking: one conditional write of a value the caller computed
+     * from {@code seen}, never retried.
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read; its index, id and routing address the write
+     * @param value the new value, whose changes from {@code seen} are written onto the stored source
+     * @return completes with {@code UPDATED} or {@code NOOP}; fails with an {@link OccConflictException} when the
+     *     document changed since {@code seen}, or as the blocking method throws
+     */
+    public <T> CompletableFuture<Outcome<T>> replace(Versioned<T> seen, T value) {
+        return tryReplace(seen, value).thenApply(calls::orThrow);
+    }
+
+    /**
+     * {@link Occ#tryReplace(Versioned, Object)} without blocking.
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read; its index, id and routing address the write
+     * @param value the new value, whose changes from {@code seen} are written onto the stored source
+     * @return completes with {@code UPDATED}, {@code NOOP}, {@code CONFLICT} or {@code UNKNOWN}
+     */
+    public <T> CompletableFuture<Outcome<T>> tryReplace(Versioned<T> seen, T value) {
+        Objects.requireNonNull(seen, "seen cannot be null");
+        Objects.requireNonNull(value, "value cannot be null");
+        return seenWrites.replaceAsync(seen, value);
+    }
+
+    /**
+     * {@link Occ#deleteIfUnchanged(Versioned)} without blocking.
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read
+     * @return completes with {@code DELETED}; fails with an {@link OccConflictException} when the document changed
+     *     since {@code seen}, or as the blocking method throws
+     */
+    public <T> CompletableFuture<Outcome<T>> deleteIfUnchanged(Versioned<T> seen) {
+        return tryDeleteIfUnchanged(seen).thenApply(calls::orThrow);
+    }
+
+    /**
+     * {@link Occ#tryDeleteIfUnchanged(Versioned)} without blocking.
+     *
+     * @param <T> the caller's document type
+     * @param seen the document as read
+     * @return completes with {@code DELETED}, {@code CONFLICT} or {@code UNKNOWN}
+     */
+    public <T> CompletableFuture<Outcome<T>> tryDeleteIfUnchanged(Versioned<T> seen) {
+        Objects.requireNonNull(seen, "seen cannot be null");
+        return seenWrites.deleteIfUnchangedAsync(seen);
     }
 
     @Override

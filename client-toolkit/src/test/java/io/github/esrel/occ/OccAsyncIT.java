@@ -132,6 +132,18 @@ class OccAsyncIT {
                 .isEqualTo(Outcome.Status.DELETED);
         assertThat(es.exists(e -> e.index(index).id("b")).value()).isFalse();
 
+        // What the caller saw: replace and delete it if unchanged, one conditional write each, never retried.
+        Versioned<Counter> seen =
+                Occ.of(b -> b.client(es)).get(index, "a", Counter.class).orElseThrow();
+        assertThat(join(occ.replace(seen, seen.value().plus(5))).status()).isEqualTo(Outcome.Status.UPDATED);
+        assertThat(source(index, "a").get("note").asText()).isEqualTo("a field the class does not map");
+        assertThat(join(occ.tryReplace(seen, seen.value().plus(7))).status()).isEqualTo(Outcome.Status.CONFLICT);
+        assertThatThrownBy(() -> join(occ.deleteIfUnchanged(seen))).cause().isInstanceOf(OccConflictException.class);
+        es.index(i -> i.index(index).id("c").document(new Counter(3)));
+        Versioned<Counter> third =
+                Occ.of(b -> b.client(es)).get(index, "c", Counter.class).orElseThrow();
+        assertThat(join(occ.deleteIfUnchanged(third)).status()).isEqualTo(Outcome.Status.DELETED);
+
         // A function's own exception fails its future, unchanged.
         IllegalStateException mine = new IllegalStateException("the application's own");
         assertThatThrownBy(() -> join(occ.update(index, "a", Counter.class, c -> {
@@ -157,7 +169,8 @@ class OccAsyncIT {
                         .status())
                 .isEqualTo(Outcome.Status.UPDATED);
 
-        assertThat(metrics.snapshot().written()).isEqualTo(4); // updated, created, deleted, the routed one
+        assertThat(metrics.snapshot().written())
+                .isEqualTo(6); // updated, replaced, deleted if unchanged, created, deleted, the routed one
         assertThat(ranOn)
                 .as("the functions ran on the client's I/O threads, which BlockHound checks")
                 .anyMatch(name -> name.startsWith(NonBlockingThreads.PREFIX));
