@@ -11,6 +11,7 @@ import co.elastic.clients.elasticsearch.core.mget.MultiGetResponseItem;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocRef;
+import io.github.esrel.internal.ClientApi;
 import io.github.esrel.internal.LowLevelClients;
 import io.github.esrel.internal.NonBlockingThreads;
 import io.github.esrel.testenv.Cluster;
@@ -156,9 +157,8 @@ class OccAsyncIT {
         // A routed document asked for without its routing, on another shard: the routing check's search.
         String routed = "async-routed-" + lowLevel.toLowerCase();
         createIndex(routed, 5);
-        es.index(i -> i.index(routed)
-                .id("shirt-1")
-                .routing("tenant-a")
+        // The builders' routing method differs between client versions: ClientApi is the seam.
+        es.index(i -> ClientApi.routing(i.index(routed).id("shirt-1"), "tenant-a")
                 .document(Map.of("count", 0))
                 .refresh(co.elastic.clients.elasticsearch._types.Refresh.True));
         assertThatThrownBy(() -> join(occ.update(routed, "shirt-1", Counter.class, c -> c.plus(1))))
