@@ -38,6 +38,11 @@ import org.jspecify.annotations.Nullable;
  * primary term and version go to every call it carried. A conflict (409) or a retryable failure of the read or
  * the write is charged to every call still in the attempt, each under its own retry policy: those allowed another
  * attempt are left for it, the others end.
+ *
+ * <p>Both forms of the API run these rules: an attempt is a chain of futures over its core's {@link Sender}. For the
+ * blocking form ({@link #run}) every request is sent on the caller's thread and the chain is complete when
+ * {@link #attempt} returns; for the non-blocking form ({@link #runAsync}) each step runs on the thread that completed
+ * the request before it, and the backoff waits on a timer.
  */
 final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
 

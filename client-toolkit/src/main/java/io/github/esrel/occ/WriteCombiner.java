@@ -60,6 +60,12 @@ import org.jspecify.annotations.Nullable;
  * ({@link #linger}); and each caller waits parked on its own ({@link LockSupport}), so that a leader that ends a
  * batch wakes all its callers at once rather than one after another through the lane's lock.
  *
+ * <h2>Non-blocking lanes</h2>
+ * {@link #submitAsync} queues an operation without a waiting caller: its lane is led by the completions of its attempts
+ * ({@link #drive}), its backoff waits on a timer, and what ends an attempt is the same as for the blocking lanes
+ * ({@link #settle}). A leader does not linger there: the callers an attempt ended are completed before the next batch
+ * is taken, so those that chain their next operation on it are in the queue already.
+ *
  * <p>An operation submitted from inside an attempt (a function that itself updates a document through
  * the same {@link Occ}) would wait for a lane whose leader is waiting for it: {@link #insideAttempt()}
  * tells callers to run such an operation on their own, uncombined.
