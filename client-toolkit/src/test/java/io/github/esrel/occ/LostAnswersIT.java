@@ -19,9 +19,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,16 +88,16 @@ class LostAnswersIT {
         return LowLevelClients.open(kind, List.of(proxy.uri(), cluster.httpUri()), cluster.requestHeaders());
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("clients")
-    void shouldNotSendAWriteWhoseAnswerWasLostToTheOtherHostNorApplyItTwice(String kind) throws Exception {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("clientsAndForms")
+    void shouldNotSendAWriteWhoseAnswerWasLostToTheOtherHostNorApplyItTwice(String kind, String form) throws Exception {
         LossyProxy proxy = proxy();
         try (LowLevelClients.Hosts hosts = proxyAndNode(kind, proxy)) {
             Occ occ = Occ.of(b -> b.client(hosts.client()));
             store("1", 0);
             proxy.dropAnswerToNext(CONDITIONAL_WRITES);
 
-            List<Outcome<Counter>> outcomes = voteUntilAnAnswerIsLost(occ, "1", proxy);
+            List<Outcome<Counter>> outcomes = voteUntilAnAnswerIsLost(occ, form, "1", proxy);
 
             assertThat(outcomes)
                     .filteredOn(o -> o.status() == Outcome.Status.UNKNOWN)
@@ -132,9 +134,9 @@ class LostAnswersIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("clients")
-    void shouldSendAWriteAgainThatNeverReachedTheNode(String kind) throws Exception {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("clientsAndForms")
+    void shouldSendAWriteAgainThatNeverReachedTheNode(String kind, String form) throws Exception {
         LossyProxy proxy = proxy();
         try (LowLevelClients.Hosts hosts = proxyAndNode(kind, proxy)) {
             Occ occ = Occ.of(b -> b.client(hosts.client()));
@@ -143,7 +145,7 @@ class LostAnswersIT {
 
             List<Outcome<Counter>> outcomes = new ArrayList<>();
             while (proxy.requestsDropped() == 0 && outcomes.size() < 50) {
-                outcomes.add(occ.tryUpdate(DocRef.of(INDEX, "1"), Counter.class, Counter::vote));
+                outcomes.add(vote(occ, form, "1"));
             }
 
             assertThat(proxy.requestsDropped()).isEqualTo(1);
@@ -292,13 +294,36 @@ class LostAnswersIT {
     }
 
     /** Votes one at a time until the proxy has lost an answer (the low-level client picks the proxy in turn). */
-    private static List<Outcome<Counter>> voteUntilAnAnswerIsLost(Occ occ, String id, LossyProxy proxy) {
+    private static List<Outcome<Counter>> voteUntilAnAnswerIsLost(Occ occ, String id, LossyProxy proxy)
+            throws Exception {
+        return voteUntilAnAnswerIsLost(occ, "blocking", id, proxy);
+    }
+
+    private static List<Outcome<Counter>> voteUntilAnAnswerIsLost(Occ occ, String form, String id, LossyProxy proxy)
+            throws Exception {
         List<Outcome<Counter>> outcomes = new ArrayList<>();
         while (proxy.answersDropped() == 0 && outcomes.size() < 50) {
-            outcomes.add(occ.tryUpdate(DocRef.of(INDEX, id), Counter.class, Counter::vote));
+            outcomes.add(vote(occ, form, id));
         }
         assertThat(proxy.answersDropped()).as("the proxy lost an answer").isEqualTo(1);
         return outcomes;
+    }
+
+    /**
+     * The low-level clients of the line, each with the blocking form of {@code Occ} and its non-blocking form, whose
+     * requests take the transport's async path (its resend guard included).
+     */
+    static Stream<Arguments> clientsAndForms() {
+        return clients().stream()
+                .flatMap(kind -> Stream.of(Arguments.of(kind, "blocking"), Arguments.of(kind, "async")));
+    }
+
+    /** One vote through {@code form}. */
+    private static Outcome<Counter> vote(Occ occ, String form, String id) throws Exception {
+        DocRef doc = DocRef.of(INDEX, id);
+        return form.equals("async")
+                ? occ.async().tryUpdate(doc, Counter.class, Counter::vote).get(60, TimeUnit.SECONDS)
+                : occ.tryUpdate(doc, Counter.class, Counter::vote);
     }
 
     private static void store(String id, long votes) throws IOException {
