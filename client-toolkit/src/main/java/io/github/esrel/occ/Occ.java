@@ -2,18 +2,13 @@ package io.github.esrel.occ;
 
 import co.elastic.clients.elasticsearch.ElasticsearchAsyncClient;
 import co.elastic.clients.elasticsearch.ElasticsearchClient;
-import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch._types.Refresh;
-import co.elastic.clients.elasticsearch.core.GetResponse;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.ExceptionTranslator;
-import io.github.esrel.doc.DocMeta;
 import io.github.esrel.doc.DocRef;
 import io.github.esrel.doc.DocumentConverter;
 import io.github.esrel.internal.Clients;
 import io.github.esrel.retry.RetryPolicy;
 import io.github.esrel.retry.StopReason;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -286,33 +281,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Optional<Versioned<T>> get(DocRef doc, Class<T> type) {
-        String index = doc.requireIndex();
-        String id = doc.id();
-        String routing = doc.routing();
-        check(index, id);
-        Objects.requireNonNull(type, "type cannot be null");
-        try {
-            GetResponse<ObjectNode> got = core.read(index, id, routing);
-            if (!got.found()) {
-                if (core.routingCheck()) {
-                    Errors.checkRouting(core, index, id, routing);
-                }
-                return Optional.empty();
-            }
-            DocMeta meta = new DocMeta(got.index(), id, routing, got.seqNo(), got.primaryTerm(), got.version());
-            return Optional.of(new Versioned<>(
-                    got.index(),
-                    id,
-                    routing,
-                    core.json().toValue(core.writeLog().without(got.source()), type, meta),
-                    got.seqNo(),
-                    got.primaryTerm(),
-                    got.version()));
-        } catch (ElasticsearchException e) {
-            throw core.translate(Errors.translate("get", index, id, routing, e));
-        } catch (IOException e) {
-            throw core.translate(Errors.io("get", index, id, routing, e));
-        }
+        return seenWrites.get(doc, type);
     }
 
     /**

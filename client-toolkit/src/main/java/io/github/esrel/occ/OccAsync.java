@@ -2,13 +2,14 @@ package io.github.esrel.occ;
 
 import io.github.esrel.doc.DocRef;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * The non-blocking form of {@link Occ}: {@code update}, {@code upsert}, {@code deleteIf}, {@code replace} and
+ * The non-blocking form of {@link Occ}: {@code get}, {@code update}, {@code upsert}, {@code deleteIf}, {@code replace} and
  * {@code deleteIfUnchanged} (and their {@code try...} variants) return a {@link CompletableFuture} instead of waiting, and no thread waits for them: requests go through
  * elasticsearch-java's {@code ElasticsearchAsyncClient} over the updater's transport, the attempts run on the threads
  * that complete their requests (the low-level client's I/O threads), and the backoff between attempts waits on a
@@ -52,6 +53,34 @@ public final class OccAsync {
     OccAsync(OccCore core, boolean combineWrites) {
         this.calls = new OccCalls(core, combineWrites);
         this.seenWrites = new SeenWrites(core);
+    }
+
+    /**
+     * {@link Occ#get(String, String, Class)} without blocking.
+     *
+     * @param <T> the caller's document type
+     * @param index the index (or alias) of the document
+     * @param id the document id
+     * @param type the class the source is mapped to
+     * @return completes with the document and its version, empty when there is no such document; fails as the
+     *     blocking method throws
+     */
+    public <T> CompletableFuture<Optional<Versioned<T>>> get(String index, String id, Class<T> type) {
+        return get(DocRef.of(index, id), type);
+    }
+
+    /**
+     * {@link Occ#get(DocRef, Class)} without blocking: the document with what a later {@link #replace} or
+     * {@link #deleteIfUnchanged} needs (realtime).
+     *
+     * @param <T> the caller's document type
+     * @param doc the document: index, id and the routing value it was written with
+     * @param type the class the source is mapped to
+     * @return completes with the document and its version, empty when there is no such document; fails as the
+     *     blocking method throws
+     */
+    public <T> CompletableFuture<Optional<Versioned<T>>> get(DocRef doc, Class<T> type) {
+        return seenWrites.getAsync(doc, type);
     }
 
     /**

@@ -4,14 +4,17 @@ import co.elastic.clients.elasticsearch._types.ElasticsearchException;
 import co.elastic.clients.elasticsearch.core.GetResponse;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.github.esrel.doc.DocMeta;
+import io.github.esrel.doc.DocRef;
 import io.github.esrel.internal.Futures;
 import io.github.esrel.retry.StopReason;
 import java.io.IOException;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The writes of what the caller decided from a version it saw ({@code replace} and {@code deleteIfUnchanged}): one
+ * What the caller saw ({@code get}) and the writes of what it decided from that version ({@code replace} and {@code deleteIfUnchanged}): one
  * request each, conditional on that version's seq_no and primary term, and never retried, since esrel cannot decide
  * again for the caller: if the document changed since, a conflict is the outcome. A lost answer is found out as
  * {@link ConditionalWrite} finds it out. Each operation is reported to the listener from its start to its outcome.
@@ -22,6 +25,54 @@ final class SeenWrites {
 
     SeenWrites(OccCore core) {
         this.core = core;
+    }
+
+    /** {@link Occ#get(DocRef, Class)}. */
+    <T> Optional<Versioned<T>> get(DocRef doc, Class<T> type) {
+        return await(getAsync(doc, type));
+    }
+
+    /**
+     * {@link #get}, over futures: complete when returned for the blocking form's core. The arguments are checked
+     * before it returns.
+     */
+    <T> CompletableFuture<Optional<Versioned<T>>> getAsync(DocRef doc, Class<T> type) {
+        String index = doc.requireIndex();
+        String id = doc.id();
+        String routing = doc.routing();
+        Occ.check(index, id);
+        Objects.requireNonNull(type, "type cannot be null");
+        return core.readAsync(index, id, routing)
+                .thenCompose(got -> {
+                    if (got.found()) {
+                        DocMeta meta =
+                                new DocMeta(got.index(), id, routing, got.seqNo(), got.primaryTerm(), got.version());
+                        T value = core.json().toValue(core.writeLog().without(got.source()), type, meta);
+                        return CompletableFuture.completedFuture(Optional.of(new Versioned<>(
+                                got.index(), id, routing, value, got.seqNo(), got.primaryTerm(), got.version())));
+                    }
+                    if (!core.routingCheck()) {
+                        return CompletableFuture.completedFuture(Optional.<Versioned<T>>empty());
+                    }
+                    return Errors.wrongRouting(core, index, id, routing).thenApply(wrong -> {
+                        if (wrong != null) {
+                            throw wrong;
+                        }
+                        return Optional.<Versioned<T>>empty();
+                    });
+                })
+                .handle((found, failure) -> {
+                    if (failure == null) {
+                        return found;
+                    }
+                    Throwable cause = Futures.unwrap(failure);
+                    RuntimeException e = cause instanceof ElasticsearchException ee
+                            ? Errors.translate("get", index, id, routing, ee)
+                            : cause instanceof IOException io
+                                    ? Errors.io("get", index, id, routing, io)
+                                    : Futures.unchecked(cause);
+                    throw Futures.rethrow(core.translate(e));
+                });
     }
 
     /** {@link Occ#tryReplace}. */

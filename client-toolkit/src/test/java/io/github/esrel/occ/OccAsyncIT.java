@@ -134,15 +134,13 @@ class OccAsyncIT {
         assertThat(es.exists(e -> e.index(index).id("b")).value()).isFalse();
 
         // What the caller saw: replace and delete it if unchanged, one conditional write each, never retried.
-        Versioned<Counter> seen =
-                Occ.of(b -> b.client(es)).get(index, "a", Counter.class).orElseThrow();
+        Versioned<Counter> seen = join(occ.get(index, "a", Counter.class)).orElseThrow();
         assertThat(join(occ.replace(seen, seen.value().plus(5))).status()).isEqualTo(Outcome.Status.UPDATED);
         assertThat(source(index, "a").get("note").asText()).isEqualTo("a field the class does not map");
         assertThat(join(occ.tryReplace(seen, seen.value().plus(7))).status()).isEqualTo(Outcome.Status.CONFLICT);
         assertThatThrownBy(() -> join(occ.deleteIfUnchanged(seen))).cause().isInstanceOf(OccConflictException.class);
         es.index(i -> i.index(index).id("c").document(new Counter(3)));
-        Versioned<Counter> third =
-                Occ.of(b -> b.client(es)).get(index, "c", Counter.class).orElseThrow();
+        Versioned<Counter> third = join(occ.get(index, "c", Counter.class)).orElseThrow();
         assertThat(join(occ.deleteIfUnchanged(third)).status()).isEqualTo(Outcome.Status.DELETED);
 
         // A function's own exception fails its future, unchanged.
