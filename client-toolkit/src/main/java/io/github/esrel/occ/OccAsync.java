@@ -9,11 +9,12 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * The non-blocking form of {@link Occ}: {@code get}, {@code update}, {@code upsert}, {@code deleteIf}, {@code replace} and
- * {@code deleteIfUnchanged} (and their {@code try...} variants) return a {@link CompletableFuture} instead of waiting, and no thread waits for them: requests go through
- * elasticsearch-java's {@code ElasticsearchAsyncClient} over the updater's transport, the attempts run on the threads
- * that complete their requests (the low-level client's I/O threads), and the backoff between attempts waits on a
- * timer. Get it from {@link Occ#async()}.
+ * The non-blocking form of {@link Occ}: {@code get}, {@code update}, {@code upsert}, {@code deleteIf},
+ * {@code replace} and {@code deleteIfUnchanged} (and their {@code try...} variants) return a {@link CompletableFuture}
+ * instead of waiting, and no thread waits for them: requests go through elasticsearch-java's
+ * {@code ElasticsearchAsyncClient} over the updater's transport, the attempts run on the threads that complete their
+ * requests (the low-level client's I/O threads), and the backoff between attempts waits on a timer. Get it from
+ * {@link Occ#async()}.
  *
  * <pre>{@code
  * OccAsync occ = Occ.of(b -> b.client(asyncClient)).async();
