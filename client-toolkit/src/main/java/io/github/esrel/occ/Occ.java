@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * occ.bulk(Shirt.class).update("designs", "1", s -> s.withVotes(s.votes() + 1)).execute();
  * }</pre>
  *
+ * <p>{@link #async()} is the same updater without blocking: the same operations return {@code CompletableFuture}s.
+ *
  * <h2>Guarantees and rules</h2>
  * <ul>
  *   <li>The function must be pure: it may run several times (once per attempt) and must not mutate its
