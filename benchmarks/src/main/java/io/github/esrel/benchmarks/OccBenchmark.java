@@ -89,20 +89,23 @@ final class OccBenchmark {
 
     /** Only the row of several JVMs on one document and its one-writer baseline ({@code -Desrel.bench=occ-jvms}). */
     void runProcessesOnly() throws Exception {
-        es.indices()
-                .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
-        Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
-        counters.reset("warmup");
-        for (int r = 0; r < WARMUP_ROUNDS; r++) {
-            Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
-        }
-        out.printf("%nOptimistic concurrency: several JVMs on one document%n");
+        warmedUp("several JVMs on one document");
         processes();
         es.indices().delete(d -> d.index(INDEX));
     }
 
     /** Only the rows of the non-blocking form against the blocking one ({@code -Desrel.bench=occ-async}). */
     void runAsyncOnly() throws Exception {
+        Occ occ = warmedUp("the non-blocking form");
+        new AsyncRows(out, record, counters, INDEX).run(occ);
+        es.indices().delete(d -> d.index(INDEX));
+    }
+
+    /**
+     * For a benchmark of some rows alone: the index, and an updater warmed up on it as {@link #run} warms up (JIT,
+     * pooled connections, the node's writes to one document); prints the rows' title.
+     */
+    private Occ warmedUp(String title) throws Exception {
         es.indices()
                 .create(c -> c.index(INDEX).settings(s -> s.numberOfShards("1").numberOfReplicas("0")));
         Occ occ = Occ.of(b -> b.client(es).retryPolicy(PATIENT));
@@ -110,9 +113,8 @@ final class OccBenchmark {
         for (int r = 0; r < WARMUP_ROUNDS; r++) {
             Votes.writers(WRITERS, VOTES_EACH, w -> occ.update(INDEX, "warmup", Counter.class, Counter::vote));
         }
-        out.printf("%nOptimistic concurrency: the non-blocking form%n");
-        new AsyncRows(out, record, counters, INDEX).run(occ);
-        es.indices().delete(d -> d.index(INDEX));
+        out.printf("%nOptimistic concurrency: %s%n", title);
+        return occ;
     }
 
     void run() throws Exception {

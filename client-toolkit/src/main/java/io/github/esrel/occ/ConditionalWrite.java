@@ -36,12 +36,6 @@ final class ConditionalWrite {
     static final String APPLIED_UNSEEN = "applied: its answer was lost, or a copy of it sent again conflicted with it,"
             + " and the write log shows it applied; its seq_no is not known";
 
-    /** Sends the write. */
-    @FunctionalInterface
-    interface Request {
-        Stored send() throws IOException;
-    }
-
     /** Where a write's answer says it stored the document (for a delete: the delete's own seq_no and version). */
     record Stored(String index, long seqNo, long primaryTerm, long version) {
         static Stored of(WriteResponseBase r) {
@@ -49,23 +43,16 @@ final class ConditionalWrite {
         }
     }
 
-    /** Sends the write; the future fails with what the blocking {@link Request} throws. */
+    /** Sends the write; the future fails with the request's failure (an ElasticsearchException, an IOException). */
     @FunctionalInterface
-    interface AsyncRequest {
+    interface Request {
         CompletableFuture<Stored> send();
     }
 
     /** Reads the document now (realtime), completing with {@code null} when it does not exist. */
     @FunctionalInterface
-    interface AsyncRead {
-        CompletableFuture<@Nullable Versioned<ObjectNode>> now();
-    }
-
-    /** Reads the document now (realtime); {@code null} when it does not exist. */
-    @FunctionalInterface
     interface Read {
-        @Nullable
-        Versioned<ObjectNode> now() throws IOException;
+        CompletableFuture<@Nullable Versioned<ObjectNode>> now();
     }
 
     /** What became of the write. */
@@ -89,159 +76,122 @@ final class ConditionalWrite {
     private ConditionalWrite() {}
 
     /**
-     * Sends the write until its fate is known or cannot be, on the caller's thread.
+     * Sends the write until its fate is known or cannot be: one rule for the blocking form (whose futures are complete
+     * when returned) and the non-blocking one.
      *
      * @param log the write log the write carries; {@code null} without one (and for a delete)
      * @param base the document the write is conditional on; {@code null} for a create
      * @param id the write's id in the log; {@code null} without one
      * @param delete whether it is a conditional delete
-     * @throws ElasticsearchException a refusal that says nothing was written (a 4xx other than 409, a 429, no primary)
+     * @return the fate; fails with a refusal that says nothing was written (an {@link ElasticsearchException}: a 4xx
+     *     other than 409, a 429, no primary)
      */
-    static Fate send(
+    static CompletableFuture<Fate> send(
             Request request,
             Read read,
             @Nullable WriteLog log,
             @Nullable Versioned<?> base,
             @Nullable String id,
             boolean delete) {
-        CompletableFuture<Fate> fate =
-                sendAsync(() -> Futures.now(request::send), () -> readNow(read), log, base, id, delete);
-        try {
-            return Futures.await(fate);
-        } catch (IOException e) {
-            throw new IllegalStateException("a fate is never an IOException", e); // send turns them into Unknown
-        }
+        return new Sending(request, read, log, base, id, delete).send(1, false, null);
     }
 
-    /**
-     * {@link #send}, over futures: the same rule for the blocking form (whose futures are complete when returned) and
-     * the non-blocking one. The returned future fails with the refusal {@link #send} throws.
-     */
-    static CompletableFuture<Fate> sendAsync(
-            AsyncRequest request,
-            AsyncRead read,
+    /** One write on its way: what stays the same from one copy of it to the next. */
+    private record Sending(
+            Request request,
+            Read read,
             @Nullable WriteLog log,
             @Nullable Versioned<?> base,
             @Nullable String id,
             boolean delete) {
-        return sendAsync(request, read, log, base, id, delete, 1, false, null);
-    }
 
-    private static CompletableFuture<Fate> sendAsync(
-            AsyncRequest request,
-            AsyncRead read,
-            @Nullable WriteLog log,
-            @Nullable Versioned<?> base,
-            @Nullable String id,
-            boolean delete,
-            int sends,
-            boolean wasInDoubt,
-            @Nullable Exception wasLost) {
-        return request.send()
-                .<Object>handle((stored, failure) -> failure == null ? stored : Futures.unwrap(failure))
-                .thenCompose(answer -> {
-                    if (answer instanceof Stored stored) {
-                        return CompletableFuture.completedFuture(new Written(stored));
-                    }
-                    boolean inDoubt = wasInDoubt;
-                    Exception lost = wasLost;
-                    ElasticsearchException conflict = null;
-                    if (answer instanceof ElasticsearchException e) {
-                        if (e.status() == Failures.CONFLICT) {
-                            conflict = e;
-                        } else if (Errors.mayHaveApplied(e)) {
+        /**
+         * Sends copy number {@code sends}; {@code wasInDoubt} and {@code wasLost} say whether an earlier copy's answer
+         * was lost, and how.
+         */
+        CompletableFuture<Fate> send(int sends, boolean wasInDoubt, @Nullable Exception wasLost) {
+            return request.send()
+                    .<Object>handle((stored, failure) -> failure == null ? stored : Futures.unwrap(failure))
+                    .thenCompose(answer -> {
+                        if (answer instanceof Stored stored) {
+                            return CompletableFuture.completedFuture(new Written(stored));
+                        }
+                        boolean inDoubt = wasInDoubt;
+                        Exception lost = wasLost;
+                        ElasticsearchException conflict = null;
+                        if (answer instanceof ElasticsearchException e) {
+                            if (e.status() == Failures.CONFLICT) {
+                                conflict = e;
+                            } else if (Errors.mayHaveApplied(e)) {
+                                inDoubt = true;
+                                lost = e;
+                            } else {
+                                throw e;
+                            }
+                        } else if (answer instanceof IOException e) {
                             inDoubt = true;
                             lost = e;
                         } else {
-                            throw e;
+                            throw Futures.rethrow((Throwable) answer);
                         }
-                    } else if (answer instanceof IOException e) {
-                        inDoubt = true;
-                        lost = e;
-                    } else {
-                        throw Futures.rethrow((Throwable) answer);
-                    }
-                    if (conflict != null && !inDoubt && (log == null || delete)) {
-                        return CompletableFuture.completedFuture(
-                                new NotApplied(null, conflict)); // a plain conflict: nothing can tell more
-                    }
-                    boolean doubt = inDoubt;
-                    Exception lostAnswer = lost;
-                    ElasticsearchException conflicted = conflict;
-                    return read.now()
-                            .handle((now, readFailure) -> {
-                                Throwable cause = readFailure == null ? null : Futures.unwrap(readFailure);
-                                if (cause != null
-                                        && !(cause instanceof ElasticsearchException)
-                                        && !(cause instanceof IOException)) {
-                                    throw Futures.rethrow(cause);
-                                }
-                                return cause != null
-                                        ? CompletableFuture.<Fate>completedFuture(
-                                                doubt
-                                                        ? new Unknown(lostOr(lostAnswer, conflicted))
-                                                        : new NotApplied(null, answered(conflicted)))
-                                        : afterRead(
-                                                request,
-                                                read,
-                                                log,
-                                                base,
-                                                id,
-                                                delete,
-                                                sends,
-                                                doubt,
-                                                lostAnswer,
-                                                conflicted,
-                                                now);
-                            })
-                            .thenCompose(f -> f);
-                });
-    }
-
-    /** What the document read after a send in doubt, or after a conflict that may be the write's own copy, says. */
-    private static CompletableFuture<Fate> afterRead(
-            AsyncRequest request,
-            AsyncRead read,
-            @Nullable WriteLog log,
-            @Nullable Versioned<?> base,
-            @Nullable String id,
-            boolean delete,
-            int sends,
-            boolean inDoubt,
-            @Nullable Exception lost,
-            @Nullable ElasticsearchException conflict,
-            @Nullable Versioned<ObjectNode> now) {
-        Fate fate;
-        switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
-            case APPLIED:
-                fate = new Applied(Objects.requireNonNull(now, "an APPLIED verdict is read from a document"));
-                break;
-            case NOT_APPLIED:
-                fate = new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
-                break;
-            case NOT_YET:
-                if (conflict != null) {
-                    // A conflict, yet the read shows the version written on: read from a copy behind the primary.
-                    fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, conflict);
-                } else if (sends < MAX_SENDS) {
-                    // Conditional on the same version as every copy before: at most one applies.
-                    return sendAsync(request, read, log, base, id, delete, sends + 1, inDoubt, lost);
-                } else {
-                    fate = new Unknown(lostOr(lost, null)); // no conflict: the answer was lost
-                }
-                break;
-            default: // CANNOT_TELL
-                fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, answered(conflict));
+                        if (conflict != null && !inDoubt && (log == null || delete)) {
+                            // A plain conflict: nothing can tell more.
+                            return CompletableFuture.completedFuture(new NotApplied(null, conflict));
+                        }
+                        return readAfter(sends, inDoubt, lost, conflict);
+                    });
         }
-        return CompletableFuture.completedFuture(fate);
-    }
 
-    /** {@code read} now, as a complete future. */
-    private static CompletableFuture<@Nullable Versioned<ObjectNode>> readNow(Read read) {
-        try {
-            return CompletableFuture.completedFuture(read.now());
-        } catch (IOException | RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+        /** Reads the document after a send in doubt, or after a conflict that may be the write's own copy. */
+        private CompletableFuture<Fate> readAfter(
+                int sends, boolean inDoubt, @Nullable Exception lost, @Nullable ElasticsearchException conflict) {
+            return read.now()
+                    .handle((now, readFailure) -> {
+                        Throwable cause = readFailure == null ? null : Futures.unwrap(readFailure);
+                        if (cause == null) {
+                            return afterRead(sends, inDoubt, lost, conflict, now);
+                        }
+                        if (!(cause instanceof ElasticsearchException) && !(cause instanceof IOException)) {
+                            throw Futures.rethrow(cause);
+                        }
+                        return CompletableFuture.<Fate>completedFuture(
+                                inDoubt
+                                        ? new Unknown(lostOr(lost, conflict))
+                                        : new NotApplied(null, answered(conflict)));
+                    })
+                    .thenCompose(f -> f);
+        }
+
+        /** What the document read after the send says. */
+        private CompletableFuture<Fate> afterRead(
+                int sends,
+                boolean inDoubt,
+                @Nullable Exception lost,
+                @Nullable ElasticsearchException conflict,
+                @Nullable Versioned<ObjectNode> now) {
+            Fate fate;
+            switch (WriteLog.verdict(delete ? null : log, now, base, id, delete)) {
+                case APPLIED:
+                    fate = new Applied(Objects.requireNonNull(now, "an APPLIED verdict is read from a document"));
+                    break;
+                case NOT_APPLIED:
+                    fate = new NotApplied(now, conflict != null ? conflict : lostToAnother(base));
+                    break;
+                case NOT_YET:
+                    if (conflict != null) {
+                        // A conflict, yet the read shows the version written on: read from a copy behind the primary.
+                        fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, conflict);
+                    } else if (sends < MAX_SENDS) {
+                        // Conditional on the same version as every copy before: at most one applies.
+                        return send(sends + 1, inDoubt, lost);
+                    } else {
+                        fate = new Unknown(lostOr(lost, null)); // no conflict: the answer was lost
+                    }
+                    break;
+                default: // CANNOT_TELL
+                    fate = inDoubt ? new Unknown(lostOr(lost, conflict)) : new NotApplied(now, answered(conflict));
+            }
+            return CompletableFuture.completedFuture(fate);
         }
     }
 

@@ -341,7 +341,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryUpdate(DocRef doc, Class<T> type, UnaryOperator<T> fn) {
-        return run(Outcome.Operation.UPDATE, doc, type, null, fn, null);
+        return calls.call(Outcome.Operation.UPDATE, doc, type, null, fn, null);
     }
 
     /**
@@ -405,7 +405,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryUpsert(DocRef doc, Class<T> type, Supplier<T> initial, UnaryOperator<T> fn) {
-        return run(Outcome.Operation.UPSERT, doc, type, initial, fn, null);
+        return calls.call(Outcome.Operation.UPSERT, doc, type, initial, fn, null);
     }
 
     /**
@@ -458,7 +458,7 @@ public final class Occ {
      * @throws IllegalArgumentException if {@code doc} names no index
      */
     public <T> Outcome<T> tryDeleteIf(DocRef doc, Class<T> type, Predicate<? super T> condition) {
-        return run(Outcome.Operation.DELETE_IF, doc, type, null, null, condition);
+        return calls.call(Outcome.Operation.DELETE_IF, doc, type, null, null, condition);
     }
 
     /**
@@ -591,18 +591,6 @@ public final class Occ {
     public <T> BulkUpdate<T> bulk(Class<T> type) {
         Objects.requireNonNull(type, "type cannot be null");
         return new BulkUpdate<>(core, type);
-    }
-
-    // --- the read-modify-write calls: OccCalls runs them ------------------------------------------
-
-    private <T> Outcome<T> run(
-            Outcome.Operation op,
-            DocRef doc,
-            Class<T> type,
-            @Nullable Supplier<T> initial,
-            @Nullable UnaryOperator<T> fn,
-            @Nullable Predicate<? super T> deleteIf) {
-        return calls.call(op, doc, type, initial, fn, deleteIf);
     }
 
     /**

@@ -352,7 +352,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
             call.fail(e);
             return Futures.done();
         }
-        return ConditionalWrite.sendAsync(() -> core.deleteAsync(read), () -> readNow(call), null, read, null, true)
+        return ConditionalWrite.send(() -> core.deleteAsync(read), () -> readNow(call), null, read, null, true)
                 .thenApply(fate -> {
                     if (fate instanceof ConditionalWrite.NotApplied n) {
                         throw n.conflict(); // changed since: read and test again
@@ -425,7 +425,7 @@ final class OccCalls implements WriteCombiner.Runner<OccCall<?>> {
         String writeId = log.newId();
         ObjectNode tree = log.with(current, read == null ? null : read.value(), WriteLog.on(read), writeId);
         Versioned<ObjectNode> base = stored == null ? null : read;
-        return ConditionalWrite.sendAsync(
+        return ConditionalWrite.send(
                         () -> base == null
                                 ? core.createAsync(first.index(), first.id(), first.routing(), tree)
                                 : core.overwriteAsync(base, tree).thenApply(ConditionalWrite.Stored::of),

@@ -98,10 +98,6 @@ record OccCore(
         }));
     }
 
-    GetResponse<ObjectNode> read(String index, String id, @Nullable String routing) throws IOException {
-        return Futures.await(readAsync(index, id, routing));
-    }
-
     /** The document now (realtime), with what a conditional write on it needs; {@code null} when it does not exist. */
     CompletableFuture<@Nullable Versioned<ObjectNode>> currentAsync(String index, String id, @Nullable String routing) {
         return readAsync(index, id, routing)
@@ -109,11 +105,6 @@ record OccCore(
                         ? new Versioned<>(
                                 got.index(), id, routing, got.source(), got.seqNo(), got.primaryTerm(), got.version())
                         : null);
-    }
-
-    @Nullable
-    Versioned<ObjectNode> current(String index, String id, @Nullable String routing) throws IOException {
-        return Futures.await(currentAsync(index, id, routing));
     }
 
     /** Creates the document with {@code source}, failing with a conflict if it exists. */
@@ -126,11 +117,6 @@ record OccCore(
                 .thenApply(ConditionalWrite.Stored::of);
     }
 
-    ConditionalWrite.Stored create(String index, String id, @Nullable String routing, ObjectNode source)
-            throws IOException {
-        return Futures.await(createAsync(index, id, routing, source));
-    }
-
     /** Writes {@code source} over the document {@code seen} if it still has that seq_no and primary term. */
     CompletableFuture<IndexResponse> overwriteAsync(Versioned<?> seen, ObjectNode source) {
         return indexAsync(
@@ -139,10 +125,6 @@ record OccCore(
                 seen.routing(),
                 source,
                 i -> i.ifSeqNo(seen.seqNo()).ifPrimaryTerm(seen.primaryTerm()));
-    }
-
-    IndexResponse overwrite(Versioned<?> seen, ObjectNode source) throws IOException {
-        return Futures.await(overwriteAsync(seen, source));
     }
 
     /**
@@ -192,10 +174,6 @@ record OccCore(
                             orMinus1(item.primaryTerm()),
                             orMinus1(item.version()));
                 });
-    }
-
-    ConditionalWrite.Stored delete(Versioned<?> seen) throws IOException {
-        return Futures.await(deleteAsync(seen));
     }
 
     /**

@@ -212,10 +212,10 @@ final class SeenWrites {
             Outcome.Status status,
             T value,
             long start,
-            ConditionalWrite.AsyncRequest request,
+            ConditionalWrite.Request request,
             @Nullable String writeId) {
         boolean delete = op == Outcome.Operation.DELETE_IF_UNCHANGED;
-        return ConditionalWrite.sendAsync(
+        return ConditionalWrite.send(
                         request,
                         () -> core.currentAsync(seen.index(), seen.id(), seen.routing()),
                         delete ? null : core.writeLog().ifAdding(),
